@@ -1,0 +1,132 @@
+"""The resolved REPL environment of a project and the parser of the init script's markers.
+
+The Gradle init script prints `[gradle-mcp-repl-env] key=value` lines among Gradle's own output.
+List-valued keys repeat once per entry, in order; `end=true` closes a complete run, so a cut-off
+run is told apart from a finished one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from .errors import EnvironmentIncomplete
+
+__all__ = ["MARKER", "BuildTool", "ReplEnvironment", "parse_markers"]
+
+MARKER = "[gradle-mcp-repl-env]"
+BuildTool = Literal["gradle", "maven"]
+
+_REQUIRED = ("javaExecutable", "javaHome", "kotlinVersion", "replHostClasspath")
+_LIST_KEYS = {
+    "classpath": "classpath",
+    "pluginClasspath": "compiler_plugin_classpath",
+    "pluginOption": "compiler_plugin_options",
+    "compilerArg": "compiler_args",
+    "replHostClasspath": "repl_host_classpath",
+    "warning": "warnings",
+}
+_SCALAR_KEYS = {
+    "javaExecutable": "java_executable",
+    "javaHome": "java_home",
+    "kotlinVersion": "kotlin_version",
+    "jvmTarget": "jvm_target",
+    "projectPath": "project_path",
+    "sourceSet": "source_set",
+}
+
+
+class ReplEnvironment(BaseModel):
+    """Everything a worker needs to run a project's code in a Kotlin REPL."""
+
+    build_tool: BuildTool
+    project_root: str
+    project_path: str = ":"
+    source_set: str = "main"
+    java_executable: str
+    java_home: str
+    kotlin_version: str
+    jvm_target: str | None = None
+    classpath: list[str] = Field(default_factory=list, description="runtime classpath, outputs first")
+    compiler_plugin_classpath: list[str] = Field(default_factory=list)
+    compiler_plugin_options: list[str] = Field(
+        default_factory=list, description="each as plugin:<id>:<key>=<value>"
+    )
+    compiler_args: list[str] = Field(default_factory=list, description="free args that change compilation")
+    repl_host_classpath: list[str] = Field(default_factory=list, description="REPL compiler and scripting jars")
+    warnings: list[str] = Field(default_factory=list)
+    build_inputs_hash: str = ""
+
+    def compiler_options(self) -> list[str]:
+        """The REPL compiler's options: plugins, their options, free args and the JVM target."""
+        plugins = [f"-Xplugin={jar}" for jar in self.compiler_plugin_classpath if _is_plugin_jar(jar)]
+        options: list[str] = []
+        for option in self.compiler_plugin_options:
+            options += ["-P", option]
+        target = ["-jvm-target", self.jvm_target] if self.jvm_target else []
+        return plugins + options + self.compiler_args + target
+
+    def summary(self) -> str:
+        """A few lines for a person: what was resolved."""
+        plugins = [_plugin_name(jar) for jar in self.compiler_plugin_classpath if _is_plugin_jar(jar)]
+        lines = [
+            f"Build tool:        {self.build_tool}",
+            f"Project:           {self.project_root} (project {self.project_path}, source set {self.source_set})",
+            f"Kotlin version:    {self.kotlin_version}",
+            f"JDK:               {self.java_home}",
+            f"Classpath entries: {len(self.classpath)}",
+            f"Compiler plugins:  {', '.join(plugins) if plugins else 'none'}",
+        ]
+        lines += [f"Warning:           {w}" for w in self.warnings]
+        return "\n".join(lines)
+
+
+def _is_plugin_jar(jar: str) -> bool:
+    # The scripting plugin and the compiler itself ride along in KGP's plugin classpath; the REPL
+    # host brings its own copies, and loading them twice as plugins breaks compilation.
+    name = jar.replace("\\", "/").rsplit("/", 1)[-1]
+    return not name.startswith(("kotlin-scripting-compiler", "kotlin-compiler", "kotlin-stdlib", "kotlin-script-runtime"))
+
+
+def _plugin_name(jar: str) -> str:
+    name = jar.replace("\\", "/").rsplit("/", 1)[-1]
+    return name.removesuffix(".jar")
+
+
+def parse_markers(
+    lines: Iterable[str], *, build_tool: BuildTool, project_root: str, project_path: str, source_set: str
+) -> ReplEnvironment:
+    """Builds the environment from a build's output; non-marker lines are ignored.
+
+    Raises EnvironmentIncomplete naming every missing key, or saying the run was cut off.
+    """
+    values: dict[str, object] = {"project_path": project_path, "source_set": source_set}
+    lists: dict[str, list[str]] = {field: [] for field in _LIST_KEYS.values()}
+    seen: set[str] = set()
+    ended = False
+    for raw in lines:
+        line = raw.rstrip("\r\n")
+        start = line.find(MARKER)
+        if start < 0:
+            continue
+        key, sep, value = line[start + len(MARKER) :].lstrip().partition("=")
+        if not sep:
+            continue
+        seen.add(key)
+        if key == "end":
+            ended = True
+        elif key in _LIST_KEYS:
+            lists[_LIST_KEYS[key]].append(value)
+        elif key in _SCALAR_KEYS:
+            values[_SCALAR_KEYS[key]] = value
+    missing = [key for key in _REQUIRED if key not in seen]
+    if not ended:
+        raise EnvironmentIncomplete(
+            "the build's output ended before the REPL environment was complete (no end marker)"
+            + (f"; missing: {', '.join(missing)}" if missing else "")
+        )
+    if missing:
+        raise EnvironmentIncomplete(f"the build did not report: {', '.join(missing)}")
+    return ReplEnvironment(build_tool=build_tool, project_root=project_root, **values, **lists)  # type: ignore[arg-type]

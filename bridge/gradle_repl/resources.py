@@ -1,0 +1,27 @@
+"""Finds the files gradle-repl ships beside its code: the init script and the jvm-worker sources.
+
+In a wheel they sit inside the package; in a source checkout they sit at the repository root.
+"""
+
+from pathlib import Path
+
+__all__ = ["init_script_path", "jvm_worker_sources"]
+
+_PACKAGE_DIR = Path(__file__).resolve().parent
+
+
+def _shipped(name: str) -> Path:
+    for candidate in (_PACKAGE_DIR / name, _PACKAGE_DIR.parent.parent / name):
+        if candidate.exists():
+            return candidate
+    raise FileNotFoundError(f"gradle-repl is installed without its {name!r} data; reinstall the package")
+
+
+def init_script_path() -> Path:
+    """The Gradle init script that prints the REPL environment markers."""
+    return _shipped("resources") / "repl-env.init.gradle.kts"
+
+
+def jvm_worker_sources() -> list[Path]:
+    """The Kotlin sources of the JVM-side facade, in a stable order."""
+    return sorted((_shipped("jvm-worker") / "src").rglob("*.kt"))

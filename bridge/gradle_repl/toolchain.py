@@ -1,0 +1,174 @@
+"""Fetches Kotlin jars from Maven repositories through `mvn`, cached in ~/.m2.
+
+Used by the Maven resolver for the REPL host and compiler plugin jars at a project's Kotlin
+version, and by the tests for the same jars the Gradle init script would resolve.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from xml.sax.saxutils import escape
+
+from .errors import BuildFailed, BuildToolNotFound
+from .paths import cache_dir
+from .process import ProgressCallback, run_streaming
+
+__all__ = [
+    "PINNED_KOTLIN_VERSION",
+    "KOTLINX_SERIALIZATION_VERSION",
+    "REPL_HOST_ARTIFACTS",
+    "Coordinate",
+    "ResolvedJars",
+    "resolve_jars",
+    "fetch_test_toolchain",
+    "find_mvn",
+]
+
+# The one place the Kotlin version used by the tests is pinned; it is also the version the REPL
+# host uses for projects that don't apply a Kotlin plugin. sample-project states it too, and a
+# test keeps them equal.
+PINNED_KOTLIN_VERSION = "2.3.21"
+KOTLINX_SERIALIZATION_VERSION = "1.9.0"
+# The REPL host: the K2 REPL compiler/evaluator and the compiler they drive, all "-embeddable" so
+# they pair with the embeddable compiler plugins the builds themselves use.
+REPL_HOST_ARTIFACTS = (
+    "kotlin-scripting-compiler-embeddable",
+    "kotlin-compiler-embeddable",
+    "kotlin-scripting-jvm",
+)
+# Resolving with mvn may download; it never needs longer than this on a working network.
+MVN_TIMEOUT_SECONDS = 900.0
+
+
+@dataclass(frozen=True)
+class Coordinate:
+    group: str
+    artifact: str
+    version: str
+    transitive: bool = True
+
+    def xml(self) -> str:
+        exclusions = (
+            "<exclusions><exclusion><groupId>*</groupId><artifactId>*</artifactId></exclusion></exclusions>"
+            if not self.transitive
+            else ""
+        )
+        return (
+            f"<dependency><groupId>{escape(self.group)}</groupId><artifactId>{escape(self.artifact)}</artifactId>"
+            f"<version>{escape(self.version)}</version>{exclusions}</dependency>"
+        )
+
+
+@dataclass(frozen=True)
+class ResolvedJars:
+    """Jars per requested coordinate (with its transitive dependencies when asked), in order."""
+
+    by_request: dict[str, list[str]]
+
+    def all(self) -> list[str]:
+        seen: dict[str, None] = {}
+        for jars in self.by_request.values():
+            seen.update(dict.fromkeys(jars))
+        return list(seen)
+
+
+def find_mvn() -> str:
+    found = shutil.which("mvn")
+    if not found:
+        raise BuildToolNotFound("Maven (mvn) is not on PATH; install Maven 3.6+ (e.g. `apt-get install maven`)")
+    return found
+
+
+def resolve_jars(
+    requests: dict[str, list[Coordinate]],
+    *,
+    on_progress: ProgressCallback | None = None,
+) -> ResolvedJars:
+    """Resolves each named group of coordinates to jar paths, from a cache file when done before.
+
+    Each group gets its own classpath, so a plugin jar (non-transitive) never drags in a second
+    compiler.
+    """
+    key = hashlib.sha256(repr(sorted((k, v) for k, v in requests.items())).encode()).hexdigest()[:20]
+    work = cache_dir() / "toolchain" / key
+    results = {name: work / f"{name}.classpath" for name in requests}
+    if all(_valid_classpath(path) for path in results.values()):
+        return ResolvedJars({name: _read_classpath(path) for name, path in results.items()})
+    work.mkdir(parents=True, exist_ok=True)
+    for name, coordinates in requests.items():
+        module = work / name
+        module.mkdir(exist_ok=True)
+        (module / "pom.xml").write_text(_pom(name, coordinates), encoding="utf-8")
+        temporary = module / f"classpath.{os.getpid()}.tmp"
+        outcome = run_streaming(
+            [find_mvn(), "-B", "-q", "dependency:build-classpath", f"-Dmdep.outputFile={temporary}"],
+            cwd=module,
+            timeout_seconds=MVN_TIMEOUT_SECONDS,
+            on_line=on_progress,
+        )
+        if outcome.returncode != 0 or not temporary.is_file():
+            wanted = ", ".join(f"{c.group}:{c.artifact}:{c.version}" for c in coordinates)
+            errors = [line for line in outcome.lines if "ERROR" in line][:15]
+            raise BuildFailed(f"Maven could not resolve {wanted}:\n" + "\n".join(errors or outcome.lines[-15:]))
+        os.replace(temporary, results[name])
+    return ResolvedJars({name: _read_classpath(path) for name, path in results.items()})
+
+
+def _valid_classpath(path: Path) -> bool:
+    return path.is_file() and all(Path(jar).is_file() for jar in _read_classpath(path))
+
+
+def _read_classpath(path: Path) -> list[str]:
+    text = path.read_text(encoding="utf-8").strip()
+    return text.split(os.pathsep) if text else []
+
+
+def _pom(name: str, coordinates: list[Coordinate]) -> str:
+    dependencies = "".join(c.xml() for c in coordinates)
+    return (
+        '<project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>4.0.0</modelVersion>'
+        f"<groupId>gradle-repl.toolchain</groupId><artifactId>{escape(name)}</artifactId><version>1</version>"
+        f"<packaging>pom</packaging><dependencies>{dependencies}</dependencies></project>\n"
+    )
+
+
+def repl_host_coordinates(kotlin_version: str) -> list[Coordinate]:
+    return [Coordinate("org.jetbrains.kotlin", artifact, kotlin_version) for artifact in REPL_HOST_ARTIFACTS]
+
+
+@dataclass(frozen=True)
+class TestToolchain:
+    kotlin_version: str
+    repl_host: list[str]
+    serialization_plugin: str
+    serialization_runtime: list[str]
+
+
+def fetch_test_toolchain(
+    kotlin_version: str = PINNED_KOTLIN_VERSION, *, on_progress: ProgressCallback | None = None
+) -> TestToolchain:
+    """The jars a Gradle build would resolve for the REPL at kotlin_version, through Maven."""
+    jars = resolve_jars(
+        {
+            "host": repl_host_coordinates(kotlin_version),
+            "plugin": [
+                Coordinate(
+                    "org.jetbrains.kotlin", "kotlin-serialization-compiler-plugin-embeddable", kotlin_version, False
+                )
+            ],
+            "runtime": [
+                Coordinate("org.jetbrains.kotlinx", "kotlinx-serialization-json", KOTLINX_SERIALIZATION_VERSION)
+            ],
+        },
+        on_progress=on_progress,
+    )
+    return TestToolchain(
+        kotlin_version=kotlin_version,
+        repl_host=jars.by_request["host"],
+        serialization_plugin=jars.by_request["plugin"][0],
+        serialization_runtime=jars.by_request["runtime"],
+    )

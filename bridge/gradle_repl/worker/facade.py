@@ -1,0 +1,66 @@
+"""Builds the jvm-worker facade with the session's own Kotlin compiler, once per version.
+
+No binary is shipped: the sources are compiled in this JVM by the resolved compiler and cached
+per (Kotlin version, source hash). Each compile writes a private temporary jar and renames it into
+place, so two workers compiling at once never see a half-written jar.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+import jpype
+
+from ..errors import WorkerFailed
+from ..paths import cache_dir
+from ..resources import jvm_worker_sources
+
+__all__ = ["facade_jar_path", "build_facade"]
+
+
+def _sources_hash(sources: list[Path]) -> str:
+    digest = hashlib.sha256()
+    for source in sources:
+        digest.update(source.name.encode())
+        digest.update(source.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def facade_jar_path(kotlin_version: str) -> Path:
+    return cache_dir() / "facade" / f"jvm-worker-{kotlin_version}-{_sources_hash(jvm_worker_sources())}.jar"
+
+
+def build_facade(kotlin_version: str, compile_classpath: list[str]) -> tuple[Path, bool]:
+    """The facade jar for this Kotlin version, and whether this call had to compile it."""
+    target = facade_jar_path(kotlin_version)
+    if target.is_file():
+        return target, False
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temporary = target.with_name(f"{target.stem}.{os.getpid()}.tmp.jar")
+    compiler = jpype.JClass("org.jetbrains.kotlin.cli.jvm.K2JVMCompiler")()
+    messages = jpype.JClass("java.io.ByteArrayOutputStream")()
+    stream = jpype.JClass("java.io.PrintStream")(messages, True, "UTF-8")
+    args = [
+        "-no-stdlib",
+        "-no-reflect",
+        "-jvm-target",
+        "1.8",
+        "-module-name",
+        "gradle-repl-jvm-worker",
+        "-classpath",
+        os.pathsep.join(compile_classpath),
+        "-d",
+        str(temporary),
+        *map(str, jvm_worker_sources()),
+    ]
+    # JPype renames Java methods that clash with Python keywords: exec → exec_.
+    exit_code = compiler.exec_(stream, jpype.JArray(jpype.JString)(args))
+    if str(exit_code.name()) != "OK" or not temporary.is_file():
+        temporary.unlink(missing_ok=True)
+        raise WorkerFailed(
+            f"could not compile the jvm-worker facade with Kotlin {kotlin_version}:\n{messages.toString('UTF-8')}"
+        )
+    os.replace(temporary, target)
+    return target, True

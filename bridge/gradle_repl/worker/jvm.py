@@ -1,0 +1,46 @@
+"""Starts the session's JVM through JPype from the project's own JDK."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import jpype
+
+from ..errors import JvmNotFound
+
+__all__ = ["find_libjvm", "start_jvm"]
+
+_LIBJVM_NAMES = ("libjvm.so", "libjvm.dylib", "jvm.dll")
+# Older JDKs keep libjvm under jre/; server VMs under server/, some builds under client/.
+_LIBJVM_DIRS = ("lib/server", "lib/client", "jre/lib/server", "jre/lib/amd64/server", "lib", "bin/server")
+
+
+def find_libjvm(java_home: str) -> Path:
+    """The libjvm of a JDK, or JvmNotFound naming where it looked."""
+    home = Path(java_home)
+    for directory in _LIBJVM_DIRS:
+        for name in _LIBJVM_NAMES:
+            candidate = home / directory / name
+            if candidate.is_file():
+                return candidate
+    found = next((p for name in _LIBJVM_NAMES for p in home.rglob(name)), None) if home.is_dir() else None
+    if found is not None:
+        return found
+    raise JvmNotFound(
+        f"no libjvm under javaHome {home} (looked in {', '.join(_LIBJVM_DIRS)}); "
+        "point the project's Java toolchain or JAVA_HOME at a full JDK"
+    )
+
+
+def start_jvm(java_home: str, classpath: list[str], *, heap_mb: int) -> None:
+    """Starts the one JVM this process may ever have."""
+    jpype.startJVM(
+        str(find_libjvm(java_home)),
+        f"-Xmx{heap_mb}m",
+        "-Xss4m",
+        "-Djava.awt.headless=true",
+        # Serial GC keeps a small worker small; the REPL is single-threaded anyway.
+        "-XX:+UseSerialGC",
+        classpath=classpath,
+        convertStrings=False,
+    )

@@ -1,0 +1,100 @@
+"""Turns compiler diagnostics and exceptions into the text a Kotlin developer reads.
+
+Pure functions over plain data, so the trimming rules are unit-tested without a JVM.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = ["Diagnostic", "StackFrame", "ThrowableInfo", "format_diagnostic", "format_throwable", "is_snippet_file"]
+
+_SNIPPET_FILE = re.compile(r"^_\d+\.repl\.kts$")
+# Frames below the snippet that belong to the REPL machinery rather than to the user's code.
+_INTERNAL_PREFIXES = (
+    "org.jetbrains.kotlin.",
+    "kotlin.script.experimental.",
+    "gradlerepl.host.",
+    "java.lang.reflect.",
+    "jdk.internal.reflect.",
+    "sun.reflect.",
+    "kotlin.coroutines.",
+)
+_MAX_FRAMES_WITHOUT_SNIPPET = 12
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    severity: str
+    message: str
+    line: int | None = None
+    column: int | None = None
+
+
+@dataclass(frozen=True)
+class StackFrame:
+    class_name: str
+    method: str
+    file: str | None
+    line: int
+
+    def render(self) -> str:
+        where = f"{self.file}:{self.line}" if self.file and self.line >= 0 else (self.file or "Unknown Source")
+        return f"    at {self.class_name}.{self.method}({where})"
+
+
+@dataclass(frozen=True)
+class ThrowableInfo:
+    class_name: str
+    message: str | None
+    frames: tuple[StackFrame, ...]
+
+
+def is_snippet_file(name: str | None) -> bool:
+    return bool(name) and bool(_SNIPPET_FILE.match(name or ""))
+
+
+def format_diagnostic(diagnostic: Diagnostic, source: str) -> str:
+    """`error: <message> (line L, col C)` followed by the offending line and a caret."""
+    head = f"{diagnostic.severity.lower()}: {diagnostic.message}"
+    if diagnostic.line is None:
+        return head
+    head += f" (line {diagnostic.line}, col {diagnostic.column or 1})"
+    lines = source.splitlines()
+    if not 1 <= diagnostic.line <= len(lines):
+        return head
+    text = lines[diagnostic.line - 1].expandtabs(4)
+    caret = " " * (max(diagnostic.column or 1, 1) - 1) + "^"
+    return f"{head}\n    {text}\n    {caret}"
+
+
+def _trim(frames: tuple[StackFrame, ...]) -> tuple[list[StackFrame], int]:
+    """The user's part of a stack: down to the last snippet frame, else down to the REPL machinery."""
+    last_snippet = max((i for i, f in enumerate(frames) if is_snippet_file(f.file)), default=-1)
+    if last_snippet >= 0:
+        kept = list(frames[: last_snippet + 1])
+    else:
+        kept = []
+        for frame in frames:
+            if frame.class_name.startswith(_INTERNAL_PREFIXES) and kept:
+                break
+            kept.append(frame)
+        kept = kept[:_MAX_FRAMES_WITHOUT_SNIPPET]
+    return kept, len(frames) - len(kept)
+
+
+def format_throwable(chain: list[ThrowableInfo]) -> tuple[str, str]:
+    """(headline, trimmed stack with causes) for an exception and its causes, outermost first."""
+    def headline(info: ThrowableInfo) -> str:
+        return f"{info.class_name}: {info.message}" if info.message is not None else info.class_name
+
+    lines: list[str] = []
+    for depth, info in enumerate(chain):
+        if depth:
+            lines.append(f"Caused by: {headline(info)}")
+        kept, hidden = _trim(info.frames)
+        lines += [frame.render() for frame in kept]
+        if hidden:
+            lines.append(f"    ... {hidden} more (REPL internals)")
+    return headline(chain[0]), "\n".join(lines)

@@ -1,0 +1,245 @@
+"""One REPL session inside the worker: the JVM, the facade's K2 REPL and the snippet loop."""
+
+from __future__ import annotations
+
+import base64
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import jpype
+
+from ..frames import DisplayFrame, EvalRequest, ReadyFrame, ResultFrame, StartRequest, StreamFrame
+from .facade import build_facade
+from .jvm import start_jvm
+from .report import Diagnostic, StackFrame, ThrowableInfo, format_diagnostic, format_throwable
+
+__all__ = ["ReplSession"]
+
+# How often the loop collects output while a snippet runs: short enough that ordering across
+# threads stays tight, long enough not to burn a core.
+POLL_INTERVAL_MS = 20
+# After Thread.interrupt(), how long a snippet gets to stop before the worker gives up on it.
+INTERRUPT_GRACE_SECONDS = 3.0
+
+_HOST_RUNTIME_JARS = ("kotlin-stdlib-", "kotlin-script-runtime-")
+
+# Cause chains can be cyclic; a readable report never needs more than this many.
+_MAX_CAUSES = 20
+
+Send = Callable[[Any], None]
+
+
+def _jar_name(path: str) -> str:
+    return Path(path).name
+
+
+class ReplSession:
+    """Created by start(); evaluate() answers one request; exit_code set means: reply, then exit."""
+
+    def __init__(self, request: StartRequest, driver: Any, output: Any, renderer: Any) -> None:
+        self._request = request
+        self._driver = driver
+        self._output = output
+        self._renderer = renderer
+        self.exit_code: int | None = None
+
+    @classmethod
+    def start(cls, request: StartRequest) -> tuple[ReplSession, ReadyFrame]:
+        started = time.monotonic()
+        env = request.environment
+        start_jvm(env.java_home, env.repl_host_classpath, heap_mb=request.heap_mb)
+        facade, compiled = build_facade(env.kotlin_version, env.repl_host_classpath)
+        url = jpype.JClass("java.io.File")(str(facade)).toURI().toURL()
+        system = jpype.JClass("java.lang.ClassLoader").getSystemClassLoader()
+        facade_loader = jpype.JClass("java.net.URLClassLoader")([url], system)
+
+        def facade_class(name: str) -> Any:
+            return jpype.JClass(name, loader=facade_loader)
+
+        output = facade_class("gradlerepl.runtime.ReplOutput")
+        output.install()
+        snippet_loader = facade_class("gradlerepl.host.SnippetClassLoaders").create(env.classpath, facade_loader)
+        driver = facade_class("gradlerepl.host.ReplDriver")(
+            _compile_classpath(env.classpath, env.repl_host_classpath, str(facade)),
+            snippet_loader,
+            env.compiler_options(),
+        )
+        session = cls(request, driver, output, facade_class("gradlerepl.runtime.Renderer"))
+        ready = ReadyFrame(
+            pid=os.getpid(),
+            kotlin_version=env.kotlin_version,
+            java_version=str(jpype.JClass("java.lang.System").getProperty("java.version")),
+            facade_compiled=compiled,
+            startup_ms=int((time.monotonic() - started) * 1000),
+        )
+        return session, ready
+
+    def evaluate(self, request: EvalRequest, send: Send) -> None:
+        started = time.monotonic()
+        truncated = _Counter()
+        self._output.beginSnippet(self._request.output_limit_bytes)
+        running = self._driver.start(request.code)
+        deadline = started + request.timeout_ms / 1000
+        finished = False
+        while not finished:
+            finished = bool(running.join(POLL_INTERVAL_MS))
+            self._forward_output(send, truncated)
+            if not finished and time.monotonic() > deadline:
+                result = self._stop(running, request, send, truncated)
+                break
+        else:
+            result = self._result(running.getOutcome(), request.code, truncated)
+        self._forward_output(send, truncated)
+        result.truncated_bytes = truncated.value + int(self._output.droppedBytes())
+        result.duration_ms = int((time.monotonic() - started) * 1000)
+        send(result)
+
+    def _stop(self, running: Any, request: EvalRequest, send: Send, truncated: _Counter) -> ResultFrame:
+        running.interrupt()
+        if running.join(int(INTERRUPT_GRACE_SECONDS * 1000)):
+            return ResultFrame(
+                type="error",
+                error_kind="timeout",
+                message=f"Timed out after {request.timeout_ms / 1000:g} s; the snippet was interrupted "
+                "and stopped. The session's state is kept.",
+            )
+        # The JVM offers no safe way to kill a thread that ignores interruption.
+        self.exit_code = 0
+        return ResultFrame(
+            type="error",
+            error_kind="timeout",
+            state_lost=True,
+            message=f"Timed out after {request.timeout_ms / 1000:g} s and the snippet ignored interruption; "
+            "its worker was stopped and the session's state is lost. The next call starts a fresh session.",
+        )
+
+    def _forward_output(self, send: Send, truncated: _Counter) -> None:
+        limit = self._request.frame_limit_bytes
+        for event in self._output.drain():
+            kind = str(event.kind)
+            if kind in ("stdout", "stderr"):
+                send(StreamFrame(event=kind, data=_cap_text(str(event.text), limit, truncated)))  # type: ignore[arg-type]
+            else:
+                send(self._display_frame(event, truncated))
+
+    def _display_frame(self, event: Any, truncated: _Counter) -> DisplayFrame:
+        limit = self._request.frame_limit_bytes
+        kind = str(event.displayKind)
+        mime = str(event.mime)
+        if kind != "image":
+            return DisplayFrame(kind=kind, mime=mime, data=_cap_text(str(event.text), limit, truncated))  # type: ignore[arg-type]
+        data = bytes(event.bytes)
+        # base64 grows data by a third: fit the encoded frame, not the raw bytes.
+        raw_limit = limit * 3 // 4
+        if len(data) > raw_limit:
+            fitted = self._renderer.fitImage(event.bytes, raw_limit)
+            if fitted is None:
+                truncated.value += len(data)
+                return DisplayFrame(
+                    kind="text",
+                    mime="text/plain",
+                    data=f"[image dropped: {len(data)} bytes of {mime} did not fit the {raw_limit}-byte frame limit "
+                    "even downscaled]",
+                )
+            meta = {"downscaled_from_bytes": str(len(data))}
+            return DisplayFrame(kind="image", mime="image/png", data=base64.b64encode(bytes(fitted)).decode(), meta=meta)
+        return DisplayFrame(kind="image", mime=mime, data=base64.b64encode(data).decode())
+
+    def _result(self, outcome: Any, code: str, truncated: _Counter) -> ResultFrame:
+        diagnostics = [_diagnostic(d) for d in outcome.diagnostics]
+        warnings = [format_diagnostic(d, code) for d in diagnostics if d.severity == "WARNING"]
+        if outcome.internalError is not None:
+            headline, stack = format_throwable(_chain(outcome.internalError))
+            return ResultFrame(type="error", error_kind="internal", message=f"REPL failure: {headline}", stack=stack)
+        if not outcome.compiled:
+            errors = [format_diagnostic(d, code) for d in diagnostics if d.severity in ("ERROR", "FATAL")]
+            return ResultFrame(
+                type="error",
+                error_kind="compile",
+                message="\n".join(errors) or "compilation failed without a diagnostic",
+                warnings=warnings,
+            )
+        result = outcome.result
+        kind = str(result.getClass().getSimpleName()) if result is not None else "NotEvaluated"
+        if kind == "Error":
+            chain = _chain(result.getError())
+            headline, stack = format_throwable(chain)
+            if any(info.class_name == "java.lang.OutOfMemoryError" for info in chain):
+                self.exit_code = 0
+                return ResultFrame(
+                    type="error",
+                    error_kind="out_of_memory",
+                    state_lost=True,
+                    message=f"{headline}\nThe session's JVM ran out of its {self._request.heap_mb} MB heap; "
+                    "the worker was replaced and the session's state is lost.",
+                    stack=stack,
+                )
+            return ResultFrame(type="error", error_kind="runtime", message=headline, stack=stack, warnings=warnings)
+        if kind == "Value":
+            value_type = str(result.getType())
+            if outcome.renderError is not None:
+                headline, _ = format_throwable(_chain(outcome.renderError))
+                value = DisplayFrame(kind="text", mime="text/plain", data=f"<toString() threw {headline}>")
+            else:
+                value = self._display_frame(outcome.rendered, truncated)
+            return ResultFrame(type="success", value=value, value_type=value_type, warnings=warnings)
+        if kind == "Unit":
+            return ResultFrame(type="success", value_type="kotlin.Unit", warnings=warnings)
+        return ResultFrame(type="error", error_kind="internal", message="the snippet was compiled but not evaluated")
+
+
+class _Counter:
+    def __init__(self) -> None:
+        self.value = 0
+
+
+def _cap_text(text: str, limit: int, truncated: _Counter) -> str:
+    encoded = text.encode("utf-8")
+    if len(encoded) <= limit:
+        return text
+    cut = len(encoded) - limit
+    truncated.value += cut
+    return encoded[:limit].decode("utf-8", errors="ignore") + f"\n… [{cut} bytes truncated]"
+
+
+def _compile_classpath(project: list[str], host: list[str], facade: str) -> list[str]:
+    """The project classpath, plus the host's stdlib where the project has none, plus the display API."""
+    present = {prefix for prefix in _HOST_RUNTIME_JARS for p in project if _jar_name(p).startswith(prefix)}
+    extra = [p for p in host for prefix in _HOST_RUNTIME_JARS if _jar_name(p).startswith(prefix) and prefix not in present]
+    return [*project, *extra, facade]
+
+
+def _diagnostic(d: Any) -> Diagnostic:
+    location = d.getLocation()
+    start = location.getStart() if location is not None else None
+    message = str(d.getMessage())
+    if d.getException() is not None:
+        message += f" ({d.getException()})"
+    return Diagnostic(
+        severity=str(d.getSeverity().name()),
+        message=message,
+        line=int(start.getLine()) if start is not None else None,
+        column=int(start.getCol()) if start is not None else None,
+    )
+
+
+def _chain(throwable: Any) -> list[ThrowableInfo]:
+    chain: list[ThrowableInfo] = []
+    while throwable is not None and len(chain) < _MAX_CAUSES:
+        frames = tuple(
+            StackFrame(
+                class_name=str(e.getClassName()),
+                method=str(e.getMethodName()),
+                file=str(e.getFileName()) if e.getFileName() is not None else None,
+                line=int(e.getLineNumber()),
+            )
+            for e in throwable.getStackTrace()
+        )
+        message = throwable.getMessage()
+        chain.append(ThrowableInfo(str(throwable.getClass().getName()), str(message) if message is not None else None, frames))
+        cause = throwable.getCause()
+        throwable = cause if cause is not None and not cause.equals(throwable) else None
+    return chain

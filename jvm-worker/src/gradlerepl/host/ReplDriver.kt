@@ -1,0 +1,127 @@
+package gradlerepl.host
+
+import gradlerepl.runtime.ReplEvent
+import gradlerepl.runtime.Renderer
+import org.jetbrains.kotlin.com.intellij.openapi.util.Disposer
+import org.jetbrains.kotlin.scripting.compiler.plugin.impl.K2ReplCompiler
+import org.jetbrains.kotlin.scripting.compiler.plugin.impl.K2ReplEvaluator
+import org.jetbrains.kotlin.scripting.compiler.plugin.impl.ScriptDiagnosticsMessageCollector
+import java.io.File
+import kotlin.coroutines.Continuation
+import kotlin.coroutines.EmptyCoroutineContext
+import kotlin.coroutines.startCoroutine
+import kotlin.script.experimental.api.*
+import kotlin.script.experimental.host.toScriptSource
+import kotlin.script.experimental.jvm.baseClassLoader
+import kotlin.script.experimental.jvm.jvm
+import kotlin.script.experimental.jvm.updateClasspath
+
+/** What one snippet came to; Python reads the fields through JPype. */
+class SnippetOutcome {
+    @JvmField var diagnostics: List<ScriptDiagnostic> = emptyList()
+    @JvmField var compiled = false
+    @JvmField var result: ResultValue? = null
+    @JvmField var rendered: ReplEvent? = null
+    @JvmField var renderError: Throwable? = null
+    @JvmField var internalError: Throwable? = null
+}
+
+/**
+ * The K2 REPL of one session. K2 rather than K1: with compiler plugins such as
+ * kotlinx-serialization, K1's REPL backend crashes on a @Serializable class declared in a snippet.
+ *
+ * @param compileClasspath what snippets compile against: the project classpath plus the host's
+ *   stdlib and display API.
+ * @param compilerOptions -Xplugin=…, -P plugin:…, language flags, -jvm-target.
+ */
+class ReplDriver(
+    compileClasspath: Array<String>,
+    private val snippetLoader: ClassLoader,
+    compilerOptions: Array<String>,
+) {
+    private val compilationConfiguration = ScriptCompilationConfiguration {
+        jvm { updateClasspath(compileClasspath.map(::File)) }
+        defaultImports("gradlerepl.runtime.*")
+        compilerOptions(*compilerOptions)
+    }
+    private val evaluationConfiguration = ScriptEvaluationConfiguration {
+        // loadDependencies stays on: switching it off also drops the previous snippet's loader.
+        jvm { baseClassLoader(snippetLoader) }
+    }
+    // The K2 REPL reports syntax errors here and, in some versions, compiles on regardless; the
+    // driver reads this collector itself so such a snippet still fails as a compile error.
+    private val messages = ScriptDiagnosticsMessageCollector(null)
+    private val compiler = K2ReplCompiler(
+        K2ReplCompiler.createCompilationState(
+            messages,
+            Disposer.newDisposable(),
+            compilationConfiguration,
+        )
+    )
+    private val evaluator = K2ReplEvaluator()
+    private var snippetNumber = 0
+
+    /** Starts one snippet on its own thread so the caller can interrupt it or give up on it. */
+    fun start(code: String): RunningSnippet = RunningSnippet { evaluate(code) }
+
+    private fun evaluate(code: String): SnippetOutcome {
+        val outcome = SnippetOutcome()
+        try {
+            snippetNumber += 1
+            // K2 snippet classes must be named _<N>, or class loading fails.
+            val source = code.toScriptSource("_$snippetNumber.repl.kts")
+            messages.clear()
+            val compiled = try {
+                runSuspend { compiler.compile(listOf(source), compilationConfiguration) }
+            } catch (t: Throwable) {
+                outcome.diagnostics = messages.diagnostics.toList()
+                if (outcome.diagnostics.any { it.severity >= ScriptDiagnostic.Severity.ERROR }) return outcome
+                throw t
+            }
+            outcome.diagnostics = (messages.diagnostics + compiled.reports).distinct()
+            if (outcome.diagnostics.any { it.severity >= ScriptDiagnostic.Severity.ERROR }) return outcome
+            val linked = compiled.valueOrNull() ?: return outcome
+            outcome.compiled = true
+            val evaluated = runSuspend { evaluator.eval(linked, evaluationConfiguration) }
+            outcome.diagnostics = outcome.diagnostics + evaluated.reports
+            val result = evaluated.valueOrNull()?.get()?.result ?: return outcome
+            outcome.result = result
+            if (result is ResultValue.Value) {
+                try {
+                    outcome.rendered = Renderer.render(result.value)
+                } catch (t: Throwable) {
+                    outcome.renderError = t
+                }
+            }
+        } catch (t: Throwable) {
+            outcome.internalError = t
+        }
+        return outcome
+    }
+}
+
+/** A snippet running on its own daemon thread. */
+class RunningSnippet(body: () -> SnippetOutcome) {
+    @Volatile var outcome: SnippetOutcome? = null
+        private set
+    // The compiler recurses deeply on long expressions; a thread's default stack is too small.
+    private val thread = Thread(null, { outcome = body() }, "repl-snippet", 256L shl 20).apply {
+        isDaemon = true
+    }
+
+    init { thread.start() }
+
+    fun join(millis: Long): Boolean {
+        thread.join(millis)
+        return !thread.isAlive
+    }
+
+    fun interrupt() = thread.interrupt()
+}
+
+/** Drives a suspend function that never really suspends (the REPL API's compile/eval). */
+private fun <T> runSuspend(block: suspend () -> T): T {
+    var result: Result<T>? = null
+    block.startCoroutine(Continuation(EmptyCoroutineContext) { result = it })
+    return result!!.getOrThrow()
+}

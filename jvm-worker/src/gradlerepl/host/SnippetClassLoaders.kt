@@ -1,0 +1,43 @@
+package gradlerepl.host
+
+import java.io.File
+import java.net.URL
+import java.net.URLClassLoader
+import java.util.Collections
+import java.util.Enumeration
+
+/**
+ * Snippets must see the project's library versions, not the copies the compiler carries (it ships
+ * its own kotlinx-coroutines, for one). So the loader snippets run in sees the JDK, the Kotlin
+ * stdlib and scripting runtime (the host resolves them at the project's Kotlin version) and the
+ * display API from the host, and everything else only from the project classpath.
+ */
+object SnippetClassLoaders {
+    private val SHARED_PREFIXES = listOf("kotlin.", "gradlerepl.runtime.")
+    private val SHARED_RESOURCE_PREFIXES = listOf("kotlin/", "gradlerepl/runtime/", "META-INF/")
+
+    @JvmStatic
+    fun create(projectClasspath: Array<String>, host: ClassLoader): ClassLoader =
+        URLClassLoader(
+            projectClasspath.map { File(it).toURI().toURL() }.toTypedArray(),
+            HostApiOnly(host),
+        )
+
+    private fun isShared(name: String) = SHARED_PREFIXES.any { name.startsWith(it) } && !name.startsWith("kotlinx.")
+
+    /** Parent of the project loader: the platform (JDK) classes, plus the shared host packages. */
+    private class HostApiOnly(private val host: ClassLoader) : ClassLoader(getPlatformClassLoader()) {
+        override fun findClass(name: String): Class<*> =
+            if (isShared(name)) host.loadClass(name) else throw ClassNotFoundException(name)
+
+        override fun findResource(name: String): URL? =
+            if (SHARED_RESOURCE_PREFIXES.any { name.startsWith(it) } && !name.startsWith("META-INF/services/")) {
+                host.getResource(name)
+            } else {
+                null
+            }
+
+        override fun findResources(name: String): Enumeration<URL> =
+            findResource(name)?.let { Collections.enumeration(listOf(it)) } ?: Collections.emptyEnumeration()
+    }
+}

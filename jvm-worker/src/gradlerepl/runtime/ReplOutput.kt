@@ -1,0 +1,90 @@
+package gradlerepl.runtime
+
+import java.io.ByteArrayOutputStream
+import java.io.OutputStream
+import java.io.PrintStream
+
+/**
+ * One thing a snippet produced, in the order it happened. Python polls these while a snippet runs
+ * and turns each into a frame; kind is "stdout", "stderr" or "display".
+ */
+class ReplEvent(
+    @JvmField val kind: String,
+    @JvmField val mime: String,
+    @JvmField val text: String?,
+    @JvmField val bytes: ByteArray?,
+    @JvmField val displayKind: String,
+)
+
+/**
+ * The single sink for everything a snippet prints or displays. System.out/err of the whole JVM are
+ * replaced by streams feeding it, so threads a snippet starts are captured too, and text written
+ * before a display() call is flushed first to keep the order a user saw.
+ */
+object ReplOutput {
+    private val lock = Any()
+    private val events = ArrayList<ReplEvent>()
+    private val pending = ByteArrayOutputStream()
+    private var pendingKind = "stdout"
+    private var budget = Long.MAX_VALUE
+    private var droppedBytes = 0L
+
+    @JvmStatic
+    fun install() {
+        System.setOut(PrintStream(CaptureStream("stdout"), true, "UTF-8"))
+        System.setErr(PrintStream(CaptureStream("stderr"), true, "UTF-8"))
+    }
+
+    /** Starts a snippet's output allowance; bytes past it are counted, not kept. */
+    @JvmStatic
+    fun beginSnippet(maxBytes: Long) = synchronized(lock) {
+        budget = maxBytes
+        droppedBytes = 0L
+    }
+
+    /** Bytes cut since beginSnippet because the allowance ran out. */
+    @JvmStatic
+    fun droppedBytes(): Long = synchronized(lock) { droppedBytes }
+
+    /** Everything produced since the last call, oldest first. */
+    @JvmStatic
+    fun drain(): Array<ReplEvent> = synchronized(lock) {
+        flushPendingLocked()
+        val out = events.toTypedArray()
+        events.clear()
+        out
+    }
+
+    internal fun write(kind: String, b: ByteArray, off: Int, len: Int) = synchronized(lock) {
+        if (kind != pendingKind) {
+            flushPendingLocked()
+            pendingKind = kind
+        }
+        val kept = minOf(len.toLong(), maxOf(0L, budget)).toInt()
+        pending.write(b, off, kept)
+        budget -= kept
+        droppedBytes += len - kept
+    }
+
+    internal fun emit(event: ReplEvent) = synchronized(lock) {
+        flushPendingLocked()
+        val size = (event.text?.length ?: 0).toLong() + (event.bytes?.size ?: 0)
+        if (size > budget) {
+            droppedBytes += size
+            return@synchronized
+        }
+        budget -= size
+        events.add(event)
+    }
+
+    private fun flushPendingLocked() {
+        if (pending.size() == 0) return
+        events.add(ReplEvent(pendingKind, "text/plain", pending.toString(Charsets.UTF_8), null, "text"))
+        pending.reset()
+    }
+
+    private class CaptureStream(private val kind: String) : OutputStream() {
+        override fun write(b: Int) = write(byteArrayOf(b.toByte()), 0, 1)
+        override fun write(b: ByteArray, off: Int, len: Int) = ReplOutput.write(kind, b, off, len)
+    }
+}
