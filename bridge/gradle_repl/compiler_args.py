@@ -27,7 +27,7 @@ _BUILD_ONLY = (
 
 
 def relevant_compiler_args(args: list[str]) -> list[str]:
-    """Language/API versions, opt-ins and -X feature flags; everything else is dropped."""
+    """Language/API versions, opt-ins, progressive mode and -X feature flags; everything else is dropped."""
     kept: list[str] = []
     i = 0
     while i < len(args):
@@ -42,7 +42,7 @@ def relevant_compiler_args(args: list[str]) -> list[str]:
             kept += [arg, args[i + 1]]
             i += 2
             continue
-        elif arg.startswith("-opt-in=") or (arg.startswith("-X") and not arg.startswith(_BUILD_ONLY)):
+        elif arg == "-progressive" or arg.startswith("-opt-in=") or (arg.startswith("-X") and not arg.startswith(_BUILD_ONLY)):
             kept.append(arg)
         i += 1
     return kept

@@ -58,6 +58,7 @@ class ReplEnvironment(BaseModel):
     repl_host_classpath: list[str] = Field(default_factory=list, description="REPL compiler and scripting jars")
     warnings: list[str] = Field(default_factory=list)
     build_inputs_hash: str = ""
+    sources_stamp: float = Field(default=0.0, description="when the build compiled the sources it reports")
 
     def compiler_options(self) -> list[str]:
         """The REPL compiler's options: plugins, their options, free args and the JVM target."""

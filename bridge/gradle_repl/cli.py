@@ -1,0 +1,129 @@
+"""The `gradle-repl` command: serve (MCP on stdio), resolve, eval, demo. Exit 0 ok, 1 failure, 2 usage."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from collections.abc import Sequence
+
+from .content import reply_to_result
+from .errors import GradleReplError
+from .resolve import resolve_environment
+from .sessions import SessionLimits, SessionManager
+from .worker_process import WorkerOptions
+
+__all__ = ["main"]
+
+
+def _project_arguments(parser: argparse.ArgumentParser, *, root_optional: bool) -> None:
+    parser.add_argument("project_root", nargs="?" if root_optional else None, default=".", help="project directory")
+    parser.add_argument("--project", default=":", help="Gradle project path (:app) or Maven module (default :)")
+    parser.add_argument("--source-set", default="main", help="source set (default main)")
+    parser.add_argument("--build-tool", choices=("auto", "gradle", "maven"), default="auto")
+
+
+def _worker_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--heap-mb", type=int, default=768, help="heap cap of each session's JVM (default 768)")
+    parser.add_argument("--timeout", type=float, default=60.0, help="default snippet timeout in seconds (default 60)")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="gradle-repl", description="Run Kotlin snippets inside a Gradle or Maven JVM project (MCP server and CLI)."
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    serve = commands.add_parser("serve", help="run the MCP server on stdio")
+    serve.add_argument("--max-sessions", type=int, default=4, help="live sessions at most (default 4)")
+    serve.add_argument("--idle-timeout", type=float, default=1800.0, help="close sessions idle this many seconds")
+    _worker_arguments(serve)
+
+    resolve = commands.add_parser("resolve", help="build a project and show what snippets would see")
+    _project_arguments(resolve, root_optional=True)
+    resolve.add_argument("--json", action="store_true", help="print the full environment as JSON")
+    resolve.add_argument("--refresh", action="store_true", help="ignore the cache")
+
+    evaluate = commands.add_parser("eval", help="run snippets in one session and print the results")
+    _project_arguments(evaluate, root_optional=False)
+    evaluate.add_argument("-e", "--code", action="append", required=True, help="a snippet (repeat for more)")
+    _worker_arguments(evaluate)
+
+    commands.add_parser("demo", help="run a short session against the bundled sample-project through the MCP server")
+    return parser
+
+
+def _resolve(args: argparse.Namespace) -> int:
+    def progress(line: str) -> None:
+        print(line, file=sys.stderr)
+
+    resolved = resolve_environment(
+        args.project_root,
+        project_path=args.project,
+        source_set=args.source_set,
+        build_tool=args.build_tool,
+        refresh=args.refresh,
+        on_progress=None if args.json else progress,
+    )
+    if args.json:
+        print(resolved.environment.model_dump_json(indent=2))
+    else:
+        print(resolved.environment.summary())
+        print(f"({'from cache' if resolved.from_cache else f'resolved in {resolved.seconds:.1f} s'})")
+    return 0
+
+
+async def _eval(args: argparse.Namespace) -> int:
+    manager = SessionManager(
+        limits=SessionLimits(default_timeout_seconds=args.timeout), worker_options=WorkerOptions(heap_mb=args.heap_mb)
+    )
+    failed = False
+    try:
+        for code in args.code:
+            print(f">>> {code}")
+            reply = await manager.run_snippet(
+                session_id="cli",
+                project_root=args.project_root,
+                code=code,
+                project_path=args.project,
+                source_set=args.source_set,
+                build_tool=args.build_tool,
+                progress=lambda line: print(line, file=sys.stderr),
+            )
+            result = reply_to_result(reply)
+            failed |= bool(result.is_error)
+            for block in result.content:
+                text = getattr(block, "text", None)
+                print(text if text is not None else f"[{block.mime_type} image, {len(block.data) * 3 // 4} bytes]")  # type: ignore[union-attr]
+    finally:
+        await manager.close_all()
+    return 1 if failed else 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "serve":
+            from .server import serve
+
+            serve(
+                limits=SessionLimits(
+                    idle_timeout_seconds=args.idle_timeout, max_sessions=args.max_sessions, default_timeout_seconds=args.timeout
+                ),
+                worker_options=WorkerOptions(heap_mb=args.heap_mb),
+            )
+            return 0
+        if args.command == "resolve":
+            return _resolve(args)
+        if args.command == "eval":
+            return asyncio.run(_eval(args))
+        from .demo import run_demo
+
+        return asyncio.run(run_demo())
+    except GradleReplError as error:
+        print(f"gradle-repl: {error}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

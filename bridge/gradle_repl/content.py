@@ -1,0 +1,79 @@
+"""Turns a snippet's reply into MCP content: the one place CallToolResults are made.
+
+Order: the result text, display frames as emitted (images as ImageContent), then what the snippet
+printed, stdout and stderr as trailing text blocks. An error is one TextContent "Error: …" (with
+anything printed before it folded in, so nothing is lost) and isError=true.
+"""
+
+from __future__ import annotations
+
+from mcp.types import CallToolResult, ImageContent, TextContent
+
+from .frames import DisplayFrame, ResultFrame, StreamFrame
+from .worker_process import Reply
+
+__all__ = ["reply_to_result", "error_result", "text_result"]
+
+Content = TextContent | ImageContent
+
+
+def text_result(text: str) -> CallToolResult:
+    return CallToolResult(content=[TextContent(type="text", text=text)])
+
+
+def error_result(message: str) -> CallToolResult:
+    return CallToolResult(content=[TextContent(type="text", text=f"Error: {message}")], is_error=True)
+
+
+def _display(frame: DisplayFrame) -> Content:
+    if frame.kind == "image":
+        return ImageContent(type="image", data=frame.data, mime_type=frame.mime)
+    if frame.kind == "html":
+        # HTML from a snippet is untrusted: it travels as labelled text, never rendered markup.
+        return TextContent(type="text", text=f"[html]\n{frame.data}")
+    return TextContent(type="text", text=frame.data)
+
+
+def _printed(frames: list[StreamFrame | DisplayFrame]) -> list[str]:
+    """Consecutive stdout/stderr frames merged into labelled blocks, in the order printed."""
+    blocks: list[tuple[str, str]] = []
+    for frame in frames:
+        if isinstance(frame, StreamFrame):
+            if blocks and blocks[-1][0] == frame.event:
+                blocks[-1] = (frame.event, blocks[-1][1] + frame.data)
+            else:
+                blocks.append((frame.event, frame.data))
+    return [f"[{stream}]\n{text.rstrip(chr(10))}" for stream, text in blocks]
+
+
+def _result_text(result: ResultFrame) -> list[Content]:
+    if result.value is None:
+        return [TextContent(type="text", text=f"OK (no value){_type_line(result)}")]
+    if result.value.kind == "image":
+        return [TextContent(type="text", text=f"{result.value.mime} image{_type_line(result)}"), _display(result.value)]
+    return [TextContent(type="text", text=f"{result.value.data}{_type_line(result)}")]
+
+
+def _type_line(result: ResultFrame) -> str:
+    return f"\n// type: {result.value_type}" if result.value_type and result.value_type != "kotlin.Unit" else ""
+
+
+def _truncation_note(result: ResultFrame) -> list[str]:
+    if result.truncated_bytes:
+        return [f"[output truncated: {result.truncated_bytes} bytes cut by the output limits]"]
+    return []
+
+
+def reply_to_result(reply: Reply) -> CallToolResult:
+    result = reply.result
+    if result.type == "error":
+        parts = [f"Error: {result.message}"]
+        if result.stack:
+            parts.append(result.stack)
+        parts += [*_printed(reply.frames), *_truncation_note(result)]
+        return CallToolResult(content=[TextContent(type="text", text="\n".join(parts))], is_error=True)
+    content: list[Content] = _result_text(result)
+    content += [TextContent(type="text", text=w) for w in result.warnings]
+    content += [_display(f) for f in reply.frames if isinstance(f, DisplayFrame)]
+    content += [TextContent(type="text", text=block) for block in _printed(reply.frames) + _truncation_note(result)]
+    return CallToolResult(content=content)

@@ -1,0 +1,44 @@
+"""README command (1): a real Kotlin session against sample-project, through the MCP server over stdio."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from mcp import Client, StdioServerParameters
+
+__all__ = ["run_demo", "SNIPPETS", "sample_project"]
+
+SNIPPETS = [
+    "val shelf = sample.classics\nshelf.books.map { sample.displayTitle(it.title) }",
+    "import sample.*\nshelf.publishedBefore(1930)",
+    "shelf.toJson()",
+    "import kotlinx.serialization.*\nimport kotlinx.serialization.json.*\n"
+    "@Serializable data class Loan(val title: String, val days: Int)\n"
+    'Json.decodeFromString<Loan>(Json.encodeToString(Loan("dubliners", 14)))',
+    "kotlinx.coroutines.runBlocking { averageYearByAuthor(shelf) }",
+    'println("printed"); markdown("**bold** text"); 6 * 7',
+    'error("a runtime error, trimmed to the snippet\'s frames")',
+]
+
+
+def sample_project() -> Path:
+    """sample-project in a source checkout (the demo needs its sources and build files)."""
+    candidate = Path(__file__).resolve().parents[2] / "sample-project"
+    if not (candidate / "pom.xml").is_file():
+        raise SystemExit("gradle-repl demo needs a source checkout: sample-project/ was not found")
+    return candidate
+
+
+async def run_demo() -> int:
+    project = str(sample_project())
+    server = StdioServerParameters(command=sys.executable, args=["-m", "gradle_repl", "serve"])
+    async with Client(server, read_timeout_seconds=600) as client:
+        tools = await client.list_tools()
+        print(f"MCP server gradle-repl: tools {', '.join(t.name for t in tools.tools)}")
+        for code in SNIPPETS:
+            result = await client.call_tool("run_kotlin_snippet", {"projectRoot": project, "code": code})
+            print("\n>>> " + code.replace("\n", "\n... "))
+            for block in result.content:
+                print(getattr(block, "text", None) or f"[{block.mime_type} image]")  # type: ignore[union-attr]
+    return 0

@@ -1,0 +1,99 @@
+"""Chooses the build tool and returns a project's REPL environment, from the cache when still valid."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from .build_inputs import hash_build_inputs, newest_source_mtime
+from .cache import CacheKey, EnvironmentCache
+from .environment import BuildTool, ReplEnvironment
+from .errors import BuildToolNotFound, GradleReplError
+from .gradle import find_gradle, is_gradle_project, resolve_gradle_environment
+from .maven import resolve_maven_environment
+from .process import ProgressCallback
+
+__all__ = ["BuildToolChoice", "Resolved", "choose_build_tool", "resolve_environment"]
+
+BuildToolChoice = Literal["auto", "gradle", "maven"]
+
+
+@dataclass(frozen=True)
+class Resolved:
+    environment: ReplEnvironment
+    from_cache: bool
+    seconds: float
+
+
+def _check_root(project_root: str | Path) -> Path:
+    root = Path(project_root).expanduser()
+    if not str(project_root).strip():
+        raise GradleReplError("projectRoot is empty; pass the absolute path of a Gradle or Maven project")
+    if not root.exists():
+        raise GradleReplError(f"projectRoot {root} does not exist")
+    if not root.is_dir():
+        raise GradleReplError(f"projectRoot {root} is not a directory")
+    return root.resolve()
+
+
+def choose_build_tool(root: Path, choice: BuildToolChoice) -> BuildTool:
+    """auto: Gradle when its build files exist and a Gradle can run, else Maven when a pom.xml exists."""
+    has_gradle = is_gradle_project(root)
+    has_maven = (root / "pom.xml").is_file()
+    if choice == "gradle":
+        if not has_gradle:
+            raise BuildToolNotFound(f"no settings.gradle(.kts) or build.gradle(.kts) in {root}")
+        return "gradle"
+    if choice == "maven":
+        if not has_maven:
+            raise BuildToolNotFound(f"no pom.xml in {root}")
+        return "maven"
+    if has_gradle:
+        try:
+            find_gradle(root)
+            return "gradle"
+        except BuildToolNotFound:
+            if not has_maven:
+                raise
+    if has_maven:
+        return "maven"
+    raise BuildToolNotFound(
+        f"{root} has no Gradle build (settings.gradle(.kts), build.gradle(.kts)) and no Maven build (pom.xml)"
+    )
+
+
+def resolve_environment(
+    project_root: str | Path,
+    *,
+    project_path: str = ":",
+    source_set: str = "main",
+    build_tool: BuildToolChoice = "auto",
+    refresh: bool = False,
+    on_progress: ProgressCallback | None = None,
+    cache: EnvironmentCache | None = None,
+) -> Resolved:
+    started = time.monotonic()
+    root = _check_root(project_root)
+    tool = choose_build_tool(root, build_tool)
+    cache = cache or EnvironmentCache()
+    inputs_hash = hash_build_inputs(root, tool)
+    key = CacheKey(
+        build_tool=tool, project_root=str(root), project_path=project_path, source_set=source_set,
+        build_inputs_hash=inputs_hash,
+    )
+    if not refresh:
+        cached = cache.get(key, sources_changed_after=newest_source_mtime(root))
+        if cached is not None:
+            return Resolved(cached, True, time.monotonic() - started)
+    # Taken before the build: a source edited while it runs must make this entry stale.
+    resolved_at = time.time()
+    if on_progress is not None:
+        on_progress(f"resolving {root} ({tool}, project {project_path}, source set {source_set})")
+    resolver = resolve_gradle_environment if tool == "gradle" else resolve_maven_environment
+    environment = resolver(root, project_path=project_path, source_set=source_set, on_progress=on_progress)
+    environment.build_inputs_hash = inputs_hash
+    environment.sources_stamp = resolved_at
+    cache.put(key, environment, resolved_at=resolved_at)
+    return Resolved(environment, False, time.monotonic() - started)

@@ -1,0 +1,192 @@
+"""The MCP server (stdio): thin tools over SessionManager and the resolver."""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import json
+import signal
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Annotated
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.types import CallToolResult, ToolAnnotations
+from pydantic import Field
+
+from .content import error_result, reply_to_result, text_result
+from .errors import GradleReplError
+from .resolve import BuildToolChoice, resolve_environment
+from .sessions import SessionLimits, SessionManager
+from .worker_process import WorkerOptions
+
+__all__ = ["build_server", "serve"]
+
+# Build tools print hundreds of lines; progress notifications at most this often keep clients calm.
+PROGRESS_INTERVAL_SECONDS = 0.25
+
+INSTRUCTIONS = """\
+Run Kotlin snippets inside a Gradle or Maven JVM project: its compiled classes, dependencies,
+JDK and Kotlin compiler plugins (kotlinx-serialization, all-open, ...). State (vals, funs,
+classes, imports) persists per sessionId like a notebook. Use it to try an API, inspect a data
+class, check a serializer or reproduce a bug without writing a test."""
+
+ProjectRoot = Annotated[str, Field(description="Absolute path of the Gradle or Maven project's root directory.")]
+ProjectPath = Annotated[
+    str, Field(description="Gradle project path (':' for the root, ':app' for a subproject) or Maven module (dir or artifactId).")
+]
+SourceSet = Annotated[str, Field(description="Source set whose classpath the snippet sees: 'main' or 'test' (or another Gradle source set).")]
+SessionId = Annotated[str, Field(description="Names the REPL session; calls with the same id share state.")]
+BuildToolArg = Annotated[
+    BuildToolChoice, Field(description="'auto' picks Gradle when its build files exist and a Gradle can run, else Maven.")
+]
+
+
+class _ProgressRelay:
+    """Carries build-tool lines from the resolver's thread to MCP progress notifications."""
+
+    def __init__(self, ctx: Context) -> None:
+        self._ctx = ctx
+        self._loop = asyncio.get_running_loop()
+        self._queue: asyncio.Queue[str] = asyncio.Queue()
+        self._step = 0
+        self._last = 0.0
+
+    def __call__(self, line: str) -> None:
+        self._loop.call_soon_threadsafe(self._queue.put_nowait, line)
+
+    async def pump(self) -> None:
+        while True:
+            line = await self._queue.get()
+            now = time.monotonic()
+            if now - self._last < PROGRESS_INTERVAL_SECONDS and not self._queue.empty():
+                continue
+            self._last = now
+            self._step += 1
+            await self._ctx.report_progress(self._step, None, line[:300])
+
+
+@asynccontextmanager
+async def _relay(ctx: Context) -> AsyncIterator[_ProgressRelay]:
+    relay = _ProgressRelay(ctx)
+    task = asyncio.create_task(relay.pump())
+    try:
+        yield relay
+    finally:
+        task.cancel()
+
+
+def build_server(manager: SessionManager) -> MCPServer:
+    @asynccontextmanager
+    async def lifespan(_: MCPServer) -> AsyncIterator[None]:
+        manager.start_eviction()
+        try:
+            yield
+        finally:
+            await manager.close_all()
+
+    server = MCPServer("gradle-repl", instructions=INSTRUCTIONS, lifespan=lifespan)
+
+    @server.tool(annotations=ToolAnnotations(open_world_hint=False))
+    async def run_kotlin_snippet(
+        projectRoot: ProjectRoot,
+        code: Annotated[str, Field(description="Kotlin code; the last expression's value is returned.")],
+        ctx: Context,
+        projectPath: ProjectPath = ":",
+        sourceSet: SourceSet = "main",
+        sessionId: SessionId = "default",
+        timeoutSeconds: Annotated[
+            float | None, Field(description="Stop the snippet after this many seconds (default 60).", gt=0, le=3600)
+        ] = None,
+        buildTool: BuildToolArg = "auto",
+    ) -> CallToolResult:
+        """Run Kotlin code in a REPL session with the project's classes, dependencies, JDK and compiler plugins.
+
+        The first call for a project builds it (cached until build files or sources change) and starts a JVM
+        (a few seconds); later calls take well under a second. Declarations, imports and values persist across
+        calls with the same sessionId; a session restarts when the project's build or sources changed.
+        In snippets: display(value), markdown(text), html(fragment), image(bytes or BufferedImage) show rich output;
+        println goes to the reply. Returns the last expression's value and type, then displays, then printed output.
+        Compile errors, exceptions (with a stack trimmed to the snippet) and timeouts come back with isError.
+        """
+        try:
+            async with _relay(ctx) as relay:
+                reply = await manager.run_snippet(
+                    session_id=sessionId,
+                    project_root=projectRoot,
+                    code=code,
+                    project_path=projectPath,
+                    source_set=sourceSet,
+                    build_tool=buildTool,
+                    timeout_seconds=timeoutSeconds,
+                    progress=relay,
+                )
+        except GradleReplError as error:
+            return error_result(str(error))
+        return reply_to_result(reply)
+
+    @server.tool(annotations=ToolAnnotations(destructive_hint=True, idempotent_hint=True, open_world_hint=False))
+    async def reset_kotlin_session(sessionId: SessionId = "default") -> CallToolResult:
+        """Hard-reset a session: its JVM is killed and all its state dropped; the next snippet starts fresh."""
+        if await manager.reset(sessionId):
+            return text_result(f"Session {sessionId!r} was reset; the next snippet starts a fresh JVM.")
+        return text_result(f"Session {sessionId!r} had no running JVM; nothing to reset.")
+
+    @server.tool(annotations=ToolAnnotations(destructive_hint=True, idempotent_hint=True, open_world_hint=False))
+    async def close_kotlin_session(sessionId: SessionId = "default") -> CallToolResult:
+        """Close a session and free its JVM (about 0.5 GB). Its state is gone."""
+        if await manager.close(sessionId):
+            return text_result(f"Session {sessionId!r} closed.")
+        return text_result(f"No session {sessionId!r}.")
+
+    @server.tool(annotations=ToolAnnotations(read_only_hint=True, open_world_hint=False))
+    async def list_kotlin_sessions() -> CallToolResult:
+        """List live sessions: id, project, source set, Kotlin version, JDK, snippets run, uptime, worker memory (JSON)."""
+        infos = [info.model_dump() for info in manager.list()]
+        return text_result(json.dumps(infos, indent=2) if infos else "No live sessions.")
+
+    @server.tool(annotations=ToolAnnotations(read_only_hint=True, open_world_hint=False))
+    async def resolve_gradle_environment(
+        projectRoot: ProjectRoot,
+        ctx: Context,
+        projectPath: ProjectPath = ":",
+        sourceSet: SourceSet = "main",
+        buildTool: BuildToolArg = "auto",
+        refresh: Annotated[bool, Field(description="Ignore the cache and run the build again.")] = False,
+    ) -> CallToolResult:
+        """Build the project and summarise what snippets would see: build tool, Kotlin version, JDK, classpath size,
+        compiler plugins. Cached until build files or sources change."""
+        try:
+            async with _relay(ctx) as relay:
+                resolved = await asyncio.to_thread(
+                    resolve_environment,
+                    projectRoot,
+                    project_path=projectPath,
+                    source_set=sourceSet,
+                    build_tool=buildTool,
+                    refresh=refresh,
+                    on_progress=relay,
+                )
+        except GradleReplError as error:
+            return error_result(str(error))
+        origin = "from cache" if resolved.from_cache else f"resolved in {resolved.seconds:.1f} s"
+        return text_result(f"{resolved.environment.summary()}\n({origin})")
+
+    return server
+
+
+def serve(*, limits: SessionLimits, worker_options: WorkerOptions) -> None:
+    """Runs the server on stdio until stdin closes or SIGTERM; workers never outlive it."""
+    manager = SessionManager(limits=limits, worker_options=worker_options)
+    # Last resort for exits that skip the lifespan's cleanup; workers also die with their parent.
+    atexit.register(manager.kill_all_now)
+
+    def on_sigterm(signum: int, frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, on_sigterm)
+    try:
+        build_server(manager).run("stdio")
+    except (SystemExit, KeyboardInterrupt):
+        manager.kill_all_now()
