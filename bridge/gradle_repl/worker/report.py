@@ -64,8 +64,9 @@ def format_diagnostic(diagnostic: Diagnostic, source: str) -> str:
     lines = source.splitlines()
     if not 1 <= diagnostic.line <= len(lines):
         return head
-    text = lines[diagnostic.line - 1].expandtabs(4)
-    caret = " " * (max(diagnostic.column or 1, 1) - 1) + "^"
+    text = lines[diagnostic.line - 1]
+    # Tabs stay tabs under the caret, so it lines up however the reader renders them.
+    caret = "".join(c if c == "\t" else " " for c in text[: max(diagnostic.column or 1, 1) - 1]) + "^"
     return f"{head}\n    {text}\n    {caret}"
 
 

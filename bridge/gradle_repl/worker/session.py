@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import os
+import re
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -26,6 +27,8 @@ INTERRUPT_GRACE_SECONDS = 3.0
 
 _HOST_RUNTIME_JARS = ("kotlin-stdlib-", "kotlin-script-runtime-")
 
+# Classes declared in snippet N live in class _N_repl; users know them by their own names.
+_SNIPPET_CLASS_PREFIX = re.compile(r"\b_\d+_repl\.")
 # Cause chains can be cyclic; a readable report never needs more than this many.
 _MAX_CAUSES = 20
 
@@ -179,7 +182,7 @@ class ReplSession:
                 )
             return ResultFrame(type="error", error_kind="runtime", message=headline, stack=stack, warnings=warnings)
         if kind == "Value":
-            value_type = str(result.getType())
+            value_type = _SNIPPET_CLASS_PREFIX.sub("", str(result.getType()))
             if outcome.renderError is not None:
                 headline, _ = format_throwable(_chain(outcome.renderError))
                 value = DisplayFrame(kind="text", mime="text/plain", data=f"<toString() threw {headline}>")

@@ -1,0 +1,78 @@
+"""Shared fixtures: isolated cache/log dirs, the sample project's real environment, real workers."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from gradle_repl.environment import ReplEnvironment
+from gradle_repl.resolve import resolve_environment
+from gradle_repl.worker_process import Reply, WorkerOptions, WorkerProcess
+
+REPO = Path(__file__).resolve().parents[1]
+SAMPLE_PROJECT = REPO / "sample-project"
+PROJECTS = Path(__file__).resolve().parent / "projects"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def isolated_state(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Caches and logs of a test run live in its own directories, so runs never see each other."""
+    base = tmp_path_factory.mktemp("gradle-repl-state")
+    saved = {k: os.environ.get(k) for k in ("GRADLE_REPL_CACHE_DIR", "GRADLE_REPL_LOG_DIR")}
+    os.environ["GRADLE_REPL_CACHE_DIR"] = str(base / "cache")
+    os.environ["GRADLE_REPL_LOG_DIR"] = str(base / "logs")
+    yield
+    for key, value in saved.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
+
+
+def copy_project(source: Path, destination: Path) -> Path:
+    """A private copy of a test project without build outputs, for tests that edit or build it."""
+    shutil.copytree(source, destination, ignore=shutil.ignore_patterns("target", "build", ".gradle"))
+    return destination
+
+
+@pytest.fixture(scope="session")
+def sample_env() -> ReplEnvironment:
+    """sample-project resolved through real Maven (the build tool this machine can run)."""
+    return resolve_environment(SAMPLE_PROJECT, build_tool="maven").environment
+
+
+class SyncWorker:
+    """A real worker process driven from synchronous tests through a private event loop."""
+
+    def __init__(self, environment: ReplEnvironment, options: WorkerOptions | None = None) -> None:
+        self._loop = asyncio.new_event_loop()
+        self.process: WorkerProcess = self._loop.run_until_complete(
+            WorkerProcess.launch(environment, options or WorkerOptions(heap_mb=512), label="test")
+        )
+
+    def eval(self, code: str, *, timeout: float = 60.0) -> Reply:
+        return self._loop.run_until_complete(self.process.evaluate(code, timeout_seconds=timeout))
+
+    def value(self, code: str) -> str:
+        """The rendered value of a snippet that must succeed."""
+        reply = self.eval(code)
+        assert reply.result.type == "success", reply.result.message + "\n" + reply.result.stack
+        assert reply.result.value is not None, "the snippet produced no value"
+        return reply.result.value.data
+
+    def close(self) -> None:
+        self._loop.run_until_complete(self.process.stop())
+        self._loop.close()
+
+
+@pytest.fixture(scope="module")
+def sample_worker(sample_env: ReplEnvironment) -> Iterator[SyncWorker]:
+    """One worker shared by a module's tests where the session's state doesn't matter."""
+    worker = SyncWorker(sample_env)
+    yield worker
+    worker.close()

@@ -1,0 +1,3 @@
+plugins {
+    kotlin("jvm") version "2.3.21" apply false
+}

@@ -1,0 +1,86 @@
+"""The marker parser turns realistic Gradle transcripts into a ReplEnvironment, or says what's missing."""
+
+import pytest
+
+from gradle_repl.environment import MARKER, ReplEnvironment, parse_markers
+from gradle_repl.errors import EnvironmentIncomplete
+
+TRANSCRIPT = f"""\
+Starting a Gradle Daemon (subsequent builds will be faster)
+> Task :compileKotlin
+w: file:///p/src/Main.kt:3:5 Variable 'x' is never used
+> Task :classes
+> Task :resolveReplEnvironment
+{MARKER} projectPath=:app
+{MARKER} sourceSet=main
+{MARKER} classpath=/home/me/My Projects/app/build/classes/kotlin/main
+{MARKER} classpath=/home/me/.m2/a=b/lib.jar
+{MARKER} javaExecutable=/opt/jdk 17/bin/java
+{MARKER} javaHome=/opt/jdk 17
+Deprecated Gradle features were used in this build
+{MARKER} kotlinVersion=2.3.21
+{MARKER} pluginClasspath=/cache/kotlin-serialization-compiler-plugin-embeddable-2.3.21.jar
+{MARKER} pluginClasspath=/cache/kotlin-scripting-compiler-embeddable-2.3.21.jar
+{MARKER} pluginOption=plugin:org.jetbrains.kotlin.allopen:annotation=a.B
+{MARKER} compilerArg=-opt-in=kotlin.RequiresOptIn
+{MARKER} jvmTarget=17
+{MARKER} warning=compiler plugin options not readable: NoSuchMethodException
+{MARKER} replHostClasspath=/cache/kotlin-compiler-embeddable-2.3.21.jar
+{MARKER} end=true
+
+BUILD SUCCESSFUL in 4s
+"""
+
+
+def parse(text: str) -> ReplEnvironment:
+    return parse_markers(text.splitlines(True), build_tool="gradle", project_root="/p", project_path=":app", source_set="main")
+
+
+def test_parses_markers_among_gradle_noise():
+    """Every key is read in order; non-marker lines (tasks, warnings, BUILD SUCCESSFUL) are ignored."""
+    env = parse(TRANSCRIPT)
+    assert env.classpath == ["/home/me/My Projects/app/build/classes/kotlin/main", "/home/me/.m2/a=b/lib.jar"]
+    assert env.java_home == "/opt/jdk 17"
+    assert env.java_executable == "/opt/jdk 17/bin/java"
+    assert env.kotlin_version == "2.3.21"
+    assert env.jvm_target == "17"
+    assert env.compiler_args == ["-opt-in=kotlin.RequiresOptIn"]
+    assert env.warnings == ["compiler plugin options not readable: NoSuchMethodException"]
+    assert env.repl_host_classpath == ["/cache/kotlin-compiler-embeddable-2.3.21.jar"]
+
+
+def test_paths_with_spaces_and_equals_signs_stay_intact():
+    """Only the first '=' separates key and value."""
+    env = parse(TRANSCRIPT)
+    assert "/home/me/.m2/a=b/lib.jar" in env.classpath
+
+
+def test_compiler_options_drop_the_scripting_plugin_and_keep_real_plugins():
+    """KGP's plugin classpath carries the scripting compiler; only real plugins become -Xplugin."""
+    options = parse(TRANSCRIPT).compiler_options()
+    assert options[0] == "-Xplugin=/cache/kotlin-serialization-compiler-plugin-embeddable-2.3.21.jar"
+    assert not any("scripting" in o for o in options)
+    assert options[1:3] == ["-P", "plugin:org.jetbrains.kotlin.allopen:annotation=a.B"]
+    assert options[-2:] == ["-jvm-target", "17"]
+
+
+def test_truncated_run_is_detected():
+    """Without the end marker the run was cut off, even when every required key was seen."""
+    cut = TRANSCRIPT.split(f"{MARKER} end=true")[0]
+    with pytest.raises(EnvironmentIncomplete, match="ended before"):
+        parse(cut)
+
+
+def test_missing_keys_are_all_named():
+    """A complete run that lacks required facts names each of them."""
+    lines = [f"{MARKER} classpath=/x.jar", f"{MARKER} kotlinVersion=2.3.21", f"{MARKER} end=true"]
+    with pytest.raises(EnvironmentIncomplete) as error:
+        parse("\n".join(lines))
+    for key in ("javaExecutable", "javaHome", "replHostClasspath"):
+        assert key in str(error.value)
+
+
+def test_windows_line_endings_and_prefixed_lines():
+    """CRLF output and a log prefix before the marker still parse."""
+    text = TRANSCRIPT.replace("\n", "\r\n").replace(f"{MARKER} javaHome", f"[stdout] {MARKER} javaHome")
+    assert parse(text).java_home == "/opt/jdk 17"

@@ -1,0 +1,68 @@
+"""Diagnostics and stack traces are rendered for a Kotlin developer: snippet lines, no REPL internals."""
+
+from gradle_repl.worker.report import Diagnostic, StackFrame, ThrowableInfo, format_diagnostic, format_throwable
+
+SNIPPET = "val a = 1\nval b = a +\tundefinedName\n"
+
+
+def test_diagnostic_shows_position_line_and_caret():
+    text = format_diagnostic(Diagnostic("ERROR", "Unresolved reference 'undefinedName'.", 2, 13), SNIPPET)
+    assert text.splitlines() == [
+        "error: Unresolved reference 'undefinedName'. (line 2, col 13)",
+        "    val b = a +\tundefinedName",
+        "               \t^",
+    ]
+
+
+def test_diagnostic_without_location_is_one_line():
+    assert format_diagnostic(Diagnostic("ERROR", "Incomplete code"), SNIPPET) == "error: Incomplete code"
+
+
+def frame(cls: str, method: str, file: str | None, line: int = 1) -> StackFrame:
+    return StackFrame(cls, method, file, line)
+
+
+REPL_TAIL = (
+    frame("jdk.internal.reflect.NativeMethodAccessorImpl", "invoke0", None, -2),
+    frame("java.lang.reflect.Method", "invoke", "Method.java", 568),
+    frame("org.jetbrains.kotlin.scripting.compiler.plugin.impl.K2ReplEvaluator", "evalSnippet", "K2ReplEvaluator.kt", 65),
+    frame("gradlerepl.host.ReplDriver", "evaluate", "ReplDriver.kt", 80),
+    frame("java.lang.Thread", "run", "Thread.java", 840),
+)
+
+
+def test_stack_is_trimmed_below_the_last_snippet_frame():
+    """Project code called from the snippet stays; reflection and REPL frames below it go."""
+    info = ThrowableInfo(
+        "java.lang.IllegalStateException",
+        "boom",
+        (
+            frame("sample.BooksKt", "parseShelf", "Books.kt", 19),
+            frame("_3_repl", "helper", "_3.repl.kts", 2),
+            frame("_4_repl", "$$eval", "_4.repl.kts", 1),
+            *REPL_TAIL,
+        ),
+    )
+    headline, stack = format_throwable([info])
+    assert headline == "java.lang.IllegalStateException: boom"
+    assert stack.splitlines() == [
+        "    at sample.BooksKt.parseShelf(Books.kt:19)",
+        "    at _3_repl.helper(_3.repl.kts:2)",
+        "    at _4_repl.$$eval(_4.repl.kts:1)",
+        "    ... 5 more (REPL internals)",
+    ]
+
+
+def test_causes_are_included_and_trimmed_too():
+    outer = ThrowableInfo("java.lang.RuntimeException", "wrapper", (frame("_1_repl", "$$eval", "_1.repl.kts", 3), *REPL_TAIL))
+    cause = ThrowableInfo("java.io.IOException", None, (frame("java.io.File", "open", "File.java", 9), frame("_1_repl", "f", "_1.repl.kts", 1)))
+    _, stack = format_throwable([outer, cause])
+    lines = stack.splitlines()
+    assert "Caused by: java.io.IOException" in lines
+    assert lines[-2:] == ["    at java.io.File.open(File.java:9)", "    at _1_repl.f(_1.repl.kts:1)"]
+
+
+def test_exception_from_a_thread_without_snippet_frames_stops_at_repl_machinery():
+    info = ThrowableInfo("java.lang.Error", "x", (frame("a.B", "c", "B.kt", 1), *REPL_TAIL))
+    _, stack = format_throwable([info])
+    assert stack.splitlines() == ["    at a.B.c(B.kt:1)", "    ... 5 more (REPL internals)"]

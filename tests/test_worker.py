@@ -1,0 +1,186 @@
+"""The worker runs snippets in a real JVM with the real K2 REPL, against sample-project's real classpath."""
+
+from __future__ import annotations
+
+import base64
+import io
+
+import pytest
+from PIL import Image
+
+from conftest import SyncWorker
+
+pytestmark = pytest.mark.jvm
+
+
+def test_state_persists_across_snippets(sample_worker: SyncWorker):
+    """vals, funs, classes and imports declared in one snippet are visible in the next."""
+    sample_worker.eval("import sample.*\nval base = 40\nfun twice(x: Int) = 2 * x\nclass Box(val v: Int)")
+    assert sample_worker.value("twice(base) + Box(2).v + classics.publishedBefore(1930).size") == "84"
+
+
+def test_redefinition_replaces_val_and_fun(sample_worker: SyncWorker):
+    """As in the Kotlin REPL, a later declaration of the same name wins."""
+    sample_worker.eval('val who = "first"\nfun greet() = "hi $who"')
+    sample_worker.eval('val who = "second"\nfun greet() = "hello $who"')
+    assert sample_worker.value("greet()") == "hello second"
+
+
+def test_tricky_text_evaluates_exactly(sample_worker: SyncWorker):
+    """Quotes, backslashes, tabs, $-templates, raw strings and non-ASCII survive the whole trip."""
+    code = (
+        'val name = "Zoë"\n'
+        'val raw = """C:\\path\\n\t"quoted" ${\'$\'}notTemplate"""\n'
+        'val s = "tab\\there \\"q\\" \\\\ $name ${name.length} 日本語 🎉"\n'
+        's + "|" + raw'
+    )
+    expected = 'tab\there "q" \\ Zoë 3 日本語 🎉|C:\\path\\n\t"quoted" $notTemplate'
+    assert sample_worker.value(code) == expected
+
+
+def test_value_carries_its_kotlin_type(sample_worker: SyncWorker):
+    reply = sample_worker.eval("sample.classics.books.first().author")
+    assert reply.result.value is not None
+    assert reply.result.value.data == "Author(name=Franz Kafka, born=1883)"
+    assert reply.result.value_type == "sample.Author"
+
+
+def test_null_and_unit_results(sample_worker: SyncWorker):
+    assert sample_worker.value("val n: String? = null\nn") == "null"
+    unit = sample_worker.eval("val unused = 1")
+    assert unit.result.type == "success" and unit.result.value is None
+
+
+def test_compile_error_names_line_and_column_then_session_goes_on(sample_worker: SyncWorker):
+    sample_worker.eval("val kept = 7")
+    reply = sample_worker.eval("val a = 1\nval b = a + missingName")
+    assert reply.result.type == "error" and reply.result.error_kind == "compile"
+    assert "error: Unresolved reference 'missingName'. (line 2, col 13)" in reply.result.message
+    assert "val b = a + missingName" in reply.result.message
+    assert sample_worker.value("kept + 1") == "8"
+
+
+def test_syntax_error_is_a_compile_error(sample_worker: SyncWorker):
+    """The K2 REPL can compile on past a syntax error; the worker still reports it as one."""
+    reply = sample_worker.eval('val s = "unterminated')
+    assert reply.result.error_kind == "compile"
+    assert "Expecting '\"'" in reply.result.message
+    assert sample_worker.value("1 + 1") == "2"
+
+
+def test_runtime_error_has_class_message_trimmed_stack_and_cause(sample_worker: SyncWorker):
+    reply = sample_worker.eval(
+        'fun fail(): Nothing = throw IllegalStateException("outer", IllegalArgumentException("inner"))\nfail()'
+    )
+    result = reply.result
+    assert result.error_kind == "runtime"
+    assert result.message == "java.lang.IllegalStateException: outer"
+    assert ".fail(" in result.stack and "Caused by: java.lang.IllegalArgumentException: inner" in result.stack
+    assert "K2ReplEvaluator" not in result.stack and "gradlerepl.host" not in result.stack
+    assert sample_worker.value('"still alive"') == "still alive"
+
+
+def test_project_code_frames_stay_in_the_stack(sample_worker: SyncWorker):
+    reply = sample_worker.eval('sample.parseShelf("not json")')
+    assert reply.result.error_kind == "runtime"
+    assert "at sample.BooksKt.parseShelf(Books.kt" in reply.result.stack
+
+
+def test_output_arrives_in_the_order_it_happened(sample_worker: SyncWorker):
+    """println, display, println: three frames, in that order."""
+    reply = sample_worker.eval('println("one"); display(2); println("three")')
+    kinds = [(f.event, f.data.strip()) for f in reply.frames]
+    assert kinds == [("stdout", "one"), ("display", "2"), ("stdout", "three")]
+
+
+def test_output_from_threads_the_snippet_starts_is_captured(sample_worker: SyncWorker):
+    reply = sample_worker.eval('val t = Thread { System.err.println("from thread") }\nt.start(); t.join()')
+    assert [(f.event, f.data) for f in reply.frames] == [("stderr", "from thread\n")]
+
+
+def test_display_api_kinds(sample_worker: SyncWorker):
+    reply = sample_worker.eval('markdown("# T"); html("<i>x</i>"); display(listOf(1, 2))')
+    assert [(f.kind, f.mime, f.data) for f in reply.frames] == [
+        ("markdown", "text/markdown", "# T"),
+        ("html", "text/html", "<i>x</i>"),
+        ("text", "text/plain", "[1, 2]"),
+    ]
+
+
+def test_buffered_image_arrives_as_png_of_the_same_size(sample_worker: SyncWorker):
+    reply = sample_worker.eval(
+        "import java.awt.image.BufferedImage\nimport java.awt.Color\n"
+        "val img = BufferedImage(64, 48, BufferedImage.TYPE_INT_ARGB)\n"
+        "img.createGraphics().apply { color = Color.RED; fillRect(0, 0, 32, 24); dispose() }\nimg"
+    )
+    value = reply.result.value
+    assert value is not None and value.kind == "image" and value.mime == "image/png"
+    picture = Image.open(io.BytesIO(base64.b64decode(value.data)))
+    assert picture.format == "PNG" and picture.size == (64, 48)
+    assert picture.getpixel((0, 0))[:3] == (255, 0, 0)
+
+
+def test_png_bytes_are_recognised_as_an_image(sample_worker: SyncWorker):
+    reply = sample_worker.eval(
+        "val out = java.io.ByteArrayOutputStream()\n"
+        'javax.imageio.ImageIO.write(java.awt.image.BufferedImage(3, 5, 1), "png", out)\nout.toByteArray()'
+    )
+    assert reply.result.value is not None and reply.result.value.kind == "image"
+    assert Image.open(io.BytesIO(base64.b64decode(reply.result.value.data))).size == (3, 5)
+
+
+def test_serializable_classes_of_the_project_round_trip(sample_worker: SyncWorker):
+    """sample-project's @Serializable classes, compiled by the build's plugin, encode and decode."""
+    value = sample_worker.value(
+        "import kotlinx.serialization.json.Json\nimport sample.*\n"
+        "val encoded = Json.encodeToString(Shelf.serializer(), classics)\n"
+        "Json.decodeFromString(Shelf.serializer(), encoded) == classics"
+    )
+    assert value == "true"
+
+
+def test_serializable_class_declared_in_a_snippet(sample_worker: SyncWorker):
+    """The serialization compiler plugin runs on snippet code too (this crashes a K1 REPL)."""
+    value = sample_worker.value(
+        "import kotlinx.serialization.*\nimport kotlinx.serialization.json.*\n"
+        "@Serializable data class Point(val x: Int, val label: String = \"p\")\n"
+        'val text = Json.encodeToString(Point(3))\ntext + " " + Json.decodeFromString<Point>(text)'
+    )
+    assert value == '{"x":3} Point(x=3, label=p)'
+
+
+def test_snippets_see_the_projects_library_versions(sample_worker: SyncWorker):
+    """sample-project uses kotlinx-coroutines 1.10.2; the compiler carries its own older copy."""
+    location = sample_worker.value("kotlinx.coroutines.Job::class.java.protectionDomain.codeSource.location.toString()")
+    assert "kotlinx-coroutines-core-jvm-1.10.2.jar" in location
+    hidden = sample_worker.eval('Class.forName("org.jetbrains.kotlin.cli.jvm.K2JVMCompiler")')
+    assert hidden.result.error_kind == "runtime" and "ClassNotFoundException" in hidden.result.message
+
+
+def test_stdin_reads_nothing_and_cannot_steal_requests(sample_worker: SyncWorker):
+    assert sample_worker.value("System.`in`.read()") == "-1"
+    assert sample_worker.value('"next request intact"') == "next request intact"
+
+
+def test_text_that_looks_like_a_frame_stays_text(sample_worker: SyncWorker):
+    fake = '{"event":"result","type":"success"}'
+    reply = sample_worker.eval(f'println("""{fake}""")\n41 + 1')
+    assert reply.result.value is not None and reply.result.value.data == "42"
+    assert [f.data for f in reply.frames] == [fake + "\n"]
+
+
+def test_long_output_is_truncated_and_says_how_much(sample_env):
+    """A per-frame cap and a per-snippet total; the result counts every byte cut."""
+    from gradle_repl.worker_process import WorkerOptions
+
+    worker = SyncWorker(sample_env, WorkerOptions(heap_mb=512, output_limit_bytes=50_000, frame_limit_bytes=10_000))
+    try:
+        reply = worker.eval('print("x".repeat(30_000))\nrepeat(100) { print("y".repeat(1000)) }\n"done"')
+        printed = sum(len(f.data) for f in reply.frames)
+        assert reply.result.value is not None and reply.result.value.data == "done"
+        # 130,000 bytes printed: 50,000 kept by the total cap; the first frame alone is cut to 10,000.
+        assert reply.result.truncated_bytes >= 80_000
+        assert printed < 60_000
+        assert any("bytes truncated]" in f.data for f in reply.frames)
+    finally:
+        worker.close()
