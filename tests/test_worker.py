@@ -184,3 +184,13 @@ def test_long_output_is_truncated_and_says_how_much(sample_env):
         assert any("bytes truncated]" in f.data for f in reply.frames)
     finally:
         worker.close()
+
+
+def test_first_snippet_failing_to_compile_leaves_the_session_usable(sample_env):
+    """The K2 REPL puts shared state into the first compiled snippet; a failed first one must not poison the rest."""
+    worker = SyncWorker(sample_env)
+    try:
+        assert worker.eval('val x: Int = "s"').result.error_kind == "compile"
+        assert worker.value('println("ok"); 5') == "5"
+    finally:
+        worker.close()

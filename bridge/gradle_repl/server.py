@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import json
+import os
 import signal
 import time
 from collections.abc import AsyncIterator
@@ -183,10 +184,13 @@ def serve(*, limits: SessionLimits, worker_options: WorkerOptions) -> None:
     atexit.register(manager.kill_all_now)
 
     def on_sigterm(signum: int, frame: object) -> None:
-        raise SystemExit(128 + signum)
+        # The stdio transport blocks in a reader thread that no exception reaches; stop the
+        # workers here and leave at once. There is nothing else to flush.
+        manager.kill_all_now()
+        os._exit(0)
 
     signal.signal(signal.SIGTERM, on_sigterm)
     try:
         build_server(manager).run("stdio")
-    except (SystemExit, KeyboardInterrupt):
+    except KeyboardInterrupt:
         manager.kill_all_now()

@@ -7,6 +7,7 @@ resolution (run in a thread), proceed in parallel.
 from __future__ import annotations
 
 import asyncio
+import signal
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -23,6 +24,8 @@ __all__ = ["SessionManager", "SessionInfo", "SessionLimits", "MAX_CODE_BYTES"]
 # Larger snippets are almost certainly a mistake (a pasted file or binary); the compiler would
 # spend minutes on them.
 MAX_CODE_BYTES = 1_000_000
+# On SIGTERM or interpreter exit: how long workers get after SIGTERM before SIGKILL.
+KILL_ALL_GRACE_SECONDS = 2.0
 # How often idle sessions are looked for.
 EVICTION_POLL_SECONDS = 5.0
 
@@ -187,9 +190,15 @@ class SessionManager:
         await asyncio.gather(*(self.close(sid) for sid in list(self._sessions)), return_exceptions=True)
 
     def kill_all_now(self) -> None:
-        for session in self._sessions.values():
-            if session.worker is not None:
-                session.worker.kill_now()
+        """Stops every worker without an event loop: SIGTERM, a short grace, then SIGKILL."""
+        workers = [s.worker for s in self._sessions.values() if s.worker is not None]
+        for worker in workers:
+            worker.signal(signal.SIGTERM)
+        deadline = time.monotonic() + KILL_ALL_GRACE_SECONDS
+        while any(w.alive_by_pid() for w in workers) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        for worker in workers:
+            worker.signal(signal.SIGKILL)
 
     async def _evict_idle_forever(self) -> None:
         while True:

@@ -191,13 +191,21 @@ class WorkerProcess:
         self.shutdown_path = "killed"
         return "killed"
 
-    def kill_now(self) -> None:
-        """For interpreter exit paths where no event loop can wait."""
+    def signal(self, sig: int) -> None:
+        """For exit paths where no event loop can wait."""
         if self._process.returncode is None:
             try:
-                os.kill(self._process.pid, signal.SIGKILL)
+                os.kill(self._process.pid, sig)
             except ProcessLookupError:
                 pass
+
+    def alive_by_pid(self) -> bool:
+        """Whether the process still runs (or is an unreaped zombie no more), without the event loop."""
+        try:
+            state = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            return False
+        return state != "Z"
 
     def rss_bytes(self) -> int | None:
         try:

@@ -13,6 +13,7 @@ from typing import Any
 import jpype
 
 from ..frames import DisplayFrame, EvalRequest, ReadyFrame, ResultFrame, StartRequest, StreamFrame
+from ..errors import WorkerFailed
 from .facade import build_facade
 from .jvm import start_jvm
 from .report import Diagnostic, StackFrame, ThrowableInfo, format_diagnostic, format_throwable
@@ -25,6 +26,7 @@ POLL_INTERVAL_MS = 20
 # After Thread.interrupt(), how long a snippet gets to stop before the worker gives up on it.
 INTERRUPT_GRACE_SECONDS = 3.0
 
+WARM_UP_SNIPPET = "kotlin.Unit"
 _HOST_RUNTIME_JARS = ("kotlin-stdlib-", "kotlin-script-runtime-")
 
 # Classes declared in snippet N live in class _N_repl; users know them by their own names.
@@ -71,6 +73,7 @@ class ReplSession:
             env.compiler_options(),
         )
         session = cls(request, driver, output, facade_class("gradlerepl.runtime.Renderer"))
+        session._warm_up()
         ready = ReadyFrame(
             pid=os.getpid(),
             kotlin_version=env.kotlin_version,
@@ -79,6 +82,21 @@ class ReplSession:
             startup_ms=int((time.monotonic() - started) * 1000),
         )
         return session, ready
+
+    def _warm_up(self) -> None:
+        """Runs a first snippet that cannot fail.
+
+        The K2 REPL emits its shared state class into the first snippet it compiles; if a user's
+        first snippet failed to compile, every later one would fail with NoClassDefFoundError.
+        It also loads the compiler, so the user's first snippet comes back as fast as later ones.
+        """
+        running = self._driver.start(WARM_UP_SNIPPET)
+        running.join(0)  # Thread.join(0): wait until done
+        outcome = running.getOutcome()
+        if outcome is None or not outcome.compiled or outcome.result is None:
+            detail = [str(d.getMessage()) for d in outcome.diagnostics] if outcome is not None else []
+            raise WorkerFailed(f"the Kotlin REPL failed its warm-up snippet: {detail}")
+        self._output.drain()
 
     def evaluate(self, request: EvalRequest, send: Send) -> None:
         started = time.monotonic()

@@ -1,0 +1,187 @@
+"""The real MCP server over stdio, driven by the mcp SDK's client."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import anyio
+import pytest
+from mcp import Client, StdioServerParameters
+from mcp.types import ImageContent, TextContent
+
+from conftest import SAMPLE_PROJECT
+
+pytestmark = [pytest.mark.jvm, pytest.mark.anyio]
+
+PROJECT = str(SAMPLE_PROJECT)
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def server_params(*extra: str) -> StdioServerParameters:
+    return StdioServerParameters(command=sys.executable, args=["-m", "gradle_repl", "serve", *extra], env=dict(os.environ))
+
+
+def text(result) -> str:
+    return "\n".join(block.text for block in result.content if isinstance(block, TextContent))
+
+
+async def run(client: Client, code: str, **arguments):
+    return await client.call_tool(
+        "run_kotlin_snippet", {"projectRoot": PROJECT, "code": code, "buildTool": "maven", **arguments}
+    )
+
+
+async def test_tools_are_listed_with_schemas():
+    async with Client(server_params()) as client:
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+    assert set(tools) == {
+        "run_kotlin_snippet", "reset_kotlin_session", "close_kotlin_session", "list_kotlin_sessions",
+        "resolve_gradle_environment",
+    }
+    schema = tools["run_kotlin_snippet"].input_schema
+    assert set(schema["required"]) == {"projectRoot", "code"}
+    for name in ("projectPath", "sourceSet", "sessionId", "timeoutSeconds", "buildTool"):
+        assert schema["properties"][name].get("description"), name
+    assert tools["run_kotlin_snippet"].description and "sessionId" in tools["run_kotlin_snippet"].description
+
+
+async def test_state_is_per_session_and_reset_loses_it():
+    async with Client(server_params(), read_timeout_seconds=300) as client:
+        first = await run(client, "val answer = 41", sessionId="a")
+        assert not first.is_error, text(first)
+        assert text(await run(client, "answer + 1", sessionId="a")).startswith("42")
+        other = await run(client, "answer", sessionId="b")
+        assert other.is_error and "Unresolved reference 'answer'" in text(other)
+        sessions = text(await client.call_tool("list_kotlin_sessions", {}))
+        assert '"session_id": "a"' in sessions and '"session_id": "b"' in sessions and "2.3.21" in sessions
+        reset = await client.call_tool("reset_kotlin_session", {"sessionId": "a"})
+        assert "reset" in text(reset)
+        after = await run(client, "answer", sessionId="a")
+        assert after.is_error and "Unresolved reference" in text(after)
+
+
+async def test_content_order_result_then_displays_then_output():
+    async with Client(server_params(), read_timeout_seconds=300) as client:
+        result = await run(
+            client,
+            'import java.awt.image.BufferedImage\nprintln("printed")\n'
+            'image(BufferedImage(4, 4, BufferedImage.TYPE_INT_RGB))\nmarkdown("*md*")\n"value"',
+        )
+    assert not result.is_error
+    kinds = [(type(b).__name__, getattr(b, "text", getattr(b, "mime_type", None))) for b in result.content]
+    assert kinds == [
+        ("TextContent", "value\n// type: kotlin.String"),
+        ("ImageContent", "image/png"),
+        ("TextContent", "*md*"),
+        ("TextContent", "[stdout]\nprinted"),
+    ]
+    assert isinstance(result.content[1], ImageContent) and result.content[1].data
+
+
+async def test_errors_set_is_error_with_one_text_block():
+    async with Client(server_params(), read_timeout_seconds=300) as client:
+        compile_error = await run(client, "val x: Int = \"s\"")
+        runtime_error = await run(client, 'println("before"); throw RuntimeException("boom")')
+        bad_root = await client.call_tool("run_kotlin_snippet", {"projectRoot": "/does/not/exist", "code": "1"})
+        empty = await run(client, "   ")
+        still_fine = await run(client, "1 + 1")
+    assert compile_error.is_error and text(compile_error).startswith("Error: error: ")
+    assert runtime_error.is_error and len(runtime_error.content) == 1
+    assert text(runtime_error).startswith("Error: java.lang.RuntimeException: boom")
+    assert "[stdout]\nbefore" in text(runtime_error)
+    assert bad_root.is_error and "does not exist" in text(bad_root)
+    assert empty.is_error and "code is empty" in text(empty)
+    assert text(still_fine).startswith("2")
+
+
+async def test_resolve_tool_summarises_the_environment():
+    async with Client(server_params(), read_timeout_seconds=300) as client:
+        result = await client.call_tool("resolve_gradle_environment", {"projectRoot": PROJECT, "buildTool": "maven"})
+    summary = text(result)
+    assert "Kotlin version:    2.3.21" in summary and "kotlin-serialization-compiler-plugin-embeddable" in summary
+
+
+def _children(pid: int) -> list[int]:
+    out = subprocess.run(["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True, text=True).stdout
+    return [int(p) for p in out.split()]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    stat = Path(f"/proc/{pid}/stat")
+    return not (stat.exists() and stat.read_text().split()[2] == "Z")
+
+
+def _start_server_with_worker() -> tuple[subprocess.Popen[bytes], int]:
+    """A raw server process with one live session; returns it and its worker's pid."""
+    import json
+
+    server = subprocess.Popen(
+        [sys.executable, "-m", "gradle_repl", "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+    )
+    assert server.stdin and server.stdout
+
+    def send(message: dict) -> None:
+        server.stdin.write((json.dumps(message) + "\n").encode())
+        server.stdin.flush()
+
+    def receive(request_id: int) -> dict:
+        while True:
+            message = json.loads(server.stdout.readline())
+            if message.get("id") == request_id:
+                return message
+
+    send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+    receive(1)
+    send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "run_kotlin_snippet", "arguments": {"projectRoot": PROJECT, "code": "1", "buildTool": "maven"}}})
+    reply = receive(2)
+    assert reply["result"]["isError"] is False, reply
+    workers = _children(server.pid)
+    assert len(workers) == 1
+    return server, workers[0]
+
+
+def _wait_gone(pid: int, seconds: float = 10.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if not _alive(pid):
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def test_kill_9_of_the_server_leaves_no_worker():
+    server, worker = _start_server_with_worker()
+    server.kill()
+    server.wait()
+    assert _wait_gone(worker), f"worker {worker} outlived its killed server"
+
+
+def test_sigterm_stops_server_and_workers_cleanly():
+    server, worker = _start_server_with_worker()
+    server.send_signal(signal.SIGTERM)
+    assert server.wait(timeout=20) == 0
+    assert _wait_gone(worker)
+
+
+def test_closing_stdin_ends_server_and_workers():
+    server, worker = _start_server_with_worker()
+    assert server.stdin
+    server.stdin.close()
+    assert server.wait(timeout=30) == 0
+    assert _wait_gone(worker)
