@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -95,6 +96,9 @@ def resolve_maven_environment(
         "help:effective-pom",
         f"-Doutput={_OUT_DIR}/effective-pom.xml",
     ]
+    # Outputs of an earlier run must never be mistaken for this run's.
+    for directory in {root / _OUT_DIR, module / _OUT_DIR}:
+        shutil.rmtree(directory, ignore_errors=True)
     outcome = run_streaming(command, cwd=root, timeout_seconds=MAVEN_TIMEOUT_SECONDS, on_line=on_progress)
     if outcome.timed_out:
         raise BuildFailed(f"Maven did not finish within {MAVEN_TIMEOUT_SECONDS:g} s")
@@ -105,7 +109,11 @@ def resolve_maven_environment(
         raise BuildFailed(f"Maven finished but wrote no classpath to {classpath_file}")
     dependencies = [p for p in classpath_file.read_text(encoding="utf-8").strip().split(os.pathsep) if p]
     outputs = [module / "target" / "classes"] + ([module / "target" / "test-classes"] if test else [])
-    pom = _effective_pom(module / _OUT_DIR / "effective-pom.xml", _artifact_id(module / "pom.xml"))
+    # help:effective-pom runs once as an aggregator in a reactor: its file lands in the root.
+    effective = next((d / "effective-pom.xml" for d in (module / _OUT_DIR, root / _OUT_DIR) if (d / "effective-pom.xml").is_file()), None)
+    if effective is None:
+        raise BuildFailed("Maven finished but wrote no effective POM")
+    pom = _effective_pom(effective, _artifact_id(module / "pom.xml"))
     kotlin = _kotlin_settings(pom)
     java_home = _java_home(outcome.lines)
     plugin_artifacts = sorted({_PLUGINS[name][0] for name in kotlin.plugins if name in _PLUGINS})
