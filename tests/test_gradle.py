@@ -1,0 +1,144 @@
+"""The Gradle path: command line, failure text and wrapper discovery always; real builds where a Gradle 7.6+ exists."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import PROJECTS, SAMPLE_PROJECT, SyncWorker, copy_project
+from gradle_repl.errors import BuildToolNotFound
+from gradle_repl.gradle import find_gradle, gradle_command, gradle_errors
+from gradle_repl.resolve import resolve_environment
+from gradle_repl.resources import init_script_path
+
+
+def test_command_runs_the_task_of_the_requested_project_with_the_init_script():
+    command = gradle_command("/w/gradlew", ":app", "test")
+    assert command[0] == "/w/gradlew"
+    assert command[command.index("--init-script") + 1] == str(init_script_path())
+    assert "--no-configuration-cache" in command and "--console=plain" in command
+    assert command[-2:] == ["-Pgradle-repl.sourceSet=test", ":app:resolveReplEnvironment"]
+    assert gradle_command("gradle", ":", "main")[-1] == ":resolveReplEnvironment"
+    assert gradle_command("gradle", "app", "main")[-1] == ":app:resolveReplEnvironment"
+
+
+def test_failure_text_is_gradles_own_what_went_wrong_section():
+    lines = [
+        "> Task :compileKotlin FAILED",
+        "e: file:///p/src/A.kt:1:5 Unresolved reference 'x'.",
+        "",
+        "FAILURE: Build failed with an exception.",
+        "",
+        "* What went wrong:",
+        "Execution failed for task ':compileKotlin'.",
+        "> Compilation error. See log for more details",
+        "",
+        "* Try:",
+        "> Run with --stacktrace option to get the stack trace.",
+        "BUILD FAILED in 3s",
+    ]
+    assert gradle_errors(lines).splitlines() == [
+        "FAILURE: Build failed with an exception.",
+        "* What went wrong:",
+        "Execution failed for task ':compileKotlin'.",
+        "> Compilation error. See log for more details",
+    ]
+
+
+def test_wrapper_is_found_in_a_parent_directory(tmp_path: Path):
+    (tmp_path / "gradlew").write_text("#!/bin/sh\n")
+    module = tmp_path / "a" / "b"
+    module.mkdir(parents=True)
+    assert find_gradle(module) == str(tmp_path / "gradlew")
+
+
+def test_no_wrapper_and_no_gradle_says_how_to_get_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("PATH", "/nonexistent")
+    with pytest.raises(BuildToolNotFound, match="gradle wrapper"):
+        find_gradle(tmp_path)
+
+
+def test_init_script_reports_every_marker_the_parser_requires():
+    script = init_script_path().read_text()
+    for key in ("classpath", "javaExecutable", "javaHome", "kotlinVersion", "pluginClasspath", "pluginOption",
+                "compilerArg", "jvmTarget", "replHostClasspath", "warning", "end"):
+        assert f'"{key}"' in script, key
+    assert "[gradle-mcp-repl-env]" in script
+
+
+# --- Real Gradle: runs wherever a Gradle 7.6+ is available. -------------------------------------------------
+
+
+def _real_gradle() -> tuple[str | None, str]:
+    candidate = os.environ.get("GRADLE_REPL_TEST_GRADLE") or shutil.which("gradle")
+    if not candidate:
+        return None, "no Gradle: set GRADLE_REPL_TEST_GRADLE or put gradle 7.6+ on PATH"
+    try:
+        out = subprocess.run([candidate, "--version"], capture_output=True, text=True, timeout=300).stdout
+    except OSError as error:
+        return None, f"{candidate} does not run: {error}"
+    match = re.search(r"Gradle (\d+)\.(\d+)", out)
+    if not match or (int(match[1]), int(match[2])) < (7, 6):
+        return None, f"{candidate} is not Gradle 7.6+ ({match[0] if match else 'unknown version'})"
+    return candidate, ""
+
+
+GRADLE, WHY_NOT = _real_gradle()
+needs_gradle = pytest.mark.skipif(GRADLE is None, reason=WHY_NOT)
+
+
+@pytest.fixture
+def gradle_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert GRADLE is not None
+    monkeypatch.setenv("PATH", f"{Path(GRADLE).parent}{os.pathsep}{os.environ['PATH']}")
+
+
+@needs_gradle
+@pytest.mark.gradle
+@pytest.mark.jvm
+def test_sample_project_resolves_and_runs_through_gradle(tmp_path: Path, gradle_on_path: None):
+    project = copy_project(SAMPLE_PROJECT, tmp_path / "sample")
+    env = resolve_environment(project, build_tool="gradle").environment
+    assert env.build_tool == "gradle" and env.kotlin_version == "2.3.21"
+    assert any(p.endswith("build/classes/kotlin/main") for p in env.classpath)
+    assert any("kotlin-serialization-compiler-plugin-embeddable" in p for p in env.compiler_plugin_classpath)
+    assert "-opt-in=kotlin.ExperimentalStdlibApi" in env.compiler_args
+    worker = SyncWorker(env)
+    try:
+        assert worker.value("sample.displayTitle(sample.classics.books[0].title)") == "The Trial"
+        assert worker.value(
+            "import kotlinx.serialization.*\nimport kotlinx.serialization.json.*\n"
+            "@Serializable data class P(val x: Int)\nJson.encodeToString(P(1))"
+        ) == '{"x":1}'
+    finally:
+        worker.close()
+
+
+@needs_gradle
+@pytest.mark.gradle
+@pytest.mark.jvm
+def test_two_module_build_test_source_set_sees_both_modules(tmp_path: Path, gradle_on_path: None):
+    shutil.copytree(PROJECTS / "maven-multi", tmp_path / "maven-multi")
+    project = copy_project(PROJECTS / "gradle-multi", tmp_path / "gradle-multi")
+    env = resolve_environment(project, project_path=":app", source_set="test", build_tool="gradle").environment
+    worker = SyncWorker(env)
+    try:
+        assert worker.value("multi.app.CartFixtures.twoItems.total()") == "4.25"
+    finally:
+        worker.close()
+
+
+@needs_gradle
+@pytest.mark.gradle
+def test_configuration_cache_and_warnings_as_errors_do_not_break_the_init_script(tmp_path: Path, gradle_on_path: None):
+    project = copy_project(SAMPLE_PROJECT, tmp_path / "sample")
+    (project / "gradle.properties").write_text(
+        "org.gradle.configuration-cache=true\norg.gradle.kotlin.dsl.allWarningsAsErrors=true\n"
+    )
+    env = resolve_environment(project, build_tool="gradle").environment
+    assert env.repl_host_classpath and env.java_home

@@ -1,0 +1,49 @@
+"""The facade builds and the core REPL behaviour holds on an older Kotlin 2.x too."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from conftest import SAMPLE_PROJECT, SyncWorker, copy_project
+from gradle_repl.resolve import resolve_environment
+from gradle_repl.toolchain import PINNED_KOTLIN_VERSION
+
+pytestmark = pytest.mark.jvm
+
+OLDER_KOTLIN = "2.2.21"
+
+
+@pytest.fixture(scope="module")
+def older_worker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SyncWorker]:
+    project = copy_project(SAMPLE_PROJECT, tmp_path_factory.mktemp("older") / "sample")
+    pom = project / "pom.xml"
+    pom.write_text(pom.read_text().replace(f"<kotlin.version>{PINNED_KOTLIN_VERSION}<", f"<kotlin.version>{OLDER_KOTLIN}<"))
+    env = resolve_environment(project, build_tool="maven").environment
+    assert env.kotlin_version == OLDER_KOTLIN
+    assert all(OLDER_KOTLIN in Path(p).name for p in env.repl_host_classpath if "kotlin-compiler-embeddable" in p)
+    worker = SyncWorker(env)
+    yield worker
+    worker.close()
+
+
+def test_state_and_project_classes(older_worker: SyncWorker):
+    assert older_worker.process.ready.kotlin_version == OLDER_KOTLIN
+    older_worker.eval("val n = sample.classics.books.size")
+    assert older_worker.value("n * 2") == "6"
+
+
+def test_errors_then_recovery(older_worker: SyncWorker):
+    assert older_worker.eval("nope").result.error_kind == "compile"
+    assert older_worker.eval('error("x")').result.error_kind == "runtime"
+    assert older_worker.value("1 + 1") == "2"
+
+
+def test_serializable_class_in_a_snippet(older_worker: SyncWorker):
+    value = older_worker.value(
+        "import kotlinx.serialization.*\nimport kotlinx.serialization.json.*\n"
+        "@Serializable data class Q(val y: String)\nJson.encodeToString(Q(\"z\"))"
+    )
+    assert value == '{"y":"z"}'

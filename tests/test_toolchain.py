@@ -1,0 +1,39 @@
+"""The test toolchain fetcher returns the pinned Kotlin's jars, and the pin is the same everywhere."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from conftest import PROJECTS, REPO, SAMPLE_PROJECT
+from gradle_repl.toolchain import PINNED_KOTLIN_VERSION, fetch_test_toolchain
+
+
+def test_fetcher_returns_existing_jars_at_the_pinned_version():
+    toolchain = fetch_test_toolchain()
+    names = [Path(jar).name for jar in toolchain.repl_host]
+    for artifact in ("kotlin-scripting-compiler-embeddable", "kotlin-compiler-embeddable", "kotlin-scripting-jvm", "kotlin-stdlib"):
+        assert f"{artifact}-{PINNED_KOTLIN_VERSION}.jar" in names, artifact
+    assert Path(toolchain.serialization_plugin).name == f"kotlin-serialization-compiler-plugin-embeddable-{PINNED_KOTLIN_VERSION}.jar"
+    assert any(Path(j).name.startswith("kotlinx-serialization-json-jvm-") for j in toolchain.serialization_runtime)
+    assert all(Path(jar).is_file() for jar in [*toolchain.repl_host, toolchain.serialization_plugin, *toolchain.serialization_runtime])
+
+
+def test_second_fetch_comes_from_the_cache_without_maven(monkeypatch):
+    fetch_test_toolchain()
+    monkeypatch.setenv("PATH", "/nonexistent")
+    assert fetch_test_toolchain().kotlin_version == PINNED_KOTLIN_VERSION
+
+
+def test_every_build_file_states_the_pinned_kotlin_version():
+    """The version lives in one place in Python; the build files that must repeat it agree with it."""
+    files = [
+        SAMPLE_PROJECT / "pom.xml",
+        SAMPLE_PROJECT / "build.gradle.kts",
+        PROJECTS / "maven-multi/pom.xml",
+        PROJECTS / "gradle-multi/build.gradle.kts",
+        REPO / "resources/repl-env.init.gradle.kts",
+    ]
+    for path in files:
+        versions = set(re.findall(r'(?:kotlin\.version>|version "|replDefaultKotlinVersion = ")(\d+\.\d+\.\d+)', path.read_text()))
+        assert versions == {PINNED_KOTLIN_VERSION}, f"{path}: {versions}"
