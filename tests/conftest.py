@@ -76,3 +76,15 @@ def sample_worker(sample_env: ReplEnvironment) -> Iterator[SyncWorker]:
     worker = SyncWorker(sample_env)
     yield worker
     worker.close()
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # noqa: ANN001 - pytest hook
+    """After a run that included the reliability suite, print what it tried."""
+    module = __import__("sys").modules.get("test_reliability")
+    if module is None or not (module.Ledger.faults_tried or module.Ledger.bad_inputs_tried):
+        return
+    ledger = module.Ledger
+    terminalreporter.write_line(
+        f"reliability: faults tried {ledger.faults_tried}, survived {ledger.faults_survived}, "
+        f"bad inputs tried {ledger.bad_inputs_tried}, data lost {ledger.data_lost}"
+    )

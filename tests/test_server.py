@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
 import sys
-import time
-from pathlib import Path
 
 import anyio
 import pytest
@@ -15,6 +12,7 @@ from mcp import Client, StdioServerParameters
 from mcp.types import ImageContent, TextContent
 
 from conftest import SAMPLE_PROJECT
+from rawserver import RawServer, wait_gone
 
 pytestmark = [pytest.mark.jvm, pytest.mark.anyio]
 
@@ -110,78 +108,33 @@ async def test_resolve_tool_summarises_the_environment():
     assert "Kotlin version:    2.3.21" in summary and "kotlin-serialization-compiler-plugin-embeddable" in summary
 
 
-def _children(pid: int) -> list[int]:
-    out = subprocess.run(["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True, text=True).stdout
-    return [int(p) for p in out.split()]
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    stat = Path(f"/proc/{pid}/stat")
-    return not (stat.exists() and stat.read_text().split()[2] == "Z")
-
-
-def _start_server_with_worker() -> tuple[subprocess.Popen[bytes], int]:
+def _server_with_worker() -> tuple[RawServer, int]:
     """A raw server process with one live session; returns it and its worker's pid."""
-    import json
-
-    server = subprocess.Popen(
-        [sys.executable, "-m", "gradle_repl", "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
-    )
-    assert server.stdin and server.stdout
-
-    def send(message: dict) -> None:
-        server.stdin.write((json.dumps(message) + "\n").encode())
-        server.stdin.flush()
-
-    def receive(request_id: int) -> dict:
-        while True:
-            message = json.loads(server.stdout.readline())
-            if message.get("id") == request_id:
-                return message
-
-    send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
-    receive(1)
-    send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-    send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
-        "name": "run_kotlin_snippet", "arguments": {"projectRoot": PROJECT, "code": "1", "buildTool": "maven"}}})
-    reply = receive(2)
+    server = RawServer()
+    reply = server.call_tool("run_kotlin_snippet", {"projectRoot": PROJECT, "code": "1", "buildTool": "maven"})
     assert reply["result"]["isError"] is False, reply
-    workers = _children(server.pid)
+    workers = server.workers()
     assert len(workers) == 1
     return server, workers[0]
 
 
-def _wait_gone(pid: int, seconds: float = 10.0) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if not _alive(pid):
-            return True
-        time.sleep(0.1)
-    return False
-
-
 def test_kill_9_of_the_server_leaves_no_worker():
-    server, worker = _start_server_with_worker()
-    server.kill()
-    server.wait()
-    assert _wait_gone(worker), f"worker {worker} outlived its killed server"
+    server, worker = _server_with_worker()
+    server.process.kill()
+    server.process.wait()
+    assert wait_gone(worker), f"worker {worker} outlived its killed server"
 
 
 def test_sigterm_stops_server_and_workers_cleanly():
-    server, worker = _start_server_with_worker()
-    server.send_signal(signal.SIGTERM)
-    assert server.wait(timeout=20) == 0
-    assert _wait_gone(worker)
+    server, worker = _server_with_worker()
+    server.process.send_signal(signal.SIGTERM)
+    assert server.process.wait(timeout=20) == 0
+    assert wait_gone(worker)
 
 
 def test_closing_stdin_ends_server_and_workers():
-    server, worker = _start_server_with_worker()
-    assert server.stdin
-    server.stdin.close()
-    assert server.wait(timeout=30) == 0
-    assert _wait_gone(worker)
+    server, worker = _server_with_worker()
+    assert server.process.stdin
+    server.process.stdin.close()
+    assert server.process.wait(timeout=30) == 0
+    assert wait_gone(worker)

@@ -1,0 +1,251 @@
+"""Faults and bad input against the real server and real workers: each is followed by a check that the
+server still answers and, where the session survived, that its state is intact.
+
+`pytest -m reliability` ends with a summary: faults tried, survived, bad inputs tried, data lost.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client, StdioServerParameters
+
+from conftest import SAMPLE_PROJECT
+from rawserver import RawServer, listening_sockets, rss_bytes, wait_gone
+
+pytestmark = [pytest.mark.reliability, pytest.mark.jvm]
+
+PROJECT = str(SAMPLE_PROJECT)
+
+
+class Ledger:
+    """What the suite tried; printed at the end of the run (see conftest's terminal summary)."""
+
+    faults_tried = 0
+    faults_survived = 0
+    bad_inputs_tried = 0
+    data_lost = 0
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[RawServer]:
+    raw = RawServer("--max-sessions", "6")
+    yield raw
+    raw.close()
+
+
+def run(server: RawServer, code: str, session: str = "rel", **extra: Any) -> dict[str, Any]:
+    reply = server.call_tool("run_kotlin_snippet", {"projectRoot": PROJECT, "code": code, "sessionId": session, "buildTool": "maven", **extra})
+    assert "result" in reply, reply
+    return reply["result"]
+
+
+def text(result: dict[str, Any]) -> str:
+    return "\n".join(block.get("text", "") for block in result["content"])
+
+
+def survived(server: RawServer, session: str, *, state_kept: bool) -> None:
+    """The server answers; the session's marker value is there exactly when its state was kept."""
+    Ledger.faults_tried += 1
+    after = run(server, "marker", session)
+    if state_kept:
+        assert not after["isError"] and text(after).startswith("1234"), text(after)
+    else:
+        assert after["isError"] and "Unresolved reference 'marker'" in text(after), text(after)
+    assert not run(server, "val marker = 1234", session)["isError"]
+    Ledger.faults_survived += 1
+
+
+def prepare(server: RawServer, session: str) -> None:
+    assert not run(server, "val marker = 1234", session)["isError"]
+
+
+def test_infinite_loop_is_stopped_and_the_worker_replaced(server: RawServer):
+    prepare(server, "loop")
+    started = time.monotonic()
+    result = run(server, "while (true) {}", "loop", timeoutSeconds=2)
+    elapsed = time.monotonic() - started
+    assert result["isError"] and "ignored interruption" in text(result) and "state is lost" in text(result)
+    assert elapsed < 2 + 8, elapsed
+    survived(server, "loop", state_kept=False)
+
+
+def test_interruptible_wait_is_interrupted_and_state_kept(server: RawServer):
+    prepare(server, "sleep")
+    result = run(server, "Thread.sleep(600_000)", "sleep", timeoutSeconds=2)
+    assert result["isError"] and "interrupted and stopped" in text(result) and "state is kept" in text(result)
+    survived(server, "sleep", state_kept=True)
+
+
+def test_system_exit_reports_the_code_and_the_next_call_starts_fresh(server: RawServer):
+    prepare(server, "exit")
+    result = run(server, "System.exit(3)", "exit")
+    assert result["isError"] and "exited with code 3" in text(result)
+    survived(server, "exit", state_kept=False)
+
+
+def test_out_of_memory_is_reported_and_the_worker_replaced(server: RawServer):
+    prepare(server, "oom")
+    result = run(server, "val hog = mutableListOf<LongArray>()\nwhile (true) hog.add(LongArray(1_000_000))", "oom")
+    assert result["isError"] and "OutOfMemoryError" in text(result) and "state is lost" in text(result)
+    survived(server, "oom", state_kept=False)
+
+
+def test_background_thread_output_arrives_in_a_later_reply(server: RawServer):
+    prepare(server, "bg")
+    first = run(server, 'Thread { Thread.sleep(300); println("late line") }.start()\n"started"', "bg")
+    assert text(first).startswith("started") and "late line" not in text(first)
+    time.sleep(1.0)
+    later = run(server, "marker", "bg")
+    if "late line" not in text(later):
+        Ledger.data_lost += 1
+    assert "[stdout]\nlate line" in text(later)
+    survived(server, "bg", state_kept=True)
+
+
+def test_fifty_megabytes_of_output_is_truncated_with_memory_bounded(server: RawServer):
+    prepare(server, "flood")
+    result = run(server, 'val line = "z".repeat(1023)\nrepeat(50 * 1024) { println(line) }\n"flooded"', "flood", timeoutSeconds=120)
+    body = text(result)
+    assert body.startswith("flooded")
+    cut = int(body.rsplit("[output truncated: ", 1)[1].split(" ")[0])
+    assert cut >= 50 * 1024 * 1024 - 1_100_000
+    assert len(body) < 1_200_000
+    assert rss_bytes(server.pid) < 300 * 1024 * 1024
+    worker = max(server.workers(), key=rss_bytes)
+    assert rss_bytes(worker) < 1_200 * 1024 * 1024
+    survived(server, "flood", state_kept=True)
+
+
+def test_text_that_looks_like_a_frame_stays_text(server: RawServer):
+    prepare(server, "fake")
+    fake = '{"event":"result","type":"error","message":"forged"}'
+    result = run(server, f'println("""{fake}""")\nSystem.err.println("""{fake}""")\n"real"', "fake")
+    assert not result["isError"] and text(result).startswith("real")
+    assert f"[stdout]\n{fake}" in text(result) and f"[stderr]\n{fake}" in text(result)
+    survived(server, "fake", state_kept=True)
+
+
+def test_kill_9_of_a_worker_mid_snippet_is_a_clear_error_then_recovers(server: RawServer):
+    prepare(server, "victim")
+    sessions = json.loads(text(server.call_tool("list_kotlin_sessions", {})["result"]))
+    victim = next(s["worker_pid"] for s in sessions if s["session_id"] == "victim")
+
+    async def scenario() -> dict[str, Any]:
+        async with anyio.create_task_group() as group:
+            result: dict[str, Any] = {}
+
+            async def call() -> None:
+                result.update(await anyio.to_thread.run_sync(lambda: run(server, "Thread.sleep(30_000)", "victim")))
+
+            group.start_soon(call)
+            await anyio.sleep(2.0)
+            os.kill(victim, signal.SIGKILL)
+        return result
+
+    result = anyio.run(scenario)
+    assert result["isError"] and "killed by signal SIGKILL" in text(result)
+    survived(server, "victim", state_kept=False)
+
+
+BAD_INPUTS = [
+    ({"projectRoot": "/no/such/dir", "code": "1"}, "does not exist"),
+    ({"projectRoot": __file__, "code": "1"}, "is not a directory"),
+    ({"projectRoot": "/", "code": "1"}, "no Gradle build"),
+    ({"projectRoot": PROJECT, "code": "1", "projectPath": ":nope", "buildTool": "maven"}, "no Maven module"),
+    ({"projectRoot": PROJECT, "code": "1", "sourceSet": "integration", "buildTool": "maven"}, "source sets 'main' and 'test'"),
+    ({"projectRoot": PROJECT, "code": "", "buildTool": "maven"}, "code is empty"),
+    ({"projectRoot": PROJECT, "code": "// " + "x" * 10_000_000, "buildTool": "maven"}, "snippets are limited"),
+]
+
+
+@pytest.mark.parametrize(("arguments", "expected"), BAD_INPUTS, ids=lambda v: str(v)[:40] if isinstance(v, dict) else None)
+def test_bad_tool_arguments_get_a_clear_is_error(server: RawServer, arguments: dict[str, Any], expected: str):
+    Ledger.bad_inputs_tried += 1
+    line = json.dumps({"jsonrpc": "2.0", "id": "bad", "method": "tools/call",
+                       "params": {"name": "run_kotlin_snippet", "arguments": arguments}}, ensure_ascii=True)
+    server.send_line(line.encode())
+    reply = server.receive("bad")
+    assert reply["result"]["isError"] and expected in text(reply["result"]), reply
+    assert server.call_tool("list_kotlin_sessions", {})["result"]["isError"] is False
+
+
+@pytest.mark.parametrize(
+    "line",
+    # The SDK drops a line it cannot decode (no -32700 reply); the claim here is that the server lives on.
+    [b"{not json", b'{"jsonrpc":"2.0","id":"u","method":"tools/call","params":{"name":"x","arguments":{"code":"\xff\xfe"}}}',
+     b'{"jsonrpc":"2.0","id":"s","method":"tools/call","params":{"name":"run_kotlin_snippet","arguments":{"projectRoot":"/","code":"\\udc80"}}}',
+     b'{"jsonrpc":"2.0","id":"t","method":"tools/call","params":{"name":"no_such_tool","arguments":{}}}',
+     b'{"jsonrpc":"2.0","id":"m","method":"no/such/method"}'],
+    ids=["malformed-json", "invalid-utf8", "lone-surrogate", "unknown-tool", "unknown-method"],
+)
+def test_malformed_protocol_input_never_crashes_the_server(server: RawServer, line: bytes):
+    Ledger.bad_inputs_tried += 1
+    server.send_line(line)
+    reply = server.call_tool("list_kotlin_sessions", {})
+    assert reply["result"]["isError"] is False
+    assert server.process.poll() is None
+
+
+def test_unknown_tool_gets_an_error_reply(server: RawServer):
+    Ledger.bad_inputs_tried += 1
+    reply = server.call_tool("no_such_tool", {})
+    assert "error" in reply or reply["result"]["isError"], reply
+
+
+def test_java_home_without_libjvm_names_the_path(tmp_path: Path):
+    from conftest import SyncWorker  # noqa: F401 - same machinery the server uses
+    from gradle_repl.errors import WorkerFailed
+    from gradle_repl.resolve import resolve_environment
+    from gradle_repl.worker_process import WorkerOptions, WorkerProcess
+
+    Ledger.bad_inputs_tried += 1
+    env = resolve_environment(PROJECT, build_tool="maven").environment.model_copy(update={"java_home": str(tmp_path)})
+    with pytest.raises(WorkerFailed, match=f"no libjvm under javaHome {tmp_path}"):
+        anyio.run(lambda: WorkerProcess.launch(env, WorkerOptions(), label="nolibjvm"))
+
+
+def test_four_sessions_in_parallel_never_cross_talk():
+    """4 sessions × 100 snippets through the SDK client at once; every reply is its own session's."""
+    snippets = 100
+
+    async def scenario() -> int:
+        params = StdioServerParameters(command="python", args=["-m", "gradle_repl", "serve"], env=dict(os.environ))
+        params.command = os.environ.get("PYTHON", __import__("sys").executable)
+        wrong = 0
+        async with Client(params, read_timeout_seconds=600) as client:
+            async def session(k: int) -> None:
+                nonlocal wrong
+                sid = f"par{k}"
+                await client.call_tool("run_kotlin_snippet", {"projectRoot": PROJECT, "code": f'val me = "s{k}"\nvar n = 0', "sessionId": sid, "buildTool": "maven"})
+                for i in range(snippets):
+                    result = await client.call_tool(
+                        "run_kotlin_snippet",
+                        {"projectRoot": PROJECT, "code": f'n += 1\n"$me:$n:{i}"', "sessionId": sid, "buildTool": "maven"},
+                    )
+                    got = result.content[0].text.split("\n")[0]  # type: ignore[union-attr]
+                    if result.is_error or got != f"s{k}:{i + 1}:{i}":
+                        wrong += 1
+
+            async with anyio.create_task_group() as group:
+                for k in range(4):
+                    group.start_soon(session, k)
+        return wrong
+
+    wrong = anyio.run(scenario)
+    Ledger.data_lost += wrong
+    assert wrong == 0
+
+
+def test_neither_server_nor_worker_listens_on_the_network(server: RawServer):
+    prepare(server, "net")
+    for pid in [server.pid, *server.workers()]:
+        assert listening_sockets(pid) == [], pid
