@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -218,14 +219,14 @@ def test_four_sessions_in_parallel_never_cross_talk():
     snippets = 100
 
     async def scenario() -> int:
-        params = StdioServerParameters(command="python", args=["-m", "gradle_repl", "serve"], env=dict(os.environ))
-        params.command = os.environ.get("PYTHON", __import__("sys").executable)
+        params = StdioServerParameters(command=sys.executable, args=["-m", "gradle_repl", "serve"], env=dict(os.environ))
         wrong = 0
         async with Client(params, read_timeout_seconds=600) as client:
             async def session(k: int) -> None:
                 nonlocal wrong
                 sid = f"par{k}"
-                await client.call_tool("run_kotlin_snippet", {"projectRoot": PROJECT, "code": f'val me = "s{k}"\nvar n = 0', "sessionId": sid, "buildTool": "maven"})
+                first = await client.call_tool("run_kotlin_snippet", {"projectRoot": PROJECT, "code": f'val me = "s{k}"\nvar n = 0', "sessionId": sid, "buildTool": "maven"})
+                assert not first.is_error, first.content
                 for i in range(snippets):
                     result = await client.call_tool(
                         "run_kotlin_snippet",
@@ -234,15 +235,17 @@ def test_four_sessions_in_parallel_never_cross_talk():
                     got = result.content[0].text.split("\n")[0]  # type: ignore[union-attr]
                     if result.is_error or got != f"s{k}:{i + 1}:{i}":
                         wrong += 1
+                        failures.append(got)
 
             async with anyio.create_task_group() as group:
                 for k in range(4):
                     group.start_soon(session, k)
         return wrong
 
+    failures: list[str] = []
     wrong = anyio.run(scenario)
     Ledger.data_lost += wrong
-    assert wrong == 0
+    assert wrong == 0, failures[:3]
 
 
 def test_neither_server_nor_worker_listens_on_the_network(server: RawServer):

@@ -138,3 +138,23 @@ def test_closing_stdin_ends_server_and_workers():
     server.process.stdin.close()
     assert server.process.wait(timeout=30) == 0
     assert wait_gone(worker)
+
+
+async def test_changed_sources_restart_the_session_and_say_so(tmp_path):
+    """A snippet must see current code; the restart that brings it is announced, not silent."""
+    import os as _os
+    import time as _time
+
+    from conftest import copy_project
+
+    project = str(copy_project(SAMPLE_PROJECT, tmp_path / "sample"))
+    async with Client(server_params(), read_timeout_seconds=300) as client:
+        args = {"projectRoot": project, "buildTool": "maven"}
+        await client.call_tool("run_kotlin_snippet", {**args, "code": "val remembered = 1"})
+        books = tmp_path / "sample/src/main/kotlin/sample/Books.kt"
+        books.write_text(books.read_text().replace("WordUtils.capitalizeFully(title)", 'WordUtils.capitalizeFully(title) + "!"'))
+        later = _time.time() + 2
+        _os.utime(books, (later, later))
+        result = await client.call_tool("run_kotlin_snippet", {**args, "code": 'sample.displayTitle("new code")'})
+    assert text(result).startswith("New Code!")
+    assert "restarted: the project's build or sources changed" in text(result)

@@ -70,10 +70,11 @@ def reply_to_result(reply: Reply) -> CallToolResult:
         parts = [f"Error: {result.message}"]
         if result.stack:
             parts.append(result.stack)
-        parts += [*_printed(reply.frames), *_truncation_note(result)]
+        parts += [*_printed(reply.frames), *_truncation_note(result), *reply.notices]
         return CallToolResult(content=[TextContent(type="text", text="\n".join(parts))], is_error=True)
     content: list[Content] = _result_text(result)
     content += [TextContent(type="text", text=w) for w in result.warnings]
     content += [_display(f) for f in reply.frames if isinstance(f, DisplayFrame)]
-    content += [TextContent(type="text", text=block) for block in _printed(reply.frames) + _truncation_note(result)]
+    trailing = _printed(reply.frames) + _truncation_note(result) + reply.notices
+    content += [TextContent(type="text", text=block) for block in trailing]
     return CallToolResult(content=content)

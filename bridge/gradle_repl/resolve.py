@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -77,7 +78,31 @@ def resolve_environment(
     started = time.monotonic()
     root = _check_root(project_root)
     tool = choose_build_tool(root, build_tool)
-    cache = cache or EnvironmentCache()
+    # One build per project at a time: concurrent builds would clobber each other's outputs, and
+    # callers waiting here get the environment the first one produced instead of building again.
+    with _project_lock(root):
+        return _resolve_locked(root, tool, project_path, source_set, refresh, on_progress, cache or EnvironmentCache(), started)
+
+
+_LOCKS_GUARD = threading.Lock()
+_PROJECT_LOCKS: dict[Path, threading.Lock] = {}
+
+
+def _project_lock(root: Path) -> threading.Lock:
+    with _LOCKS_GUARD:
+        return _PROJECT_LOCKS.setdefault(root, threading.Lock())
+
+
+def _resolve_locked(
+    root: Path,
+    tool: BuildTool,
+    project_path: str,
+    source_set: str,
+    refresh: bool,
+    on_progress: ProgressCallback | None,
+    cache: EnvironmentCache,
+    started: float,
+) -> Resolved:
     inputs_hash = hash_build_inputs(root, tool)
     key = CacheKey(
         build_tool=tool, project_root=str(root), project_path=project_path, source_set=source_set,

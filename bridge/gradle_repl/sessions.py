@@ -100,11 +100,18 @@ class SessionManager:
         session = self._sessions.setdefault(session_id, _Session(session_id))
         async with session.lock:
             session.last_used = time.monotonic()
+            notices = []
+            if session.worker is not None and session.environment != resolved.environment:
+                notices.append(
+                    f"[session {session_id!r} restarted: the project's build or sources changed since its JVM started; "
+                    f"state from its {session.snippets_run} earlier snippet(s) is gone]"
+                )
             if session.worker is None or not session.worker.alive or session.environment != resolved.environment:
                 await self._start_worker(session, resolved.environment, progress)
             assert session.worker is not None
             timeout = timeout_seconds if timeout_seconds is not None else self.limits.default_timeout_seconds
             reply = await session.worker.evaluate(code, timeout_seconds=timeout)
+            reply.notices = notices
             session.snippets_run += 1
             session.last_used = time.monotonic()
             if reply.result.state_lost:

@@ -57,6 +57,8 @@ class Reply:
     def __init__(self, frames: list[StreamFrame | DisplayFrame], result: ResultFrame) -> None:
         self.frames = frames
         self.result = result
+        # Things the user must know that are not the snippet's own output (a session restart).
+        self.notices: list[str] = []
 
 
 class WorkerProcess:

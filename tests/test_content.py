@@ -1,0 +1,41 @@
+"""Replies become MCP content in a fixed order; errors are one text block with nothing dropped."""
+
+from mcp.types import ImageContent, TextContent
+
+from gradle_repl.content import reply_to_result
+from gradle_repl.frames import DisplayFrame, ResultFrame, StreamFrame
+from gradle_repl.worker_process import Reply
+
+FRAMES = [
+    StreamFrame(event="stdout", data="a\n"),
+    DisplayFrame(kind="image", mime="image/png", data="iVBORw0KGgo="),
+    StreamFrame(event="stdout", data="b\n"),
+    StreamFrame(event="stderr", data="warn\n"),
+    DisplayFrame(kind="html", mime="text/html", data="<script>x</script>"),
+]
+
+
+def test_success_orders_result_displays_then_output():
+    value = DisplayFrame(kind="text", mime="text/plain", data="42")
+    result = reply_to_result(Reply(FRAMES, ResultFrame(type="success", value=value, value_type="kotlin.Int", truncated_bytes=7)))
+    assert not result.is_error
+    shapes = [b.text if isinstance(b, TextContent) else ("image", b.mime_type) for b in result.content]
+    assert shapes == [
+        "42\n// type: kotlin.Int",
+        ("image", "image/png"),
+        "[html]\n<script>x</script>",
+        "[stdout]\na\nb",
+        "[stderr]\nwarn",
+        "[output truncated: 7 bytes cut by the output limits]",
+    ]
+    assert isinstance(result.content[1], ImageContent) and result.content[1].data == "iVBORw0KGgo="
+
+
+def test_error_is_one_text_block_with_stack_and_output_folded_in():
+    reply = Reply(FRAMES, ResultFrame(type="error", error_kind="runtime", message="java.lang.X: y", stack="    at _2_repl.f(_2.repl.kts:1)"))
+    reply.notices = ["[session restarted]"]
+    result = reply_to_result(reply)
+    assert result.is_error and len(result.content) == 1
+    assert result.content[0].text.splitlines() == [
+        "Error: java.lang.X: y", "    at _2_repl.f(_2.repl.kts:1)", "[stdout]", "a", "b", "[stderr]", "warn", "[session restarted]",
+    ]
