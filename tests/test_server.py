@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sys
+import time
 
 import anyio
 import pytest
@@ -108,36 +110,53 @@ async def test_resolve_tool_summarises_the_environment():
     assert "Kotlin version:    2.3.21" in summary and "kotlin-serialization-compiler-plugin-embeddable" in summary
 
 
-def _server_with_worker() -> tuple[RawServer, int]:
-    """A raw server process with one live session; returns it and its worker's pid."""
+def _server_with_workers() -> tuple[RawServer, list[int]]:
+    """A raw server process with one live session and its warmed spare; returns it and the workers' pids."""
     server = RawServer()
     reply = server.call_tool("run_kotlin_snippet", {"projectRoot": PROJECT, "code": "1", "buildTool": "maven"})
     assert reply["result"]["isError"] is False, reply
+    deadline = time.monotonic() + 60
+    while len(server.workers()) < 2 and time.monotonic() < deadline:
+        time.sleep(0.2)
     workers = server.workers()
-    assert len(workers) == 1
-    return server, workers[0]
+    assert len(workers) == 2, "expected the session's worker and the spare"
+    return server, workers
 
 
 def test_kill_9_of_the_server_leaves_no_worker():
-    server, worker = _server_with_worker()
+    server, workers = _server_with_workers()
     server.process.kill()
     server.process.wait()
-    assert wait_gone(worker), f"worker {worker} outlived its killed server"
+    for worker in workers:
+        assert wait_gone(worker), f"worker {worker} outlived its killed server"
 
 
 def test_sigterm_stops_server_and_workers_cleanly():
-    server, worker = _server_with_worker()
+    server, workers = _server_with_workers()
     server.process.send_signal(signal.SIGTERM)
     assert server.process.wait(timeout=20) == 0
-    assert wait_gone(worker)
+    assert all(wait_gone(worker) for worker in workers)
 
 
 def test_closing_stdin_ends_server_and_workers():
-    server, worker = _server_with_worker()
+    server, workers = _server_with_workers()
     assert server.process.stdin
     server.process.stdin.close()
     assert server.process.wait(timeout=30) == 0
-    assert wait_gone(worker)
+    assert all(wait_gone(worker) for worker in workers)
+
+
+async def test_a_new_session_takes_the_warmed_spare_worker():
+    """After the first session starts, a spare JVM warms up; the next new session starts on it."""
+    async with Client(server_params(), read_timeout_seconds=300) as client:
+        await run(client, "1", sessionId="first")
+        await anyio.sleep(8)
+        result = await run(client, "2", sessionId="second")
+        sessions = json.loads(text(await client.call_tool("list_kotlin_sessions", {})))
+    assert text(result).startswith("2")
+    second = next(s for s in sessions if s["session_id"] == "second")
+    # The worker was launched as the spare during the pause, well before the session existed.
+    assert second["uptime_seconds"] >= 5, second
 
 
 async def test_changed_sources_restart_the_session_and_say_so(tmp_path):

@@ -37,6 +37,9 @@ class SessionLimits:
     idle_timeout_seconds: float = 30 * 60
     max_sessions: int = 4
     default_timeout_seconds: float = 60.0
+    # Keep one started, warmed worker for the most recently used environment, so a new session
+    # starts in milliseconds instead of seconds (costs one idle JVM, about 0.4 GB).
+    spare_worker: bool = True
 
 
 class SessionInfo(BaseModel):
@@ -71,6 +74,8 @@ class SessionManager:
         self.worker_options = worker_options or WorkerOptions()
         self._sessions: dict[str, _Session] = {}
         self._evictor: asyncio.Task[None] | None = None
+        self._spare: asyncio.Task[WorkerProcess] | None = None
+        self._spare_environment: ReplEnvironment | None = None
 
     def start_eviction(self) -> None:
         if self._evictor is None:
@@ -124,13 +129,43 @@ class SessionManager:
                 progress("the session's environment changed; restarting its worker")
             await self._drop_worker(session)
         await self._make_room(keep=session.session_id)
-        if progress:
-            progress(f"starting a JVM with Kotlin {environment.kotlin_version} for session {session.session_id!r}")
-        session.worker = await WorkerProcess.launch(environment, self.worker_options, label=session.session_id)
+        session.worker = await self._take_spare(environment)
+        if session.worker is None:
+            if progress:
+                progress(f"starting a JVM with Kotlin {environment.kotlin_version} for session {session.session_id!r}")
+            session.worker = await WorkerProcess.launch(environment, self.worker_options, label=session.session_id)
         session.environment = environment
         session.snippets_run = 0
+        self._refill_spare(environment)
         if progress and session.worker.ready.facade_compiled:
             progress(f"compiled the jvm-worker facade for Kotlin {environment.kotlin_version} (cached from now on)")
+
+    async def _take_spare(self, environment: ReplEnvironment) -> WorkerProcess | None:
+        """The spare worker when it was started for this environment (waiting for it if still starting)."""
+        if self._spare is None or self._spare_environment != environment:
+            return None
+        spare, self._spare, self._spare_environment = self._spare, None, None
+        try:
+            worker = await spare
+        except Exception:  # noqa: BLE001 - a failed spare only means starting one the normal way
+            return None
+        return worker if worker.alive else None
+
+    def _refill_spare(self, environment: ReplEnvironment) -> None:
+        if not self.limits.spare_worker or self._spare_environment == environment:
+            return
+        self._discard_spare()
+        self._spare_environment = environment
+        self._spare = asyncio.create_task(WorkerProcess.launch(environment, self.worker_options, label="spare"))
+
+    def _discard_spare(self) -> None:
+        spare, self._spare, self._spare_environment = self._spare, None, None
+        if spare is None:
+            return
+        if spare.done() and not spare.cancelled() and spare.exception() is None:
+            asyncio.create_task(spare.result().stop())
+        else:
+            spare.add_done_callback(_stop_when_started)
 
     async def _make_room(self, *, keep: str) -> None:
         live = [s for s in self._sessions.values() if s.worker is not None and s.session_id != keep]
@@ -194,11 +229,19 @@ class SessionManager:
     async def close_all(self) -> None:
         if self._evictor is not None:
             self._evictor.cancel()
+        if self._spare is not None:
+            spare, self._spare, self._spare_environment = self._spare, None, None
+            try:
+                await (await spare).stop()
+            except Exception:  # noqa: BLE001 - a spare that never started has nothing to stop
+                pass
         await asyncio.gather(*(self.close(sid) for sid in list(self._sessions)), return_exceptions=True)
 
     def kill_all_now(self) -> None:
         """Stops every worker without an event loop: SIGTERM, a short grace, then SIGKILL."""
         workers = [s.worker for s in self._sessions.values() if s.worker is not None]
+        if self._spare is not None and self._spare.done() and not self._spare.cancelled() and self._spare.exception() is None:
+            workers.append(self._spare.result())
         for worker in workers:
             worker.signal(signal.SIGTERM)
         deadline = time.monotonic() + KILL_ALL_GRACE_SECONDS
@@ -215,6 +258,11 @@ class SessionManager:
                 idle = now - session.last_used
                 if session.worker is not None and not session.lock.locked() and idle > self.limits.idle_timeout_seconds:
                     await self.close(session.session_id)
+
+
+def _stop_when_started(task: asyncio.Task[WorkerProcess]) -> None:
+    if not task.cancelled() and task.exception() is None:
+        asyncio.create_task(task.result().stop())
 
 
 def _check_code(code: str) -> None:

@@ -39,6 +39,9 @@ STOP_GRACE_SECONDS = 2.0
 # A frame carries at most a capped image in base64; this bounds one line read from the worker.
 FRAME_READ_LIMIT = 64 * 1024 * 1024
 
+# Worker logs are for diagnosing the recent past.
+KEPT_WORKER_LOGS = 50
+
 ShutdownPath = Literal["exited", "terminated", "killed"]
 
 
@@ -79,9 +82,7 @@ class WorkerProcess:
 
     @classmethod
     async def launch(cls, environment: ReplEnvironment, options: WorkerOptions, *, label: str) -> WorkerProcess:
-        directory = log_dir()
-        directory.mkdir(parents=True, exist_ok=True)
-        log_path = directory / f"worker-{_safe(label)}.log"
+        log_path = _new_log_path(label)
         with open(log_path, "wb") as log:
             process = await asyncio.create_subprocess_exec(
                 sys.executable,
@@ -217,6 +218,16 @@ class WorkerProcess:
         except OSError:
             return None
         return None
+
+
+def _new_log_path(label: str) -> Path:
+    """A log file of this launch's own; only the newest KEPT_WORKER_LOGS are kept."""
+    directory = log_dir()
+    directory.mkdir(parents=True, exist_ok=True)
+    logs = sorted(directory.glob("worker-*.log"), key=lambda p: p.stat().st_mtime)
+    for old in logs[: max(0, len(logs) - KEPT_WORKER_LOGS + 1)]:
+        old.unlink(missing_ok=True)
+    return directory / f"worker-{_safe(label)}-{time.time_ns() // 1_000_000}-{os.getpid()}.log"
 
 
 def _safe(label: str) -> str:

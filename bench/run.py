@@ -1,0 +1,171 @@
+"""Measures gradle-repl against the alternatives, in one run on this machine, and prints a table.
+
+    .venv/bin/python bench/run.py [--runs 60]
+
+Everything goes through the real MCP server over stdio, against sample-project (resolved with Maven).
+The alternatives, measured in the same run: each snippet as a Kotlin script (`K2JVMCompiler -script`
+with the same classpath and the same compiler jars — what an agent does without a REPL) and a JShell
+one-shot for a comparable Java expression.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import anyio
+from mcp import Client, StdioServerParameters
+
+from gradle_repl.environment import ReplEnvironment
+from gradle_repl.resolve import resolve_environment
+
+SAMPLE = Path(__file__).resolve().parents[1] / "sample-project"
+TRIVIAL = "1 + 1"
+CALL = 'sample.displayTitle(sample.classics.books.first().title)'
+CLASS_30_LINES = "\n".join(
+    ["data class Invoice(val id: Int, val lines: List<Pair<String, Int>>) {"]
+    + [f"    fun part{i}() = lines.sumOf {{ it.second }} * {i}" for i in range(27)]
+    + ["}", 'Invoice(1, listOf("a" to 2)).part3()']
+)
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:.0f} ms" if seconds < 10 else f"{seconds:.1f} s"
+
+
+def script_run_seconds(env: ReplEnvironment, code: str, runs: int) -> float:
+    """A snippet as a .kts script, compiled and run by a fresh compiler JVM each time."""
+    host = os.pathsep.join(env.repl_host_classpath)
+    scripting = next(p for p in env.repl_host_classpath if "kotlin-scripting-compiler-embeddable" in p)
+    plugins = [f"-Xplugin={p}" for p in env.compiler_plugin_classpath]
+    times = []
+    with tempfile.TemporaryDirectory() as directory:
+        script = Path(directory) / "snippet.kts"
+        script.write_text(f"println({code})\n")
+        for _ in range(runs):
+            started = time.monotonic()
+            done = subprocess.run(
+                [env.java_executable, "-cp", host, "org.jetbrains.kotlin.cli.jvm.K2JVMCompiler", "-no-stdlib",
+                 f"-Xplugin={scripting}", *plugins, "-classpath", os.pathsep.join(env.classpath + env.repl_host_classpath),
+                 "-script", str(script)],
+                capture_output=True, text=True,
+            )
+            times.append(time.monotonic() - started)
+            assert done.returncode == 0, done.stderr
+    return statistics.median(times)
+
+
+def jshell_seconds(env: ReplEnvironment, runs: int) -> float | None:
+    jshell = Path(env.java_home) / "bin" / "jshell"
+    if not jshell.exists():
+        return None
+    times = []
+    with tempfile.TemporaryDirectory() as directory:
+        script = Path(directory) / "one.jsh"
+        script.write_text("System.out.println(1 + 1);\n/exit\n")
+        for _ in range(runs):
+            started = time.monotonic()
+            subprocess.run([str(jshell), "-q", str(script)], capture_output=True, check=True)
+            times.append(time.monotonic() - started)
+    return statistics.median(times)
+
+
+async def mcp_measurements(runs: int) -> dict[str, object]:
+    params = StdioServerParameters(command=sys.executable, args=["-m", "gradle_repl", "serve"], env=dict(os.environ))
+    args = {"projectRoot": str(SAMPLE), "buildTool": "maven"}
+    results: dict[str, object] = {}
+    async with Client(params, read_timeout_seconds=600) as client:
+        async def call(code: str, session: str = "bench") -> float:
+            started = time.monotonic()
+            result = await client.call_tool("run_kotlin_snippet", {**args, "code": code, "sessionId": session})
+            elapsed = time.monotonic() - started
+            assert not result.is_error, result.content
+            return elapsed
+
+        results["first session, first result"] = await call(TRIVIAL)
+        for name, code in (("trivial expression", TRIVIAL), ("30-line class", CLASS_30_LINES), ("call into project", CALL)):
+            for _ in range(5):
+                await call(code)
+            results[name] = [await call(code) for _ in range(runs)]
+        await anyio.sleep(3)  # let a spare worker, if any, finish warming
+        results["new session, first result"] = await call(TRIVIAL, session="fresh")
+
+        async def rss() -> int:
+            sessions = json.loads((await client.call_tool("list_kotlin_sessions", {})).content[0].text)  # type: ignore[union-attr]
+            return next(s["worker_rss_bytes"] for s in sessions if s["session_id"] == "rss")
+
+        await call("val warm = 1", session="rss")
+        before = await rss()
+        for i in range(100):
+            await call(f"val v{i} = List(1000) {{ it * {i} }}.sum()", session="rss")
+        after = await rss()
+        results["rss"] = (before, after)
+    return results
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=60, help="warm runs per snippet kind (default 60)")
+    parser.add_argument("--script-runs", type=int, default=3, help="runs of each alternative (default 3)")
+    options = parser.parse_args()
+    cache = Path(tempfile.mkdtemp(prefix="gradle-repl-bench-"))
+    os.environ["GRADLE_REPL_CACHE_DIR"] = str(cache)
+
+    started = time.monotonic()
+    env = resolve_environment(SAMPLE, build_tool="maven", refresh=True).environment
+    cold = time.monotonic() - started
+    cached = []
+    for _ in range(20):
+        started = time.monotonic()
+        assert resolve_environment(SAMPLE, build_tool="maven").from_cache
+        cached.append(time.monotonic() - started)
+
+    mcp = anyio.run(mcp_measurements, options.runs)
+    script = {name: script_run_seconds(env, code, options.script_runs) for name, code in (("trivial expression", TRIVIAL), ("call into project", CALL))}
+    jshell = jshell_seconds(env, options.script_runs)
+    shutil.rmtree(cache, ignore_errors=True)
+
+    rows = [("measure", "gradle-repl", "alternative", "ratio")]
+    for name in ("trivial expression", "30-line class", "call into project"):
+        samples = mcp[name]
+        assert isinstance(samples, list)
+        p50, p95 = percentile(samples, 0.5), percentile(samples, 0.95)
+        alternative = script.get(name)
+        rows.append((
+            f"warm snippet, {name} (p50 / p95 of {len(samples)})",
+            f"{ms(p50)} / {ms(p95)}",
+            f"script {ms(alternative)}" if alternative else "—",
+            f"{alternative / p50:.0f}x faster" if alternative else "—",
+        ))
+    if jshell is not None:
+        trivial = percentile(mcp["trivial expression"], 0.5)  # type: ignore[arg-type]
+        rows.append(("JShell one-shot, Java `1 + 1`", ms(trivial), f"jshell {ms(jshell)}", f"{jshell / trivial:.0f}x faster"))
+    for name in ("first session, first result", "new session, first result"):
+        rows.append((f"{name} (environment cached)", ms(mcp[name]), "—", "—"))  # type: ignore[arg-type]
+    rows.append(("environment resolution, cold (mvn)", ms(cold), "—", "—"))
+    rows.append(("environment resolution, cache hit (p50 of 20)", ms(statistics.median(cached)), "—", f"{cold / statistics.median(cached):.0f}x faster than cold"))
+    before, after = mcp["rss"]  # type: ignore[misc]
+    rows.append(("worker RSS after 100 snippets", f"{after / 2**20:.0f} MB", "—", f"+{(after - before) / 100 / 1024:.0f} KB per snippet"))
+
+    widths = [max(len(row[i]) for row in rows) for i in range(4)]
+    for index, row in enumerate(rows):
+        print("| " + " | ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)) + " |")
+        if index == 0:
+            print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
+
+
+if __name__ == "__main__":
+    main()
