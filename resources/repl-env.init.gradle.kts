@@ -29,6 +29,10 @@ val replMarker = "[gradle-mcp-repl-env]"
 // for a project that applies no Kotlin plugin.
 val replDefaultKotlinVersion = "2.3.21"
 
+// The K2 REPL (K2ReplCompiler/K2ReplEvaluator) first ships in Kotlin 2.1; older projects get the
+// default version's REPL without their compiler plugins (plugin and compiler versions must match).
+val replMinimumKotlinVersion = listOf(2, 1, 20)
+
 // The K2 REPL compiler and evaluator and the compiler they drive, all -embeddable so that they pair
 // with the embeddable compiler plugins KGP itself puts on the compile task's pluginClasspath.
 val replHostArtifacts = listOf(
@@ -53,11 +57,19 @@ allprojects {
         }
         // The project is captured at configuration time; this task never runs under the
         // configuration cache (gradle-repl passes --no-configuration-cache).
-        doLast { ReplEnvironmentReport(target, sourceSetName, replMarker).print() }
+        doLast {
+            ReplEnvironmentReport(target, sourceSetName, replMarker, replDefaultKotlinVersion, replMinimumKotlinVersion).print()
+        }
     }
 }
 
-class ReplEnvironmentReport(private val project: Project, private val sourceSetName: String, private val marker: String) {
+class ReplEnvironmentReport(
+    private val project: Project,
+    private val sourceSetName: String,
+    private val marker: String,
+    private val defaultKotlinVersion: String,
+    private val minimumKotlinVersion: List<Int>,
+) {
     private val lines = mutableListOf<String>()
 
     private fun emit(key: String, value: Any?) {
@@ -84,11 +96,11 @@ class ReplEnvironmentReport(private val project: Project, private val sourceSetN
     }
 
     private fun rejectUnsupported() {
-        // PluginContainer.hasPlugin(String) accepts plugin ids (org.gradle.api.plugins.PluginContainer).
-        if (listOf("com.android.application", "com.android.library", "com.android.base").any { project.plugins.hasPlugin(it) }) {
+        // PluginManager.hasPlugin(String) (org.gradle.api.plugins.PluginManager, @since 2.3).
+        if (listOf("com.android.application", "com.android.library", "com.android.base").any { project.pluginManager.hasPlugin(it) }) {
             throw GradleException("gradle-repl: Android projects are not supported (project ${project.path}); use a JVM module")
         }
-        if (project.plugins.hasPlugin("org.jetbrains.kotlin.multiplatform") &&
+        if (project.pluginManager.hasPlugin("org.jetbrains.kotlin.multiplatform") &&
             project.extensions.findByType(SourceSetContainer::class.java) == null
         ) {
             throw GradleException("gradle-repl: Kotlin Multiplatform project ${project.path} has no JVM source sets; not supported yet")
@@ -132,21 +144,40 @@ class ReplEnvironmentReport(private val project: Project, private val sourceSetN
     private fun reportKotlin(sourceSet: SourceSet): String {
         val kotlin = project.extensions.findByName("kotlin")
         if (kotlin == null) {
-            emit("warning", "no Kotlin plugin in ${project.path}; the REPL uses Kotlin $replDefaultKotlinVersion")
-            emit("kotlinVersion", replDefaultKotlinVersion)
-            return replDefaultKotlinVersion
+            emit("warning", "no Kotlin plugin in ${project.path}; the REPL uses Kotlin $defaultKotlinVersion")
+            emit("kotlinVersion", defaultKotlinVersion)
+            return defaultKotlinVersion
         }
-        val version = kotlinPluginVersion(kotlin)
+        val projectVersion = kotlinPluginVersion(kotlin)
+        emit("projectKotlinVersion", projectVersion)
+        val supported = atLeast(projectVersion, minimumKotlinVersion)
+        val version = if (supported) projectVersion else defaultKotlinVersion
         emit("kotlinVersion", version)
+        if (!supported) {
+            emit(
+                "warning",
+                "Kotlin $projectVersion has no K2 REPL; snippets compile with Kotlin $defaultKotlinVersion and without " +
+                    "the build's compiler plugins (the project's compiled classes work as usual)",
+            )
+        }
         // SourceSet.getCompileTaskName("kotlin") → compileKotlin / compileTestKotlin, KGP's task names.
         val task = project.tasks.findByName(sourceSet.getCompileTaskName("kotlin"))
         if (task == null) {
             emit("warning", "no Kotlin compile task for source set '$sourceSetName'; compiler plugins not reported")
             return version
         }
-        reportPlugins(task)
+        if (supported) reportPlugins(task)
         reportCompilerOptions(task)
         return version
+    }
+
+    private fun atLeast(version: String, minimum: List<Int>): Boolean {
+        val parts = version.split('.', '-').take(3).map { it.toIntOrNull() ?: 0 }
+        for (i in minimum.indices) {
+            val part = parts.getOrElse(i) { 0 }
+            if (part != minimum[i]) return part > minimum[i]
+        }
+        return true
     }
 
     private fun kotlinPluginVersion(kotlin: Any): String {
@@ -159,7 +190,7 @@ class ReplEnvironmentReport(private val project: Project, private val sourceSetN
             warn("KotlinPluginWrapperKt.getKotlinPluginVersion not readable, using kotlin.coreLibrariesVersion", e)
         }
         // KotlinTopLevelExtension.coreLibrariesVersion defaults to the plugin's own version.
-        return call(kotlin, "getCoreLibrariesVersion")?.toString() ?: replDefaultKotlinVersion
+        return call(kotlin, "getCoreLibrariesVersion")?.toString() ?: defaultKotlinVersion
     }
 
     private fun reportPlugins(task: Any) {

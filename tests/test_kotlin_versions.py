@@ -47,3 +47,24 @@ def test_serializable_class_in_a_snippet(older_worker: SyncWorker):
         "@Serializable data class Q(val y: String)\nJson.encodeToString(Q(\"z\"))"
     )
     assert value == '{"y":"z"}'
+
+
+def test_a_project_on_kotlin_without_a_k2_repl_runs_on_the_pinned_repl(tmp_path: Path):
+    """Kotlin 1.9 has no K2 REPL: snippets use the pinned compiler without the build's plugins, with a warning;
+    the project's own classes, compiled by its build and its serialization plugin, still work."""
+    project = copy_project(SAMPLE_PROJECT, tmp_path / "old")
+    pom = project / "pom.xml"
+    pom.write_text(
+        pom.read_text()
+        .replace(f"<kotlin.version>{PINNED_KOTLIN_VERSION}<", "<kotlin.version>1.9.24<")
+        .replace("<serialization.version>1.9.0<", "<serialization.version>1.6.3<")
+        .replace("<version>1.10.2</version>", "<version>1.8.1</version>")
+    )
+    env = resolve_environment(project, build_tool="maven").environment
+    assert env.kotlin_version == PINNED_KOTLIN_VERSION and env.project_kotlin_version == "1.9.24"
+    assert env.compiler_plugin_classpath == [] and any("no K2 REPL" in w for w in env.warnings)
+    worker = SyncWorker(env)
+    try:
+        assert worker.value("import sample.*\nclassics.toJson().length > 10") == "true"
+    finally:
+        worker.close()

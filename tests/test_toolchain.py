@@ -37,3 +37,12 @@ def test_every_build_file_states_the_pinned_kotlin_version():
     for path in files:
         versions = set(re.findall(r'(?:kotlin\.version>|version "|replDefaultKotlinVersion = ")(\d+\.\d+\.\d+)', path.read_text()))
         assert versions == {PINNED_KOTLIN_VERSION}, f"{path}: {versions}"
+
+
+def test_projects_older_than_the_k2_repl_get_the_pinned_repl_and_a_warning():
+    from gradle_repl.toolchain import repl_kotlin_version
+
+    assert repl_kotlin_version("2.2.21") == ("2.2.21", None)
+    assert repl_kotlin_version("2.1.20-RC") == ("2.1.20-RC", None)
+    version, warning = repl_kotlin_version("1.9.24")
+    assert version == PINNED_KOTLIN_VERSION and warning and "no K2 REPL" in warning and "compiler plugins" in warning

@@ -32,6 +32,7 @@ _SCALAR_KEYS = {
     "javaExecutable": "java_executable",
     "javaHome": "java_home",
     "kotlinVersion": "kotlin_version",
+    "projectKotlinVersion": "project_kotlin_version",
     "jvmTarget": "jvm_target",
     "projectPath": "project_path",
     "sourceSet": "source_set",
@@ -47,7 +48,8 @@ class ReplEnvironment(BaseModel):
     source_set: str = "main"
     java_executable: str
     java_home: str
-    kotlin_version: str
+    kotlin_version: str = Field(description="the REPL compiler's version (the project's, when it has a K2 REPL)")
+    project_kotlin_version: str | None = Field(default=None, description="the build's Kotlin, when it differs")
     jvm_target: str | None = None
     classpath: list[str] = Field(default_factory=list, description="runtime classpath, outputs first")
     compiler_plugin_classpath: list[str] = Field(default_factory=list)

@@ -15,7 +15,14 @@ from .compiler_args import relevant_compiler_args
 from .environment import ReplEnvironment
 from .errors import BuildFailed, BuildToolNotFound, GradleReplError
 from .process import ProgressCallback, run_streaming
-from .toolchain import PINNED_KOTLIN_VERSION, Coordinate, find_mvn, repl_host_coordinates, resolve_jars
+from .toolchain import (
+    PINNED_KOTLIN_VERSION,
+    Coordinate,
+    find_mvn,
+    repl_host_coordinates,
+    repl_kotlin_version,
+    resolve_jars,
+)
 
 __all__ = ["resolve_maven_environment", "find_module", "MAVEN_TIMEOUT_SECONDS"]
 
@@ -116,10 +123,14 @@ def resolve_maven_environment(
     pom = _effective_pom(effective, _artifact_id(module / "pom.xml"))
     kotlin = _kotlin_settings(pom)
     java_home = _java_home(outcome.lines)
+    repl_version, too_old = repl_kotlin_version(kotlin.version)
+    if too_old:
+        kotlin.warnings.append(too_old)
+        kotlin.plugins, kotlin.plugin_options = [], []
     plugin_artifacts = sorted({_PLUGINS[name][0] for name in kotlin.plugins if name in _PLUGINS})
-    requests = {"host": repl_host_coordinates(kotlin.version)}
+    requests = {"host": repl_host_coordinates(repl_version)}
     for artifact in plugin_artifacts:
-        requests[artifact] = [Coordinate("org.jetbrains.kotlin", artifact, kotlin.version, transitive=False)]
+        requests[artifact] = [Coordinate("org.jetbrains.kotlin", artifact, repl_version, transitive=False)]
     jars = resolve_jars(requests, on_progress=on_progress)
     return ReplEnvironment(
         build_tool="maven",
@@ -128,7 +139,8 @@ def resolve_maven_environment(
         source_set=source_set,
         java_home=java_home,
         java_executable=str(Path(java_home) / "bin" / "java"),
-        kotlin_version=kotlin.version,
+        kotlin_version=repl_version,
+        project_kotlin_version=kotlin.version if too_old else None,
         jvm_target=kotlin.jvm_target,
         classpath=[str(p) for p in outputs] + dependencies,
         compiler_plugin_classpath=[j for artifact in plugin_artifacts for j in jars.by_request[artifact]],

@@ -26,6 +26,7 @@ __all__ = [
     "resolve_jars",
     "fetch_test_toolchain",
     "find_mvn",
+    "repl_kotlin_version",
 ]
 
 # The one place the Kotlin version used by the tests is pinned; it is also the version the REPL
@@ -33,6 +34,8 @@ __all__ = [
 # test keeps them equal.
 PINNED_KOTLIN_VERSION = "2.3.21"
 KOTLINX_SERIALIZATION_VERSION = "1.9.0"
+# The K2 REPL first ships in Kotlin 2.1; the init script holds the same bound.
+MINIMUM_REPL_KOTLIN = (2, 1, 20)
 # The REPL host: the K2 REPL compiler/evaluator and the compiler they drive, all "-embeddable" so
 # they pair with the embeddable compiler plugins the builds themselves use.
 REPL_HOST_ARTIFACTS = (
@@ -133,6 +136,17 @@ def _pom(name: str, coordinates: list[Coordinate]) -> str:
         '<project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>4.0.0</modelVersion>'
         f"<groupId>gradle-repl.toolchain</groupId><artifactId>{escape(name)}</artifactId><version>1</version>"
         f"<packaging>pom</packaging><dependencies>{dependencies}</dependencies></project>\n"
+    )
+
+
+def repl_kotlin_version(project_version: str) -> tuple[str, str | None]:
+    """The Kotlin the REPL runs for a project, and a warning when it can't be the project's own."""
+    parts = [int(p) if p.isdigit() else 0 for p in project_version.replace("-", ".").split(".")[:3]]
+    if tuple(parts + [0] * (3 - len(parts))) >= MINIMUM_REPL_KOTLIN:
+        return project_version, None
+    return PINNED_KOTLIN_VERSION, (
+        f"Kotlin {project_version} has no K2 REPL; snippets compile with Kotlin {PINNED_KOTLIN_VERSION} and without "
+        "the build's compiler plugins (the project's compiled classes work as usual)"
     )
 
 
