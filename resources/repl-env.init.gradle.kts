@@ -55,10 +55,13 @@ allprojects {
             // SourceSet.getClassesTaskName(): compiles the source set so its output dirs exist.
             dependsOn(sourceSet.classesTaskName)
         }
-        // The project is captured at configuration time; this task never runs under the
-        // configuration cache (gradle-repl passes --no-configuration-cache).
+        // Script-level values reach the report class through its constructor: classes declared in a
+        // script don't see the script's properties. The project is captured at configuration time;
+        // this task never runs under the configuration cache (gradle-repl passes --no-configuration-cache).
         doLast {
-            ReplEnvironmentReport(target, sourceSetName, replMarker, replDefaultKotlinVersion, replMinimumKotlinVersion).print()
+            ReplEnvironmentReport(
+                target, sourceSetName, replMarker, replDefaultKotlinVersion, replMinimumKotlinVersion, replHostArtifacts,
+            ).print()
         }
     }
 }
@@ -69,6 +72,7 @@ class ReplEnvironmentReport(
     private val marker: String,
     private val defaultKotlinVersion: String,
     private val minimumKotlinVersion: List<Int>,
+    private val hostArtifacts: List<String>,
 ) {
     private val lines = mutableListOf<String>()
 
@@ -238,7 +242,7 @@ class ReplEnvironmentReport(
     private fun reportReplHost(kotlinVersion: String) {
         // DependencyHandler.create(Object) and ConfigurationContainer.detachedConfiguration(Dependency...):
         // resolved with the project's own repositories, so mirrors and offline builds behave as the build does.
-        val dependencies = replHostArtifacts.map { project.dependencies.create("org.jetbrains.kotlin:$it:$kotlinVersion") }
+        val dependencies = hostArtifacts.map { project.dependencies.create("org.jetbrains.kotlin:$it:$kotlinVersion") }
         val configuration = project.configurations.detachedConfiguration(*dependencies.toTypedArray())
         // Standard JVM runtime attributes (org.gradle.api.attributes.*), so Gradle module metadata picks the jars.
         configuration.attributes {
