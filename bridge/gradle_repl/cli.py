@@ -72,7 +72,7 @@ def _resolve(args: argparse.Namespace) -> int:
         print(resolved.environment.model_dump_json(indent=2))
     else:
         print(resolved.environment.summary())
-        print(f"({'from cache' if resolved.from_cache else f'resolved in {resolved.seconds:.1f} s'})")
+        print(f"({resolved.origin()})")
     return 0
 
 

@@ -27,6 +27,9 @@ class Resolved:
     from_cache: bool
     seconds: float
 
+    def origin(self) -> str:
+        return "from cache" if self.from_cache else f"resolved in {self.seconds:.1f} s"
+
 
 def _check_root(project_root: str | Path) -> Path:
     root = Path(project_root).expanduser()

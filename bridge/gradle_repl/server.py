@@ -171,8 +171,7 @@ def build_server(manager: SessionManager) -> MCPServer:
                 )
         except GradleReplError as error:
             return error_result(str(error))
-        origin = "from cache" if resolved.from_cache else f"resolved in {resolved.seconds:.1f} s"
-        return text_result(f"{resolved.environment.summary()}\n({origin})")
+        return text_result(f"{resolved.environment.summary()}\n({resolved.origin()})")
 
     return server
 
