@@ -177,3 +177,39 @@ async def test_changed_sources_restart_the_session_and_say_so(tmp_path):
         result = await client.call_tool("run_kotlin_snippet", {**args, "code": 'sample.displayTitle("new code")'})
     assert text(result).startswith("New Code!")
     assert "restarted: the project's build or sources changed" in text(result)
+
+
+async def test_progress_is_reported_while_an_environment_resolves(tmp_path):
+    from conftest import copy_project
+
+    project = str(copy_project(SAMPLE_PROJECT, tmp_path / "sample"))
+    messages: list[str] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        messages.append(message or "")
+
+    async with Client(server_params("--no-spare-worker"), read_timeout_seconds=300) as client:
+        result = await client.call_tool(
+            "run_kotlin_snippet", {"projectRoot": project, "code": "1", "buildTool": "maven"}, progress_callback=on_progress
+        )
+    assert not result.is_error
+    assert any(m.startswith("resolving ") for m in messages), messages
+    assert any("starting a JVM with Kotlin 2.3.21" in m for m in messages), messages
+
+
+async def test_session_cap_evicts_the_least_recently_used_idle_session():
+    async with Client(server_params("--max-sessions", "1", "--no-spare-worker"), read_timeout_seconds=300) as client:
+        await run(client, "val kept = 1", sessionId="old")
+        await run(client, "2", sessionId="new")
+        sessions = json.loads(text(await client.call_tool("list_kotlin_sessions", {})))
+        again = await run(client, "kept", sessionId="old")
+    assert [s["session_id"] for s in sessions] == ["new"]
+    assert again.is_error and "Unresolved reference 'kept'" in text(again)
+
+
+async def test_idle_sessions_are_closed_after_the_idle_timeout():
+    async with Client(server_params("--idle-timeout", "1", "--no-spare-worker"), read_timeout_seconds=300) as client:
+        await run(client, "1", sessionId="idle")
+        await anyio.sleep(8)  # the idle timeout plus one eviction poll
+        listing = text(await client.call_tool("list_kotlin_sessions", {}))
+    assert listing == "No live sessions."

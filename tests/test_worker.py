@@ -182,6 +182,17 @@ def test_long_output_is_truncated_and_says_how_much(sample_env):
         assert reply.result.truncated_bytes >= 80_000
         assert printed < 60_000
         assert any("bytes truncated]" in f.data for f in reply.frames)
+        # An image over the frame limit is downscaled until it fits; one that can't fit is dropped, saying so.
+        noisy = worker.eval(
+            "val rnd = java.util.Random(1)\n"
+            "val img = java.awt.image.BufferedImage(400, 400, java.awt.image.BufferedImage.TYPE_INT_RGB)\n"
+            "for (x in 0 until 400) for (y in 0 until 400) img.setRGB(x, y, rnd.nextInt())\nimg"
+        ).result.value
+        assert noisy is not None and noisy.kind == "image" and int(noisy.meta["downscaled_from_bytes"]) > 10_000
+        assert Image.open(io.BytesIO(base64.b64decode(noisy.data))).size[0] < 400
+        garbage = worker.eval("ByteArray(20_000) { if (it < 4) byteArrayOf(-119, 80, 78, 71)[it] else it.toByte() }").result
+        assert garbage.value is not None and garbage.value.data.startswith("[image dropped: 20000 bytes of image/png")
+        assert garbage.truncated_bytes == 20_000
     finally:
         worker.close()
 
