@@ -205,6 +205,7 @@ async def test_session_cap_evicts_the_least_recently_used_idle_session():
         again = await run(client, "kept", sessionId="old")
     assert [s["session_id"] for s in sessions] == ["new"]
     assert again.is_error and "Unresolved reference 'kept'" in text(again)
+    assert "[session 'old' was closed to make room: at most 1 sessions live at once" in text(again)
 
 
 async def test_idle_sessions_are_closed_after_the_idle_timeout():
@@ -212,4 +213,6 @@ async def test_idle_sessions_are_closed_after_the_idle_timeout():
         await run(client, "1", sessionId="idle")
         await anyio.sleep(8)  # the idle timeout plus one eviction poll
         listing = text(await client.call_tool("list_kotlin_sessions", {}))
+        back = await run(client, "3", sessionId="idle")
     assert listing == "No live sessions."
+    assert text(back).startswith("3") and "[session 'idle' was closed after" in text(back)

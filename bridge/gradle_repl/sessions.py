@@ -74,6 +74,8 @@ class SessionManager:
         self.worker_options = worker_options or WorkerOptions()
         self._sessions: dict[str, _Session] = {}
         self._evictor: asyncio.Task[None] | None = None
+        # Why a session closed without being asked to, told on its next call (state loss is never silent).
+        self._evicted: dict[str, str] = {}
         self._spare: asyncio.Task[WorkerProcess] | None = None
         self._spare_environment: ReplEnvironment | None = None
 
@@ -106,6 +108,8 @@ class SessionManager:
         async with session.lock:
             session.last_used = time.monotonic()
             notices = []
+            if session_id in self._evicted:
+                notices.append(self._evicted.pop(session_id))
             if session.worker is not None and session.environment != resolved.environment:
                 notices.append(
                     f"[session {session_id!r} restarted: the project's build or sources changed since its JVM started; "
@@ -177,7 +181,7 @@ class SessionManager:
                 f"all {self.limits.max_sessions} sessions are busy; close one with close_kotlin_session "
                 "or start the server with a larger --max-sessions"
             )
-        await self.close(idle[0].session_id)
+        await self._evict(idle[0], f"to make room: at most {self.limits.max_sessions} sessions live at once")
 
     async def _drop_worker(self, session: _Session) -> None:
         worker, session.worker, session.environment = session.worker, None, None
@@ -257,7 +261,14 @@ class SessionManager:
             for session in list(self._sessions.values()):
                 idle = now - session.last_used
                 if session.worker is not None and not session.lock.locked() and idle > self.limits.idle_timeout_seconds:
-                    await self.close(session.session_id)
+                    await self._evict(session, f"after {idle:.0f} s idle (--idle-timeout {self.limits.idle_timeout_seconds:g})")
+
+    async def _evict(self, session: _Session, why: str) -> None:
+        self._evicted[session.session_id] = (
+            f"[session {session.session_id!r} was closed {why}; state from its {session.snippets_run} earlier "
+            "snippet(s) is gone]"
+        )
+        await self.close(session.session_id)
 
 
 def _stop_when_started(task: asyncio.Task[WorkerProcess]) -> None:
