@@ -203,7 +203,6 @@ def test_unknown_tool_gets_an_error_reply(server: RawServer):
 
 
 def test_java_home_without_libjvm_names_the_path(tmp_path: Path):
-    from conftest import SyncWorker  # noqa: F401 - same machinery the server uses
     from gradle_repl.errors import WorkerFailed
     from gradle_repl.resolve import resolve_environment
     from gradle_repl.worker_process import WorkerOptions, WorkerProcess
