@@ -20,7 +20,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from conftest import SAMPLE_PROJECT
-from rawserver import RawServer, listening_sockets, rss_bytes, wait_gone
+from rawserver import RawServer, listening_sockets, rss_bytes
 
 pytestmark = [pytest.mark.reliability, pytest.mark.jvm]
 
