@@ -110,12 +110,13 @@ class SessionManager:
             notices = []
             if session_id in self._evicted:
                 notices.append(self._evicted.pop(session_id))
-            if session.worker is not None and session.environment != resolved.environment:
+            changed = session.environment != resolved.environment
+            if session.worker is not None and changed:
                 notices.append(
                     f"[session {session_id!r} restarted: the project's build or sources changed since its JVM started; "
                     f"state from its {session.snippets_run} earlier snippet(s) is gone]"
                 )
-            if session.worker is None or not session.worker.alive or session.environment != resolved.environment:
+            if session.worker is None or not session.worker.alive or changed:
                 await self._start_worker(session, resolved.environment, progress)
             assert session.worker is not None
             timeout = timeout_seconds if timeout_seconds is not None else self.limits.default_timeout_seconds
@@ -164,11 +165,8 @@ class SessionManager:
 
     def _discard_spare(self) -> None:
         spare, self._spare, self._spare_environment = self._spare, None, None
-        if spare is None:
-            return
-        if spare.done() and not spare.cancelled() and spare.exception() is None:
-            asyncio.create_task(spare.result().stop())
-        else:
+        if spare is not None:
+            # Runs at once for a spare that already started, else as soon as it has.
             spare.add_done_callback(_stop_when_started)
 
     async def _make_room(self, *, keep: str) -> None:
@@ -244,8 +242,9 @@ class SessionManager:
     def kill_all_now(self) -> None:
         """Stops every worker without an event loop: SIGTERM, a short grace, then SIGKILL."""
         workers = [s.worker for s in self._sessions.values() if s.worker is not None]
-        if self._spare is not None and self._spare.done() and not self._spare.cancelled() and self._spare.exception() is None:
-            workers.append(self._spare.result())
+        spare = _started(self._spare) if self._spare is not None else None
+        if spare is not None:
+            workers.append(spare)
         for worker in workers:
             worker.signal(signal.SIGTERM)
         deadline = time.monotonic() + KILL_ALL_GRACE_SECONDS
@@ -271,9 +270,17 @@ class SessionManager:
         await self.close(session.session_id)
 
 
+def _started(task: asyncio.Task[WorkerProcess]) -> WorkerProcess | None:
+    """The worker a finished launch task produced; None while running, or when cancelled or failed."""
+    if not task.done() or task.cancelled() or task.exception() is not None:
+        return None
+    return task.result()
+
+
 def _stop_when_started(task: asyncio.Task[WorkerProcess]) -> None:
-    if not task.cancelled() and task.exception() is None:
-        asyncio.create_task(task.result().stop())
+    worker = _started(task)
+    if worker is not None:
+        asyncio.create_task(worker.stop())
 
 
 def _check_code(code: str) -> None:
