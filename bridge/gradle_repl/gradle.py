@@ -8,7 +8,7 @@ from pathlib import Path
 
 from .environment import ReplEnvironment, parse_markers
 from .errors import BuildFailed, BuildToolNotFound
-from .process import ProgressCallback, run_streaming
+from .process import ProgressCallback, join_capped, run_streaming
 from .resources import init_script_path
 
 __all__ = ["find_gradle", "gradle_command", "resolve_gradle_environment", "GRADLE_TIMEOUT_SECONDS", "is_gradle_project"]
@@ -79,5 +79,4 @@ def gradle_errors(lines: list[str]) -> str:
     else:
         end = next((i for i in range(start, len(lines)) if lines[i].startswith(("* Try:", "* Get more help"))), len(lines))
         relevant = [line for line in lines[start:end] if line.strip()]
-    cut = len(relevant) - _ERROR_LINES
-    return "\n".join(relevant[:_ERROR_LINES]) + (f"\n… {cut} more lines" if cut > 0 else "")
+    return join_capped(relevant, _ERROR_LINES)

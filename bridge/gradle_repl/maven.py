@@ -14,7 +14,7 @@ from pathlib import Path
 from .compiler_args import relevant_compiler_args
 from .environment import ReplEnvironment
 from .errors import BuildFailed, BuildToolNotFound, GradleReplError
-from .process import ProgressCallback, run_streaming
+from .process import ProgressCallback, join_capped, run_streaming
 from .toolchain import (
     PINNED_KOTLIN_VERSION,
     Coordinate,
@@ -160,8 +160,7 @@ def _maven_errors(lines: list[str], limit: int = 40) -> str:
     errors = [e for e in errors if e.strip()]
     if not errors:
         errors = lines[-limit:]
-    cut = len(errors) - limit
-    return "\n".join(errors[:limit]) + (f"\n… {cut} more lines" if cut > 0 else "")
+    return join_capped(errors, limit)
 
 
 def _java_home(lines: list[str]) -> str:

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["ProcessOutcome", "run_streaming", "ProgressCallback"]
+__all__ = ["ProcessOutcome", "run_streaming", "ProgressCallback", "join_capped"]
 
 ProgressCallback = Callable[[str], None]
 # After SIGTERM, how long a build tool gets to stop its daemons' clients before SIGKILL.
@@ -78,3 +78,9 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
             return
         except subprocess.TimeoutExpired:
             continue
+
+
+def join_capped(lines: list[str], limit: int) -> str:
+    """The first `limit` lines of a build tool's error text, saying how many more there were."""
+    cut = len(lines) - limit
+    return "\n".join(lines[:limit]) + (f"\n… {cut} more lines" if cut > 0 else "")
