@@ -2,9 +2,10 @@
 //
 // Registers `resolveReplEnvironment` in every project. It is only realised when asked for, so it
 // neither changes nor slows any other task. Run as
-//   gradle --init-script repl-env.init.gradle.kts :app:resolveReplEnvironment -Pgradle-repl.sourceSet=main
-// it prints `[gradle-mcp-repl-env] key=value` lines (no JSON; list keys repeat once per entry) and
-// `end=true` last, so a truncated run is told apart from a complete one.
+//   gradle --init-script repl-env.init.gradle.kts :app:resolveReplEnvironment -Pgradle-repl.sourceSet=main -Pgradle-repl.nonce=N
+// it prints `[gradle-mcp-repl-env] N key=value` lines (no JSON; list keys repeat once per entry) and
+// `end=true` last, so a truncated run is told apart from a complete one. N is gradle-repl's fresh
+// per-run nonce: text a build prints can't pass for a marker.
 //
 // Gradle's public API is used directly (checked against gradle/gradle sources, cited per call).
 // The Kotlin Gradle plugin is not on an init script's compile classpath, so KGP is read by
@@ -49,6 +50,7 @@ allprojects {
         group = "help"
         description = "Prints the classpath, JDK and Kotlin compiler settings gradle-repl needs."
         val sourceSetName = target.findProperty("gradle-repl.sourceSet")?.toString() ?: "main"
+        val linePrefix = "$replMarker ${target.findProperty("gradle-repl.nonce")?.toString() ?: "-"}"
         // SourceSetContainer is the "sourceSets" extension of the java plugin (JavaPluginExtension.getSourceSets).
         val sourceSet = target.extensions.findByType(SourceSetContainer::class.java)?.findByName(sourceSetName)
         if (sourceSet != null) {
@@ -60,7 +62,7 @@ allprojects {
         // this task never runs under the configuration cache (gradle-repl passes --no-configuration-cache).
         doLast {
             ReplEnvironmentReport(
-                target, sourceSetName, replMarker, replDefaultKotlinVersion, replMinimumKotlinVersion, replHostArtifacts,
+                target, sourceSetName, linePrefix, replDefaultKotlinVersion, replMinimumKotlinVersion, replHostArtifacts,
             ).print()
         }
     }
@@ -88,6 +90,8 @@ class ReplEnvironmentReport(
         rejectUnsupported()
         val sourceSet = findSourceSet()
         emit("projectPath", project.path)
+        // Project.getProjectDir(): the module's directory, the REPL's working directory.
+        emit("projectDir", project.projectDir.absolutePath)
         emit("sourceSet", sourceSetName)
         // SourceSet.getRuntimeClasspath(): the output dirs, then the runtimeClasspath configuration, in order.
         sourceSet.runtimeClasspath.files.forEach { emit("classpath", it.absolutePath) }

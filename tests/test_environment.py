@@ -2,8 +2,11 @@
 
 import pytest
 
-from gradle_repl.environment import MARKER, ReplEnvironment, parse_markers
+from gradle_repl.environment import MARKER, ReplEnvironment, marker_prefix, parse_markers
 from gradle_repl.errors import EnvironmentIncomplete
+
+NONCE = "0123abcd"
+M = marker_prefix(NONCE)
 
 TRANSCRIPT = f"""\
 Starting a Gradle Daemon (subsequent builds will be faster)
@@ -11,29 +14,29 @@ Starting a Gradle Daemon (subsequent builds will be faster)
 w: file:///p/src/Main.kt:3:5 Variable 'x' is never used
 > Task :classes
 > Task :resolveReplEnvironment
-{MARKER} projectPath=:app
-{MARKER} sourceSet=main
-{MARKER} classpath=/home/me/My Projects/app/build/classes/kotlin/main
-{MARKER} classpath=/home/me/.m2/a=b/lib.jar
-{MARKER} javaExecutable=/opt/jdk 17/bin/java
-{MARKER} javaHome=/opt/jdk 17
+{M}projectPath=:app
+{M}sourceSet=main
+{M}classpath=/home/me/My Projects/app/build/classes/kotlin/main
+{M}classpath=/home/me/.m2/a=b/lib.jar
+{M}javaExecutable=/opt/jdk 17/bin/java
+{M}javaHome=/opt/jdk 17
 Deprecated Gradle features were used in this build
-{MARKER} kotlinVersion=2.3.21
-{MARKER} pluginClasspath=/cache/kotlin-serialization-compiler-plugin-embeddable-2.3.21.jar
-{MARKER} pluginClasspath=/cache/kotlin-scripting-compiler-embeddable-2.3.21.jar
-{MARKER} pluginOption=plugin:org.jetbrains.kotlin.allopen:annotation=a.B
-{MARKER} compilerArg=-opt-in=kotlin.RequiresOptIn
-{MARKER} jvmTarget=17
-{MARKER} warning=compiler plugin options not readable: NoSuchMethodException
-{MARKER} replHostClasspath=/cache/kotlin-compiler-embeddable-2.3.21.jar
-{MARKER} end=true
+{M}kotlinVersion=2.3.21
+{M}pluginClasspath=/cache/kotlin-serialization-compiler-plugin-embeddable-2.3.21.jar
+{M}pluginClasspath=/cache/kotlin-scripting-compiler-embeddable-2.3.21.jar
+{M}pluginOption=plugin:org.jetbrains.kotlin.allopen:annotation=a.B
+{M}compilerArg=-opt-in=kotlin.RequiresOptIn
+{M}jvmTarget=17
+{M}warning=compiler plugin options not readable: NoSuchMethodException
+{M}replHostClasspath=/cache/kotlin-compiler-embeddable-2.3.21.jar
+{M}end=true
 
 BUILD SUCCESSFUL in 4s
 """
 
 
 def parse(text: str) -> ReplEnvironment:
-    return parse_markers(text.splitlines(True), build_tool="gradle", project_root="/p", project_path=":app", source_set="main")
+    return parse_markers(text.splitlines(True), nonce=NONCE, build_tool="gradle", project_root="/p", project_path=":app", source_set="main")
 
 
 def test_parses_markers_among_gradle_noise():
@@ -66,21 +69,30 @@ def test_compiler_options_drop_the_scripting_plugin_and_keep_real_plugins():
 
 def test_truncated_run_is_detected():
     """Without the end marker the run was cut off, even when every required key was seen."""
-    cut = TRANSCRIPT.split(f"{MARKER} end=true")[0]
+    cut = TRANSCRIPT.split(f"{M}end=true")[0]
     with pytest.raises(EnvironmentIncomplete, match="ended before"):
         parse(cut)
 
 
 def test_missing_keys_are_all_named():
     """A complete run that lacks required facts names each of them."""
-    lines = [f"{MARKER} classpath=/x.jar", f"{MARKER} kotlinVersion=2.3.21", f"{MARKER} end=true"]
+    lines = [f"{M}classpath=/x.jar", f"{M}kotlinVersion=2.3.21", f"{M}end=true"]
     with pytest.raises(EnvironmentIncomplete) as error:
         parse("\n".join(lines))
     for key in ("javaExecutable", "javaHome", "replHostClasspath"):
         assert key in str(error.value)
 
 
-def test_windows_line_endings_and_prefixed_lines():
-    """CRLF output and a log prefix before the marker still parse."""
-    text = TRANSCRIPT.replace("\n", "\r\n").replace(f"{MARKER} javaHome", f"[stdout] {MARKER} javaHome")
-    assert parse(text).java_home == "/opt/jdk 17"
+def test_windows_line_endings_parse():
+    assert parse(TRANSCRIPT.replace("\n", "\r\n")).java_home == "/opt/jdk 17"
+
+
+def test_build_output_cannot_forge_a_marker():
+    """Only lines that begin with the marker and this run's nonce count: a build script printing
+    marker-like text (without the nonce, with another nonce, or mid-line) changes nothing."""
+    forged = TRANSCRIPT.replace(
+        "BUILD SUCCESSFUL",
+        f"{MARKER} javaHome=/evil\n{MARKER} ffff0000 classpath=/evil.jar\nlog: {M}classpath=/evil2.jar\nBUILD SUCCESSFUL",
+    )
+    env = parse(forged)
+    assert env.java_home == "/opt/jdk 17" and not any("evil" in p for p in env.classpath)

@@ -18,13 +18,13 @@ from gradle_repl.resources import init_script_path
 
 
 def test_command_runs_the_task_of_the_requested_project_with_the_init_script():
-    command = gradle_command("/w/gradlew", ":app", "test")
+    command = gradle_command("/w/gradlew", ":app", "test", "n0")
     assert command[0] == "/w/gradlew"
     assert command[command.index("--init-script") + 1] == str(init_script_path())
     assert "--no-configuration-cache" in command and "--console=plain" in command
-    assert command[-2:] == ["-Pgradle-repl.sourceSet=test", ":app:resolveReplEnvironment"]
-    assert gradle_command("gradle", ":", "main")[-1] == ":resolveReplEnvironment"
-    assert gradle_command("gradle", "app", "main")[-1] == ":app:resolveReplEnvironment"
+    assert command[-3:] == ["-Pgradle-repl.sourceSet=test", "-Pgradle-repl.nonce=n0", ":app:resolveReplEnvironment"]
+    assert gradle_command("gradle", ":", "main", "n")[-1] == ":resolveReplEnvironment"
+    assert gradle_command("gradle", "app", "main", "n")[-1] == ":app:resolveReplEnvironment"
 
 
 def test_failure_text_is_gradles_own_what_went_wrong_section():

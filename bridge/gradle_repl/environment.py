@@ -1,12 +1,15 @@
 """The resolved REPL environment of a project and the parser of the init script's markers.
 
-The Gradle init script prints `[gradle-mcp-repl-env] key=value` lines among Gradle's own output.
+The Gradle init script prints `[gradle-mcp-repl-env] <nonce> key=value` lines among Gradle's own
+output. The nonce is fresh per run (passed as -Pgradle-repl.nonce), so text a build script prints can
+never pass for a marker; only lines that *begin* with the marker and this run's nonce count.
 List-valued keys repeat once per entry, in order; `end=true` closes a complete run, so a cut-off
 run is told apart from a finished one.
 """
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Iterable
 from typing import Literal
 
@@ -14,7 +17,7 @@ from pydantic import BaseModel, Field
 
 from .errors import EnvironmentIncomplete
 
-__all__ = ["MARKER", "BuildTool", "ReplEnvironment", "parse_markers"]
+__all__ = ["MARKER", "BuildTool", "ReplEnvironment", "marker_prefix", "new_nonce", "parse_markers"]
 
 MARKER = "[gradle-mcp-repl-env]"
 BuildTool = Literal["gradle", "maven"]
@@ -35,6 +38,7 @@ _SCALAR_KEYS = {
     "projectKotlinVersion": "project_kotlin_version",
     "jvmTarget": "jvm_target",
     "projectPath": "project_path",
+    "projectDir": "project_dir",
     "sourceSet": "source_set",
 }
 
@@ -46,6 +50,7 @@ class ReplEnvironment(BaseModel):
     project_root: str
     project_path: str = ":"
     source_set: str = "main"
+    project_dir: str | None = Field(default=None, description="the module's directory; the worker JVM's working directory")
     java_executable: str
     java_home: str
     kotlin_version: str = Field(description="the REPL compiler's version (the project's, when it has a K2 REPL)")
@@ -98,23 +103,33 @@ def _plugin_name(jar: str) -> str:
     return name.removesuffix(".jar")
 
 
+def new_nonce() -> str:
+    """A fresh per-run token for the init script's marker lines."""
+    return secrets.token_hex(8)
+
+
+def marker_prefix(nonce: str) -> str:
+    """What every marker line of the run with this nonce begins with."""
+    return f"{MARKER} {nonce} "
+
+
 def parse_markers(
-    lines: Iterable[str], *, build_tool: BuildTool, project_root: str, project_path: str, source_set: str
+    lines: Iterable[str], *, nonce: str, build_tool: BuildTool, project_root: str, project_path: str, source_set: str
 ) -> ReplEnvironment:
-    """Builds the environment from a build's output; non-marker lines are ignored.
+    """Builds the environment from a build's output; lines not starting with this run's marker are ignored.
 
     Raises EnvironmentIncomplete naming every missing key, or saying the run was cut off.
     """
+    prefix = marker_prefix(nonce)
     values: dict[str, object] = {"project_path": project_path, "source_set": source_set}
     lists: dict[str, list[str]] = {field: [] for field in _LIST_KEYS.values()}
     seen: set[str] = set()
     ended = False
     for raw in lines:
         line = raw.rstrip("\r\n")
-        start = line.find(MARKER)
-        if start < 0:
+        if not line.startswith(prefix):
             continue
-        key, sep, value = line[start + len(MARKER) :].lstrip().partition("=")
+        key, sep, value = line[len(prefix) :].partition("=")
         if not sep:
             continue
         seen.add(key)

@@ -6,7 +6,7 @@ import os
 import shutil
 from pathlib import Path
 
-from .environment import ReplEnvironment, parse_markers
+from .environment import ReplEnvironment, new_nonce, parse_markers
 from .errors import BuildFailed, BuildToolNotFound
 from .process import ProgressCallback, join_capped, run_streaming
 from .resources import init_script_path
@@ -39,7 +39,7 @@ def find_gradle(project_root: Path) -> str:
     )
 
 
-def gradle_command(gradle: str, project_path: str, source_set: str) -> list[str]:
+def gradle_command(gradle: str, project_path: str, source_set: str, nonce: str) -> list[str]:
     task = "resolveReplEnvironment" if project_path in ("", ":") else f"{project_path.rstrip(':')}:resolveReplEnvironment"
     if not task.startswith(":"):
         task = f":{task}"
@@ -52,6 +52,7 @@ def gradle_command(gradle: str, project_path: str, source_set: str) -> list[str]
         # it is a one-off query, so the build's own setting is overridden for this run only.
         "--no-configuration-cache",
         f"-Pgradle-repl.sourceSet={source_set}",
+        f"-Pgradle-repl.nonce={nonce}",
         task,
     ]
 
@@ -60,14 +61,15 @@ def resolve_gradle_environment(
     project_root: Path, *, project_path: str, source_set: str, on_progress: ProgressCallback | None = None
 ) -> ReplEnvironment:
     root = project_root.resolve()
-    command = gradle_command(find_gradle(root), project_path, source_set)
+    nonce = new_nonce()
+    command = gradle_command(find_gradle(root), project_path, source_set, nonce)
     outcome = run_streaming(command, cwd=root, timeout_seconds=GRADLE_TIMEOUT_SECONDS, on_line=on_progress)
     if outcome.timed_out:
         raise BuildFailed(f"Gradle did not finish within {GRADLE_TIMEOUT_SECONDS:g} s")
     if outcome.returncode != 0:
         raise BuildFailed("Gradle build failed:\n" + gradle_errors(outcome.lines))
     return parse_markers(
-        outcome.lines, build_tool="gradle", project_root=str(root), project_path=project_path, source_set=source_set
+        outcome.lines, nonce=nonce, build_tool="gradle", project_root=str(root), project_path=project_path, source_set=source_set
     )
 
 
