@@ -12,7 +12,8 @@ import pytest
 
 from gradle_repl.environment import ReplEnvironment
 from gradle_repl.resolve import resolve_environment
-from gradle_repl.worker_process import Reply, WorkerOptions, WorkerProcess
+from gradle_repl.frames import WorkerOptions
+from gradle_repl.host.handle import Reply, WorkerHandle
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE_PROJECT = REPO / "sample-project"
@@ -51,12 +52,12 @@ class SyncWorker:
 
     def __init__(self, environment: ReplEnvironment, options: WorkerOptions | None = None) -> None:
         self._loop = asyncio.new_event_loop()
-        self.process: WorkerProcess = self._loop.run_until_complete(
-            WorkerProcess.launch(environment, options or WorkerOptions(heap_mb=512), label="test")
+        self.process: WorkerHandle = self._loop.run_until_complete(
+            WorkerHandle.launch(environment, options or WorkerOptions(heap_mb=512), label="test")
         )
 
     def eval(self, code: str, *, timeout: float = 60.0) -> Reply:
-        return self._loop.run_until_complete(self.process.evaluate(code, timeout_seconds=timeout))
+        return self._loop.run_until_complete(self.process.request(code, timeout_seconds=timeout))
 
     def value(self, code: str) -> str:
         """The rendered value of a snippet that must succeed."""

@@ -4,15 +4,15 @@ from mcp.types import ImageContent, TextContent
 
 from gradle_repl.content import reply_to_result
 from gradle_repl.frames import DisplayFrame, ResultFrame, StreamFrame
-from gradle_repl.worker_process import Reply
+from gradle_repl.host.handle import Reply
 
-FRAMES = [
+FRAMES = (
     StreamFrame(event="stdout", data="a\n"),
     DisplayFrame(kind="image", mime="image/png", data="iVBORw0KGgo="),
     StreamFrame(event="stdout", data="b\n"),
     StreamFrame(event="stderr", data="warn\n"),
     DisplayFrame(kind="html", mime="text/html", data="<script>x</script>"),
-]
+)
 
 
 def test_success_orders_result_displays_then_output():
@@ -32,8 +32,11 @@ def test_success_orders_result_displays_then_output():
 
 
 def test_error_is_one_text_block_with_stack_and_output_folded_in():
-    reply = Reply(FRAMES, ResultFrame(type="error", error_kind="runtime", message="java.lang.X: y", stack="    at _2_repl.f(_2.repl.kts:1)"))
-    reply.notices = ["[session restarted]"]
+    reply = Reply(
+        FRAMES,
+        ResultFrame(type="error", error_kind="runtime", message="java.lang.X: y", stack="    at _2_repl.f(_2.repl.kts:1)"),
+        notices=("[session restarted]",),
+    )
     result = reply_to_result(reply)
     assert result.is_error and len(result.content) == 1
     assert result.content[0].text.splitlines() == [

@@ -205,12 +205,13 @@ def test_unknown_tool_gets_an_error_reply(server: RawServer):
 def test_java_home_without_libjvm_names_the_path(tmp_path: Path):
     from gradle_repl.errors import WorkerFailed
     from gradle_repl.resolve import resolve_environment
-    from gradle_repl.worker_process import WorkerOptions, WorkerProcess
+    from gradle_repl.frames import WorkerOptions
+    from gradle_repl.host.handle import WorkerHandle
 
     Ledger.bad_inputs_tried += 1
     env = resolve_environment(PROJECT, build_tool="maven").environment.model_copy(update={"java_home": str(tmp_path)})
     with pytest.raises(WorkerFailed, match=f"no libjvm under javaHome {tmp_path}"):
-        anyio.run(lambda: WorkerProcess.launch(env, WorkerOptions(), label="nolibjvm"))
+        anyio.run(lambda: WorkerHandle.launch(env, WorkerOptions(), label="nolibjvm"))
 
 
 def test_four_sessions_in_parallel_never_cross_talk():

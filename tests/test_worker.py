@@ -171,7 +171,7 @@ def test_text_that_looks_like_a_frame_stays_text(sample_worker: SyncWorker):
 
 def test_long_output_is_truncated_and_says_how_much(sample_env):
     """A per-frame cap and a per-snippet total; the result counts every byte cut."""
-    from gradle_repl.worker_process import WorkerOptions
+    from gradle_repl.frames import WorkerOptions
 
     worker = SyncWorker(sample_env, WorkerOptions(heap_mb=512, output_limit_bytes=50_000, frame_limit_bytes=10_000))
     try:

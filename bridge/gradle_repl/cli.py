@@ -9,9 +9,9 @@ from collections.abc import Sequence
 
 from .content import reply_to_result
 from .errors import GradleReplError
+from .frames import DEFAULT_HEAP_MB, WorkerOptions
+from .host.manager import SessionLimits, SessionManager
 from .resolve import resolve_environment
-from .sessions import SessionLimits, SessionManager
-from .worker_process import WorkerOptions
 
 __all__ = ["main"]
 
@@ -24,7 +24,9 @@ def _project_arguments(parser: argparse.ArgumentParser, *, root_optional: bool) 
 
 
 def _worker_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--heap-mb", type=int, default=768, help="heap cap of each session's JVM (default 768)")
+    parser.add_argument(
+        "--heap-mb", type=int, default=DEFAULT_HEAP_MB, help=f"heap cap of each session's JVM (default {DEFAULT_HEAP_MB})"
+    )
     parser.add_argument("--timeout", type=float, default=60.0, help="default snippet timeout in seconds (default 60)")
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from mcp.types import CallToolResult, ImageContent, TextContent
 
 from .frames import DisplayFrame, ResultFrame, StreamFrame
-from .worker_process import Reply
+from .host.handle import Reply
 
 __all__ = ["reply_to_result", "error_result", "text_result"]
 
@@ -34,7 +34,7 @@ def _display(frame: DisplayFrame) -> Content:
     return TextContent(type="text", text=frame.data)
 
 
-def _printed(frames: list[StreamFrame | DisplayFrame]) -> list[str]:
+def _printed(frames: tuple[StreamFrame | DisplayFrame, ...]) -> list[str]:
     """Consecutive stdout/stderr frames merged into labelled blocks, in the order printed."""
     blocks: list[tuple[str, str]] = []
     for frame in frames:
@@ -75,6 +75,6 @@ def reply_to_result(reply: Reply) -> CallToolResult:
     content: list[Content] = _result_text(result)
     content += [TextContent(type="text", text=w) for w in result.warnings]
     content += [_display(f) for f in reply.frames if isinstance(f, DisplayFrame)]
-    trailing = _printed(reply.frames) + _truncation_note(result) + reply.notices
+    trailing = [*_printed(reply.frames), *_truncation_note(result), *reply.notices]
     content += [TextContent(type="text", text=block) for block in trailing]
     return CallToolResult(content=content)

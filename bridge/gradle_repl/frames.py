@@ -1,8 +1,9 @@
 """The newline-delimited JSON frames a server and its worker exchange, one model per kind.
 
 Requests go server → worker on the worker's stdin; frames come back on a private pipe that nothing
-a snippet or the JVM prints can reach. Every eval request is answered by zero or more
-stdout/stderr/display frames and exactly one result frame.
+a snippet or the JVM prints can reach. Every eval request carries an id; it is answered by zero or
+more stdout/stderr/display frames and exactly one result frame, all carrying that id, so a reply
+can never be taken for another request's. A cancel request names the eval it cancels.
 """
 
 from __future__ import annotations
@@ -14,8 +15,13 @@ from pydantic import BaseModel, Field, TypeAdapter
 from .environment import ReplEnvironment
 
 __all__ = [
+    "DEFAULT_HEAP_MB",
+    "DEFAULT_OUTPUT_LIMIT_BYTES",
+    "DEFAULT_FRAME_LIMIT_BYTES",
+    "WorkerOptions",
     "StartRequest",
     "EvalRequest",
+    "CancelRequest",
     "Request",
     "ReadyFrame",
     "StreamFrame",
@@ -28,25 +34,46 @@ __all__ = [
     "decode_request",
 ]
 
+# The one place worker settings get their defaults (CLI flags and requests read them from here).
+DEFAULT_HEAP_MB = 768
+DEFAULT_OUTPUT_LIMIT_BYTES = 1_000_000
+DEFAULT_FRAME_LIMIT_BYTES = 200_000
+
 DisplayKind = Literal["text", "markdown", "html", "image"]
-ErrorKind = Literal["compile", "runtime", "timeout", "exited", "out_of_memory", "internal"]
+ErrorKind = Literal["compile", "runtime", "timeout", "cancelled", "exited", "out_of_memory", "internal", "protocol"]
+
+
+class WorkerOptions(BaseModel):
+    """Per-worker limits chosen by the server."""
+
+    heap_mb: int = Field(default=DEFAULT_HEAP_MB, ge=64)
+    output_limit_bytes: int = Field(default=DEFAULT_OUTPUT_LIMIT_BYTES, ge=1_000)
+    frame_limit_bytes: int = Field(default=DEFAULT_FRAME_LIMIT_BYTES, ge=1_000)
 
 
 class StartRequest(BaseModel):
     op: Literal["start"] = "start"
     environment: ReplEnvironment
-    heap_mb: int = 768
-    output_limit_bytes: int = 1_000_000
-    frame_limit_bytes: int = 200_000
+    heap_mb: int = DEFAULT_HEAP_MB
+    output_limit_bytes: int = DEFAULT_OUTPUT_LIMIT_BYTES
+    frame_limit_bytes: int = DEFAULT_FRAME_LIMIT_BYTES
 
 
 class EvalRequest(BaseModel):
     op: Literal["eval"] = "eval"
+    id: int = 0
     code: str
     timeout_ms: int = 60_000
 
 
-Request = Annotated[Union[StartRequest, EvalRequest], Field(discriminator="op")]
+class CancelRequest(BaseModel):
+    """Stops the eval with this id the way a timeout does; ignored when that eval already answered."""
+
+    op: Literal["cancel"] = "cancel"
+    id: int
+
+
+Request = Annotated[Union[StartRequest, EvalRequest, CancelRequest], Field(discriminator="op")]
 
 
 class ReadyFrame(BaseModel):
@@ -60,11 +87,13 @@ class ReadyFrame(BaseModel):
 
 class StreamFrame(BaseModel):
     event: Literal["stdout", "stderr"]
+    id: int = 0
     data: str
 
 
 class DisplayFrame(BaseModel):
     event: Literal["display"] = "display"
+    id: int = 0
     kind: DisplayKind
     mime: str
     data: str = Field(description="text, or base64 for images")
@@ -73,6 +102,7 @@ class DisplayFrame(BaseModel):
 
 class ResultFrame(BaseModel):
     event: Literal["result"] = "result"
+    id: int = 0
     type: Literal["success", "error"]
     value: DisplayFrame | None = Field(default=None, description="the last expression, rendered")
     value_type: str | None = None
@@ -100,5 +130,5 @@ def decode_frame(line: bytes | str) -> ReadyFrame | StreamFrame | DisplayFrame |
     return _FRAME.validate_json(line)
 
 
-def decode_request(line: bytes | str) -> StartRequest | EvalRequest:
+def decode_request(line: bytes | str) -> StartRequest | EvalRequest | CancelRequest:
     return _REQUEST.validate_json(line)

@@ -1,20 +1,34 @@
-"""Runs a build tool as a child process: stdin closed, output streamed line by line, a deadline."""
+"""Runs a build tool as a child process: output streamed line by line, a deadline, no escape.
+
+Every build runs under gradle_repl.buildguard, which ends the build's process tree when the server
+lets go of it or dies; running builds are also tracked here so an orderly exit (stdin EOF, SIGTERM)
+stops them at once instead of waiting for them.
+"""
 
 from __future__ import annotations
 
-import os
-import signal
 import subprocess
+import sys
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["ProcessOutcome", "run_streaming", "ProgressCallback", "join_capped"]
+import psutil
+
+from .errors import BuildFailed
+from .host.shutdown import stop_processes_now
+
+__all__ = ["ProcessOutcome", "run_streaming", "ProgressCallback", "join_capped", "stop_all_builds", "refuse_new_builds"]
 
 ProgressCallback = Callable[[str], None]
 # After SIGTERM, how long a build tool gets to stop its daemons' clients before SIGKILL.
 TERMINATE_GRACE_SECONDS = 5.0
+
+_RUNNING: set[subprocess.Popen[bytes]] = set()
+_RUNNING_LOCK = threading.Lock()
+# Set when the server is going: a resolve still on its way must not start another build.
+_REFUSING = threading.Event()
 
 
 @dataclass
@@ -33,15 +47,20 @@ def run_streaming(
     env: dict[str, str] | None = None,
 ) -> ProcessOutcome:
     """Runs command, handing each output line (stdout and stderr merged) to on_line as it comes."""
+    if _REFUSING.is_set():
+        raise BuildFailed("the server is shutting down; no new build was started")
     process = subprocess.Popen(
-        list(command),
+        [sys.executable, "-m", "gradle_repl.buildguard", *command],
         cwd=cwd,
-        stdin=subprocess.DEVNULL,
+        # The guard's lifeline: held open until the build is done, closed (by the OS if need be) when we go.
+        stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         env=env,
         start_new_session=True,
     )
+    with _RUNNING_LOCK:
+        _RUNNING.add(process)
     lines: list[str] = []
 
     def pump() -> None:
@@ -59,25 +78,40 @@ def run_streaming(
         process.wait(timeout=timeout_seconds)
     except subprocess.TimeoutExpired:
         timed_out = True
-        _stop(process)
     finally:
         if process.poll() is None:
             _stop(process)
+        with _RUNNING_LOCK:
+            _RUNNING.discard(process)
+        if process.stdin is not None:
+            process.stdin.close()
     reader.join(timeout=TERMINATE_GRACE_SECONDS)
     return ProcessOutcome(process.returncode, lines, timed_out)
 
 
 def _stop(process: subprocess.Popen[bytes]) -> None:
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        try:
-            os.killpg(process.pid, sig)
-        except ProcessLookupError:
-            return
-        try:
-            process.wait(timeout=TERMINATE_GRACE_SECONDS)
-            return
-        except subprocess.TimeoutExpired:
-            continue
+    try:
+        stop_processes_now([psutil.Process(process.pid)], grace_seconds=TERMINATE_GRACE_SECONDS)
+    except psutil.Error:
+        pass
+    try:
+        process.wait(timeout=TERMINATE_GRACE_SECONDS)
+    except subprocess.TimeoutExpired:
+        pass
+
+
+def refuse_new_builds() -> None:
+    """From now on run_streaming starts nothing (the server is exiting)."""
+    _REFUSING.set()
+
+
+def stop_all_builds() -> None:
+    """Ends every running build (the guard and the build's whole tree); their callers see them fail."""
+    with _RUNNING_LOCK:
+        running = list(_RUNNING)
+    for process in running:
+        if process.poll() is None:
+            _stop(process)
 
 
 def join_capped(lines: list[str], limit: int) -> str:

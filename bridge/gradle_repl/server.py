@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import inspect
 import json
 import os
 import signal
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from typing import Annotated
+from typing import Annotated, Any, TypeVar
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult, ToolAnnotations
@@ -18,14 +19,16 @@ from pydantic import Field
 
 from .content import error_result, reply_to_result, text_result
 from .errors import GradleReplError
-from .resolve import BuildToolChoice, resolve_environment
-from .sessions import SessionLimits, SessionManager
-from .worker_process import WorkerOptions
+from .frames import DisplayFrame, StreamFrame, WorkerOptions
+from .host.manager import BuildToolChoice, SessionLimits, SessionManager
+from .process import refuse_new_builds
 
 __all__ = ["build_server", "serve"]
 
 # Build tools print hundreds of lines; progress notifications at most this often keep clients calm.
 PROGRESS_INTERVAL_SECONDS = 0.25
+# A progress message is a glance at what happens, not the output itself (the reply carries all of it).
+PROGRESS_MESSAGE_CHARS = 300
 
 INSTRUCTIONS = """\
 Run Kotlin snippets inside a Gradle or Maven JVM project: its compiled classes, dependencies,
@@ -65,7 +68,15 @@ class _ProgressRelay:
                 continue
             self._last = now
             self._step += 1
-            await self._ctx.report_progress(self._step, None, line[:300])
+            await self._ctx.report_progress(self._step, None, line[:PROGRESS_MESSAGE_CHARS])
+
+    def output(self, frame: StreamFrame | DisplayFrame) -> None:
+        """A running snippet's output, shown as progress so a long snippet shows life."""
+        if isinstance(frame, StreamFrame):
+            last = frame.data.rstrip("\n").rsplit("\n", 1)[-1]
+            self(f"[{frame.event}] {last}")
+        else:
+            self(f"[display {frame.kind}]")
 
 
 @asynccontextmanager
@@ -76,6 +87,14 @@ async def _relay(ctx: Context) -> AsyncIterator[_ProgressRelay]:
         yield relay
     finally:
         task.cancel()
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _described(fn: _F) -> str:
+    """A tool's docstring as clients should see it: without the source's indentation."""
+    return inspect.cleandoc(fn.__doc__ or "")
 
 
 def build_server(manager: SessionManager) -> MCPServer:
@@ -89,7 +108,6 @@ def build_server(manager: SessionManager) -> MCPServer:
 
     server = MCPServer("gradle-repl", instructions=INSTRUCTIONS, lifespan=lifespan)
 
-    @server.tool(annotations=ToolAnnotations(open_world_hint=False))
     async def run_kotlin_snippet(
         projectRoot: ProjectRoot,
         code: Annotated[str, Field(description="Kotlin code; the last expression's value is returned.")],
@@ -122,32 +140,30 @@ def build_server(manager: SessionManager) -> MCPServer:
                     build_tool=buildTool,
                     timeout_seconds=timeoutSeconds,
                     progress=relay,
+                    on_frame=relay.output,
                 )
         except GradleReplError as error:
             return error_result(str(error))
         return reply_to_result(reply)
 
-    @server.tool(annotations=ToolAnnotations(destructive_hint=True, idempotent_hint=True, open_world_hint=False))
     async def reset_kotlin_session(sessionId: SessionId = "default") -> CallToolResult:
         """Hard-reset a session: its JVM is killed and all its state dropped; the next snippet starts fresh."""
         if await manager.reset(sessionId):
             return text_result(f"Session {sessionId!r} was reset; the next snippet starts a fresh JVM.")
         return text_result(f"Session {sessionId!r} had no running JVM; nothing to reset.")
 
-    @server.tool(annotations=ToolAnnotations(destructive_hint=True, idempotent_hint=True, open_world_hint=False))
     async def close_kotlin_session(sessionId: SessionId = "default") -> CallToolResult:
         """Close a session and free its JVM (about 0.5 GB). Its state is gone."""
         if await manager.close(sessionId):
             return text_result(f"Session {sessionId!r} closed.")
         return text_result(f"No session {sessionId!r}.")
 
-    @server.tool(annotations=ToolAnnotations(read_only_hint=True, open_world_hint=False))
     async def list_kotlin_sessions() -> CallToolResult:
-        """List live sessions: id, project, source set, Kotlin version, JDK, snippets run, uptime, worker memory (JSON)."""
+        """List live sessions as JSON: id, state (starting/idle/running), project, source set, Kotlin version,
+        JDK, snippets run, uptime, idle time, worker pid and resident memory."""
         infos = [info.model_dump() for info in manager.list()]
         return text_result(json.dumps(infos, indent=2) if infos else "No live sessions.")
 
-    @server.tool(annotations=ToolAnnotations(read_only_hint=True, open_world_hint=False))
     async def resolve_gradle_environment(
         projectRoot: ProjectRoot,
         ctx: Context,
@@ -160,19 +176,24 @@ def build_server(manager: SessionManager) -> MCPServer:
         compiler plugins. Cached until build files or sources change."""
         try:
             async with _relay(ctx) as relay:
-                resolved = await asyncio.to_thread(
-                    resolve_environment,
-                    projectRoot,
-                    project_path=projectPath,
-                    source_set=sourceSet,
-                    build_tool=buildTool,
-                    refresh=refresh,
-                    on_progress=relay,
+                resolved = await manager.resolve(
+                    projectRoot, project_path=projectPath, source_set=sourceSet, build_tool=buildTool,
+                    progress=relay, refresh=refresh,
                 )
         except GradleReplError as error:
             return error_result(str(error))
         return text_result(f"{resolved.environment.summary()}\n({resolved.origin()})")
 
+    tools: list[tuple[Callable[..., Any], ToolAnnotations]] = [
+        (run_kotlin_snippet, ToolAnnotations(open_world_hint=False)),
+        (reset_kotlin_session, ToolAnnotations(destructive_hint=True, idempotent_hint=True, open_world_hint=False)),
+        (close_kotlin_session, ToolAnnotations(destructive_hint=True, idempotent_hint=True, open_world_hint=False)),
+        (list_kotlin_sessions, ToolAnnotations(read_only_hint=True, open_world_hint=False)),
+        # It runs the project's build (which writes outputs and may download dependencies).
+        (resolve_gradle_environment, ToolAnnotations(read_only_hint=False, idempotent_hint=True, open_world_hint=True)),
+    ]
+    for fn, annotations in tools:
+        server.tool(description=_described(fn), annotations=annotations)(fn)
     return server
 
 
@@ -184,7 +205,8 @@ def serve(*, limits: SessionLimits, worker_options: WorkerOptions) -> None:
 
     def on_sigterm(signum: int, frame: object) -> None:
         # The stdio transport blocks in a reader thread that no exception reaches; stop the
-        # workers here and leave at once. There is nothing else to flush.
+        # workers and builds here and leave at once. There is nothing else to flush.
+        refuse_new_builds()
         manager.kill_all_now()
         os._exit(0)
 

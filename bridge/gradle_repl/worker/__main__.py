@@ -1,50 +1,90 @@
-"""Entry point of a session's worker process; see gradle_repl.worker."""
+"""Entry point of a session's worker process; see gradle_repl.worker.
+
+Two threads: the request reader owns the request pipe and the main thread runs snippets. The
+reader is also the worker's lifeline: the request pipe reaches end-of-file when the server closes
+it *or dies* (the OS closes a dead process's pipes on every platform), and the worker then exits at
+once, even in the middle of a snippet. On Linux PR_SET_PDEATHSIG is a second line of defence.
+"""
 
 from __future__ import annotations
 
 import ctypes
 import os
+import queue
 import signal
 import sys
 import threading
-import time
 
 from pydantic import ValidationError
 
 from ..errors import GradleReplError
-from ..frames import EvalRequest, ResultFrame, StartRequest, decode_request
+from ..frames import CancelRequest, EvalRequest, ResultFrame, StartRequest, decode_request
 from .channel import FrameChannel
 
-# How often the orphan watchdog checks that the server is still our parent.
-PARENT_POLL_SECONDS = 1.0
 _PR_SET_PDEATHSIG = 1
+# Set to 1 to leave PDEATHSIG off, so tests can prove the lifeline alone suffices.
+NO_PDEATHSIG_ENV = "GRADLE_REPL_NO_PDEATHSIG"
+# The launcher names the worker's log here; fds 1 and 2 are drained into it.
+LOG_PATH_ENV = "GRADLE_REPL_WORKER_LOG"
 
 
-def _die_with_parent() -> None:
-    """A worker must never outlive its server, even after kill -9 of the server."""
-    parent = os.getppid()
-    if sys.platform.startswith("linux"):
+def _die_with_parent_on_linux() -> None:
+    if sys.platform.startswith("linux") and os.environ.get(NO_PDEATHSIG_ENV) != "1":
         try:
             ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
         except (OSError, AttributeError):
             pass
 
-    def watch() -> None:
-        while True:
-            time.sleep(PARENT_POLL_SECONDS)
-            if os.getppid() != parent:
-                os._exit(0)
 
-    threading.Thread(target=watch, name="parent-watchdog", daemon=True).start()
+class _Requests:
+    """Reads requests on its own thread; cancels reach the running snippet while it runs."""
+
+    def __init__(self, channel: FrameChannel) -> None:
+        self._channel = channel
+        self.pending: queue.Queue[bytes] = queue.Queue()
+        self.cancel = threading.Event()
+        self._lock = threading.Lock()
+        self._running_id: int | None = None
+
+    def start(self) -> None:
+        threading.Thread(target=self._read, name="requests", daemon=True).start()
+
+    def _read(self) -> None:
+        for line in self._channel.requests():
+            try:
+                request = decode_request(line)
+            except ValidationError:
+                self.pending.put(line)  # the main thread answers it with a clear error
+                continue
+            if isinstance(request, CancelRequest):
+                with self._lock:
+                    if request.id == self._running_id:
+                        self.cancel.set()
+                continue
+            self.pending.put(line)
+        # The server closed the pipe or is gone: nobody is left to answer.
+        os._exit(0)
+
+    def begin(self, request_id: int) -> None:
+        with self._lock:
+            self._running_id = request_id
+            self.cancel.clear()
+
+    def end(self) -> None:
+        with self._lock:
+            self._running_id = None
 
 
 def main() -> None:
-    channel = FrameChannel.take_over_stdio()
-    _die_with_parent()
+    channel = FrameChannel.take_over_stdio(os.environ.get(LOG_PATH_ENV))
+    _die_with_parent_on_linux()
+    requests = _Requests(channel)
+    requests.start()
     try:
-        start = decode_request(channel.read_request())
+        start = decode_request(requests.pending.get())
         if not isinstance(start, StartRequest):
             raise GradleReplError("the first request to a worker must be 'start'")
+        channel.frame_limit = start.frame_limit_bytes
         from .session import ReplSession  # JPype loads only once the request is known to be valid
 
         session, ready = ReplSession.start(start)
@@ -55,7 +95,8 @@ def main() -> None:
         channel.send(ResultFrame(type="error", error_kind="internal", message=f"worker failed to start: {error!r}"))
         os._exit(1)
     channel.send(ready)
-    for line in channel.requests():
+    while True:
+        line = requests.pending.get()
         try:
             request = decode_request(line)
         except ValidationError as error:
@@ -64,7 +105,17 @@ def main() -> None:
         if not isinstance(request, EvalRequest):
             channel.send(ResultFrame(type="error", error_kind="internal", message="the worker is already started"))
             continue
-        session.evaluate(request, channel.send)
+        channel.current_id = request.id
+        requests.begin(request.id)
+        try:
+            session.evaluate(request, channel.send, requests.cancel)
+        except Exception as error:  # noqa: BLE001 - a bug here must cost one reply, not the session
+            if channel.answered_id != request.id:
+                channel.send(
+                    ResultFrame(type="error", error_kind="internal", message=f"the worker failed on this snippet: {error!r}")
+                )
+        finally:
+            requests.end()
         if session.exit_code is not None:
             break
     # The JVM may hold non-daemon threads a snippet started: leave without waiting for them.

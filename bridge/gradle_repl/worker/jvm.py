@@ -7,6 +7,7 @@ from pathlib import Path
 import jpype
 
 from ..errors import JvmNotFound
+from ..paths import log_dir
 
 __all__ = ["find_libjvm", "start_jvm"]
 
@@ -34,9 +35,13 @@ def find_libjvm(java_home: str) -> Path:
 
 def start_jvm(java_home: str, classpath: list[str], *, heap_mb: int) -> None:
     """Starts the one JVM this process may ever have."""
+    logs = log_dir()
+    logs.mkdir(parents=True, exist_ok=True)
     jpype.startJVM(
         str(find_libjvm(java_home)),
         f"-Xmx{heap_mb}m",
+        # A crash report belongs with the worker logs, never in the project or the server's directory.
+        f"-XX:ErrorFile={logs / 'hs_err_pid%p.log'}",
         "-Xss4m",
         "-Djava.awt.headless=true",
         # Serial GC keeps a small worker small; the REPL is single-threaded anyway.

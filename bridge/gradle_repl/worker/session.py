@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import os
 import re
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -16,6 +17,7 @@ from ..frames import DisplayFrame, EvalRequest, ReadyFrame, ResultFrame, StartRe
 from ..errors import WorkerFailed
 from .facade import build_facade
 from .jvm import start_jvm
+from .safety import cap_text
 from .report import Diagnostic, StackFrame, ThrowableInfo, format_diagnostic, format_throwable
 
 __all__ = ["ReplSession"]
@@ -98,7 +100,9 @@ class ReplSession:
             raise WorkerFailed(f"the Kotlin REPL failed its warm-up snippet: {detail}")
         self._output.drain()
 
-    def evaluate(self, request: EvalRequest, send: Send) -> None:
+    def evaluate(self, request: EvalRequest, send: Send, cancel: threading.Event) -> None:
+        """Runs one snippet, sending its output as it comes and its result last; a timeout or a set
+        `cancel` stops it the same way (interrupt, then give up on the JVM)."""
         started = time.monotonic()
         truncated = _Counter()
         self._output.beginSnippet(self._request.output_limit_bytes)
@@ -108,8 +112,8 @@ class ReplSession:
         while not finished:
             finished = bool(running.join(POLL_INTERVAL_MS))
             self._forward_output(send, truncated)
-            if not finished and time.monotonic() > deadline:
-                result = self._stop(running, request, send, truncated)
+            if not finished and (cancel.is_set() or time.monotonic() > deadline):
+                result = self._stop(running, request, cancelled=cancel.is_set())
                 break
         else:
             result = self._result(running.getOutcome(), request.code, truncated)
@@ -118,23 +122,24 @@ class ReplSession:
         result.duration_ms = int((time.monotonic() - started) * 1000)
         send(result)
 
-    def _stop(self, running: Any, request: EvalRequest, send: Send, truncated: _Counter) -> ResultFrame:
+    def _stop(self, running: Any, request: EvalRequest, *, cancelled: bool) -> ResultFrame:
+        why = "Cancelled by the client" if cancelled else f"Timed out after {request.timeout_ms / 1000:g} s"
+        kind = "cancelled" if cancelled else "timeout"
         running.interrupt()
         if running.join(int(INTERRUPT_GRACE_SECONDS * 1000)):
             return ResultFrame(
                 type="error",
-                error_kind="timeout",
-                message=f"Timed out after {request.timeout_ms / 1000:g} s; the snippet was interrupted "
-                "and stopped. The session's state is kept.",
+                error_kind=kind,
+                message=f"{why}; the snippet was interrupted and stopped. The session's state is kept.",
             )
         # The JVM offers no safe way to kill a thread that ignores interruption.
         self.exit_code = 0
         return ResultFrame(
             type="error",
-            error_kind="timeout",
+            error_kind=kind,
             state_lost=True,
-            message=f"Timed out after {request.timeout_ms / 1000:g} s and the snippet ignored interruption; "
-            "its worker was stopped and the session's state is lost. The next call starts a fresh session.",
+            message=f"{why} and the snippet ignored interruption; its worker was stopped and the session's "
+            "state is lost. The next call starts a fresh session.",
         )
 
     def _forward_output(self, send: Send, truncated: _Counter) -> None:
@@ -218,12 +223,9 @@ class _Counter:
 
 
 def _cap_text(text: str, limit: int, truncated: _Counter) -> str:
-    encoded = text.encode("utf-8")
-    if len(encoded) <= limit:
-        return text
-    cut = len(encoded) - limit
+    capped, cut = cap_text(text, limit)
     truncated.value += cut
-    return encoded[:limit].decode("utf-8", errors="ignore") + f"\n… [{cut} bytes truncated]"
+    return capped
 
 
 def _compile_classpath(project: list[str], host: list[str], facade: str) -> list[str]:

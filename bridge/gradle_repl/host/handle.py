@@ -1,0 +1,280 @@
+"""The owner of one worker: its handshake, its requests and its end.
+
+One request is in flight at a time, and every frame must carry that request's id. A request is
+read to its own result before the next may start, even when the caller is cancelled (an MCP
+client's cancel, a timeout of its own): the exchange runs in a task of its own that tells the
+worker to stop the snippet, reads up to the result and only then lets the next request in. When
+the worker does not answer, sends a frame it can't decode or one for another request, the worker
+is stopped and its state is declared lost — a reply is never shifted onto the wrong call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from ..environment import ReplEnvironment
+from ..errors import WorkerFailed
+from ..frames import (
+    CancelRequest,
+    WorkerOptions,
+    DisplayFrame,
+    EvalRequest,
+    ReadyFrame,
+    ResultFrame,
+    StartRequest,
+    StreamFrame,
+    decode_frame,
+    encode,
+)
+from .launcher import SubprocessLauncher, WorkerLauncher, WorkerTransport
+from .logs import tail
+from .shutdown import ShutdownPath, stop_worker
+
+__all__ = ["WorkerHandle", "Reply", "OnFrame", "WORKER_START_TIMEOUT_SECONDS", "RESULT_MARGIN_SECONDS"]
+
+# Starting a JVM, loading the compiler and (first time per Kotlin version) compiling the facade.
+WORKER_START_TIMEOUT_SECONDS = 180.0
+# Beyond a snippet's own timeout: the worker's interrupt grace plus time to write its reply.
+RESULT_MARGIN_SECONDS = 10.0
+# After a cancel: the worker's interrupt grace (3 s) plus time to answer; then it is killed.
+CANCEL_ANSWER_SECONDS = 8.0
+
+OnFrame = Callable[[StreamFrame | DisplayFrame], None]
+
+
+@dataclass(frozen=True)
+class Reply:
+    """The frames one snippet produced, its result, and what the user must know besides (a restart)."""
+
+    frames: tuple[StreamFrame | DisplayFrame, ...]
+    result: ResultFrame
+    notices: tuple[str, ...] = field(default=())
+
+
+class WorkerHandle:
+    def __init__(self, transport: WorkerTransport, ready: ReadyFrame) -> None:
+        self._transport = transport
+        self.ready = ready
+        self.started = time.monotonic()
+        self.shutdown_path: ShutdownPath | None = None
+        # Why the worker's state is gone when no reply could say so (a cancelled call's snippet).
+        self.lost_notice: str | None = None
+        self._lock = asyncio.Lock()
+        self._last_id = 0
+        self._closing: str | None = None
+        self._stopping: asyncio.Task[ShutdownPath] | None = None
+
+    @property
+    def pid(self) -> int:
+        return self._transport.pid
+
+    @property
+    def transport(self) -> WorkerTransport:
+        return self._transport
+
+    @property
+    def alive(self) -> bool:
+        return self._transport.returncode is None and self._stopping is None
+
+    @property
+    def busy(self) -> bool:
+        return self._lock.locked()
+
+    def rss_bytes(self) -> int | None:
+        return self._transport.rss_bytes()
+
+    @classmethod
+    async def launch(
+        cls,
+        environment: ReplEnvironment,
+        options: WorkerOptions,
+        *,
+        label: str,
+        launcher: WorkerLauncher | None = None,
+        keep_logs: set[Path] | None = None,
+        on_spawn: Callable[[WorkerTransport], None] | None = None,
+    ) -> WorkerHandle:
+        """Spawns a worker for the environment and waits until it is ready; on_spawn sees it the moment it exists."""
+        transport = await (launcher or SubprocessLauncher()).spawn(environment, label=label, keep_logs=keep_logs or set())
+        if on_spawn is not None:
+            on_spawn(transport)
+        return await cls.start(transport, StartRequest(environment=environment, **options.model_dump()))
+
+    @classmethod
+    async def start(
+        cls, transport: WorkerTransport, request: StartRequest, *, timeout_seconds: float = WORKER_START_TIMEOUT_SECONDS
+    ) -> WorkerHandle:
+        """Sends the start request and waits for 'ready'. Any failure or cancellation kills the worker."""
+        try:
+            await transport.write(encode(request))
+            line = await asyncio.wait_for(transport.readline(), timeout_seconds)
+            if not line:
+                code = await transport.wait()
+                raise WorkerFailed(
+                    f"the worker exited with code {code} while starting; log: {transport.log_path}\n{tail(transport.log_path)}"
+                )
+            frame = decode_frame(line)
+        except asyncio.TimeoutError:
+            transport.send_signal("kill")
+            raise WorkerFailed(
+                f"the worker did not start within {timeout_seconds:g} s; log: {transport.log_path}"
+            ) from None
+        except (ConnectionError, ValueError, ValidationError) as error:
+            transport.send_signal("kill")
+            raise WorkerFailed(f"the worker failed while starting ({error}); log: {transport.log_path}") from None
+        except BaseException:
+            # Cancelled mid-start: nobody will ever own this process.
+            transport.send_signal("kill")
+            raise
+        if isinstance(frame, ResultFrame):
+            transport.send_signal("kill")
+            raise WorkerFailed(frame.message)
+        if not isinstance(frame, ReadyFrame):
+            transport.send_signal("kill")
+            raise WorkerFailed(f"the worker sent {frame.event!r} before 'ready'")
+        return cls(transport, frame)
+
+    async def request(self, code: str, *, timeout_seconds: float, on_frame: OnFrame | None = None) -> Reply:
+        """Runs one snippet. If the caller is cancelled, the snippet is cancelled too and the worker
+        is still read up to its result (or stopped) before another request can start."""
+        await self._lock.acquire()
+        self._last_id += 1
+        cancel = asyncio.Event()
+        exchange = asyncio.create_task(self._exchange(self._last_id, code, timeout_seconds, on_frame, cancel))
+        exchange.add_done_callback(lambda _: self._lock.release())
+        try:
+            return await asyncio.shield(exchange)
+        except asyncio.CancelledError:
+            cancel.set()
+            raise
+
+    async def _exchange(
+        self, request_id: int, code: str, timeout_seconds: float, on_frame: OnFrame | None, cancel: asyncio.Event
+    ) -> Reply:
+        frames: list[StreamFrame | DisplayFrame] = []
+        try:
+            await self._transport.write(encode(EvalRequest(id=request_id, code=code, timeout_ms=int(timeout_seconds * 1000))))
+        except ConnectionError:
+            return Reply(tuple(frames), await self._ended_result())
+        deadline = time.monotonic() + timeout_seconds + RESULT_MARGIN_SECONDS
+        reading: asyncio.Task[bytes] | None = None
+        cancelled = asyncio.create_task(cancel.wait())
+        cancel_sent = False
+        try:
+            while True:
+                if cancel.is_set() and not cancel_sent:
+                    cancel_sent = True
+                    deadline = min(deadline, time.monotonic() + CANCEL_ANSWER_SECONDS)
+                    await self._send_cancel(request_id)
+                if reading is None:
+                    reading = asyncio.create_task(self._transport.readline())
+                waiting = {reading} if cancel_sent else {reading, cancelled}
+                done, _ = await asyncio.wait(
+                    waiting, timeout=max(deadline - time.monotonic(), 0.0), return_when=asyncio.FIRST_COMPLETED
+                )
+                if reading not in done:
+                    if cancelled in done:
+                        continue  # the top of the loop tells the worker
+                    return await self._fail(
+                        frames,
+                        "timeout",
+                        f"Timed out after {timeout_seconds:g} s and the worker stopped answering; it was killed "
+                        "and the session's state is lost. The next call starts a fresh session.",
+                        cancelled=cancel.is_set(),
+                    )
+                try:
+                    line = reading.result()
+                except ValueError:
+                    return await self._fail(frames, "protocol", "the worker sent a frame over the size limit")
+                reading = None
+                if not line:
+                    return await self._finish(frames, await self._ended_result(), cancelled=cancel.is_set())
+                try:
+                    frame = decode_frame(line)
+                except ValidationError as error:
+                    return await self._fail(frames, "protocol", f"the worker sent an undecodable frame ({error.error_count()} errors)")
+                if getattr(frame, "id", None) != request_id:
+                    return await self._fail(
+                        frames, "protocol", f"the worker answered request {getattr(frame, 'id', '?')} while {request_id} was due"
+                    )
+                if isinstance(frame, ResultFrame):
+                    return await self._finish(frames, frame, cancelled=cancel.is_set())
+                if isinstance(frame, (StreamFrame, DisplayFrame)):
+                    frames.append(frame)
+                    if on_frame is not None and not cancel.is_set():
+                        try:
+                            on_frame(frame)
+                        except Exception:  # noqa: BLE001 - a listener's failure must not cost the reply
+                            pass
+        finally:
+            for task in (reading, cancelled):
+                if task is not None and not task.done():
+                    task.cancel()
+
+    async def _send_cancel(self, request_id: int) -> None:
+        try:
+            await self._transport.write(encode(CancelRequest(id=request_id)))
+        except ConnectionError:
+            pass
+
+    async def _finish(self, frames: list[StreamFrame | DisplayFrame], result: ResultFrame, *, cancelled: bool) -> Reply:
+        if result.state_lost:
+            await self.stop()
+            if cancelled:
+                self.lost_notice = f"[the cancelled snippet ended its session's JVM: {result.message}]"
+        return Reply(tuple(frames), result)
+
+    async def _fail(
+        self, frames: list[StreamFrame | DisplayFrame], kind: str, message: str, *, cancelled: bool = False
+    ) -> Reply:
+        """Stops a worker that broke the protocol or stopped answering; its state is lost."""
+        await self.stop()
+        if kind == "protocol":
+            message = (
+                f"{message}; the worker was stopped and the session's state is lost "
+                f"(log: {self._transport.log_path}). The next call starts a fresh session."
+            )
+        if cancelled:
+            self.lost_notice = f"[the cancelled snippet's JVM had to be killed; the session's state is lost: {message}]"
+        return Reply(tuple(frames), ResultFrame(type="error", error_kind=kind, state_lost=True, message=message))  # type: ignore[arg-type]
+
+    async def _ended_result(self) -> ResultFrame:
+        code = await self._transport.wait()
+        if self._closing is not None:
+            message = f"The session was {self._closing} while this snippet ran; its state is gone."
+        elif code < 0:
+            try:
+                name = signal.Signals(-code).name
+            except ValueError:
+                name = str(-code)
+            message = f"The session's JVM was killed by signal {name}; the session's state is lost. The next call starts a fresh session."
+        else:
+            detail = " (System.exit or a crash)" if code else ""
+            message = (
+                f"The session's JVM exited with code {code}{detail}; the session's state is lost. "
+                f"The next call starts a fresh session.\n{tail(self._transport.log_path, 5)}".rstrip()
+            )
+        return ResultFrame(type="error", error_kind="exited", state_lost=True, message=message)
+
+    async def stop(self, *, reason: str | None = None) -> ShutdownPath:
+        """Stops the worker (once, shielded from cancellation) and records which step ended it."""
+        if reason is not None and self._closing is None:
+            self._closing = reason
+        if self._stopping is None:
+            self._stopping = asyncio.ensure_future(stop_worker(self._transport))
+            self._stopping.add_done_callback(self._record_path)
+        return await asyncio.shield(self._stopping)
+
+    def _record_path(self, task: asyncio.Task[ShutdownPath]) -> None:
+        if not task.cancelled() and task.exception() is None:
+            self.shutdown_path = task.result()
+
+    def log_path(self) -> Path | None:
+        return self._transport.log_path

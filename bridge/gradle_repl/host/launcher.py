@@ -1,0 +1,154 @@
+"""Where workers come from: the one seam between session policy and real processes.
+
+A launcher spawns a worker and hands back its transport: a line pipe in, a line pipe out and the
+process's facts. `SubprocessLauncher` runs `python -m gradle_repl.worker`; tests pass launchers of
+fake workers that misbehave on cue, so session policy is tested in milliseconds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from pathlib import Path
+from typing import Literal, Protocol
+
+import psutil
+
+from ..environment import ReplEnvironment
+from .logs import new_log_path
+
+__all__ = ["WorkerTransport", "WorkerLauncher", "SubprocessLauncher", "SubprocessTransport", "FRAME_READ_LIMIT", "Signal"]
+
+# One frame line read from a worker is at most this long; the worker caps every field far below it,
+# so a longer line means a broken worker, not a big answer.
+FRAME_READ_LIMIT = 16 * 1024 * 1024
+# Environment variables the worker reads (see gradle_repl.worker.__main__).
+_LOG_PATH_ENV = "GRADLE_REPL_WORKER_LOG"
+
+Signal = Literal["terminate", "kill"]
+
+
+class WorkerTransport(Protocol):
+    """A started worker process as the host sees it."""
+
+    @property
+    def pid(self) -> int: ...
+
+    @property
+    def returncode(self) -> int | None: ...
+
+    @property
+    def log_path(self) -> Path | None: ...
+
+    async def write(self, data: bytes) -> None:
+        """Sends request bytes; raises ConnectionError when the worker is gone."""
+
+    async def readline(self) -> bytes:
+        """One frame line; b"" at end of file; ValueError when a line exceeds FRAME_READ_LIMIT."""
+
+    async def wait(self) -> int: ...
+
+    def close_input(self) -> None:
+        """Closes the request pipe: a worker exits on its own when it sees end of file."""
+
+    def send_signal(self, how: Signal) -> None: ...
+
+    def rss_bytes(self) -> int | None: ...
+
+    @property
+    def process(self) -> psutil.Process | None:
+        """The OS process, for exit paths that stop workers without an event loop (None for fakes)."""
+
+
+class WorkerLauncher(Protocol):
+    async def spawn(self, environment: ReplEnvironment, *, label: str, keep_logs: set[Path]) -> WorkerTransport: ...
+
+
+class SubprocessTransport:
+    def __init__(self, process: asyncio.subprocess.Process, log_path: Path) -> None:
+        self._process = process
+        self._log_path = log_path
+        try:
+            # Held from spawn on, so a reused pid can never be mistaken for this worker.
+            self._ps: psutil.Process | None = psutil.Process(process.pid)
+        except psutil.Error:
+            self._ps = None
+
+    @property
+    def pid(self) -> int:
+        return self._process.pid
+
+    @property
+    def returncode(self) -> int | None:
+        return self._process.returncode
+
+    @property
+    def log_path(self) -> Path | None:
+        return self._log_path
+
+    async def write(self, data: bytes) -> None:
+        stdin = self._process.stdin
+        if stdin is None or stdin.is_closing():
+            raise ConnectionError("the worker's request pipe is closed")
+        try:
+            stdin.write(data)
+            await stdin.drain()
+        except (RuntimeError, OSError) as error:
+            raise ConnectionError(str(error)) from error
+
+    async def readline(self) -> bytes:
+        assert self._process.stdout is not None
+        return await self._process.stdout.readline()
+
+    async def wait(self) -> int:
+        return await self._process.wait()
+
+    def close_input(self) -> None:
+        stdin = self._process.stdin
+        if stdin is not None and not stdin.is_closing():
+            stdin.close()
+
+    def send_signal(self, how: Signal) -> None:
+        if self._process.returncode is not None:
+            return
+        try:
+            if how == "kill":
+                self._process.kill()
+            else:
+                self._process.terminate()
+        except ProcessLookupError:
+            pass
+
+    def rss_bytes(self) -> int | None:
+        try:
+            return self._ps.memory_info().rss if self._ps is not None else None
+        except psutil.Error:
+            return None
+
+    @property
+    def process(self) -> psutil.Process | None:
+        """For exit paths that stop workers without an event loop."""
+        return self._ps
+
+
+class SubprocessLauncher:
+    """Starts `python -m gradle_repl.worker` in the project's directory, its stderr to a log of its own."""
+
+    async def spawn(self, environment: ReplEnvironment, *, label: str, keep_logs: set[Path]) -> SubprocessTransport:
+        log_path = new_log_path(label, keep=keep_logs)
+        # Relative paths in snippets resolve against the module, as in the project's own tests.
+        cwd = next((d for d in (environment.project_dir, environment.project_root) if d and Path(d).is_dir()), None)
+        with open(log_path, "ab") as log:
+            process = await asyncio.create_subprocess_exec(
+                sys.executable,
+                "-m",
+                "gradle_repl.worker",
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=log,
+                limit=FRAME_READ_LIMIT,
+                cwd=cwd,
+                env={**os.environ, _LOG_PATH_ENV: str(log_path)},
+            )
+        return SubprocessTransport(process, log_path)

@@ -1,0 +1,412 @@
+"""Session policy: which worker serves a session, how many live at once, when they go.
+
+The manager never talks to a process itself: workers come from a launcher (the seam tests fake)
+and are driven through WorkerHandle. Calls on one session run one at a time; different sessions
+and environment resolution proceed in parallel. Every worker the manager ever spawned is tracked
+from the moment it exists, so close, eviction, cancellation and server exit can't leak one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal, Protocol
+
+from pydantic import BaseModel
+
+from ..environment import ReplEnvironment
+from ..errors import GradleReplError
+from ..frames import WorkerOptions
+from ..process import refuse_new_builds, stop_all_builds
+from .handle import OnFrame, Reply, WorkerHandle
+from .launcher import SubprocessLauncher, WorkerLauncher, WorkerTransport
+from .shutdown import stop_processes_now
+
+__all__ = ["SessionManager", "SessionInfo", "SessionLimits", "MAX_CODE_BYTES", "Resolver", "BuildToolChoice"]
+
+# Larger snippets are almost certainly a mistake (a pasted file or binary); the compiler would
+# spend minutes on them.
+MAX_CODE_BYTES = 1_000_000
+# How often idle sessions are looked for.
+EVICTION_POLL_SECONDS = 5.0
+# Resolves wait on builds for minutes; they get threads of their own so they never starve the
+# event loop's default pool (and each other across projects).
+RESOLVE_THREADS = 16
+
+Progress = Callable[[str], None]
+BuildToolChoice = Literal["auto", "gradle", "maven"]
+
+
+class _Resolved(Protocol):
+    environment: ReplEnvironment
+
+
+class Resolver(Protocol):
+    def __call__(
+        self, project_root: str, *, project_path: str, source_set: str, build_tool: BuildToolChoice,
+        refresh: bool = False, on_progress: Progress | None,
+    ) -> _Resolved: ...
+
+
+@dataclass
+class SessionLimits:
+    idle_timeout_seconds: float = 30 * 60
+    max_sessions: int = 4
+    default_timeout_seconds: float = 60.0
+    # Keep one started, warmed worker for the most recently used environment, so a new session
+    # starts in milliseconds instead of seconds (costs one idle JVM, about 0.4 GB).
+    spare_worker: bool = True
+
+
+class SessionInfo(BaseModel):
+    session_id: str
+    state: Literal["starting", "idle", "running"]
+    project_root: str
+    project_path: str
+    source_set: str
+    build_tool: str
+    kotlin_version: str
+    java_home: str
+    java_version: str | None
+    snippets_run: int
+    uptime_seconds: float
+    idle_seconds: float
+    worker_pid: int | None
+    worker_rss_bytes: int | None
+
+
+@dataclass(eq=False)
+class _Session:
+    session_id: str
+    environment: ReplEnvironment | None = None
+    worker: WorkerHandle | None = None
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    snippets_run: int = 0
+    last_used: float = field(default_factory=time.monotonic)
+    starting: ReplEnvironment | None = None
+    closed: bool = False
+
+
+def _default_resolver() -> Resolver:
+    from ..resolve import resolve_environment
+
+    return resolve_environment  # type: ignore[return-value]
+
+
+class SessionManager:
+    def __init__(
+        self,
+        *,
+        limits: SessionLimits | None = None,
+        worker_options: WorkerOptions | None = None,
+        launcher: WorkerLauncher | None = None,
+        resolver: Resolver | None = None,
+    ) -> None:
+        self.limits = limits or SessionLimits()
+        self.worker_options = worker_options or WorkerOptions()
+        self._launcher = launcher or SubprocessLauncher()
+        self._resolver = resolver or _default_resolver()
+        self._sessions: dict[str, _Session] = {}
+        self._evictor: asyncio.Task[None] | None = None
+        # Why a session closed without being asked to, told on its next call (state loss is never silent).
+        self._evicted: dict[str, str] = {}
+        self._spare: asyncio.Task[WorkerHandle] | None = None
+        self._spare_environment: ReplEnvironment | None = None
+        # Every worker process spawned and not yet known to be gone, from the moment it exists.
+        self._spawned: set[WorkerTransport] = set()
+        self._resolve_pool = ThreadPoolExecutor(RESOLVE_THREADS, thread_name_prefix="resolve")
+
+    def start_eviction(self) -> None:
+        if self._evictor is None:
+            self._evictor = asyncio.create_task(self._evict_idle_forever())
+
+    async def resolve(
+        self, project_root: str, *, project_path: str, source_set: str, build_tool: BuildToolChoice,
+        progress: Progress | None, refresh: bool = False,
+    ) -> _Resolved:
+        """The project's environment, resolved on a thread of the manager's own (builds take minutes)."""
+
+        def call() -> _Resolved:
+            return self._resolver(
+                project_root, project_path=project_path, source_set=source_set, build_tool=build_tool,
+                refresh=refresh, on_progress=progress,
+            )
+
+        return await asyncio.get_running_loop().run_in_executor(self._resolve_pool, call)
+
+    async def run_snippet(
+        self,
+        *,
+        session_id: str,
+        project_root: str,
+        code: str,
+        project_path: str = ":",
+        source_set: str = "main",
+        build_tool: BuildToolChoice = "auto",
+        timeout_seconds: float | None = None,
+        progress: Progress | None = None,
+        on_frame: OnFrame | None = None,
+    ) -> Reply:
+        _check_code(code)
+        resolved = await self.resolve(
+            project_root, project_path=project_path, source_set=source_set, build_tool=build_tool, progress=progress
+        )
+        session = self._sessions.get(session_id)
+        if session is None:
+            session = self._sessions[session_id] = _Session(session_id)
+        async with session.lock:
+            if session.closed:
+                raise GradleReplError(f"session {session_id!r} was closed while this call waited for it")
+            session.last_used = time.monotonic()
+            notices = [self._evicted.pop(session_id)] if session_id in self._evicted else []
+            worker = await self._worker_for(session, resolved.environment, notices, progress)
+            timeout = timeout_seconds if timeout_seconds is not None else self.limits.default_timeout_seconds
+            reply = await worker.request(code, timeout_seconds=timeout, on_frame=on_frame)
+            session.last_used = time.monotonic()
+            if reply.result.state_lost:
+                self._forget_worker(session, worker)
+            else:
+                session.snippets_run += 1
+            return dataclasses.replace(reply, notices=tuple(notices))
+
+    async def _worker_for(
+        self, session: _Session, environment: ReplEnvironment, notices: list[str], progress: Progress | None
+    ) -> WorkerHandle:
+        """The session's worker for this environment: its current one, or a new one (saying why)."""
+        worker = session.worker
+        if worker is not None and worker.alive and session.environment == environment:
+            return worker
+        if worker is not None:
+            if worker.lost_notice:
+                notices.append(worker.lost_notice)
+            elif session.environment != environment:
+                notices.append(
+                    f"[session {session.session_id!r} restarted: the project's build or sources changed since its JVM "
+                    f"started; state from its {session.snippets_run} earlier snippet(s) is gone]"
+                )
+                if progress:
+                    progress("the session's environment changed; restarting its worker")
+            self._forget_worker(session, worker)
+            await worker.stop()
+        return await self._start_worker(session, environment, progress)
+
+    async def _start_worker(self, session: _Session, environment: ReplEnvironment, progress: Progress | None) -> WorkerHandle:
+        # Room is made and this start counted in one step: two starts at once can't both see room.
+        victim = self._claim_room(keep=session.session_id)
+        session.starting = environment
+        try:
+            if victim is not None:
+                await self._evict(victim, f"to make room: at most {self.limits.max_sessions} sessions live at once")
+            worker = await self._take_spare(environment)
+            if worker is None:
+                if progress:
+                    progress(f"starting a JVM with Kotlin {environment.kotlin_version} for session {session.session_id!r}")
+                worker = await self._launch(environment, label=session.session_id)
+        finally:
+            session.starting = None
+        if session.closed:
+            await worker.stop()
+            raise GradleReplError(f"session {session.session_id!r} was closed while its JVM started")
+        session.worker, session.environment, session.snippets_run = worker, environment, 0
+        self._refill_spare(environment)
+        if progress and worker.ready.facade_compiled:
+            progress(f"compiled the jvm-worker facade for Kotlin {environment.kotlin_version} (cached from now on)")
+        return worker
+
+    def _claim_room(self, *, keep: str) -> _Session | None:
+        """The session to evict so one more may start (None when there is room); raises when all are busy."""
+        live = [
+            s for s in self._sessions.values()
+            if s.session_id != keep and (s.starting is not None or (s.worker is not None and s.worker.alive))
+        ]
+        if len(live) < self.limits.max_sessions:
+            return None
+        idle = sorted((s for s in live if s.starting is None and not s.lock.locked()), key=lambda s: s.last_used)
+        if not idle:
+            raise GradleReplError(
+                f"all {self.limits.max_sessions} sessions are busy; close one with close_kotlin_session "
+                "or start the server with a larger --max-sessions"
+            )
+        victim = idle[0]
+        # Gone from the table at once, so the count above is right for the next caller too.
+        self._sessions.pop(victim.session_id, None)
+        victim.closed = True
+        return victim
+
+    async def _launch(self, environment: ReplEnvironment, *, label: str) -> WorkerHandle:
+        keep = {t.log_path for t in self._spawned if t.log_path is not None}
+        return await WorkerHandle.launch(
+            environment, self.worker_options, label=label, launcher=self._launcher, keep_logs=keep,
+            on_spawn=self._spawned.add,
+        )
+
+    async def _take_spare(self, environment: ReplEnvironment) -> WorkerHandle | None:
+        """The spare worker when it was started for this environment (waiting for it if still starting)."""
+        if self._spare is None or self._spare_environment != environment:
+            return None
+        spare, self._spare, self._spare_environment = self._spare, None, None
+        try:
+            worker = await asyncio.shield(spare)
+        except asyncio.CancelledError:
+            spare.add_done_callback(self._stop_when_started)
+            raise
+        except Exception:  # noqa: BLE001 - a failed spare only means starting one the normal way
+            return None
+        if worker.alive:
+            return worker
+        self._untrack(worker)
+        return None
+
+    def _refill_spare(self, environment: ReplEnvironment) -> None:
+        if not self.limits.spare_worker or self._spare_environment == environment:
+            return
+        self._discard_spare()
+        self._spare_environment = environment
+        self._spare = asyncio.create_task(self._launch(environment, label="spare"))
+
+    def _discard_spare(self) -> None:
+        spare, self._spare, self._spare_environment = self._spare, None, None
+        if spare is not None:
+            # Runs at once for a spare that already started, else as soon as it has.
+            spare.add_done_callback(self._stop_when_started)
+
+    def _stop_when_started(self, task: asyncio.Task[WorkerHandle]) -> None:
+        if task.done() and not task.cancelled() and task.exception() is None:
+            worker = task.result()
+            asyncio.ensure_future(self._stop_and_untrack(worker))
+
+    def _forget_worker(self, session: _Session, worker: WorkerHandle) -> None:
+        if session.worker is worker:
+            session.worker, session.environment = None, None
+            session.snippets_run = 0
+        if not worker.alive:
+            self._untrack(worker)
+
+    def _untrack(self, worker: WorkerHandle) -> None:
+        self._spawned.discard(worker.transport)
+
+    async def _stop_and_untrack(self, worker: WorkerHandle, *, reason: str | None = None) -> None:
+        await worker.stop(reason=reason)
+        self._untrack(worker)
+
+    async def reset(self, session_id: str) -> bool:
+        """Kills the session's worker (a running snippet ends with a clear reply); the next call starts fresh."""
+        session = self._sessions.get(session_id)
+        if session is None or session.worker is None:
+            return False
+        worker = session.worker
+        self._forget_worker(session, worker)
+        await self._stop_and_untrack(worker, reason="reset")
+        return True
+
+    async def close(self, session_id: str) -> bool:
+        """Closes a session at once: a running snippet is stopped and a starting JVM is stopped when it's up."""
+        session = self._sessions.pop(session_id, None)
+        self._evicted.pop(session_id, None)
+        if session is None:
+            return False
+        await self._close_session(session, reason="closed")
+        return True
+
+    async def _close_session(self, session: _Session, *, reason: str) -> None:
+        session.closed = True
+        worker = session.worker
+        if worker is not None:
+            self._forget_worker(session, worker)
+            await self._stop_and_untrack(worker, reason=reason)
+
+    def list(self) -> list[SessionInfo]:
+        now = time.monotonic()
+        infos = []
+        for session in self._sessions.values():
+            worker = session.worker if session.worker is not None and session.worker.alive else None
+            env = session.environment if worker is not None else session.starting
+            if env is None:
+                continue
+            state: Literal["starting", "idle", "running"] = (
+                "starting" if worker is None else "running" if session.lock.locked() else "idle"
+            )
+            infos.append(
+                SessionInfo(
+                    session_id=session.session_id,
+                    state=state,
+                    project_root=env.project_root,
+                    project_path=env.project_path,
+                    source_set=env.source_set,
+                    build_tool=env.build_tool,
+                    kotlin_version=env.kotlin_version,
+                    java_home=env.java_home,
+                    java_version=worker.ready.java_version if worker else None,
+                    snippets_run=session.snippets_run,
+                    uptime_seconds=round(now - worker.started, 1) if worker else 0.0,
+                    idle_seconds=round(now - session.last_used, 1),
+                    worker_pid=worker.pid if worker else None,
+                    worker_rss_bytes=worker.rss_bytes() if worker else None,
+                )
+            )
+        return infos
+
+    def worker_pids(self) -> set[int]:
+        """Every worker process this manager has spawned that may still run (sessions, spare, starting)."""
+        return {t.pid for t in self._spawned if t.returncode is None}
+
+    async def close_all(self) -> None:
+        if self._evictor is not None:
+            self._evictor.cancel()
+        refuse_new_builds()
+        stop_all_builds()
+        spare, self._spare, self._spare_environment = self._spare, None, None
+        if spare is not None and not spare.done():
+            spare.cancel()
+        sessions = list(self._sessions.values())
+        self._sessions.clear()
+        await asyncio.gather(*(self._close_session(s, reason="closed") for s in sessions), return_exceptions=True)
+        if spare is not None and spare.done() and not spare.cancelled() and spare.exception() is None:
+            await self._stop_and_untrack(spare.result())
+        # Whatever is left (a launch cut short) goes the hard way.
+        self.kill_all_now()
+        self._resolve_pool.shutdown(wait=False, cancel_futures=True)
+
+    def kill_all_now(self) -> None:
+        """Stops every worker and build without an event loop (signal handlers, interpreter exit)."""
+        stop_all_builds()
+        live = [t for t in self._spawned if t.returncode is None]
+        stop_processes_now([t.process for t in live if t.process is not None])
+        for transport in live:
+            if transport.process is None:
+                transport.send_signal("kill")
+        self._spawned.clear()
+
+    async def _evict_idle_forever(self) -> None:
+        while True:
+            await asyncio.sleep(EVICTION_POLL_SECONDS)
+            now = time.monotonic()
+            for session in list(self._sessions.values()):
+                idle = now - session.last_used
+                worker = session.worker
+                if worker is not None and not session.lock.locked() and idle > self.limits.idle_timeout_seconds:
+                    self._sessions.pop(session.session_id, None)
+                    await self._evict(session, f"after {idle:.0f} s idle (--idle-timeout {self.limits.idle_timeout_seconds:g})")
+
+    async def _evict(self, session: _Session, why: str) -> None:
+        self._evicted[session.session_id] = (
+            f"[session {session.session_id!r} was closed {why}; state from its {session.snippets_run} earlier "
+            "snippet(s) is gone]"
+        )
+        await self._close_session(session, reason="evicted")
+
+
+def _check_code(code: str) -> None:
+    if not code.strip():
+        raise GradleReplError("code is empty; pass the Kotlin snippet to run")
+    try:
+        size = len(code.encode("utf-8"))
+    except UnicodeEncodeError as error:
+        raise GradleReplError(f"code is not valid Unicode text (at character {error.start}); send UTF-8 text") from None
+    if size > MAX_CODE_BYTES:
+        raise GradleReplError(f"code is {size} bytes; snippets are limited to {MAX_CODE_BYTES} bytes")

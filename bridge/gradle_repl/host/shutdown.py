@@ -1,0 +1,69 @@
+"""The one stop ladder for workers and builds, and a record of which step ended a worker.
+
+Async (event loop running): close the request pipe → wait → terminate → wait → kill → wait.
+Sync (signal handlers, atexit: no loop to wait on): terminate → wait → kill, through psutil, which
+waits on processes portably and never mistakes a reused pid for the one it was given.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable
+from typing import Literal
+
+import psutil
+
+from .launcher import WorkerTransport
+
+__all__ = ["ShutdownPath", "stop_worker", "stop_processes_now", "STOP_GRACE_SECONDS"]
+
+# How long each step of the ladder waits for the process to exit before the next, stronger one.
+STOP_GRACE_SECONDS = 2.0
+
+ShutdownPath = Literal["exited", "terminated", "killed"]
+
+
+async def stop_worker(transport: WorkerTransport) -> ShutdownPath:
+    """Stops a worker in escalating steps and says which one ended it."""
+    if transport.returncode is not None:
+        return "exited"
+    transport.close_input()
+    steps: tuple[tuple[ShutdownPath, Literal["terminate", "kill"] | None], ...] = (
+        ("exited", None),
+        ("terminated", "terminate"),
+        ("killed", "kill"),
+    )
+    for path, how in steps:
+        if how is not None:
+            transport.send_signal(how)
+        try:
+            await asyncio.wait_for(transport.wait(), STOP_GRACE_SECONDS)
+            return path
+        except asyncio.TimeoutError:
+            continue
+    await transport.wait()
+    return "killed"
+
+
+def stop_processes_now(processes: Iterable[psutil.Process], *, grace_seconds: float = STOP_GRACE_SECONDS) -> None:
+    """Terminates processes and their children, then kills whatever is left after the grace period."""
+    targets: dict[int, psutil.Process] = {}
+    for process in processes:
+        try:
+            for child in process.children(recursive=True):
+                targets[child.pid] = child
+        except psutil.Error:
+            pass
+        targets[process.pid] = process
+    for process in targets.values():
+        try:
+            process.terminate()
+        except psutil.Error:
+            pass
+    _, alive = psutil.wait_procs(list(targets.values()), timeout=grace_seconds)
+    for process in alive:
+        try:
+            process.kill()
+        except psutil.Error:
+            pass
+    psutil.wait_procs(alive, timeout=grace_seconds)

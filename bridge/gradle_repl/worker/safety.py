@@ -1,0 +1,81 @@
+"""Makes any frame safe to put on the wire: valid UTF-8 and every field within the frame limit.
+
+Strings from the JVM may hold lone surrogates (a Java String is UTF-16 and need not be valid), and
+an exception message can be 70 MB. Either would break the channel: the first can't be encoded, the
+second overruns the server's line limit. Both are repaired here, once, for every frame the worker
+sends, and every byte cut is counted in the result's `truncated_bytes`.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel
+
+from ..frames import DisplayFrame, ResultFrame, StreamFrame
+
+__all__ = ["sanitize_text", "cap_text", "safe_frame", "MAX_WARNINGS"]
+
+# A snippet that produces more warnings than this has a problem no reader needs 10,000 lines for.
+MAX_WARNINGS = 50
+
+
+def sanitize_text(text: str) -> str:
+    """Lone surrogates become U+FFFD; everything else is kept as is."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def cap_text(text: str, limit: int) -> tuple[str, int]:
+    """The text cut to at most `limit` UTF-8 bytes with a note saying how much went, and the bytes cut."""
+    encoded = text.encode("utf-8")
+    if len(encoded) <= limit:
+        return text, 0
+    cut = len(encoded) - limit
+    return encoded[:limit].decode("utf-8", errors="ignore") + f"\n… [{cut} bytes truncated]", cut
+
+
+def _clean(value: object) -> object:
+    if isinstance(value, str):
+        return sanitize_text(value)
+    if isinstance(value, list):
+        return [_clean(v) for v in value]
+    if isinstance(value, dict):
+        return {_clean(k): _clean(v) for k, v in value.items()}
+    if isinstance(value, BaseModel):
+        return value.model_copy(update={name: _clean(getattr(value, name)) for name in type(value).model_fields})
+    return value
+
+
+def safe_frame(frame: BaseModel, limit: int) -> BaseModel:
+    """A copy of frame with valid text and every text field of a stream, display or result frame capped."""
+    frame = _clean(frame)  # type: ignore[assignment]
+    if isinstance(frame, (StreamFrame, DisplayFrame)) and not (isinstance(frame, DisplayFrame) and frame.kind == "image"):
+        data, _ = cap_text(frame.data, limit)
+        return frame.model_copy(update={"data": data})
+    if not isinstance(frame, ResultFrame):
+        return frame
+    cut = 0
+    message, n = cap_text(frame.message, limit)
+    cut += n
+    stack, n = cap_text(frame.stack, limit)
+    cut += n
+    warnings = []
+    for warning in frame.warnings[:MAX_WARNINGS]:
+        text, n = cap_text(warning, limit // 10)
+        warnings.append(text)
+        cut += n
+    dropped = frame.warnings[MAX_WARNINGS:]
+    if dropped:
+        cut += sum(len(w.encode("utf-8")) for w in dropped)
+        warnings.append(f"… {len(dropped)} more warnings dropped")
+    value = frame.value
+    if value is not None and value.kind != "image":
+        data, n = cap_text(value.data, limit)
+        cut += n
+        value = value.model_copy(update={"data": data})
+    return frame.model_copy(
+        update={"message": message, "stack": stack, "warnings": warnings, "value": value,
+                "truncated_bytes": frame.truncated_bytes + cut}
+    )
