@@ -5,23 +5,27 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 import time
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
+
+import psutil
 
 # A raw server's replies can wait on a cold build or JVM start.
 REPLY_TIMEOUT_SECONDS = 300.0
 
 
 class RawServer:
-    def __init__(self, *args: str) -> None:
+    def __init__(self, *args: str, env: dict[str, str] | None = None) -> None:
         self.process = subprocess.Popen(
             [sys.executable, "-m", "gradle_repl", "serve", *args],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
+            env={**os.environ, **(env or {})},
         )
         self._next_id = 100
         self.request({"method": "initialize", "params": {
@@ -57,9 +61,23 @@ class RawServer:
     def call_tool(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
         return self.request({"method": "tools/call", "params": {"name": name, "arguments": arguments}})
 
+    def send_call(self, request_id: Any, name: str, arguments: dict[str, Any]) -> None:
+        """Sends a tool call without waiting for its reply (see receive)."""
+        self.send_line(json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
+                                   "params": {"name": name, "arguments": arguments}}).encode())
+
+    def cancel(self, request_id: Any) -> None:
+        """What an MCP client sends when it gives up on a call (its own timeout, the user's stop)."""
+        self.send_line(json.dumps({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                                   "params": {"requestId": request_id, "reason": "test"}}).encode())
+
     def workers(self) -> list[int]:
-        out = subprocess.run(["ps", "-o", "pid=", "--ppid", str(self.pid)], capture_output=True, text=True).stdout
-        return [int(p) for p in out.split()]
+        """The server's worker processes (the JVM hosts), from the OS."""
+        return sorted(p.pid for p in descendants(self.pid) if "gradle_repl.worker" in " ".join(_cmdline(p)))
+
+    def builds(self) -> list[int]:
+        """The server's build processes (guards and whatever they run)."""
+        return sorted(p.pid for p in descendants(self.pid) if "gradle_repl.worker" not in " ".join(_cmdline(p)))
 
     def close(self) -> None:
         if self.process.poll() is None:
@@ -67,12 +85,25 @@ class RawServer:
             self.process.wait()
 
 
+def descendants(pid: int) -> list[psutil.Process]:
+    try:
+        return psutil.Process(pid).children(recursive=True)
+    except psutil.Error:
+        return []
+
+
+def _cmdline(process: psutil.Process) -> list[str]:
+    try:
+        return process.cmdline()
+    except psutil.Error:
+        return []
+
+
 def alive(pid: int) -> bool:
     try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
         return False
-    return state != "Z"
 
 
 def wait_gone(pid: int, seconds: float = 10.0) -> bool:
@@ -80,32 +111,30 @@ def wait_gone(pid: int, seconds: float = 10.0) -> bool:
     while time.monotonic() < deadline:
         if not alive(pid):
             return True
-        time.sleep(0.1)
+        time.sleep(0.05)
     return False
 
 
+def wait_for(condition: Callable[[], bool], seconds: float = 120.0) -> None:
+    """Polls an observable state until it holds; fails the test after `seconds`."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            raise TimeoutError("condition never held")
+        time.sleep(0.05)
+
+
 def rss_bytes(pid: int) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) * 1024
-    return 0
+    try:
+        return psutil.Process(pid).memory_info().rss
+    except psutil.Error:
+        return 0
 
 
 def listening_sockets(pid: int) -> list[str]:
-    """Listening TCP/UDP sockets held by a process, from /proc (no extra tools needed)."""
-    inodes = set()
-    for fd in Path(f"/proc/{pid}/fd").iterdir():
-        try:
-            target = os.readlink(fd)
-        except OSError:
-            continue
-        if target.startswith("socket:["):
-            inodes.add(target[8:-1])
+    """Listening TCP sockets and bound UDP sockets held by a process."""
     found = []
-    for table in ("tcp", "tcp6", "udp", "udp6"):
-        for row in Path(f"/proc/{pid}/net/{table}").read_text().splitlines()[1:]:
-            fields = row.split()
-            listening = fields[3] == "0A" if table.startswith("tcp") else fields[3] == "07"
-            if listening and fields[9] in inodes:
-                found.append(f"{table} {fields[1]}")
+    for conn in psutil.Process(pid).net_connections(kind="inet"):
+        if conn.status == psutil.CONN_LISTEN or conn.type == socket.SOCK_DGRAM:
+            found.append(f"{conn.type.name} {conn.laddr}")
     return found

@@ -9,12 +9,13 @@ import sys
 import time
 
 import anyio
+import psutil
 import pytest
 from mcp import Client, StdioServerParameters
 from mcp.types import ImageContent, TextContent
 
 from conftest import SAMPLE_PROJECT
-from rawserver import RawServer, wait_gone
+from rawserver import RawServer, alive, wait_for, wait_gone
 
 pytestmark = [pytest.mark.jvm, pytest.mark.anyio]
 
@@ -110,17 +111,28 @@ async def test_resolve_tool_summarises_the_environment():
     assert "Kotlin version:    2.3.21" in summary and "kotlin-serialization-compiler-plugin-embeddable" in summary
 
 
-def _server_with_workers() -> tuple[RawServer, list[int]]:
+def _server_with_workers(*args: str, env: dict[str, str] | None = None) -> tuple[RawServer, list[int]]:
     """A raw server process with one live session and its warmed spare; returns it and the workers' pids."""
-    server = RawServer()
+    server = RawServer(*args, env=env)
     reply = server.call_tool("run_kotlin_snippet", {"projectRoot": PROJECT, "code": "1", "buildTool": "maven"})
     assert reply["result"]["isError"] is False, reply
-    deadline = time.monotonic() + 60
-    while len(server.workers()) < 2 and time.monotonic() < deadline:
-        time.sleep(0.2)
-    workers = server.workers()
-    assert len(workers) == 2, "expected the session's worker and the spare"
-    return server, workers
+    wait_for(lambda: len(server.workers()) == 2, 60)
+    return server, server.workers()
+
+
+def fake_build(tmp_path) -> tuple[str, "os.PathLike[str]", dict[str, str]]:
+    """A project whose build never ends: `mvn` on PATH is a stand-in that records its pid and sleeps.
+    (The server's process handling is under test here, not Maven.)"""
+    project = tmp_path / "slow-build"
+    project.mkdir()
+    (project / "pom.xml").write_text("<project/>")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    pid_file = tmp_path / "build.pid"
+    mvn = bin_dir / "mvn"
+    mvn.write_text(f"#!/bin/sh\necho $$ > {pid_file}.tmp && mv {pid_file}.tmp {pid_file}\nexec sleep 600\n")
+    mvn.chmod(0o755)
+    return str(project), pid_file, {"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
 
 
 def test_kill_9_of_the_server_leaves_no_worker():
@@ -131,32 +143,132 @@ def test_kill_9_of_the_server_leaves_no_worker():
         assert wait_gone(worker), f"worker {worker} outlived its killed server"
 
 
-def test_sigterm_stops_server_and_workers_cleanly():
-    server, workers = _server_with_workers()
-    server.process.send_signal(signal.SIGTERM)
-    assert server.process.wait(timeout=20) == 0
-    assert all(wait_gone(worker) for worker in workers)
+def test_kill_9_ends_busy_workers_and_builds_without_pdeathsig(tmp_path, sample_env):
+    """With Linux's PDEATHSIG switched off, the lifelines alone end a worker stuck in `while (true) {}`,
+    the spare, and a running build within 5 s of kill -9 of the server."""
+    project, pid_file, env = fake_build(tmp_path)
+    server, workers = _server_with_workers(env={**env, "GRADLE_REPL_NO_PDEATHSIG": "1"})
+    server.send_call("busy", "run_kotlin_snippet", {"projectRoot": PROJECT, "code": "while (true) {}", "buildTool": "maven"})
+    wait_for(lambda: '"state": "running"' in json.dumps(server.call_tool("list_kotlin_sessions", {})["result"]), 30)
+    server.send_call("build", "run_kotlin_snippet", {"projectRoot": project, "code": "1", "buildTool": "maven"})
+    wait_for(pid_file.exists, 60)
+    build = int(pid_file.read_text())
+    builds = server.builds()
+    assert build in builds
+    server.process.kill()
+    server.process.wait()
+    for pid in [*workers, *builds]:
+        assert wait_gone(pid, 5), f"process {pid} outlived its kill -9'd server"
 
 
-def test_closing_stdin_ends_server_and_workers():
-    server, workers = _server_with_workers()
+def test_closing_stdin_mid_build_ends_server_and_build_within_5_s(tmp_path):
+    project, pid_file, env = fake_build(tmp_path)
+    server = RawServer(env=env)
+    server.send_call("build", "run_kotlin_snippet", {"projectRoot": project, "code": "1", "buildTool": "maven"})
+    wait_for(pid_file.exists, 60)
+    build = int(pid_file.read_text())
     assert server.process.stdin
     server.process.stdin.close()
-    assert server.process.wait(timeout=30) == 0
-    assert all(wait_gone(worker) for worker in workers)
+    assert server.process.wait(timeout=5) == 0
+    assert wait_gone(build, 5), "the build outlived the server"
+
+
+def test_sigterm_mid_build_ends_the_build(tmp_path):
+    project, pid_file, env = fake_build(tmp_path)
+    server = RawServer(env=env)
+    server.send_call("build", "run_kotlin_snippet", {"projectRoot": project, "code": "1", "buildTool": "maven"})
+    wait_for(pid_file.exists, 60)
+    build = int(pid_file.read_text())
+    server.process.send_signal(signal.SIGTERM)
+    assert server.process.wait(timeout=10) == 0
+    assert wait_gone(build, 5) and not alive(build)
+
+
+async def test_a_cancelled_call_stops_its_snippet_and_never_shifts_answers():
+    """An MCP cancel (what clients send on their own timeout) interrupts the snippet like a timeout does:
+    the session keeps its state and every later call gets its own answer."""
+    async with Client(server_params("--no-spare-worker"), read_timeout_seconds=300) as client:
+        assert not (await run(client, "val keep = 42")).is_error
+        with anyio.move_on_after(2.5):
+            await run(client, 'Thread.sleep(6000); "A"')
+        b, c, kept = await run(client, '"B"'), await run(client, '"C"'), await run(client, "keep")
+    assert text(b).startswith("B") and text(c).startswith("C"), (text(b), text(c))
+    assert text(kept).startswith("42")
+
+
+async def test_a_cancelled_busy_loop_replaces_the_jvm_and_the_next_call_says_so():
+    async with Client(server_params("--no-spare-worker"), read_timeout_seconds=300) as client:
+        assert not (await run(client, "val keep = 42")).is_error
+        with anyio.move_on_after(2):
+            await run(client, "while (true) {}")
+        after = await run(client, "keep")
+        again = await run(client, '"fresh"')
+    assert after.is_error and "Unresolved reference 'keep'" in text(after)
+    assert "cancelled snippet" in text(after) and "state is lost" in text(after), text(after)
+    assert text(again).startswith("fresh")
+
+
+async def test_a_running_snippets_output_arrives_as_progress():
+    """A long snippet shows life: its printed lines reach the client as progress while it runs."""
+    messages: list[str] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        messages.append(message or "")
+
+    async with Client(server_params("--no-spare-worker"), read_timeout_seconds=300) as client:
+        result = await client.call_tool(
+            "run_kotlin_snippet",
+            {"projectRoot": PROJECT, "buildTool": "maven",
+             "code": 'repeat(3) { println("tick $it"); Thread.sleep(400) }\n"done"'},
+            progress_callback=on_progress,
+        )
+    assert text(result).startswith("done") and "[stdout]\ntick 0\ntick 1\ntick 2" in text(result)
+    assert any(m.startswith("[stdout] tick") for m in messages), messages
+
+
+async def test_tool_descriptions_are_dedented_and_resolve_is_not_read_only():
+    async with Client(server_params()) as client:
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+    for tool in tools.values():
+        assert tool.description and "\n        " not in tool.description, tool.name
+    assert tools["resolve_gradle_environment"].annotations.read_only_hint is False
+    assert tools["list_kotlin_sessions"].annotations.read_only_hint is True
+
+
+def worker_processes() -> set[int]:
+    """Worker processes started (through servers) by this test process."""
+    return {
+        p.pid for p in psutil.Process().children(recursive=True)
+        if "gradle_repl.worker" in " ".join(_cmdline(p))
+    }
+
+
+def _cmdline(process: psutil.Process) -> list[str]:
+    try:
+        return process.cmdline()
+    except psutil.Error:
+        return []
+
+
+async def wait_until(condition, what: str, seconds: float = 120.0) -> None:
+    """Polls an observable state; never a fixed sleep."""
+    with anyio.fail_after(seconds):
+        while not condition():
+            await anyio.sleep(0.1)
 
 
 async def test_a_new_session_takes_the_warmed_spare_worker():
-    """After the first session starts, a spare JVM warms up; the next new session starts on it."""
+    """After the first session starts, a spare JVM starts; the next new session runs on that very process."""
     async with Client(server_params(), read_timeout_seconds=300) as client:
         await run(client, "1", sessionId="first")
-        await anyio.sleep(8)
+        await wait_until(lambda: len(worker_processes()) == 2, "the spare worker exists")
+        before = worker_processes()
         result = await run(client, "2", sessionId="second")
         sessions = json.loads(text(await client.call_tool("list_kotlin_sessions", {})))
     assert text(result).startswith("2")
     second = next(s for s in sessions if s["session_id"] == "second")
-    # The worker was launched as the spare during the pause, well before the session existed.
-    assert second["uptime_seconds"] >= 5, second
+    first = next(s for s in sessions if s["session_id"] == "first")
+    assert second["worker_pid"] in before and second["worker_pid"] != first["worker_pid"]
 
 
 async def test_changed_sources_restart_the_session_and_say_so(tmp_path):

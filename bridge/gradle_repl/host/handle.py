@@ -90,6 +90,11 @@ class WorkerHandle:
     def rss_bytes(self) -> int | None:
         return self._transport.rss_bytes()
 
+    async def settled(self) -> None:
+        """Returns once no request is in flight (a cancelled one may still be draining)."""
+        async with self._lock:
+            pass
+
     @classmethod
     async def launch(
         cls,

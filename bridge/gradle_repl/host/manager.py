@@ -179,6 +179,9 @@ class SessionManager:
     ) -> WorkerHandle:
         """The session's worker for this environment: its current one, or a new one (saying why)."""
         worker = session.worker
+        if worker is not None:
+            # A cancelled call's snippet may still be finishing (or killing the worker): wait for it.
+            await worker.settled()
         if worker is not None and worker.alive and session.environment == environment:
             return worker
         if worker is not None:

@@ -12,7 +12,7 @@ from pydantic import BaseModel
 
 from ..frames import DisplayFrame, ResultFrame, StreamFrame
 
-__all__ = ["sanitize_text", "cap_text", "safe_frame", "MAX_WARNINGS"]
+__all__ = ["sanitize_text", "jstr", "cap_text", "safe_frame", "MAX_WARNINGS"]
 
 # A snippet that produces more warnings than this has a problem no reader needs 10,000 lines for.
 MAX_WARNINGS = 50
@@ -25,6 +25,16 @@ def sanitize_text(text: str) -> str:
         return text
     except UnicodeEncodeError:
         return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def jstr(value: object) -> str:
+    """A Java string as Python text, even when it holds lone surrogates (JPype's own conversion raises)."""
+    try:
+        return str(value)
+    except UnicodeDecodeError:
+        # UTF-16 is the String's own encoding: every char survives, a lone surrogate becomes U+FFFD.
+        units = bytes(value.getBytes("UTF-16LE"))  # type: ignore[attr-defined]
+        return sanitize_text(units.decode("utf-16-le", "surrogatepass"))
 
 
 def cap_text(text: str, limit: int) -> tuple[str, int]:

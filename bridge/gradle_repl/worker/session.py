@@ -17,7 +17,7 @@ from ..frames import DisplayFrame, EvalRequest, ReadyFrame, ResultFrame, StartRe
 from ..errors import WorkerFailed
 from .facade import build_facade
 from .jvm import start_jvm
-from .safety import cap_text
+from .safety import cap_text, jstr
 from .report import Diagnostic, StackFrame, ThrowableInfo, format_diagnostic, format_throwable
 
 __all__ = ["ReplSession"]
@@ -147,7 +147,7 @@ class ReplSession:
         for event in self._output.drain():
             kind = str(event.kind)
             if kind in ("stdout", "stderr"):
-                send(StreamFrame(event=kind, data=_cap_text(str(event.text), limit, truncated)))  # type: ignore[arg-type]
+                send(StreamFrame(event=kind, data=_cap_text(jstr(event.text), limit, truncated)))  # type: ignore[arg-type]
             else:
                 send(self._display_frame(event, truncated))
 
@@ -156,7 +156,7 @@ class ReplSession:
         kind = str(event.displayKind)
         mime = str(event.mime)
         if kind != "image":
-            return DisplayFrame(kind=kind, mime=mime, data=_cap_text(str(event.text), limit, truncated))  # type: ignore[arg-type]
+            return DisplayFrame(kind=kind, mime=mime, data=_cap_text(jstr(event.text), limit, truncated))  # type: ignore[arg-type]
         data = bytes(event.bytes)
         # base64 grows data by a third: fit the encoded frame, not the raw bytes.
         raw_limit = limit * 3 // 4
@@ -205,7 +205,7 @@ class ReplSession:
                 )
             return ResultFrame(type="error", error_kind="runtime", message=headline, stack=stack, warnings=warnings)
         if kind == "Value":
-            value_type = _SNIPPET_CLASS_PREFIX.sub("", str(result.getType()))
+            value_type = _SNIPPET_CLASS_PREFIX.sub("", jstr(result.getType()))
             if outcome.renderError is not None:
                 headline, _ = format_throwable(_chain(outcome.renderError))
                 value = DisplayFrame(kind="text", mime="text/plain", data=f"<toString() threw {headline}>")
@@ -238,7 +238,7 @@ def _compile_classpath(project: list[str], host: list[str], facade: str) -> list
 def _diagnostic(d: Any) -> Diagnostic:
     location = d.getLocation()
     start = location.getStart() if location is not None else None
-    message = str(d.getMessage())
+    message = jstr(d.getMessage())
     if d.getException() is not None:
         message += f" ({d.getException()})"
     return Diagnostic(
@@ -262,7 +262,7 @@ def _chain(throwable: Any) -> list[ThrowableInfo]:
             for e in throwable.getStackTrace()
         )
         message = throwable.getMessage()
-        chain.append(ThrowableInfo(str(throwable.getClass().getName()), str(message) if message is not None else None, frames))
+        chain.append(ThrowableInfo(str(throwable.getClass().getName()), jstr(message) if message is not None else None, frames))
         cause = throwable.getCause()
         throwable = cause if cause is not None and not cause.equals(throwable) else None
     return chain

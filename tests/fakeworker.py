@@ -1,0 +1,183 @@
+"""Fake workers for session-policy tests: the real protocol over in-memory pipes, misbehaving on cue.
+
+A fake speaks the worker's frames (ready, stream, result, each with its request id) so the real
+WorkerHandle and SessionManager run against it unchanged. What a snippet does is its code:
+
+    "sleep S:V"   answers V after S seconds, or a 'cancelled' result as soon as a cancel arrives
+    "stubborn S:V" answers V after S seconds and ignores cancels (a busy loop)
+    "hang"         never answers and ignores cancels
+    "print T:V"    prints T on stdout, then answers V
+    "garbage"      sends a line that is not a frame
+    "huge"         sends a line longer than the host's frame limit
+    "wrong-id"     answers with another request's id
+    "exit N"       exits with code N before answering
+    anything else  answers the code itself as the value
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+from pathlib import Path
+
+from gradle_repl.environment import ReplEnvironment
+from gradle_repl.frames import (
+    CancelRequest,
+    DisplayFrame,
+    EvalRequest,
+    ReadyFrame,
+    ResultFrame,
+    StartRequest,
+    StreamFrame,
+    decode_request,
+    encode,
+)
+from gradle_repl.host.launcher import FRAME_READ_LIMIT, Signal
+
+_PIDS = itertools.count(900_000)
+
+
+class FakeTransport:
+    def __init__(self, *, start_delay: float, crash_on_start: bool) -> None:
+        self.pid = next(_PIDS)
+        self.log_path: Path | None = None
+        self.process = None
+        self.returncode: int | None = None
+        self._out = asyncio.StreamReader(limit=FRAME_READ_LIMIT)
+        self._requests: asyncio.Queue[bytes | None] = asyncio.Queue()
+        self._evals: asyncio.Queue[EvalRequest] = asyncio.Queue()
+        self._cancelled: set[int] = set()
+        self._cancel_arrived = asyncio.Event()
+        self._exited = asyncio.Event()
+        self._start_delay = start_delay
+        self._crash_on_start = crash_on_start
+        self.requests_seen: list[str] = []
+        self._tasks = [asyncio.ensure_future(self._read()), asyncio.ensure_future(self._run())]
+
+    # --- the transport, as the host sees it ---------------------------------------------------
+    async def write(self, data: bytes) -> None:
+        if self.returncode is not None:
+            raise ConnectionError("fake worker is gone")
+        for line in data.splitlines():
+            self._requests.put_nowait(line)
+
+    async def readline(self) -> bytes:
+        return await self._out.readline()
+
+    async def wait(self) -> int:
+        await self._exited.wait()
+        assert self.returncode is not None
+        return self.returncode
+
+    def close_input(self) -> None:
+        self._requests.put_nowait(None)
+
+    def send_signal(self, how: Signal) -> None:
+        self._exit(-9 if how == "kill" else -15)
+
+    def rss_bytes(self) -> int | None:
+        return None if self.returncode is not None else 123_456_789
+
+    # --- the fake worker ----------------------------------------------------------------------
+    def _exit(self, code: int) -> None:
+        if self.returncode is None:
+            self.returncode = code
+            self._out.feed_eof()
+            self._exited.set()
+            for task in self._tasks:
+                if task is not asyncio.current_task():
+                    task.cancel()
+
+    def _send(self, frame: object) -> None:
+        if self.returncode is None:
+            self._out.feed_data(encode(frame))  # type: ignore[arg-type]
+
+    async def _read(self) -> None:
+        """The request reader: end of input means the server let go, as for the real worker."""
+        while True:
+            line = await self._requests.get()
+            if line is None:
+                self._exit(0)
+                return
+            request = decode_request(line)
+            if isinstance(request, CancelRequest):
+                self._cancelled.add(request.id)
+                self._cancel_arrived.set()
+            elif isinstance(request, EvalRequest):
+                self.requests_seen.append(request.code)
+                self._evals.put_nowait(request)
+            elif isinstance(request, StartRequest):
+                self._evals.put_nowait(EvalRequest(id=-1, code="__start__"))
+
+    async def _run(self) -> None:
+        first = await self._evals.get()
+        assert first.code == "__start__"
+        await asyncio.sleep(self._start_delay)
+        if self._crash_on_start:
+            self._exit(1)
+            return
+        self._send(ReadyFrame(pid=self.pid, kotlin_version="2.3.21", java_version="17", facade_compiled=False, startup_ms=1))
+        while True:
+            request = await self._evals.get()
+            await self._answer(request)
+
+    async def _wait_or_cancel(self, request_id: int, seconds: float, *, honour_cancel: bool) -> bool:
+        """Sleeps; True when a cancel for this request cut the sleep short."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + seconds
+        while loop.time() < deadline:
+            if honour_cancel and request_id in self._cancelled:
+                return True
+            self._cancel_arrived.clear()
+            try:
+                await asyncio.wait_for(self._cancel_arrived.wait(), deadline - loop.time())
+            except asyncio.TimeoutError:
+                break
+        return honour_cancel and request_id in self._cancelled
+
+    async def _answer(self, request: EvalRequest) -> None:
+        code, rid = request.code, request.id
+        verb, _, rest = code.partition(" ")
+        if verb in ("sleep", "stubborn"):
+            seconds, _, value = rest.partition(":")
+            if await self._wait_or_cancel(rid, float(seconds), honour_cancel=verb == "sleep"):
+                self._send(ResultFrame(id=rid, type="error", error_kind="cancelled", message="cancelled; state kept"))
+                return
+            self._value(rid, value)
+        elif code == "hang":
+            await asyncio.Event().wait()
+        elif verb == "print":
+            text, _, value = rest.partition(":")
+            self._send(StreamFrame(id=rid, event="stdout", data=text + "\n"))
+            self._value(rid, value)
+        elif code == "garbage":
+            self._out.feed_data(b"this is not a frame\n")
+        elif code == "huge":
+            self._out.feed_data(json.dumps({"event": "result", "id": rid, "message": "x" * (FRAME_READ_LIMIT + 10)}).encode() + b"\n")
+        elif code == "wrong-id":
+            self._value(rid + 1, "someone else's answer")
+        elif verb == "exit":
+            self._exit(int(rest))
+        else:
+            self._value(rid, code)
+
+    def _value(self, rid: int, value: str) -> None:
+        self._send(ResultFrame(id=rid, type="success", value=DisplayFrame(kind="text", mime="text/plain", data=value), value_type="kotlin.String"))
+
+
+class FakeLauncher:
+    """Spawns fake workers and remembers every one, so a test can count the live ones like processes."""
+
+    def __init__(self, *, start_delay: float = 0.0, crash_on_start: bool = False) -> None:
+        self.start_delay = start_delay
+        self.crash_on_start = crash_on_start
+        self.spawned: list[FakeTransport] = []
+
+    async def spawn(self, environment: ReplEnvironment, *, label: str, keep_logs: set[Path]) -> FakeTransport:
+        transport = FakeTransport(start_delay=self.start_delay, crash_on_start=self.crash_on_start)
+        self.spawned.append(transport)
+        return transport
+
+    def live(self) -> list[FakeTransport]:
+        return [t for t in self.spawned if t.returncode is None]

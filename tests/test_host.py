@@ -1,0 +1,242 @@
+"""Session policy and the worker handle against fake workers: every race of issue 11, in milliseconds.
+
+The fakes (tests/fakeworker.py) speak the real frame protocol over in-memory pipes, so these tests run
+the real SessionManager and WorkerHandle; only the JVM is missing. Real-JVM tests of the same paths
+live in test_server.py and test_reliability.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from dataclasses import dataclass
+
+import pytest
+
+from fakeworker import FakeLauncher
+from gradle_repl.environment import ReplEnvironment
+from gradle_repl.errors import GradleReplError
+from gradle_repl.host import handle
+from gradle_repl.host.manager import SessionLimits, SessionManager
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@dataclass
+class _Resolved:
+    environment: ReplEnvironment
+
+
+def fake_resolver(project_root: str, **_: object) -> _Resolved:
+    return _Resolved(
+        ReplEnvironment(build_tool="maven", project_root=project_root, java_executable="/j/bin/java", java_home="/j",
+                        kotlin_version="2.3.21", repl_host_classpath=["/h.jar"])
+    )
+
+
+def manager(launcher: FakeLauncher, **limits: object) -> SessionManager:
+    return SessionManager(
+        limits=SessionLimits(**{"spare_worker": False, **limits}), launcher=launcher, resolver=fake_resolver  # type: ignore[arg-type]
+    )
+
+
+async def run(m: SessionManager, code: str, session: str = "s", **extra: object) -> str:
+    reply = await m.run_snippet(session_id=session, project_root="/p", code=code, **extra)  # type: ignore[arg-type]
+    result = reply.result
+    return result.value.data if result.value is not None else f"{result.error_kind}: {result.message}"
+
+
+async def cancel_after(seconds: float, coroutine: object) -> None:
+    task = asyncio.ensure_future(coroutine)  # type: ignore[arg-type]
+    await asyncio.sleep(seconds)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+
+
+async def test_a_cancelled_call_never_hands_its_reply_to_the_next_one():
+    """The cancel reaches the snippet; the next call gets its own answer, the session its state."""
+    launcher = FakeLauncher()
+    m = manager(launcher)
+    assert await run(m, "first") == "first"
+    await cancel_after(0.05, run(m, "sleep 5:A"))
+    assert await run(m, "B") == "B"
+    assert await run(m, "C") == "C"
+    assert len(launcher.spawned) == 1, "an honoured cancel keeps the worker"
+    await m.close_all()
+
+
+async def test_a_cancelled_call_whose_snippet_answers_late_still_reads_its_own_reply():
+    """A snippet that ignores the cancel but then finishes: its late reply is read and dropped, not shifted."""
+    m = manager(FakeLauncher())
+    await cancel_after(0.05, run(m, "stubborn 0.3:A"))
+    assert await run(m, "B") == "B"
+    await m.close_all()
+
+
+async def test_a_cancelled_snippet_that_never_answers_costs_the_worker_and_says_so(monkeypatch: pytest.MonkeyPatch):
+    """Past the cancel grace the worker is killed; the next call starts fresh and is told the state is gone."""
+    monkeypatch.setattr(handle, "CANCEL_ANSWER_SECONDS", 0.1)
+    launcher = FakeLauncher()
+    m = manager(launcher)
+    await cancel_after(0.05, run(m, "hang"))
+    reply = await m.run_snippet(session_id="s", project_root="/p", code="B")
+    assert reply.result.value is not None and reply.result.value.data == "B"
+    assert any("cancelled snippet" in n and "state is lost" in n for n in reply.notices), reply.notices
+    assert len(launcher.live()) == 1 and launcher.spawned[0].returncode is not None
+    await m.close_all()
+
+
+@pytest.mark.parametrize("misbehaviour", ["huge", "garbage", "wrong-id"])
+async def test_a_broken_frame_stops_the_worker_and_the_next_call_is_answered_by_its_own(misbehaviour: str):
+    """An oversized, undecodable or misaddressed frame is fatal for that worker, said plainly, never shifted."""
+    launcher = FakeLauncher()
+    m = manager(launcher)
+    broken = await run(m, misbehaviour)
+    assert broken.startswith("protocol: ") and "state is lost" in broken, broken
+    assert await run(m, "next") == "next"
+    assert await run(m, "after") == "after"
+    assert len(launcher.live()) == 1
+    await m.close_all()
+
+
+async def test_a_worker_that_stops_answering_is_killed_at_the_deadline(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(handle, "RESULT_MARGIN_SECONDS", 0.05)
+    launcher = FakeLauncher()
+    m = manager(launcher)
+    assert (await run(m, "hang", timeout_seconds=0.05)).startswith("timeout: ")
+    assert launcher.spawned[0].returncode is not None
+    assert await run(m, "fresh") == "fresh"
+    await m.close_all()
+
+
+async def test_a_worker_that_exits_mid_snippet_is_reported_and_replaced():
+    launcher = FakeLauncher()
+    m = manager(launcher)
+    assert "exited with code 3" in await run(m, "exit 3")
+    assert await run(m, "again") == "again"
+    assert len(launcher.spawned) == 2 and len(launcher.live()) == 1
+    await m.close_all()
+
+
+async def test_cancelling_during_a_jvm_start_leaves_no_worker():
+    """The launch is cut short and its process stopped: nothing unlisted keeps running."""
+    launcher = FakeLauncher(start_delay=0.5)
+    m = manager(launcher)
+    await cancel_after(0.05, run(m, "1"))
+    assert launcher.spawned and launcher.live() == []
+    assert m.list() == []
+    await m.close_all()
+
+
+async def test_closing_a_session_while_its_jvm_starts_stops_that_jvm():
+    launcher = FakeLauncher(start_delay=0.3)
+    m = manager(launcher)
+    call = asyncio.ensure_future(run(m, "1"))
+    await asyncio.sleep(0.05)
+    assert [s.state for s in m.list()] == ["starting"]
+    assert await m.close("s")
+    with pytest.raises(GradleReplError, match="closed while its JVM started"):
+        await call
+    assert launcher.live() == [] and m.list() == []
+    await m.close_all()
+
+
+async def test_closing_a_session_mid_snippet_ends_the_call_with_a_clear_reply():
+    launcher = FakeLauncher()
+    m = manager(launcher)
+    call = asyncio.ensure_future(run(m, "sleep 5:A"))
+    await asyncio.sleep(0.05)
+    assert await m.close("s")
+    assert "was closed while this snippet ran" in await call
+    assert launcher.live() == []
+    await m.close_all()
+
+
+async def test_sessions_starting_at_once_never_exceed_the_cap():
+    """Two starts race for the last slot: one gets it, the other is told why not; never two JVMs."""
+    launcher = FakeLauncher(start_delay=0.2)
+    m = manager(launcher, max_sessions=1)
+    results = await asyncio.gather(run(m, "a", "one"), run(m, "b", "two"), return_exceptions=True)
+    errors = [r for r in results if isinstance(r, GradleReplError)]
+    assert len(errors) == 1 and "sessions are busy" in str(errors[0]), results
+    assert len(launcher.spawned) == 1
+    await m.close_all()
+
+
+async def test_the_least_recently_used_idle_session_makes_room_and_is_told():
+    launcher = FakeLauncher()
+    m = manager(launcher, max_sessions=1)
+    await run(m, "a", "old")
+    await run(m, "b", "new")
+    assert [s.session_id for s in m.list()] == ["new"] and len(launcher.live()) == 1
+    reply = await m.run_snippet(session_id="old", project_root="/p", code="c")
+    assert any("'old' was closed to make room" in n for n in reply.notices)
+    await m.close_all()
+
+
+async def test_a_new_session_takes_the_warmed_spare():
+    launcher = FakeLauncher()
+    m = manager(launcher, spare_worker=True)
+    await run(m, "1", "first")
+    assert len(launcher.spawned) == 2, "a spare starts after the first session"
+    spare = launcher.spawned[1]
+    await run(m, "2", "second")
+    second = next(s for s in m.list() if s.session_id == "second")
+    assert second.worker_pid == spare.pid
+    await m.close_all()
+    assert launcher.live() == []
+
+
+async def test_a_changed_environment_restarts_the_session_and_says_so():
+    launcher = FakeLauncher()
+    m = manager(launcher)
+    await run(m, "1")
+    reply = await m.run_snippet(session_id="s", project_root="/other", code="2")
+    assert any("restarted" in n for n in reply.notices)
+    assert len(launcher.live()) == 1
+    await m.close_all()
+
+
+async def test_output_reaches_the_listener_while_the_snippet_runs():
+    m = manager(FakeLauncher())
+    seen: list[str] = []
+    reply = await m.run_snippet(session_id="s", project_root="/p", code="print hello:V", on_frame=lambda f: seen.append(f.data))
+    assert seen == ["hello\n"] and reply.frames[0].data == "hello\n"
+    await m.close_all()
+
+
+async def test_twenty_interleavings_of_cancel_timeout_close_and_reset_keep_every_answer_its_own(
+    monkeypatch: pytest.MonkeyPatch,
+):
+    """Random cancel/timeout/close/reset mixed with calls on three sessions: each answer is its own call's,
+    the listing matches the live workers, and nothing is left after close_all."""
+    monkeypatch.setattr(handle, "CANCEL_ANSWER_SECONDS", 0.1)
+    monkeypatch.setattr(handle, "RESULT_MARGIN_SECONDS", 0.05)
+    launcher = FakeLauncher(start_delay=0.01)
+    m = manager(launcher, max_sessions=3)
+    rng = random.Random(11)
+    for step in range(20):
+        session = f"s{rng.randrange(3)}"
+        action = rng.choice(["cancel", "cancel-hang", "timeout", "close", "reset", "call"])
+        if action == "cancel":
+            await cancel_after(0.02, run(m, "sleep 5:X", session))
+        elif action == "cancel-hang":
+            await cancel_after(0.02, run(m, "hang", session))
+        elif action == "timeout":
+            assert (await run(m, "hang", session, timeout_seconds=0.02)).startswith("timeout")
+        elif action == "close":
+            await m.close(session)
+        elif action == "reset":
+            await m.reset(session)
+        answers = await asyncio.gather(*(run(m, f"answer-{step}-{k}", f"s{k}") for k in range(3)))
+        assert answers == [f"answer-{step}-{k}" for k in range(3)], (step, action, answers)
+        listed = {s.worker_pid for s in m.list()}
+        assert listed == {t.pid for t in launcher.live()}, (step, action)
+    await m.close_all()
+    assert launcher.live() == []
