@@ -71,6 +71,14 @@ class RawServer:
         self.send_line(json.dumps({"jsonrpc": "2.0", "method": "notifications/cancelled",
                                    "params": {"requestId": request_id, "reason": "test"}}).encode())
 
+    def sessions(self) -> list[dict[str, Any]]:
+        """What list_kotlin_sessions says, parsed."""
+        text = self.call_tool("list_kotlin_sessions", {})["result"]["content"][0]["text"]
+        return [] if text == "No live sessions." else json.loads(text)
+
+    def session_states(self) -> dict[str, str]:
+        return {s["session_id"]: s["state"] for s in self.sessions()}
+
     def workers(self) -> list[int]:
         """The server's worker processes (the JVM hosts), from the OS."""
         return sorted(p.pid for p in descendants(self.pid) if "gradle_repl.worker" in " ".join(_cmdline(p)))

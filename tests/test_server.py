@@ -149,7 +149,7 @@ def test_kill_9_ends_busy_workers_and_builds_without_pdeathsig(tmp_path, sample_
     project, pid_file, env = fake_build(tmp_path)
     server, workers = _server_with_workers(env={**env, "GRADLE_REPL_NO_PDEATHSIG": "1"})
     server.send_call("busy", "run_kotlin_snippet", {"projectRoot": PROJECT, "code": "while (true) {}", "buildTool": "maven"})
-    wait_for(lambda: '"state": "running"' in json.dumps(server.call_tool("list_kotlin_sessions", {})["result"]), 30)
+    wait_for(lambda: "running" in server.session_states().values(), 30)
     server.send_call("build", "run_kotlin_snippet", {"projectRoot": project, "code": "1", "buildTool": "maven"})
     wait_for(pid_file.exists, 60)
     build = int(pid_file.read_text())
