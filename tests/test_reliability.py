@@ -20,7 +20,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from conftest import SAMPLE_PROJECT
-from rawserver import RawServer, listening_sockets, rss_bytes
+from rawserver import RawServer, descendants, listening_sockets, rss_bytes, wait_for, wait_gone
 
 pytestmark = [pytest.mark.reliability, pytest.mark.jvm]
 
@@ -252,3 +252,50 @@ def test_neither_server_nor_worker_listens_on_the_network(server: RawServer):
     prepare(server, "net")
     for pid in [server.pid, *server.workers()]:
         assert listening_sockets(pid) == [], pid
+
+
+def test_twenty_interleavings_on_one_server_keep_answers_listing_and_processes_right(tmp_path: Path):
+    """Cancels (of a sleep and of a busy loop), timeouts, closes and resets, twenty in a row on one real
+    server: every answer belongs to its own call, list_kotlin_sessions names exactly the worker processes
+    that exist, and nothing is left once the server is gone."""
+    import random
+
+    server = RawServer("--no-spare-worker", "--max-sessions", "3")
+    rng = random.Random(17)
+    kinds = ["cancel-sleep", "cancel-busy", "timeout", "close", "reset"]
+    # Each kind at least once; the rest weighted towards the kinds that keep the JVM (a restart costs seconds).
+    actions = kinds + rng.choices(kinds, weights=[5, 1, 4, 1, 1], k=15)
+    rng.shuffle(actions)
+    try:
+        for step, action in enumerate(actions):
+            session = f"mix{rng.randrange(2)}"
+            args = {"projectRoot": PROJECT, "sessionId": session, "buildTool": "maven"}
+            if action.startswith("cancel"):
+                code = "Thread.sleep(60_000)" if action == "cancel-sleep" else "while (true) {}"
+                # The session must be up and running the snippet before the cancel means anything.
+                run(server, "1", session)
+                server.send_call(f"c{step}", "run_kotlin_snippet", {**args, "code": code})
+                wait_for(lambda: server.session_states().get(session) == "running", 60)
+                server.cancel(f"c{step}")
+            elif action == "timeout":
+                result = run(server, "Thread.sleep(60_000)", session, timeoutSeconds=1)
+                assert result["isError"] and "Timed out" in text(result), text(result)
+            elif action == "close":
+                server.call_tool("close_kotlin_session", {"sessionId": session})
+            else:
+                server.call_tool("reset_kotlin_session", {"sessionId": session})
+            for k in range(2):
+                own = f'"answer {step} {k}"'
+                result = run(server, own, f"mix{k}")
+                if not text(result).startswith(own.strip('"')):
+                    Ledger.data_lost += 1
+                assert text(result).startswith(own.strip('"')), (step, action, text(result))
+            listed = sorted(s["worker_pid"] for s in server.sessions())
+            assert listed == server.workers(), (step, action)
+        processes = [p.pid for p in descendants(server.pid)]
+        assert server.process.stdin
+        server.process.stdin.close()
+        assert server.process.wait(timeout=10) == 0
+        assert all(wait_gone(pid, 5) for pid in processes)
+    finally:
+        server.close()
