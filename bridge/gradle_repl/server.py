@@ -21,7 +21,7 @@ from .content import error_result, reply_to_result, text_result
 from .errors import GradleReplError
 from .frames import DisplayFrame, StreamFrame, WorkerOptions
 from .host.manager import BuildToolChoice, SessionLimits, SessionManager
-from .process import refuse_new_builds
+from .process import refuse_new_builds, stop_all_builds
 
 __all__ = ["build_server", "serve"]
 
@@ -104,6 +104,7 @@ def build_server(manager: SessionManager) -> MCPServer:
         try:
             yield
         finally:
+            _end_builds()
             await manager.close_all()
 
     server = MCPServer("gradle-repl", instructions=INSTRUCTIONS, lifespan=lifespan)
@@ -197,16 +198,23 @@ def build_server(manager: SessionManager) -> MCPServer:
     return server
 
 
+def _end_builds() -> None:
+    # Builds belong to the server process, not to one manager: once it exits none may start.
+    refuse_new_builds()
+    stop_all_builds()
+
+
 def serve(*, limits: SessionLimits, worker_options: WorkerOptions) -> None:
     """Runs the server on stdio until stdin closes or SIGTERM; workers never outlive it."""
     manager = SessionManager(limits=limits, worker_options=worker_options)
     # Last resort for exits that skip the lifespan's cleanup; workers also die with their parent.
     atexit.register(manager.kill_all_now)
+    atexit.register(_end_builds)
 
     def on_sigterm(signum: int, frame: object) -> None:
         # The stdio transport blocks in a reader thread that no exception reaches; stop the
         # workers and builds here and leave at once. There is nothing else to flush.
-        refuse_new_builds()
+        _end_builds()
         manager.kill_all_now()
         os._exit(0)
 
@@ -214,4 +222,5 @@ def serve(*, limits: SessionLimits, worker_options: WorkerOptions) -> None:
     try:
         build_server(manager).run("stdio")
     except KeyboardInterrupt:
+        _end_builds()
         manager.kill_all_now()

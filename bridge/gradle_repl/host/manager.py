@@ -22,7 +22,6 @@ from pydantic import BaseModel
 from ..environment import ReplEnvironment
 from ..errors import GradleReplError
 from ..frames import WorkerOptions
-from ..process import refuse_new_builds, stop_all_builds
 from .handle import OnFrame, Reply, WorkerHandle
 from .launcher import SubprocessLauncher, WorkerLauncher, WorkerTransport
 from .shutdown import stop_processes_now
@@ -361,8 +360,6 @@ class SessionManager:
     async def close_all(self) -> None:
         if self._evictor is not None:
             self._evictor.cancel()
-        refuse_new_builds()
-        stop_all_builds()
         spare, self._spare, self._spare_environment = self._spare, None, None
         if spare is not None and not spare.done():
             spare.cancel()
@@ -376,8 +373,7 @@ class SessionManager:
         self._resolve_pool.shutdown(wait=False, cancel_futures=True)
 
     def kill_all_now(self) -> None:
-        """Stops every worker and build without an event loop (signal handlers, interpreter exit)."""
-        stop_all_builds()
+        """Stops every worker without an event loop (signal handlers, interpreter exit)."""
         live = [t for t in self._spawned if t.returncode is None]
         stop_processes_now([t.process for t in live if t.process is not None])
         for transport in live:
