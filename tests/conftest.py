@@ -10,6 +10,11 @@ from pathlib import Path
 
 import pytest
 
+# anyio imports its subprocess module lazily, and pytest rewrites it (anyio is a pytest plugin) at
+# that moment; on CPython 3.11.7 a rewrite deep inside a running test can fail with "AST constructor
+# recursion depth mismatch" (CPython gh-106905). Importing it here, at collection, avoids that.
+import anyio._core._subprocesses  # noqa: F401
+
 from gradle_repl.environment import ReplEnvironment
 from gradle_repl.resolve import resolve_environment
 from gradle_repl.frames import WorkerOptions

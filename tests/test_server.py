@@ -64,6 +64,11 @@ async def test_state_is_per_session_and_reset_loses_it():
         assert other.is_error and "Unresolved reference 'answer'" in text(other)
         sessions = text(await client.call_tool("list_kotlin_sessions", {}))
         assert '"session_id": "a"' in sessions and '"session_id": "b"' in sessions and "2.3.21" in sessions
+        for listed in json.loads(sessions):
+            # Memory is the OS's figure for that very process (psutil, on every platform), not a guess.
+            actual = psutil.Process(listed["worker_pid"]).memory_info().rss
+            assert listed["state"] == "idle" and listed["snippets_run"] >= 1
+            assert 0.5 * actual < listed["worker_rss_bytes"] < 2 * actual, (listed, actual)
         reset = await client.call_tool("reset_kotlin_session", {"sessionId": "a"})
         assert "reset" in text(reset)
         after = await run(client, "answer", sessionId="a")

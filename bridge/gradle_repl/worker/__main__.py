@@ -14,6 +14,7 @@ import queue
 import signal
 import sys
 import threading
+import time
 
 from pydantic import ValidationError
 
@@ -26,6 +27,17 @@ _PR_SET_PDEATHSIG = 1
 NO_PDEATHSIG_ENV = "GRADLE_REPL_NO_PDEATHSIG"
 # The launcher names the worker's log here; fds 1 and 2 are drained into it.
 LOG_PATH_ENV = "GRADLE_REPL_WORKER_LOG"
+# How long System.exit's shutdown (the snippet's own hooks) may take before we end the process.
+EXIT_GRACE_SECONDS = 30.0
+
+
+def _exiting() -> bool:
+    from .jvm import jvm_is_exiting  # JPype is loaded only after a valid start request
+
+    try:
+        return jvm_is_exiting()
+    except Exception:  # noqa: BLE001 - a JVM too far gone to ask is exiting too
+        return True
 
 
 def _die_with_parent_on_linux() -> None:
@@ -110,6 +122,11 @@ def main() -> None:
         try:
             session.evaluate(request, channel.send, requests.cancel)
         except Exception as error:  # noqa: BLE001 - a bug here must cost one reply, not the session
+            if _exiting():
+                # System.exit in the snippet: the JVM interrupts us while it shuts down and will end
+                # this process with the snippet's code, which the host reports. No reply may race it.
+                time.sleep(EXIT_GRACE_SECONDS)
+                os._exit(1)
             if channel.answered_id != request.id:
                 channel.send(
                     ResultFrame(type="error", error_kind="internal", message=f"the worker failed on this snippet: {error!r}")

@@ -9,7 +9,7 @@ import jpype
 from ..errors import JvmNotFound
 from ..paths import log_dir
 
-__all__ = ["find_libjvm", "start_jvm"]
+__all__ = ["find_libjvm", "start_jvm", "jvm_is_exiting"]
 
 _LIBJVM_NAMES = ("libjvm.so", "libjvm.dylib", "jvm.dll")
 # Older JDKs keep libjvm under jre/; server VMs under server/, some builds under client/.
@@ -49,3 +49,15 @@ def start_jvm(java_home: str, classpath: list[str], *, heap_mb: int) -> None:
         classpath=classpath,
         convertStrings=False,
     )
+
+
+def jvm_is_exiting() -> bool:
+    """True once code in the JVM called System.exit: the JVM then ends this process with its code."""
+    runtime = jpype.JClass("java.lang.Runtime").getRuntime()
+    probe = jpype.JClass("java.lang.Thread")()
+    try:
+        runtime.addShutdownHook(probe)
+    except jpype.JException:  # IllegalStateException: "Shutdown in progress"
+        return True
+    runtime.removeShutdownHook(probe)
+    return False
