@@ -7,6 +7,7 @@ import os
 import signal
 import sys
 import time
+from collections.abc import AsyncIterator
 
 import anyio
 import psutil
@@ -22,13 +23,22 @@ pytestmark = [pytest.mark.jvm, pytest.mark.anyio]
 PROJECT = str(SAMPLE_PROJECT)
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def anyio_backend() -> str:
     return "asyncio"
 
 
-def server_params(*extra: str) -> StdioServerParameters:
-    return StdioServerParameters(command=sys.executable, args=["-m", "gradle_repl", "serve", *extra], env=dict(os.environ))
+def server_params(*extra: str, spare: bool = False) -> StdioServerParameters:
+    """A server's launch parameters; without a spare JVM unless the test is about it (a spare only costs CPU)."""
+    args = ["-m", "gradle_repl", "serve", *extra, *([] if spare else ["--no-spare-worker"])]
+    return StdioServerParameters(command=sys.executable, args=args, env=dict(os.environ))
+
+
+@pytest.fixture(scope="module")
+async def shared() -> AsyncIterator[Client]:
+    """One server for the tests that only need their own session on it (each uses its own session id)."""
+    async with Client(server_params(), read_timeout_seconds=300) as client:
+        yield client
 
 
 def text(result) -> str:
@@ -41,9 +51,9 @@ async def run(client: Client, code: str, **arguments):
     )
 
 
-async def test_tools_are_listed_with_schemas():
-    async with Client(server_params()) as client:
-        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+async def test_tools_are_listed_with_schemas(shared: Client):
+    client = shared
+    tools = {tool.name: tool for tool in (await client.list_tools()).tools}
     assert set(tools) == {
         "run_kotlin_snippet", "reset_kotlin_session", "close_kotlin_session", "list_kotlin_sessions",
         "resolve_gradle_environment",
@@ -55,33 +65,34 @@ async def test_tools_are_listed_with_schemas():
     assert tools["run_kotlin_snippet"].description and "sessionId" in tools["run_kotlin_snippet"].description
 
 
-async def test_state_is_per_session_and_reset_loses_it():
-    async with Client(server_params(), read_timeout_seconds=300) as client:
-        first = await run(client, "val answer = 41", sessionId="a")
-        assert not first.is_error, text(first)
-        assert text(await run(client, "answer + 1", sessionId="a")).startswith("42")
-        other = await run(client, "answer", sessionId="b")
-        assert other.is_error and "Unresolved reference 'answer'" in text(other)
-        sessions = text(await client.call_tool("list_kotlin_sessions", {}))
-        assert '"session_id": "a"' in sessions and '"session_id": "b"' in sessions and "2.3.21" in sessions
-        for listed in json.loads(sessions):
-            # Memory is the OS's figure for that very process (psutil, on every platform), not a guess.
-            actual = psutil.Process(listed["worker_pid"]).memory_info().rss
-            assert listed["state"] == "idle" and listed["snippets_run"] >= 1
-            assert 0.5 * actual < listed["worker_rss_bytes"] < 2 * actual, (listed, actual)
-        reset = await client.call_tool("reset_kotlin_session", {"sessionId": "a"})
-        assert "reset" in text(reset)
-        after = await run(client, "answer", sessionId="a")
-        assert after.is_error and "Unresolved reference" in text(after)
+async def test_state_is_per_session_and_reset_loses_it(shared: Client):
+    client = shared
+    first = await run(client, "val answer = 41", sessionId="a")
+    assert not first.is_error, text(first)
+    assert text(await run(client, "answer + 1", sessionId="a")).startswith("42")
+    other = await run(client, "answer", sessionId="b")
+    assert other.is_error and "Unresolved reference 'answer'" in text(other)
+    sessions = text(await client.call_tool("list_kotlin_sessions", {}))
+    assert '"session_id": "a"' in sessions and '"session_id": "b"' in sessions and "2.3.21" in sessions
+    for listed in json.loads(sessions):
+        # Memory is the OS's figure for that very process (psutil, on every platform), not a guess.
+        actual = psutil.Process(listed["worker_pid"]).memory_info().rss
+        assert listed["state"] == "idle" and listed["snippets_run"] >= 1
+        assert 0.5 * actual < listed["worker_rss_bytes"] < 2 * actual, (listed, actual)
+    reset = await client.call_tool("reset_kotlin_session", {"sessionId": "a"})
+    assert "reset" in text(reset)
+    after = await run(client, "answer", sessionId="a")
+    assert after.is_error and "Unresolved reference" in text(after)
 
 
-async def test_content_order_result_then_displays_then_output():
-    async with Client(server_params(), read_timeout_seconds=300) as client:
-        result = await run(
-            client,
-            'import java.awt.image.BufferedImage\nprintln("printed")\n'
-            'image(BufferedImage(4, 4, BufferedImage.TYPE_INT_RGB))\nmarkdown("*md*")\n"value"',
-        )
+async def test_content_order_result_then_displays_then_output(shared: Client):
+    client = shared
+    result = await run(
+        client,
+        'import java.awt.image.BufferedImage\nprintln("printed")\n'
+        'image(BufferedImage(4, 4, BufferedImage.TYPE_INT_RGB))\nmarkdown("*md*")\n"value"',
+        sessionId="content",
+    )
     assert not result.is_error
     kinds = [(type(b).__name__, getattr(b, "text", getattr(b, "mime_type", None))) for b in result.content]
     assert kinds == [
@@ -93,13 +104,13 @@ async def test_content_order_result_then_displays_then_output():
     assert isinstance(result.content[1], ImageContent) and result.content[1].data
 
 
-async def test_errors_set_is_error_with_one_text_block():
-    async with Client(server_params(), read_timeout_seconds=300) as client:
-        compile_error = await run(client, "val x: Int = \"s\"")
-        runtime_error = await run(client, 'println("before"); throw RuntimeException("boom")')
-        bad_root = await client.call_tool("run_kotlin_snippet", {"projectRoot": "/does/not/exist", "code": "1"})
-        empty = await run(client, "   ")
-        still_fine = await run(client, "1 + 1")
+async def test_errors_set_is_error_with_one_text_block(shared: Client):
+    client = shared
+    compile_error = await run(client, "val x: Int = \"s\"", sessionId="errors")
+    runtime_error = await run(client, 'println("before"); throw RuntimeException("boom")', sessionId="errors")
+    bad_root = await client.call_tool("run_kotlin_snippet", {"projectRoot": "/does/not/exist", "code": "1"})
+    empty = await run(client, "   ")
+    still_fine = await run(client, "1 + 1", sessionId="errors")
     assert compile_error.is_error and text(compile_error).startswith("Error: error: ")
     assert runtime_error.is_error and len(runtime_error.content) == 1
     assert text(runtime_error).startswith("Error: java.lang.RuntimeException: boom")
@@ -109,9 +120,9 @@ async def test_errors_set_is_error_with_one_text_block():
     assert text(still_fine).startswith("2")
 
 
-async def test_resolve_tool_summarises_the_environment():
-    async with Client(server_params(), read_timeout_seconds=300) as client:
-        result = await client.call_tool("resolve_gradle_environment", {"projectRoot": PROJECT, "buildTool": "maven"})
+async def test_resolve_tool_summarises_the_environment(shared: Client):
+    client = shared
+    result = await client.call_tool("resolve_gradle_environment", {"projectRoot": PROJECT, "buildTool": "maven"})
     summary = text(result)
     assert "Kotlin version:    2.3.21" in summary and "kotlin-serialization-compiler-plugin-embeddable" in summary
 
@@ -138,14 +149,6 @@ def fake_build(tmp_path) -> tuple[str, "os.PathLike[str]", dict[str, str]]:
     mvn.write_text(f"#!/bin/sh\necho $$ > {pid_file}.tmp && mv {pid_file}.tmp {pid_file}\nexec sleep 600\n")
     mvn.chmod(0o755)
     return str(project), pid_file, {"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
-
-
-def test_kill_9_of_the_server_leaves_no_worker():
-    server, workers = _server_with_workers()
-    server.process.kill()
-    server.process.wait()
-    for worker in workers:
-        assert wait_gone(worker), f"worker {worker} outlived its killed server"
 
 
 def test_kill_9_ends_busy_workers_and_builds_without_pdeathsig(tmp_path, sample_env):
@@ -189,51 +192,51 @@ def test_sigterm_mid_build_ends_the_build(tmp_path):
     assert wait_gone(build, 5) and not alive(build)
 
 
-async def test_a_cancelled_call_stops_its_snippet_and_never_shifts_answers():
+async def test_a_cancelled_call_stops_its_snippet_and_never_shifts_answers(shared: Client):
     """An MCP cancel (what clients send on their own timeout) interrupts the snippet like a timeout does:
     the session keeps its state and every later call gets its own answer."""
-    async with Client(server_params("--no-spare-worker"), read_timeout_seconds=300) as client:
-        assert not (await run(client, "val keep = 42")).is_error
-        with anyio.move_on_after(2.5):
-            await run(client, 'Thread.sleep(6000); "A"')
-        b, c, kept = await run(client, '"B"'), await run(client, '"C"'), await run(client, "keep")
+    client = shared
+    assert not (await run(client, "val keep = 42", sessionId="cancel")).is_error
+    with anyio.move_on_after(2.5):
+        await run(client, 'Thread.sleep(6000); "A"', sessionId="cancel")
+    b, c, kept = await run(client, '"B"', sessionId="cancel"), await run(client, '"C"', sessionId="cancel"), await run(client, "keep", sessionId="cancel")
     assert text(b).startswith("B") and text(c).startswith("C"), (text(b), text(c))
     assert text(kept).startswith("42")
 
 
-async def test_a_cancelled_busy_loop_replaces_the_jvm_and_the_next_call_says_so():
-    async with Client(server_params("--no-spare-worker"), read_timeout_seconds=300) as client:
-        assert not (await run(client, "val keep = 42")).is_error
-        with anyio.move_on_after(2):
-            await run(client, "while (true) {}")
-        after = await run(client, "keep")
-        again = await run(client, '"fresh"')
+async def test_a_cancelled_busy_loop_replaces_the_jvm_and_the_next_call_says_so(shared: Client):
+    client = shared
+    assert not (await run(client, "val keep = 42", sessionId="busy")).is_error
+    with anyio.move_on_after(2):
+        await run(client, "while (true) {}", sessionId="busy")
+    after = await run(client, "keep", sessionId="busy")
+    again = await run(client, '"fresh"', sessionId="busy")
     assert after.is_error and "Unresolved reference 'keep'" in text(after)
     assert "cancelled snippet" in text(after) and "state is lost" in text(after), text(after)
     assert text(again).startswith("fresh")
 
 
-async def test_a_running_snippets_output_arrives_as_progress():
+async def test_a_running_snippets_output_arrives_as_progress(shared: Client):
     """A long snippet shows life: its printed lines reach the client as progress while it runs."""
     messages: list[str] = []
 
     async def on_progress(progress: float, total: float | None, message: str | None) -> None:
         messages.append(message or "")
 
-    async with Client(server_params("--no-spare-worker"), read_timeout_seconds=300) as client:
-        result = await client.call_tool(
-            "run_kotlin_snippet",
-            {"projectRoot": PROJECT, "buildTool": "maven",
-             "code": 'repeat(3) { println("tick $it"); Thread.sleep(400) }\n"done"'},
-            progress_callback=on_progress,
-        )
+    client = shared
+    result = await client.call_tool(
+        "run_kotlin_snippet",
+        {"projectRoot": PROJECT, "buildTool": "maven", "sessionId": "progress",
+         "code": 'repeat(3) { println("tick $it"); Thread.sleep(400) }\n"done"'},
+        progress_callback=on_progress,
+    )
     assert text(result).startswith("done") and "[stdout]\ntick 0\ntick 1\ntick 2" in text(result)
     assert any(m.startswith("[stdout] tick") for m in messages), messages
 
 
-async def test_tool_descriptions_are_dedented_and_resolve_is_not_read_only():
-    async with Client(server_params()) as client:
-        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+async def test_tool_descriptions_are_dedented_and_resolve_is_not_read_only(shared: Client):
+    client = shared
+    tools = {tool.name: tool for tool in (await client.list_tools()).tools}
     for tool in tools.values():
         assert tool.description and "\n        " not in tool.description, tool.name
     assert tools["resolve_gradle_environment"].annotations.read_only_hint is False
@@ -264,10 +267,11 @@ async def wait_until(condition, what: str, seconds: float = 120.0) -> None:
 
 async def test_a_new_session_takes_the_warmed_spare_worker():
     """After the first session starts, a spare JVM starts; the next new session runs on that very process."""
-    async with Client(server_params(), read_timeout_seconds=300) as client:
+    others = worker_processes()  # workers of the module's shared server are not this server's
+    async with Client(server_params(spare=True), read_timeout_seconds=300) as client:
         await run(client, "1", sessionId="first")
-        await wait_until(lambda: len(worker_processes()) == 2, "the spare worker exists")
-        before = worker_processes()
+        await wait_until(lambda: len(worker_processes() - others) == 2, "the spare worker exists")
+        before = worker_processes() - others
         result = await run(client, "2", sessionId="second")
         sessions = json.loads(text(await client.call_tool("list_kotlin_sessions", {})))
     assert text(result).startswith("2")
@@ -277,26 +281,8 @@ async def test_a_new_session_takes_the_warmed_spare_worker():
 
 
 async def test_changed_sources_restart_the_session_and_say_so(tmp_path):
-    """A snippet must see current code; the restart that brings it is announced, not silent."""
-    import os as _os
-    import time as _time
-
-    from conftest import copy_project
-
-    project = str(copy_project(SAMPLE_PROJECT, tmp_path / "sample"))
-    async with Client(server_params(), read_timeout_seconds=300) as client:
-        args = {"projectRoot": project, "buildTool": "maven"}
-        await client.call_tool("run_kotlin_snippet", {**args, "code": "val remembered = 1"})
-        books = tmp_path / "sample/src/main/kotlin/sample/Books.kt"
-        books.write_text(books.read_text().replace("WordUtils.capitalizeFully(title)", 'WordUtils.capitalizeFully(title) + "!"'))
-        later = _time.time() + 2
-        _os.utime(books, (later, later))
-        result = await client.call_tool("run_kotlin_snippet", {**args, "code": 'sample.displayTitle("new code")'})
-    assert text(result).startswith("New Code!")
-    assert "restarted: the project's build or sources changed" in text(result)
-
-
-async def test_progress_is_reported_while_an_environment_resolves(tmp_path):
+    """A snippet must see current code; the restart that brings it is announced, not silent. The first
+    call's build shows life as progress while the environment resolves."""
     from conftest import copy_project
 
     project = str(copy_project(SAMPLE_PROJECT, tmp_path / "sample"))
@@ -305,17 +291,23 @@ async def test_progress_is_reported_while_an_environment_resolves(tmp_path):
     async def on_progress(progress: float, total: float | None, message: str | None) -> None:
         messages.append(message or "")
 
-    async with Client(server_params("--no-spare-worker"), read_timeout_seconds=300) as client:
-        result = await client.call_tool(
-            "run_kotlin_snippet", {"projectRoot": project, "code": "1", "buildTool": "maven"}, progress_callback=on_progress
-        )
-    assert not result.is_error
-    assert any(m.startswith("resolving ") for m in messages), messages
-    assert any("starting a JVM with Kotlin 2.3.21" in m for m in messages), messages
+    async with Client(server_params(), read_timeout_seconds=300) as client:
+        args = {"projectRoot": project, "buildTool": "maven"}
+        first = await client.call_tool("run_kotlin_snippet", {**args, "code": "val remembered = 1"}, progress_callback=on_progress)
+        assert not first.is_error, text(first)
+        assert any(m.startswith("resolving ") for m in messages), messages
+        assert any("starting a JVM with Kotlin 2.3.21" in m for m in messages), messages
+        books = tmp_path / "sample/src/main/kotlin/sample/Books.kt"
+        books.write_text(books.read_text().replace("WordUtils.capitalizeFully(title)", 'WordUtils.capitalizeFully(title) + "!"'))
+        later = time.time() + 2
+        os.utime(books, (later, later))
+        result = await client.call_tool("run_kotlin_snippet", {**args, "code": 'sample.displayTitle("new code")'})
+    assert text(result).startswith("New Code!")
+    assert "restarted: the project's build or sources changed" in text(result)
 
 
 async def test_session_cap_evicts_the_least_recently_used_idle_session():
-    async with Client(server_params("--max-sessions", "1", "--no-spare-worker"), read_timeout_seconds=300) as client:
+    async with Client(server_params("--max-sessions", "1"), read_timeout_seconds=300) as client:
         await run(client, "val kept = 1", sessionId="old")
         await run(client, "2", sessionId="new")
         sessions = json.loads(text(await client.call_tool("list_kotlin_sessions", {})))
@@ -326,10 +318,13 @@ async def test_session_cap_evicts_the_least_recently_used_idle_session():
 
 
 async def test_idle_sessions_are_closed_after_the_idle_timeout():
-    async with Client(server_params("--idle-timeout", "1", "--no-spare-worker"), read_timeout_seconds=300) as client:
+    async with Client(server_params("--idle-timeout", "1"), read_timeout_seconds=300) as client:
         await run(client, "1", sessionId="idle")
-        await anyio.sleep(8)  # the idle timeout plus one eviction poll
-        listing = text(await client.call_tool("list_kotlin_sessions", {}))
+        listing = ""
+        with anyio.fail_after(60):  # the idle timeout plus one eviction poll, observed through the listing
+            while listing != "No live sessions.":
+                listing = text(await client.call_tool("list_kotlin_sessions", {}))
+                await anyio.sleep(0.2)
         back = await run(client, "3", sessionId="idle")
     assert listing == "No live sessions."
     assert text(back).startswith("3") and "[session 'idle' was closed after" in text(back)
