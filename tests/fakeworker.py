@@ -174,7 +174,7 @@ class FakeLauncher:
         self.crash_on_start = crash_on_start
         self.spawned: list[FakeTransport] = []
 
-    async def spawn(self, environment: ReplEnvironment, *, label: str, keep_logs: set[Path]) -> FakeTransport:
+    async def spawn(self, environment: ReplEnvironment, *, label: str, keep_logs: set[Path], role: str = "session") -> FakeTransport:
         transport = FakeTransport(start_delay=self.start_delay, crash_on_start=self.crash_on_start)
         self.spawned.append(transport)
         return transport

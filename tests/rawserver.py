@@ -80,8 +80,8 @@ class RawServer:
         return {s["session_id"]: s["state"] for s in self.sessions()}
 
     def workers(self) -> list[int]:
-        """The server's worker processes (the JVM hosts), from the OS."""
-        return sorted(p.pid for p in descendants(self.pid) if "gradle_repl.worker" in " ".join(_cmdline(p)))
+        """The server's session worker processes (the JVM hosts), from the OS; not a class-data trainer."""
+        return sorted(p.pid for p in descendants(self.pid) if is_session_worker(p))
 
     def builds(self) -> list[int]:
         """The server's build processes (guards and whatever they run)."""
@@ -91,6 +91,11 @@ class RawServer:
         if self.process.poll() is None:
             self.process.kill()
             self.process.wait()
+
+
+def is_session_worker(process: psutil.Process) -> bool:
+    command = " ".join(_cmdline(process))
+    return "gradle_repl.worker" in command and "--role=class-data" not in command
 
 
 def descendants(pid: int) -> list[psutil.Process]:

@@ -16,7 +16,7 @@ from mcp import Client, StdioServerParameters
 from mcp.types import ImageContent, TextContent
 
 from conftest import SAMPLE_PROJECT
-from rawserver import RawServer, alive, wait_for, wait_gone
+from rawserver import RawServer, alive, is_session_worker, wait_for, wait_gone
 
 pytestmark = [pytest.mark.jvm, pytest.mark.anyio]
 
@@ -246,16 +246,8 @@ async def test_tool_descriptions_are_dedented_and_resolve_is_not_read_only(share
 def worker_processes() -> set[int]:
     """Worker processes started (through servers) by this test process."""
     return {
-        p.pid for p in psutil.Process().children(recursive=True)
-        if "gradle_repl.worker" in " ".join(_cmdline(p))
+        p.pid for p in psutil.Process().children(recursive=True) if is_session_worker(p)
     }
-
-
-def _cmdline(process: psutil.Process) -> list[str]:
-    try:
-        return process.cmdline()
-    except psutil.Error:
-        return []
 
 
 async def wait_until(condition, what: str, seconds: float = 120.0) -> None:

@@ -49,6 +49,7 @@ class WorkerOptions(BaseModel):
     heap_mb: int = Field(default=DEFAULT_HEAP_MB, ge=64)
     output_limit_bytes: int = Field(default=DEFAULT_OUTPUT_LIMIT_BYTES, ge=1_000)
     frame_limit_bytes: int = Field(default=DEFAULT_FRAME_LIMIT_BYTES, ge=1_000)
+    class_data_sharing: bool = Field(default=True, description="map the JDK's archive of the compiler's classes (see classdata)")
 
 
 class StartRequest(BaseModel):
@@ -57,6 +58,9 @@ class StartRequest(BaseModel):
     heap_mb: int = DEFAULT_HEAP_MB
     output_limit_bytes: int = DEFAULT_OUTPUT_LIMIT_BYTES
     frame_limit_bytes: int = DEFAULT_FRAME_LIMIT_BYTES
+    class_data_sharing: bool = True
+    # A training worker writes the class-data archive once ready, then exits: it never runs snippets.
+    train_class_data: bool = False
 
 
 class EvalRequest(BaseModel):
@@ -83,6 +87,7 @@ class ReadyFrame(BaseModel):
     java_version: str
     facade_compiled: bool = Field(description="true when this start compiled the jvm-worker facade")
     startup_ms: int
+    class_data_archive: str | None = Field(default=None, description="the class-data archive the JVM was told to map")
 
 
 class StreamFrame(BaseModel):

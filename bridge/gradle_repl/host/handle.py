@@ -105,12 +105,18 @@ class WorkerHandle:
         launcher: WorkerLauncher | None = None,
         keep_logs: set[Path] | None = None,
         on_spawn: Callable[[WorkerTransport], None] | None = None,
+        train_class_data: bool = False,
     ) -> WorkerHandle:
-        """Spawns a worker for the environment and waits until it is ready; on_spawn sees it the moment it exists."""
-        transport = await (launcher or SubprocessLauncher()).spawn(environment, label=label, keep_logs=keep_logs or set())
+        """Spawns a worker for the environment and waits until it is ready; on_spawn sees it the moment it exists.
+
+        A worker launched with train_class_data writes the class-data archive after 'ready' and exits."""
+        transport = await (launcher or SubprocessLauncher()).spawn(
+            environment, label=label, keep_logs=keep_logs or set(), role="class-data" if train_class_data else "session"
+        )
         if on_spawn is not None:
             on_spawn(transport)
-        return await cls.start(transport, StartRequest(environment=environment, **options.model_dump()))
+        request = StartRequest(environment=environment, train_class_data=train_class_data, **options.model_dump())
+        return await cls.start(transport, request)
 
     @classmethod
     async def start(

@@ -18,7 +18,7 @@ import psutil
 from ..environment import ReplEnvironment
 from .logs import new_log_path
 
-__all__ = ["WorkerTransport", "WorkerLauncher", "SubprocessLauncher", "SubprocessTransport", "FRAME_READ_LIMIT", "Signal"]
+__all__ = ["WorkerTransport", "WorkerLauncher", "SubprocessLauncher", "SubprocessTransport", "FRAME_READ_LIMIT", "Signal", "WorkerRole"]
 
 # One frame line read from a worker is at most this long; the worker caps every field far below it,
 # so a longer line means a broken worker, not a big answer.
@@ -61,8 +61,14 @@ class WorkerTransport(Protocol):
         """The OS process, for exit paths that stop workers without an event loop (None for fakes)."""
 
 
+# What a worker process is for; shown in its command line so `ps` (and tests) can tell them apart.
+WorkerRole = Literal["session", "class-data"]
+
+
 class WorkerLauncher(Protocol):
-    async def spawn(self, environment: ReplEnvironment, *, label: str, keep_logs: set[Path]) -> WorkerTransport: ...
+    async def spawn(
+        self, environment: ReplEnvironment, *, label: str, keep_logs: set[Path], role: WorkerRole = "session"
+    ) -> WorkerTransport: ...
 
 
 class SubprocessTransport:
@@ -135,7 +141,9 @@ class SubprocessTransport:
 class SubprocessLauncher:
     """Starts `python -m gradle_repl.worker` in the project's directory, its stderr to a log of its own."""
 
-    async def spawn(self, environment: ReplEnvironment, *, label: str, keep_logs: set[Path]) -> SubprocessTransport:
+    async def spawn(
+        self, environment: ReplEnvironment, *, label: str, keep_logs: set[Path], role: WorkerRole = "session"
+    ) -> SubprocessTransport:
         log_path = new_log_path(label, keep=keep_logs)
         # Relative paths in snippets resolve against the module, as in the project's own tests.
         cwd = next((d for d in (environment.project_dir, environment.project_root) if d and Path(d).is_dir()), None)
@@ -144,6 +152,7 @@ class SubprocessLauncher:
                 sys.executable,
                 "-m",
                 "gradle_repl.worker",
+                f"--role={role}",
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=log,

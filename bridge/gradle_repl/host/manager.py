@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import logging
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -19,6 +20,7 @@ from typing import Literal, Protocol
 
 from pydantic import BaseModel
 
+from .. import classdata
 from ..environment import ReplEnvironment
 from ..errors import GradleReplError
 from ..frames import WorkerOptions
@@ -36,6 +38,10 @@ EVICTION_POLL_SECONDS = 5.0
 # Resolves wait on builds for minutes; they get threads of their own so they never starve the
 # event loop's default pool (and each other across projects).
 RESOLVE_THREADS = 16
+# A training worker compiles a few snippets and then writes the archive (~100 MB); far less than this.
+CLASS_DATA_WRITE_SECONDS = 180.0
+
+_log = logging.getLogger(__name__)
 
 Progress = Callable[[str], None]
 BuildToolChoice = Literal["auto", "gradle", "maven"]
@@ -60,6 +66,8 @@ class SessionLimits:
     # Keep one started, warmed worker for the most recently used environment, so a new session
     # starts in milliseconds instead of seconds (costs one idle JVM, about 0.4 GB).
     spare_worker: bool = True
+    # Write the JDK's class-data archive in the background when it is missing (see classdata).
+    train_class_data: bool = True
 
 
 class SessionInfo(BaseModel):
@@ -116,6 +124,7 @@ class SessionManager:
         self._evicted: dict[str, str] = {}
         self._spare: asyncio.Task[WorkerHandle] | None = None
         self._spare_environment: ReplEnvironment | None = None
+        self._training: asyncio.Task[None] | None = None
         # Every worker process spawned and not yet known to be gone, from the moment it exists.
         self._spawned: set[WorkerTransport] = set()
         self._resolve_pool = ThreadPoolExecutor(RESOLVE_THREADS, thread_name_prefix="resolve")
@@ -216,6 +225,7 @@ class SessionManager:
             raise GradleReplError(f"session {session.session_id!r} was closed while its JVM started")
         session.worker, session.environment, session.snippets_run = worker, environment, 0
         self._refill_spare(environment)
+        self._train_class_data(environment)
         if progress and worker.ready.facade_compiled:
             progress(f"compiled the jvm-worker facade for Kotlin {environment.kotlin_version} (cached from now on)")
         return worker
@@ -240,12 +250,35 @@ class SessionManager:
         victim.closed = True
         return victim
 
-    async def _launch(self, environment: ReplEnvironment, *, label: str) -> WorkerHandle:
+    async def _launch(self, environment: ReplEnvironment, *, label: str, train_class_data: bool = False) -> WorkerHandle:
         keep = {t.log_path for t in self._spawned if t.log_path is not None}
         return await WorkerHandle.launch(
             environment, self.worker_options, label=label, launcher=self._launcher, keep_logs=keep,
-            on_spawn=self._spawned.add,
+            on_spawn=self._spawned.add, train_class_data=train_class_data,
         )
+
+    def _train_class_data(self, environment: ReplEnvironment) -> None:
+        """Once per JDK and compiler: a background worker writes the archive later workers start from."""
+        if not (self.limits.train_class_data and self.worker_options.class_data_sharing) or (self._training is not None and not self._training.done()):
+            return
+        archive = classdata.archive_path(environment.java_home, environment.repl_host_classpath)
+        if archive is None or not classdata.needs_training(archive) or not classdata.claim_training(archive):
+            return
+        self._training = asyncio.create_task(self._run_training(environment, archive))
+
+    async def _run_training(self, environment: ReplEnvironment, archive: Path) -> None:
+        try:
+            worker = await self._launch(environment, label="class-data", train_class_data=True)
+            try:
+                code = await asyncio.wait_for(worker.transport.wait(), CLASS_DATA_WRITE_SECONDS)
+                if code != 0:
+                    _log.warning("writing the class-data archive failed (exit %s); log: %s", code, worker.log_path)
+            finally:
+                await self._stop_and_untrack(worker)
+        except Exception as error:  # noqa: BLE001 - without an archive workers only start slower
+            _log.warning("class-data training failed: %s", error)
+        finally:
+            classdata.release_training(archive)
 
     async def _take_spare(self, environment: ReplEnvironment) -> WorkerHandle | None:
         """The spare worker when it was started for this environment (waiting for it if still starting)."""
@@ -363,6 +396,8 @@ class SessionManager:
         spare, self._spare, self._spare_environment = self._spare, None, None
         if spare is not None and not spare.done():
             spare.cancel()
+        if self._training is not None:
+            self._training.cancel()
         sessions = list(self._sessions.values())
         self._sessions.clear()
         await asyncio.gather(*(self._close_session(s, reason="closed") for s in sessions), return_exceptions=True)

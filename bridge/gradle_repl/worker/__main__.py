@@ -107,6 +107,13 @@ def main() -> None:
         channel.send(ResultFrame(type="error", error_kind="internal", message=f"worker failed to start: {error!r}"))
         os._exit(1)
     channel.send(ready)
+    if start.train_class_data:
+        try:
+            session.write_class_data()
+        except Exception as error:  # noqa: BLE001 - the host sees the exit code; the log says why
+            print(f"writing the class-data archive failed: {error!r}", file=sys.stderr)
+            os._exit(1)
+        os._exit(0)
     while True:
         line = requests.pending.get()
         try:

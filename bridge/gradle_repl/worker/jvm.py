@@ -33,7 +33,7 @@ def find_libjvm(java_home: str) -> Path:
     )
 
 
-def start_jvm(java_home: str, classpath: list[str], *, heap_mb: int) -> None:
+def start_jvm(java_home: str, classpath: list[str], *, heap_mb: int, extra_options: list[str] = ()) -> None:  # type: ignore[assignment]
     """Starts the one JVM this process may ever have."""
     logs = log_dir()
     logs.mkdir(parents=True, exist_ok=True)
@@ -46,6 +46,7 @@ def start_jvm(java_home: str, classpath: list[str], *, heap_mb: int) -> None:
         "-Djava.awt.headless=true",
         # Serial GC keeps a small worker small; the REPL is single-threaded anyway.
         "-XX:+UseSerialGC",
+        *extra_options,
         classpath=classpath,
         convertStrings=False,
     )

@@ -15,6 +15,7 @@ import jpype
 
 from ..frames import DisplayFrame, EvalRequest, ReadyFrame, ResultFrame, StartRequest, StreamFrame
 from ..errors import WorkerFailed
+from .. import classdata
 from .facade import build_facade
 from .jvm import start_jvm
 from .safety import cap_text, jstr
@@ -29,6 +30,11 @@ POLL_INTERVAL_MS = 20
 INTERRUPT_GRACE_SECONDS = 3.0
 
 WARM_UP_SNIPPET = "kotlin.Unit"
+_TRAINING_SNIPPETS = (
+    "data class TrainingPoint(val x: Int, val y: Int = 0)",
+    'listOf(TrainingPoint(1), TrainingPoint(2)).map { "${it.x}" }.joinToString()',
+    "object TrainingObject { fun f(n: Int): Int = if (n < 2) n else f(n - 1) }\nrunCatching { TrainingObject.f(3) }",
+)
 _HOST_RUNTIME_JARS = ("kotlin-stdlib-", "kotlin-script-runtime-")
 
 # Classes declared in snippet N live in class _N_repl; users know them by their own names.
@@ -39,6 +45,40 @@ _MAX_CAUSES = 20
 Send = Callable[[Any], None]
 
 
+class _ClassData:
+    """Which class-data archive this JVM maps, or writes when it is the training worker."""
+
+    def __init__(self, archive: Path | None, *, train: bool) -> None:
+        self.archive = archive
+        self.train = train
+        self.mapped = archive if archive is not None and not train and archive.is_file() else None
+        self._written = archive.with_name(f"{archive.name}.{os.getpid()}.tmp") if archive and train else None
+
+    @classmethod
+    def for_request(cls, request: StartRequest) -> _ClassData:
+        env = request.environment
+        wanted = request.class_data_sharing or request.train_class_data
+        archive = classdata.archive_path(env.java_home, env.repl_host_classpath) if wanted else None
+        return cls(archive, train=request.train_class_data)
+
+    def jvm_options(self) -> list[str]:
+        if self._written is not None:
+            return [f"-XX:ArchiveClassesAtExit={self._written}"]
+        if self.mapped is not None:
+            # auto: an archive the JVM finds unusable is skipped with a warning in the worker log.
+            return [f"-XX:SharedArchiveFile={self.mapped}", "-Xshare:auto"]
+        return []
+
+    def write(self) -> None:
+        if self._written is None or self.archive is None:
+            raise WorkerFailed("this worker was not started to write a class-data archive")
+        jpype.shutdownJVM()  # the JVM writes the archive while it shuts down
+        if self._written.is_file():
+            os.replace(self._written, self.archive)
+        else:
+            classdata.mark_training_failed(self.archive, "the JVM wrote no archive; see the worker log")
+
+
 def _jar_name(path: str) -> str:
     return Path(path).name
 
@@ -46,8 +86,9 @@ def _jar_name(path: str) -> str:
 class ReplSession:
     """Created by start(); evaluate() answers one request; exit_code set means: reply, then exit."""
 
-    def __init__(self, request: StartRequest, driver: Any, output: Any, renderer: Any) -> None:
+    def __init__(self, request: StartRequest, driver: Any, output: Any, renderer: Any, class_data: _ClassData) -> None:
         self._request = request
+        self._class_data = class_data
         self._driver = driver
         self._output = output
         self._renderer = renderer
@@ -57,7 +98,8 @@ class ReplSession:
     def start(cls, request: StartRequest) -> tuple[ReplSession, ReadyFrame]:
         started = time.monotonic()
         env = request.environment
-        start_jvm(env.java_home, env.repl_host_classpath, heap_mb=request.heap_mb)
+        class_data = _ClassData.for_request(request)
+        start_jvm(env.java_home, env.repl_host_classpath, heap_mb=request.heap_mb, extra_options=class_data.jvm_options())
         facade, compiled = build_facade(env.kotlin_version, env.repl_host_classpath)
         url = jpype.JClass("java.io.File")(str(facade)).toURI().toURL()
         system = jpype.JClass("java.lang.ClassLoader").getSystemClassLoader()
@@ -74,7 +116,7 @@ class ReplSession:
             snippet_loader,
             env.compiler_options(),
         )
-        session = cls(request, driver, output, facade_class("gradlerepl.runtime.Renderer"))
+        session = cls(request, driver, output, facade_class("gradlerepl.runtime.Renderer"), class_data)
         session._warm_up()
         ready = ReadyFrame(
             pid=os.getpid(),
@@ -82,8 +124,22 @@ class ReplSession:
             java_version=str(jpype.JClass("java.lang.System").getProperty("java.version")),
             facade_compiled=compiled,
             startup_ms=int((time.monotonic() - started) * 1000),
+            class_data_archive=str(class_data.mapped) if class_data.mapped else None,
         )
+        if request.train_class_data:
+            session._train()
         return session, ready
+
+    def write_class_data(self) -> None:
+        """Training only: ends the JVM, which writes the archive, and moves it into place."""
+        self._class_data.write()
+
+    def _train(self) -> None:
+        """Compiles what typical snippets need (a class, a lambda, a template), so the archive holds it."""
+        for code in _TRAINING_SNIPPETS:
+            running = self._driver.start(code)
+            running.join(0)
+        self._output.drain()
 
     def _warm_up(self) -> None:
         """Runs a first snippet that cannot fail.
