@@ -215,8 +215,8 @@ def test_java_home_without_libjvm_names_the_path(tmp_path: Path):
 
 
 def test_four_sessions_in_parallel_never_cross_talk():
-    """4 sessions × 100 snippets through the SDK client at once; every reply is its own session's."""
-    snippets = 100
+    """4 sessions × 50 snippets through the SDK client at once; every reply is its own session's."""
+    snippets = 50
 
     async def scenario() -> int:
         params = StdioServerParameters(command=sys.executable, args=["-m", "gradle_repl", "serve"], env=dict(os.environ))
