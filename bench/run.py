@@ -24,7 +24,10 @@ from pathlib import Path
 import anyio
 from mcp import Client, StdioServerParameters
 
+from gradle_repl import classdata
 from gradle_repl.environment import ReplEnvironment
+from gradle_repl.frames import WorkerOptions
+from gradle_repl.host.handle import WorkerHandle
 from gradle_repl.resolve import resolve_environment
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample-project"
@@ -120,6 +123,22 @@ async def mcp_measurements(runs: int) -> dict[str, object]:
     return results
 
 
+async def worker_start_seconds(env: ReplEnvironment, runs: int) -> dict[bool, float]:
+    """Spawn to 'ready' (JVM, compiler, warm-up snippet), with and without the class-data archive, alternating."""
+    archive = classdata.archive_path(env.java_home, env.repl_host_classpath)
+    if archive is not None and not archive.exists():
+        trainer = await WorkerHandle.launch(env, WorkerOptions(), label="bench-class-data", train_class_data=True)
+        await trainer.transport.wait()
+    times: dict[bool, list[float]] = {True: [], False: []}
+    for _ in range(runs):
+        for sharing in (True, False):
+            started = time.monotonic()
+            worker = await WorkerHandle.launch(env, WorkerOptions(class_data_sharing=sharing), label="bench-start")
+            times[sharing].append(time.monotonic() - started)
+            await worker.stop()
+    return {sharing: statistics.median(samples) for sharing, samples in times.items()}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=60, help="warm runs per snippet kind (default 60)")
@@ -143,6 +162,7 @@ def main() -> None:
         for name, code in (("trivial expression", TRIVIAL), ("30-line class", CLASS_30_LINES), ("call into project", CALL))
     }
     jshell = jshell_seconds(env, options.script_runs)
+    starts = anyio.run(worker_start_seconds, env, options.script_runs)
     shutil.rmtree(cache, ignore_errors=True)
 
     rows = [("measure", "gradle-repl", "alternative", "ratio")]
@@ -162,6 +182,12 @@ def main() -> None:
         rows.append(("JShell one-shot, Java `1 + 1`", ms(trivial), f"jshell {ms(jshell)}", f"{jshell / trivial:.0f}x faster"))
     for name in ("first session ever, first result (compiles the facade)", "new session, first result"):
         rows.append((f"{name} (environment cached)", ms(mcp[name]), "—", "—"))  # type: ignore[arg-type]
+    rows.append((
+        f"worker start to ready, class-data archive (p50 of {options.script_runs})",
+        ms(starts[True]),
+        f"no archive {ms(starts[False])}",
+        f"{starts[False] / starts[True]:.1f}x faster",
+    ))
     rows.append(("environment resolution, cold (mvn)", ms(cold), "—", "—"))
     rows.append(("environment resolution, cache hit (p50 of 20)", ms(statistics.median(cached)), "—", f"{cold / statistics.median(cached):.0f}x faster than cold"))
     before, after = mcp["rss"]  # type: ignore[misc]
