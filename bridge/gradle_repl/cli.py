@@ -63,6 +63,10 @@ def _parser() -> argparse.ArgumentParser:
     evaluate.add_argument("-e", "--code", action="append", required=True, help="a snippet (repeat for more)")
     _worker_arguments(evaluate)
 
+    repl = commands.add_parser("repl", help="an interactive Kotlin prompt with the project's classes, plugins and state")
+    _project_arguments(repl, root_optional=True)
+    _worker_arguments(repl)
+
     commands.add_parser("demo", help="run a short session against the bundled sample-project through the MCP server")
     return parser
 
@@ -116,6 +120,17 @@ async def _eval(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+async def _repl(args: argparse.Namespace) -> int:
+    from .terminal import TerminalOptions, run_terminal  # prompt_toolkit only when a person asks for it
+
+    manager = SessionManager(limits=SessionLimits(spare_worker=False), worker_options=_worker_options(args))
+    options = TerminalOptions(
+        project_root=args.project_root, project_path=args.project, source_set=args.source_set,
+        build_tool=args.build_tool, timeout_seconds=args.timeout,
+    )
+    return await run_terminal(options, manager)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
@@ -136,6 +151,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _resolve(args)
         if args.command == "eval":
             return asyncio.run(_eval(args))
+        if args.command == "repl":
+            return asyncio.run(_repl(args))
         from .demo import run_demo
 
         return asyncio.run(run_demo())

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import platformdirs
 
-__all__ = ["cache_dir", "log_dir"]
+__all__ = ["cache_dir", "log_dir", "data_dir"]
 
 _APP = "gradle-repl"
 
@@ -21,3 +21,9 @@ def cache_dir() -> Path:
 def log_dir() -> Path:
     override = os.environ.get("GRADLE_REPL_LOG_DIR")
     return Path(override) if override else Path(platformdirs.user_log_dir(_APP))
+
+
+def data_dir() -> Path:
+    """What gradle-repl keeps for the user across runs (the terminal REPL's history)."""
+    override = os.environ.get("GRADLE_REPL_DATA_DIR")
+    return Path(override) if override else Path(platformdirs.user_data_dir(_APP))

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import os
+import subprocess
 import sys
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 import psutil
 
@@ -27,6 +28,10 @@ FRAME_READ_LIMIT = 16 * 1024 * 1024
 _LOG_PATH_ENV = "GRADLE_REPL_WORKER_LOG"
 
 Signal = Literal["terminate", "kill"]
+
+_OWN_PROCESS_GROUP: dict[str, Any] = (
+    {"creationflags": subprocess.CREATE_NEW_PROCESS_GROUP} if sys.platform == "win32" else {"start_new_session": True}
+)
 
 
 class WorkerTransport(Protocol):
@@ -159,5 +164,8 @@ class SubprocessLauncher:
                 limit=FRAME_READ_LIMIT,
                 cwd=cwd,
                 env={**os.environ, _LOG_PATH_ENV: str(log_path)},
+                # A group of its own: Ctrl-C in the user's terminal (gradle-repl repl, or a client run
+                # in a shell) is for the host to handle; only the host stops a worker.
+                **_OWN_PROCESS_GROUP,
             )
         return SubprocessTransport(process, log_path)

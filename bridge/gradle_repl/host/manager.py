@@ -164,14 +164,9 @@ class SessionManager:
         resolved = await self.resolve(
             project_root, project_path=project_path, source_set=source_set, build_tool=build_tool, progress=progress
         )
-        session = self._sessions.get(session_id)
-        if session is None:
-            session = self._sessions[session_id] = _Session(session_id)
+        session = self._session(session_id)
         async with session.lock:
-            if session.closed:
-                raise GradleReplError(f"session {session_id!r} was closed while this call waited for it")
-            session.last_used = time.monotonic()
-            notices = [self._evicted.pop(session_id)] if session_id in self._evicted else []
+            notices = self._enter(session)
             worker = await self._worker_for(session, resolved.environment, notices, progress)
             timeout = timeout_seconds if timeout_seconds is not None else self.limits.default_timeout_seconds
             reply = await worker.request(code, timeout_seconds=timeout, on_frame=on_frame)
@@ -181,6 +176,39 @@ class SessionManager:
             else:
                 session.snippets_run += 1
             return dataclasses.replace(reply, notices=tuple(notices))
+
+    async def open_session(
+        self,
+        *,
+        session_id: str,
+        project_root: str,
+        project_path: str = ":",
+        source_set: str = "main",
+        build_tool: BuildToolChoice = "auto",
+        progress: Progress | None = None,
+    ) -> tuple[str, ...]:
+        """Resolves the project and starts the session's JVM before its first snippet; returns what the user must know."""
+        resolved = await self.resolve(
+            project_root, project_path=project_path, source_set=source_set, build_tool=build_tool, progress=progress
+        )
+        session = self._session(session_id)
+        async with session.lock:
+            notices = self._enter(session)
+            await self._worker_for(session, resolved.environment, notices, progress)
+            return tuple(notices)
+
+    def _session(self, session_id: str) -> _Session:
+        session = self._sessions.get(session_id)
+        if session is None:
+            session = self._sessions[session_id] = _Session(session_id)
+        return session
+
+    def _enter(self, session: _Session) -> list[str]:
+        """With the session's lock held: marks it used and takes the notices owed to it."""
+        if session.closed:
+            raise GradleReplError(f"session {session.session_id!r} was closed while this call waited for it")
+        session.last_used = time.monotonic()
+        return [self._evicted.pop(session.session_id)] if session.session_id in self._evicted else []
 
     async def _worker_for(
         self, session: _Session, environment: ReplEnvironment, notices: list[str], progress: Progress | None

@@ -1,0 +1,226 @@
+"""`gradle-repl repl`: an interactive Kotlin prompt inside a project, for people.
+
+One session, as the MCP tools have: the project's classes, dependencies and compiler plugins, state
+kept between inputs. Input continues over lines while a bracket, string or comment is open
+(Esc then Enter submits regardless); history lives in the user data directory across runs. Ctrl-C at
+the prompt clears the line; during a snippet it cancels the snippet (the session keeps its state when
+the snippet stops on interruption, else it restarts and says so). Ctrl-D exits and stops the JVM.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import shutil
+import signal
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+from prompt_toolkit import PromptSession
+from prompt_toolkit.history import FileHistory
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+
+from .errors import GradleReplError
+from .frames import DisplayFrame, ResultFrame, StreamFrame
+from .host.handle import Reply
+from .host.manager import BuildToolChoice, SessionLimits, SessionManager
+from .kotlin_input import is_complete
+from .paths import data_dir
+
+__all__ = ["TerminalOptions", "run_terminal", "HELP"]
+
+PROMPT = "kotlin> "
+CONTINUATION = "   ...> "
+SESSION_ID = "terminal"
+HELP = """\
+Kotlin snippets run in the project's JVM; declarations stay for later inputs.
+  :help     this text
+  :reset    forget every declaration (a fresh JVM on the next input)
+  :quit     leave (Ctrl-D does the same)
+Enter runs the input once brackets, strings and comments are closed; Esc then Enter runs it as is.
+Ctrl-C clears the line, or cancels the running snippet."""
+
+
+@dataclass(frozen=True)
+class TerminalOptions:
+    project_root: str
+    project_path: str = ":"
+    source_set: str = "main"
+    build_tool: BuildToolChoice = "auto"
+    timeout_seconds: float = 600.0
+
+
+def _key_bindings() -> KeyBindings:
+    bindings = KeyBindings()
+
+    @bindings.add("enter")
+    def _(event: KeyPressEvent) -> None:
+        buffer = event.current_buffer
+        if buffer.text.strip() == "" or buffer.text.lstrip().startswith(":") or is_complete(buffer.text):
+            buffer.validate_and_handle()
+        else:
+            buffer.insert_text("\n")
+
+    @bindings.add("escape", "enter")
+    def _(event: KeyPressEvent) -> None:
+        event.current_buffer.validate_and_handle()
+
+    return bindings
+
+
+class _Printer:
+    """Writes what a snippet produces as plain text; images go to files whose paths are printed."""
+
+    def __init__(self, out: TextIO) -> None:
+        self._out = out
+        self._images = Path(tempfile.mkdtemp(prefix="gradle-repl-images-"))
+        self._count = 0
+        self._status_shown = False
+
+    def line(self, text: str) -> None:
+        self.clear_status()
+        print(text, file=self._out, flush=True)
+
+    def status(self, text: str) -> None:
+        """Build and JVM-start progress: one line rewritten in place on a terminal, every line otherwise."""
+        if not self._out.isatty():
+            print(f"[{text}]", file=self._out, flush=True)
+            return
+        width = shutil.get_terminal_size().columns - 1
+        self._out.write("\r\x1b[K" + f"[{text}]"[:width])
+        self._out.flush()
+        self._status_shown = True
+
+    def clear_status(self) -> None:
+        if self._status_shown:
+            self._out.write("\r\x1b[K")
+            self._status_shown = False
+
+    def frame(self, frame: StreamFrame | DisplayFrame) -> None:
+        if isinstance(frame, StreamFrame):
+            self.clear_status()
+            self._out.write(frame.data)
+            self._out.flush()
+        else:
+            self.line(self._display(frame))
+
+    def _display(self, frame: DisplayFrame) -> str:
+        if frame.kind != "image":
+            return frame.data  # markdown and (untrusted) html print as their text
+        self._count += 1
+        path = self._images / f"image-{self._count}.{frame.mime.rsplit('/', 1)[-1]}"
+        data = base64.b64decode(frame.data)
+        path.write_bytes(data)
+        return f"[{frame.mime} image, {len(data)} bytes: {path}]"
+
+    def result(self, reply: Reply) -> None:
+        result: ResultFrame = reply.result
+        for notice in reply.notices:
+            self.line(notice)
+        if result.type == "error":
+            message = result.message
+            self.line(message if message.lower().startswith("error") else f"error: {message}")
+            if result.stack:
+                self.line(result.stack)
+        else:
+            for warning in result.warnings:
+                self.line(f"warning: {warning}")
+            if result.value is not None:
+                shown = self._display(result.value)
+                typed = result.value_type and result.value_type != "kotlin.Unit"
+                self.line(f"{shown}" + (f"   // {result.value_type}" if typed else ""))
+        if result.truncated_bytes:
+            self.line(f"[output truncated: {result.truncated_bytes} bytes cut by the output limits]")
+
+
+async def _run_one(manager: SessionManager, options: TerminalOptions, code: str, printer: _Printer) -> None:
+    task = asyncio.ensure_future(
+        manager.run_snippet(
+            session_id=SESSION_ID,
+            project_root=options.project_root,
+            code=code,
+            project_path=options.project_path,
+            source_set=options.source_set,
+            build_tool=options.build_tool,
+            timeout_seconds=options.timeout_seconds,
+            progress=printer.status,
+            on_frame=printer.frame,
+        )
+    )
+    loop = asyncio.get_running_loop()
+    cancellable = _on_sigint(loop, task.cancel)
+    try:
+        printer.result(await task)
+    except asyncio.CancelledError:
+        if not task.cancelled():
+            raise
+        printer.line("[cancelled]")
+    except GradleReplError as error:
+        printer.line(f"error: {error}")
+    finally:
+        if cancellable:
+            loop.remove_signal_handler(signal.SIGINT)
+
+
+def _on_sigint(loop: asyncio.AbstractEventLoop, action: object) -> bool:
+    try:
+        loop.add_signal_handler(signal.SIGINT, action)  # type: ignore[arg-type]
+        return True
+    except (NotImplementedError, RuntimeError):  # Windows' event loops have no signal handlers
+        return False
+
+
+async def run_terminal(options: TerminalOptions, manager: SessionManager | None = None, out: TextIO = sys.stdout) -> int:
+    """The prompt loop; returns the exit code."""
+    manager = manager or SessionManager(limits=SessionLimits(spare_worker=False))
+    printer = _Printer(out)
+    history = data_dir() / "repl-history"
+    history.parent.mkdir(parents=True, exist_ok=True)
+    prompt: PromptSession[str] = PromptSession(
+        history=FileHistory(str(history)),
+        key_bindings=_key_bindings(),
+        multiline=True,
+        prompt_continuation=CONTINUATION,
+    )
+    try:
+        printer.line(f"gradle-repl: Kotlin in {options.project_root} (:help for help, Ctrl-D to quit)")
+        try:
+            for notice in await manager.open_session(
+                session_id=SESSION_ID,
+                project_root=options.project_root,
+                project_path=options.project_path,
+                source_set=options.source_set,
+                build_tool=options.build_tool,
+                progress=printer.status,
+            ):
+                printer.line(notice)
+            printer.clear_status()
+        except GradleReplError as error:
+            printer.line(f"error: {error}")
+            return 1
+        while True:
+            try:
+                code = await prompt.prompt_async(PROMPT)
+            except KeyboardInterrupt:
+                continue
+            except EOFError:
+                return 0
+            command = code.strip()
+            if not command:
+                continue
+            if command in (":quit", ":q", ":exit"):
+                return 0
+            if command == ":help":
+                printer.line(HELP)
+            elif command == ":reset":
+                await manager.reset(SESSION_ID)
+                printer.line("[session reset: every declaration is gone]")
+            elif command.startswith(":"):
+                printer.line(f"unknown command {command.split()[0]!r}; :help lists them")
+            else:
+                await _run_one(manager, options, code, printer)
+    finally:
+        await manager.close_all()

@@ -1,0 +1,118 @@
+"""`gradle-repl repl` as a person uses it: typed into a real terminal (tmux), against the real JVM."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from conftest import SAMPLE_PROJECT
+from rawserver import wait_gone
+
+pytestmark = [pytest.mark.jvm, pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")]
+
+GRADLE_REPL = str(Path(sys.executable).with_name("gradle-repl"))
+
+
+class Terminal:
+    """One tmux pane on a private tmux server running a command."""
+
+    def __init__(self, socket: str, name: str, command: str) -> None:
+        self._tmux = ["tmux", "-L", socket]
+        self._name = name
+        subprocess.run([*self._tmux, "new-session", "-d", "-s", name, "-x", "180", "-y", "60", command], check=True)
+
+    def keys(self, *keys: str) -> None:
+        subprocess.run([*self._tmux, "send-keys", "-t", self._name, *keys], check=True)
+
+    def type(self, line: str) -> None:
+        self.keys("-l", line)
+        self.keys("Enter")
+
+    def screen(self) -> str:
+        return subprocess.run(
+            [*self._tmux, "capture-pane", "-p", "-J", "-S", "-200", "-t", self._name], capture_output=True, text=True, check=True
+        ).stdout
+
+    def wait_for(self, pattern: str, after: int = 0, seconds: float = 120.0) -> re.Match[str]:
+        """Polls the screen until `pattern` appears past character `after` (never a fixed sleep)."""
+        deadline = time.monotonic() + seconds
+        while True:
+            screen = self.screen()
+            match = re.compile(pattern).search(screen, after)
+            if match:
+                return match
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{pattern!r} never appeared; screen:\n{screen}")
+            time.sleep(0.1)
+
+    def mark(self) -> int:
+        return len(self.screen().rstrip())
+
+
+@pytest.fixture
+def tmux(tmp_path: Path) -> Iterator[str]:
+    socket = f"gradle-repl-test-{tmp_path.name}"
+    yield socket
+    subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True)
+
+
+def _repl(tmux: str, name: str, data: Path) -> Terminal:
+    command = (
+        f"GRADLE_REPL_DATA_DIR={data} {GRADLE_REPL} repl {SAMPLE_PROJECT} --build-tool maven; "
+        "echo repl-exit=$?; sleep 600"
+    )
+    return Terminal(tmux, name, command)
+
+
+def test_a_person_types_multiline_code_cancels_resets_quits_and_finds_their_history(tmux: str, tmp_path: Path):
+    data = tmp_path / "data"
+    term = _repl(tmux, "first", data)
+    term.wait_for(r"(?m)^kotlin>", seconds=300)
+
+    term.type("val x = 21")
+    term.type("fun twice(a: Int): Int {")
+    term.wait_for(r"\.\.\.>")  # the bracket is open: the input continues
+    term.type("    return a * 2")
+    term.type("}")
+    at = term.mark()
+    term.type("twice(x)")
+    term.wait_for(r"42\s+// kotlin\.Int", at)
+
+    at = term.mark()
+    term.type("sample.classics.books.first().author.name")
+    term.wait_for(r"Franz Kafka", at)
+
+    at = term.mark()
+    term.type('println("sleeping"); Thread.sleep(60_000)')
+    term.wait_for(r"sleeping", at)
+    term.keys("C-c")
+    term.wait_for(r"\[cancelled\]", at)
+    at = term.mark()
+    term.type("x")
+    term.wait_for(r"21\s+// kotlin\.Int", at)  # an interrupted snippet keeps the session's state
+
+    term.type(":reset")
+    at = term.mark()
+    term.type("x")
+    term.wait_for(r"Unresolved reference 'x'", at, seconds=180)
+    at = term.mark()
+    term.type("ProcessHandle.current().pid()")
+    pid = int(term.wait_for(r"(\d+)\s+// kotlin\.Long", at).group(1))
+
+    term.type('"remember me"')
+    term.wait_for(r"remember me\s+// kotlin\.String")
+    term.keys("C-d")
+    term.wait_for(r"repl-exit=0")
+    assert wait_gone(pid, 10), "a worker JVM outlived the repl"
+
+    again = _repl(tmux, "second", data)
+    again.wait_for(r"(?m)^kotlin>", seconds=180)
+    again.keys("Up")
+    again.wait_for(r'kotlin> "remember me"')
