@@ -17,7 +17,7 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.history import FileHistory
@@ -51,6 +51,13 @@ class TerminalOptions:
     source_set: str = "main"
     build_tool: BuildToolChoice = "auto"
     timeout_seconds: float = 600.0
+
+    def session(self) -> dict[str, Any]:
+        """The arguments that name the terminal's session and its project, for the session manager."""
+        return {
+            "session_id": SESSION_ID, "project_root": self.project_root, "project_path": self.project_path,
+            "source_set": self.source_set, "build_tool": self.build_tool,
+        }
 
 
 def _key_bindings() -> KeyBindings:
@@ -139,14 +146,7 @@ class _Printer:
 async def _run_one(manager: SessionManager, options: TerminalOptions, code: str, printer: _Printer) -> None:
     task = asyncio.ensure_future(
         manager.run_snippet(
-            session_id=SESSION_ID,
-            project_root=options.project_root,
-            code=code,
-            project_path=options.project_path,
-            source_set=options.source_set,
-            build_tool=options.build_tool,
-            timeout_seconds=options.timeout_seconds,
-            progress=printer.status,
+            **options.session(), code=code, timeout_seconds=options.timeout_seconds, progress=printer.status,
             on_frame=printer.frame,
         )
     )
@@ -188,14 +188,7 @@ async def run_terminal(options: TerminalOptions, manager: SessionManager | None 
     try:
         printer.line(f"gradle-repl: Kotlin in {options.project_root} (:help for help, Ctrl-D to quit)")
         try:
-            for notice in await manager.open_session(
-                session_id=SESSION_ID,
-                project_root=options.project_root,
-                project_path=options.project_path,
-                source_set=options.source_set,
-                build_tool=options.build_tool,
-                progress=printer.status,
-            ):
+            for notice in await manager.open_session(**options.session(), progress=printer.status):
                 printer.line(notice)
             printer.clear_status()
         except GradleReplError as error:
