@@ -205,3 +205,25 @@ def test_first_snippet_failing_to_compile_leaves_the_session_usable(sample_env):
         assert worker.value('println("ok"); 5') == "5"
     finally:
         worker.close()
+
+
+def test_a_nearly_full_heap_is_a_warning_once_per_step_and_passes_when_freed(sample_env):
+    """Live data after GC past 85% of the heap warns (with the way out); garbage alone never does."""
+    from gradle_repl.frames import WorkerOptions
+
+    worker = SyncWorker(sample_env, WorkerOptions(heap_mb=256))
+    try:
+        worker.eval("val hog = ArrayList<LongArray>()")
+        warned = None
+        for _ in range(40):
+            # 4 MB more live data each time; the GC makes "live after collection" current.
+            reply = worker.eval("hog.add(LongArray(512 * 1024)); System.gc(); hog.size")
+            assert reply.result.type == "success", reply.result.message
+            warned = next((w for w in reply.result.warnings if w.startswith("memory:")), None)
+            if warned:
+                break
+        assert warned is not None and "full after garbage collection" in warned and "--heap-mb" in warned, warned
+        assert not worker.eval("System.gc(); hog.size").result.warnings, "the same level is not warned twice"
+        assert not worker.eval("hog.clear(); System.gc(); List(100_000) { it }.size").result.warnings
+    finally:
+        worker.close()

@@ -18,6 +18,7 @@ from ..errors import WorkerFailed
 from .. import classdata
 from .facade import build_facade
 from .jvm import start_jvm
+from .memory import HeapWatch
 from .safety import cap_text, jstr
 from .report import Diagnostic, StackFrame, ThrowableInfo, format_diagnostic, format_throwable
 
@@ -89,6 +90,7 @@ class ReplSession:
     def __init__(self, request: StartRequest, driver: Any, output: Any, renderer: Any, class_data: _ClassData) -> None:
         self._request = request
         self._class_data = class_data
+        self._heap = HeapWatch()
         self._driver = driver
         self._output = output
         self._renderer = renderer
@@ -175,6 +177,8 @@ class ReplSession:
             result = self._result(running.getOutcome(), request.code, truncated)
         self._forward_output(send, truncated)
         result.truncated_bytes = truncated.value + int(self._output.droppedBytes())
+        if (heap_warning := self._heap.warning()) is not None:
+            result.warnings.append(heap_warning)
         result.duration_ms = int((time.monotonic() - started) * 1000)
         send(result)
 

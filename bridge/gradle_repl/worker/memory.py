@@ -1,0 +1,48 @@
+"""Tells a session when its heap is nearly full, before an OutOfMemoryError takes its state."""
+
+from __future__ import annotations
+
+import jpype
+
+__all__ = ["HeapWatch", "WARN_FRACTION"]
+
+# Warn from this share of the heap live after a collection on, and again at each further step.
+WARN_FRACTION = 0.85
+_STEP = 0.05
+
+
+class HeapWatch:
+    """Reads the heap live after the last collection (garbage doesn't count) against the JVM's maximum."""
+
+    def __init__(self) -> None:
+        self._warned_at = 0.0
+
+    def warning(self) -> str | None:
+        """A warning the first time the heap crosses WARN_FRACTION, and at each 5% step beyond; else None."""
+        live, maximum = _live_heap_bytes()
+        if maximum <= 0:
+            return None
+        fraction = live / maximum
+        if fraction < WARN_FRACTION:
+            self._warned_at = 0.0
+            return None
+        if fraction < self._warned_at + _STEP:
+            return None
+        self._warned_at = fraction
+        return (
+            f"memory: this session's heap is {fraction:.0%} full after garbage collection "
+            f"({live // 2**20} of {maximum // 2**20} MB); declarations and values kept by the session are what "
+            "fills it. reset_kotlin_session frees it all, or start the server with a larger --heap-mb."
+        )
+
+
+def _live_heap_bytes() -> tuple[int, int]:
+    management = jpype.JClass("java.lang.management.ManagementFactory")
+    heap = jpype.JClass("java.lang.management.MemoryType").HEAP
+    live = 0
+    for pool in management.getMemoryPoolMXBeans():
+        if pool.getType() == heap and pool.isCollectionUsageThresholdSupported():
+            usage = pool.getCollectionUsage()
+            if usage is not None:
+                live += int(usage.getUsed())
+    return live, int(jpype.JClass("java.lang.Runtime").getRuntime().maxMemory())
