@@ -11,6 +11,7 @@ WorkerHandle and SessionManager run against it unchanged. What a snippet does is
     "huge"         sends a line longer than the host's frame limit
     "wrong-id"     answers with another request's id
     "exit N"       exits with code N before answering
+    "heap V"       answers V with a nearly-full-heap warning, as a real worker does past 85%
     anything else  answers the code itself as the value
 """
 
@@ -23,6 +24,7 @@ from pathlib import Path
 
 from gradle_repl.environment import ReplEnvironment
 from gradle_repl.frames import (
+    HEAP_WARNING_PREFIX,
     CancelRequest,
     DisplayFrame,
     EvalRequest,
@@ -159,6 +161,11 @@ class FakeTransport:
             self._value(rid + 1, "someone else's answer")
         elif verb == "exit":
             self._exit(int(rest))
+        elif verb == "heap":
+            self._send(ResultFrame(
+                id=rid, type="success", value=DisplayFrame(kind="text", mime="text/plain", data=rest), value_type="kotlin.String",
+                warnings=[f"{HEAP_WARNING_PREFIX}this session's heap is 91% full after garbage collection (700 of 768 MB)"],
+            ))
         else:
             self._value(rid, code)
 

@@ -115,6 +115,16 @@ async def test_a_worker_that_stops_answering_is_killed_at_the_deadline(monkeypat
     await m.close_all()
 
 
+async def test_a_worker_gone_silent_after_a_heap_warning_is_reported_as_likely_out_of_memory(monkeypatch: pytest.MonkeyPatch):
+    """A JVM stuck collecting garbage never answers; the reply says the heap was the likely cause, not just 'timeout'."""
+    monkeypatch.setattr(handle, "RESULT_MARGIN_SECONDS", 0.05)
+    m = manager(FakeLauncher())
+    assert await run(m, "heap fine") == "fine"
+    silent = await run(m, "hang", timeout_seconds=0.05)
+    assert silent.startswith("timeout: ") and "heap was nearly full" in silent and "91% full" in silent, silent
+    await m.close_all()
+
+
 async def test_a_worker_that_exits_mid_snippet_is_reported_and_replaced():
     launcher = FakeLauncher()
     m = manager(launcher)

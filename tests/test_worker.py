@@ -227,3 +227,8 @@ def test_a_nearly_full_heap_is_a_warning_once_per_step_and_passes_when_freed(sam
         assert not worker.eval("hog.clear(); System.gc(); List(100_000) { it }.size").result.warnings
     finally:
         worker.close()
+
+
+def test_the_jvm_runs_c1_only_unless_full_jit_is_asked_for(sample_worker: SyncWorker):
+    arguments = sample_worker.value("java.lang.management.ManagementFactory.getRuntimeMXBean().inputArguments.joinToString(\" \")")
+    assert "-XX:TieredStopAtLevel=1" in arguments and "-XX:+UseSerialGC" in arguments

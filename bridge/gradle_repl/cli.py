@@ -33,10 +33,15 @@ def _worker_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="don't start JVMs from (or write) the cached archive of the compiler's classes (starts are ~2x slower)",
     )
+    parser.add_argument(
+        "--full-jit",
+        action="store_true",
+        help="let the JVM's C2 compiler optimise too (for timing hot loops in snippets; starts are slower)",
+    )
 
 
 def _worker_options(args: argparse.Namespace) -> WorkerOptions:
-    return WorkerOptions(heap_mb=args.heap_mb, class_data_sharing=not args.no_class_data_sharing)
+    return WorkerOptions(heap_mb=args.heap_mb, class_data_sharing=not args.no_class_data_sharing, full_jit=args.full_jit)
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -70,7 +70,7 @@ def reply_to_result(reply: Reply) -> CallToolResult:
         parts = [f"Error: {result.message}"]
         if result.stack:
             parts.append(result.stack)
-        parts += [*_printed(reply.frames), *_truncation_note(result), *reply.notices]
+        parts += [*result.warnings, *_printed(reply.frames), *_truncation_note(result), *reply.notices]
         return CallToolResult(content=[TextContent(type="text", text="\n".join(parts))], is_error=True)
     content: list[Content] = _result_text(result)
     content += [TextContent(type="text", text=w) for w in result.warnings]

@@ -18,6 +18,7 @@ __all__ = [
     "DEFAULT_HEAP_MB",
     "DEFAULT_OUTPUT_LIMIT_BYTES",
     "DEFAULT_FRAME_LIMIT_BYTES",
+    "HEAP_WARNING_PREFIX",
     "WorkerOptions",
     "StartRequest",
     "EvalRequest",
@@ -35,12 +36,18 @@ __all__ = [
 ]
 
 # The one place worker settings get their defaults (CLI flags and requests read them from here).
-DEFAULT_HEAP_MB = 768
+# The K2 REPL keeps about 2 MB of compiler data per snippet (bench/README.md): 1.5 GB holds some 600
+# snippets before the heap warning; the JVM only takes from the OS what it uses.
+DEFAULT_HEAP_MB = 1536
 DEFAULT_OUTPUT_LIMIT_BYTES = 1_000_000
 DEFAULT_FRAME_LIMIT_BYTES = 200_000
 
 DisplayKind = Literal["text", "markdown", "html", "image"]
 ErrorKind = Literal["compile", "runtime", "timeout", "cancelled", "exited", "out_of_memory", "internal", "protocol"]
+
+
+# A result warning that starts with this says the session's heap is nearly full (worker/memory.py).
+HEAP_WARNING_PREFIX = "memory: "
 
 
 class WorkerOptions(BaseModel):
@@ -50,6 +57,7 @@ class WorkerOptions(BaseModel):
     output_limit_bytes: int = Field(default=DEFAULT_OUTPUT_LIMIT_BYTES, ge=1_000)
     frame_limit_bytes: int = Field(default=DEFAULT_FRAME_LIMIT_BYTES, ge=1_000)
     class_data_sharing: bool = Field(default=True, description="map the JDK's archive of the compiler's classes (see classdata)")
+    full_jit: bool = Field(default=False, description="C2 as well as C1: slower starts, faster long-running snippet code")
 
 
 class StartRequest(BaseModel):
@@ -59,6 +67,7 @@ class StartRequest(BaseModel):
     output_limit_bytes: int = DEFAULT_OUTPUT_LIMIT_BYTES
     frame_limit_bytes: int = DEFAULT_FRAME_LIMIT_BYTES
     class_data_sharing: bool = True
+    full_jit: bool = False
     # A training worker writes the class-data archive once ready, then exits: it never runs snippets.
     train_class_data: bool = False
 

@@ -132,9 +132,9 @@ class _Printer:
             self.line(message if message.lower().startswith("error") else f"error: {message}")
             if result.stack:
                 self.line(result.stack)
-        else:
-            for warning in result.warnings:
-                self.line(f"warning: {warning}")
+        for warning in result.warnings:
+            self.line(f"warning: {warning}")
+        if result.type == "success":
             if result.value is not None:
                 shown = self._display(result.value)
                 typed = result.value_type and result.value_type != "kotlin.Unit"

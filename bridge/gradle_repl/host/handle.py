@@ -22,6 +22,7 @@ from pydantic import ValidationError
 from ..environment import ReplEnvironment
 from ..errors import WorkerFailed
 from ..frames import (
+    HEAP_WARNING_PREFIX,
     CancelRequest,
     WorkerOptions,
     DisplayFrame,
@@ -70,6 +71,8 @@ class WorkerHandle:
         self._last_id = 0
         self._closing: str | None = None
         self._stopping: asyncio.Task[ShutdownPath] | None = None
+        # The worker's last heap warning, kept to explain a later silence (a JVM stuck collecting garbage).
+        self._heap_warning: str | None = None
 
     @property
     def pid(self) -> int:
@@ -236,6 +239,7 @@ class WorkerHandle:
             pass
 
     async def _finish(self, frames: list[StreamFrame | DisplayFrame], result: ResultFrame, *, cancelled: bool) -> Reply:
+        self._heap_warning = next((w for w in result.warnings if w.startswith(HEAP_WARNING_PREFIX)), None)
         if result.state_lost:
             await self.stop()
             if cancelled:
@@ -247,6 +251,9 @@ class WorkerHandle:
     ) -> Reply:
         """Stops a worker that broke the protocol or stopped answering; its state is lost."""
         await self.stop()
+        if kind == "timeout" and self._heap_warning is not None:
+            # A JVM that stops answering with a nearly full heap is, almost surely, collecting garbage forever.
+            message = f"{message} Its heap was nearly full, which is the likely cause: {self._heap_warning}"
         if kind == "protocol":
             message = (
                 f"{message}; the worker was stopped and the session's state is lost "

@@ -101,7 +101,7 @@ class ReplSession:
         started = time.monotonic()
         env = request.environment
         class_data = _ClassData.for_request(request)
-        start_jvm(env.java_home, env.repl_host_classpath, heap_mb=request.heap_mb, extra_options=class_data.jvm_options())
+        start_jvm(env.java_home, env.repl_host_classpath, heap_mb=request.heap_mb, full_jit=request.full_jit, extra_options=class_data.jvm_options())
         facade, compiled = build_facade(env.kotlin_version, env.repl_host_classpath)
         url = jpype.JClass("java.io.File")(str(facade)).toURI().toURL()
         system = jpype.JClass("java.lang.ClassLoader").getSystemClassLoader()
