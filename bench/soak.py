@@ -54,7 +54,12 @@ async def soak(total: int) -> list[tuple[int, float, float, float]]:
 
         latencies: list[float] = []
         for i in range(1, total + 1):
-            latencies.append((await call(snippet(i)))[0])
+            try:
+                latencies.append((await call(snippet(i)))[0])
+            except SystemExit as failure:
+                print(f"stopped at snippet {i}: {failure}", flush=True)
+                rows.append((i, float("nan"), float("nan"), float("nan")))
+                break
             if i in CHECKPOINTS or i == total:
                 sessions = json.loads((await client.call_tool("list_kotlin_sessions", {})).content[0].text)  # type: ignore[union-attr]
                 rss = next(s["worker_rss_bytes"] for s in sessions if s["session_id"] == "soak") / 2**20

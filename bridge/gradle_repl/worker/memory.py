@@ -21,9 +21,14 @@ class HeapWatch:
 
     def warning(self) -> str | None:
         """A warning the first time the heap crosses WARN_FRACTION, and at each 5% step beyond; else None."""
-        live, maximum = _live_heap_bytes()
-        if maximum <= 0:
+        used, live, maximum = _heap_bytes()
+        if maximum <= 0 or used / maximum < WARN_FRACTION:
+            self._warned_at = 0.0
             return None
+        # Used space includes garbage, and "live after the last collection" may be old: with this much
+        # used, a full collection is due anyway — run it now and read what is really live.
+        jpype.JClass("java.lang.System").gc()
+        _, live, maximum = _heap_bytes()
         fraction = live / maximum
         if fraction < WARN_FRACTION:
             self._warned_at = 0.0
@@ -38,13 +43,15 @@ class HeapWatch:
         )
 
 
-def _live_heap_bytes() -> tuple[int, int]:
+def _heap_bytes() -> tuple[int, int, int]:
+    """(used now, live after the last collection, maximum) over the heap's pools."""
     management = jpype.JClass("java.lang.management.ManagementFactory")
     heap = jpype.JClass("java.lang.management.MemoryType").HEAP
-    live = 0
+    used = live = 0
     for pool in management.getMemoryPoolMXBeans():
-        if pool.getType() == heap and pool.isCollectionUsageThresholdSupported():
-            usage = pool.getCollectionUsage()
-            if usage is not None:
-                live += int(usage.getUsed())
-    return live, int(jpype.JClass("java.lang.Runtime").getRuntime().maxMemory())
+        if pool.getType() != heap:
+            continue
+        used += int(pool.getUsage().getUsed())
+        collected = pool.getCollectionUsage() if pool.isCollectionUsageThresholdSupported() else None
+        live += int(collected.getUsed()) if collected is not None else int(pool.getUsage().getUsed())
+    return used, live, int(jpype.JClass("java.lang.Runtime").getRuntime().maxMemory())
