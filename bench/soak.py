@@ -48,11 +48,16 @@ async def soak(total: int) -> list[tuple[int, float, float, float]]:
             started = time.monotonic()
             result = await client.call_tool("run_kotlin_snippet", {**args, "code": code})
             text = result.content[0].text  # type: ignore[union-attr]
+            warning = next((b.text for b in result.content if getattr(b, "text", "").startswith("memory:")), None)
+            if warning and not warned:
+                warned.append(warning)
+                print(f"first heap warning after {len(latencies) + 1} snippets: {warning}", flush=True)
             if result.is_error:
                 raise SystemExit(f"snippet failed: {text}")
             return time.monotonic() - started, text
 
         latencies: list[float] = []
+        warned: list[str] = []
         for i in range(1, total + 1):
             try:
                 latencies.append((await call(snippet(i)))[0])
