@@ -25,12 +25,30 @@ SAMPLE_PROJECT = REPO / "sample-project"
 PROJECTS = Path(__file__).resolve().parent / "projects"
 
 
+# Caches keyed by content alone (Kotlin version + sources, Maven coordinates, JDK + jars) can't make one
+# run see another's state, only skip minutes of identical work: they persist across runs here.
+CONTENT_ADDRESSED_CACHES = ("facade", "toolchain", "class-data")
+
+
+def persistent_test_cache() -> Path:
+    """GRADLE_REPL_TEST_CACHE, else ~/.cache/gradle-repl-tests."""
+    override = os.environ.get("GRADLE_REPL_TEST_CACHE")
+    return Path(override) if override else Path.home() / ".cache" / "gradle-repl-tests"
+
+
 @pytest.fixture(scope="session", autouse=True)
 def isolated_state(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    """Caches and logs of a test run live in its own directories, so runs never see each other."""
+    """Environments and logs of a test run live in its own directories, so runs never see each other;
+    content-addressed caches (compiled facades, fetched jars, class-data archives) are shared."""
     base = tmp_path_factory.mktemp("gradle-repl-state")
     saved = {k: os.environ.get(k) for k in ("GRADLE_REPL_CACHE_DIR", "GRADLE_REPL_LOG_DIR")}
-    os.environ["GRADLE_REPL_CACHE_DIR"] = str(base / "cache")
+    cache = base / "cache"
+    cache.mkdir()
+    for name in CONTENT_ADDRESSED_CACHES:
+        shared = persistent_test_cache() / name
+        shared.mkdir(parents=True, exist_ok=True)
+        (cache / name).symlink_to(shared, target_is_directory=True)
+    os.environ["GRADLE_REPL_CACHE_DIR"] = str(cache)
     os.environ["GRADLE_REPL_LOG_DIR"] = str(base / "logs")
     yield
     for key, value in saved.items():
