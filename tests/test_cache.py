@@ -10,6 +10,7 @@ import pytest
 
 from conftest import SAMPLE_PROJECT, copy_project
 from gradle_repl.build_inputs import hash_build_inputs
+from gradle_repl.buildtools.gradle import GRADLE
 from gradle_repl.errors import BuildToolNotFound
 from gradle_repl.resolve import resolve_environment
 
@@ -73,14 +74,14 @@ def test_gradle_inputs_cover_catalogs_wrapper_buildsrc_and_nested_scripts(tmp_pa
     for name, text in files.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(text)
-    base = hash_build_inputs(root, "gradle")
+    base = hash_build_inputs(root, GRADLE)
     for name in ("gradle/libs.versions.toml", "gradle/wrapper/gradle-wrapper.properties", "gradle.properties",
                  "buildSrc/src/main/kotlin/Conventions.kt", "a/build.gradle.kts", "settings.gradle.kts"):
         path = root / name
         original = path.read_text()
         path.write_text(original + "\n// changed")
-        assert hash_build_inputs(root, "gradle") != base, name
+        assert hash_build_inputs(root, GRADLE) != base, name
         path.write_text(original)
     for name in ("build/generated.gradle.kts", "src/main/kotlin/App.kt"):
         (root / name).write_text("changed")
-        assert hash_build_inputs(root, "gradle") == base, f"{name} is not a build input"
+        assert hash_build_inputs(root, GRADLE) == base, f"{name} is not a build input"

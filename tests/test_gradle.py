@@ -12,7 +12,7 @@ import pytest
 
 from conftest import PROJECTS, SAMPLE_PROJECT, SyncWorker, copy_project
 from gradle_repl.errors import BuildToolNotFound
-from gradle_repl.gradle import find_gradle, gradle_command, gradle_errors
+from gradle_repl.buildtools.gradle import find_gradle, gradle_command, gradle_errors
 from gradle_repl.resolve import resolve_environment
 from gradle_repl.resources import init_script_path
 

@@ -11,7 +11,7 @@ import pytest
 
 from conftest import PROJECTS, SAMPLE_PROJECT, SyncWorker, copy_project
 from gradle_repl.errors import BuildFailed, GradleReplError
-from gradle_repl.maven import find_module
+from gradle_repl.buildtools.maven import find_module
 from gradle_repl.resolve import resolve_environment
 
 MULTI = PROJECTS / "maven-multi"

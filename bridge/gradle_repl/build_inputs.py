@@ -12,14 +12,12 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from .environment import BuildTool
+from .buildtools import BuildTool
 
 __all__ = ["build_inputs", "hash_build_inputs", "newest_source_mtime"]
 
 # Directories that hold outputs, caches or tools, never build inputs.
 _SKIP_DIRS = {".git", ".gradle", ".idea", ".venv", "build", "target", "out", "node_modules", "__pycache__", ".kotlin"}
-_GRADLE_NAMES = {"gradle.properties", "gradle-wrapper.properties"}
-_GRADLE_SUFFIXES = (".gradle", ".gradle.kts", ".versions.toml")
 _SOURCE_SUFFIXES = (".kt", ".java", ".kts")
 
 
@@ -30,18 +28,8 @@ def _walk(root: Path) -> Iterator[Path]:
             yield Path(directory) / name
 
 
-def _is_build_input(path: Path, root: Path, tool: BuildTool) -> bool:
-    name = path.name
-    if tool == "maven":
-        return name == "pom.xml" or (".mvn" in path.relative_to(root).parts)
-    relative = path.relative_to(root).parts
-    # buildSrc is a build of its own: all of its sources shape the build.
-    in_build_src = "buildSrc" in relative or "build-logic" in relative
-    return name in _GRADLE_NAMES or name.endswith(_GRADLE_SUFFIXES) or (in_build_src and name.endswith(_SOURCE_SUFFIXES))
-
-
 def build_inputs(root: Path, tool: BuildTool) -> list[Path]:
-    return [path for path in _walk(root) if _is_build_input(path, root, tool)]
+    return [path for path in _walk(root) if tool.is_build_input(path, root)]
 
 
 def hash_build_inputs(root: Path, tool: BuildTool) -> str:

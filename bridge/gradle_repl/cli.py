@@ -7,6 +7,7 @@ import asyncio
 import sys
 from collections.abc import Sequence
 
+from .buildtools import BUILD_TOOLS
 from .content import reply_to_result
 from .errors import GradleReplError
 from .frames import DEFAULT_HEAP_MB, WorkerOptions
@@ -20,7 +21,7 @@ def _project_arguments(parser: argparse.ArgumentParser, *, root_optional: bool) 
     parser.add_argument("project_root", nargs="?" if root_optional else None, default=".", help="project directory")
     parser.add_argument("--project", default=":", help="Gradle project path (:app) or Maven module (default :)")
     parser.add_argument("--source-set", default="main", help="source set (default main)")
-    parser.add_argument("--build-tool", choices=("auto", "gradle", "maven"), default="auto")
+    parser.add_argument("--build-tool", choices=("auto", *(t.name for t in BUILD_TOOLS)), default="auto")
 
 
 def _worker_arguments(parser: argparse.ArgumentParser) -> None:

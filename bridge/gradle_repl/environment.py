@@ -17,10 +17,11 @@ from pydantic import BaseModel, Field
 
 from .errors import EnvironmentIncomplete
 
-__all__ = ["MARKER", "BuildTool", "ReplEnvironment", "marker_prefix", "new_nonce", "parse_markers"]
+__all__ = ["MARKER", "BuildToolName", "ReplEnvironment", "marker_prefix", "new_nonce", "parse_markers"]
 
 MARKER = "[gradle-mcp-repl-env]"
-BuildTool = Literal["gradle", "maven"]
+# The build tools in buildtools/ by name; a new one adds its name here.
+BuildToolName = Literal["gradle", "maven"]
 
 _REQUIRED = ("javaExecutable", "javaHome", "kotlinVersion", "replHostClasspath")
 _LIST_KEYS = {
@@ -46,7 +47,7 @@ _SCALAR_KEYS = {
 class ReplEnvironment(BaseModel):
     """Everything a worker needs to run a project's code in a Kotlin REPL."""
 
-    build_tool: BuildTool
+    build_tool: BuildToolName
     project_root: str
     project_path: str = ":"
     source_set: str = "main"
@@ -114,7 +115,7 @@ def marker_prefix(nonce: str) -> str:
 
 
 def parse_markers(
-    lines: Iterable[str], *, nonce: str, build_tool: BuildTool, project_root: str, project_path: str, source_set: str
+    lines: Iterable[str], *, nonce: str, build_tool: BuildToolName, project_root: str, project_path: str, source_set: str
 ) -> ReplEnvironment:
     """Builds the environment from a build's output; lines not starting with this run's marker are ignored.
 

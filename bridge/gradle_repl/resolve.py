@@ -6,19 +6,15 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
 from .build_inputs import hash_build_inputs, newest_source_mtime
+from .buildtools import BUILD_TOOLS, BuildTool, BuildToolChoice, build_tool
 from .cache import CacheKey, EnvironmentCache
-from .environment import BuildTool, ReplEnvironment
+from .environment import ReplEnvironment
 from .errors import BuildToolNotFound, GradleReplError
-from .gradle import find_gradle, is_gradle_project, resolve_gradle_environment
-from .maven import resolve_maven_environment
 from .process import ProgressCallback
 
 __all__ = ["BuildToolChoice", "Resolved", "choose_build_tool", "resolve_environment"]
-
-BuildToolChoice = Literal["auto", "gradle", "maven"]
 
 
 @dataclass(frozen=True)
@@ -43,29 +39,24 @@ def _check_root(project_root: str | Path) -> Path:
 
 
 def choose_build_tool(root: Path, choice: BuildToolChoice) -> BuildTool:
-    """auto: Gradle when its build files exist and a Gradle can run, else Maven when a pom.xml exists."""
-    has_gradle = is_gradle_project(root)
-    has_maven = (root / "pom.xml").is_file()
-    if choice == "gradle":
-        if not has_gradle:
-            raise BuildToolNotFound(f"no settings.gradle(.kts) or build.gradle(.kts) in {root}")
-        return "gradle"
-    if choice == "maven":
-        if not has_maven:
-            raise BuildToolNotFound(f"no pom.xml in {root}")
-        return "maven"
-    if has_gradle:
+    """auto: the first registered tool whose build is here and that can run, else the first whose build is here."""
+    if choice != "auto":
+        tool = build_tool(choice)
+        if not tool.detect(root):
+            raise BuildToolNotFound(f"no {tool.build_files} in {root}")
+        return tool
+    present = [tool for tool in BUILD_TOOLS if tool.detect(root)]
+    if not present:
+        builds = " and ".join(f"no {t.name.capitalize()} build ({t.build_files})" for t in BUILD_TOOLS)
+        raise BuildToolNotFound(f"{root} has {builds}")
+    for tool in present:
         try:
-            find_gradle(root)
-            return "gradle"
+            tool.check_runnable(root)
+            return tool
         except BuildToolNotFound:
-            if not has_maven:
+            if tool is present[-1]:
                 raise
-    if has_maven:
-        return "maven"
-    raise BuildToolNotFound(
-        f"{root} has no Gradle build (settings.gradle(.kts), build.gradle(.kts)) and no Maven build (pom.xml)"
-    )
+    return present[0]
 
 
 def resolve_environment(
@@ -108,7 +99,7 @@ def _resolve_locked(
 ) -> Resolved:
     inputs_hash = hash_build_inputs(root, tool)
     key = CacheKey(
-        build_tool=tool, project_root=str(root), project_path=project_path, source_set=source_set,
+        build_tool=tool.name, project_root=str(root), project_path=project_path, source_set=source_set,
         build_inputs_hash=inputs_hash,
     )
     if not refresh:
@@ -118,9 +109,8 @@ def _resolve_locked(
     # Taken before the build: a source edited while it runs must make this entry stale.
     resolved_at = time.time()
     if on_progress is not None:
-        on_progress(f"resolving {root} ({tool}, project {project_path}, source set {source_set})")
-    resolver = resolve_gradle_environment if tool == "gradle" else resolve_maven_environment
-    environment = resolver(root, project_path=project_path, source_set=source_set, on_progress=on_progress)
+        on_progress(f"resolving {root} ({tool.name}, project {project_path}, source set {source_set})")
+    environment = tool.resolve(root, project_path=project_path, source_set=source_set, on_progress=on_progress)
     environment.build_inputs_hash = inputs_hash
     environment.sources_stamp = resolved_at
     cache.put(key, environment, resolved_at=resolved_at)

@@ -19,6 +19,7 @@ from typing import Literal, Protocol
 
 from pydantic import BaseModel
 
+from ..buildtools.base import BuildToolChoice
 from ..environment import ReplEnvironment
 from ..errors import GradleReplError
 from ..frames import WorkerOptions
@@ -38,7 +39,6 @@ EVICTION_POLL_SECONDS = 5.0
 RESOLVE_THREADS = 16
 
 Progress = Callable[[str], None]
-BuildToolChoice = Literal["auto", "gradle", "maven"]
 
 
 class _Resolved(Protocol):

@@ -6,21 +6,47 @@ import os
 import shutil
 from pathlib import Path
 
-from .environment import ReplEnvironment, new_nonce, parse_markers
-from .errors import BuildFailed, BuildToolNotFound
-from .process import ProgressCallback, join_capped, run_streaming
-from .resources import init_script_path
+from ..environment import ReplEnvironment, new_nonce, parse_markers
+from ..errors import BuildFailed, BuildToolNotFound
+from ..process import ProgressCallback, join_capped, run_streaming
+from ..resources import init_script_path
+from .base import BuildToolName
 
-__all__ = ["find_gradle", "gradle_command", "resolve_gradle_environment", "GRADLE_TIMEOUT_SECONDS", "is_gradle_project"]
+__all__ = ["GRADLE", "GradleBuild", "find_gradle", "gradle_command", "resolve_gradle_environment", "GRADLE_TIMEOUT_SECONDS"]
 
 # A cold Gradle start downloads a distribution and compiles build scripts; past this it's stuck.
 GRADLE_TIMEOUT_SECONDS = 900.0
 _GRADLE_FILES = ("settings.gradle.kts", "settings.gradle", "build.gradle.kts", "build.gradle")
 _ERROR_LINES = 40
+_INPUT_NAMES = {"gradle.properties", "gradle-wrapper.properties"}
+_INPUT_SUFFIXES = (".gradle", ".gradle.kts", ".versions.toml")
+_SOURCE_SUFFIXES = (".kt", ".java", ".kts")
 
 
-def is_gradle_project(root: Path) -> bool:
-    return any((root / name).is_file() for name in _GRADLE_FILES)
+class GradleBuild:
+    name: BuildToolName = "gradle"
+    build_files = "settings.gradle(.kts), build.gradle(.kts)"
+
+    def detect(self, root: Path) -> bool:
+        return any((root / name).is_file() for name in _GRADLE_FILES)
+
+    def check_runnable(self, root: Path) -> None:
+        find_gradle(root)
+
+    def is_build_input(self, path: Path, root: Path) -> bool:
+        name = path.name
+        relative = path.relative_to(root).parts
+        # buildSrc is a build of its own: all of its sources shape the build.
+        in_build_src = "buildSrc" in relative or "build-logic" in relative
+        return name in _INPUT_NAMES or name.endswith(_INPUT_SUFFIXES) or (in_build_src and name.endswith(_SOURCE_SUFFIXES))
+
+    def resolve(
+        self, root: Path, *, project_path: str, source_set: str, on_progress: ProgressCallback | None = None
+    ) -> ReplEnvironment:
+        return resolve_gradle_environment(root, project_path=project_path, source_set=source_set, on_progress=on_progress)
+
+
+GRADLE = GradleBuild()
 
 
 def find_gradle(project_root: Path) -> str:

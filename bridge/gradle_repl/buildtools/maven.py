@@ -11,11 +11,11 @@ import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from .compiler_args import relevant_compiler_args
-from .environment import ReplEnvironment
-from .errors import BuildFailed, BuildToolNotFound, GradleReplError
-from .process import ProgressCallback, join_capped, run_streaming
-from .toolchain import (
+from ..compiler_args import relevant_compiler_args
+from ..environment import ReplEnvironment
+from ..errors import BuildFailed, BuildToolNotFound, GradleReplError
+from ..process import ProgressCallback, join_capped, run_streaming
+from ..toolchain import (
     PINNED_KOTLIN_VERSION,
     Coordinate,
     find_mvn,
@@ -23,8 +23,9 @@ from .toolchain import (
     repl_kotlin_version,
     resolve_jars,
 )
+from .base import BuildToolName
 
-__all__ = ["resolve_maven_environment", "find_module", "MAVEN_TIMEOUT_SECONDS"]
+__all__ = ["MAVEN", "MavenBuild", "resolve_maven_environment", "find_module", "MAVEN_TIMEOUT_SECONDS"]
 
 # A cold build of a module with downloads; past this the user's build is stuck, not slow.
 MAVEN_TIMEOUT_SECONDS = 900.0
@@ -42,6 +43,28 @@ _PLUGINS: dict[str, tuple[str, str, str | None]] = {
     "power-assert": ("kotlin-power-assert-compiler-plugin-embeddable", "org.jetbrains.kotlin.powerassert", None),
 }
 _MAVEN_NOISE = ("-> [Help", "Re-run Maven", "For more information", "[Help 1]", "To see the full stack trace")
+
+
+class MavenBuild:
+    name: BuildToolName = "maven"
+    build_files = "pom.xml"
+
+    def detect(self, root: Path) -> bool:
+        return (root / "pom.xml").is_file()
+
+    def check_runnable(self, root: Path) -> None:
+        find_mvn()
+
+    def is_build_input(self, path: Path, root: Path) -> bool:
+        return path.name == "pom.xml" or ".mvn" in path.relative_to(root).parts
+
+    def resolve(
+        self, root: Path, *, project_path: str, source_set: str, on_progress: ProgressCallback | None = None
+    ) -> ReplEnvironment:
+        return resolve_maven_environment(root, project_path=project_path, source_set=source_set, on_progress=on_progress)
+
+
+MAVEN = MavenBuild()
 
 
 def find_module(root: Path, project_path: str) -> Path:
