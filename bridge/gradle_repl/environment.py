@@ -31,6 +31,7 @@ _LIST_KEYS = {
     "compilerArg": "compiler_args",
     "replHostClasspath": "repl_host_classpath",
     "warning": "warnings",
+    "inputDir": "input_dirs",
 }
 _SCALAR_KEYS = {
     "javaExecutable": "java_executable",
@@ -65,6 +66,9 @@ class ReplEnvironment(BaseModel):
     compiler_args: list[str] = Field(default_factory=list, description="free args that change compilation")
     repl_host_classpath: list[str] = Field(default_factory=list, description="REPL compiler and scripting jars")
     warnings: list[str] = Field(default_factory=list)
+    input_dirs: list[str] = Field(
+        default_factory=list, description="directories the build reads (source dirs, included builds), for staleness"
+    )
     build_inputs_hash: str = ""
     sources_stamp: float = Field(default=0.0, description="when the build compiled the sources it reports")
 

@@ -2,19 +2,27 @@
 
 from __future__ import annotations
 
+import hashlib
+import os
 import threading
 import time
 from dataclasses import dataclass
+from functools import cache
+from importlib import metadata
 from pathlib import Path
 
-from .build_inputs import hash_build_inputs, newest_source_mtime
+from .build_inputs import Fingerprint, Inputs
 from .buildtools import BUILD_TOOLS, BuildTool, BuildToolChoice, build_tool
 from .cache import CacheKey, EnvironmentCache
+from .compiler_args import relevant_compiler_args
 from .environment import ReplEnvironment
 from .errors import BuildToolNotFound, GradleReplError
+from .freshness import observe, remember_unchanged, stale_reason
 from .process import ProgressCallback
 
 __all__ = ["BuildToolChoice", "Resolved", "choose_build_tool", "resolve_environment"]
+
+_PACKAGE = Path(__file__).resolve().parent
 
 
 @dataclass(frozen=True)
@@ -87,6 +95,20 @@ def _project_lock(root: Path) -> threading.Lock:
         return _PROJECT_LOCKS.setdefault(root, threading.Lock())
 
 
+@cache
+def _resolver_code_hash() -> str:
+    """gradle-repl's version and its resolver code: a new release or a local edit must not reuse old results."""
+    digest = hashlib.sha256(metadata.version("gradle-repl").encode())
+    for path in sorted([*(_PACKAGE / "buildtools").glob("*.py"), *(_PACKAGE / n for n in ("environment.py", "compiler_args.py", "toolchain.py"))]):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def _cache_key(root: Path, tool: BuildTool, project_path: str, source_set: str) -> CacheKey:
+    facts = {"resolver": _resolver_code_hash(), "JAVA_HOME": os.environ.get("JAVA_HOME", ""), **tool.facts()}
+    return CacheKey(build_tool=tool.name, project_root=str(root), project_path=project_path, source_set=source_set, facts=facts)
+
+
 def _resolve_locked(
     root: Path,
     tool: BuildTool,
@@ -97,21 +119,43 @@ def _resolve_locked(
     cache: EnvironmentCache,
     started: float,
 ) -> Resolved:
-    inputs_hash = hash_build_inputs(root, tool)
-    key = CacheKey(
-        build_tool=tool.name, project_root=str(root), project_path=project_path, source_set=source_set,
-        build_inputs_hash=inputs_hash,
-    )
-    if not refresh:
-        cached = cache.get(key, sources_changed_after=newest_source_mtime(root))
-        if cached is not None:
-            return Resolved(cached, True, time.monotonic() - started)
-    # Taken before the build: a source edited while it runs must make this entry stale.
+    key = _cache_key(root, tool, project_path, source_set)
+    entry = None if refresh else cache.get(key)
+    if entry is not None:
+        reason = stale_reason(entry)
+        if reason is None:
+            return Resolved(entry.environment, True, time.monotonic() - started)
+        if on_progress is not None:
+            on_progress(f"rebuilding: {reason}")
+    inputs = tool.inputs(root)
+    # Watched and fingerprinted before the build: an edit while it runs makes this entry stale.
+    mark = observe(inputs.trees)
+    fingerprint = Fingerprint.take(inputs)
     resolved_at = time.time()
     if on_progress is not None:
         on_progress(f"resolving {root} ({tool.name}, project {project_path}, source set {source_set})")
     environment = tool.resolve(root, project_path=project_path, source_set=source_set, on_progress=on_progress)
-    environment.build_inputs_hash = inputs_hash
+    # One filter for every build tool: only arguments that change what code compiles reach the REPL.
+    environment.compiler_args = relevant_compiler_args(environment.compiler_args)
+    fingerprint = _with_reported_dirs(fingerprint, inputs, environment)
+    environment.build_inputs_hash = fingerprint.build_hash()
     environment.sources_stamp = resolved_at
-    cache.put(key, environment, resolved_at=resolved_at)
+    stored = cache.put(key, environment, fingerprint, resolved_at=resolved_at)
+    remember_unchanged(stored, mark)
     return Resolved(environment, False, time.monotonic() - started)
+
+
+def _with_reported_dirs(fingerprint: Fingerprint, inputs: Inputs, environment: ReplEnvironment) -> Fingerprint:
+    """Adds the input directories the build reported that the tool's own reading missed."""
+    known = [Path(t) for t in fingerprint.trees]
+    extra = tuple(
+        Path(d) for d in dict.fromkeys(environment.input_dirs)
+        if Path(d).is_dir() and not any(Path(d).is_relative_to(t) for t in known)
+    )
+    if not extra:
+        return fingerprint
+    more = Fingerprint.take(Inputs(trees=extra, is_build_file=inputs.is_build_file))
+    return Fingerprint(
+        trees=fingerprint.trees + more.trees, files=fingerprint.files, stats={**fingerprint.stats, **more.stats},
+        build_hashes={**fingerprint.build_hashes, **more.build_hashes},
+    )

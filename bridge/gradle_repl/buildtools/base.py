@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 from ..environment import BuildToolName
 
 if TYPE_CHECKING:
+    from ..build_inputs import Inputs
     from ..environment import ReplEnvironment
     from ..process import ProgressCallback
 
@@ -32,8 +33,18 @@ class BuildTool(Protocol):
         """Raises BuildToolNotFound, saying how to fix it, when the tool can't run here."""
         ...
 
-    def is_build_input(self, path: Path, root: Path) -> bool:
-        """Whether a file under root shapes the build itself (its content is part of the cache key)."""
+    def is_build_input(self, path: Path, tree: Path) -> bool:
+        """Whether a file in an input tree shapes the build itself (hashed, not just stat'ed)."""
+        ...
+
+    def inputs(self, root: Path) -> Inputs:
+        """What a build of root reads: root and the directories outside it the build names, and single
+        files such as user-level settings (every file there counts, except build output)."""
+        ...
+
+    def facts(self) -> dict[str, str]:
+        """Settings outside the project that change what a resolve returns (environment variables, the
+        shipped init script), for the cache key."""
         ...
 
     def resolve(
