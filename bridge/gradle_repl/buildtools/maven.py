@@ -95,7 +95,8 @@ def maven_command(mvn: str, root: Path, module: Path, *, test: bool) -> list[str
         # maven-dependency-plugin's own property (not mdep.*): runtime is compile + runtime scope.
         f"-DincludeScope={'test' if test else 'runtime'}",
         "help:effective-pom",
-        f"-Doutput={_OUT_DIR}/effective-pom.xml",
+        # Absolute: with -pl/-am it runs once, in whichever project the reactor orders first.
+        f"-Doutput={root / _OUT_DIR / 'effective-pom.xml'}",
         # kotlin-maven-plugin 2.2.20+ compiles in a Kotlin daemon that outlives the build; in process, nothing stays.
         "-Dkotlin.compiler.daemon=false",
     ]
@@ -124,9 +125,8 @@ def resolve_maven_environment(
     if not classpath_file.is_file():
         raise BuildFailed(f"Maven finished but wrote no classpath to {classpath_file}")
     dependencies = [p for p in classpath_file.read_text(encoding="utf-8").strip().split(os.pathsep) if p]
-    # help:effective-pom runs once as an aggregator in a reactor: its file lands in the root.
-    effective = next((d / "effective-pom.xml" for d in (module / _OUT_DIR, root / _OUT_DIR) if (d / "effective-pom.xml").is_file()), None)
-    if effective is None:
+    effective = root / _OUT_DIR / "effective-pom.xml"
+    if not effective.is_file():
         raise BuildFailed("Maven finished but wrote no effective POM")
     project = pom.effective_project(effective, module)
     outputs = pom.output_dirs(project, module, test=test)
