@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
+import re
 import threading
 import time
 from dataclasses import dataclass
@@ -12,17 +14,19 @@ from importlib import metadata
 from pathlib import Path
 
 from .build_inputs import Fingerprint, Inputs
-from .buildtools import BUILD_TOOLS, BuildTool, BuildToolChoice, build_tool
+from .buildtools import BuildTool, BuildToolChoice
+from .buildtools.choice import candidates, remember
 from .cache import CacheKey, EnvironmentCache
 from .compiler_args import relevant_compiler_args
 from .environment import ReplEnvironment
-from .errors import BuildToolNotFound, GradleReplError
+from .errors import BuildFailed, BuildToolNotFound, GradleReplError
 from .freshness import observe, remember_unchanged, stale_reason
 from .process import ProgressCallback
 
-__all__ = ["BuildToolChoice", "Resolved", "choose_build_tool", "resolve_environment"]
+__all__ = ["BuildToolChoice", "Resolved", "resolve_environment"]
 
 _PACKAGE = Path(__file__).resolve().parent
+_SAYS_ERROR = re.compile(r"Exception|Error|error:|Could not|FAILED")
 
 
 @dataclass(frozen=True)
@@ -30,6 +34,8 @@ class Resolved:
     environment: ReplEnvironment
     from_cache: bool
     seconds: float
+    # One line per build tool that could not run before this one did (buildTool=auto).
+    notices: tuple[str, ...] = ()
 
     def origin(self) -> str:
         return "from cache" if self.from_cache else f"resolved in {self.seconds:.1f} s"
@@ -38,33 +44,12 @@ class Resolved:
 def _check_root(project_root: str | Path) -> Path:
     root = Path(project_root).expanduser()
     if not str(project_root).strip():
-        raise GradleReplError("projectRoot is empty; pass the absolute path of a Gradle or Maven project")
+        raise GradleReplError("the project root is empty; pass the absolute path of a Gradle or Maven project")
     if not root.exists():
-        raise GradleReplError(f"projectRoot {root} does not exist")
+        raise GradleReplError(f"the project root {root} does not exist")
     if not root.is_dir():
-        raise GradleReplError(f"projectRoot {root} is not a directory")
+        raise GradleReplError(f"the project root {root} is not a directory")
     return root.resolve()
-
-
-def choose_build_tool(root: Path, choice: BuildToolChoice) -> BuildTool:
-    """auto: the first registered tool whose build is here and that can run, else the first whose build is here."""
-    if choice != "auto":
-        tool = build_tool(choice)
-        if not tool.detect(root):
-            raise BuildToolNotFound(f"no {tool.build_files} in {root}")
-        return tool
-    present = [tool for tool in BUILD_TOOLS if tool.detect(root)]
-    if not present:
-        builds = " and ".join(f"no {t.name.capitalize()} build ({t.build_files})" for t in BUILD_TOOLS)
-        raise BuildToolNotFound(f"{root} has {builds}")
-    for tool in present:
-        try:
-            tool.check_runnable(root)
-            return tool
-        except BuildToolNotFound:
-            if tool is present[-1]:
-                raise
-    return present[0]
 
 
 def resolve_environment(
@@ -77,13 +62,46 @@ def resolve_environment(
     on_progress: ProgressCallback | None = None,
     cache: EnvironmentCache | None = None,
 ) -> Resolved:
+    """The environment of root's source set; with `auto`, from the first build tool that can run."""
     started = time.monotonic()
     root = _check_root(project_root)
-    tool = choose_build_tool(root, build_tool)
-    # One build per project at a time: concurrent builds would clobber each other's outputs, and
-    # callers waiting here get the environment the first one produced instead of building again.
-    with _project_lock(root):
-        return _resolve_locked(root, tool, project_path, source_set, refresh, on_progress, cache or EnvironmentCache(), started)
+    tools = candidates(root, build_tool)
+    skipped: list[str] = []
+    for index, tool in enumerate(tools):
+        try:
+            # One build per project at a time: concurrent builds would clobber each other's outputs, and
+            # callers waiting here get the environment the first one produced instead of building again.
+            with _project_lock(root):
+                resolved = _resolve_locked(
+                    root, tool, project_path, source_set, refresh, on_progress, cache or EnvironmentCache(), started
+                )
+        except (BuildToolNotFound, BuildFailed) as error:
+            couldnt_run = isinstance(error, BuildToolNotFound) or not error.started
+            if not couldnt_run or index == len(tools) - 1:
+                if skipped:
+                    raise type(error)(f"{error}\n({'; '.join(skipped)})") from None
+                raise
+            skipped.append(f"{_name(tool)} could not run: {_first_line(error)}")
+            if on_progress is not None:
+                on_progress(f"{skipped[-1]}; trying {_name(tools[index + 1])}")
+            continue
+        remember(root, tool)
+        notices = tuple(f"[{reason}; used {_name(tool)} instead]" for reason in skipped)
+        return dataclasses.replace(resolved, notices=notices)
+    raise AssertionError("candidates() returns at least one tool")
+
+
+def _name(tool: BuildTool) -> str:
+    return tool.name.capitalize()
+
+
+def _first_line(error: Exception) -> str:
+    """The line of a failure that says most: what went wrong, else the first naming an error, else the last."""
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    body = lines[1:] or lines or [type(error).__name__]
+    line = next((body[i + 1] for i, text in enumerate(body[:-1]) if text == "* What went wrong:"), None)
+    line = line or next((text for text in body if _SAYS_ERROR.search(text)), body[-1])
+    return line if len(line) <= 200 else line[:199] + "…"
 
 
 _LOCKS_GUARD = threading.Lock()
@@ -127,6 +145,7 @@ def _resolve_locked(
             return Resolved(entry.environment, True, time.monotonic() - started)
         if on_progress is not None:
             on_progress(f"rebuilding: {reason}")
+    tool.check_runnable(root)
     inputs = tool.inputs(root)
     # Watched and fingerprinted before the build: an edit while it runs makes this entry stale.
     mark = observe(inputs.trees)

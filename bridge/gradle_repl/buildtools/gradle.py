@@ -25,7 +25,8 @@ __all__ = [
 GRADLE_TIMEOUT_SECONDS = 900.0
 _SETTINGS_FILES = ("settings.gradle.kts", "settings.gradle")
 _GRADLE_FILES = (*_SETTINGS_FILES, "build.gradle.kts", "build.gradle")
-_ERROR_LINES = 40
+_ERROR_LINES = 20
+_STACK_FRAME = re.compile(r"\s+(at |\.\.\. \d+ more)")
 _INPUT_NAMES = {"gradle.properties", "gradle-wrapper.properties"}
 _INPUT_SUFFIXES = (".gradle", ".gradle.kts", ".versions.toml")
 _SOURCE_SUFFIXES = (".kt", ".java", ".kts")
@@ -162,17 +163,20 @@ def resolve_gradle_environment(
     if outcome.timed_out:
         raise BuildFailed(f"Gradle did not finish within {GRADLE_TIMEOUT_SECONDS:g} s")
     if outcome.returncode != 0:
-        raise BuildFailed("Gradle build failed:\n" + gradle_errors(outcome.lines))
+        # Until a task runs, Gradle itself (wrapper, distribution, settings) is what failed.
+        started = any(line.startswith("> Task ") for line in outcome.lines)
+        raise BuildFailed("Gradle build failed:\n" + gradle_errors(outcome.lines), started=started)
     return parse_markers(
         outcome.lines, nonce=nonce, build_tool="gradle", project_root=str(root), project_path=project_path, source_set=source_set
     )
 
 
 def gradle_errors(lines: list[str]) -> str:
-    """Gradle's own failure text: from 'FAILURE:' (or '* What went wrong:') up to '* Try:'."""
+    """Gradle's own failure text: from 'FAILURE:' (or '* What went wrong:') up to '* Try:'; without
+    one (the wrapper itself failed), the last lines that aren't stack frames."""
     start = next((i for i, line in enumerate(lines) if line.startswith(("FAILURE:", "* What went wrong:"))), None)
     if start is None:
-        relevant = [line for line in lines if line.strip()][-_ERROR_LINES:]
+        relevant = [line for line in lines if line.strip() and not _STACK_FRAME.match(line)][-_ERROR_LINES:]
     else:
         end = next((i for i in range(start, len(lines)) if lines[i].startswith(("* Try:", "* Get more help"))), len(lines))
         relevant = [line for line in lines[start:end] if line.strip()]

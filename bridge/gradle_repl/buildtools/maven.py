@@ -120,7 +120,9 @@ def resolve_maven_environment(
     if outcome.timed_out:
         raise BuildFailed(f"Maven did not finish within {MAVEN_TIMEOUT_SECONDS:g} s")
     if outcome.returncode != 0:
-        raise BuildFailed("Maven build failed:\n" + _maven_errors(outcome.lines))
+        # Until a plugin goal runs ("[INFO] --- plugin:version:goal ..."), Maven itself is what failed.
+        started = any(line.startswith("[INFO] --- ") for line in outcome.lines)
+        raise BuildFailed("Maven build failed:\n" + _maven_errors(outcome.lines), started=started)
     classpath_file = module / _OUT_DIR / "classpath.txt"
     if not classpath_file.is_file():
         raise BuildFailed(f"Maven finished but wrote no classpath to {classpath_file}")
@@ -167,7 +169,7 @@ def _reactor_projects(effective: Path) -> list:
     return [root] if root.tag == "project" else root.findall("project")
 
 
-def _maven_errors(lines: list[str], limit: int = 40) -> str:
+def _maven_errors(lines: list[str], limit: int = 20) -> str:
     errors = [
         line.removeprefix("[ERROR] ").rstrip()
         for line in lines

@@ -163,6 +163,8 @@ class SessionManager:
                 raise GradleReplError(f"session {session_id!r} was closed while this call waited for it")
             session.last_used = time.monotonic()
             notices = [self._evicted.pop(session_id)] if session_id in self._evicted else []
+            # Said once, on the call where it happened: which build tool could not run and what was used.
+            notices += getattr(resolved, "notices", ())
             worker = await self._worker_for(session, resolved.environment, notices, progress)
             timeout = timeout_seconds if timeout_seconds is not None else self.limits.default_timeout_seconds
             reply = await worker.request(code, timeout_seconds=timeout, on_frame=on_frame)
