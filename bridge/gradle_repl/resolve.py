@@ -116,8 +116,13 @@ def _project_lock(root: Path) -> threading.Lock:
 @cache
 def _resolver_code_hash() -> str:
     """gradle-repl's version and its resolver code: a new release or a local edit must not reuse old results."""
-    digest = hashlib.sha256(metadata.version("gradle-repl").encode())
-    for path in sorted([*(_PACKAGE / "buildtools").glob("*.py"), *(_PACKAGE / n for n in ("environment.py", "compiler_args.py", "toolchain.py"))]):
+    try:
+        version = metadata.version("gradle-repl")
+    except metadata.PackageNotFoundError:  # run from a source tree without installing
+        version = "source"
+    digest = hashlib.sha256(version.encode())
+    modules = [*(_PACKAGE / "buildtools").glob("*.py"), *(_PACKAGE / n for n in ("environment.py", "compiler_args.py", "toolchain.py"))]
+    for path in sorted(modules):
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
 
