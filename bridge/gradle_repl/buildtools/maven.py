@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from ..build_inputs import Inputs
@@ -164,7 +165,7 @@ def resolve_maven_environment(
     )
 
 
-def _reactor_projects(effective: Path) -> list:
+def _reactor_projects(effective: Path) -> list[ET.Element]:
     root = pom.parse(effective)
     return [root] if root.tag == "project" else root.findall("project")
 
