@@ -172,3 +172,16 @@ def test_configuration_cache_and_warnings_as_errors_do_not_break_the_init_script
     )
     env = resolve_environment(project, build_tool="gradle").environment
     assert env.repl_host_classpath and env.java_home
+
+
+@needs_gradle
+@pytest.mark.gradle
+def test_an_edit_in_a_src_dir_outside_the_root_rebuilds(tmp_path: Path, gradle_on_path: None):
+    """gradle-multi compiles ../maven-multi's sources: editing them must not leave a stale environment."""
+    shutil.copytree(PROJECTS / "maven-multi", tmp_path / "maven-multi")
+    project = copy_project(PROJECTS / "gradle-multi", tmp_path / "gradle-multi")
+    resolve_environment(project, project_path=":app", build_tool="gradle")
+    assert resolve_environment(project, project_path=":app", build_tool="gradle").from_cache
+    cart = tmp_path / "maven-multi/app/src/main/kotlin/multi/app/Cart.kt"
+    cart.write_text(cart.read_text() + "\nfun added() = 1\n")
+    assert not resolve_environment(project, project_path=":app", build_tool="gradle").from_cache
