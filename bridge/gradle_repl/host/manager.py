@@ -153,7 +153,8 @@ class SessionManager:
     ) -> Reply:
         _check_code(code)
         resolved = await self.resolve(
-            project_root, project_path=project_path, source_set=source_set, build_tool=build_tool, progress=progress
+            project_root, project_path=project_path, source_set=source_set,
+            build_tool=self._session_build_tool(session_id, project_root, build_tool), progress=progress,
         )
         session = self._sessions.get(session_id)
         if session is None:
@@ -174,6 +175,15 @@ class SessionManager:
             else:
                 session.snippets_run += 1
             return dataclasses.replace(reply, notices=tuple(notices))
+
+    def _session_build_tool(self, session_id: str, project_root: str, build_tool: BuildToolChoice) -> BuildToolChoice:
+        """`auto` on a session already running this project keeps the session's build tool."""
+        session = self._sessions.get(session_id)
+        environment = session.environment if session is not None else None
+        if build_tool != "auto" or environment is None:
+            return build_tool
+        same_project = Path(environment.project_root) == Path(project_root).expanduser().resolve()
+        return environment.build_tool if same_project else build_tool
 
     async def _worker_for(
         self, session: _Session, environment: ReplEnvironment, notices: list[str], progress: Progress | None
