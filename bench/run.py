@@ -19,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import anyio
@@ -46,6 +47,8 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def ms(seconds: float) -> str:
+    if seconds < 0.001:
+        return f"{seconds * 1000:.2f} ms"
     if seconds < 0.01:
         return f"{seconds * 1000:.1f} ms"
     return f"{seconds * 1000:.0f} ms" if seconds < 10 else f"{seconds:.1f} s"
@@ -139,13 +142,78 @@ async def worker_start_seconds(env: ReplEnvironment, runs: int) -> dict[bool, fl
     return {sharing: statistics.median(samples) for sharing, samples in times.items()}
 
 
+def generate_large_project(directory: Path, files: int) -> Path:
+    """sample-project's build (same dependencies and plugins) with `files` generated Kotlin sources in 50 packages."""
+    project = directory / "large-project"
+    pom = (SAMPLE / "pom.xml").read_text().replace("<artifactId>sample-project</artifactId>", "<artifactId>large-project</artifactId>", 1)
+    (project / "src/main/kotlin").mkdir(parents=True)
+    (project / "pom.xml").write_text(pom)
+    for i in range(files):
+        package = project / "src/main/kotlin/gen" / f"p{i % 50}"
+        package.mkdir(parents=True, exist_ok=True)
+        (package / f"F{i}.kt").write_text(f"package gen.p{i % 50}\n\nfun f{i}(x: Int): Int = x + {i}\n")
+    return project
+
+
+async def large_project_measurements(large: Path, runs: int) -> tuple[list[float], list[float]]:
+    """Warm trivial snippets on sample-project and on the large project, alternating, through one server."""
+    params = StdioServerParameters(command=sys.executable, args=["-m", "gradle_repl", "serve"], env=dict(os.environ))
+    samples: dict[Path, list[float]] = {SAMPLE: [], large: []}
+    async with Client(params, read_timeout_seconds=900) as client:
+        async def call(root: Path) -> float:
+            started = time.monotonic()
+            result = await client.call_tool(
+                "run_kotlin_snippet", {"projectRoot": str(root), "buildTool": "maven", "code": TRIVIAL, "sessionId": root.name}
+            )
+            assert not result.is_error, result.content
+            return time.monotonic() - started
+
+        for _ in range(20):
+            await call(SAMPLE)
+            await call(large)
+        for _ in range(runs):
+            for root in (SAMPLE, large):
+                samples[root].append(await call(root))
+    return samples[SAMPLE], samples[large]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=60, help="warm runs per snippet kind (default 60)")
     parser.add_argument("--script-runs", type=int, default=3, help="runs of each alternative (default 3)")
+    parser.add_argument("--large-files", type=int, default=5000, help="Kotlin files in the generated project (default 5000)")
+    parser.add_argument("--large-only", action="store_true", help="only the generated large project against sample-project")
     options = parser.parse_args()
     cache = Path(tempfile.mkdtemp(prefix="gradle-repl-bench-"))
     os.environ["GRADLE_REPL_CACHE_DIR"] = str(cache)
+
+    # The staleness check runs before every snippet: it must not grow with the project.
+    large = generate_large_project(cache, options.large_files)
+    started = time.monotonic()
+    resolve_environment(large, build_tool="maven", refresh=True)
+    large_cold = time.monotonic() - started
+    small_runs, large_runs = anyio.run(large_project_measurements, large, options.runs)
+    small_p50, large_p50 = percentile(small_runs, 0.5), percentile(large_runs, 0.5)
+    large_row = (
+        f"warm snippet, trivial, {options.large_files:,}-file project (p50 / p95 of {len(large_runs)})",
+        f"{ms(large_p50)} / {ms(percentile(large_runs, 0.95))}",
+        f"sample-project {ms(small_p50)}",
+        f"{(large_p50 - small_p50) * 1000:+.1f} ms",
+    )
+    # The check alone, in process: a cache hit is the staleness check plus a dictionary lookup.
+    small_hit, large_hit = (
+        statistics.median(_seconds(lambda root=root: resolve_environment(root, build_tool="maven")) for _ in range(200))
+        for root in (SAMPLE, large)
+    )
+    hit_row = (
+        f"environment cache hit, {options.large_files:,}-file project (p50 of 200)",
+        ms(large_hit), f"sample-project {ms(small_hit)}", f"{(large_hit - small_hit) * 1000:+.2f} ms",
+    )
+    print(f"generated project: {options.large_files} files, cold resolve {ms(large_cold)}", file=sys.stderr)
+    if options.large_only:
+        _print_table([("measure", "gradle-repl", "alternative", "ratio"), large_row, hit_row])
+        shutil.rmtree(cache, ignore_errors=True)
+        return
 
     started = time.monotonic()
     env = resolve_environment(SAMPLE, build_tool="maven", refresh=True).environment
@@ -192,7 +260,17 @@ def main() -> None:
     rows.append(("environment resolution, cache hit (p50 of 20)", ms(statistics.median(cached)), "—", f"{cold / statistics.median(cached):.0f}x faster than cold"))
     before, after = mcp["rss"]  # type: ignore[misc]
     rows.append(("worker RSS after 100 snippets", f"{after / 2**20:.0f} MB", "—", f"+{(after - before) / 100 / 1024:.0f} KB per snippet"))
+    rows += [large_row, hit_row]
+    _print_table(rows)
 
+
+def _seconds(action: Callable[[], object]) -> float:
+    started = time.perf_counter()
+    action()
+    return time.perf_counter() - started
+
+
+def _print_table(rows: list[tuple[str, str, str, str]]) -> None:
     widths = [max(len(row[i]) for row in rows) for i in range(4)]
     for index, row in enumerate(rows):
         print("| " + " | ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)) + " |")

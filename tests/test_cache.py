@@ -1,17 +1,24 @@
-"""Resolved environments are cached on disk and invalidated by any build input or newer source."""
+"""Resolved environments are cached on disk and never served stale: any input of the build, inside
+the project or outside it, and anything the environment names, invalidates them."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import time
 from pathlib import Path
 
 import pytest
 
-from conftest import SAMPLE_PROJECT, copy_project
-from gradle_repl.build_inputs import hash_build_inputs
+from conftest import PROJECTS, SAMPLE_PROJECT, copy_project
+from gradle_repl import build_inputs
+from gradle_repl.build_inputs import Fingerprint
+from gradle_repl.buildtools.gradle import GRADLE
+from gradle_repl.buildtools.maven import MAVEN
+from gradle_repl.cache import EnvironmentCache
 from gradle_repl.errors import BuildToolNotFound
-from gradle_repl.resolve import resolve_environment
+from gradle_repl.freshness import stale_reason
+from gradle_repl.resolve import _cache_key, resolve_environment
 
 
 @pytest.fixture
@@ -19,16 +26,23 @@ def project(tmp_path: Path) -> Path:
     return copy_project(SAMPLE_PROJECT, tmp_path / "sample")
 
 
-@pytest.fixture
 def no_build_tool(monkeypatch: pytest.MonkeyPatch) -> None:
     """PATH without mvn or gradle: any attempt to run a build tool fails loudly."""
     monkeypatch.setenv("PATH", "/nonexistent")
 
 
+def assert_rebuilds(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The next resolve must run the build tool (which, with no tool on PATH, fails)."""
+    with monkeypatch.context() as patch:
+        no_build_tool(patch)
+        with pytest.raises(BuildToolNotFound):
+            resolve_environment(project, build_tool="maven")
+
+
 def test_a_hit_does_not_run_the_build_tool(project: Path, monkeypatch: pytest.MonkeyPatch):
     first = resolve_environment(project, build_tool="maven")
     assert not first.from_cache
-    monkeypatch.setenv("PATH", "/nonexistent")
+    no_build_tool(monkeypatch)
     second = resolve_environment(project, build_tool="maven")
     assert second.from_cache and second.environment == first.environment
 
@@ -37,9 +51,7 @@ def test_touching_a_build_file_invalidates(project: Path, monkeypatch: pytest.Mo
     resolve_environment(project, build_tool="maven")
     pom = project / "pom.xml"
     pom.write_text(pom.read_text().replace("<version>1.0</version>", "<version>1.1</version>", 1))
-    monkeypatch.setenv("PATH", "/nonexistent")
-    with pytest.raises(BuildToolNotFound):
-        resolve_environment(project, build_tool="maven")
+    assert_rebuilds(project, monkeypatch)
 
 
 def test_a_newer_source_file_invalidates(project: Path, monkeypatch: pytest.MonkeyPatch):
@@ -48,9 +60,7 @@ def test_a_newer_source_file_invalidates(project: Path, monkeypatch: pytest.Monk
     source = project / "src/main/kotlin/sample/Books.kt"
     later = time.time() + 5
     os.utime(source, (later, later))
-    monkeypatch.setenv("PATH", "/nonexistent")
-    with pytest.raises(BuildToolNotFound):
-        resolve_environment(project, build_tool="maven")
+    assert_rebuilds(project, monkeypatch)
 
 
 def test_refresh_bypasses_the_cache(project: Path):
@@ -58,9 +68,104 @@ def test_refresh_bypasses_the_cache(project: Path):
     assert not resolve_environment(project, build_tool="maven", refresh=True).from_cache
 
 
-def test_gradle_inputs_cover_catalogs_wrapper_buildsrc_and_nested_scripts(tmp_path: Path):
+def test_edits_in_a_package_named_build_invalidate(project: Path, monkeypatch: pytest.MonkeyPatch):
+    """`build`, `target`, `out` are skipped only as a module's output, not as package directories."""
+    package = project / "src/main/kotlin/sample/build"
+    package.mkdir()
+    (package / "Steps.kt").write_text("package sample.build\nfun step() = 1\n")
+    resolve_environment(project, build_tool="maven")
+    (package / "Steps.kt").write_text("package sample.build\nfun step() = 2\n")
+    assert_rebuilds(project, monkeypatch)
+
+
+def test_a_dangling_symlink_in_the_sources_never_fails_a_resolve(project: Path, monkeypatch: pytest.MonkeyPatch):
+    (project / "src/main/kotlin/sample/Gone.kt").symlink_to(project / "nowhere.kt")
+    first = resolve_environment(project, build_tool="maven")
+    no_build_tool(monkeypatch)
+    assert resolve_environment(project, build_tool="maven").environment == first.environment
+
+
+def test_deleting_or_renaming_a_source_invalidates(project: Path, monkeypatch: pytest.MonkeyPatch):
+    resolve_environment(project, build_tool="maven")
+    stats = project / "src/main/kotlin/sample/Stats.kt"
+    stats.rename(stats.with_name("Statistics.kt"))
+    assert_rebuilds(project, monkeypatch)
+
+
+def test_a_changed_resource_invalidates(project: Path, monkeypatch: pytest.MonkeyPatch):
+    """Resources are copied into the classes directory by the build: an edit needs one."""
+    resources = project / "src/main/resources"
+    resources.mkdir()
+    (resources / "greeting.txt").write_text("hello")
+    resolve_environment(project, build_tool="maven")
+    (resources / "greeting.txt").write_text("hello again")
+    assert_rebuilds(project, monkeypatch)
+
+
+def test_user_maven_settings_invalidate(project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """~/.m2/settings.xml (mirrors, profiles, properties) changes what Maven resolves."""
+    home = tmp_path / "home"
+    (home / ".m2").mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))  # what Python reads; mvn keeps its own user.home
+    resolve_environment(project, build_tool="maven")
+    (home / ".m2/settings.xml").write_text("<settings/>")
+    assert_rebuilds(project, monkeypatch)
+
+
+def test_a_parent_pom_outside_the_root_invalidates(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    parent = tmp_path / "parent"
+    child = copy_project(SAMPLE_PROJECT, parent / "child")
+    (parent / "pom.xml").write_text(
+        '<project><modelVersion>4.0.0</modelVersion><groupId>example</groupId><artifactId>parent</artifactId>'
+        "<version>1.0</version><packaging>pom</packaging><properties><x>1</x></properties></project>\n"
+    )
+    pom = child / "pom.xml"
+    pom.write_text(pom.read_text().replace(
+        "<modelVersion>4.0.0</modelVersion>",
+        "<modelVersion>4.0.0</modelVersion><parent><groupId>example</groupId><artifactId>parent</artifactId>"
+        "<version>1.0</version></parent>", 1,
+    ))
+    assert parent / "pom.xml" in MAVEN.inputs(child).files
+    resolve_environment(child, build_tool="maven")
+    (parent / "pom.xml").write_text((parent / "pom.xml").read_text().replace("<x>1</x>", "<x>2</x>"))
+    assert_rebuilds(child, monkeypatch)
+
+
+def test_a_hit_checks_that_the_jdk_and_compiler_jars_still_exist(project: Path, tmp_path: Path):
+    environment = resolve_environment(project, build_tool="maven").environment
+    plugin = tmp_path / "plugin.jar"
+    shutil.copy(environment.compiler_plugin_classpath[0], plugin)
+    cache = EnvironmentCache(tmp_path / "cache")
+    key = _cache_key(project, MAVEN, ":", "main")
+    changed = environment.model_copy(update={"compiler_plugin_classpath": [str(plugin)]})
+    entry = cache.put(key, changed, Fingerprint.take(MAVEN.inputs(project)))
+    assert stale_reason(entry) is None
+    plugin.unlink()
+    assert stale_reason(entry) == f"{plugin} no longer exists"
+    java = environment.model_copy(update={"java_executable": str(tmp_path / "jdk/bin/java")})
+    assert "jdk/bin/java no longer exists" in (stale_reason(cache.put(key, java, entry.fingerprint)) or "")
+
+
+def test_the_key_names_the_resolver_the_init_script_and_the_jdk(project: Path, monkeypatch: pytest.MonkeyPatch):
+    gradle = _cache_key(project, GRADLE, ":", "main").facts
+    assert gradle["resolver"] and gradle["init script"] and "GRADLE_USER_HOME" in gradle
+    before = _cache_key(project, MAVEN, ":", "main")
+    monkeypatch.setenv("JAVA_HOME", "/opt/another-jdk")
+    assert _cache_key(project, MAVEN, ":", "main") != before
+
+
+# --- Inputs and fingerprints, without a build. --------------------------------------------------------------
+
+
+def write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+
+
+def test_gradle_build_files_are_hashed_and_outputs_skipped(tmp_path: Path):
     root = tmp_path / "g"
-    files = {
+    write(root, {
         "settings.gradle.kts": 'include("a")',
         "a/build.gradle.kts": "",
         "gradle/libs.versions.toml": '[versions]\nkotlin = "2.3.21"\n',
@@ -68,19 +173,98 @@ def test_gradle_inputs_cover_catalogs_wrapper_buildsrc_and_nested_scripts(tmp_pa
         "gradle.properties": "org.gradle.configuration-cache=true",
         "buildSrc/src/main/kotlin/Conventions.kt": "object C",
         "build/generated.gradle.kts": "",
-        "src/main/kotlin/App.kt": "fun main() {}",
-    }
-    for name, text in files.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text)
-    base = hash_build_inputs(root, "gradle")
+        "a/build/classes/A.class": "",
+        "a/src/main/kotlin/App.kt": "fun main() {}",
+        "a/src/main/kotlin/com/x/build/Steps.kt": "object S",
+        ".gradle/8.11/fileHashes.bin": "",
+        "a/src/main/kotlin/.App.kt.swp": "",
+    })
+    fingerprint = Fingerprint.take(GRADLE.inputs(root))
+    names = {Path(p).relative_to(root).as_posix() for p in fingerprint.stats}
+    assert "a/src/main/kotlin/com/x/build/Steps.kt" in names and "a/src/main/kotlin/App.kt" in names
+    assert not names & {"build/generated.gradle.kts", "a/build/classes/A.class", ".gradle/8.11/fileHashes.bin",
+                        "a/src/main/kotlin/.App.kt.swp"}
+    base = fingerprint.build_hash()
     for name in ("gradle/libs.versions.toml", "gradle/wrapper/gradle-wrapper.properties", "gradle.properties",
                  "buildSrc/src/main/kotlin/Conventions.kt", "a/build.gradle.kts", "settings.gradle.kts"):
         path = root / name
         original = path.read_text()
         path.write_text(original + "\n// changed")
-        assert hash_build_inputs(root, "gradle") != base, name
+        assert Fingerprint.take(GRADLE.inputs(root)).build_hash() != base, name
+        assert fingerprint.change() == f"{path} changed"
         path.write_text(original)
-    for name in ("build/generated.gradle.kts", "src/main/kotlin/App.kt"):
-        (root / name).write_text("changed")
-        assert hash_build_inputs(root, "gradle") == base, f"{name} is not a build input"
+    (root / "a/src/main/kotlin/App.kt").write_text("fun main() { println() }")
+    assert Fingerprint.take(GRADLE.inputs(root)).build_hash() == base, "a source is not a build file"
+    assert fingerprint.change() == f"{root / 'a/src/main/kotlin/App.kt'} changed"
+
+
+def test_a_build_file_touched_without_a_change_is_no_change(tmp_path: Path):
+    write(tmp_path, {"pom.xml": "<project/>", "src/main/kotlin/A.kt": ""})
+    fingerprint = Fingerprint.take(MAVEN.inputs(tmp_path))
+    later = time.time() + 5
+    os.utime(tmp_path / "pom.xml", (later, later))
+    assert fingerprint.change() is None
+
+
+def test_gradle_src_dirs_and_included_builds_outside_the_root_are_inputs(tmp_path: Path):
+    """tests/projects/gradle-multi compiles sources from ../maven-multi: they are the build's inputs too."""
+    shutil.copytree(PROJECTS / "maven-multi", tmp_path / "maven-multi")
+    project = copy_project(PROJECTS / "gradle-multi", tmp_path / "gradle-multi")
+    write(tmp_path, {"conventions/settings.gradle.kts": "", "conventions/src/main/kotlin/C.kt": "object C"})
+    settings = project / "settings.gradle.kts"
+    settings.write_text(settings.read_text() + '\nincludeBuild("../conventions")\n')
+    inputs = GRADLE.inputs(project)
+    shared = tmp_path / "maven-multi"
+    assert {shared / "app/src/main/kotlin", shared / "app/src/test/kotlin", shared / "core/src/main/kotlin",
+            tmp_path / "conventions"} <= set(inputs.trees)
+    fingerprint = Fingerprint.take(inputs)
+    cart = shared / "app/src/main/kotlin/multi/app/Cart.kt"
+    cart.write_text(cart.read_text() + "\n")
+    assert fingerprint.change() == f"{cart} changed"
+
+
+def test_gradle_user_home_settings_are_inputs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("GRADLE_USER_HOME", str(tmp_path / "gradle-home"))
+    write(tmp_path, {"p/settings.gradle.kts": ""})
+    fingerprint = Fingerprint.take(GRADLE.inputs(tmp_path / "p"))
+    write(tmp_path, {"gradle-home/gradle.properties": "kotlin.compiler.execution.strategy=in-process"})
+    assert fingerprint.change() == f"{tmp_path / 'gradle-home/gradle.properties'} was added"
+
+
+def test_dangling_links_and_link_cycles_are_walked_safely(tmp_path: Path):
+    write(tmp_path, {"pom.xml": "<project/>", "src/main/kotlin/A.kt": ""})
+    (tmp_path / "src/main/kotlin/Gone.kt").symlink_to(tmp_path / "missing.kt")
+    (tmp_path / "src/main/kotlin/loop").symlink_to(tmp_path / "src")
+    fingerprint = Fingerprint.take(MAVEN.inputs(tmp_path))
+    assert str(tmp_path / "src/main/kotlin/A.kt") in fingerprint.stats
+    assert fingerprint.change() is None
+
+
+def test_a_warm_check_with_nothing_changed_does_not_walk_the_project(project: Path, monkeypatch: pytest.MonkeyPatch):
+    """Once an entry was found unchanged, the watcher answers for its trees: no stat pass per snippet."""
+    resolve_environment(project, build_tool="maven")
+    assert resolve_environment(project, build_tool="maven").from_cache
+    walks: list[Path] = []
+    real_walk = build_inputs.walk_inputs
+    monkeypatch.setattr(build_inputs, "walk_inputs", lambda tree: walks.append(tree) or real_walk(tree))
+    for _ in range(5):
+        assert resolve_environment(project, build_tool="maven").from_cache
+    assert walks == []
+
+
+def test_an_edit_just_before_a_check_is_always_seen(project: Path):
+    """The watcher is exact: an edit made right before the question is part of the answer."""
+    resolve_environment(project, build_tool="maven")
+    cache = EnvironmentCache()
+    entry = cache.get(_cache_key(project, MAVEN, ":", "main"))
+    assert entry is not None and stale_reason(entry) is None
+    source = project / "src/main/kotlin/sample/Books.kt"
+    original = source.read_text()
+    for i in range(30):
+        source.write_text(original + f"\n// {i}\n")
+        assert stale_reason(entry) == f"{source} changed", i
+    source.write_text(original)
+    os.utime(source, ns=(entry.fingerprint.stats[str(source)][0],) * 2)
+    assert stale_reason(entry) is None
+    (project / "target/classes/extra.txt").write_text("build output is no input")
+    assert stale_reason(entry) is None

@@ -1,14 +1,57 @@
 """Only free compiler arguments that change what code compiles reach the REPL."""
 
+import sys
+from pathlib import Path
+
+from gradle_repl.build_inputs import Inputs
+from gradle_repl.cache import EnvironmentCache
 from gradle_repl.compiler_args import relevant_compiler_args
+from gradle_repl.environment import ReplEnvironment
+from gradle_repl.resolve import _resolve_locked
 
 
 def test_keeps_language_flags_and_drops_build_plumbing():
     args = [
         "-language-version", "2.1", "-api-version=2.1", "-opt-in", "a.B", "-opt-in=c.D", "-Xcontext-parameters",
-        "-progressive", "-Xplugin=/x.jar", "-Xfriend-paths=/out", "-verbose", "-Xjdk-release=17", "-Werror",
+        "-progressive", "-java-parameters", "-Xplugin=/x.jar", "-Xfriend-paths=/out", "-verbose", "-Xjdk-release=17", "-Werror",
     ]
     assert relevant_compiler_args(args) == [
         "-language-version", "2.1", "-api-version=2.1", "-opt-in", "a.B", "-opt-in=c.D", "-Xcontext-parameters",
-        "-progressive",
+        "-progressive", "-java-parameters",
     ]
+
+
+class _ScriptedTool:
+    """A build tool of its own (the interface is all resolve needs) reporting Gradle-style free args."""
+
+    name = "gradle"
+    build_files = "build.txt"
+
+    def detect(self, root: Path) -> bool:
+        return True
+
+    def check_runnable(self, root: Path) -> None:
+        return None
+
+    def is_build_input(self, path: Path, tree: Path) -> bool:
+        return path.name == "build.txt"
+
+    def inputs(self, root: Path) -> Inputs:
+        return Inputs(trees=(root,), is_build_file=self.is_build_input)
+
+    def facts(self) -> dict[str, str]:
+        return {}
+
+    def resolve(self, root: Path, *, project_path: str, source_set: str, on_progress=None) -> ReplEnvironment:
+        java = Path(sys.executable)
+        return ReplEnvironment(
+            build_tool="gradle", project_root=str(root), java_executable=str(java), java_home=str(java.parent),
+            kotlin_version="2.3.21", compiler_args=["-Werror", "-Xjdk-release=17", "-Xfriend-paths=/out", "-Xcontext-parameters"],
+        )
+
+
+def test_every_build_tools_free_args_pass_the_one_filter(tmp_path: Path):
+    """Gradle reports its free args unfiltered; resolve filters them for every tool, in one place."""
+    (tmp_path / "build.txt").write_text("")
+    resolved = _resolve_locked(tmp_path, _ScriptedTool(), ":", "main", False, None, EnvironmentCache(tmp_path / "c"), 0.0)
+    assert resolved.environment.compiler_args == ["-Xcontext-parameters"]

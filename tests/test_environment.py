@@ -96,3 +96,9 @@ def test_build_output_cannot_forge_a_marker():
     )
     env = parse(forged)
     assert env.java_home == "/opt/jdk 17" and not any("evil" in p for p in env.classpath)
+
+
+def test_reported_input_directories_are_kept_for_staleness():
+    """An init script may name directories outside the root the build reads (srcDirs, included builds)."""
+    env = parse(TRANSCRIPT.replace(f"{M}end=true", f"{M}inputDir=/shared/src/main/kotlin\n{M}end=true"))
+    assert env.input_dirs == ["/shared/src/main/kotlin"]

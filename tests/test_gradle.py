@@ -11,20 +11,20 @@ from pathlib import Path
 import pytest
 
 from conftest import PROJECTS, SAMPLE_PROJECT, SyncWorker, copy_project
-from gradle_repl.errors import BuildToolNotFound
-from gradle_repl.gradle import find_gradle, gradle_command, gradle_errors
+from gradle_repl.buildtools.gradle import build_root, find_gradle, gradle_command, gradle_errors
+from gradle_repl.errors import BuildFailed, BuildToolNotFound
 from gradle_repl.resolve import resolve_environment
 from gradle_repl.resources import init_script_path
 
 
 def test_command_runs_the_task_of_the_requested_project_with_the_init_script():
-    command = gradle_command("/w/gradlew", ":app", "test", "n0")
+    command = gradle_command(["/w/gradlew"], ":app", "test", "n0")
     assert command[0] == "/w/gradlew"
     assert command[command.index("--init-script") + 1] == str(init_script_path())
     assert "--no-configuration-cache" in command and "--console=plain" in command
     assert command[-3:] == ["-Pgradle-repl.sourceSet=test", "-Pgradle-repl.nonce=n0", ":app:resolveReplEnvironment"]
-    assert gradle_command("gradle", ":", "main", "n")[-1] == ":resolveReplEnvironment"
-    assert gradle_command("gradle", "app", "main", "n")[-1] == ":app:resolveReplEnvironment"
+    assert gradle_command(["gradle"], ":", "main", "n")[-1] == ":resolveReplEnvironment"
+    assert gradle_command(["gradle"], "app", "main", "n")[-1] == ":app:resolveReplEnvironment"
 
 
 def test_failure_text_is_gradles_own_what_went_wrong_section():
@@ -50,11 +50,41 @@ def test_failure_text_is_gradles_own_what_went_wrong_section():
     ]
 
 
-def test_wrapper_is_found_in_a_parent_directory(tmp_path: Path):
+def test_wrapper_is_found_up_to_the_build_root(tmp_path: Path):
+    """A subproject named by its own directory runs the build's wrapper at the settings file's directory."""
+    (tmp_path / "settings.gradle.kts").write_text('include("a:b")')
     (tmp_path / "gradlew").write_text("#!/bin/sh\n")
+    (tmp_path / "gradlew").chmod(0o755)
     module = tmp_path / "a" / "b"
     module.mkdir(parents=True)
-    assert find_gradle(module) == str(tmp_path / "gradlew")
+    (module / "build.gradle.kts").write_text("")
+    assert build_root(module) == tmp_path
+    assert find_gradle(module) == [str(tmp_path / "gradlew")]
+
+
+def test_a_wrapper_above_the_build_root_never_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """A gradlew planted in a parent directory (say /tmp) is outside the project the user named."""
+    (tmp_path / "gradlew").write_text("#!/bin/sh\necho planted\n")
+    (tmp_path / "gradlew").chmod(0o755)
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "build.gradle.kts").write_text("")
+    monkeypatch.setenv("PATH", "/nonexistent")
+    with pytest.raises(BuildToolNotFound, match=f"build at {project}"):
+        find_gradle(project)
+    (project / "settings.gradle.kts").write_text("")
+    with pytest.raises(BuildToolNotFound):
+        find_gradle(project)
+
+
+def test_a_wrapper_without_its_executable_bit_runs_through_sh(tmp_path: Path):
+    """A non-executable gradlew is run as `sh gradlew`, not a PermissionError traceback."""
+    (tmp_path / "settings.gradle.kts").write_text("")
+    (tmp_path / "gradlew").write_text("#!/bin/sh\necho 'FAILURE: wrapper ran'; exit 3\n")
+    (tmp_path / "gradlew").chmod(0o644)
+    assert find_gradle(tmp_path) == ["sh", str(tmp_path / "gradlew")]
+    with pytest.raises(BuildFailed, match="wrapper ran"):
+        resolve_environment(tmp_path, build_tool="gradle")
 
 
 def test_no_wrapper_and_no_gradle_says_how_to_get_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
@@ -142,3 +172,16 @@ def test_configuration_cache_and_warnings_as_errors_do_not_break_the_init_script
     )
     env = resolve_environment(project, build_tool="gradle").environment
     assert env.repl_host_classpath and env.java_home
+
+
+@needs_gradle
+@pytest.mark.gradle
+def test_an_edit_in_a_src_dir_outside_the_root_rebuilds(tmp_path: Path, gradle_on_path: None):
+    """gradle-multi compiles ../maven-multi's sources: editing them must not leave a stale environment."""
+    shutil.copytree(PROJECTS / "maven-multi", tmp_path / "maven-multi")
+    project = copy_project(PROJECTS / "gradle-multi", tmp_path / "gradle-multi")
+    resolve_environment(project, project_path=":app", build_tool="gradle")
+    assert resolve_environment(project, project_path=":app", build_tool="gradle").from_cache
+    cart = tmp_path / "maven-multi/app/src/main/kotlin/multi/app/Cart.kt"
+    cart.write_text(cart.read_text() + "\nfun added() = 1\n")
+    assert not resolve_environment(project, project_path=":app", build_tool="gradle").from_cache

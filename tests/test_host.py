@@ -250,3 +250,19 @@ async def test_twenty_interleavings_of_cancel_timeout_close_and_reset_keep_every
         assert listed == {t.pid for t in launcher.live()}, (step, action)
     await m.close_all()
     assert launcher.live() == []
+
+
+async def test_auto_on_a_session_keeps_the_build_tool_it_runs_on():
+    """A call leaving out buildTool on a Maven-resolved session resolves with Maven, not whatever auto picks."""
+    asked: list[str] = []
+
+    def resolver(project_root: str, *, build_tool: str, **_: object) -> _Resolved:
+        asked.append(build_tool)
+        return fake_resolver(project_root)
+
+    m = SessionManager(limits=SessionLimits(spare_worker=False), launcher=FakeLauncher(), resolver=resolver)  # type: ignore[arg-type]
+    assert await run(m, "first", build_tool="maven") == "first"
+    assert await run(m, "second") == "second"
+    assert await run(m, "other", session="fresh") == "other"
+    assert asked == ["maven", "maven", "auto"]
+    await m.close_all()

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
 
 from conftest import PROJECTS, SAMPLE_PROJECT, SyncWorker, copy_project
 from gradle_repl.errors import BuildFailed, GradleReplError
-from gradle_repl.maven import find_module
+from gradle_repl.buildtools.maven import MAVEN, find_module, maven_command
+from gradle_repl.buildtools.pom import kotlin_settings
 from gradle_repl.resolve import resolve_environment
 
 MULTI = PROJECTS / "maven-multi"
@@ -90,3 +93,107 @@ def test_a_directory_without_a_build_is_one_clear_line(tmp_path: Path):
 def test_unknown_source_set_is_rejected_clearly():
     with pytest.raises(GradleReplError, match="'main' and 'test'"):
         resolve_environment(SAMPLE_PROJECT, source_set="integration", build_tool="maven")
+
+
+def add_to_pom(project: Path, anchor: str, text: str) -> None:
+    pom = project / "pom.xml"
+    source = pom.read_text()
+    assert anchor in source, anchor
+    pom.write_text(source.replace(anchor, anchor + text, 1))
+
+
+def test_a_pom_without_xmlns_resolves(tmp_path: Path):
+    """Maven accepts a POM with no namespace; so does the resolver (effective POM, modules, plugin settings)."""
+    project = copy_project(SAMPLE_PROJECT, tmp_path / "plain")
+    pom = project / "pom.xml"
+    text = pom.read_text()
+    start, end = text.index("<project"), text.index(">", text.index("<project"))
+    pom.write_text(text[:start] + "<project" + text[end:])
+    env = resolve_environment(project, build_tool="maven").environment
+    assert env.jvm_target == "17" and env.compiler_plugin_classpath
+
+
+def test_a_module_naming_its_own_directory_is_no_recursion(tmp_path: Path):
+    project = copy_project(MULTI, tmp_path / "multi")
+    add_to_pom(project, "<modules>", "<module>.</module><module>./</module>")
+    assert find_module(project, ":core") == project / "core"
+    with pytest.raises(GradleReplError, match="modules: app, core"):
+        find_module(project, ":nope")
+
+
+def test_a_module_outside_the_root_is_found_built_and_watched(tmp_path: Path):
+    """An aggregator may name `../c`: it is a module like any other, and its files are inputs."""
+    shutil.copytree(MULTI, tmp_path / "multi")
+    aggregator = tmp_path / "aggregator"
+    aggregator.mkdir()
+    (aggregator / "pom.xml").write_text(
+        "<project><modelVersion>4.0.0</modelVersion><groupId>multi</groupId><artifactId>aggregator</artifactId>"
+        "<version>1.0</version><packaging>pom</packaging>"
+        "<modules><module>../multi/core</module><module>../multi/app</module></modules></project>\n"
+    )
+    assert find_module(aggregator, "../multi/core") == tmp_path / "multi/core"
+    assert find_module(aggregator, "multi-app") == tmp_path / "multi/app"
+    assert {tmp_path / "multi/core", tmp_path / "multi/app"} <= set(MAVEN.inputs(aggregator).trees)
+    env = resolve_environment(aggregator, project_path="multi-app", build_tool="maven").environment
+    assert env.classpath[0] == str(tmp_path / "multi/app/target/classes")
+    assert str(tmp_path / "multi/core/target/classes") in env.classpath
+
+
+def test_test_scope_dependencies_are_only_on_the_test_classpath(tmp_path: Path):
+    project = copy_project(SAMPLE_PROJECT, tmp_path / "scoped")
+    add_to_pom(project, "<dependencies>",
+               "<dependency><groupId>junit</groupId><artifactId>junit</artifactId><version>4.13.2</version>"
+               "<scope>test</scope></dependency>")
+    main = resolve_environment(project, build_tool="maven").environment
+    test = resolve_environment(project, source_set="test", build_tool="maven").environment
+    assert not any("junit-4.13.2.jar" in p for p in main.classpath)
+    assert any("junit-4.13.2.jar" in p for p in test.classpath)
+    assert any("kotlinx-serialization-json-jvm" in p for p in main.classpath)
+
+
+def test_maven_runs_without_a_kotlin_daemon():
+    command = maven_command("mvn", SAMPLE_PROJECT, SAMPLE_PROJECT, test=False)
+    assert "-Dkotlin.compiler.daemon=false" in command and "-DincludeScope=runtime" in command
+
+
+@pytest.mark.jvm
+def test_kotlin_settings_come_from_properties_and_outputs_from_the_build(tmp_path: Path):
+    """kotlin.compiler.jvmTarget (a property, as the plugin reads it) reaches the REPL: an inline fun built
+    for 17 is callable; a custom outputDirectory is on the classpath instead of target/classes."""
+    project = copy_project(SAMPLE_PROJECT, tmp_path / "props")
+    pom = project / "pom.xml"
+    pom.write_text(pom.read_text().replace("<jvmTarget>17</jvmTarget>", ""))
+    add_to_pom(project, "<properties>",
+               "<kotlin.compiler.jvmTarget>17</kotlin.compiler.jvmTarget>"
+               "<kotlin.compiler.languageVersion>2.2</kotlin.compiler.languageVersion>")
+    add_to_pom(project, "<build>", "<outputDirectory>${project.basedir}/out-classes</outputDirectory>")
+    (project / "src/main/kotlin/sample/Inline.kt").write_text(
+        "package sample\ninline fun twice(block: () -> Int): Int = block() + block()\n"
+    )
+    env = resolve_environment(project, build_tool="maven").environment
+    assert env.jvm_target == "17"
+    assert env.compiler_args[:2] == ["-language-version", "2.2"]
+    assert env.classpath[0] == str(project / "out-classes")
+    worker = SyncWorker(env)
+    try:
+        assert worker.value("sample.twice { 21 }") == "42"
+    finally:
+        worker.close()
+
+
+def test_execution_configuration_overrides_the_plugins_own():
+    project = ET.fromstring(
+        "<project><properties><kotlin.compiler.jvmTarget>11</kotlin.compiler.jvmTarget>"
+        "<kotlin.compiler.apiVersion>2.1</kotlin.compiler.apiVersion></properties><build><plugins><plugin>"
+        "<artifactId>kotlin-maven-plugin</artifactId><version>2.3.21</version>"
+        "<configuration><jvmTarget>17</jvmTarget><javaParameters>true</javaParameters><args><arg>-Xa</arg></args></configuration>"
+        "<executions><execution><id>test-compile</id><goals><goal>test-compile</goal></goals>"
+        "<configuration><jvmTarget>21</jvmTarget><args><arg>-Xb</arg></args></configuration></execution></executions>"
+        "</plugin></plugins></build></project>"
+    )
+    main = kotlin_settings(project, test=False)
+    assert main.jvm_target == "17" and main.args == ["-api-version", "2.1", "-java-parameters", "-Xa"]
+    test = kotlin_settings(project, test=True)
+    assert test.jvm_target == "21" and test.args == ["-api-version", "2.1", "-java-parameters", "-Xb"]
+    del project.find("build/plugins/plugin/configuration")[0]
+    assert kotlin_settings(project, test=False).jvm_target == "11"

@@ -15,7 +15,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.types import ImageContent, TextContent
 
-from conftest import SAMPLE_PROJECT
+from conftest import SAMPLE_PROJECT, copy_project
 from rawserver import RawServer, alive, is_session_worker, wait_for, wait_gone
 
 pytestmark = [pytest.mark.jvm, pytest.mark.anyio]
@@ -125,6 +125,20 @@ async def test_resolve_tool_summarises_the_environment(shared: Client):
     result = await client.call_tool("resolve_gradle_environment", {"projectRoot": PROJECT, "buildTool": "maven"})
     summary = text(result)
     assert "Kotlin version:    2.3.21" in summary and "kotlin-serialization-compiler-plugin-embeddable" in summary
+
+
+async def test_leaving_out_build_tool_keeps_a_maven_session_on_maven(shared: Client, tmp_path):
+    """A project with both builds, resolved with Maven once: later calls without buildTool stay on Maven
+    (Gradle is never tried, the session keeps its state) even though its Gradle wrapper is there."""
+    project = copy_project(SAMPLE_PROJECT, tmp_path / "dual")
+    (project / "gradlew").write_text("#!/bin/sh\ntouch \"$(dirname \"$0\")/../gradle-ran\"\nexit 1\n")
+    (project / "gradlew").chmod(0o755)
+    arguments = {"projectRoot": str(project), "sessionId": "dual"}
+    first = await shared.call_tool("run_kotlin_snippet", {**arguments, "code": "val kept = 42", "buildTool": "maven"})
+    assert not first.is_error, text(first)
+    second = await shared.call_tool("run_kotlin_snippet", {**arguments, "code": "kept"})
+    assert not second.is_error and text(second).startswith("42") and "restarted" not in text(second)
+    assert not (tmp_path / "gradle-ran").exists()
 
 
 def _server_with_workers(*args: str, env: dict[str, str] | None = None) -> tuple[RawServer, list[int]]:

@@ -5,12 +5,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
+from .buildtools import BUILD_TOOLS
 from .content import reply_to_result
 from .errors import GradleReplError
 from .frames import DEFAULT_HEAP_MB, WorkerOptions
 from .host.manager import SessionLimits, SessionManager
+from .process import BuildLine
 from .resolve import resolve_environment
 
 __all__ = ["main"]
@@ -20,7 +22,8 @@ def _project_arguments(parser: argparse.ArgumentParser, *, root_optional: bool) 
     parser.add_argument("project_root", nargs="?" if root_optional else None, default=".", help="project directory")
     parser.add_argument("--project", default=":", help="Gradle project path (:app) or Maven module (default :)")
     parser.add_argument("--source-set", default="main", help="source set (default main)")
-    parser.add_argument("--build-tool", choices=("auto", "gradle", "maven"), default="auto")
+    parser.add_argument("--build-tool", choices=("auto", *(t.name for t in BUILD_TOOLS)), default="auto")
+    parser.add_argument("-v", "--verbose", action="store_true", help="show the build tool's own output as it runs")
 
 
 def _worker_arguments(parser: argparse.ArgumentParser) -> None:
@@ -76,10 +79,19 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _resolve(args: argparse.Namespace) -> int:
-    def progress(line: str) -> None:
-        print(line, file=sys.stderr)
+def _progress(args: argparse.Namespace) -> Callable[[str], None]:
+    """Prints gradle-repl's own progress lines, and the build tool's only with --verbose (its error
+    lines come with a failure anyway, once)."""
 
+    def progress(line: str) -> None:
+        if args.verbose or not isinstance(line, BuildLine):
+            print(line, file=sys.stderr)
+
+    return progress
+
+
+def _resolve(args: argparse.Namespace) -> int:
+    progress = _progress(args)
     resolved = resolve_environment(
         args.project_root,
         project_path=args.project,
@@ -88,6 +100,8 @@ def _resolve(args: argparse.Namespace) -> int:
         refresh=args.refresh,
         on_progress=None if args.json else progress,
     )
+    for notice in resolved.notices:
+        print(notice, file=sys.stderr)
     if args.json:
         print(resolved.environment.model_dump_json(indent=2))
     else:
@@ -113,7 +127,7 @@ async def _eval(args: argparse.Namespace) -> int:
                 project_path=args.project,
                 source_set=args.source_set,
                 build_tool=args.build_tool,
-                progress=lambda line: print(line, file=sys.stderr),
+                progress=_progress(args),
             )
             result = reply_to_result(reply)
             failed |= bool(result.is_error)

@@ -6,6 +6,8 @@ __all__ = ["relevant_compiler_args"]
 
 # Arguments with a separate value that changes what code compiles.
 _WITH_VALUE = ("-language-version", "-api-version")
+# Flags without a value that change what code compiles (or the metadata it carries).
+_FLAGS = ("-progressive", "-java-parameters")
 # -X flags about the build's files and output rather than the language; meaningless or harmful in a REPL.
 _BUILD_ONLY = (
     "-Xplugin",
@@ -27,7 +29,7 @@ _BUILD_ONLY = (
 
 
 def relevant_compiler_args(args: list[str]) -> list[str]:
-    """Language/API versions, opt-ins, progressive mode and -X feature flags; everything else is dropped."""
+    """Language/API versions, opt-ins, progressive mode, -java-parameters and -X feature flags; the rest is dropped."""
     kept: list[str] = []
     i = 0
     while i < len(args):
@@ -42,7 +44,7 @@ def relevant_compiler_args(args: list[str]) -> list[str]:
             kept += [arg, args[i + 1]]
             i += 2
             continue
-        elif arg == "-progressive" or arg.startswith("-opt-in=") or (arg.startswith("-X") and not arg.startswith(_BUILD_ONLY)):
+        elif arg in _FLAGS or arg.startswith("-opt-in=") or (arg.startswith("-X") and not arg.startswith(_BUILD_ONLY)):
             kept.append(arg)
         i += 1
     return kept

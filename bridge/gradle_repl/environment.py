@@ -17,10 +17,11 @@ from pydantic import BaseModel, Field
 
 from .errors import EnvironmentIncomplete
 
-__all__ = ["MARKER", "BuildTool", "ReplEnvironment", "marker_prefix", "new_nonce", "parse_markers"]
+__all__ = ["MARKER", "BuildToolName", "ReplEnvironment", "marker_prefix", "new_nonce", "parse_markers"]
 
 MARKER = "[gradle-mcp-repl-env]"
-BuildTool = Literal["gradle", "maven"]
+# The build tools in buildtools/ by name; a new one adds its name here.
+BuildToolName = Literal["gradle", "maven"]
 
 _REQUIRED = ("javaExecutable", "javaHome", "kotlinVersion", "replHostClasspath")
 _LIST_KEYS = {
@@ -30,6 +31,7 @@ _LIST_KEYS = {
     "compilerArg": "compiler_args",
     "replHostClasspath": "repl_host_classpath",
     "warning": "warnings",
+    "inputDir": "input_dirs",
 }
 _SCALAR_KEYS = {
     "javaExecutable": "java_executable",
@@ -46,7 +48,7 @@ _SCALAR_KEYS = {
 class ReplEnvironment(BaseModel):
     """Everything a worker needs to run a project's code in a Kotlin REPL."""
 
-    build_tool: BuildTool
+    build_tool: BuildToolName
     project_root: str
     project_path: str = ":"
     source_set: str = "main"
@@ -64,6 +66,9 @@ class ReplEnvironment(BaseModel):
     compiler_args: list[str] = Field(default_factory=list, description="free args that change compilation")
     repl_host_classpath: list[str] = Field(default_factory=list, description="REPL compiler and scripting jars")
     warnings: list[str] = Field(default_factory=list)
+    input_dirs: list[str] = Field(
+        default_factory=list, description="directories the build reads (source dirs, included builds), for staleness"
+    )
     build_inputs_hash: str = ""
     sources_stamp: float = Field(default=0.0, description="when the build compiled the sources it reports")
 
@@ -114,7 +119,7 @@ def marker_prefix(nonce: str) -> str:
 
 
 def parse_markers(
-    lines: Iterable[str], *, nonce: str, build_tool: BuildTool, project_root: str, project_path: str, source_set: str
+    lines: Iterable[str], *, nonce: str, build_tool: BuildToolName, project_root: str, project_path: str, source_set: str
 ) -> ReplEnvironment:
     """Builds the environment from a build's output; lines not starting with this run's marker are ignored.
 

@@ -19,7 +19,16 @@ class BuildToolNotFound(GradleReplError):
 
 
 class BuildFailed(GradleReplError):
-    """The build tool ran and failed; the message is its own error text, trimmed."""
+    """The build tool ran and failed; the message is one line, then its own error text, trimmed.
+
+    `started` is False when the tool failed before building anything (a wrapper that can't download
+    its distribution, a POM whose plugins can't be resolved): with buildTool=auto another build tool
+    of the same project may then be tried.
+    """
+
+    def __init__(self, message: str, *, started: bool = True) -> None:
+        super().__init__(message)
+        self.started = started
 
 
 class EnvironmentIncomplete(GradleReplError):

@@ -19,9 +19,18 @@ import psutil
 from .errors import BuildFailed
 from .host.shutdown import stop_processes_now
 
-__all__ = ["ProcessOutcome", "run_streaming", "ProgressCallback", "join_capped", "stop_all_builds", "refuse_new_builds"]
+__all__ = [
+    "BuildLine", "ProcessOutcome", "run_streaming", "ProgressCallback", "join_capped", "stop_all_builds", "refuse_new_builds",
+]
 
 ProgressCallback = Callable[[str], None]
+
+
+class BuildLine(str):
+    """A line of a build tool's own output, as handed to a ProgressCallback; gradle-repl's own
+    progress lines are plain strings, so a caller may show one without the other."""
+
+
 # After SIGTERM, how long a build tool gets to stop its daemons' clients before SIGKILL.
 TERMINATE_GRACE_SECONDS = 5.0
 
@@ -69,7 +78,7 @@ def run_streaming(
             line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
             lines.append(line)
             if on_line is not None:
-                on_line(line)
+                on_line(BuildLine(line))
 
     reader = threading.Thread(target=pump, daemon=True)
     reader.start()

@@ -2,23 +2,31 @@
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import os
+import re
 import threading
 import time
 from dataclasses import dataclass
+from functools import cache
+from importlib import metadata
 from pathlib import Path
-from typing import Literal
 
-from .build_inputs import hash_build_inputs, newest_source_mtime
+from .build_inputs import Fingerprint, Inputs
+from .buildtools import BuildTool, BuildToolChoice
+from .buildtools.choice import candidates, remember
 from .cache import CacheKey, EnvironmentCache
-from .environment import BuildTool, ReplEnvironment
-from .errors import BuildToolNotFound, GradleReplError
-from .gradle import find_gradle, is_gradle_project, resolve_gradle_environment
-from .maven import resolve_maven_environment
+from .compiler_args import relevant_compiler_args
+from .environment import ReplEnvironment
+from .errors import BuildFailed, BuildToolNotFound, GradleReplError
+from .freshness import observe, remember_unchanged, stale_reason
 from .process import ProgressCallback
 
-__all__ = ["BuildToolChoice", "Resolved", "choose_build_tool", "resolve_environment"]
+__all__ = ["BuildToolChoice", "Resolved", "resolve_environment"]
 
-BuildToolChoice = Literal["auto", "gradle", "maven"]
+_PACKAGE = Path(__file__).resolve().parent
+_SAYS_ERROR = re.compile(r"Exception|Error|error:|Could not|FAILED")
 
 
 @dataclass(frozen=True)
@@ -26,6 +34,8 @@ class Resolved:
     environment: ReplEnvironment
     from_cache: bool
     seconds: float
+    # One line per build tool that could not run before this one did (buildTool=auto).
+    notices: tuple[str, ...] = ()
 
     def origin(self) -> str:
         return "from cache" if self.from_cache else f"resolved in {self.seconds:.1f} s"
@@ -34,38 +44,12 @@ class Resolved:
 def _check_root(project_root: str | Path) -> Path:
     root = Path(project_root).expanduser()
     if not str(project_root).strip():
-        raise GradleReplError("projectRoot is empty; pass the absolute path of a Gradle or Maven project")
+        raise GradleReplError("the project root is empty; pass the absolute path of a Gradle or Maven project")
     if not root.exists():
-        raise GradleReplError(f"projectRoot {root} does not exist")
+        raise GradleReplError(f"the project root {root} does not exist")
     if not root.is_dir():
-        raise GradleReplError(f"projectRoot {root} is not a directory")
+        raise GradleReplError(f"the project root {root} is not a directory")
     return root.resolve()
-
-
-def choose_build_tool(root: Path, choice: BuildToolChoice) -> BuildTool:
-    """auto: Gradle when its build files exist and a Gradle can run, else Maven when a pom.xml exists."""
-    has_gradle = is_gradle_project(root)
-    has_maven = (root / "pom.xml").is_file()
-    if choice == "gradle":
-        if not has_gradle:
-            raise BuildToolNotFound(f"no settings.gradle(.kts) or build.gradle(.kts) in {root}")
-        return "gradle"
-    if choice == "maven":
-        if not has_maven:
-            raise BuildToolNotFound(f"no pom.xml in {root}")
-        return "maven"
-    if has_gradle:
-        try:
-            find_gradle(root)
-            return "gradle"
-        except BuildToolNotFound:
-            if not has_maven:
-                raise
-    if has_maven:
-        return "maven"
-    raise BuildToolNotFound(
-        f"{root} has no Gradle build (settings.gradle(.kts), build.gradle(.kts)) and no Maven build (pom.xml)"
-    )
 
 
 def resolve_environment(
@@ -78,13 +62,46 @@ def resolve_environment(
     on_progress: ProgressCallback | None = None,
     cache: EnvironmentCache | None = None,
 ) -> Resolved:
+    """The environment of root's source set; with `auto`, from the first build tool that can run."""
     started = time.monotonic()
     root = _check_root(project_root)
-    tool = choose_build_tool(root, build_tool)
-    # One build per project at a time: concurrent builds would clobber each other's outputs, and
-    # callers waiting here get the environment the first one produced instead of building again.
-    with _project_lock(root):
-        return _resolve_locked(root, tool, project_path, source_set, refresh, on_progress, cache or EnvironmentCache(), started)
+    tools = candidates(root, build_tool)
+    skipped: list[str] = []
+    for index, tool in enumerate(tools):
+        try:
+            # One build per project at a time: concurrent builds would clobber each other's outputs, and
+            # callers waiting here get the environment the first one produced instead of building again.
+            with _project_lock(root):
+                resolved = _resolve_locked(
+                    root, tool, project_path, source_set, refresh, on_progress, cache or EnvironmentCache(), started
+                )
+        except (BuildToolNotFound, BuildFailed) as error:
+            couldnt_run = isinstance(error, BuildToolNotFound) or not error.started
+            if not couldnt_run or index == len(tools) - 1:
+                if skipped:
+                    raise type(error)(f"{error}\n({'; '.join(skipped)})") from None
+                raise
+            skipped.append(f"{_name(tool)} could not run: {_first_line(error)}")
+            if on_progress is not None:
+                on_progress(f"{skipped[-1]}; trying {_name(tools[index + 1])}")
+            continue
+        remember(root, tool)
+        notices = tuple(f"[{reason}; used {_name(tool)} instead]" for reason in skipped)
+        return dataclasses.replace(resolved, notices=notices)
+    raise AssertionError("candidates() returns at least one tool")
+
+
+def _name(tool: BuildTool) -> str:
+    return tool.name.capitalize()
+
+
+def _first_line(error: Exception) -> str:
+    """The line of a failure that says most: what went wrong, else the first naming an error, else the last."""
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    body = lines[1:] or lines or [type(error).__name__]
+    line = next((body[i + 1] for i, text in enumerate(body[:-1]) if text == "* What went wrong:"), None)
+    line = line or next((text for text in body if _SAYS_ERROR.search(text)), body[-1])
+    return line if len(line) <= 200 else line[:199] + "…"
 
 
 _LOCKS_GUARD = threading.Lock()
@@ -94,6 +111,25 @@ _PROJECT_LOCKS: dict[Path, threading.Lock] = {}
 def _project_lock(root: Path) -> threading.Lock:
     with _LOCKS_GUARD:
         return _PROJECT_LOCKS.setdefault(root, threading.Lock())
+
+
+@cache
+def _resolver_code_hash() -> str:
+    """gradle-repl's version and its resolver code: a new release or a local edit must not reuse old results."""
+    try:
+        version = metadata.version("gradle-repl")
+    except metadata.PackageNotFoundError:  # run from a source tree without installing
+        version = "source"
+    digest = hashlib.sha256(version.encode())
+    modules = [*(_PACKAGE / "buildtools").glob("*.py"), *(_PACKAGE / n for n in ("environment.py", "compiler_args.py", "toolchain.py"))]
+    for path in sorted(modules):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def _cache_key(root: Path, tool: BuildTool, project_path: str, source_set: str) -> CacheKey:
+    facts = {"resolver": _resolver_code_hash(), "JAVA_HOME": os.environ.get("JAVA_HOME", ""), **tool.facts()}
+    return CacheKey(build_tool=tool.name, project_root=str(root), project_path=project_path, source_set=source_set, facts=facts)
 
 
 def _resolve_locked(
@@ -106,22 +142,44 @@ def _resolve_locked(
     cache: EnvironmentCache,
     started: float,
 ) -> Resolved:
-    inputs_hash = hash_build_inputs(root, tool)
-    key = CacheKey(
-        build_tool=tool, project_root=str(root), project_path=project_path, source_set=source_set,
-        build_inputs_hash=inputs_hash,
-    )
-    if not refresh:
-        cached = cache.get(key, sources_changed_after=newest_source_mtime(root))
-        if cached is not None:
-            return Resolved(cached, True, time.monotonic() - started)
-    # Taken before the build: a source edited while it runs must make this entry stale.
+    key = _cache_key(root, tool, project_path, source_set)
+    entry = None if refresh else cache.get(key)
+    if entry is not None:
+        reason = stale_reason(entry)
+        if reason is None:
+            return Resolved(entry.environment, True, time.monotonic() - started)
+        if on_progress is not None:
+            on_progress(f"rebuilding: {reason}")
+    tool.check_runnable(root)
+    inputs = tool.inputs(root)
+    # Watched and fingerprinted before the build: an edit while it runs makes this entry stale.
+    mark = observe(inputs.trees)
+    fingerprint = Fingerprint.take(inputs)
     resolved_at = time.time()
     if on_progress is not None:
-        on_progress(f"resolving {root} ({tool}, project {project_path}, source set {source_set})")
-    resolver = resolve_gradle_environment if tool == "gradle" else resolve_maven_environment
-    environment = resolver(root, project_path=project_path, source_set=source_set, on_progress=on_progress)
-    environment.build_inputs_hash = inputs_hash
+        on_progress(f"resolving {root} ({tool.name}, project {project_path}, source set {source_set})")
+    environment = tool.resolve(root, project_path=project_path, source_set=source_set, on_progress=on_progress)
+    # One filter for every build tool: only arguments that change what code compiles reach the REPL.
+    environment.compiler_args = relevant_compiler_args(environment.compiler_args)
+    fingerprint = _with_reported_dirs(fingerprint, inputs, environment)
+    environment.build_inputs_hash = fingerprint.build_hash()
     environment.sources_stamp = resolved_at
-    cache.put(key, environment, resolved_at=resolved_at)
+    stored = cache.put(key, environment, fingerprint, resolved_at=resolved_at)
+    remember_unchanged(stored, mark)
     return Resolved(environment, False, time.monotonic() - started)
+
+
+def _with_reported_dirs(fingerprint: Fingerprint, inputs: Inputs, environment: ReplEnvironment) -> Fingerprint:
+    """Adds the input directories the build reported that the tool's own reading missed."""
+    known = [Path(t) for t in fingerprint.trees]
+    extra = tuple(
+        Path(d) for d in dict.fromkeys(environment.input_dirs)
+        if Path(d).is_dir() and not any(Path(d).is_relative_to(t) for t in known)
+    )
+    if not extra:
+        return fingerprint
+    more = Fingerprint.take(Inputs(trees=extra, is_build_file=inputs.is_build_file))
+    return Fingerprint(
+        trees=fingerprint.trees + more.trees, files=fingerprint.files, stats={**fingerprint.stats, **more.stats},
+        build_hashes={**fingerprint.build_hashes, **more.build_hashes},
+    )

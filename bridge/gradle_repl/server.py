@@ -43,7 +43,11 @@ ProjectPath = Annotated[
 SourceSet = Annotated[str, Field(description="Source set whose classpath the snippet sees: 'main' or 'test' (or another Gradle source set).")]
 SessionId = Annotated[str, Field(description="Names the REPL session; calls with the same id share state.")]
 BuildToolArg = Annotated[
-    BuildToolChoice, Field(description="'auto' picks Gradle when its build files exist and a Gradle can run, else Maven.")
+    BuildToolChoice,
+    Field(
+        description="'auto' uses the build tool that last worked for this project, else Gradle when its build files "
+        "exist, else Maven; when one can't run and the other's build files exist, the other is used and the reply says so."
+    ),
 ]
 
 
@@ -183,7 +187,8 @@ def build_server(manager: SessionManager) -> MCPServer:
                 )
         except GradleReplError as error:
             return error_result(str(error))
-        return text_result(f"{resolved.environment.summary()}\n({resolved.origin()})")
+        notices = "".join(f"\n{notice}" for notice in getattr(resolved, "notices", ()))
+        return text_result(f"{resolved.environment.summary()}\n({resolved.origin()}){notices}")
 
     tools: list[tuple[Callable[..., Any], ToolAnnotations]] = [
         (run_kotlin_snippet, ToolAnnotations(open_world_hint=False)),

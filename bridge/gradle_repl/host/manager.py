@@ -21,6 +21,7 @@ from typing import Literal, Protocol
 from pydantic import BaseModel
 
 from .. import classdata
+from ..buildtools.base import BuildToolChoice
 from ..environment import ReplEnvironment
 from ..errors import GradleReplError
 from ..frames import WorkerOptions
@@ -44,7 +45,6 @@ CLASS_DATA_WRITE_SECONDS = 180.0
 _log = logging.getLogger(__name__)
 
 Progress = Callable[[str], None]
-BuildToolChoice = Literal["auto", "gradle", "maven"]
 
 
 class _Resolved(Protocol):
@@ -162,11 +162,12 @@ class SessionManager:
     ) -> Reply:
         _check_code(code)
         resolved = await self.resolve(
-            project_root, project_path=project_path, source_set=source_set, build_tool=build_tool, progress=progress
+            project_root, project_path=project_path, source_set=source_set,
+            build_tool=self._session_build_tool(session_id, project_root, build_tool), progress=progress,
         )
         session = self._session(session_id)
         async with session.lock:
-            notices = self._enter(session)
+            notices = self._enter(session, resolved)
             worker = await self._worker_for(session, resolved.environment, notices, progress)
             timeout = timeout_seconds if timeout_seconds is not None else self.limits.default_timeout_seconds
             reply = await worker.request(code, timeout_seconds=timeout, on_frame=on_frame)
@@ -189,11 +190,12 @@ class SessionManager:
     ) -> tuple[str, ...]:
         """Resolves the project and starts the session's JVM before its first snippet; returns what the user must know."""
         resolved = await self.resolve(
-            project_root, project_path=project_path, source_set=source_set, build_tool=build_tool, progress=progress
+            project_root, project_path=project_path, source_set=source_set,
+            build_tool=self._session_build_tool(session_id, project_root, build_tool), progress=progress,
         )
         session = self._session(session_id)
         async with session.lock:
-            notices = self._enter(session)
+            notices = self._enter(session, resolved)
             await self._worker_for(session, resolved.environment, notices, progress)
             return tuple(notices)
 
@@ -203,12 +205,23 @@ class SessionManager:
             session = self._sessions[session_id] = _Session(session_id)
         return session
 
-    def _enter(self, session: _Session) -> list[str]:
+    def _enter(self, session: _Session, resolved: _Resolved) -> list[str]:
         """With the session's lock held: marks it used and takes the notices owed to it."""
         if session.closed:
             raise GradleReplError(f"session {session.session_id!r} was closed while this call waited for it")
         session.last_used = time.monotonic()
-        return [self._evicted.pop(session.session_id)] if session.session_id in self._evicted else []
+        notices = [self._evicted.pop(session.session_id)] if session.session_id in self._evicted else []
+        # Said once, on the call where it happened: which build tool could not run and what was used.
+        return notices + list(getattr(resolved, "notices", ()))
+
+    def _session_build_tool(self, session_id: str, project_root: str, build_tool: BuildToolChoice) -> BuildToolChoice:
+        """`auto` on a session already running this project keeps the session's build tool."""
+        session = self._sessions.get(session_id)
+        environment = session.environment if session is not None else None
+        if build_tool != "auto" or environment is None:
+            return build_tool
+        same_project = Path(environment.project_root) == Path(project_root).expanduser().resolve()
+        return environment.build_tool if same_project else build_tool
 
     async def _worker_for(
         self, session: _Session, environment: ReplEnvironment, notices: list[str], progress: Progress | None

@@ -1,0 +1,54 @@
+"""What a build tool must offer gradle-repl: tell its projects apart, name what a resolved
+environment depends on, and resolve one. Gradle and Maven are the two implementations; a third
+(sbt, Bazel) is one more module registered in buildtools/__init__.py.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal, Protocol
+
+from ..environment import BuildToolName
+
+if TYPE_CHECKING:
+    from ..build_inputs import Inputs
+    from ..environment import ReplEnvironment
+    from ..process import ProgressCallback
+
+__all__ = ["BuildTool", "BuildToolChoice", "BuildToolName"]
+
+BuildToolChoice = Literal["auto", "gradle", "maven"]
+
+
+class BuildTool(Protocol):
+    name: BuildToolName
+    # Names the files that make a directory this tool's project, for messages ("pom.xml").
+    build_files: str
+
+    def detect(self, root: Path) -> bool:
+        """Whether root holds this tool's build."""
+        ...
+
+    def check_runnable(self, root: Path) -> None:
+        """Raises BuildToolNotFound, saying how to fix it, when the tool can't run here."""
+        ...
+
+    def is_build_input(self, path: Path, tree: Path) -> bool:
+        """Whether a file in an input tree shapes the build itself (hashed, not just stat'ed)."""
+        ...
+
+    def inputs(self, root: Path) -> Inputs:
+        """What a build of root reads: root and the directories outside it the build names, and single
+        files such as user-level settings (every file there counts, except build output)."""
+        ...
+
+    def facts(self) -> dict[str, str]:
+        """Settings outside the project that change what a resolve returns (environment variables, the
+        shipped init script), for the cache key."""
+        ...
+
+    def resolve(
+        self, root: Path, *, project_path: str, source_set: str, on_progress: ProgressCallback | None = None
+    ) -> ReplEnvironment:
+        """Builds the project and reports the environment its source set's code runs in."""
+        ...

@@ -1,0 +1,194 @@
+"""The REPL environment of a Maven project: one `mvn` run compiles the module and reports its
+classpath and effective POM; the Kotlin REPL host and compiler plugins come at the POM's Kotlin
+version through Maven as well.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from ..build_inputs import Inputs
+from ..environment import ReplEnvironment
+from ..errors import BuildFailed, BuildToolNotFound, GradleReplError
+from ..process import ProgressCallback, join_capped, run_streaming
+from ..toolchain import Coordinate, find_mvn, repl_host_coordinates, repl_kotlin_version, resolve_jars
+from . import pom
+from .base import BuildToolName
+
+__all__ = ["MAVEN", "MavenBuild", "resolve_maven_environment", "find_module", "MAVEN_TIMEOUT_SECONDS"]
+
+# A cold build of a module with downloads; past this the user's build is stuck, not slow.
+MAVEN_TIMEOUT_SECONDS = 900.0
+_OUT_DIR = "target/gradle-repl"
+_MAVEN_NOISE = ("-> [Help", "Re-run Maven", "For more information", "[Help 1]", "To see the full stack trace")
+# Environment variables that change what mvn does, for the cache key.
+_ENVIRONMENT = ("MAVEN_OPTS", "MAVEN_ARGS")
+
+
+class MavenBuild:
+    name: BuildToolName = "maven"
+    build_files = "pom.xml"
+
+    def detect(self, root: Path) -> bool:
+        return (root / "pom.xml").is_file()
+
+    def check_runnable(self, root: Path) -> None:
+        find_mvn()
+
+    def is_build_input(self, path: Path, tree: Path) -> bool:
+        return path.name == "pom.xml" or ".mvn" in path.relative_to(tree).parts
+
+    def inputs(self, root: Path) -> Inputs:
+        outside = [m for m in pom.modules(root) if not m.is_relative_to(root)]
+        trees = tuple(dict.fromkeys([root, *(m for m in outside if not any(m.is_relative_to(o) for o in outside if o != m))]))
+        m2 = Path.home() / ".m2"
+        settings = [m2 / "settings.xml", m2 / "toolchains.xml"]
+        if (mvn := shutil.which("mvn")) is not None:
+            settings.append(Path(mvn).resolve().parent.parent / "conf" / "settings.xml")
+        parents = [p for p in pom.parent_poms([root, *outside]) if not any(p.is_relative_to(t) for t in trees)]
+        return Inputs(trees=trees, files=tuple(settings + parents), is_build_file=self.is_build_input)
+
+    def facts(self) -> dict[str, str]:
+        return {name: os.environ.get(name, "") for name in _ENVIRONMENT}
+
+    def resolve(
+        self, root: Path, *, project_path: str, source_set: str, on_progress: ProgressCallback | None = None
+    ) -> ReplEnvironment:
+        return resolve_maven_environment(root, project_path=project_path, source_set=source_set, on_progress=on_progress)
+
+
+MAVEN = MavenBuild()
+
+
+def _module_name(module: Path, root: Path) -> str:
+    return Path(os.path.relpath(module, root)).as_posix()
+
+
+def find_module(root: Path, project_path: str) -> Path:
+    """The module directory project_path names: ':'/'' is the root; else a relative directory or an
+    artifactId, with ':' separators accepted as in Gradle (':core' or 'core')."""
+    wanted = project_path.strip().strip(":").replace(":", "/")
+    if not wanted:
+        return root
+    modules = pom.modules(root)
+    for module in modules:
+        if _module_name(module, root) == wanted:
+            return module
+    for module in modules:
+        if pom.artifact_id(module / "pom.xml") == wanted.rsplit("/", 1)[-1]:
+            return module
+    names = ", ".join(sorted(_module_name(m, root) for m in modules)) or "none"
+    raise GradleReplError(f"no Maven module {project_path!r} under {root}; modules: {names}")
+
+
+def maven_command(mvn: str, root: Path, module: Path, *, test: bool) -> list[str]:
+    command = [mvn, "-B", "-V", "-f", str(root / "pom.xml")]
+    if module != root:
+        command += ["-pl", _module_name(module, root), "-am"]
+    return command + [
+        "test-compile" if test else "compile",
+        "dependency:build-classpath",
+        f"-Dmdep.outputFile={_OUT_DIR}/classpath.txt",
+        # maven-dependency-plugin's own property (not mdep.*): runtime is compile + runtime scope.
+        f"-DincludeScope={'test' if test else 'runtime'}",
+        "help:effective-pom",
+        # Absolute: with -pl/-am it runs once, in whichever project the reactor orders first.
+        f"-Doutput={root / _OUT_DIR / 'effective-pom.xml'}",
+        # kotlin-maven-plugin 2.2.20+ compiles in a Kotlin daemon that outlives the build; in process, nothing stays.
+        "-Dkotlin.compiler.daemon=false",
+    ]
+
+
+def resolve_maven_environment(
+    project_root: Path, *, project_path: str, source_set: str, on_progress: ProgressCallback | None = None
+) -> ReplEnvironment:
+    root = project_root.resolve()
+    if not (root / "pom.xml").is_file():
+        raise BuildToolNotFound(f"no pom.xml in {root}")
+    if source_set not in ("main", "test"):
+        raise GradleReplError(f"Maven projects have the source sets 'main' and 'test', not {source_set!r}")
+    module = find_module(root, project_path)
+    test = source_set == "test"
+    command = maven_command(find_mvn(), root, module, test=test)
+    # Outputs of an earlier run must never be mistaken for this run's.
+    for directory in {root / _OUT_DIR, module / _OUT_DIR}:
+        shutil.rmtree(directory, ignore_errors=True)
+    outcome = run_streaming(command, cwd=root, timeout_seconds=MAVEN_TIMEOUT_SECONDS, on_line=on_progress)
+    if outcome.timed_out:
+        raise BuildFailed(f"Maven did not finish within {MAVEN_TIMEOUT_SECONDS:g} s")
+    if outcome.returncode != 0:
+        # Until a plugin goal runs ("[INFO] --- plugin:version:goal ..."), Maven itself is what failed.
+        started = any(line.startswith("[INFO] --- ") for line in outcome.lines)
+        raise BuildFailed("Maven build failed:\n" + _maven_errors(outcome.lines), started=started)
+    classpath_file = module / _OUT_DIR / "classpath.txt"
+    if not classpath_file.is_file():
+        raise BuildFailed(f"Maven finished but wrote no classpath to {classpath_file}")
+    dependencies = [p for p in classpath_file.read_text(encoding="utf-8").strip().split(os.pathsep) if p]
+    effective = root / _OUT_DIR / "effective-pom.xml"
+    if not effective.is_file():
+        raise BuildFailed("Maven finished but wrote no effective POM")
+    project = pom.effective_project(effective, module)
+    outputs = pom.output_dirs(project, module, test=test)
+    kotlin = pom.kotlin_settings(project, test=test)
+    java_home = _java_home(outcome.lines)
+    repl_version, too_old = repl_kotlin_version(kotlin.version)
+    if too_old:
+        kotlin.warnings.append(too_old)
+        kotlin.plugins, kotlin.plugin_options = [], []
+    plugin_artifacts = sorted({pom.PLUGINS[name][0] for name in kotlin.plugins if name in pom.PLUGINS})
+    requests = {"host": repl_host_coordinates(repl_version)}
+    for artifact in plugin_artifacts:
+        requests[artifact] = [Coordinate("org.jetbrains.kotlin", artifact, repl_version, transitive=False)]
+    jars = resolve_jars(requests, on_progress=on_progress)
+    return ReplEnvironment(
+        build_tool="maven",
+        project_root=str(root),
+        project_path=project_path,
+        source_set=source_set,
+        project_dir=str(module),
+        java_home=java_home,
+        java_executable=str(Path(java_home) / "bin" / "java"),
+        kotlin_version=repl_version,
+        project_kotlin_version=kotlin.version if too_old else None,
+        jvm_target=kotlin.jvm_target,
+        classpath=[str(p) for p in outputs] + dependencies,
+        compiler_plugin_classpath=[j for artifact in plugin_artifacts for j in jars.by_request[artifact]],
+        compiler_plugin_options=kotlin.plugin_options,
+        compiler_args=kotlin.args,
+        repl_host_classpath=jars.by_request["host"],
+        warnings=kotlin.warnings,
+        input_dirs=[d for reactor in _reactor_projects(effective) for d in pom.source_dirs(reactor)],
+    )
+
+
+def _reactor_projects(effective: Path) -> list[ET.Element]:
+    root = pom.parse(effective)
+    return [root] if root.tag == "project" else root.findall("project")
+
+
+def _maven_errors(lines: list[str], limit: int = 20) -> str:
+    errors = [
+        line.removeprefix("[ERROR] ").rstrip()
+        for line in lines
+        if line.startswith("[ERROR]") and not any(noise in line for noise in _MAVEN_NOISE)
+    ]
+    errors = [e for e in errors if e.strip()]
+    if not errors:
+        errors = lines[-limit:]
+    return join_capped(errors, limit)
+
+
+def _java_home(lines: list[str]) -> str:
+    """The JDK running Maven, from `mvn -V` ("Java version: 17.0.15, vendor: …, runtime: /path")."""
+    for line in lines:
+        match = re.search(r"runtime: (.+)$", line)
+        if line.startswith("Java version:") and match:
+            return match.group(1).strip()
+    java_home = os.environ.get("JAVA_HOME")
+    if java_home:
+        return java_home
+    raise BuildFailed("could not tell which JDK Maven runs on; set JAVA_HOME")

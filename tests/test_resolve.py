@@ -1,0 +1,85 @@
+"""Choosing the build tool: `auto` keeps what last worked for a project, falls back when a tool can't
+run (saying so in one line), and a failure is one line plus the tool's own last error lines."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import SAMPLE_PROJECT, copy_project
+from gradle_repl.errors import BuildFailed
+from gradle_repl.resolve import resolve_environment
+
+# What a wrapper prints when it can't download its distribution (offline), stack and all.
+OFFLINE_WRAPPER = "\n".join([
+    "#!/bin/sh",
+    'touch "$(dirname "$0")/../wrapper-ran"',  # outside the project: not one of its inputs
+    "echo 'Downloading https://services.gradle.org/distributions/gradle-8.11.1-bin.zip'",
+    """echo 'Exception in thread "main" java.net.UnknownHostException: services.gradle.org'""",
+    *[f"printf '\\tat org.gradle.wrapper.Install.frame{i}(Install.java:{i})\\n'" for i in range(25)],
+    "exit 1",
+]) + "\n"
+# A Gradle that ran the build and failed compiling: falling back would only fail the same way.
+COMPILE_FAILURE = "\n".join([
+    "#!/bin/sh",
+    "echo '> Task :compileKotlin FAILED'",
+    "echo \"e: file:///p/src/A.kt:1:5 Unresolved reference 'x'.\"",
+    "echo 'FAILURE: Build failed with an exception.'",
+    "echo '* What went wrong:'",
+    "echo \"Execution failed for task ':compileKotlin'.\"",
+    "echo '* Try:'",
+    "exit 1",
+]) + "\n"
+
+
+def with_wrapper(project: Path, script: str) -> Path:
+    wrapper = project / "gradlew"
+    wrapper.write_text(script)
+    wrapper.chmod(0o755)
+    return project
+
+
+@pytest.fixture
+def dual(tmp_path: Path) -> Path:
+    """sample-project has both builds; here its Gradle wrapper can't run (offline)."""
+    return with_wrapper(copy_project(SAMPLE_PROJECT, tmp_path / "dual"), OFFLINE_WRAPPER)
+
+
+def test_auto_falls_back_to_maven_says_so_once_and_keeps_it(dual: Path):
+    resolved = resolve_environment(dual)
+    assert resolved.environment.build_tool == "maven"
+    assert resolved.notices == (
+        '[Gradle could not run: Exception in thread "main" java.net.UnknownHostException: services.gradle.org; '
+        "used Maven instead]",
+    )
+    (dual.parent / "wrapper-ran").unlink()
+    again = resolve_environment(dual)
+    assert again.from_cache and again.notices == () and again.environment.build_tool == "maven"
+    assert not resolve_environment(dual, refresh=True).notices
+    assert not (dual.parent / "wrapper-ran").exists(), "auto tried Gradle again after Maven worked"
+
+
+def test_a_build_that_ran_and_failed_is_not_retried_with_the_other_tool(tmp_path: Path):
+    project = with_wrapper(copy_project(SAMPLE_PROJECT, tmp_path / "broken"), COMPILE_FAILURE)
+    with pytest.raises(BuildFailed) as failure:
+        resolve_environment(project)
+    assert str(failure.value).splitlines()[:3] == [
+        "Gradle build failed:", "FAILURE: Build failed with an exception.", "* What went wrong:",
+    ]
+
+
+def test_a_failure_is_one_line_and_the_tools_last_error_lines_once(tmp_path: Path):
+    project = tmp_path / "gradle-only"
+    project.mkdir()
+    (project / "settings.gradle.kts").write_text("")
+    (project / "build.gradle.kts").write_text("")
+    with_wrapper(project, OFFLINE_WRAPPER)
+    done = subprocess.run([sys.executable, "-m", "gradle_repl", "resolve", str(project)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1
+    progress, failure = done.stderr.split("gradle-repl: Gradle build failed:\n")
+    assert progress.startswith("resolving ") and progress.count("\n") == 1, "only gradle-repl's own progress line"
+    assert done.stderr.count("UnknownHostException") == 1
+    assert not any(line.lstrip().startswith("at ") for line in failure.splitlines()) and failure.count("\n") <= 20
