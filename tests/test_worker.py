@@ -232,3 +232,37 @@ def test_a_nearly_full_heap_is_a_warning_once_per_step_and_passes_when_freed(sam
 def test_the_jvm_runs_c1_only_unless_full_jit_is_asked_for(sample_worker: SyncWorker):
     arguments = sample_worker.value("java.lang.management.ManagementFactory.getRuntimeMXBean().inputArguments.joinToString(\" \")")
     assert "-XX:TieredStopAtLevel=1" in arguments and "-XX:+UseSerialGC" in arguments
+
+
+def test_frameworks_find_the_projects_classes_and_services_through_the_context_class_loader(sample_worker: SyncWorker):
+    """ServiceLoader, Class.forName on the context loader, threads a snippet starts, snippet classes declared
+    earlier: all see what the project's own code sees. A loader a snippet sets stays, like any state."""
+    assert sample_worker.value("java.util.ServiceLoader.load(sample.BookFormat::class.java).map { it.name }") == "[citation]"
+    assert sample_worker.value("sample.availableFormats()") == "[citation]"
+    inherited = (
+        'var seen = ""\n'
+        'val t = Thread { seen = Thread.currentThread().contextClassLoader.loadClass("sample.Book").simpleName }\n'
+        "t.start(); t.join(); seen"
+    )
+    assert sample_worker.value(inherited) == "Book"
+    sample_worker.eval("class DeclaredEarlier")
+    assert sample_worker.value("Thread.currentThread().contextClassLoader.loadClass(DeclaredEarlier::class.java.name).simpleName") == "DeclaredEarlier"
+    sample_worker.eval("val sessionLoader = Thread.currentThread().contextClassLoader\n"
+                       "Thread.currentThread().contextClassLoader = java.net.URLClassLoader(arrayOf(), null)")
+    try:
+        assert sample_worker.value("Thread.currentThread().contextClassLoader.parent == null") == "true"
+    finally:
+        sample_worker.eval("Thread.currentThread().contextClassLoader = sessionLoader")
+    assert sample_worker.value("sample.availableFormats()") == "[citation]"
+
+
+def test_a_declaration_whose_snippet_failed_is_named_when_used_not_a_null_pointer(sample_worker: SyncWorker):
+    assert sample_worker.eval('val failedVal: String = error("boom")').result.error_kind == "runtime"
+    used = sample_worker.eval("failedVal.length").result
+    assert used.type == "error" and "'failedVal' was not initialised" in used.message, used.message
+    assert "NullPointerException" not in used.message
+    assert sample_worker.eval("fun failedFun(a: Int) { return a * 2 }").result.error_kind == "compile"
+    called = sample_worker.eval("failedFun(1)").result
+    assert called.type == "error" and "NullPointerException" not in called.message, called.message
+    assert "'failedFun'" in called.message or "Unresolved reference 'failedFun'" in called.message, called.message
+    assert sample_worker.value('val failedVal = "again"\nfailedVal.length') == "5"

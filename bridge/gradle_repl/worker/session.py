@@ -40,6 +40,14 @@ _HOST_RUNTIME_JARS = ("kotlin-stdlib-", "kotlin-script-runtime-")
 
 # Classes declared in snippet N live in class _N_repl; users know them by their own names.
 _SNIPPET_CLASS_PREFIX = re.compile(r"\b_\d+_repl\.")
+# A use of a declaration from a snippet that failed: the REPL finds no instance of that snippet's class
+# ("null cannot be cast to … _3_repl", or a helpful NPE naming "_3_repl.getV()"); only a failed snippet's number counts.
+_FAILED_SNIPPET_USE = re.compile(r"NullPointerException\b.*?\b_(\d+)_repl\b")
+_DECLARED_NAME = re.compile(
+    r"^\s*(?:(?:private|internal|public|lateinit|const|inline|data|enum|sealed|abstract|open|suspend|operator|infix)\s+)*"
+    r"(?:val|var|fun|class|object|interface|typealias)\s+(?:<[^>]*>\s*)?(?:[\w.]+\.)?(\w+)",
+    re.MULTILINE,
+)
 # Cause chains can be cyclic; a readable report never needs more than this many.
 _MAX_CAUSES = 20
 
@@ -91,6 +99,8 @@ class ReplSession:
         self._request = request
         self._class_data = class_data
         self._heap = HeapWatch()
+        # Snippets that failed, by number: the K2 REPL still lets later snippets see their declarations.
+        self._failed: dict[int, str] = {}
         self._driver = driver
         self._output = output
         self._renderer = renderer
@@ -174,7 +184,11 @@ class ReplSession:
                 result = self._stop(running, request, cancelled=cancel.is_set())
                 break
         else:
-            result = self._result(running.getOutcome(), request.code, truncated)
+            outcome = running.getOutcome()
+            result = self._result(outcome, request.code, truncated)
+            if result.type == "error" and outcome is not None:
+                result = self._explain_use_of_failed(result)
+                self._failed[int(outcome.number)] = request.code
         self._forward_output(send, truncated)
         result.truncated_bytes = truncated.value + int(self._output.droppedBytes())
         if (heap_warning := self._heap.warning()) is not None:
@@ -275,6 +289,24 @@ class ReplSession:
         if kind == "Unit":
             return ResultFrame(type="success", value_type="kotlin.Unit", warnings=warnings)
         return ResultFrame(type="error", error_kind="internal", message="the snippet was compiled but not evaluated")
+
+
+    def _explain_use_of_failed(self, result: ResultFrame) -> ResultFrame:
+        """A failed snippet's declarations stay visible to the K2 REPL but were never initialised; using one
+        throws an NPE from REPL internals. Say which declaration and why instead."""
+        match = _FAILED_SNIPPET_USE.search(result.message)
+        failed = self._failed.get(int(match.group(1))) if match else None
+        if failed is None:
+            return result
+        declared = list(dict.fromkeys(_DECLARED_NAME.findall(failed)))
+        names = ", ".join(f"'{n}'" for n in declared) or "a declaration it uses"
+        first_line = failed.strip().splitlines()[0][:120]
+        result.message = (
+            f"{names} {'were' if len(declared) > 1 else 'was'} not initialised: the snippet that declared "
+            f"{'them' if len(declared) > 1 else 'it'} failed (`{first_line}`). Declare it again in a snippet that succeeds."
+        )
+        result.stack = ""  # the NPE's frames are REPL internals, not the user's code
+        return result
 
 
 class _Counter:

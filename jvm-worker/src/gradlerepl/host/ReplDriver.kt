@@ -18,6 +18,8 @@ import kotlin.script.experimental.jvm.updateClasspath
 
 /** What one snippet came to; Python reads the fields through JPype. */
 class SnippetOutcome {
+    /** The snippet's number: its classes are `_<number>_repl…`. */
+    @JvmField var number = 0
     @JvmField var diagnostics: List<ScriptDiagnostic> = emptyList()
     @JvmField var compiled = false
     @JvmField var result: ResultValue? = null
@@ -60,6 +62,12 @@ class ReplDriver(
     )
     private val evaluator = K2ReplEvaluator()
     private var snippetNumber = 0
+    private val sessionLoader = SessionContextLoader(snippetLoader)
+    // What snippets run with as the thread's context class loader; one a snippet sets stays for the next.
+    @Volatile private var contextLoader: ClassLoader = sessionLoader
+
+    private fun <T> withContextLoader(block: () -> T): T =
+        runWithContextLoader(contextLoader, { contextLoader = it }, block)
 
     /** Starts one snippet on its own thread so the caller can interrupt it or give up on it. */
     fun start(code: String): RunningSnippet = RunningSnippet { evaluate(code) }
@@ -68,6 +76,7 @@ class ReplDriver(
         val outcome = SnippetOutcome()
         try {
             snippetNumber += 1
+            outcome.number = snippetNumber
             // K2 snippet classes must be named _<N>, or class loading fails.
             val source = code.toScriptSource("_$snippetNumber.repl.kts")
             messages.clear()
@@ -82,9 +91,10 @@ class ReplDriver(
             if (outcome.diagnostics.any { it.severity >= ScriptDiagnostic.Severity.ERROR }) return outcome
             val linked = compiled.valueOrNull() ?: return outcome
             outcome.compiled = true
-            val evaluated = runSuspend { evaluator.eval(linked, evaluationConfiguration) }
+            val evaluated = withContextLoader { runSuspend { evaluator.eval(linked, evaluationConfiguration) } }
             outcome.diagnostics = outcome.diagnostics + evaluated.reports
             val result = evaluated.valueOrNull()?.get()?.result ?: return outcome
+            result.scriptClass?.java?.classLoader?.let { sessionLoader.newest = it }
             outcome.result = result
             if (result is ResultValue.Value) {
                 try {
@@ -98,6 +108,33 @@ class ReplDriver(
         }
         return outcome
     }
+}
+
+/**
+ * Frameworks find classes and resources through the thread's context class loader (ServiceLoader,
+ * Spring, Jackson's module discovery). Snippets run with it set to the session's loader — the
+ * project's classes and resources and every snippet's classes so far — and threads they start
+ * inherit it. The compiler runs without it, so the project's classpath can't leak into the compiler.
+ */
+private fun <T> runWithContextLoader(loader: ClassLoader, remember: (ClassLoader) -> Unit, block: () -> T): T {
+    val thread = Thread.currentThread()
+    val saved = thread.contextClassLoader
+    thread.contextClassLoader = loader
+    try {
+        return block()
+    } finally {
+        remember(thread.contextClassLoader)
+        thread.contextClassLoader = saved
+    }
+}
+
+/** Delegates to the newest snippet's class loader, which sees the project and every earlier snippet. */
+class SessionContextLoader(project: ClassLoader) : ClassLoader(project) {
+    @Volatile var newest: ClassLoader = project
+
+    override fun loadClass(name: String, resolve: Boolean): Class<*> = newest.loadClass(name)
+    override fun getResource(name: String): java.net.URL? = newest.getResource(name)
+    override fun getResources(name: String): java.util.Enumeration<java.net.URL> = newest.getResources(name)
 }
 
 /** A snippet running on its own daemon thread. */
