@@ -68,3 +68,26 @@ def test_a_project_on_kotlin_without_a_k2_repl_runs_on_the_pinned_repl(tmp_path:
         assert worker.value("import sample.*\nclassics.toJson().length > 10") == "true"
     finally:
         worker.close()
+
+
+@pytest.mark.parametrize(
+    ("code", "kotlin_type"),
+    [
+        ('"s"', "kotlin.String"),
+        ("1", "kotlin.Int"),
+        ("2L", "kotlin.Long"),
+        ("true", "kotlin.Boolean"),
+        ("listOf(1)", "kotlin.collections.List<kotlin.Int>"),
+        ("mapOf(\"a\" to 1.0)", "kotlin.collections.Map<kotlin.String, kotlin.Double>"),
+        ("arrayOf(\"a\")", "kotlin.Array<kotlin.String>"),
+        ("intArrayOf(1)", "kotlin.IntArray"),
+        ("sample.classics", "sample.Shelf"),
+    ],
+)
+def test_types_read_the_same_on_every_supported_kotlin(older_worker: SyncWorker, code: str, kotlin_type: str):
+    assert older_worker.eval(code).result.value_type == kotlin_type
+
+
+def test_a_one_line_snippets_failure_points_at_line_1(older_worker: SyncWorker):
+    stack = older_worker.eval('error("here")').result.stack
+    assert ".repl.kts:1)" in stack, stack

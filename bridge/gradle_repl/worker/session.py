@@ -18,6 +18,7 @@ from ..errors import WorkerFailed
 from .. import classdata
 from .facade import build_facade
 from .jvm import start_jvm
+from .kotlin_types import kotlin_type_name
 from .memory import HeapWatch
 from .safety import cap_text, jstr
 from .report import Diagnostic, StackFrame, ThrowableInfo, format_diagnostic, format_throwable
@@ -39,7 +40,7 @@ _TRAINING_SNIPPETS = (
 _HOST_RUNTIME_JARS = ("kotlin-stdlib-", "kotlin-script-runtime-")
 
 # Classes declared in snippet N live in class _N_repl; users know them by their own names.
-_SNIPPET_CLASS_PREFIX = re.compile(r"\b_\d+_repl\.")
+_SNIPPET_CLASS_PREFIX = re.compile(r"\b_\d+_repl[.$]")
 # A use of a declaration from a snippet that failed: the REPL finds no instance of that snippet's class
 # ("null cannot be cast to … _3_repl", or a helpful NPE naming "_3_repl.getV()"); only a failed snippet's number counts.
 _FAILED_SNIPPET_USE = re.compile(r"NullPointerException\b.*?\b_(\d+)_repl\b")
@@ -279,7 +280,7 @@ class ReplSession:
                 )
             return ResultFrame(type="error", error_kind="runtime", message=headline, stack=stack, warnings=warnings)
         if kind == "Value":
-            value_type = _SNIPPET_CLASS_PREFIX.sub("", jstr(result.getType()))
+            value_type = _SNIPPET_CLASS_PREFIX.sub("", kotlin_type_name(_declared_type(result)))
             if outcome.renderError is not None:
                 headline, _ = format_throwable(_chain(outcome.renderError))
                 value = DisplayFrame(kind="text", mime="text/plain", data=f"<toString() threw {headline}>")
@@ -318,6 +319,23 @@ def _cap_text(text: str, limit: int, truncated: _Counter) -> str:
     capped, cut = cap_text(text, limit)
     truncated.value += cut
     return capped
+
+
+def _declared_type(result: Any) -> str:
+    """The result's type as the REPL reports it; where that is an erased JVM name (Kotlin 2.2), the result
+    snippet's generic return type, so `List<Int>` doesn't read as a bare `java.util.List`."""
+    reported = jstr(result.getType())
+    if reported.startswith("kotlin.") or "->" in reported or "<" in reported:
+        return reported
+    try:
+        owner = jpype.JClass("kotlin.jvm.JvmClassMappingKt").getJavaClass(result.getScriptClass())
+        # K2 snippets return their value from $$eval(); its generic return type is the value's declared type.
+        method = owner.getDeclaredMethod("$$eval")
+        if jstr(method.getReturnType().getName()) == reported:
+            return jstr(method.getGenericReturnType().getTypeName())
+        return reported
+    except Exception:  # noqa: BLE001 - another REPL layout: the reported name will do
+        return reported
 
 
 def _compile_classpath(project: list[str], host: list[str], facade: str) -> list[str]:
