@@ -30,9 +30,11 @@ val replMarker = "[gradle-mcp-repl-env]"
 // for a project that applies no Kotlin plugin.
 val replDefaultKotlinVersion = "2.3.21"
 
-// The K2 REPL (K2ReplCompiler/K2ReplEvaluator) first ships in Kotlin 2.1; older projects get the
-// default version's REPL without their compiler plugins (plugin and compiler versions must match).
-val replMinimumKotlinVersion = listOf(2, 1, 20)
+// The K2 REPL (K2ReplCompiler/K2ReplEvaluator) first ships in Kotlin 2.1, but 2.1's can't read classpath
+// directories and crashes on a snippet's @Serializable class: from 2.2 on it is usable. Older projects get
+// the default version's REPL without their compiler plugins (plugin and compiler versions must match).
+// Keep equal to gradle_repl.toolchain.MINIMUM_REPL_KOTLIN (a test checks).
+val replMinimumKotlinVersion = listOf(2, 2, 0)
 
 // The K2 REPL compiler and evaluator and the compiler they drive, all -embeddable so that they pair
 // with the embeddable compiler plugins KGP itself puts on the compile task's pluginClasspath.
@@ -54,8 +56,10 @@ allprojects {
         // SourceSetContainer is the "sourceSets" extension of the java plugin (JavaPluginExtension.getSourceSets).
         val sourceSet = target.extensions.findByType(SourceSetContainer::class.java)?.findByName(sourceSetName)
         if (sourceSet != null) {
-            // SourceSet.getClassesTaskName(): compiles the source set so its output dirs exist.
-            dependsOn(sourceSet.classesTaskName)
+            // SourceSet.getClassesTaskName(): compiles the source set so its output dirs exist; and
+            // SourceSet.getRuntimeClasspath() as a dependency (Task.dependsOn(Object...) takes a FileCollection
+            // and runs what builds it): the jars and classes of sibling modules the report will name.
+            dependsOn(sourceSet.classesTaskName, sourceSet.runtimeClasspath)
         }
         // Script-level values reach the report class through its constructor: classes declared in a
         // script don't see the script's properties. The project is captured at configuration time;
@@ -95,6 +99,7 @@ class ReplEnvironmentReport(
         emit("sourceSet", sourceSetName)
         // SourceSet.getRuntimeClasspath(): the output dirs, then the runtimeClasspath configuration, in order.
         sourceSet.runtimeClasspath.files.forEach { emit("classpath", it.absolutePath) }
+        reportInputDirs(sourceSet)
         reportJava()
         val kotlinVersion = reportKotlin(sourceSet)
         reportReplHost(kotlinVersion)
@@ -123,6 +128,14 @@ class ReplEnvironmentReport(
         return sourceSets.findByName(sourceSetName) ?: throw GradleException(
             "gradle-repl: project ${project.path} has no source set '$sourceSetName'; available: ${sourceSets.names.joinToString()}"
         )
+    }
+
+    /** Directories the build reads that may lie outside the project tree, so gradle-repl notices their edits. */
+    private fun reportInputDirs(sourceSet: SourceSet) {
+        // SourceSet.getAllSource(): every source directory of the set (KGP adds its kotlin dirs to it);
+        // SourceSet.getResources(); Gradle.getIncludedBuilds() → IncludedBuild.getProjectDir().
+        (sourceSet.allSource.srcDirs + sourceSet.resources.srcDirs).forEach { emit("inputDir", it.absolutePath) }
+        project.gradle.includedBuilds.forEach { emit("inputDir", it.projectDir.absolutePath) }
     }
 
     private fun reportJava() {
@@ -175,7 +188,7 @@ class ReplEnvironmentReport(
             return version
         }
         if (supported) reportPlugins(task)
-        reportCompilerOptions(task)
+        reportCompilerOptions(task, supported)
         return version
     }
 
@@ -227,14 +240,17 @@ class ReplEnvironmentReport(
         }
     }
 
-    private fun reportCompilerOptions(task: Any) {
+    /** Without the project's own compiler (`supported` false) its language and API levels don't apply. */
+    private fun reportCompilerOptions(task: Any, supported: Boolean) {
         try {
             // KotlinCompilationTask.compilerOptions: KotlinJvmCompilerOptions (KGP 1.8+); the properties below are
             // CommonCompilerOptions / KotlinJvmCompilerOptions (generated in kotlin-gradle-plugin-api).
             val options = call(task, "getCompilerOptions") ?: return
             providerValue(options, "getJvmTarget")?.let { emit("jvmTarget", call(it, "getTarget")) }
-            providerValue(options, "getLanguageVersion")?.let { emit("compilerArg", "-language-version=${call(it, "getVersion")}") }
-            providerValue(options, "getApiVersion")?.let { emit("compilerArg", "-api-version=${call(it, "getVersion")}") }
+            if (supported) {
+                providerValue(options, "getLanguageVersion")?.let { emit("compilerArg", "-language-version=${call(it, "getVersion")}") }
+                providerValue(options, "getApiVersion")?.let { emit("compilerArg", "-api-version=${call(it, "getVersion")}") }
+            }
             (providerValue(options, "getOptIn") as? List<*>)?.forEach { emit("compilerArg", "-opt-in=$it") }
             if (providerValue(options, "getProgressiveMode") == true) emit("compilerArg", "-progressive")
             (providerValue(options, "getFreeCompilerArgs") as? List<*>)?.forEach { emit("compilerArg", it) }

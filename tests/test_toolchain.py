@@ -43,6 +43,15 @@ def test_projects_older_than_the_k2_repl_get_the_pinned_repl_and_a_warning():
     from gradle_repl.toolchain import repl_kotlin_version
 
     assert repl_kotlin_version("2.2.21") == ("2.2.21", None)
-    assert repl_kotlin_version("2.1.20-RC") == ("2.1.20-RC", None)
+    assert repl_kotlin_version("2.2.0-RC") == ("2.2.0-RC", None)
+    assert repl_kotlin_version("2.1.20")[0] == PINNED_KOTLIN_VERSION  # 2.1's K2 REPL is not usable
     version, warning = repl_kotlin_version("1.9.24")
     assert version == PINNED_KOTLIN_VERSION and warning and "no K2 REPL" in warning and "compiler plugins" in warning
+
+
+def test_the_init_script_and_the_toolchain_hold_the_same_minimum_kotlin():
+    from gradle_repl.toolchain import MINIMUM_REPL_KOTLIN
+
+    script = (REPO / "resources/repl-env.init.gradle.kts").read_text()
+    bound = re.search(r"replMinimumKotlinVersion = listOf\((\d+), (\d+), (\d+)\)", script)
+    assert bound and tuple(int(g) for g in bound.groups()) == MINIMUM_REPL_KOTLIN

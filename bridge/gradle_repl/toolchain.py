@@ -34,8 +34,9 @@ __all__ = [
 # test keeps them equal.
 PINNED_KOTLIN_VERSION = "2.3.21"
 KOTLINX_SERIALIZATION_VERSION = "1.9.0"
-# The K2 REPL first ships in Kotlin 2.1; the init script holds the same bound.
-MINIMUM_REPL_KOTLIN = (2, 1, 20)
+# The K2 REPL first ships in Kotlin 2.1, but 2.1's can't see classpath directories and crashes on a
+# snippet's @Serializable class; 2.2 is the first usable one. The init script holds the same bound.
+MINIMUM_REPL_KOTLIN = (2, 2, 0)
 # The REPL host: the K2 REPL compiler/evaluator and the compiler they drive, all "-embeddable" so
 # they pair with the embeddable compiler plugins the builds themselves use.
 REPL_HOST_ARTIFACTS = (
