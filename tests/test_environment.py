@@ -102,3 +102,25 @@ def test_reported_input_directories_are_kept_for_staleness():
     """An init script may name directories outside the root the build reads (srcDirs, included builds)."""
     env = parse(TRANSCRIPT.replace(f"{M}end=true", f"{M}inputDir=/shared/src/main/kotlin\n{M}end=true"))
     assert env.input_dirs == ["/shared/src/main/kotlin"]
+
+
+def test_only_compiler_plugins_from_kgps_plugin_classpath_become_xplugin():
+    """KGP's plugin classpath also holds the plugins' dependencies; those must not reach the REPL as plugins."""
+    from gradle_repl.environment import ReplEnvironment
+
+    jars = [
+        "/m2/kotlin-serialization-compiler-plugin-embeddable-2.2.21.jar",
+        "/m2/kotlin-allopen-compiler-plugin-embeddable-2.2.21.jar",
+        "/m2/kotlin-scripting-compiler-embeddable-2.2.21.jar",
+        "/m2/kotlin-scripting-jvm-2.2.21.jar",
+        "/m2/kotlin-scripting-common-2.2.21.jar",
+        "/m2/kotlin-stdlib-2.2.21.jar",
+        "/m2/annotations-13.0.jar",
+        "/m2/kotlinx-coroutines-core-jvm-1.8.0.jar",
+    ]
+    env = ReplEnvironment(
+        build_tool="gradle", project_root="/p", project_path=":", source_set="main", java_home="/j",
+        java_executable="/j/bin/java", kotlin_version="2.2.21", compiler_plugin_classpath=jars,
+    )
+    plugins = [o for o in env.compiler_options() if o.startswith("-Xplugin=")]
+    assert plugins == [f"-Xplugin={jars[0]}", f"-Xplugin={jars[1]}"]

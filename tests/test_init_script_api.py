@@ -16,21 +16,9 @@ import pytest
 
 from gradle_repl.resources import init_script_path
 from gradle_repl.toolchain import PINNED_KOTLIN_VERSION, Coordinate, fetch_test_toolchain, resolve_jars
+from gradlemodels import as_compilable_kotlin
 
 pytestmark = pytest.mark.jvm
-
-
-def as_compilable_kotlin(script: str) -> str:
-    """Imports and classes stay top-level (a script hoists its classes); the statements become the body
-    of `fun Gradle.initScript()`."""
-    lines = script.splitlines()
-    first_class = next(i for i, line in enumerate(lines) if line.startswith("class "))
-    imports = [line for line in lines[:first_class] if line.startswith("import ")]
-    statements = [line for line in lines[:first_class] if not line.startswith("import ")]
-    return "\n".join(
-        [*imports, "import java.io.File", "import org.gradle.api.invocation.Gradle", "",
-         "fun Gradle.initScript() {", *statements, "}", *lines[first_class:]]
-    )
 
 
 @pytest.mark.parametrize("gradle_version", ["7.6", "8.11.1"])

@@ -96,11 +96,18 @@ class ReplEnvironment(BaseModel):
         return "\n".join(lines)
 
 
+# KGP's compiler-plugin classpath carries the plugins' own dependencies too: the scripting plugin, the
+# compiler, the stdlib and their libraries. The REPL host brings its own copies, and handing any of them
+# to the compiler as a plugin breaks compilation or loads a second copy.
+_NOT_PLUGINS = (
+    "kotlin-scripting-", "kotlin-compiler", "kotlin-stdlib", "kotlin-script-runtime", "kotlin-reflect",
+    "kotlin-daemon", "kotlinx-coroutines-", "annotations-", "trove4j",
+)
+
+
 def _is_plugin_jar(jar: str) -> bool:
-    # The scripting plugin and the compiler itself ride along in KGP's plugin classpath; the REPL
-    # host brings its own copies, and loading them twice as plugins breaks compilation.
     name = jar.replace("\\", "/").rsplit("/", 1)[-1]
-    return not name.startswith(("kotlin-scripting-compiler", "kotlin-compiler", "kotlin-stdlib", "kotlin-script-runtime"))
+    return not name.startswith(_NOT_PLUGINS)
 
 
 def _plugin_name(jar: str) -> str:

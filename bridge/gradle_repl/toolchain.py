@@ -54,6 +54,9 @@ class Coordinate:
     artifact: str
     version: str
     transitive: bool = True
+    # A Maven classifier: Gradle plugins publish one jar per Gradle API level (e.g. "gradle85") that Maven,
+    # which doesn't read Gradle's variant metadata, can only pick by name.
+    classifier: str | None = None
 
     def xml(self) -> str:
         exclusions = (
@@ -63,7 +66,8 @@ class Coordinate:
         )
         return (
             f"<dependency><groupId>{escape(self.group)}</groupId><artifactId>{escape(self.artifact)}</artifactId>"
-            f"<version>{escape(self.version)}</version>{exclusions}</dependency>"
+            f"<version>{escape(self.version)}</version>"
+            f"{f'<classifier>{escape(self.classifier)}</classifier>' if self.classifier else ''}{exclusions}</dependency>"
         )
 
 

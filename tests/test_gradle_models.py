@@ -1,0 +1,150 @@
+"""The shipped init script against real Gradle project models (ProjectBuilder, real KGP, Gradle's real
+dependency resolution from Maven Central), one JVM per Gradle × KGP pair, parsed by the product's own
+parser; then a real session on a resolved environment. See tests/gradlemodels.py for how."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import SyncWorker
+from gradle_repl.environment import ReplEnvironment
+from gradle_repl.resources import init_script_path
+from gradle_repl.toolchain import MINIMUM_REPL_KOTLIN, PINNED_KOTLIN_VERSION
+from gradlemodels import PAIRS, Pair, PairRun, run_pair
+
+pytestmark = [pytest.mark.jvm, pytest.mark.gradle_models]
+
+
+def _has_k2_repl(kotlin: str) -> bool:
+    return tuple(int(p) for p in kotlin.split(".")[:3]) >= MINIMUM_REPL_KOTLIN
+
+
+_RUNS: dict[str, PairRun] = {}
+
+
+def _run(pair: Pair, tmp_path_factory: pytest.TempPathFactory) -> PairRun:
+    """One harness JVM per pair for the whole module (a run builds every model the tests read)."""
+    if pair.id not in _RUNS:
+        run = run_pair(pair, tmp_path_factory.mktemp(pair.id))
+        assert run.returncode == 0, run.output[-5000:]
+        _RUNS[pair.id] = run
+    return _RUNS[pair.id]
+
+
+@pytest.fixture(scope="module", params=PAIRS, ids=[p.id for p in PAIRS])
+def pair_run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple[Pair, PairRun]:
+    return request.param, _run(request.param, tmp_path_factory)
+
+
+def _names(paths: list[str]) -> list[str]:
+    return [Path(p).name for p in paths]
+
+
+def check_single_module(pair: Pair, env: ReplEnvironment, source_set: str) -> None:
+    """The facts a single-module Kotlin JVM build with serialization, all-open, a toolchain and free args must report."""
+    assert env.source_set == source_set and env.project_path == ":"
+    assert env.classpath[0].endswith(f"build/classes/java/{source_set}")
+    assert any(p.endswith(f"build/classes/kotlin/{source_set}") for p in env.classpath)
+    if source_set == "main":
+        names = _names(env.classpath)
+        assert any(n.startswith("commons-text-1.13.0") for n in names), names
+        assert any(n.startswith("kotlinx-serialization-json-jvm-") or n.startswith("kotlinx-serialization-json-") for n in names), names
+        assert any(n.startswith(f"kotlin-stdlib-{pair.kgp}") for n in names), names
+    assert Path(env.java_home, "bin", "java").is_file() and env.java_executable.endswith("java")
+    assert env.project_kotlin_version == pair.kgp
+    assert any(p.endswith(f"src/{source_set}/kotlin") for p in env.input_dirs), env.input_dirs
+    if _has_k2_repl(pair.kgp):
+        assert env.kotlin_version == pair.kgp and not env.warnings, env.warnings
+        plugins = _names(env.compiler_plugin_classpath)
+        for plugin in ("kotlin-serialization-compiler-plugin-embeddable", "kotlin-allopen-compiler-plugin-embeddable"):
+            assert any(n.startswith(f"{plugin}-{pair.kgp}") for n in plugins), plugins
+        assert "plugin:org.jetbrains.kotlin.allopen:annotation=sample.Open" in env.compiler_plugin_options
+        assert env.jvm_target == "17"
+    else:
+        # Older than the usable K2 REPL: the pinned REPL, none of the build's plugins, and a warning.
+        assert env.kotlin_version == PINNED_KOTLIN_VERSION
+        assert env.compiler_plugin_classpath == [] and env.compiler_plugin_options == []
+        assert any("no K2 REPL" in w for w in env.warnings), env.warnings
+        assert not any(a.startswith(("-language-version", "-api-version")) for a in env.compiler_args), env.compiler_args
+    if source_set == "main":
+        assert "-Xjsr305=strict" in env.compiler_args, env.compiler_args
+    host = _names(env.repl_host_classpath)
+    assert f"kotlin-compiler-embeddable-{env.kotlin_version}.jar" in host, host
+
+
+def test_a_single_module_build_reports_classpath_plugins_toolchain_and_args(pair_run: tuple[Pair, PairRun]):
+    pair, run = pair_run
+    check_single_module(pair, run.environment("single:main", project_path=":", source_set="main"), "main")
+
+
+def test_a_custom_source_set_reports_its_own_outputs(pair_run: tuple[Pair, PairRun]):
+    pair, run = pair_run
+    check_single_module(pair, run.environment("single:integration", project_path=":", source_set="integration"), "integration")
+
+
+def test_a_module_sees_the_module_it_depends_on(pair_run: tuple[Pair, PairRun]):
+    pair, run = pair_run
+    env = run.environment("multi:app", project_path=":app", source_set="main")
+    assert env.project_path == ":app" and env.project_dir and env.project_dir.endswith("multi/app")
+    names = _names(env.classpath)
+    assert "core.jar" in names, names  # :app -> project(":core"), resolved by Gradle to core's jar
+    assert any(n.startswith("commons-lang3-3.17.0") for n in names), names  # :core's implementation dependency at runtime
+
+
+LATEST = next(p for p in PAIRS if p.gradle == "8.11.1" and _has_k2_repl(p.kgp))
+
+
+def test_a_broken_init_script_fails_the_facts(tmp_path: Path):
+    """The harness has teeth: an init script that reads a KGP property that doesn't exist (so drops the
+    plugin options) no longer reports what the build would."""
+    script = init_script_path().read_text()
+    assert '"getPluginOptions"' in script
+    run = run_pair(LATEST, tmp_path, script=script.replace('"getPluginOptions"', '"getPluginOptionsGone"'))
+    env = run.environment("single:main", project_path=":", source_set="main")
+    with pytest.raises(AssertionError):
+        check_single_module(LATEST, env, "main")
+
+
+PROJECT_SOURCE = """
+package sample
+
+annotation class Open
+
+@Open
+class Greeter(val name: String) {
+    fun greet() = "hello, $name"
+}
+"""
+
+
+def test_a_real_session_on_a_gradle_resolved_environment(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory):
+    """The Gradle path end to end minus the launcher: the model's environment, the project's code compiled by the
+    resolved compiler with the build's plugins, a real worker calling it and round-tripping a snippet's
+    @Serializable class."""
+    env = _run(LATEST, tmp_path_factory).environment("single:main", project_path=":", source_set="main")
+    classes = next(p for p in env.classpath if p.endswith("build/classes/kotlin/main"))
+    source = tmp_path / "Greeter.kt"
+    source.write_text(PROJECT_SOURCE)
+    libraries = [p for p in env.classpath if p.endswith(".jar")]
+    compiled = subprocess.run(
+        ["java", "-cp", ":".join(env.repl_host_classpath), "org.jetbrains.kotlin.cli.jvm.K2JVMCompiler",
+         *env.compiler_options(), "-classpath", ":".join(libraries), "-d", classes, str(source)],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert compiled.returncode == 0, compiled.stdout + compiled.stderr
+    worker = SyncWorker(env)
+    try:
+        assert worker.value('sample.Greeter("gradle").greet()') == "hello, gradle"
+        # all-open from the build's option: the project's @Open class can be subclassed, overrides included.
+        assert worker.value('class Louder : sample.Greeter("x") { override fun greet() = "HI" }\nLouder().greet()') == "HI"
+        round_trip = (
+            "import kotlinx.serialization.*\nimport kotlinx.serialization.json.*\n"
+            '@Serializable data class Note(val text: String, val n: Int)\n'
+            'Json.decodeFromString<Note>(Json.encodeToString(Note("x", 2))) == Note("x", 2)'
+        )
+        assert worker.value(round_trip) == "true"
+    finally:
+        worker.close()
