@@ -89,7 +89,10 @@ def test_interruptible_wait_is_interrupted_and_state_kept(server: RawServer):
 def test_system_exit_reports_the_code_and_the_next_call_starts_fresh(server: RawServer):
     prepare(server, "exit")
     result = run(server, "System.exit(3)", "exit")
-    assert result["isError"] and "exited with code 3" in text(result)
+    # The code arrives unless native exit handlers end the process by a signal first; the cause is said either way.
+    said = text(result)
+    assert result["isError"] and "called System.exit" in said, said
+    assert "exited with code 3" in said or "its exit code was lost" in said, said
     survived(server, "exit", state_kept=False)
 
 

@@ -19,6 +19,7 @@ __all__ = [
     "DEFAULT_OUTPUT_LIMIT_BYTES",
     "DEFAULT_FRAME_LIMIT_BYTES",
     "HEAP_WARNING_PREFIX",
+    "SYSTEM_EXIT_LOG_LINE",
     "WorkerOptions",
     "StartRequest",
     "EvalRequest",
@@ -46,6 +47,9 @@ DisplayKind = Literal["text", "markdown", "html", "image"]
 ErrorKind = Literal["compile", "runtime", "timeout", "cancelled", "exited", "out_of_memory", "internal", "protocol"]
 
 
+# Written to a worker's log when a snippet's System.exit is shutting its JVM down, so the host can say so
+# even when the process's end loses the exit code (it is then ended by a signal from native exit handlers).
+SYSTEM_EXIT_LOG_LINE = "[gradle-repl] the snippet called System.exit; the JVM is shutting down"
 # A result warning that starts with this says the session's heap is nearly full (worker/memory.py).
 HEAP_WARNING_PREFIX = "memory: "
 

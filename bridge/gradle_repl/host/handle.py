@@ -23,6 +23,7 @@ from ..environment import ReplEnvironment
 from ..errors import WorkerFailed
 from ..frames import (
     HEAP_WARNING_PREFIX,
+    SYSTEM_EXIT_LOG_LINE,
     CancelRequest,
     WorkerOptions,
     DisplayFrame,
@@ -44,8 +45,8 @@ __all__ = ["WorkerHandle", "Reply", "OnFrame", "WORKER_START_TIMEOUT_SECONDS", "
 WORKER_START_TIMEOUT_SECONDS = 180.0
 # Beyond a snippet's own timeout: the worker's interrupt grace plus time to write its reply.
 RESULT_MARGIN_SECONDS = 10.0
-# After a cancel: the worker's interrupt grace (3 s) plus time to answer; then it is killed.
-CANCEL_ANSWER_SECONDS = 8.0
+# After a cancel: the worker's interrupt grace (6 s) plus time to answer; then it is killed.
+CANCEL_ANSWER_SECONDS = 11.0
 
 OnFrame = Callable[[StreamFrame | DisplayFrame], None]
 
@@ -265,19 +266,25 @@ class WorkerHandle:
 
     async def _ended_result(self) -> ResultFrame:
         code = await self._transport.wait()
+        log = tail(self._transport.log_path, 5)
         if self._closing is not None:
             message = f"The session was {self._closing} while this snippet ran; its state is gone."
+        elif SYSTEM_EXIT_LOG_LINE in log:
+            how = f"with code {code}" if code >= 0 else f"(its exit code was lost: the process ended by signal {_signal_name(code)} while exiting)"
+            message = (
+                f"The snippet called System.exit: the session's JVM exited {how}; the session's state is lost. "
+                "The next call starts a fresh session."
+            )
         elif code < 0:
-            try:
-                name = signal.Signals(-code).name
-            except ValueError:
-                name = str(-code)
-            message = f"The session's JVM was killed by signal {name}; the session's state is lost. The next call starts a fresh session."
+            message = (
+                f"The session's JVM was killed by signal {_signal_name(code)}; the session's state is lost. "
+                "The next call starts a fresh session."
+            )
         else:
             detail = " (System.exit or a crash)" if code else ""
             message = (
                 f"The session's JVM exited with code {code}{detail}; the session's state is lost. "
-                f"The next call starts a fresh session.\n{tail(self._transport.log_path, 5)}".rstrip()
+                f"The next call starts a fresh session.\n{log}".rstrip()
             )
         return ResultFrame(type="error", error_kind="exited", state_lost=True, message=message)
 
@@ -296,3 +303,10 @@ class WorkerHandle:
 
     def log_path(self) -> Path | None:
         return self._transport.log_path
+
+
+def _signal_name(returncode: int) -> str:
+    try:
+        return signal.Signals(-returncode).name
+    except ValueError:
+        return str(-returncode)

@@ -19,7 +19,7 @@ import time
 from pydantic import ValidationError
 
 from ..errors import GradleReplError
-from ..frames import CancelRequest, EvalRequest, ResultFrame, StartRequest, decode_request
+from ..frames import SYSTEM_EXIT_LOG_LINE, CancelRequest, EvalRequest, ResultFrame, StartRequest, decode_request
 from .channel import FrameChannel
 
 _PR_SET_PDEATHSIG = 1
@@ -132,6 +132,9 @@ def main() -> None:
             if _exiting():
                 # System.exit in the snippet: the JVM interrupts us while it shuts down and will end
                 # this process with the snippet's code, which the host reports. No reply may race it.
+                # The JVM's exit can still be torn down by a signal (native libraries' exit handlers);
+                # this line in the worker log lets the host say what happened even then.
+                print(SYSTEM_EXIT_LOG_LINE, file=sys.stderr, flush=True)
                 time.sleep(EXIT_GRACE_SECONDS)
                 os._exit(1)
             if channel.answered_id != request.id:

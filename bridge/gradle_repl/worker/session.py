@@ -29,7 +29,9 @@ __all__ = ["ReplSession"]
 # threads stays tight, long enough not to burn a core.
 POLL_INTERVAL_MS = 20
 # After Thread.interrupt(), how long a snippet gets to stop before the worker gives up on it.
-INTERRUPT_GRACE_SECONDS = 3.0
+# Unwinding an interrupted snippet through the REPL's evaluator takes well under a second, but seconds
+# on a machine loaded by builds; a snippet still running after this is taken to ignore interruption.
+INTERRUPT_GRACE_SECONDS = 6.0
 
 WARM_UP_SNIPPET = "kotlin.Unit"
 _TRAINING_SNIPPETS = (
