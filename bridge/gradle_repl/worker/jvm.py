@@ -45,6 +45,8 @@ def start_jvm(
         f"-Xmx{heap_mb}m",
         # A crash report belongs with the worker logs, never in the project or the server's directory.
         f"-XX:ErrorFile={logs / 'hs_err_pid%p.log'}",
+        # The JIT's replay data after a compiler crash too (it would land in the working directory).
+        f"-XX:ReplayDataFile={logs / 'replay_pid%p.log'}",
         "-Xss4m",
         "-Djava.awt.headless=true",
         # Serial GC keeps a small worker small; the REPL is single-threaded anyway.
