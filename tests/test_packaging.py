@@ -30,6 +30,10 @@ def test_wheel_installs_into_a_fresh_venv_and_finds_its_data(tmp_path: Path):
         "assert script.is_file() and root in script.parents, script\n"
         "assert 'resolveReplEnvironment' in script.read_text()\n"
         "assert sources and all(root in s.parents for s in sources), sources\n"
+        "from gradle_repl.resources import sample_project_source\n"
+        "sample = sample_project_source()\n"
+        "assert root in sample.parents and (sample / 'pom.xml').is_file() and not (sample / 'target').exists(), sample\n"
+        "assert list((sample / 'src').rglob('*.kt')), 'the demo project has its sources'\n"
         "print(len(sources))\n"
     )
     done = subprocess.run([str(python), "-c", probe], capture_output=True, text=True, cwd=tmp_path, timeout=120)

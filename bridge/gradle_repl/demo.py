@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import shutil
 import sys
 from pathlib import Path
 
 from mcp import Client, StdioServerParameters
+
+from .paths import data_dir
+from .resources import sample_project_source
 
 __all__ = ["run_demo", "SNIPPETS", "sample_project"]
 
@@ -23,11 +27,17 @@ SNIPPETS = [
 
 
 def sample_project() -> Path:
-    """sample-project in a source checkout (the demo needs its sources and build files)."""
-    candidate = Path(__file__).resolve().parents[2] / "sample-project"
-    if not (candidate / "pom.xml").is_file():
-        raise SystemExit("gradle-repl demo needs a source checkout: sample-project/ was not found")
-    return candidate
+    """sample-project: the checkout's own in a source checkout; after `pip install`, a copy of the one
+    shipped in the package, in the user data directory (a build must not write into site-packages)."""
+    shipped = sample_project_source()
+    checkout = Path(__file__).resolve().parents[2] / "sample-project"
+    if shipped == checkout:
+        return checkout
+    copy = data_dir() / "sample-project"
+    if not copy.is_dir() or (copy / "pom.xml").read_bytes() != (shipped / "pom.xml").read_bytes():
+        shutil.rmtree(copy, ignore_errors=True)
+        shutil.copytree(shipped, copy, ignore=shutil.ignore_patterns("target", "build", ".gradle"))
+    return copy
 
 
 async def run_demo() -> int:

@@ -5,7 +5,7 @@ In a wheel they sit inside the package; in a source checkout they sit at the rep
 
 from pathlib import Path
 
-__all__ = ["init_script_path", "jvm_worker_sources"]
+__all__ = ["init_script_path", "jvm_worker_sources", "sample_project_source"]
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
 
@@ -25,3 +25,8 @@ def init_script_path() -> Path:
 def jvm_worker_sources() -> list[Path]:
     """The Kotlin sources of the JVM-side facade, in a stable order."""
     return sorted((_shipped("jvm-worker") / "src").rglob("*.kt"))
+
+
+def sample_project_source() -> Path:
+    """The demo's sample project (sources and build files only): `gradle-repl demo` builds a copy of it."""
+    return _shipped("sample-project")
