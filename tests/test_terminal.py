@@ -91,7 +91,7 @@ def test_a_person_types_multiline_code_cancels_resets_quits_and_finds_their_hist
 
     at = term.mark()
     term.type('println("sleeping"); Thread.sleep(60_000)')
-    term.wait_for(r"sleeping", at)
+    term.wait_for(r"(?m)^sleeping", at)  # the snippet's output, not the echo of what was typed
     term.keys("C-c")
     term.wait_for(r"\[cancelled\]", at)
     at = term.mark()

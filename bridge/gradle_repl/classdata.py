@@ -10,6 +10,7 @@ foreign archive only costs speed: the JVM checks it and falls back to loading cl
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import os
 import re
 import time
@@ -49,6 +50,8 @@ def archive_path(java_home: str, classpath: list[str]) -> Path | None:
     if feature is None or feature < MIN_JDK_FEATURE:
         return None
     digest = hashlib.sha256()
+    # JPype puts its own jar on the JVM's class path too: another installation means another class path.
+    digest.update(str(_jpype_location()).encode())
     home = Path(java_home).resolve()
     digest.update(str(home).encode())
     digest.update((home / "release").read_bytes())
@@ -60,6 +63,11 @@ def archive_path(java_home: str, classpath: list[str]) -> Path | None:
         except OSError:
             digest.update(f"\0{entry}\0missing".encode())
     return cache_dir() / "class-data" / f"jdk{feature}-{digest.hexdigest()[:24]}.jsa"
+
+
+def _jpype_location() -> Path | None:
+    spec = importlib.util.find_spec("jpype")  # located, not imported: the host never loads JPype
+    return Path(spec.origin).parent if spec is not None and spec.origin else None
 
 
 def _claim(archive: Path) -> Path:

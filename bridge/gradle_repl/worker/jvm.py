@@ -7,6 +7,7 @@ from pathlib import Path
 
 import jpype
 
+from ..classdata import jdk_feature
 from ..errors import JvmNotFound
 from ..paths import log_dir
 
@@ -54,6 +55,8 @@ def start_jvm(
         # C1 only, unless asked: the compiler's code is short-lived per snippet, and on few cores C2's
         # compile threads cost more than they return — starts ~30% faster, lower RSS (bench/README.md).
         *(() if full_jit else ("-XX:TieredStopAtLevel=1",)),
+        # The exit guard (a security manager, see ExitGuard.kt) may be installed up to JDK 23; 24 has none.
+        *(("-Djava.security.manager=allow",) if 12 <= (jdk_feature(java_home) or 0) < 24 else ()),
         *extra_options,
         classpath=classpath,
         convertStrings=False,

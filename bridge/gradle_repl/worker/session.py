@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import os
 import re
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -32,6 +33,8 @@ POLL_INTERVAL_MS = 20
 # Unwinding an interrupted snippet through the REPL's evaluator takes well under a second, but seconds
 # on a machine loaded by builds; a snippet still running after this is taken to ignore interruption.
 INTERRUPT_GRACE_SECONDS = 6.0
+# A cancel during compilation waits for the compiler (it can't be interrupted); past this it is stuck.
+COMPILE_AFTER_CANCEL_SECONDS = 60.0
 
 WARM_UP_SNIPPET = "kotlin.Unit"
 _TRAINING_SNIPPETS = (
@@ -102,6 +105,7 @@ class ReplSession:
         self._request = request
         self._class_data = class_data
         self._heap = HeapWatch()
+        self._exit_guard: Any = None
         # Snippets that failed, by number: the K2 REPL still lets later snippets see their declarations.
         self._failed: dict[int, str] = {}
         self._driver = driver
@@ -125,6 +129,8 @@ class ReplSession:
 
         output = facade_class("gradlerepl.runtime.ReplOutput")
         output.install()
+        exit_guard = facade_class("gradlerepl.host.ExitGuard")
+        exit_guard.install()
         snippet_loader = facade_class("gradlerepl.host.SnippetClassLoaders").create(env.classpath, facade_loader)
         driver = facade_class("gradlerepl.host.ReplDriver")(
             _compile_classpath(env.classpath, env.repl_host_classpath, str(facade)),
@@ -132,6 +138,7 @@ class ReplSession:
             env.compiler_options(),
         )
         session = cls(request, driver, output, facade_class("gradlerepl.runtime.Renderer"), class_data)
+        session._exit_guard = exit_guard
         session._warm_up()
         ready = ReadyFrame(
             pid=os.getpid(),
@@ -193,6 +200,7 @@ class ReplSession:
                 result = self._explain_use_of_failed(result)
                 self._failed[int(outcome.number)] = request.code
         self._forward_output(send, truncated)
+        result = self._unless_exit_requested(result)
         result.truncated_bytes = truncated.value + int(self._output.droppedBytes())
         if (heap_warning := self._heap.warning()) is not None:
             result.warnings.append(heap_warning)
@@ -202,14 +210,27 @@ class ReplSession:
     def _stop(self, running: Any, request: EvalRequest, *, cancelled: bool) -> ResultFrame:
         why = "Cancelled by the client" if cancelled else f"Timed out after {request.timeout_ms / 1000:g} s"
         kind = "cancelled" if cancelled else "timeout"
-        running.interrupt()
-        if running.join(int(INTERRUPT_GRACE_SECONDS * 1000)):
+        running.cancel()
+        compiling_until = time.monotonic() + COMPILE_AFTER_CANCEL_SECONDS
+        while not running.join(int(INTERRUPT_GRACE_SECONDS * 1000)):
+            # Still compiling: compilation ends by itself and the snippet then never runs; wait for it.
+            if running.getEvaluating() or time.monotonic() > compiling_until:
+                break
+        else:
+            outcome = running.getOutcome()
+            if outcome is not None and outcome.cancelledBeforeEvaluation:
+                return ResultFrame(
+                    type="error", error_kind=kind,
+                    message=f"{why} while the snippet compiled; it never ran. The session's state is kept.",
+                )
             return ResultFrame(
                 type="error",
                 error_kind=kind,
                 message=f"{why}; the snippet was interrupted and stopped. The session's state is kept.",
             )
         # The JVM offers no safe way to kill a thread that ignores interruption.
+        print(f"[gradle-repl] snippet {request.id} still running {INTERRUPT_GRACE_SECONDS:g} s after interrupt():\n"
+              f"{jstr(running.stack())}", file=sys.stderr, flush=True)
         self.exit_code = 0
         return ResultFrame(
             type="error",
@@ -293,6 +314,20 @@ class ReplSession:
             return ResultFrame(type="success", value_type="kotlin.Unit", warnings=warnings)
         return ResultFrame(type="error", error_kind="internal", message="the snippet was compiled but not evaluated")
 
+
+    def _unless_exit_requested(self, result: ResultFrame) -> ResultFrame:
+        """After a snippet called System.exit (refused by the exit guard): reply, then end with its status."""
+        status = self._exit_guard.requestedStatus()
+        if status is None:
+            return result
+        self.exit_code = int(status)
+        return ResultFrame(
+            type="error",
+            error_kind="exited",
+            state_lost=True,
+            message=f"The snippet called System.exit({int(status)}): the session's JVM is stopped and its state is lost "
+            "(shutdown hooks a snippet registered don't run). The next call starts a fresh session.",
+        )
 
     def _explain_use_of_failed(self, result: ResultFrame) -> ResultFrame:
         """A failed snippet's declarations stay visible to the K2 REPL but were never initialised; using one

@@ -26,6 +26,7 @@ class SnippetOutcome {
     @JvmField var rendered: ReplEvent? = null
     @JvmField var renderError: Throwable? = null
     @JvmField var internalError: Throwable? = null
+    @JvmField var cancelledBeforeEvaluation = false
 }
 
 /**
@@ -70,9 +71,9 @@ class ReplDriver(
         runWithContextLoader(contextLoader, { contextLoader = it }, block)
 
     /** Starts one snippet on its own thread so the caller can interrupt it or give up on it. */
-    fun start(code: String): RunningSnippet = RunningSnippet { evaluate(code) }
+    fun start(code: String): RunningSnippet = RunningSnippet().also { running -> running.launch { evaluate(code, running) } }
 
-    private fun evaluate(code: String): SnippetOutcome {
+    private fun evaluate(code: String, running: RunningSnippet): SnippetOutcome {
         val outcome = SnippetOutcome()
         try {
             snippetNumber += 1
@@ -91,6 +92,11 @@ class ReplDriver(
             if (outcome.diagnostics.any { it.severity >= ScriptDiagnostic.Severity.ERROR }) return outcome
             val linked = compiled.valueOrNull() ?: return outcome
             outcome.compiled = true
+            // Cancelled while compiling (the compiler can't be interrupted): it never runs, the session is intact.
+            if (!running.beginEvaluation()) {
+                outcome.cancelledBeforeEvaluation = true
+                return outcome
+            }
             val evaluated = withContextLoader { runSuspend { evaluator.eval(linked, evaluationConfiguration) } }
             outcome.diagnostics = outcome.diagnostics + evaluated.reports
             val result = evaluated.valueOrNull()?.get()?.result ?: return outcome
@@ -138,22 +144,44 @@ class SessionContextLoader(project: ClassLoader) : ClassLoader(project) {
 }
 
 /** A snippet running on its own daemon thread. */
-class RunningSnippet(body: () -> SnippetOutcome) {
+class RunningSnippet {
     @Volatile var outcome: SnippetOutcome? = null
         private set
-    // The compiler recurses deeply on long expressions; a thread's default stack is too small.
-    private val thread = Thread(null, { outcome = body() }, "repl-snippet", 256L shl 20).apply {
-        isDaemon = true
+    @Volatile private var cancelRequested = false
+    /** True once the snippet's code runs (compilation is over). */
+    @Volatile var evaluating = false
+        private set
+    private lateinit var thread: Thread
+
+    internal fun launch(body: () -> SnippetOutcome) {
+        // The compiler recurses deeply on long expressions; a thread's default stack is too small.
+        thread = Thread(null, { outcome = body() }, "repl-snippet", 256L shl 20).apply { isDaemon = true }
+        thread.start()
     }
 
-    init { thread.start() }
+    /** Called between compiling and running; false when a cancel came first. */
+    internal fun beginEvaluation(): Boolean {
+        evaluating = true
+        return !cancelRequested
+    }
+
+    /**
+     * Stops the snippet: interrupts its code if it runs; during compilation (which interruption would
+     * corrupt, not stop) it only marks it, and the snippet ends after compiling without running.
+     * Each side writes its flag before reading the other's, so one of them always sees the cancel.
+     */
+    fun cancel() {
+        cancelRequested = true
+        if (evaluating) thread.interrupt()
+    }
 
     fun join(millis: Long): Boolean {
         thread.join(millis)
         return !thread.isAlive
     }
 
-    fun interrupt() = thread.interrupt()
+    /** Where the snippet's thread is now, for the worker log when it won't stop. */
+    fun stack(): String = thread.stackTrace.joinToString("\n") { "    at $it" }
 }
 
 /** Drives a suspend function that never really suspends (the REPL API's compile/eval). */
