@@ -95,7 +95,7 @@ def test_deleting_or_renaming_a_source_invalidates(project: Path, monkeypatch: p
 def test_a_changed_resource_invalidates(project: Path, monkeypatch: pytest.MonkeyPatch):
     """Resources are copied into the classes directory by the build: an edit needs one."""
     resources = project / "src/main/resources"
-    resources.mkdir()
+    resources.mkdir(parents=True, exist_ok=True)  # sample-project has resources (a META-INF/services file)
     (resources / "greeting.txt").write_text("hello")
     resolve_environment(project, build_tool="maven")
     (resources / "greeting.txt").write_text("hello again")
