@@ -266,3 +266,19 @@ async def test_auto_on_a_session_keeps_the_build_tool_it_runs_on():
     assert await run(m, "other", session="fresh") == "other"
     assert asked == ["maven", "maven", "auto"]
     await m.close_all()
+
+
+async def test_the_environments_warnings_reach_the_first_reply_of_each_jvm():
+    """What the build's environment can't give snippets (e.g. plugins a REPL can't apply) is said where an agent
+    reads it: once when a session's JVM starts, not on every call."""
+
+    def warning_resolver(project_root: str, **_: object) -> _Resolved:
+        environment = fake_resolver(project_root).environment
+        return _Resolved(environment.model_copy(update={"warnings": ["plugin x does not apply to snippet classes"]}))
+
+    m = SessionManager(limits=SessionLimits(spare_worker=False), launcher=FakeLauncher(), resolver=warning_resolver)  # type: ignore[arg-type]
+    first = await m.run_snippet(session_id="s", project_root="/p", code="A")
+    assert first.notices == ("[plugin x does not apply to snippet classes]",)
+    again = await m.run_snippet(session_id="s", project_root="/p", code="B")
+    assert again.notices == ()
+    await m.close_all()

@@ -8,8 +8,10 @@ from pathlib import Path
 import pytest
 
 from conftest import SAMPLE_PROJECT, SyncWorker, copy_project
+from gradle_repl.environment import ReplEnvironment
+from gradle_repl.plugin_support import snippet_class_warnings
 from gradle_repl.resolve import resolve_environment
-from gradle_repl.toolchain import PINNED_KOTLIN_VERSION
+from gradle_repl.toolchain import PINNED_KOTLIN_VERSION, Coordinate, resolve_jars
 
 pytestmark = pytest.mark.jvm
 
@@ -17,14 +19,19 @@ OLDER_KOTLIN = "2.2.21"
 
 
 @pytest.fixture(scope="module")
-def older_worker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SyncWorker]:
+def older_env(tmp_path_factory: pytest.TempPathFactory) -> ReplEnvironment:
     project = copy_project(SAMPLE_PROJECT, tmp_path_factory.mktemp("older") / "sample")
     pom = project / "pom.xml"
     pom.write_text(pom.read_text().replace(f"<kotlin.version>{PINNED_KOTLIN_VERSION}<", f"<kotlin.version>{OLDER_KOTLIN}<"))
     env = resolve_environment(project, build_tool="maven").environment
     assert env.kotlin_version == OLDER_KOTLIN
     assert all(OLDER_KOTLIN in Path(p).name for p in env.repl_host_classpath if "kotlin-compiler-embeddable" in p)
-    worker = SyncWorker(env)
+    return env
+
+
+@pytest.fixture(scope="module")
+def older_worker(older_env: ReplEnvironment) -> Iterator[SyncWorker]:
+    worker = SyncWorker(older_env)
     yield worker
     worker.close()
 
@@ -91,3 +98,28 @@ def test_types_read_the_same_on_every_supported_kotlin(older_worker: SyncWorker,
 def test_a_one_line_snippets_failure_points_at_line_1(older_worker: SyncWorker):
     stack = older_worker.eval('error("here")').result.stack
     assert ".repl.kts:1)" in stack, stack
+
+
+def test_on_kotlin_2_2_snippet_classes_say_which_plugins_do_not_act_on_them(older_env: ReplEnvironment):
+    """2.2's REPL compiles snippet classes as local classes: all-open leaves their members final and no-arg refuses
+    them. The session says so up front; the refusal is one line, and a later use of the class names its snippet."""
+    artifacts = ("kotlin-allopen-compiler-plugin-embeddable", "kotlin-noarg-compiler-plugin-embeddable")
+    jars = resolve_jars({a: [Coordinate("org.jetbrains.kotlin", a, OLDER_KOTLIN, transitive=False)] for a in artifacts})
+    env = older_env.model_copy(update={
+        "compiler_plugin_classpath": older_env.compiler_plugin_classpath + [j for a in artifacts for j in jars.by_request[a]],
+        "compiler_plugin_options": older_env.compiler_plugin_options + [
+            # Any annotation on the classpath will do; the project's own serialization one is at hand.
+            f"plugin:org.jetbrains.kotlin.{plugin}:annotation=kotlinx.serialization.Serializable" for plugin in ("allopen", "noarg")
+        ],
+    })
+    (warning,) = snippet_class_warnings(env)
+    assert "all-open" in warning and "no-arg" in warning and OLDER_KOTLIN in warning
+    assert snippet_class_warnings(env.model_copy(update={"kotlin_version": PINNED_KOTLIN_VERSION})) == []
+    worker = SyncWorker(env)
+    try:
+        refused = worker.eval("@kotlinx.serialization.Serializable class Point(val x: Int)").result
+        assert refused.error_kind == "compile" and "local classes" in refused.message, refused.message
+        used = worker.eval("Point(1).x").result
+        assert used.type == "error" and "'Point' was never compiled" in used.message, used.message
+    finally:
+        worker.close()

@@ -245,6 +245,8 @@ class SessionManager:
                     progress("the session's environment changed; restarting its worker")
             self._forget_worker(session, worker)
             await worker.stop()
+        # What the build's environment can't give snippets is said once per JVM, where the agent reads it.
+        notices.extend(f"[{warning}]" for warning in environment.warnings)
         return await self._start_worker(session, environment, progress)
 
     async def _start_worker(self, session: _Session, environment: ReplEnvironment, progress: Progress | None) -> WorkerHandle:

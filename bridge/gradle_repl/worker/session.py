@@ -46,11 +46,13 @@ _HOST_RUNTIME_JARS = ("kotlin-stdlib-", "kotlin-script-runtime-")
 
 # Classes declared in snippet N live in class _N_repl; users know them by their own names.
 _SNIPPET_CLASS_PREFIX = re.compile(r"\b_\d+_repl[.$]")
-# A use of a declaration from a snippet that failed: the REPL finds no instance of that snippet's class
-# ("null cannot be cast to … _3_repl", or a helpful NPE naming "_3_repl.getV()"); only a failed snippet's number counts.
-_FAILED_SNIPPET_USE = re.compile(r"NullPointerException\b.*?\b_(\d+)_repl\b")
+# A use of a declaration from a snippet that failed, which the K2 REPL keeps visible: a val was never
+# initialised (an NPE: "null cannot be cast to … _3_repl", or a helpful one naming "_3_repl.getV()"), a class
+# whose snippet failed in the compiler's backend was never written (NoClassDefFoundError: _3_repl$Point).
+# Only a failed snippet's number counts.
+_FAILED_SNIPPET_USE = re.compile(r"(NullPointerException|NoClassDefFoundError)\b.*?\b_(\d+)_repl\b")
 _DECLARED_NAME = re.compile(
-    r"^\s*(?:(?:private|internal|public|lateinit|const|inline|data|enum|sealed|abstract|open|suspend|operator|infix)\s+)*"
+    r"^\s*(?:@[\w.:]+(?:\([^)]*\))?\s+)*(?:(?:private|internal|public|lateinit|const|inline|data|enum|sealed|abstract|open|suspend|operator|infix)\s+)*"
     r"(?:val|var|fun|class|object|interface|typealias)\s+(?:<[^>]*>\s*)?(?:[\w.]+\.)?(\w+)",
     re.MULTILINE,
 )
@@ -333,14 +335,15 @@ class ReplSession:
         """A failed snippet's declarations stay visible to the K2 REPL but were never initialised; using one
         throws an NPE from REPL internals. Say which declaration and why instead."""
         match = _FAILED_SNIPPET_USE.search(result.message)
-        failed = self._failed.get(int(match.group(1))) if match else None
-        if failed is None:
+        failed = self._failed.get(int(match.group(2))) if match else None
+        if match is None or failed is None:
             return result
         declared = list(dict.fromkeys(_DECLARED_NAME.findall(failed)))
         names = ", ".join(f"'{n}'" for n in declared) or "a declaration it uses"
         first_line = failed.strip().splitlines()[0][:120]
+        what = "not initialised" if match.group(1) == "NullPointerException" else "never compiled"
         result.message = (
-            f"{names} {'were' if len(declared) > 1 else 'was'} not initialised: the snippet that declared "
+            f"{names} {'were' if len(declared) > 1 else 'was'} {what}: the snippet that declared "
             f"{'them' if len(declared) > 1 else 'it'} failed (`{first_line}`). Declare it again in a snippet that succeeds."
         )
         result.stack = ""  # the NPE's frames are REPL internals, not the user's code

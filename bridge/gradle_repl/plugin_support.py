@@ -1,0 +1,35 @@
+"""What a session's compiler plugins do to classes declared in snippets, where that differs from the build."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .environment import ReplEnvironment
+
+__all__ = ["snippet_class_warnings"]
+
+# Kotlin 2.2's K2 REPL compiles a snippet's classes as local classes. all-open then opens the class but
+# not its members (its status transformer skips members of local classes) and no-arg refuses them
+# ("Noarg constructor generation is not possible for local classes"). From 2.3 on snippet classes are
+# ordinary classes and both act as in the build. Serialization and sam-with-receiver work on both.
+_LOCAL_SNIPPET_CLASSES_BEFORE = (2, 3)
+_REFUSED_ON_LOCAL_CLASSES = {
+    "kotlin-allopen-compiler-plugin": "all-open opens their class but leaves its members final",
+    "kotlin-noarg-compiler-plugin": "no-arg refuses them (no default constructor)",
+}
+
+
+def snippet_class_warnings(environment: ReplEnvironment) -> list[str]:
+    """One line per plugin that won't act on snippet-declared classes as it does on the project's."""
+    version = tuple(int(p) if p.isdigit() else 0 for p in environment.kotlin_version.split("-")[0].split(".")[:2])
+    if version >= _LOCAL_SNIPPET_CLASSES_BEFORE:
+        return []
+    jars = [Path(j).name for j in environment.compiler_plugin_classpath]
+    effects = [effect for prefix, effect in _REFUSED_ON_LOCAL_CLASSES.items() if any(j.startswith(prefix) for j in jars)]
+    if not effects:
+        return []
+    return [
+        f"Kotlin {environment.kotlin_version}'s REPL compiles classes declared in snippets as local classes: "
+        f"{'; '.join(effects)}. The project's own classes are unaffected; from Kotlin 2.3 on, snippet classes "
+        "get these plugins as the build's classes do"
+    ]
