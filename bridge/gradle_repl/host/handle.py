@@ -137,22 +137,22 @@ class WorkerHandle:
                 )
             frame = decode_frame(line)
         except asyncio.TimeoutError:
-            transport.send_signal("kill")
+            await _discard(transport)
             raise WorkerFailed(
                 f"the worker did not start within {timeout_seconds:g} s; log: {transport.log_path}"
             ) from None
         except (ConnectionError, ValueError, ValidationError) as error:
-            transport.send_signal("kill")
+            await _discard(transport)
             raise WorkerFailed(f"the worker failed while starting ({error}); log: {transport.log_path}") from None
         except BaseException:
             # Cancelled mid-start: nobody will ever own this process.
             transport.send_signal("kill")
             raise
         if isinstance(frame, ResultFrame):
-            transport.send_signal("kill")
+            await _discard(transport)
             raise WorkerFailed(frame.message)
         if not isinstance(frame, ReadyFrame):
-            transport.send_signal("kill")
+            await _discard(transport)
             raise WorkerFailed(f"the worker sent {frame.event!r} before 'ready'")
         return cls(transport, frame)
 
@@ -310,3 +310,9 @@ def _signal_name(returncode: int) -> str:
         return signal.Signals(-returncode).name
     except ValueError:
         return str(-returncode)
+
+
+async def _discard(transport: WorkerTransport) -> None:
+    """Kills a worker that failed to start and reaps it, so no process or pipe outlives the failure."""
+    transport.send_signal("kill")
+    await transport.wait()
