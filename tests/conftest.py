@@ -17,7 +17,7 @@ import anyio._core._subprocesses  # noqa: F401
 
 from gradle_repl.environment import ReplEnvironment
 from gradle_repl.resolve import resolve_environment
-from gradle_repl.frames import WorkerOptions
+from gradle_repl.frames import SessionDescription, WorkerOptions
 from gradle_repl.host.handle import Reply, WorkerHandle
 
 REPO = Path(__file__).resolve().parents[1]
@@ -91,6 +91,12 @@ class SyncWorker:
         assert reply.result.type == "success", reply.result.message + "\n" + reply.result.stack
         assert reply.result.value is not None, "the snippet produced no value"
         return reply.result.value.data
+
+    def describe(self) -> SessionDescription:
+        """What the session holds, from the worker itself."""
+        result = self._loop.run_until_complete(self.process.describe())
+        assert result.description is not None, result.message
+        return result.description
 
     def close(self) -> None:
         self._loop.run_until_complete(self.process.stop())

@@ -26,12 +26,15 @@ from gradle_repl.environment import ReplEnvironment
 from gradle_repl.frames import (
     HEAP_WARNING_PREFIX,
     CancelRequest,
+    Declaration,
+    DescribeRequest,
     DisplayFrame,
     EvalRequest,
     ReadyFrame,
     ResultFrame,
     StartRequest,
     StreamFrame,
+    SessionDescription,
     decode_request,
     encode,
 )
@@ -49,6 +52,7 @@ class FakeTransport:
         self._out = asyncio.StreamReader(limit=FRAME_READ_LIMIT)
         self._requests: asyncio.Queue[bytes | None] = asyncio.Queue()
         self._evals: asyncio.Queue[EvalRequest] = asyncio.Queue()
+        self._answered: list[str] = []
         self._cancelled: set[int] = set()
         self._cancel_arrived = asyncio.Event()
         self._exited = asyncio.Event()
@@ -111,6 +115,9 @@ class FakeTransport:
                 self._evals.put_nowait(request)
             elif isinstance(request, StartRequest):
                 self._evals.put_nowait(EvalRequest(id=-1, code="__start__"))
+            elif isinstance(request, DescribeRequest):
+                # Queued behind the evals, as the real worker answers requests in order.
+                self._evals.put_nowait(EvalRequest(id=request.id, code="__describe__"))
 
     async def _run(self) -> None:
         first = await self._evals.get()
@@ -140,6 +147,12 @@ class FakeTransport:
 
     async def _answer(self, request: EvalRequest) -> None:
         code, rid = request.code, request.id
+        if code == "__describe__":
+            # Every snippet answered so far reads as a val named after its code.
+            held = [Declaration(kind="val", name=c, signature=f"val {c}: kotlin.String", snippet=i + 1) for i, c in enumerate(self._answered)]
+            self._send(ResultFrame(id=rid, type="success", description=SessionDescription(declarations=held), declared=len(held)))
+            return
+        self._answered.append(code)
         verb, _, rest = code.partition(" ")
         if verb in ("sleep", "stubborn"):
             seconds, _, value = rest.partition(":")

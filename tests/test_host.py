@@ -282,3 +282,20 @@ async def test_the_environments_warnings_reach_the_first_reply_of_each_jvm():
     again = await m.run_snippet(session_id="s", project_root="/p", code="B")
     assert again.notices == ()
     await m.close_all()
+
+
+async def test_describe_waits_for_the_running_snippet_and_names_sessions_it_cannot_describe():
+    m = manager(FakeLauncher())
+    running = asyncio.ensure_future(run(m, "sleep 0.3:late"))
+    while [s.state for s in m.list()] != ["running"]:
+        await asyncio.sleep(0.005)
+    described = await m.describe("s")  # answered after the snippet, so it is in the description
+    assert [d.name for d in described.declarations] == ["sleep 0.3:late"]
+    assert await running == "late"
+    assert [s.declarations for s in m.list()] == [1]
+    with pytest.raises(GradleReplError, match="no session 'other'"):
+        await m.describe("other")
+    await m.reset("s")
+    with pytest.raises(GradleReplError, match="has no running JVM"):
+        await m.describe("s")
+    await m.close_all()

@@ -123,3 +123,12 @@ def test_on_kotlin_2_2_snippet_classes_say_which_plugins_do_not_act_on_them(olde
         assert used.type == "error" and "'Point' was never compiled" in used.message, used.message
     finally:
         worker.close()
+
+
+def test_describe_reads_declarations_the_same_way(older_worker: SyncWorker):
+    """2.2's REPL lays snippet classes out differently from 2.3's; what a session holds reads the same."""
+    older_worker.eval("val described = listOf(1, 2)\nfun describedTwice(n: Int) = n * 2\nclass DescribedBox(val v: Int)")
+    signatures = {d.name: (d.signature, d.value) for d in older_worker.describe().declarations}
+    assert signatures["described"] == ("val described: kotlin.collections.List<kotlin.Int>", "[1, 2]")
+    assert signatures["describedTwice"][0] == "fun describedTwice(kotlin.Int): kotlin.Int"
+    assert signatures["DescribedBox"][0] == "class DescribedBox"

@@ -56,8 +56,10 @@ async def test_tools_are_listed_with_schemas(shared: Client):
     tools = {tool.name: tool for tool in (await client.list_tools()).tools}
     assert set(tools) == {
         "run_kotlin_snippet", "reset_kotlin_session", "close_kotlin_session", "list_kotlin_sessions",
-        "resolve_gradle_environment",
+        "describe_kotlin_session", "resolve_gradle_environment",
     }
+    assert tools["describe_kotlin_session"].input_schema["properties"]["sessionId"].get("description")
+    assert tools["describe_kotlin_session"].annotations.read_only_hint is True
     schema = tools["run_kotlin_snippet"].input_schema
     assert set(schema["required"]) == {"projectRoot", "code"}
     for name in ("projectPath", "sourceSet", "sessionId", "timeoutSeconds", "buildTool"):
@@ -83,6 +85,33 @@ async def test_state_is_per_session_and_reset_loses_it(shared: Client):
     assert "reset" in text(reset)
     after = await run(client, "answer", sessionId="a")
     assert after.is_error and "Unresolved reference" in text(after)
+
+
+async def test_describe_lists_what_a_session_holds_newest_definition_winning(shared: Client):
+    """An agent picking up a session it did not start sees its imports and names, as the REPL resolves them."""
+    client = shared
+    for code in (
+        "import sample.*\nval limit = 1930\nvar seen = 0\nfun older(year: Int): List<Book> = classics.publishedBefore(year)",
+        "data class Pick(val title: String)\nobject Shelf2 { val size = 2 }\ntypealias Titles = List<String>",
+        'val limit = "redefined"\nseen += 3',
+        'val broken: Int = error("boom")',
+    ):
+        await run(client, code, sessionId="described")
+    described = text(await client.call_tool("describe_kotlin_session", {"sessionId": "described"}))
+    lines = described.splitlines()
+    assert lines[0] == "Session 'described': 7 declaration(s), 1 import(s)", described
+    assert "import sample.*" in lines
+    assert "var seen: kotlin.Int = 3    // snippet 1" in lines
+    assert "fun older(kotlin.Int): kotlin.collections.List<sample.Book>    // snippet 1" in lines
+    assert "data class Pick    // snippet 2" in lines and "object Shelf2    // snippet 2" in lines
+    assert "typealias Titles = List<String>    // snippet 2" in lines
+    # The newest definition wins and comes last but one; a name whose snippet failed is still resolved, unset.
+    assert lines[-2] == "val limit: kotlin.String = redefined    // snippet 3", described
+    assert lines[-1] == "val broken: kotlin.Int = <not initialised: its snippet failed>    // snippet 4", described
+    listed = {s["session_id"]: s for s in json.loads(text(await client.call_tool("list_kotlin_sessions", {})))}
+    assert listed["described"]["declarations"] == 7
+    missing = await client.call_tool("describe_kotlin_session", {"sessionId": "nobody"})
+    assert missing.is_error and "no session 'nobody'" in text(missing)
 
 
 async def test_content_order_result_then_displays_then_output(shared: Client):

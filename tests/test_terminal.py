@@ -97,6 +97,9 @@ def test_a_person_types_multiline_code_cancels_resets_quits_and_finds_their_hist
     at = term.mark()
     term.type("x")
     term.wait_for(r"21\s+// kotlin\.Int", at)  # an interrupted snippet keeps the session's state
+    at = term.mark()
+    term.type(":session")
+    term.wait_for(r"fun twice\(kotlin\.Int\): kotlin\.Int\s+// snippet 2", at)
 
     term.type(":reset")
     at = term.mark()

@@ -24,7 +24,10 @@ __all__ = [
     "StartRequest",
     "EvalRequest",
     "CancelRequest",
+    "DescribeRequest",
     "Request",
+    "Declaration",
+    "SessionDescription",
     "ReadyFrame",
     "StreamFrame",
     "DisplayFrame",
@@ -90,7 +93,14 @@ class CancelRequest(BaseModel):
     id: int
 
 
-Request = Annotated[Union[StartRequest, EvalRequest, CancelRequest], Field(discriminator="op")]
+class DescribeRequest(BaseModel):
+    """Asks what the session holds; answered by a result frame carrying a description."""
+
+    op: Literal["describe"] = "describe"
+    id: int = 0
+
+
+Request = Annotated[Union[StartRequest, EvalRequest, CancelRequest, DescribeRequest], Field(discriminator="op")]
 
 
 class ReadyFrame(BaseModel):
@@ -118,6 +128,37 @@ class DisplayFrame(BaseModel):
     meta: dict[str, str] = Field(default_factory=dict)
 
 
+DeclarationKind = Literal[
+    "val", "var", "fun", "class", "data class", "object", "interface", "enum class", "annotation class", "typealias"
+]
+
+
+class Declaration(BaseModel):
+    """One name a session's snippets declared, as the REPL resolves it now (the newest definition)."""
+
+    kind: DeclarationKind
+    name: str
+    signature: str = Field(description="e.g. `val total: kotlin.Int`, `fun f(kotlin.Int): kotlin.String`, `data class Point`")
+    value: str | None = Field(default=None, description="a val's or var's current value, rendered and capped")
+    snippet: int = Field(description="the number of the snippet that declared it (1 = the session's first)")
+
+
+class SessionDescription(BaseModel):
+    declarations: list[Declaration] = Field(default_factory=list)
+    imports: list[str] = Field(default_factory=list)
+
+    def summary(self, session_id: str) -> str:
+        """One line per import and declaration, oldest first, each with the snippet that made it."""
+        if not self.declarations and not self.imports:
+            return f"Session {session_id!r} holds no declarations or imports yet."
+        lines = [f"Session {session_id!r}: {len(self.declarations)} declaration(s), {len(self.imports)} import(s)"]
+        lines += [f"import {name}" for name in self.imports]
+        for declaration in self.declarations:
+            value = f" = {declaration.value}" if declaration.value is not None else ""
+            lines.append(f"{declaration.signature}{value}    // snippet {declaration.snippet}")
+        return "\n".join(lines)
+
+
 class ResultFrame(BaseModel):
     event: Literal["result"] = "result"
     id: int = 0
@@ -131,6 +172,8 @@ class ResultFrame(BaseModel):
     truncated_bytes: int = 0
     state_lost: bool = False
     duration_ms: int = 0
+    declared: int = Field(default=0, description="how many names the session holds after this snippet")
+    description: SessionDescription | None = Field(default=None, description="the answer to a describe request")
 
 
 Frame = Annotated[Union[ReadyFrame, StreamFrame, DisplayFrame, ResultFrame], Field(discriminator="event")]
@@ -148,5 +191,5 @@ def decode_frame(line: bytes | str) -> ReadyFrame | StreamFrame | DisplayFrame |
     return _FRAME.validate_json(line)
 
 
-def decode_request(line: bytes | str) -> StartRequest | EvalRequest | CancelRequest:
+def decode_request(line: bytes | str) -> StartRequest | EvalRequest | CancelRequest | DescribeRequest:
     return _REQUEST.validate_json(line)

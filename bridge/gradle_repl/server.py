@@ -165,9 +165,20 @@ def build_server(manager: SessionManager) -> MCPServer:
 
     async def list_kotlin_sessions() -> CallToolResult:
         """List live sessions as JSON: id, state (starting/idle/running), project, source set, Kotlin version,
-        JDK, snippets run, uptime, idle time, worker pid and resident memory."""
+        JDK, snippets run, names declared, uptime, idle time, worker pid and resident memory."""
         infos = [info.model_dump() for info in manager.list()]
         return text_result(json.dumps(infos, indent=2) if infos else "No live sessions.")
+
+    async def describe_kotlin_session(sessionId: SessionId = "default") -> CallToolResult:
+        """What a session holds, to pick up a session you did not start: its imports, and the names its snippets
+        declared as the REPL resolves them now (newest definition wins) — vals and vars with their type and
+        current value (capped), functions with their signatures, classes, objects, interfaces, typealiases —
+        each with the snippet that declared it. Waits for a running snippet to finish."""
+        try:
+            description = await manager.describe(sessionId)
+        except GradleReplError as error:
+            return error_result(str(error))
+        return text_result(description.summary(sessionId))
 
     async def resolve_gradle_environment(
         projectRoot: ProjectRoot,
@@ -195,6 +206,7 @@ def build_server(manager: SessionManager) -> MCPServer:
         (reset_kotlin_session, ToolAnnotations(destructive_hint=True, idempotent_hint=True, open_world_hint=False)),
         (close_kotlin_session, ToolAnnotations(destructive_hint=True, idempotent_hint=True, open_world_hint=False)),
         (list_kotlin_sessions, ToolAnnotations(read_only_hint=True, open_world_hint=False)),
+        (describe_kotlin_session, ToolAnnotations(read_only_hint=True, open_world_hint=False)),
         # It runs the project's build (which writes outputs and may download dependencies).
         (resolve_gradle_environment, ToolAnnotations(read_only_hint=False, idempotent_hint=True, open_world_hint=True)),
     ]

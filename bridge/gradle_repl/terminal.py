@@ -38,6 +38,7 @@ SESSION_ID = "terminal"
 HELP = """\
 Kotlin snippets run in the project's JVM; declarations stay for later inputs.
   :help     this text
+  :session  the imports and names this session holds, with their types and values
   :reset    forget every declaration (a fresh JVM on the next input)
   :quit     leave (Ctrl-D does the same)
 Enter runs the input once brackets, strings and comments are closed; Esc then Enter runs it as is.
@@ -208,6 +209,11 @@ async def run_terminal(options: TerminalOptions, manager: SessionManager | None 
                 return 0
             if command == ":help":
                 printer.line(HELP)
+            elif command == ":session":
+                try:
+                    printer.line((await manager.describe(SESSION_ID)).summary(SESSION_ID))
+                except GradleReplError as error:
+                    printer.line(f"[{error}]")
             elif command == ":reset":
                 await manager.reset(SESSION_ID)
                 printer.line("[session reset: every declaration is gone]")

@@ -25,6 +25,7 @@ from ..frames import (
     HEAP_WARNING_PREFIX,
     SYSTEM_EXIT_LOG_LINE,
     CancelRequest,
+    DescribeRequest,
     WorkerOptions,
     DisplayFrame,
     EvalRequest,
@@ -47,6 +48,8 @@ WORKER_START_TIMEOUT_SECONDS = 180.0
 RESULT_MARGIN_SECONDS = 10.0
 # After a cancel: the worker's interrupt grace (6 s) plus time to answer; then it is killed.
 CANCEL_ANSWER_SECONDS = 11.0
+# Reading a session's declarations is reflection on classes already loaded: seconds at the very most.
+DESCRIBE_TIMEOUT_SECONDS = 30.0
 
 OnFrame = Callable[[StreamFrame | DisplayFrame], None]
 
@@ -159,10 +162,22 @@ class WorkerHandle:
     async def request(self, code: str, *, timeout_seconds: float, on_frame: OnFrame | None = None) -> Reply:
         """Runs one snippet. If the caller is cancelled, the snippet is cancelled too and the worker
         is still read up to its result (or stopped) before another request can start."""
+        return await self._send(
+            lambda request_id: EvalRequest(id=request_id, code=code, timeout_ms=int(timeout_seconds * 1000)),
+            timeout_seconds, on_frame,
+        )
+
+    async def describe(self) -> ResultFrame:
+        """What the session holds (frames.SessionDescription), read between snippets."""
+        return (await self._send(lambda request_id: DescribeRequest(id=request_id), DESCRIBE_TIMEOUT_SECONDS, None)).result
+
+    async def _send(
+        self, make: Callable[[int], EvalRequest | DescribeRequest], timeout_seconds: float, on_frame: OnFrame | None
+    ) -> Reply:
         await self._lock.acquire()
         self._last_id += 1
         cancel = asyncio.Event()
-        exchange = asyncio.create_task(self._exchange(self._last_id, code, timeout_seconds, on_frame, cancel))
+        exchange = asyncio.create_task(self._exchange(make(self._last_id), timeout_seconds, on_frame, cancel))
         exchange.add_done_callback(lambda _: self._lock.release())
         try:
             return await asyncio.shield(exchange)
@@ -171,11 +186,12 @@ class WorkerHandle:
             raise
 
     async def _exchange(
-        self, request_id: int, code: str, timeout_seconds: float, on_frame: OnFrame | None, cancel: asyncio.Event
+        self, request: EvalRequest | DescribeRequest, timeout_seconds: float, on_frame: OnFrame | None, cancel: asyncio.Event
     ) -> Reply:
         frames: list[StreamFrame | DisplayFrame] = []
+        request_id = request.id
         try:
-            await self._transport.write(encode(EvalRequest(id=request_id, code=code, timeout_ms=int(timeout_seconds * 1000))))
+            await self._transport.write(encode(request))
         except ConnectionError:
             return Reply(tuple(frames), await self._ended_result())
         deadline = time.monotonic() + timeout_seconds + RESULT_MARGIN_SECONDS

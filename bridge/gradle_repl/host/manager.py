@@ -18,13 +18,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from .. import classdata
 from ..buildtools.base import BuildToolChoice
 from ..environment import ReplEnvironment
 from ..errors import GradleReplError
-from ..frames import WorkerOptions
+from ..frames import SessionDescription, WorkerOptions
 from .handle import OnFrame, Reply, WorkerHandle
 from .launcher import SubprocessLauncher, WorkerLauncher, WorkerTransport
 from .shutdown import stop_processes_now
@@ -85,6 +85,7 @@ class SessionInfo(BaseModel):
     idle_seconds: float
     worker_pid: int | None
     worker_rss_bytes: int | None
+    declarations: int = Field(default=0, description="names the session's snippets declared (describe_kotlin_session lists them)")
 
 
 @dataclass(eq=False)
@@ -94,6 +95,7 @@ class _Session:
     worker: WorkerHandle | None = None
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     snippets_run: int = 0
+    declarations: int = 0
     last_used: float = field(default_factory=time.monotonic)
     starting: ReplEnvironment | None = None
     closed: bool = False
@@ -176,6 +178,7 @@ class SessionManager:
                 self._forget_worker(session, worker)
             else:
                 session.snippets_run += 1
+                session.declarations = reply.result.declared
             return dataclasses.replace(reply, notices=tuple(notices))
 
     async def open_session(
@@ -361,7 +364,7 @@ class SessionManager:
     def _forget_worker(self, session: _Session, worker: WorkerHandle) -> None:
         if session.worker is worker:
             session.worker, session.environment = None, None
-            session.snippets_run = 0
+            session.snippets_run = session.declarations = 0
         if not worker.alive:
             self._untrack(worker)
 
@@ -371,6 +374,24 @@ class SessionManager:
     async def _stop_and_untrack(self, worker: WorkerHandle, *, reason: str | None = None) -> None:
         await worker.stop(reason=reason)
         self._untrack(worker)
+
+    async def describe(self, session_id: str) -> SessionDescription:
+        """The names a live session holds, newest definition winning; waits for a running snippet to finish."""
+        session = self._sessions.get(session_id)
+        if session is None:
+            live = ", ".join(repr(s) for s in self._sessions) or "none"
+            raise GradleReplError(f"there is no session {session_id!r} (live sessions: {live})")
+        async with session.lock:
+            worker = session.worker
+            if worker is None or not worker.alive:
+                raise GradleReplError(
+                    f"session {session_id!r} has no running JVM (it was reset or its state was lost): it holds nothing yet"
+                )
+            result = await worker.describe()
+            if result.description is None:
+                raise GradleReplError(f"session {session_id!r} could not be described: {result.message}")
+            session.declarations = result.declared
+            return result.description
 
     async def reset(self, session_id: str) -> bool:
         """Kills the session's worker (a running snippet ends with a clear reply); the next call starts fresh."""
@@ -425,6 +446,7 @@ class SessionManager:
                     idle_seconds=round(now - session.last_used, 1),
                     worker_pid=worker.pid if worker else None,
                     worker_rss_bytes=worker.rss_bytes() if worker else None,
+                    declarations=session.declarations if worker else 0,
                 )
             )
         return infos

@@ -19,7 +19,7 @@ import time
 from pydantic import ValidationError
 
 from ..errors import GradleReplError
-from ..frames import SYSTEM_EXIT_LOG_LINE, CancelRequest, EvalRequest, ResultFrame, StartRequest, decode_request
+from ..frames import SYSTEM_EXIT_LOG_LINE, CancelRequest, DescribeRequest, EvalRequest, ResultFrame, StartRequest, decode_request
 from .channel import FrameChannel
 
 _PR_SET_PDEATHSIG = 1
@@ -120,6 +120,13 @@ def main() -> None:
             request = decode_request(line)
         except ValidationError as error:
             channel.send(ResultFrame(type="error", error_kind="internal", message=f"bad request: {error}"))
+            continue
+        if isinstance(request, DescribeRequest):
+            channel.current_id = request.id
+            try:
+                channel.send(session.describe(request))
+            except Exception as error:  # noqa: BLE001 - a bug here must cost one reply, not the session
+                channel.send(ResultFrame(id=request.id, type="error", error_kind="internal", message=f"describing the session failed: {error!r}"))
             continue
         if not isinstance(request, EvalRequest):
             channel.send(ResultFrame(type="error", error_kind="internal", message="the worker is already started"))

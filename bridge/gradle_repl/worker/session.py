@@ -14,9 +14,10 @@ from typing import Any
 
 import jpype
 
-from ..frames import DisplayFrame, EvalRequest, ReadyFrame, ResultFrame, StartRequest, StreamFrame
+from ..frames import DescribeRequest, DisplayFrame, EvalRequest, ReadyFrame, ResultFrame, StartRequest, StreamFrame
 from ..errors import WorkerFailed
 from .. import classdata
+from .declarations import Declarations
 from .facade import build_facade
 from .jvm import start_jvm
 from .kotlin_types import kotlin_type_name
@@ -110,6 +111,7 @@ class ReplSession:
         self._exit_guard: Any = None
         # Snippets that failed, by number: the K2 REPL still lets later snippets see their declarations.
         self._failed: dict[int, str] = {}
+        self._declarations = Declarations()
         self._driver = driver
         self._output = output
         self._renderer = renderer
@@ -201,13 +203,31 @@ class ReplSession:
             if result.type == "error" and outcome is not None:
                 result = self._explain_use_of_failed(result)
                 self._failed[int(outcome.number)] = request.code
+            self._record_declarations(outcome, request.code, failed=result.type == "error")
         self._forward_output(send, truncated)
         result = self._unless_exit_requested(result)
         result.truncated_bytes = truncated.value + int(self._output.droppedBytes())
         if (heap_warning := self._heap.warning()) is not None:
             result.warnings.append(heap_warning)
         result.duration_ms = int((time.monotonic() - started) * 1000)
+        result.declared = len(self._declarations)
         send(result)
+
+    def describe(self, request: DescribeRequest) -> ResultFrame:
+        return ResultFrame(
+            id=request.id, type="success", description=self._declarations.describe(), declared=len(self._declarations)
+        )
+
+    def _record_declarations(self, outcome: Any, code: str, *, failed: bool) -> None:
+        script_class = outcome.result.getScriptClass() if outcome is not None and outcome.result is not None else None
+        if script_class is None:
+            return
+        try:
+            # Snippet 1 is the warm-up: the user's first snippet is _2_repl.
+            instance = outcome.result.getScriptInstance()
+            self._declarations.record(script_class, instance, int(outcome.number) - 1, code, failed=failed)
+        except jpype.JException as error:  # reflection on a class the JVM can't fully link: describe less, never fail
+            print(f"reading the declarations of snippet {outcome.number} failed: {error}", file=sys.stderr)
 
     def _stop(self, running: Any, request: EvalRequest, *, cancelled: bool) -> ResultFrame:
         why = "Cancelled by the client" if cancelled else f"Timed out after {request.timeout_ms / 1000:g} s"

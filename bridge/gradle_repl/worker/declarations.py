@@ -1,0 +1,132 @@
+"""What a session holds: the names its snippets declared, newest definition winning, so an agent can
+pick up a session it did not start.
+
+The K2 REPL compiles snippet N to a class `_N_repl`: its vals and vars are static fields with
+getters (and setters), its functions are methods, its classes and objects nested classes. These are
+read by reflection after each snippet that ran. Imports and typealiases leave nothing to reflect on
+and are read from the snippet's text.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import jpype
+
+from ..frames import Declaration, SessionDescription
+from .kotlin_types import kotlin_type_name
+from .safety import jstr
+
+__all__ = ["Declarations", "VALUE_LIMIT_CHARS"]
+
+VALUE_LIMIT_CHARS = 200
+_RESULT_FIELD = re.compile(r"res\d+$")
+_IMPORT = re.compile(r"^\s*import\s+([\w.`]+(?:\.\*)?(?:\s+as\s+\w+)?)\s*;?\s*$", re.MULTILINE)
+_TYPEALIAS = re.compile(r"^\s*(?:(?:private|internal|public)\s+)?typealias\s+(\w+)(\s*<[^=]*>)?\s*=\s*(.+?)\s*$", re.MULTILINE)
+
+
+@dataclass
+class _Held:
+    declaration: Declaration
+    field: Any = None  # the field holding a val's or var's value: static on 2.3, the snippet instance's on 2.2
+    instance: Any = None
+    failed: bool = False  # its snippet threw: the REPL still resolves the name, but it holds no value
+
+
+class Declarations:
+    def __init__(self) -> None:
+        # Keyed so that a redefinition replaces: by name, except functions, which overload by parameters.
+        self._held: dict[str, _Held] = {}
+        self._imports: dict[str, None] = {}
+
+    def __len__(self) -> int:
+        return len(self._held)
+
+    def record(self, script_class: Any, instance: Any, snippet: int, code: str, *, failed: bool) -> None:
+        """Adds what a snippet that ran declared; a name declared again moves to the end with its new meaning.
+        A snippet that threw still counts: later snippets resolve its names (to values never set)."""
+        owner = jpype.JClass("kotlin.jvm.JvmClassMappingKt").getJavaClass(script_class)
+        accessors: set[str] = set()
+        for field in owner.getDeclaredFields():
+            name = jstr(field.getName())
+            if field.isSynthetic() or name == "INSTANCE" or "$" in name or _RESULT_FIELD.match(name):
+                continue
+            getter, setter = _accessor_names(name)
+            methods = {jstr(m.getName()) for m in owner.getDeclaredMethods()}
+            kind = "var" if setter in methods else "val"
+            accessors |= {getter, setter}
+            kotlin_type = kotlin_type_name(jstr(field.getGenericType().getTypeName()))
+            self._put(name, _Held(Declaration(kind=kind, name=name, signature=f"{kind} {name}: {kotlin_type}", snippet=snippet), field, instance, failed))
+        for method in owner.getDeclaredMethods():
+            name = jstr(method.getName())
+            if method.isSynthetic() or method.isBridge() or "$" in name or name in accessors:
+                continue
+            parameters = ", ".join(kotlin_type_name(jstr(t.getTypeName())) for t in method.getGenericParameterTypes())
+            returns = kotlin_type_name(jstr(method.getGenericReturnType().getTypeName()))
+            signature = f"fun {name}({parameters}): {returns}"
+            self._put(f"fun {name}({parameters})", _Held(Declaration(kind="fun", name=name, signature=signature, snippet=snippet)))
+        for nested in owner.getDeclaredClasses():
+            if nested.isSynthetic() or nested.isAnonymousClass():
+                continue
+            name = jstr(nested.getSimpleName())
+            kind = _class_kind(nested)
+            self._put(name, _Held(Declaration(kind=kind, name=name, signature=f"{kind} {name}", snippet=snippet)))
+        for alias, parameters, target in _TYPEALIAS.findall(code):
+            signature = f"typealias {alias}{parameters.strip()} = {target}"
+            self._put(alias, _Held(Declaration(kind="typealias", name=alias, signature=signature, snippet=snippet)))
+        for imported in _IMPORT.findall(code):
+            self._imports.pop(imported, None)
+            self._imports[imported] = None
+
+    def describe(self) -> SessionDescription:
+        declarations = []
+        for held in self._held.values():
+            declaration = held.declaration.model_copy()
+            if held.failed:
+                declaration.value = "<not initialised: its snippet failed>"
+            elif held.field is not None:
+                declaration.value = _render(held.field, held.instance)
+            declarations.append(declaration)
+        return SessionDescription(declarations=declarations, imports=list(self._imports))
+
+    def _put(self, key: str, held: _Held) -> None:
+        self._held.pop(key, None)
+        self._held[key] = held
+
+
+def _accessor_names(name: str) -> tuple[str, str]:
+    """Kotlin's getter and setter names for a property (`isOpen` → `isOpen`/`setOpen`)."""
+    if re.match(r"is[A-Z]", name):
+        return name, "set" + name[2:]
+    capitalised = name[:1].upper() + name[1:]
+    return "get" + capitalised, "set" + capitalised
+
+
+def _class_kind(nested: Any) -> str:
+    if nested.isAnnotation():
+        return "annotation class"
+    if nested.isInterface():
+        return "interface"
+    if nested.isEnum():
+        return "enum class"
+    fields = {jstr(f.getName()) for f in nested.getDeclaredFields()}
+    if "INSTANCE" in fields:
+        return "object"
+    methods = {jstr(m.getName()) for m in nested.getDeclaredMethods()}
+    return "data class" if {"copy", "component1"} <= methods else "class"
+
+
+def _render(field: Any, instance: Any) -> str:
+    try:
+        field.setAccessible(True)
+        static = jpype.JClass("java.lang.reflect.Modifier").isStatic(field.getModifiers())
+        value = field.get(None if static else instance)
+        text = "null" if value is None else jstr(jpype.JClass("java.lang.String").valueOf(value))
+    except jpype.JException as error:
+        return f"<can't be read: {jstr(error.getClass().getName())}>"
+    text = " ".join(text.split()) if "\n" in text else text
+    if len(text) <= VALUE_LIMIT_CHARS:
+        return text
+    return f"{text[:VALUE_LIMIT_CHARS]}… ({len(text) - VALUE_LIMIT_CHARS} more characters)"
