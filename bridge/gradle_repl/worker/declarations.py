@@ -49,12 +49,12 @@ class Declarations:
         A snippet that threw still counts: later snippets resolve its names (to values never set)."""
         owner = jpype.JClass("kotlin.jvm.JvmClassMappingKt").getJavaClass(script_class)
         accessors: set[str] = set()
+        methods = {jstr(m.getName()) for m in owner.getDeclaredMethods()}
         for field in owner.getDeclaredFields():
             name = jstr(field.getName())
             if field.isSynthetic() or name == "INSTANCE" or "$" in name or _RESULT_FIELD.match(name):
                 continue
             getter, setter = _accessor_names(name)
-            methods = {jstr(m.getName()) for m in owner.getDeclaredMethods()}
             kind = "var" if setter in methods else "val"
             accessors |= {getter, setter}
             kotlin_type = kotlin_type_name(jstr(field.getGenericType().getTypeName()))
