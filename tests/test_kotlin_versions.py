@@ -132,3 +132,16 @@ def test_describe_reads_declarations_the_same_way(older_worker: SyncWorker):
     assert signatures["described"] == ("val described: kotlin.collections.List<kotlin.Int>", "[1, 2]")
     assert signatures["describedTwice"][0] == "fun describedTwice(kotlin.Int): kotlin.Int"
     assert signatures["DescribedBox"][0] == "class DescribedBox"
+
+
+def test_depends_on_works_or_says_why_it_cannot(older_env: ReplEnvironment, older_worker: SyncWorker):
+    """Kotlin scripting's Maven resolver is fetched at the session's Kotlin version; where a mirror lacks it (as
+    the one here lacks 2.2.21's), the session says so up front and a snippet asking for a library gets the reason."""
+    reply = older_worker.eval('@file:DependsOn("org.apache.commons:commons-collections4:4.4")\norg.apache.commons.collections4.bag.HashBag<Int>().size')
+    if older_env.dependency_resolver_classpath:
+        assert reply.result.type == "success", reply.result.message
+    else:
+        assert any(w.startswith("@file:DependsOn is unavailable") for w in older_env.warnings), older_env.warnings
+        assert reply.result.error_kind == "compile" and "@file:DependsOn is unavailable" in reply.result.message, reply.result.message
+        assert "Add the library to the build instead" in reply.result.message
+    assert older_worker.value("1 + 1") == "2"

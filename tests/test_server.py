@@ -41,6 +41,10 @@ async def shared() -> AsyncIterator[Client]:
         yield client
 
 
+# A small Maven Central library sample-project doesn't have.
+COLLECTIONS = '@file:DependsOn("org.apache.commons:commons-collections4:4.4")'
+
+
 def text(result) -> str:
     return "\n".join(block.text for block in result.content if isinstance(block, TextContent))
 
@@ -112,6 +116,26 @@ async def test_describe_lists_what_a_session_holds_newest_definition_winning(sha
     assert listed["described"]["declarations"] == 7
     missing = await client.call_tool("describe_kotlin_session", {"sessionId": "nobody"})
     assert missing.is_error and "no session 'nobody'" in text(missing)
+
+
+async def test_depends_on_adds_a_library_to_the_live_session(shared: Client):
+    """@file:DependsOn resolves a Maven Central artifact the project doesn't have into the running session:
+    earlier state stays, a version conflict keeps the project's version and says so, a bad coordinate is an error
+    that leaves the session usable, and the session lists what it added."""
+    client = shared
+    await run(client, "val before = 40", sessionId="libs")
+    added = await run(client, f'{COLLECTIONS}\norg.apache.commons.collections4.bag.HashBag<String>().apply {{ add("a"); add("a") }}.getCount("a") + before', sessionId="libs")
+    assert not added.is_error and text(added).startswith("42"), text(added)
+    assert text(await run(client, "org.apache.commons.collections4.bag.HashBag<Int>().size", sessionId="libs")).startswith("0")
+    # sample-project has commons-text 1.13.0: the project's version wins.
+    older = await run(client, '@file:DependsOn("org.apache.commons:commons-text:1.9")\norg.apache.commons.text.WordUtils.capitalize("a b")', sessionId="libs")
+    assert not older.is_error and "commons-text: kept the project's version 1.13.0" in text(older), text(older)
+    missing = await run(client, '@file:DependsOn("no.such.group:no-such-artifact:1.0")\n1', sessionId="libs")
+    assert missing.is_error and "no.such.group:no-such-artifact" in text(missing), text(missing)
+    assert text(await run(client, "before + 2", sessionId="libs")).startswith("42")
+    described = text(await client.call_tool("describe_kotlin_session", {"sessionId": "libs"}))
+    assert COLLECTIONS in described and '@file:DependsOn("org.apache.commons:commons-text:1.9")' in described, described
+    assert "no-such-artifact" not in described
 
 
 async def test_content_order_result_then_displays_then_output(shared: Client):
@@ -328,7 +352,7 @@ async def test_changed_sources_restart_the_session_and_say_so(tmp_path):
 
     async with Client(server_params(), read_timeout_seconds=300) as client:
         args = {"projectRoot": project, "buildTool": "maven"}
-        first = await client.call_tool("run_kotlin_snippet", {**args, "code": "val remembered = 1"}, progress_callback=on_progress)
+        first = await client.call_tool("run_kotlin_snippet", {**args, "code": f"{COLLECTIONS}\nval remembered = 1"}, progress_callback=on_progress)
         assert not first.is_error, text(first)
         assert any(m.startswith("resolving ") for m in messages), messages
         assert any("starting a JVM with Kotlin 2.3.21" in m for m in messages), messages
@@ -337,8 +361,12 @@ async def test_changed_sources_restart_the_session_and_say_so(tmp_path):
         later = time.time() + 2
         os.utime(books, (later, later))
         result = await client.call_tool("run_kotlin_snippet", {**args, "code": 'sample.displayTitle("new code")'})
+        # A library the session added is added again in the new JVM; its state is not.
+        bag = await client.call_tool("run_kotlin_snippet", {**args, "code": "org.apache.commons.collections4.bag.HashBag<Int>().size"})
     assert text(result).startswith("New Code!")
     assert "restarted: the project's build or sources changed" in text(result)
+    assert f"added again after the restart: {COLLECTIONS}" in text(result)
+    assert not bag.is_error and text(bag).startswith("0"), text(bag)
 
 
 async def test_session_cap_evicts_the_least_recently_used_idle_session():

@@ -65,6 +65,9 @@ class ReplEnvironment(BaseModel):
     )
     compiler_args: list[str] = Field(default_factory=list, description="free args that change compilation")
     repl_host_classpath: list[str] = Field(default_factory=list, description="REPL compiler and scripting jars")
+    dependency_resolver_classpath: list[str] = Field(
+        default_factory=list, description="Kotlin scripting's Maven resolver for @file:DependsOn; empty when unavailable"
+    )
     warnings: list[str] = Field(default_factory=list)
     input_dirs: list[str] = Field(
         default_factory=list, description="directories the build reads (source dirs, included builds), for staleness"

@@ -146,12 +146,14 @@ class Declaration(BaseModel):
 class SessionDescription(BaseModel):
     declarations: list[Declaration] = Field(default_factory=list)
     imports: list[str] = Field(default_factory=list)
+    libraries: list[str] = Field(default_factory=list, description="coordinates added with @file:DependsOn, in order")
 
     def summary(self, session_id: str) -> str:
         """One line per import and declaration, oldest first, each with the snippet that made it."""
-        if not self.declarations and not self.imports:
-            return f"Session {session_id!r} holds no declarations or imports yet."
+        if not self.declarations and not self.imports and not self.libraries:
+            return f"Session {session_id!r} holds no declarations, imports or added libraries yet."
         lines = [f"Session {session_id!r}: {len(self.declarations)} declaration(s), {len(self.imports)} import(s)"]
+        lines += [f'@file:DependsOn("{coordinate}")' for coordinate in self.libraries]
         lines += [f"import {name}" for name in self.imports]
         for declaration in self.declarations:
             value = f" = {declaration.value}" if declaration.value is not None else ""

@@ -27,6 +27,11 @@ def jvm_worker_sources() -> list[Path]:
     return sorted((_shipped("jvm-worker") / "src").rglob("*.kt"))
 
 
+def jvm_worker_dependency_sources() -> list[Path]:
+    """The facade's @file:DependsOn add-on, built only where Kotlin scripting's Maven resolver is at hand."""
+    return sorted((_shipped("jvm-worker") / "dependencies").rglob("*.kt"))
+
+
 def sample_project_source() -> Path:
     """The demo's sample project (sources and build files only): `gradle-repl demo` builds a copy of it."""
     return _shipped("sample-project")

@@ -21,6 +21,7 @@ __all__ = [
     "PINNED_KOTLIN_VERSION",
     "KOTLINX_SERIALIZATION_VERSION",
     "REPL_HOST_ARTIFACTS",
+    "dependency_resolver_coordinates",
     "Coordinate",
     "ResolvedJars",
     "resolve_jars",
@@ -44,6 +45,15 @@ REPL_HOST_ARTIFACTS = (
     "kotlin-compiler-embeddable",
     "kotlin-scripting-jvm",
 )
+# @file:DependsOn: its annotations and Kotlin scripting's Maven resolver. Optional: a session without them
+# works, and says so when a snippet asks for a library.
+DEPENDENCY_RESOLVER_ARTIFACTS = ("kotlin-scripting-dependencies", "kotlin-scripting-dependencies-maven")
+# kotlin-scripting-dependencies-maven needs maven-resolver-impl 1.9.x, but its maven-core 3.8 dependency
+# brings resolver-api/spi/util 1.6, which Maven's nearest-first mediation would pick (Gradle, which built
+# it, picks the highest): pinned to the impl's version.
+_MAVEN_RESOLVER = ("maven-resolver-api", "maven-resolver-spi", "maven-resolver-util")
+MAVEN_RESOLVER_VERSION = "1.9.22"
+SLF4J_VERSION = "1.7.36"
 # Resolving with mvn may download; it never needs longer than this on a working network.
 MVN_TIMEOUT_SECONDS = 900.0
 
@@ -157,6 +167,15 @@ def repl_kotlin_version(project_version: str) -> tuple[str, str | None]:
 
 def repl_host_coordinates(kotlin_version: str) -> list[Coordinate]:
     return [Coordinate("org.jetbrains.kotlin", artifact, kotlin_version) for artifact in REPL_HOST_ARTIFACTS]
+
+
+def dependency_resolver_coordinates(kotlin_version: str) -> list[Coordinate]:
+    return [
+        *(Coordinate("org.apache.maven.resolver", artifact, MAVEN_RESOLVER_VERSION) for artifact in _MAVEN_RESOLVER),
+        # Maven's resolver logs through SLF4J 1.7, which without a binding warns on the snippet's stderr.
+        Coordinate("org.slf4j", "slf4j-nop", SLF4J_VERSION),
+        *(Coordinate("org.jetbrains.kotlin", artifact, kotlin_version) for artifact in DEPENDENCY_RESOLVER_ARTIFACTS),
+    ]
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ from ..environment import ReplEnvironment
 from ..errors import GradleReplError
 from ..frames import SessionDescription, WorkerOptions
 from .handle import OnFrame, Reply, WorkerHandle
+from .libraries import library_annotations, replay_snippet
 from .launcher import SubprocessLauncher, WorkerLauncher, WorkerTransport
 from .shutdown import stop_processes_now
 
@@ -96,6 +97,8 @@ class _Session:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     snippets_run: int = 0
     declarations: int = 0
+    # @file:DependsOn/@file:Repository lines of snippets that succeeded, re-applied after a restart for a changed build.
+    libraries: list[str] = field(default_factory=list)
     last_used: float = field(default_factory=time.monotonic)
     starting: ReplEnvironment | None = None
     closed: bool = False
@@ -179,6 +182,8 @@ class SessionManager:
             else:
                 session.snippets_run += 1
                 session.declarations = reply.result.declared
+                if reply.result.type == "success":
+                    session.libraries += library_annotations(code)
             return dataclasses.replace(reply, notices=tuple(notices))
 
     async def open_session(
@@ -236,6 +241,7 @@ class SessionManager:
             await worker.settled()
         if worker is not None and worker.alive and session.environment == environment:
             return worker
+        libraries: list[str] = []
         if worker is not None:
             if worker.lost_notice:
                 notices.append(worker.lost_notice)
@@ -244,13 +250,25 @@ class SessionManager:
                     f"[session {session.session_id!r} restarted: the project's build or sources changed since its JVM "
                     f"started; state from its {session.snippets_run} earlier snippet(s) is gone]"
                 )
+                libraries = session.libraries
                 if progress:
                     progress("the session's environment changed; restarting its worker")
             self._forget_worker(session, worker)
             await worker.stop()
         # What the build's environment can't give snippets is said once per JVM, where the agent reads it.
         notices.extend(f"[{warning}]" for warning in environment.warnings)
-        return await self._start_worker(session, environment, progress)
+        worker = await self._start_worker(session, environment, progress)
+        if libraries:
+            await self._add_libraries_again(session, worker, libraries, notices)
+        return worker
+
+    async def _add_libraries_again(self, session: _Session, worker: WorkerHandle, libraries: list[str], notices: list[str]) -> None:
+        reply = await worker.request(replay_snippet(libraries), timeout_seconds=self.limits.default_timeout_seconds)
+        if reply.result.type == "success":
+            session.libraries = list(libraries)
+            notices.append(f"[added again after the restart: {'; '.join(dict.fromkeys(libraries))}]")
+        else:
+            notices.append(f"[the libraries this session added could not be added again: {reply.result.message.splitlines()[0]}]")
 
     async def _start_worker(self, session: _Session, environment: ReplEnvironment, progress: Progress | None) -> WorkerHandle:
         # Room is made and this start counted in one step: two starts at once can't both see room.
@@ -365,6 +383,7 @@ class SessionManager:
         if session.worker is worker:
             session.worker, session.environment = None, None
             session.snippets_run = session.declarations = 0
+            session.libraries = []
         if not worker.alive:
             self._untrack(worker)
 

@@ -15,9 +15,9 @@ import jpype
 
 from ..errors import WorkerFailed
 from ..paths import cache_dir
-from ..resources import jvm_worker_sources
+from ..resources import jvm_worker_dependency_sources, jvm_worker_sources
 
-__all__ = ["facade_jar_path", "build_facade"]
+__all__ = ["facade_jar_path", "build_facade", "build_dependency_addon"]
 
 
 def _sources_hash(sources: list[Path]) -> str:
@@ -34,7 +34,17 @@ def facade_jar_path(kotlin_version: str) -> Path:
 
 def build_facade(kotlin_version: str, compile_classpath: list[str]) -> tuple[Path, bool]:
     """The facade jar for this Kotlin version, and whether this call had to compile it."""
-    target = facade_jar_path(kotlin_version)
+    return _build(facade_jar_path(kotlin_version), jvm_worker_sources(), compile_classpath, kotlin_version, "facade")
+
+
+def build_dependency_addon(kotlin_version: str, compile_classpath: list[str]) -> tuple[Path, bool]:
+    """The @file:DependsOn add-on (compiled against the facade and Kotlin scripting's Maven resolver)."""
+    sources = jvm_worker_dependency_sources()
+    target = cache_dir() / "facade" / f"jvm-worker-dependencies-{kotlin_version}-{_sources_hash(sources + jvm_worker_sources())}.jar"
+    return _build(target, sources, compile_classpath, kotlin_version, "facade's @file:DependsOn add-on")
+
+
+def _build(target: Path, sources: list[Path], compile_classpath: list[str], kotlin_version: str, what: str) -> tuple[Path, bool]:
     if target.is_file():
         return target, False
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -53,14 +63,12 @@ def build_facade(kotlin_version: str, compile_classpath: list[str]) -> tuple[Pat
         os.pathsep.join(compile_classpath),
         "-d",
         str(temporary),
-        *map(str, jvm_worker_sources()),
+        *map(str, sources),
     ]
     # JPype renames Java methods that clash with Python keywords: exec → exec_.
     exit_code = compiler.exec_(stream, jpype.JArray(jpype.JString)(args))
     if str(exit_code.name()) != "OK" or not temporary.is_file():
         temporary.unlink(missing_ok=True)
-        raise WorkerFailed(
-            f"could not compile the jvm-worker facade with Kotlin {kotlin_version}:\n{messages.toString('UTF-8')}"
-        )
+        raise WorkerFailed(f"could not compile the jvm-worker {what} with Kotlin {kotlin_version}:\n{messages.toString('UTF-8')}")
     os.replace(temporary, target)
     return target, True

@@ -18,7 +18,7 @@ from ..frames import DescribeRequest, DisplayFrame, EvalRequest, ReadyFrame, Res
 from ..errors import WorkerFailed
 from .. import classdata
 from .declarations import Declarations
-from .facade import build_facade
+from .facade import build_dependency_addon, build_facade
 from .jvm import start_jvm
 from .kotlin_types import kotlin_type_name
 from .memory import HeapWatch
@@ -44,6 +44,10 @@ _TRAINING_SNIPPETS = (
     "object TrainingObject { fun f(n: Int): Int = if (n < 2) n else f(n - 1) }\nrunCatching { TrainingObject.f(3) }",
 )
 _HOST_RUNTIME_JARS = ("kotlin-stdlib-", "kotlin-script-runtime-")
+# kotlin-scripting-dependencies-<version>.jar (not -maven-): DependsOn and Repository, shared with the host loader.
+_DEPENDENCY_ANNOTATIONS_JAR = re.compile(r"kotlin-scripting-dependencies-\d")
+_UNRESOLVED_FILE_ANNOTATION = re.compile(r"Unresolved reference '(?:DependsOn|Repository)'")
+_FILE_DEPENDS_ON = re.compile(r"^\s*@file\s*:\s*(?:DependsOn|Repository)\b", re.MULTILINE)
 
 # Classes declared in snippet N live in class _N_repl; users know them by their own names.
 _SNIPPET_CLASS_PREFIX = re.compile(r"\b_\d+_repl[.$]")
@@ -122,11 +126,22 @@ class ReplSession:
         started = time.monotonic()
         env = request.environment
         class_data = _ClassData.for_request(request)
-        start_jvm(env.java_home, env.repl_host_classpath, heap_mb=request.heap_mb, full_jit=request.full_jit, extra_options=class_data.jvm_options())
+        # DependsOn/Repository go on the JVM's classpath: the compiler loads them by name from there. Maven's
+        # resolver stays in the facade's loader, out of the compiler's and the project's way.
+        annotations = [p for p in env.dependency_resolver_classpath if _DEPENDENCY_ANNOTATIONS_JAR.match(_jar_name(p))]
+        resolver = [p for p in env.dependency_resolver_classpath if p not in annotations]
+        start_jvm(
+            env.java_home, [*env.repl_host_classpath, *annotations],
+            heap_mb=request.heap_mb, full_jit=request.full_jit, extra_options=class_data.jvm_options(),
+        )
         facade, compiled = build_facade(env.kotlin_version, env.repl_host_classpath)
-        url = jpype.JClass("java.io.File")(str(facade)).toURI().toURL()
+        jars = [str(facade)]
+        if env.dependency_resolver_classpath:
+            addon, _ = build_dependency_addon(env.kotlin_version, [*env.repl_host_classpath, str(facade), *env.dependency_resolver_classpath])
+            jars += [str(addon), *resolver]
+        urls = [jpype.JClass("java.io.File")(jar).toURI().toURL() for jar in jars]
         system = jpype.JClass("java.lang.ClassLoader").getSystemClassLoader()
-        facade_loader = jpype.JClass("java.net.URLClassLoader")([url], system)
+        facade_loader = jpype.JClass("java.net.URLClassLoader")(urls, system)
 
         def facade_class(name: str) -> Any:
             return jpype.JClass(name, loader=facade_loader)
@@ -136,10 +151,12 @@ class ReplSession:
         exit_guard = facade_class("gradlerepl.host.ExitGuard")
         exit_guard.install()
         snippet_loader = facade_class("gradlerepl.host.SnippetClassLoaders").create(env.classpath, facade_loader)
+        libraries = facade_class("gradlerepl.dependencies.AddedLibraries")(env.classpath) if env.dependency_resolver_classpath else None
         driver = facade_class("gradlerepl.host.ReplDriver")(
-            _compile_classpath(env.classpath, env.repl_host_classpath, str(facade)),
+            _compile_classpath(env.classpath, env.repl_host_classpath, str(facade), env.dependency_resolver_classpath),
             snippet_loader,
             env.compiler_options(),
+            libraries,
         )
         session = cls(request, driver, output, facade_class("gradlerepl.runtime.Renderer"), class_data)
         session._exit_guard = exit_guard
@@ -179,6 +196,8 @@ class ReplSession:
         outcome = running.getOutcome()
         if outcome is None or not outcome.compiled or outcome.result is None:
             detail = [str(d.getMessage()) for d in outcome.diagnostics] if outcome is not None else []
+            if outcome is not None and outcome.internalError is not None:
+                detail.append("\n".join(format_throwable(_chain(outcome.internalError))))
             raise WorkerFailed(f"the Kotlin REPL failed its warm-up snippet: {detail}")
         self._output.drain()
 
@@ -186,6 +205,9 @@ class ReplSession:
         """Runs one snippet, sending its output as it comes and its result last; a timeout or a set
         `cancel` stops it the same way (interrupt, then give up on the JVM)."""
         started = time.monotonic()
+        if not self._request.environment.dependency_resolver_classpath and _FILE_DEPENDS_ON.search(request.code):
+            send(ResultFrame(type="error", error_kind="compile", message=self._no_dependency_resolver()))
+            return
         truncated = _Counter()
         self._output.beginSnippet(self._request.output_limit_bytes)
         running = self._driver.start(request.code)
@@ -214,8 +236,14 @@ class ReplSession:
         send(result)
 
     def describe(self, request: DescribeRequest) -> ResultFrame:
-        return ResultFrame(
-            id=request.id, type="success", description=self._declarations.describe(), declared=len(self._declarations)
+        description = self._declarations.describe()
+        description.libraries = [jstr(c) for c in self._driver.addedLibraries()]
+        return ResultFrame(id=request.id, type="success", description=description, declared=len(self._declarations))
+
+    def _no_dependency_resolver(self) -> str:
+        why = next((w for w in self._request.environment.warnings if w.startswith("@file:DependsOn")), None)
+        return (why or "@file:DependsOn is unavailable in this session") + (
+            ". Add the library to the build instead; the next call picks up the changed build."
         )
 
     def _record_declarations(self, outcome: Any, code: str, *, failed: bool) -> None:
@@ -302,6 +330,9 @@ class ReplSession:
             return ResultFrame(type="error", error_kind="internal", message=f"REPL failure: {headline}", stack=stack)
         if not outcome.compiled:
             errors = [format_diagnostic(d, code) for d in diagnostics if d.severity in ("ERROR", "FATAL")]
+            if any("@file:DependsOn: " in e for e in errors):
+                # After a failed resolution the compiler also reports the annotation itself as unresolved: noise.
+                errors = [e for e in errors if not _UNRESOLVED_FILE_ANNOTATION.search(e)]
             return ResultFrame(
                 type="error",
                 error_kind="compile",
@@ -398,11 +429,13 @@ def _declared_type(result: Any) -> str:
         return reported
 
 
-def _compile_classpath(project: list[str], host: list[str], facade: str) -> list[str]:
-    """The project classpath, plus the host's stdlib where the project has none, plus the display API."""
+def _compile_classpath(project: list[str], host: list[str], facade: str, resolver: list[str]) -> list[str]:
+    """The project classpath, plus the host's stdlib where the project has none, plus the display API and
+    the @file:DependsOn/@file:Repository annotations."""
     present = {prefix for prefix in _HOST_RUNTIME_JARS for p in project if _jar_name(p).startswith(prefix)}
     extra = [p for p in host for prefix in _HOST_RUNTIME_JARS if _jar_name(p).startswith(prefix) and prefix not in present]
-    return [*project, *extra, facade]
+    annotations = [p for p in resolver if _DEPENDENCY_ANNOTATIONS_JAR.match(_jar_name(p))]
+    return [*project, *extra, facade, *annotations]
 
 
 def _diagnostic(d: Any) -> Diagnostic:

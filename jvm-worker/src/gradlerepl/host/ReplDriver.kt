@@ -41,11 +41,20 @@ class ReplDriver(
     compileClasspath: Array<String>,
     private val snippetLoader: ClassLoader,
     compilerOptions: Array<String>,
+    private val libraries: LibraryResolver?,
 ) {
     private val compilationConfiguration = ScriptCompilationConfiguration {
         jvm { updateClasspath(compileClasspath.map(::File)) }
         defaultImports("gradlerepl.runtime.*")
         compilerOptions(*compilerOptions)
+        if (libraries != null) {
+            // @file:DependsOn / @file:Repository: the K2 REPL refines each snippet's configuration and adds the
+            // jars it returns to the session (compiler and, through loadDependencies, the snippet's class loader).
+            defaultImports(*libraries.annotations.toTypedArray())
+            refineConfiguration {
+                onAnnotations(libraries.annotations.map { KotlinType(it) }, handler = libraries::refine)
+            }
+        }
     }
     private val evaluationConfiguration = ScriptEvaluationConfiguration {
         // loadDependencies stays on: switching it off also drops the previous snippet's loader.
@@ -54,13 +63,9 @@ class ReplDriver(
     // The K2 REPL reports syntax errors here and, in some versions, compiles on regardless; the
     // driver reads this collector itself so such a snippet still fails as a compile error.
     private val messages = ScriptDiagnosticsMessageCollector(null)
-    private val compiler = K2ReplCompiler(
-        K2ReplCompiler.createCompilationState(
-            messages,
-            Disposer.newDisposable(),
-            compilationConfiguration,
-        )
-    )
+    private val compiler = withFacadeLoader {
+        K2ReplCompiler(K2ReplCompiler.createCompilationState(messages, Disposer.newDisposable(), compilationConfiguration))
+    }
     private val evaluator = K2ReplEvaluator()
     private var snippetNumber = 0
     private val sessionLoader = SessionContextLoader(snippetLoader)
@@ -69,6 +74,9 @@ class ReplDriver(
 
     private fun <T> withContextLoader(block: () -> T): T =
         runWithContextLoader(contextLoader, { contextLoader = it }, block)
+
+    /** The `@file:DependsOn` coordinates this session's snippets added, in order. */
+    fun addedLibraries(): Array<String> = libraries?.added() ?: emptyArray()
 
     /** Starts one snippet on its own thread so the caller can interrupt it or give up on it. */
     fun start(code: String): RunningSnippet = RunningSnippet().also { running -> running.launch { evaluate(code, running) } }
@@ -82,7 +90,7 @@ class ReplDriver(
             val source = code.toScriptSource("_$snippetNumber.repl.kts")
             messages.clear()
             val compiled = try {
-                runSuspend { compiler.compile(listOf(source), compilationConfiguration) }
+                withFacadeLoader { runSuspend { compiler.compile(listOf(source), compilationConfiguration) } }
             } catch (t: Throwable) {
                 outcome.diagnostics = messages.diagnostics.toList()
                 if (outcome.diagnostics.any { it.severity >= ScriptDiagnostic.Severity.ERROR }) return outcome
@@ -184,8 +192,23 @@ class RunningSnippet {
     fun stack(): String = thread.stackTrace.joinToString("\n") { "    at $it" }
 }
 
+/**
+ * The compiler finds the classes a configuration names (DependsOn, Repository) through the thread's
+ * context class loader: the facade's, which also holds the @file:DependsOn add-on and its resolver.
+ */
+private fun <T> withFacadeLoader(block: () -> T): T {
+    val thread = Thread.currentThread()
+    val saved = thread.contextClassLoader
+    thread.contextClassLoader = ReplDriver::class.java.classLoader
+    try {
+        return block()
+    } finally {
+        thread.contextClassLoader = saved
+    }
+}
+
 /** Drives a suspend function that never really suspends (the REPL API's compile/eval). */
-private fun <T> runSuspend(block: suspend () -> T): T {
+fun <T> runSuspend(block: suspend () -> T): T {
     var result: Result<T>? = null
     block.startCoroutine(Continuation(EmptyCoroutineContext) { result = it })
     return result!!.getOrThrow()

@@ -1,0 +1,21 @@
+package gradlerepl.host
+
+import kotlin.reflect.KClass
+import kotlin.script.experimental.api.ResultWithDiagnostics
+import kotlin.script.experimental.api.ScriptCompilationConfiguration
+import kotlin.script.experimental.api.ScriptConfigurationRefinementContext
+
+/**
+ * Resolves the libraries a snippet names with `@file:DependsOn` / `@file:Repository`. Implemented in
+ * jvm-worker/dependencies, which is built only where Kotlin scripting's Maven resolver could be fetched
+ * for the session's Kotlin version; without it the driver has none and says so when a snippet asks.
+ */
+interface LibraryResolver {
+    /** DependsOn and Repository, as classes: the compiler can't load them by name from the facade's loader. */
+    val annotations: List<KClass<out Annotation>>
+
+    fun refine(context: ScriptConfigurationRefinementContext): ResultWithDiagnostics<ScriptCompilationConfiguration>
+
+    /** The coordinates snippets added, in order. */
+    fun added(): Array<String>
+}
