@@ -15,6 +15,7 @@
 
 import org.gradle.api.GradleException
 import org.gradle.api.Project
+import org.gradle.api.artifacts.repositories.MavenArtifactRepository
 import org.gradle.api.attributes.Bundling
 import org.gradle.api.attributes.Category
 import org.gradle.api.attributes.LibraryElements
@@ -100,6 +101,7 @@ class ReplEnvironmentReport(
         // SourceSet.getRuntimeClasspath(): the output dirs, then the runtimeClasspath configuration, in order.
         sourceSet.runtimeClasspath.files.forEach { emit("classpath", it.absolutePath) }
         reportInputDirs(sourceSet)
+        reportRepositories()
         reportJava()
         val kotlinVersion = reportKotlin(sourceSet)
         reportReplHost(kotlinVersion)
@@ -136,6 +138,14 @@ class ReplEnvironmentReport(
         // SourceSet.getResources(); Gradle.getIncludedBuilds() → IncludedBuild.getProjectDir().
         (sourceSet.allSource.srcDirs + sourceSet.resources.srcDirs).forEach { emit("inputDir", it.absolutePath) }
         project.gradle.includedBuilds.forEach { emit("inputDir", it.projectDir.absolutePath) }
+    }
+
+    /** The project's Maven repositories, where a snippet's @file:DependsOn looks before Maven Central. */
+    private fun reportRepositories() {
+        // Project.getRepositories() (RepositoryHandler, a NamedDomainObjectList<ArtifactRepository>);
+        // MavenArtifactRepository.getUrl(): URI. Repositories declared only in settings'
+        // dependencyResolutionManagement are not visible from a project through the public API.
+        project.repositories.withType(MavenArtifactRepository::class.java).forEach { emit("repository", it.url) }
     }
 
     private fun reportJava() {

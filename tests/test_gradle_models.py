@@ -56,6 +56,8 @@ def check_single_module(pair: Pair, env: ReplEnvironment, source_set: str) -> No
     assert Path(env.java_home, "bin", "java").is_file() and env.java_executable.endswith("java")
     assert env.project_kotlin_version == pair.kgp
     assert any(p.endswith(f"src/{source_set}/kotlin") for p in env.input_dirs), env.input_dirs
+    # The project's repositories, where a snippet's @file:DependsOn looks first (mavenCentral() here).
+    assert env.repositories == ["https://repo.maven.apache.org/maven2/"], env.repositories
     if _has_k2_repl(pair.kgp):
         assert env.kotlin_version == pair.kgp and not env.warnings, env.warnings
         plugins = _names(env.compiler_plugin_classpath)

@@ -35,6 +35,7 @@ def test_resolve_json_prints_a_complete_environment():
     assert any("kotlin-compiler-embeddable-2.3.21.jar" in p for p in env["repl_host_classpath"])
     assert Path(env["java_executable"]).is_file()
     assert env["jvm_target"] == "17"
+    assert env["repositories"] == ["https://repo.maven.apache.org/maven2"]  # Maven Central, from the super POM
     assert env["compiler_args"] == ["-opt-in=kotlin.ExperimentalStdlibApi"]
 
 

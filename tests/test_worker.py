@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import base64
 import io
+import shutil
+import subprocess
+from pathlib import Path
 
 import pytest
 from PIL import Image
 
 from conftest import SyncWorker
+from gradle_repl.environment import ReplEnvironment
 
 pytestmark = pytest.mark.jvm
 
@@ -266,3 +270,30 @@ def test_a_declaration_whose_snippet_failed_is_named_when_used_not_a_null_pointe
     assert called.type == "error" and "NullPointerException" not in called.message, called.message
     assert "'failedFun'" in called.message or "Unresolved reference 'failedFun'" in called.message, called.message
     assert sample_worker.value('val failedVal = "again"\nfailedVal.length') == "5"
+
+
+def test_depends_on_finds_an_artifact_in_the_builds_own_repository(sample_env: ReplEnvironment, tmp_path: Path):
+    """The build's repositories (here a file repository holding the only copy of an artifact) are searched
+    without a @file:Repository line, as the build's own dependencies came from them."""
+    group = "gradle-repl-test.only-here"
+    artifact = tmp_path / "repo" / group.replace(".", "/") / "lib" / "1.0"
+    artifact.mkdir(parents=True)
+    source = tmp_path / "src/onlyhere/Greeting.java"
+    source.parent.mkdir(parents=True)
+    source.write_text('package onlyhere; public class Greeting { public static String hello() { return "from the build\'s repository"; } }')
+    bin_dir = Path(sample_env.java_home) / "bin"
+    subprocess.run([str(bin_dir / "javac"), "-d", str(tmp_path / "classes"), str(source)], check=True)
+    subprocess.run([str(bin_dir / "jar"), "cf", str(artifact / "lib-1.0.jar"), "-C", str(tmp_path / "classes"), "."], check=True)
+    (artifact / "lib-1.0.pom").write_text(
+        f'<project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>4.0.0</modelVersion><groupId>{group}</groupId>'
+        "<artifactId>lib</artifactId><version>1.0</version></project>"
+    )
+    installed = Path.home() / ".m2/repository" / group.replace(".", "/")
+    shutil.rmtree(installed, ignore_errors=True)  # only the build's repository may provide it
+    env = sample_env.model_copy(update={"repositories": [(tmp_path / "repo").as_uri(), *sample_env.repositories]})
+    worker = SyncWorker(env)
+    try:
+        assert worker.value(f'@file:DependsOn("{group}:lib:1.0")\nonlyhere.Greeting.hello()') == "from the build's repository"
+    finally:
+        worker.close()
+        shutil.rmtree(installed, ignore_errors=True)

@@ -32,6 +32,7 @@ _LIST_KEYS = {
     "replHostClasspath": "repl_host_classpath",
     "warning": "warnings",
     "inputDir": "input_dirs",
+    "repository": "repositories",
 }
 _SCALAR_KEYS = {
     "javaExecutable": "java_executable",
@@ -65,6 +66,9 @@ class ReplEnvironment(BaseModel):
     )
     compiler_args: list[str] = Field(default_factory=list, description="free args that change compilation")
     repl_host_classpath: list[str] = Field(default_factory=list, description="REPL compiler and scripting jars")
+    repositories: list[str] = Field(
+        default_factory=list, description="the build's Maven repositories, searched by @file:DependsOn before Maven Central"
+    )
     dependency_resolver_classpath: list[str] = Field(
         default_factory=list, description="Kotlin scripting's Maven resolver for @file:DependsOn; empty when unavailable"
     )

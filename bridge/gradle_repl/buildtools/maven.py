@@ -161,6 +161,7 @@ def resolve_maven_environment(
         compiler_args=kotlin.args,
         repl_host_classpath=jars.by_request["host"],
         warnings=kotlin.warnings,
+        repositories=pom.repositories(project),
         input_dirs=[d for reactor in _reactor_projects(effective) for d in pom.source_dirs(reactor)],
     )
 

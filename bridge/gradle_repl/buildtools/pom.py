@@ -14,7 +14,7 @@ from ..errors import BuildFailed
 from ..toolchain import PINNED_KOTLIN_VERSION
 
 __all__ = ["KotlinSettings", "PLUGINS", "parse", "modules", "parent_poms", "artifact_id", "effective_project",
-           "kotlin_settings", "output_dirs", "source_dirs"]
+           "kotlin_settings", "output_dirs", "repositories", "source_dirs"]
 
 # kotlin-maven-plugin's <compilerPlugins> names → the embeddable plugin jar, the plugin id, a preset.
 PLUGINS: dict[str, tuple[str, str, str | None]] = {
@@ -208,3 +208,9 @@ def kotlin_settings(project: ET.Element, *, test: bool) -> KotlinSettings:
             settings.plugin_options.append(f"plugin:{known[1]}:{rest}")
     return settings
 
+
+
+def repositories(project: ET.Element) -> list[str]:
+    """The module's Maven repositories from its effective POM (Maven Central included, as the super POM adds it)."""
+    urls = [_text(r, "url") for r in project.findall("repositories/repository")]
+    return list(dict.fromkeys(u for u in urls if u))

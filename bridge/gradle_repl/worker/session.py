@@ -151,7 +151,7 @@ class ReplSession:
         exit_guard = facade_class("gradlerepl.host.ExitGuard")
         exit_guard.install()
         snippet_loader = facade_class("gradlerepl.host.SnippetClassLoaders").create(env.classpath, facade_loader)
-        libraries = facade_class("gradlerepl.dependencies.AddedLibraries")(env.classpath) if env.dependency_resolver_classpath else None
+        libraries = facade_class("gradlerepl.dependencies.AddedLibraries")(env.classpath, env.repositories) if env.dependency_resolver_classpath else None
         driver = facade_class("gradlerepl.host.ReplDriver")(
             _compile_classpath(env.classpath, env.repl_host_classpath, str(facade), env.dependency_resolver_classpath),
             snippet_loader,

@@ -8,6 +8,7 @@ import kotlin.script.experimental.api.*
 import kotlin.script.experimental.dependencies.CompoundDependenciesResolver
 import kotlin.script.experimental.dependencies.DependsOn
 import kotlin.script.experimental.dependencies.Repository
+import kotlin.script.experimental.dependencies.RepositoryCoordinates
 import kotlin.script.experimental.dependencies.FileSystemDependenciesResolver
 import kotlin.script.experimental.dependencies.maven.MavenDependenciesResolver
 import kotlin.script.experimental.dependencies.resolveFromScriptSourceAnnotations
@@ -16,11 +17,17 @@ import kotlin.script.experimental.jvm.JvmDependency
 /**
  * Libraries snippets add with `@file:DependsOn("group:artifact:version")` (and `@file:Repository(url)`),
  * resolved by Kotlin scripting's own Maven resolver with their transitive dependencies: from the local
- * repository, the repositories named so far, then Maven Central. A library the project already has
+ * repository, the build's repositories and those snippets named, then Maven Central. A library the project already has
  * keeps the project's version, as the project's own runtime would, and the snippet is told so.
  */
-class AddedLibraries(projectClasspath: Array<String>) : LibraryResolver {
-    private val resolver = CompoundDependenciesResolver(FileSystemDependenciesResolver(), MavenDependenciesResolver())
+class AddedLibraries(projectClasspath: Array<String>, projectRepositories: Array<String>) : LibraryResolver {
+    // Made on the first @file:DependsOn, so a session that never asks pays nothing for Maven's resolver.
+    private val resolver by lazy {
+        CompoundDependenciesResolver(FileSystemDependenciesResolver(), MavenDependenciesResolver()).apply {
+            // The build's own repositories first, as its dependencies came from there; Maven Central is the default.
+            projectRepositories.forEach { url -> addRepository(RepositoryCoordinates(url)) }
+        }
+    }
     private val projectArtifacts: Map<String, String> =
         projectClasspath.mapNotNull { artifactOf(File(it)) }.toMap()
     private val added = LinkedHashSet<String>()
