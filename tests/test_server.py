@@ -114,6 +114,11 @@ async def test_describe_lists_what_a_session_holds_newest_definition_winning(sha
     assert lines[-1] == "val broken: kotlin.Int = <not initialised: its snippet failed>    // snippet 4", described
     listed = {s["session_id"]: s for s in json.loads(text(await client.call_tool("list_kotlin_sessions", {})))}
     assert listed["described"]["declarations"] == 7
+    # A value whose toString() blocks costs describe a bounded wait, never the session.
+    await run(client, 'val stuck = object { override fun toString(): String { Thread.sleep(120_000); return "never" } }', sessionId="described")
+    stuck = text(await client.call_tool("describe_kotlin_session", {"sessionId": "described"}))
+    assert "toString() did not finish within" in stuck, stuck
+    assert text(await run(client, "seen", sessionId="described")).startswith("3")
     missing = await client.call_tool("describe_kotlin_session", {"sessionId": "nobody"})
     assert missing.is_error and "no session 'nobody'" in text(missing)
 

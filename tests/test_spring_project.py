@@ -95,6 +95,13 @@ def test_sam_with_receiver_acts_on_project_and_snippet_interfaces(spring: SyncWo
     assert spring.value('Label { sku.uppercase() }.of(shop.Product("tea", 450))') == "TEA"
 
 
+def test_springs_repository_annotation_is_not_shadowed_by_the_repls(spring: SyncWorker):
+    """@file:Repository's annotation is never imported into snippets, so Spring's `Repository` stays the only one."""
+    spring.eval("import org.springframework.stereotype.Repository\n@Repository class Store")
+    assert spring.value("Repository::class.qualifiedName") == "org.springframework.stereotype.Repository"
+    assert spring.value("Store::class.java.isAnnotationPresent(Repository::class.java)") == "true"
+
+
 def test_main_does_not_see_test_scope_dependencies(spring: SyncWorker):
     # The test source set does see them: tests/test_maven.py checks both sides on sample-project.
     reply = spring.eval('Class.forName("org.junit.jupiter.api.Assertions")')

@@ -290,7 +290,8 @@ def test_depends_on_finds_an_artifact_in_the_builds_own_repository(sample_env: R
     )
     installed = Path.home() / ".m2/repository" / group.replace(".", "/")
     shutil.rmtree(installed, ignore_errors=True)  # only the build's repository may provide it
-    env = sample_env.model_copy(update={"repositories": [(tmp_path / "repo").as_uri(), *sample_env.repositories]})
+    # The build's only repository: Maven Central is still searched (for the project's own artifacts here).
+    env = sample_env.model_copy(update={"repositories": [(tmp_path / "repo").as_uri()]})
     worker = SyncWorker(env)
     try:
         assert worker.value(f'@file:DependsOn("{group}:lib:1.0")\nonlyhere.Greeting.hello()') == "from the build's repository"

@@ -12,7 +12,10 @@ from .errors import GradleReplError
 from .process import ProgressCallback
 from .toolchain import dependency_resolver_coordinates, resolve_jars
 
-__all__ = ["with_dependency_resolver"]
+__all__ = ["DEPENDS_ON_UNAVAILABLE", "with_dependency_resolver"]
+
+# How a warning saying why a session can't add libraries begins; the worker repeats it to a snippet that asks.
+DEPENDS_ON_UNAVAILABLE = "@file:DependsOn is unavailable"
 
 
 def with_dependency_resolver(environment: ReplEnvironment, on_progress: ProgressCallback | None = None) -> None:
@@ -22,7 +25,7 @@ def with_dependency_resolver(environment: ReplEnvironment, on_progress: Progress
     except GradleReplError as error:
         first_line = (str(error).strip().splitlines() or ["unknown error"])[0]
         environment.warnings.append(
-            f"@file:DependsOn is unavailable: Kotlin scripting's Maven resolver for Kotlin {environment.kotlin_version} "
+            f"{DEPENDS_ON_UNAVAILABLE}: Kotlin scripting's Maven resolver for Kotlin {environment.kotlin_version} "
             f"could not be fetched ({first_line[:200]})"
         )
         return

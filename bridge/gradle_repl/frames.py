@@ -174,7 +174,7 @@ class ResultFrame(BaseModel):
     truncated_bytes: int = 0
     state_lost: bool = False
     duration_ms: int = 0
-    declared: int = Field(default=0, description="how many names the session holds after this snippet")
+    declared: int | None = Field(default=None, description="how many names the session holds after this snippet, when known")
     description: SessionDescription | None = Field(default=None, description="the answer to a describe request")
 
 

@@ -176,8 +176,13 @@ class WorkerHandle:
     ) -> Reply:
         await self._lock.acquire()
         self._last_id += 1
+        try:
+            request = make(self._last_id)
+        except BaseException:
+            self._lock.release()
+            raise
         cancel = asyncio.Event()
-        exchange = asyncio.create_task(self._exchange(make(self._last_id), timeout_seconds, on_frame, cancel))
+        exchange = asyncio.create_task(self._exchange(request, timeout_seconds, on_frame, cancel))
         exchange.add_done_callback(lambda _: self._lock.release())
         try:
             return await asyncio.shield(exchange)

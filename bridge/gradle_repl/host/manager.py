@@ -181,7 +181,8 @@ class SessionManager:
                 self._forget_worker(session, worker)
             else:
                 session.snippets_run += 1
-                session.declarations = reply.result.declared
+                if reply.result.declared is not None:
+                    session.declarations = reply.result.declared
                 if reply.result.type == "success":
                     session.libraries += library_annotations(code)
             return dataclasses.replace(reply, notices=tuple(notices))
@@ -268,7 +269,8 @@ class SessionManager:
             session.libraries = list(libraries)
             notices.append(f"[added again after the restart: {'; '.join(dict.fromkeys(libraries))}]")
         else:
-            notices.append(f"[the libraries this session added could not be added again: {reply.result.message.splitlines()[0]}]")
+            why = (reply.result.message.strip().splitlines() or ["no reason given"])[0]
+            notices.append(f"[the libraries this session added could not be added again: {why}]")
 
     async def _start_worker(self, session: _Session, environment: ReplEnvironment, progress: Progress | None) -> WorkerHandle:
         # Room is made and this start counted in one step: two starts at once can't both see room.
@@ -409,7 +411,8 @@ class SessionManager:
             result = await worker.describe()
             if result.description is None:
                 raise GradleReplError(f"session {session_id!r} could not be described: {result.message}")
-            session.declarations = result.declared
+            if result.declared is not None:
+                session.declarations = result.declared
             return result.description
 
     async def reset(self, session_id: str) -> bool:

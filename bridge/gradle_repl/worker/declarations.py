@@ -10,7 +10,9 @@ and are read from the snippet's text.
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 import jpype
@@ -22,6 +24,10 @@ from .safety import jstr
 __all__ = ["Declarations", "VALUE_LIMIT_CHARS"]
 
 VALUE_LIMIT_CHARS = 200
+# A value's toString() may block; describing waits this long for one, and this long for all of them
+# (well inside the host's describe timeout, past which it would give up on the whole worker).
+VALUE_SECONDS = 2.0
+DESCRIBE_SECONDS = 12.0
 _RESULT_FIELD = re.compile(r"res\d+$")
 _IMPORT = re.compile(r"^\s*import\s+([\w.`]+(?:\.\*)?(?:\s+as\s+\w+)?)\s*;?\s*$", re.MULTILINE)
 _TYPEALIAS = re.compile(r"^\s*(?:(?:private|internal|public)\s+)?typealias\s+(\w+)(\s*<[^=]*>)?\s*=\s*(.+?)\s*$", re.MULTILINE)
@@ -82,12 +88,13 @@ class Declarations:
 
     def describe(self) -> SessionDescription:
         declarations = []
+        deadline = time.monotonic() + DESCRIBE_SECONDS
         for held in self._held.values():
             declaration = held.declaration.model_copy()
             if held.failed:
                 declaration.value = "<not initialised: its snippet failed>"
             elif held.field is not None:
-                declaration.value = _render(held.field, held.instance)
+                declaration.value = _render(held.field, held.instance, deadline)
             declarations.append(declaration)
         return SessionDescription(declarations=declarations, imports=list(self._imports))
 
@@ -118,15 +125,46 @@ def _class_kind(nested: Any) -> str:
     return "data class" if {"copy", "component1"} <= methods else "class"
 
 
-def _render(field: Any, instance: Any) -> str:
+def _render(field: Any, instance: Any, deadline: float) -> str:
+    """The value's toString(), capped, on its own thread: a toString that blocks (a lazy proxy, a closed
+    connection) costs at most VALUE_SECONDS, and the whole description at most DESCRIBE_SECONDS."""
+    left = min(VALUE_SECONDS, deadline - time.monotonic())
+    if left <= 0:
+        return f"<not rendered: describing took its {DESCRIBE_SECONDS:g} s>"
+    task = jpype.JClass("java.util.concurrent.FutureTask")(_reader()(field, instance))
+    thread = jpype.JClass("java.lang.Thread")(task, "describe-value")
+    thread.setDaemon(True)
+    thread.start()
     try:
-        field.setAccessible(True)
-        static = jpype.JClass("java.lang.reflect.Modifier").isStatic(field.getModifiers())
-        value = field.get(None if static else instance)
-        text = "null" if value is None else jstr(jpype.JClass("java.lang.String").valueOf(value))
+        text = jstr(task.get(int(left * 1000), jpype.JClass("java.util.concurrent.TimeUnit").MILLISECONDS))
+    except jpype.JClass("java.util.concurrent.TimeoutException"):
+        thread.interrupt()
+        return f"<toString() did not finish within {left:.1f} s>"
     except jpype.JException as error:
-        return f"<can't be read: {jstr(error.getClass().getName())}>"
-    text = " ".join(text.split()) if "\n" in text else text
-    if len(text) <= VALUE_LIMIT_CHARS:
-        return text
-    return f"{text[:VALUE_LIMIT_CHARS]}… ({len(text) - VALUE_LIMIT_CHARS} more characters)"
+        cause = error.getCause() if error.getCause() is not None else error
+        return f"<can't be read: {jstr(cause.getClass().getName())}>"
+    length, _, capped = text.partition(":")
+    capped = " ".join(capped.split()) if "\n" in capped else capped
+    cut = int(length) - VALUE_LIMIT_CHARS
+    return f"{capped}… ({cut} more characters)" if cut > 0 else capped
+
+
+@cache
+def _reader() -> Any:
+    """A java.util.concurrent.Callable reading one field's value as "<length>:<first VALUE_LIMIT_CHARS chars>"
+    (made once the JVM runs, which JPype's proxies need)."""
+
+    @jpype.JImplements("java.util.concurrent.Callable")
+    class _ReadValue:
+        def __init__(self, field: Any, instance: Any) -> None:
+            self._field, self._instance = field, instance
+
+        @jpype.JOverride
+        def call(self) -> Any:
+            self._field.setAccessible(True)
+            static = jpype.JClass("java.lang.reflect.Modifier").isStatic(self._field.getModifiers())
+            value = self._field.get(None if static else self._instance)
+            text = jpype.JClass("java.lang.String").valueOf(value) if value is not None else jpype.JString("null")
+            return jpype.JString(f"{text.length()}:{jstr(text.substring(0, min(text.length(), VALUE_LIMIT_CHARS)))}")
+
+    return _ReadValue

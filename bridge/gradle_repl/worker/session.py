@@ -14,6 +14,7 @@ from typing import Any
 
 import jpype
 
+from ..dependency_support import DEPENDS_ON_UNAVAILABLE
 from ..frames import DescribeRequest, DisplayFrame, EvalRequest, ReadyFrame, ResultFrame, StartRequest, StreamFrame
 from ..errors import WorkerFailed
 from .. import classdata
@@ -55,7 +56,7 @@ _SNIPPET_CLASS_PREFIX = re.compile(r"\b_\d+_repl[.$]")
 # initialised (an NPE: "null cannot be cast to … _3_repl", or a helpful one naming "_3_repl.getV()"), a class
 # whose snippet failed in the compiler's backend was never written (NoClassDefFoundError: _3_repl$Point).
 # Only a failed snippet's number counts.
-_FAILED_SNIPPET_USE = re.compile(r"(NullPointerException|NoClassDefFoundError)\b.*?\b_(\d+)_repl\b")
+_FAILED_SNIPPET_USE = re.compile(r"(NullPointerException|NoClassDefFoundError)\b(?!: Could not initialize).*?\b_(\d+)_repl\b")
 _DECLARED_NAME = re.compile(
     r"^\s*(?:@[\w.:]+(?:\([^)]*\))?\s+)*(?:(?:private|internal|public|lateinit|const|inline|data|enum|sealed|abstract|open|suspend|operator|infix)\s+)*"
     r"(?:val|var|fun|class|object|interface|typealias)\s+(?:<[^>]*>\s*)?(?:[\w.]+\.)?(\w+)",
@@ -116,6 +117,7 @@ class ReplSession:
         # Snippets that failed, by number: the K2 REPL still lets later snippets see their declarations.
         self._failed: dict[int, str] = {}
         self._declarations = Declarations()
+        self._libraries_unavailable: str | None = None
         self._driver = driver
         self._output = output
         self._renderer = renderer
@@ -136,9 +138,14 @@ class ReplSession:
         )
         facade, compiled = build_facade(env.kotlin_version, env.repl_host_classpath)
         jars = [str(facade)]
+        # Why @file:DependsOn can't be used in this session; None when it can.
+        libraries_unavailable = next((w for w in env.warnings if w.startswith(DEPENDS_ON_UNAVAILABLE)), None)
         if env.dependency_resolver_classpath:
-            addon, _ = build_dependency_addon(env.kotlin_version, [*env.repl_host_classpath, str(facade), *env.dependency_resolver_classpath])
-            jars += [str(addon), *resolver]
+            try:
+                addon, _ = build_dependency_addon(env.kotlin_version, [*env.repl_host_classpath, str(facade), *env.dependency_resolver_classpath])
+                jars += [str(addon), *resolver]
+            except WorkerFailed as error:  # an optional add-on: the session starts without it
+                libraries_unavailable = f"{DEPENDS_ON_UNAVAILABLE}: its add-on did not compile ({str(error).splitlines()[0]})"
         urls = [jpype.JClass("java.io.File")(jar).toURI().toURL() for jar in jars]
         system = jpype.JClass("java.lang.ClassLoader").getSystemClassLoader()
         facade_loader = jpype.JClass("java.net.URLClassLoader")(urls, system)
@@ -151,7 +158,14 @@ class ReplSession:
         exit_guard = facade_class("gradlerepl.host.ExitGuard")
         exit_guard.install()
         snippet_loader = facade_class("gradlerepl.host.SnippetClassLoaders").create(env.classpath, facade_loader)
-        libraries = facade_class("gradlerepl.dependencies.AddedLibraries")(env.classpath, env.repositories) if env.dependency_resolver_classpath else None
+        libraries = None
+        if env.dependency_resolver_classpath and len(jars) > 1:
+            try:
+                libraries = facade_class("gradlerepl.dependencies.AddedLibraries")(env.classpath, env.repositories)
+            except (jpype.JException, TypeError) as error:
+                libraries_unavailable = f"{DEPENDS_ON_UNAVAILABLE}: its resolver could not be made ({error})"
+        elif libraries_unavailable is None:
+            libraries_unavailable = DEPENDS_ON_UNAVAILABLE
         driver = facade_class("gradlerepl.host.ReplDriver")(
             _compile_classpath(env.classpath, env.repl_host_classpath, str(facade), env.dependency_resolver_classpath),
             snippet_loader,
@@ -160,6 +174,7 @@ class ReplSession:
         )
         session = cls(request, driver, output, facade_class("gradlerepl.runtime.Renderer"), class_data)
         session._exit_guard = exit_guard
+        session._libraries_unavailable = libraries_unavailable
         session._warm_up()
         ready = ReadyFrame(
             pid=os.getpid(),
@@ -205,8 +220,9 @@ class ReplSession:
         """Runs one snippet, sending its output as it comes and its result last; a timeout or a set
         `cancel` stops it the same way (interrupt, then give up on the JVM)."""
         started = time.monotonic()
-        if not self._request.environment.dependency_resolver_classpath and _FILE_DEPENDS_ON.search(request.code):
-            send(ResultFrame(type="error", error_kind="compile", message=self._no_dependency_resolver()))
+        if self._libraries_unavailable is not None and _FILE_DEPENDS_ON.search(request.code):
+            message = f"{self._libraries_unavailable}. Add the library to the build instead; the next call picks up the changed build."
+            send(ResultFrame(type="error", error_kind="compile", message=message))
             return
         truncated = _Counter()
         self._output.beginSnippet(self._request.output_limit_bytes)
@@ -240,21 +256,15 @@ class ReplSession:
         description.libraries = [jstr(c) for c in self._driver.addedLibraries()]
         return ResultFrame(id=request.id, type="success", description=description, declared=len(self._declarations))
 
-    def _no_dependency_resolver(self) -> str:
-        why = next((w for w in self._request.environment.warnings if w.startswith("@file:DependsOn")), None)
-        return (why or "@file:DependsOn is unavailable in this session") + (
-            ". Add the library to the build instead; the next call picks up the changed build."
-        )
-
     def _record_declarations(self, outcome: Any, code: str, *, failed: bool) -> None:
-        script_class = outcome.result.getScriptClass() if outcome is not None and outcome.result is not None else None
-        if script_class is None:
-            return
         try:
+            script_class = outcome.result.getScriptClass() if outcome is not None and outcome.result is not None else None
+            if script_class is None:
+                return
             # Snippet 1 is the warm-up: the user's first snippet is _2_repl.
             instance = outcome.result.getScriptInstance()
             self._declarations.record(script_class, instance, int(outcome.number) - 1, code, failed=failed)
-        except jpype.JException as error:  # reflection on a class the JVM can't fully link: describe less, never fail
+        except Exception as error:  # noqa: BLE001 - describing less must never cost the snippet its reply
             print(f"reading the declarations of snippet {outcome.number} failed: {error}", file=sys.stderr)
 
     def _stop(self, running: Any, request: EvalRequest, *, cancelled: bool) -> ResultFrame:

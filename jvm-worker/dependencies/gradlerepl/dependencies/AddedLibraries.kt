@@ -24,8 +24,10 @@ class AddedLibraries(projectClasspath: Array<String>, projectRepositories: Array
     // Made on the first @file:DependsOn, so a session that never asks pays nothing for Maven's resolver.
     private val resolver by lazy {
         CompoundDependenciesResolver(FileSystemDependenciesResolver(), MavenDependenciesResolver()).apply {
-            // The build's own repositories first, as its dependencies came from there; Maven Central is the default.
-            projectRepositories.forEach { url -> addRepository(RepositoryCoordinates(url)) }
+            // The build's own repositories first, as its dependencies came from there. Maven Central is the
+            // resolver's default only while it has no repository at all, so it is named explicitly.
+            (projectRepositories.toList() + MAVEN_CENTRAL).distinctBy { it.trimEnd('/') }
+                .forEach { url -> addRepository(RepositoryCoordinates(url)) }
         }
     }
     private val projectArtifacts: Map<String, String> =
@@ -73,6 +75,8 @@ class AddedLibraries(projectClasspath: Array<String>, projectRepositories: Array
     }
 
     private companion object {
+        const val MAVEN_CENTRAL = "https://repo.maven.apache.org/maven2/"
+
         /**
          * "groupTail:artifact" and version of a jar in a Maven repository (…/group/artifact/version/artifact-version.jar)
          * or Gradle's cache (…/group/artifact/version/hash/artifact-version.jar); null for anything else.

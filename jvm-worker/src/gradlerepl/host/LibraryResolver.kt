@@ -11,7 +11,7 @@ import kotlin.script.experimental.api.ScriptConfigurationRefinementContext
  * for the session's Kotlin version; without it the driver has none and says so when a snippet asks.
  */
 interface LibraryResolver {
-    /** DependsOn and Repository, as classes: the compiler can't load them by name from the facade's loader. */
+    /** DependsOn and Repository, the file annotations whose snippets the resolver refines. */
     val annotations: List<KClass<out Annotation>>
 
     fun refine(context: ScriptConfigurationRefinementContext): ResultWithDiagnostics<ScriptCompilationConfiguration>

@@ -50,7 +50,7 @@ class ReplDriver(
         if (libraries != null) {
             // @file:DependsOn / @file:Repository: the K2 REPL refines each snippet's configuration and adds the
             // jars it returns to the session (compiler and, through loadDependencies, the snippet's class loader).
-            defaultImports(*libraries.annotations.toTypedArray())
+            // Not default imports: `Repository` would then clash with Spring's once a snippet imports that.
             refineConfiguration {
                 onAnnotations(libraries.annotations.map { KotlinType(it) }, handler = libraries::refine)
             }
@@ -63,9 +63,8 @@ class ReplDriver(
     // The K2 REPL reports syntax errors here and, in some versions, compiles on regardless; the
     // driver reads this collector itself so such a snippet still fails as a compile error.
     private val messages = ScriptDiagnosticsMessageCollector(null)
-    private val compiler = withFacadeLoader {
+    private val compiler =
         K2ReplCompiler(K2ReplCompiler.createCompilationState(messages, Disposer.newDisposable(), compilationConfiguration))
-    }
     private val evaluator = K2ReplEvaluator()
     private var snippetNumber = 0
     private val sessionLoader = SessionContextLoader(snippetLoader)
@@ -87,10 +86,10 @@ class ReplDriver(
             snippetNumber += 1
             outcome.number = snippetNumber
             // K2 snippet classes must be named _<N>, or class loading fails.
-            val source = code.toScriptSource("_$snippetNumber.repl.kts")
+            val source = (if (libraries != null) qualifyFileAnnotations(code) else code).toScriptSource("_$snippetNumber.repl.kts")
             messages.clear()
             val compiled = try {
-                withFacadeLoader { runSuspend { compiler.compile(listOf(source), compilationConfiguration) } }
+                runSuspend { compiler.compile(listOf(source), compilationConfiguration) }
             } catch (t: Throwable) {
                 outcome.diagnostics = messages.diagnostics.toList()
                 if (outcome.diagnostics.any { it.severity >= ScriptDiagnostic.Severity.ERROR }) return outcome
@@ -192,20 +191,11 @@ class RunningSnippet {
     fun stack(): String = thread.stackTrace.joinToString("\n") { "    at $it" }
 }
 
-/**
- * The compiler finds the classes a configuration names (DependsOn, Repository) through the thread's
- * context class loader: the facade's, which also holds the @file:DependsOn add-on and its resolver.
- */
-private fun <T> withFacadeLoader(block: () -> T): T {
-    val thread = Thread.currentThread()
-    val saved = thread.contextClassLoader
-    thread.contextClassLoader = ReplDriver::class.java.classLoader
-    try {
-        return block()
-    } finally {
-        thread.contextClassLoader = saved
-    }
-}
+private val FILE_ANNOTATION = Regex("""^(\s*@file\s*:\s*)(DependsOn|Repository)\b""", RegexOption.MULTILINE)
+
+/** `@file:DependsOn(…)` as written, resolved without importing the annotation into every snippet. */
+private fun qualifyFileAnnotations(code: String): String =
+    FILE_ANNOTATION.replace(code) { "${it.groupValues[1]}kotlin.script.experimental.dependencies.${it.groupValues[2]}" }
 
 /** Drives a suspend function that never really suspends (the REPL API's compile/eval). */
 fun <T> runSuspend(block: suspend () -> T): T {
