@@ -144,7 +144,7 @@ class ReplEnvironmentReport(
     private fun reportRepositories() {
         // Project.getRepositories() (RepositoryHandler, a NamedDomainObjectList<ArtifactRepository>);
         // MavenArtifactRepository.getUrl(): URI. Repositories declared only in settings'
-        // dependencyResolutionManagement are not visible from a project through the public API.
+        // dependencyResolutionManagement are not reported yet (Settings.getDependencyResolutionManagement()).
         project.repositories.withType(MavenArtifactRepository::class.java).forEach { emit("repository", it.url) }
     }
 
