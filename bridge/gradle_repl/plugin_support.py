@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .environment import ReplEnvironment
+from .toolchain import kotlin_version_tuple
 
 __all__ = ["snippet_class_warnings"]
 
@@ -12,7 +13,7 @@ __all__ = ["snippet_class_warnings"]
 # not its members (its status transformer skips members of local classes) and no-arg refuses them
 # ("Noarg constructor generation is not possible for local classes"). From 2.3 on snippet classes are
 # ordinary classes and both act as in the build. Serialization and sam-with-receiver work on both.
-_LOCAL_SNIPPET_CLASSES_BEFORE = (2, 3)
+_LOCAL_SNIPPET_CLASSES_BEFORE = (2, 3, 0)
 _REFUSED_ON_LOCAL_CLASSES = {
     "kotlin-allopen-compiler-plugin": "all-open opens their class but leaves its members final",
     "kotlin-noarg-compiler-plugin": "no-arg refuses them (no default constructor)",
@@ -21,8 +22,7 @@ _REFUSED_ON_LOCAL_CLASSES = {
 
 def snippet_class_warnings(environment: ReplEnvironment) -> list[str]:
     """One line per plugin that won't act on snippet-declared classes as it does on the project's."""
-    version = tuple(int(p) if p.isdigit() else 0 for p in environment.kotlin_version.split("-")[0].split(".")[:2])
-    if version >= _LOCAL_SNIPPET_CLASSES_BEFORE:
+    if kotlin_version_tuple(environment.kotlin_version) >= _LOCAL_SNIPPET_CLASSES_BEFORE:
         return []
     jars = [Path(j).name for j in environment.compiler_plugin_classpath]
     effects = [effect for prefix, effect in _REFUSED_ON_LOCAL_CLASSES.items() if any(j.startswith(prefix) for j in jars)]

@@ -28,6 +28,7 @@ __all__ = [
     "fetch_test_toolchain",
     "find_mvn",
     "repl_kotlin_version",
+    "kotlin_version_tuple",
 ]
 
 # The one place the Kotlin version used by the tests is pinned; it is also the version the REPL
@@ -154,10 +155,15 @@ def _pom(name: str, coordinates: list[Coordinate]) -> str:
     )
 
 
+def kotlin_version_tuple(version: str) -> tuple[int, int, int]:
+    """(major, minor, patch) of a Kotlin version such as 2.2.21 or 2.3.0-Beta1; unreadable parts count as 0."""
+    parts = [int(p) if p.isdigit() else 0 for p in version.replace("-", ".").split(".")[:3]]
+    return tuple(parts + [0] * (3 - len(parts)))  # type: ignore[return-value]
+
+
 def repl_kotlin_version(project_version: str) -> tuple[str, str | None]:
     """The Kotlin the REPL runs for a project, and a warning when it can't be the project's own."""
-    parts = [int(p) if p.isdigit() else 0 for p in project_version.replace("-", ".").split(".")[:3]]
-    if tuple(parts + [0] * (3 - len(parts))) >= MINIMUM_REPL_KOTLIN:
+    if kotlin_version_tuple(project_version) >= MINIMUM_REPL_KOTLIN:
         return project_version, None
     return PINNED_KOTLIN_VERSION, (
         f"Kotlin {project_version} has no K2 REPL; snippets compile with Kotlin {PINNED_KOTLIN_VERSION} and without "

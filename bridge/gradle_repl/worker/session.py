@@ -47,7 +47,6 @@ _TRAINING_SNIPPETS = (
 _HOST_RUNTIME_JARS = ("kotlin-stdlib-", "kotlin-script-runtime-")
 # kotlin-scripting-dependencies-<version>.jar (not -maven-): DependsOn and Repository, shared with the host loader.
 _DEPENDENCY_ANNOTATIONS_JAR = re.compile(r"kotlin-scripting-dependencies-\d")
-_UNRESOLVED_FILE_ANNOTATION = re.compile(r"Unresolved reference '(?:DependsOn|Repository)'")
 _FILE_DEPENDS_ON = re.compile(r"^\s*@file\s*:\s*(?:DependsOn|Repository)\b", re.MULTILINE)
 
 # Classes declared in snippet N live in class _N_repl; users know them by their own names.
@@ -137,15 +136,15 @@ class ReplSession:
             heap_mb=request.heap_mb, full_jit=request.full_jit, extra_options=class_data.jvm_options(),
         )
         facade, compiled = build_facade(env.kotlin_version, env.repl_host_classpath)
-        jars = [str(facade)]
         # Why @file:DependsOn can't be used in this session; None when it can.
-        libraries_unavailable = next((w for w in env.warnings if w.startswith(DEPENDS_ON_UNAVAILABLE)), None)
+        libraries_unavailable = next((w for w in env.warnings if w.startswith(DEPENDS_ON_UNAVAILABLE)), DEPENDS_ON_UNAVAILABLE)
+        addon: Path | None = None
         if env.dependency_resolver_classpath:
             try:
                 addon, _ = build_dependency_addon(env.kotlin_version, [*env.repl_host_classpath, str(facade), *env.dependency_resolver_classpath])
-                jars += [str(addon), *resolver]
             except WorkerFailed as error:  # an optional add-on: the session starts without it
                 libraries_unavailable = f"{DEPENDS_ON_UNAVAILABLE}: its add-on did not compile ({str(error).splitlines()[0]})"
+        jars = [str(facade), *([str(addon), *resolver] if addon is not None else [])]
         urls = [jpype.JClass("java.io.File")(jar).toURI().toURL() for jar in jars]
         system = jpype.JClass("java.lang.ClassLoader").getSystemClassLoader()
         facade_loader = jpype.JClass("java.net.URLClassLoader")(urls, system)
@@ -159,15 +158,14 @@ class ReplSession:
         exit_guard.install()
         snippet_loader = facade_class("gradlerepl.host.SnippetClassLoaders").create(env.classpath, facade_loader)
         libraries = None
-        if env.dependency_resolver_classpath and len(jars) > 1:
+        if addon is not None:
             try:
                 libraries = facade_class("gradlerepl.dependencies.AddedLibraries")(env.classpath, env.repositories)
+                libraries_unavailable = None
             except (jpype.JException, TypeError) as error:
                 libraries_unavailable = f"{DEPENDS_ON_UNAVAILABLE}: its resolver could not be made ({error})"
-        elif libraries_unavailable is None:
-            libraries_unavailable = DEPENDS_ON_UNAVAILABLE
         driver = facade_class("gradlerepl.host.ReplDriver")(
-            _compile_classpath(env.classpath, env.repl_host_classpath, str(facade), env.dependency_resolver_classpath),
+            _compile_classpath(env.classpath, env.repl_host_classpath, str(facade), annotations),
             snippet_loader,
             env.compiler_options(),
             libraries,
@@ -340,9 +338,6 @@ class ReplSession:
             return ResultFrame(type="error", error_kind="internal", message=f"REPL failure: {headline}", stack=stack)
         if not outcome.compiled:
             errors = [format_diagnostic(d, code) for d in diagnostics if d.severity in ("ERROR", "FATAL")]
-            if any("@file:DependsOn: " in e for e in errors):
-                # After a failed resolution the compiler also reports the annotation itself as unresolved: noise.
-                errors = [e for e in errors if not _UNRESOLVED_FILE_ANNOTATION.search(e)]
             return ResultFrame(
                 type="error",
                 error_kind="compile",
@@ -439,12 +434,11 @@ def _declared_type(result: Any) -> str:
         return reported
 
 
-def _compile_classpath(project: list[str], host: list[str], facade: str, resolver: list[str]) -> list[str]:
+def _compile_classpath(project: list[str], host: list[str], facade: str, annotations: list[str]) -> list[str]:
     """The project classpath, plus the host's stdlib where the project has none, plus the display API and
     the @file:DependsOn/@file:Repository annotations."""
     present = {prefix for prefix in _HOST_RUNTIME_JARS for p in project if _jar_name(p).startswith(prefix)}
     extra = [p for p in host for prefix in _HOST_RUNTIME_JARS if _jar_name(p).startswith(prefix) and prefix not in present]
-    annotations = [p for p in resolver if _DEPENDENCY_ANNOTATIONS_JAR.match(_jar_name(p))]
     return [*project, *extra, facade, *annotations]
 
 
