@@ -8,6 +8,7 @@ import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
+import psutil
 import pytest
 
 # anyio imports its subprocess module lazily, and pytest rewrites it (anyio is a pytest plugin) at
@@ -36,21 +37,41 @@ def persistent_test_cache() -> Path:
     return Path(override) if override else Path.home() / ".cache" / "gradle-repl-tests"
 
 
+def run_state_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """This test run's own directory, one for all of pytest-xdist's workers: they share the environment
+    cache, so a project is built once per run (buildlock.py queues the others) and never rebuilt under a
+    JVM that another worker runs on its classes."""
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent  # each worker's basetemp is a directory of the run's own
+    state = base / "gradle-repl-state"
+    state.mkdir(exist_ok=True)
+    return state
+
+
+def link_once(link: Path, target: Path) -> None:
+    """A symlink that another xdist worker may have made first."""
+    try:
+        link.symlink_to(target, target_is_directory=True)
+    except FileExistsError:
+        pass
+
+
 @pytest.fixture(scope="session", autouse=True)
 def isolated_state(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """Environments and logs of a test run live in its own directories, so runs never see each other;
     content-addressed caches (compiled facades, fetched jars, class-data archives) are shared."""
-    base = tmp_path_factory.mktemp("gradle-repl-state")
+    base = run_state_dir(tmp_path_factory)
     saved = {k: os.environ.get(k) for k in ("GRADLE_REPL_CACHE_DIR", "GRADLE_REPL_LOG_DIR", "MAVEN_OPTS")}
     # The suite's Maven builds are short compiles of small projects: C1 alone finishes them ~25% sooner
     # (measured 9.4 → 7.1 s on sample-project). A MAVEN_OPTS of the user's own is left as it is.
     os.environ.setdefault("MAVEN_OPTS", "-XX:TieredStopAtLevel=1")
     cache = base / "cache"
-    cache.mkdir()
+    cache.mkdir(exist_ok=True)
     for name in CONTENT_ADDRESSED_CACHES:
         shared = persistent_test_cache() / name
         shared.mkdir(parents=True, exist_ok=True)
-        (cache / name).symlink_to(shared, target_is_directory=True)
+        link_once(cache / name, shared)
     os.environ["GRADLE_REPL_CACHE_DIR"] = str(cache)
     os.environ["GRADLE_REPL_LOG_DIR"] = str(base / "logs")
     yield
@@ -111,13 +132,43 @@ def sample_worker(sample_env: ReplEnvironment) -> Iterator[SyncWorker]:
     worker.close()
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """`-n auto`: a worker per core, but no more than memory holds: a worker's tests run up to about
+    four JVMs with the Kotlin compiler at once (~0.5 GiB each)."""
+    cores = os.cpu_count() or 1
+    memory_gib = psutil.virtual_memory().available / 2**30
+    return max(1, min(cores, int(memory_gib // 3)))
+
+
+LEDGER_FIELDS = ("faults_tried", "faults_survived", "bad_inputs_tried", "data_lost")
+# What the reliability suite tried, summed over this process and (under pytest-xdist) every worker.
+_ledger_totals = dict.fromkeys(LEDGER_FIELDS, 0)
+
+
+def _own_ledger() -> dict[str, int]:
+    module = __import__("sys").modules.get("test_reliability")
+    return {field: getattr(module.Ledger, field) for field in LEDGER_FIELDS} if module else dict.fromkeys(LEDGER_FIELDS, 0)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """An xdist worker hands its ledger to the controller, which prints the summary."""
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:
+        workeroutput["reliability_ledger"] = _own_ledger()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error) -> None:  # noqa: ANN001 - xdist hook
+    for field, count in getattr(node, "workeroutput", {}).get("reliability_ledger", {}).items():
+        _ledger_totals[field] += count
+
+
 def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # noqa: ANN001 - pytest hook
     """After a run that included the reliability suite, print what it tried."""
-    module = __import__("sys").modules.get("test_reliability")
-    if module is None or not (module.Ledger.faults_tried or module.Ledger.bad_inputs_tried):
+    ledger = {field: _ledger_totals[field] + count for field, count in _own_ledger().items()}
+    if not (ledger["faults_tried"] or ledger["bad_inputs_tried"]):
         return
-    ledger = module.Ledger
     terminalreporter.write_line(
-        f"reliability: faults tried {ledger.faults_tried}, survived {ledger.faults_survived}, "
-        f"bad inputs tried {ledger.bad_inputs_tried}, data lost {ledger.data_lost}"
+        f"reliability: faults tried {ledger['faults_tried']}, survived {ledger['faults_survived']}, "
+        f"bad inputs tried {ledger['bad_inputs_tried']}, data lost {ledger['data_lost']}"
     )

@@ -6,6 +6,9 @@ from __future__ import annotations
 import os
 import shutil
 import time
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -18,12 +21,44 @@ from gradle_repl.buildtools.maven import MAVEN
 from gradle_repl.cache import EnvironmentCache
 from gradle_repl.errors import BuildToolNotFound
 from gradle_repl.freshness import stale_reason
-from gradle_repl.resolve import _cache_key, resolve_environment
+from gradle_repl.resolve import Resolved, _cache_key, resolve_environment
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    return copy_project(SAMPLE_PROJECT, tmp_path / "sample")
+@dataclass(frozen=True)
+class Built:
+    project: Path
+    parent_pom: Path
+    home: Path
+    first: Resolved
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Built]:
+    """One real Maven build shared by the module: a sample-project copy whose inputs include every kind the
+    tests below change — a parent POM outside its root, a user settings directory (HOME), resources, a
+    package named `build`, and a dangling symlink among the sources. Each test changes an input, checks,
+    and puts it back in place (same inode, same mtime), so the entry is valid again for the next."""
+    root = tmp_path_factory.mktemp("cache")
+    home = root / "home"
+    (home / ".m2").mkdir(parents=True)
+    parent_pom = root / "parent/pom.xml"
+    project = copy_project(SAMPLE_PROJECT, parent_pom.parent / "child")
+    parent_pom.write_text(
+        '<project><modelVersion>4.0.0</modelVersion><groupId>example</groupId><artifactId>parent</artifactId>'
+        "<version>1.0</version><packaging>pom</packaging><properties><x>1</x></properties></project>\n"
+    )
+    pom = project / "pom.xml"
+    pom.write_text(pom.read_text().replace(
+        "<modelVersion>4.0.0</modelVersion>",
+        "<modelVersion>4.0.0</modelVersion><parent><groupId>example</groupId><artifactId>parent</artifactId>"
+        "<version>1.0</version></parent>", 1,
+    ))
+    write(project, {"src/main/resources/greeting.txt": "hello",
+                    "src/main/kotlin/sample/build/Steps.kt": "package sample.build\nfun step() = 1\n"})
+    (project / "src/main/kotlin/sample/Gone.kt").symlink_to(project / "nowhere.kt")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("HOME", str(home))  # what Python reads for ~/.m2/settings.xml; mvn keeps its own user.home
+        yield Built(project, parent_pom, home, resolve_environment(project, build_tool="maven"))
 
 
 def no_build_tool(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -39,100 +74,103 @@ def assert_rebuilds(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
             resolve_environment(project, build_tool="maven")
 
 
-def test_a_hit_does_not_run_the_build_tool(project: Path, monkeypatch: pytest.MonkeyPatch):
-    first = resolve_environment(project, build_tool="maven")
-    assert not first.from_cache
-    no_build_tool(monkeypatch)
-    second = resolve_environment(project, build_tool="maven")
-    assert second.from_cache and second.environment == first.environment
+def assert_hit(project: Path, monkeypatch: pytest.MonkeyPatch) -> Resolved:
+    with monkeypatch.context() as patch:
+        no_build_tool(patch)
+        resolved = resolve_environment(project, build_tool="maven")
+    assert resolved.from_cache
+    return resolved
 
 
-def test_touching_a_build_file_invalidates(project: Path, monkeypatch: pytest.MonkeyPatch):
-    resolve_environment(project, build_tool="maven")
-    pom = project / "pom.xml"
-    pom.write_text(pom.read_text().replace("<version>1.0</version>", "<version>1.1</version>", 1))
-    assert_rebuilds(project, monkeypatch)
+@contextmanager
+def rewritten(path: Path, text: str) -> Iterator[None]:
+    """path holds text for the body, then its old content and mtime again, in the same inode."""
+    before, info = path.read_bytes(), path.stat()
+    path.write_text(text)
+    try:
+        yield
+    finally:
+        path.write_bytes(before)
+        os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns))
 
 
-def test_a_newer_source_file_invalidates(project: Path, monkeypatch: pytest.MonkeyPatch):
-    """Snippets must see the project's latest code, so a changed source means a new build."""
-    resolve_environment(project, build_tool="maven")
-    source = project / "src/main/kotlin/sample/Books.kt"
+@contextmanager
+def added(path: Path, text: str) -> Iterator[None]:
+    path.write_text(text)
+    try:
+        yield
+    finally:
+        path.unlink()
+
+
+@contextmanager
+def renamed(path: Path, new_name: str) -> Iterator[None]:
+    path.rename(path.with_name(new_name))
+    try:
+        yield
+    finally:
+        path.with_name(new_name).rename(path)
+
+
+@contextmanager
+def touched(path: Path) -> Iterator[None]:
+    """A newer mtime alone: snippets must see the project's latest code, so it means a new build."""
+    info = path.stat()
     later = time.time() + 5
-    os.utime(source, (later, later))
-    assert_rebuilds(project, monkeypatch)
+    os.utime(path, (later, later))
+    try:
+        yield
+    finally:
+        os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns))
 
 
-def test_refresh_bypasses_the_cache(project: Path):
-    resolve_environment(project, build_tool="maven")
-    assert not resolve_environment(project, build_tool="maven", refresh=True).from_cache
+def _replaced(path: Path, old: str, new: str):  # noqa: ANN202 - a context manager
+    return rewritten(path, path.read_text().replace(old, new, 1))
 
 
-def test_edits_in_a_package_named_build_invalidate(project: Path, monkeypatch: pytest.MonkeyPatch):
-    """`build`, `target`, `out` are skipped only as a module's output, not as package directories."""
-    package = project / "src/main/kotlin/sample/build"
-    package.mkdir()
-    (package / "Steps.kt").write_text("package sample.build\nfun step() = 1\n")
-    resolve_environment(project, build_tool="maven")
-    (package / "Steps.kt").write_text("package sample.build\nfun step() = 2\n")
-    assert_rebuilds(project, monkeypatch)
+# Each: an input of the build that changes, and how (undone after the test).
+CHANGES: dict[str, Callable[[Built], AbstractContextManager[None]]] = {
+    "a build file": lambda b: _replaced(b.project / "pom.xml", "<version>1.0</version>", "<version>1.1</version>"),
+    "a newer source file": lambda b: touched(b.project / "src/main/kotlin/sample/Books.kt"),
+    # `build`, `target`, `out` are skipped only as a module's output, not as package directories.
+    "a source in a package named build": lambda b: rewritten(
+        b.project / "src/main/kotlin/sample/build/Steps.kt", "package sample.build\nfun step() = 2\n"),
+    "a renamed source": lambda b: renamed(b.project / "src/main/kotlin/sample/Stats.kt", "Statistics.kt"),
+    "a new source": lambda b: added(b.project / "src/main/kotlin/sample/Extra.kt", "package sample\nval extra = 1\n"),
+    # Resources are copied into the classes directory by the build: an edit needs one.
+    "a resource": lambda b: rewritten(b.project / "src/main/resources/greeting.txt", "hello again"),
+    # ~/.m2/settings.xml (mirrors, profiles, properties) changes what Maven resolves.
+    "the user's Maven settings": lambda b: added(b.home / ".m2/settings.xml", "<settings/>"),
+    "a parent POM outside the root": lambda b: _replaced(b.parent_pom, "<x>1</x>", "<x>2</x>"),
+}
 
 
-def test_a_dangling_symlink_in_the_sources_never_fails_a_resolve(project: Path, monkeypatch: pytest.MonkeyPatch):
-    (project / "src/main/kotlin/sample/Gone.kt").symlink_to(project / "nowhere.kt")
-    first = resolve_environment(project, build_tool="maven")
+@pytest.mark.parametrize("change", CHANGES)
+def test_a_changed_input_invalidates_and_undoing_it_validates_again(
+    built: Built, change: str, monkeypatch: pytest.MonkeyPatch
+):
+    if change == "a parent POM outside the root":
+        assert built.parent_pom in MAVEN.inputs(built.project).files
+    with CHANGES[change](built):
+        assert_rebuilds(built.project, monkeypatch)
+    assert_hit(built.project, monkeypatch)
+
+
+def test_a_hit_does_not_run_the_build_tool_and_a_dangling_symlink_never_fails_a_resolve(
+    built: Built, monkeypatch: pytest.MonkeyPatch
+):
+    assert not built.first.from_cache
+    assert assert_hit(built.project, monkeypatch).environment == built.first.environment
+
+
+def test_refresh_bypasses_the_cache(built: Built, monkeypatch: pytest.MonkeyPatch):
     no_build_tool(monkeypatch)
-    assert resolve_environment(project, build_tool="maven").environment == first.environment
+    with pytest.raises(BuildToolNotFound):
+        resolve_environment(built.project, build_tool="maven", refresh=True)
 
 
-def test_deleting_or_renaming_a_source_invalidates(project: Path, monkeypatch: pytest.MonkeyPatch):
-    resolve_environment(project, build_tool="maven")
-    stats = project / "src/main/kotlin/sample/Stats.kt"
-    stats.rename(stats.with_name("Statistics.kt"))
-    assert_rebuilds(project, monkeypatch)
-
-
-def test_a_changed_resource_invalidates(project: Path, monkeypatch: pytest.MonkeyPatch):
-    """Resources are copied into the classes directory by the build: an edit needs one."""
-    resources = project / "src/main/resources"
-    resources.mkdir(parents=True, exist_ok=True)  # sample-project has resources (a META-INF/services file)
-    (resources / "greeting.txt").write_text("hello")
-    resolve_environment(project, build_tool="maven")
-    (resources / "greeting.txt").write_text("hello again")
-    assert_rebuilds(project, monkeypatch)
-
-
-def test_user_maven_settings_invalidate(project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    """~/.m2/settings.xml (mirrors, profiles, properties) changes what Maven resolves."""
-    home = tmp_path / "home"
-    (home / ".m2").mkdir(parents=True)
-    monkeypatch.setenv("HOME", str(home))  # what Python reads; mvn keeps its own user.home
-    resolve_environment(project, build_tool="maven")
-    (home / ".m2/settings.xml").write_text("<settings/>")
-    assert_rebuilds(project, monkeypatch)
-
-
-def test_a_parent_pom_outside_the_root_invalidates(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    parent = tmp_path / "parent"
-    child = copy_project(SAMPLE_PROJECT, parent / "child")
-    (parent / "pom.xml").write_text(
-        '<project><modelVersion>4.0.0</modelVersion><groupId>example</groupId><artifactId>parent</artifactId>'
-        "<version>1.0</version><packaging>pom</packaging><properties><x>1</x></properties></project>\n"
-    )
-    pom = child / "pom.xml"
-    pom.write_text(pom.read_text().replace(
-        "<modelVersion>4.0.0</modelVersion>",
-        "<modelVersion>4.0.0</modelVersion><parent><groupId>example</groupId><artifactId>parent</artifactId>"
-        "<version>1.0</version></parent>", 1,
-    ))
-    assert parent / "pom.xml" in MAVEN.inputs(child).files
-    resolve_environment(child, build_tool="maven")
-    (parent / "pom.xml").write_text((parent / "pom.xml").read_text().replace("<x>1</x>", "<x>2</x>"))
-    assert_rebuilds(child, monkeypatch)
-
-
-def test_a_hit_checks_that_the_jdk_and_compiler_jars_still_exist(project: Path, tmp_path: Path):
-    environment = resolve_environment(project, build_tool="maven").environment
+def test_a_hit_checks_that_the_jdk_and_compiler_jars_still_exist(built: Built, tmp_path: Path):
+    environment, project = built.first.environment, built.project
     plugin = tmp_path / "plugin.jar"
     shutil.copy(environment.compiler_plugin_classpath[0], plugin)
     cache = EnvironmentCache(tmp_path / "cache")
@@ -146,7 +184,8 @@ def test_a_hit_checks_that_the_jdk_and_compiler_jars_still_exist(project: Path, 
     assert "jdk/bin/java no longer exists" in (stale_reason(cache.put(key, java, entry.fingerprint)) or "")
 
 
-def test_the_key_names_the_resolver_the_init_script_and_the_jdk(project: Path, monkeypatch: pytest.MonkeyPatch):
+def test_the_key_names_the_resolver_the_init_script_and_the_jdk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    project = copy_project(SAMPLE_PROJECT, tmp_path / "sample")
     gradle = _cache_key(project, GRADLE, ":", "main").facts
     assert gradle["resolver"] and gradle["init script"] and "GRADLE_USER_HOME" in gradle
     before = _cache_key(project, MAVEN, ":", "main")
@@ -240,9 +279,9 @@ def test_dangling_links_and_link_cycles_are_walked_safely(tmp_path: Path):
     assert fingerprint.change() is None
 
 
-def test_a_warm_check_with_nothing_changed_does_not_walk_the_project(project: Path, monkeypatch: pytest.MonkeyPatch):
+def test_a_warm_check_with_nothing_changed_does_not_walk_the_project(built: Built, monkeypatch: pytest.MonkeyPatch):
     """Once an entry was found unchanged, the watcher answers for its trees: no stat pass per snippet."""
-    resolve_environment(project, build_tool="maven")
+    project = built.project
     assert resolve_environment(project, build_tool="maven").from_cache
     walks: list[Path] = []
     real_walk = build_inputs.walk_inputs
@@ -252,9 +291,9 @@ def test_a_warm_check_with_nothing_changed_does_not_walk_the_project(project: Pa
     assert walks == []
 
 
-def test_an_edit_just_before_a_check_is_always_seen(project: Path):
+def test_an_edit_just_before_a_check_is_always_seen(built: Built):
     """The watcher is exact: an edit made right before the question is part of the answer."""
-    resolve_environment(project, build_tool="maven")
+    project = built.project
     cache = EnvironmentCache()
     entry = cache.get(_cache_key(project, MAVEN, ":", "main"))
     assert entry is not None and stale_reason(entry) is None

@@ -46,12 +46,6 @@ def test_summary_names_build_tool_kotlin_jdk_and_plugins():
         assert expected in done.stdout
 
 
-def test_test_source_set_adds_test_classes():
-    env = resolve_environment(SAMPLE_PROJECT, source_set="test", build_tool="maven").environment
-    assert env.classpath[:2] == [str(SAMPLE_PROJECT / "target/classes"), str(SAMPLE_PROJECT / "target/test-classes")]
-    assert (SAMPLE_PROJECT / "target/test-classes/sample/Fixtures.class").is_file()
-
-
 def test_module_is_found_by_directory_or_artifact_id():
     assert find_module(MULTI, ":app") == MULTI / "app"
     assert find_module(MULTI, "multi-core") == MULTI / "core"
@@ -140,13 +134,17 @@ def test_a_module_outside_the_root_is_found_built_and_watched(tmp_path: Path):
     assert str(tmp_path / "multi/core/target/classes") in env.classpath
 
 
-def test_test_scope_dependencies_are_only_on_the_test_classpath(tmp_path: Path):
+def test_the_test_source_set_adds_test_classes_and_test_scope_dependencies(tmp_path: Path):
+    """`main` sees neither; a copy, because the test build recompiles the main classes that other tests'
+    JVMs (perhaps in another xdist worker) are loading from sample-project itself."""
     project = copy_project(SAMPLE_PROJECT, tmp_path / "scoped")
     add_to_pom(project, "<dependencies>",
                "<dependency><groupId>junit</groupId><artifactId>junit</artifactId><version>4.13.2</version>"
                "<scope>test</scope></dependency>")
     main = resolve_environment(project, build_tool="maven").environment
     test = resolve_environment(project, source_set="test", build_tool="maven").environment
+    assert test.classpath[:2] == [str(project / "target/classes"), str(project / "target/test-classes")]
+    assert (project / "target/test-classes/sample/Fixtures.class").is_file()
     assert not any("junit-4.13.2.jar" in p for p in main.classpath)
     assert any("junit-4.13.2.jar" in p for p in test.classpath)
     assert any("kotlinx-serialization-json-jvm" in p for p in main.classpath)

@@ -6,7 +6,6 @@ import dataclasses
 import hashlib
 import os
 import re
-import threading
 import time
 from dataclasses import dataclass
 from functools import cache
@@ -16,6 +15,7 @@ from pathlib import Path
 from .build_inputs import Fingerprint, Inputs
 from .buildtools import BuildTool, BuildToolChoice
 from .buildtools.choice import candidates, remember
+from .buildlock import one_build_at_a_time
 from .cache import CacheKey, EnvironmentCache
 from .compiler_args import relevant_compiler_args
 from .environment import ReplEnvironment
@@ -73,7 +73,7 @@ def resolve_environment(
         try:
             # One build per project at a time: concurrent builds would clobber each other's outputs, and
             # callers waiting here get the environment the first one produced instead of building again.
-            with _project_lock(root):
+            with one_build_at_a_time(root, on_progress):
                 resolved = _resolve_locked(
                     root, tool, project_path, source_set, refresh, on_progress, cache or EnvironmentCache(), started
                 )
@@ -104,15 +104,6 @@ def _first_line(error: Exception) -> str:
     line = next((body[i + 1] for i, text in enumerate(body[:-1]) if text == "* What went wrong:"), None)
     line = line or next((text for text in body if _SAYS_ERROR.search(text)), body[-1])
     return line if len(line) <= 200 else line[:199] + "…"
-
-
-_LOCKS_GUARD = threading.Lock()
-_PROJECT_LOCKS: dict[Path, threading.Lock] = {}
-
-
-def _project_lock(root: Path) -> threading.Lock:
-    with _LOCKS_GUARD:
-        return _PROJECT_LOCKS.setdefault(root, threading.Lock())
 
 
 @cache
