@@ -99,8 +99,11 @@ def test_on_a_new_machine_the_facade_compiles_a_trainer_writes_the_archive_later
             assert not second.ready.facade_compiled, "the facade is compiled once per Kotlin version"
             assert manager._training is training, "an archive that exists is never trained again"
 
-            archives[0].chmod(0o644)
-            archives[0].write_bytes(b"not an archive" * 1000)
+            # Damaged as a new file renamed over it, as gradle-repl writes archives: the second worker has
+            # the old one mapped, and truncating a mapped file under a live JVM crashes it (SIGBUS).
+            damaged = archives[0].with_suffix(".damaged")
+            damaged.write_bytes(b"not an archive" * 1000)
+            damaged.replace(archives[0])
             assert await run("third", '"still" + " runs"') == "still runs"
             third = manager._sessions["third"].worker
             assert third is not None and third.ready.class_data_archive == str(archives[0])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import sysconfig
 import venv
 from pathlib import Path
 
@@ -15,17 +16,27 @@ pytestmark = pytest.mark.slow
 
 
 def test_wheel_installs_into_a_fresh_venv_and_finds_its_data(tmp_path: Path):
+    """The wheel alone, installed where no source tree is on the path: its dependencies come from this
+    venv (a .pth line), since pip installing them again would only test pip. Built with this venv's
+    hatchling (a test extra) instead of an isolated build that would download it every run."""
     dist = tmp_path / "dist"
-    subprocess.run([sys.executable, "-m", "build", "--wheel", "--outdir", str(dist), str(REPO)], check=True, capture_output=True, timeout=600)
+    subprocess.run([sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(dist), str(REPO)],
+                   check=True, capture_output=True, timeout=600)
     wheel = next(dist.glob("gradle_repl-*.whl"))
     env_dir = tmp_path / "venv"
-    venv.create(env_dir, with_pip=True)
+    venv.create(env_dir, with_pip=False)
     python = env_dir / "bin" / "python"
-    subprocess.run([str(python), "-m", "pip", "install", "-q", str(wheel)], check=True, capture_output=True, timeout=900)
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-deps", str(wheel)],
+                   check=True, capture_output=True, timeout=900)
+    # A plain path line: the outer venv's own .pth files (its editable gradle-repl) are not processed.
+    installed = Path(sysconfig.get_path("purelib"))
+    fresh = next((env_dir / "lib").glob("python*/site-packages"))
+    (fresh / "outer-dependencies.pth").write_text(f"{installed}\n")
     probe = (
         "from gradle_repl.resources import init_script_path, jvm_worker_sources\n"
-        "import gradle_repl, pathlib\n"
+        "import gradle_repl, pathlib, sys\n"
         "root = pathlib.Path(gradle_repl.__file__).parent\n"
+        "assert pathlib.Path(sys.prefix) in root.parents, f'not the installed wheel: {root}'\n"
         "script = init_script_path(); sources = jvm_worker_sources()\n"
         "assert script.is_file() and root in script.parents, script\n"
         "assert 'resolveReplEnvironment' in script.read_text()\n"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -83,3 +84,33 @@ def test_a_failure_is_one_line_and_the_tools_last_error_lines_once(tmp_path: Pat
     assert progress.startswith("resolving ") and progress.count("\n") == 1, "only gradle-repl's own progress line"
     assert done.stderr.count("UnknownHostException") == 1
     assert not any(line.lstrip().startswith("at ") for line in failure.splitlines()) and failure.count("\n") <= 20
+
+
+def test_two_processes_resolving_one_project_build_it_once(tmp_path: Path):
+    """A second process that asks while the first builds waits for it, says so, and takes its environment
+    from the cache: two builds at once would clobber each other's outputs."""
+    project = copy_project(SAMPLE_PROJECT, tmp_path / "shared")
+    command = [sys.executable, "-m", "gradle_repl", "resolve", str(project), "--build-tool", "maven"]
+    first = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    building = threading.Event()
+
+    def drain_stderr() -> None:  # read to the end, so the first never blocks on a full pipe
+        assert first.stderr is not None
+        for line in first.stderr:
+            if line.startswith("resolving "):  # said once it holds the build
+                building.set()
+
+    reader = threading.Thread(target=drain_stderr, daemon=True)
+    reader.start()
+    try:
+        while not building.wait(0.1):
+            assert first.poll() is None, "the first resolve ended before it started building"
+        second = subprocess.run(command, capture_output=True, text=True, timeout=600)
+        out = first.stdout.read() if first.stdout else ""
+        first.wait(timeout=600)
+    finally:
+        first.kill()
+        reader.join(5)
+    assert first.returncode == 0 and "(resolved in" in out, out
+    assert second.returncode == 0 and "(from cache)" in second.stdout, second.stdout + second.stderr
+    assert f"waiting for another gradle-repl process that is building {project}" in second.stderr
