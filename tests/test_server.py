@@ -41,6 +41,8 @@ async def shared() -> AsyncIterator[Client]:
         yield client
 
 
+# The session of tests that only need one that holds nothing of theirs: one JVM for all of them.
+PLAIN = "plain"
 # A small Maven Central library sample-project doesn't have.
 COLLECTIONS = '@file:DependsOn("org.apache.commons:commons-collections4:4.4")'
 
@@ -76,10 +78,10 @@ async def test_state_is_per_session_and_reset_loses_it(shared: Client):
     first = await run(client, "val answer = 41", sessionId="a")
     assert not first.is_error, text(first)
     assert text(await run(client, "answer + 1", sessionId="a")).startswith("42")
-    other = await run(client, "answer", sessionId="b")
+    other = await run(client, "answer", sessionId=PLAIN)
     assert other.is_error and "Unresolved reference 'answer'" in text(other)
     sessions = text(await client.call_tool("list_kotlin_sessions", {}))
-    assert '"session_id": "a"' in sessions and '"session_id": "b"' in sessions and "2.3.21" in sessions
+    assert '"session_id": "a"' in sessions and f'"session_id": "{PLAIN}"' in sessions and "2.3.21" in sessions
     for listed in json.loads(sessions):
         # Memory is the OS's figure for that very process (psutil, on every platform), not a guess.
         actual = psutil.Process(listed["worker_pid"]).memory_info().rss
@@ -149,7 +151,7 @@ async def test_content_order_result_then_displays_then_output(shared: Client):
         client,
         'import java.awt.image.BufferedImage\nprintln("printed")\n'
         'image(BufferedImage(4, 4, BufferedImage.TYPE_INT_RGB))\nmarkdown("*md*")\n"value"',
-        sessionId="content",
+        sessionId=PLAIN,
     )
     assert not result.is_error
     kinds = [(type(b).__name__, getattr(b, "text", getattr(b, "mime_type", None))) for b in result.content]
@@ -164,11 +166,11 @@ async def test_content_order_result_then_displays_then_output(shared: Client):
 
 async def test_errors_set_is_error_with_one_text_block(shared: Client):
     client = shared
-    compile_error = await run(client, "val x: Int = \"s\"", sessionId="errors")
-    runtime_error = await run(client, 'println("before"); throw RuntimeException("boom")', sessionId="errors")
+    compile_error = await run(client, "val x: Int = \"s\"", sessionId=PLAIN)
+    runtime_error = await run(client, 'println("before"); throw RuntimeException("boom")', sessionId=PLAIN)
     bad_root = await client.call_tool("run_kotlin_snippet", {"projectRoot": "/does/not/exist", "code": "1"})
     empty = await run(client, "   ")
-    still_fine = await run(client, "1 + 1", sessionId="errors")
+    still_fine = await run(client, "1 + 1", sessionId=PLAIN)
     assert compile_error.is_error and text(compile_error).startswith("Error: error: ")
     assert runtime_error.is_error and len(runtime_error.content) == 1
     assert text(runtime_error).startswith("Error: java.lang.RuntimeException: boom")
@@ -268,10 +270,10 @@ async def test_a_cancelled_call_stops_its_snippet_and_never_shifts_answers(share
     """An MCP cancel (what clients send on their own timeout) interrupts the snippet like a timeout does:
     the session keeps its state and every later call gets its own answer."""
     client = shared
-    assert not (await run(client, "val keep = 42", sessionId="cancel")).is_error
+    assert not (await run(client, "val keep = 42", sessionId=PLAIN)).is_error
     with anyio.move_on_after(2.5):
-        await run(client, 'Thread.sleep(6000); "A"', sessionId="cancel")
-    b, c, kept = await run(client, '"B"', sessionId="cancel"), await run(client, '"C"', sessionId="cancel"), await run(client, "keep", sessionId="cancel")
+        await run(client, 'Thread.sleep(6000); "A"', sessionId=PLAIN)
+    b, c, kept = await run(client, '"B"', sessionId=PLAIN), await run(client, '"C"', sessionId=PLAIN), await run(client, "keep", sessionId=PLAIN)
     assert text(b).startswith("B") and text(c).startswith("C"), (text(b), text(c))
     assert text(kept).startswith("42")
 
@@ -298,7 +300,7 @@ async def test_a_running_snippets_output_arrives_as_progress(shared: Client):
     client = shared
     result = await client.call_tool(
         "run_kotlin_snippet",
-        {"projectRoot": PROJECT, "buildTool": "maven", "sessionId": "progress",
+        {"projectRoot": PROJECT, "buildTool": "maven", "sessionId": PLAIN,
          "code": 'repeat(3) { println("tick $it"); Thread.sleep(400) }\n"done"'},
         progress_callback=on_progress,
     )
