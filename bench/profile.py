@@ -101,9 +101,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--kind", choices=sorted(SNIPPETS), default="class")
     parser.add_argument("--snippets", type=int, default=150)
+    parser.add_argument("--keep", type=Path, help="also keep the recording here (for `jfr print`, JMC)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
-        recording = Path(scratch) / "bench.jfr"
+        recording = args.keep or Path(scratch) / "bench.jfr"
         times = asyncio.run(measure(args.kind, args.snippets, recording))
         samples = stacks(recording)
     times.sort()

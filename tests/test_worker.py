@@ -298,3 +298,23 @@ def test_depends_on_finds_an_artifact_in_the_builds_own_repository(sample_env: R
     finally:
         worker.close()
         shutil.rmtree(installed, ignore_errors=True)
+
+
+def test_the_worker_forces_no_full_collection_of_its_own(sample_worker: SyncWorker):
+    """Only the JVM decides when to collect: JPype's hook would run System.gc() (a full collection,
+    0.2–0.7 s on a grown heap) each time the process's native memory grew by 10 MB, i.e. every dozen or
+    so declarations. Counted by cause, from the JVM's own GC notifications."""
+    sample_worker.eval(
+        "import com.sun.management.GarbageCollectionNotificationInfo as Gc\n"
+        "val forcedCollections = java.util.concurrent.atomic.AtomicInteger()\n"
+        "for (collector in java.lang.management.ManagementFactory.getGarbageCollectorMXBeans())\n"
+        "    (collector as javax.management.NotificationEmitter).addNotificationListener({ n, _ ->\n"
+        "        if (n.type == Gc.GARBAGE_COLLECTION_NOTIFICATION &&\n"
+        "            Gc.from(n.userData as javax.management.openmbean.CompositeData).gcCause == \"System.gc()\")\n"
+        "            forcedCollections.incrementAndGet()\n"
+        "    }, null, null)"
+    )
+    for i in range(60):
+        declared = "\n".join([f"data class Row{i}(val id: Int) {{"] + [f"    fun f{k}() = id * {k}" for k in range(20)] + ["}"])
+        assert sample_worker.eval(f"{declared}\nRow{i}(2).f3()").result.type == "success"
+    assert sample_worker.value("forcedCollections.get()") == "0"

@@ -21,14 +21,13 @@ class HeapWatch:
 
     def warning(self) -> str | None:
         """A warning the first time the heap crosses WARN_FRACTION, and at each 5% step beyond; else None."""
-        used, live, maximum = _heap_bytes()
-        if maximum <= 0 or used / maximum < WARN_FRACTION:
-            self._warned_at = 0.0
+        # Never a System.gc() of our own: on a 1.5 GB heap each costs 0.2–0.7 s, and forcing one whenever
+        # garbage filled 85% of it made every ~14th declaration-heavy snippet that much slower (measured
+        # with JFR, bench/profile.py). The JVM runs a full collection itself before the heap runs out, and
+        # its figure of what survived that one is what's read here.
+        live, maximum = _heap_bytes()
+        if maximum <= 0:
             return None
-        # Used space includes garbage, and "live after the last collection" may be old: with this much
-        # used, a full collection is due anyway — run it now and read what is really live.
-        jpype.JClass("java.lang.System").gc()
-        _, live, maximum = _heap_bytes()
         fraction = live / maximum
         if fraction < WARN_FRACTION:
             self._warned_at = 0.0
@@ -43,15 +42,14 @@ class HeapWatch:
         )
 
 
-def _heap_bytes() -> tuple[int, int, int]:
-    """(used now, live after the last collection, maximum) over the heap's pools."""
+def _heap_bytes() -> tuple[int, int]:
+    """(live after each pool's last collection, maximum) over the heap's pools."""
     management = jpype.JClass("java.lang.management.ManagementFactory")
     heap = jpype.JClass("java.lang.management.MemoryType").HEAP
-    used = live = 0
+    live = 0
     for pool in management.getMemoryPoolMXBeans():
         if pool.getType() != heap:
             continue
-        used += int(pool.getUsage().getUsed())
         collected = pool.getCollectionUsage() if pool.isCollectionUsageThresholdSupported() else None
         live += int(collected.getUsed()) if collected is not None else int(pool.getUsage().getUsed())
-    return used, live, int(jpype.JClass("java.lang.Runtime").getRuntime().maxMemory())
+    return live, int(jpype.JClass("java.lang.Runtime").getRuntime().maxMemory())
