@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from conftest import PROJECTS, SAMPLE_PROJECT, copy_project
-from gradle_repl import build_inputs
+from gradle_repl import build_inputs, buildlock
 from gradle_repl.build_inputs import Fingerprint
 from gradle_repl.buildtools.gradle import GRADLE
 from gradle_repl.buildtools.maven import MAVEN
@@ -56,6 +56,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Built]:
     write(project, {"src/main/resources/greeting.txt": "hello",
                     "src/main/kotlin/sample/build/Steps.kt": "package sample.build\nfun step() = 1\n"})
     (project / "src/main/kotlin/sample/Gone.kt").symlink_to(project / "nowhere.kt")
+    assert parent_pom in MAVEN.inputs(project).files
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("HOME", str(home))  # what Python reads for ~/.m2/settings.xml; mvn keeps its own user.home
         yield Built(project, parent_pom, home, resolve_environment(project, build_tool="maven"))
@@ -149,8 +150,6 @@ CHANGES: dict[str, Callable[[Built], AbstractContextManager[None]]] = {
 def test_a_changed_input_invalidates_and_undoing_it_validates_again(
     built: Built, change: str, monkeypatch: pytest.MonkeyPatch
 ):
-    if change == "a parent POM outside the root":
-        assert built.parent_pom in MAVEN.inputs(built.project).files
     with CHANGES[change](built):
         assert_rebuilds(built.project, monkeypatch)
     assert_hit(built.project, monkeypatch)
@@ -161,6 +160,14 @@ def test_a_hit_does_not_run_the_build_tool_and_a_dangling_symlink_never_fails_a_
 ):
     assert not built.first.from_cache
     assert assert_hit(built.project, monkeypatch).environment == built.first.environment
+
+
+def test_a_hit_never_waits_for_another_process_building_the_project(built: Built, monkeypatch: pytest.MonkeyPatch):
+    """A hit is checked before every snippet: another process holding the project's build slot (here
+    this test, through a lock file of its own) must not hold it up, and a wait would fail within 1 s."""
+    monkeypatch.setattr(buildlock, "BUILD_LOCK_TIMEOUT_SECONDS", 1.0)
+    with buildlock.build_slot(built.project):
+        assert assert_hit(built.project, monkeypatch).environment == built.first.environment
 
 
 def test_refresh_bypasses_the_cache(built: Built, monkeypatch: pytest.MonkeyPatch):

@@ -15,7 +15,7 @@ from pathlib import Path
 from .build_inputs import Fingerprint, Inputs
 from .buildtools import BuildTool, BuildToolChoice
 from .buildtools.choice import candidates, remember
-from .buildlock import one_build_at_a_time
+from .buildlock import build_slot, project_lock
 from .cache import CacheKey, EnvironmentCache
 from .compiler_args import relevant_compiler_args
 from .environment import ReplEnvironment
@@ -71,9 +71,9 @@ def resolve_environment(
     skipped: list[str] = []
     for index, tool in enumerate(tools):
         try:
-            # One build per project at a time: concurrent builds would clobber each other's outputs, and
-            # callers waiting here get the environment the first one produced instead of building again.
-            with one_build_at_a_time(root, on_progress):
+            # Threads of this process check and build one project one at a time: a caller that waited gets
+            # the environment the first one produced instead of building again.
+            with project_lock(root):
                 resolved = _resolve_locked(
                     root, tool, project_path, source_set, refresh, on_progress, cache or EnvironmentCache(), started
                 )
@@ -144,6 +144,24 @@ def _resolve_locked(
         if on_progress is not None:
             on_progress(f"rebuilding: {reason}")
     tool.check_runnable(root)
+    # Only a build takes the slot that other processes share: a cache hit, once per snippet, never waits
+    # on another process's build or touches its lock file.
+    with build_slot(root, on_progress) as waited:
+        if waited and not refresh and (entry := cache.get(key)) is not None and stale_reason(entry) is None:
+            return Resolved(entry.environment, True, time.monotonic() - started)  # built while this one waited
+        return _build(root, tool, project_path, source_set, on_progress, cache, key, started)
+
+
+def _build(
+    root: Path,
+    tool: BuildTool,
+    project_path: str,
+    source_set: str,
+    on_progress: ProgressCallback | None,
+    cache: EnvironmentCache,
+    key: CacheKey,
+    started: float,
+) -> Resolved:
     inputs = tool.inputs(root)
     # Watched and fingerprinted before the build: an edit while it runs makes this entry stale.
     mark = observe(inputs.trees)

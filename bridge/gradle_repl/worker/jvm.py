@@ -71,7 +71,8 @@ def _unlink_python_gc_from_java_gc() -> None:
     last looked, it runs a full Java GC (System.gc()). In a worker that memory is mostly the JVM's own
     (compiled code, class metadata of each snippet), so a declaration-heavy session took a 0.2–0.7 s full
     collection every ~12 snippets (JFR, bench/profile.py) for nothing: the few Java objects Python holds
-    don't need it, and the JVM collects when its heap needs to. A snippet's own System.gc() still runs."""
+    don't need it, and the JVM collects when its heap needs to. A snippet's own System.gc() still runs.
+    The same hook also ran a Python collection after Java ones; Python now collects on its own schedule."""
     collect = getattr(_jpype, "_collect", None)
     while collect is not None and collect in gc.callbacks:
         gc.callbacks.remove(collect)
