@@ -6,6 +6,7 @@ import asyncio
 import os
 import shutil
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import psutil
@@ -124,6 +125,16 @@ class SyncWorker:
     def close(self) -> None:
         self._loop.run_until_complete(self.process.stop())
         self._loop.close()
+
+
+@contextmanager
+def running_worker(environment: ReplEnvironment, options: WorkerOptions | None = None) -> Iterator[SyncWorker]:
+    """A real worker for the block, stopped however the block ends."""
+    worker = SyncWorker(environment, options)
+    try:
+        yield worker
+    finally:
+        worker.close()
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import SAMPLE_PROJECT, SyncWorker, copy_project
+from conftest import PROJECTS, SAMPLE_PROJECT, SyncWorker, copy_project, running_worker
 from gradle_repl.environment import ReplEnvironment
 from gradle_repl.plugin_support import snippet_class_warnings
 from gradle_repl.resolve import resolve_environment
@@ -145,3 +145,28 @@ def test_depends_on_works_or_says_why_it_cannot(older_env: ReplEnvironment, olde
         assert reply.result.error_kind == "compile" and "@file:DependsOn is unavailable" in reply.result.message, reply.result.message
         assert "Add the library to the build instead" in reply.result.message
     assert older_worker.value("1 + 1") == "2"
+
+
+@pytest.mark.parametrize(
+    ("kotlin", "warned"), [("2.2.21", True), ("2.3.0", True), ("2.3.10", True), ("2.3.20", False), ("2.3.21", False)]
+)
+def test_the_local_snippet_class_warning_covers_every_kotlin_that_needs_it(older_env: ReplEnvironment, kotlin: str, warned: bool):
+    """all-open and no-arg act on snippet classes from 2.3.20 on; each version's REPL was tried by hand, 2.3.0 below."""
+    env = older_env.model_copy(update={"kotlin_version": kotlin, "compiler_plugin_classpath": ["/m2/kotlin-allopen-compiler-plugin-embeddable-x.jar"]})
+    assert bool(snippet_class_warnings(env)) == warned
+
+
+def test_on_kotlin_2_3_0_a_spring_project_is_told_that_snippet_members_stay_final(tmp_path_factory: pytest.TempPathFactory):
+    """Kotlin 2.3.0's REPL opens a snippet's class for all-open's `spring` preset but not its members: the session
+    says so up front, and what it says is what the JVM shows."""
+    project = copy_project(PROJECTS / "maven-spring", tmp_path_factory.mktemp("spring-2.3.0") / "shop")
+    pom = project / "pom.xml"
+    pom.write_text(pom.read_text().replace(f"<kotlin.version>{PINNED_KOTLIN_VERSION}<", "<kotlin.version>2.3.0<"))
+    env = resolve_environment(project, build_tool="maven").environment
+    assert env.kotlin_version == "2.3.0"
+    (warning,) = [w for w in env.warnings if "all-open" in w]
+    assert "leaves its members final" in warning and "2.3.20" in warning
+    with running_worker(env) as worker:
+        worker.eval("@org.springframework.context.annotation.Configuration class Veg { fun shout() = 1 }")
+        modifiers = "listOf(Veg::class.java.modifiers, Veg::class.java.getMethod(\"shout\").modifiers).map { java.lang.reflect.Modifier.isFinal(it) }"
+        assert worker.value(modifiers) == "[false, true]"

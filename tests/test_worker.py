@@ -6,6 +6,7 @@ import base64
 import io
 import shutil
 import subprocess
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -159,6 +160,45 @@ def test_snippets_see_the_projects_library_versions(sample_worker: SyncWorker):
     assert "kotlinx-coroutines-core-jvm-1.10.2.jar" in location
     hidden = sample_worker.eval('Class.forName("org.jetbrains.kotlin.cli.jvm.K2JVMCompiler")')
     assert hidden.result.error_kind == "runtime" and "ClassNotFoundException" in hidden.result.message
+
+
+def test_compilers_libraries_are_invisible_at_compile_time(sample_worker: SyncWorker):
+    """sample-project has no kotlin-reflect: a snippet can't compile against the compiler's copy either."""
+    reflect = sample_worker.eval("import kotlin.reflect.full.memberProperties\nsample.Book::class.memberProperties.size")
+    assert reflect.result.error_kind == "compile" and "memberProperties" in reflect.result.message
+    compiler = sample_worker.eval("org.jetbrains.kotlin.cli.jvm.K2JVMCompiler::class.java")
+    assert compiler.result.error_kind == "compile"
+
+
+def test_no_jar_of_the_repl_host_shadows_the_project_at_runtime(sample_env: ReplEnvironment, sample_worker: SyncWorker):
+    """Every jar the REPL host runs with, probed by one class of each through the context loader: only the Kotlin
+    runtime snippets share with the evaluator is visible; everything else comes from the project or not at all."""
+    shared = ("kotlin-stdlib-", "kotlin-script-runtime-", "kotlin-scripting-common-", "kotlin-scripting-jvm-", "kotlin-reflect-")
+    probes = {Path(jar).name: _first_class(Path(jar)) for jar in sample_env.repl_host_classpath}
+    names = ", ".join(f'"{name}"' for name in probes.values() if name)
+    code = (
+        f"listOf({names}).map {{ name ->\n"
+        "    try { Class.forName(name, false, Thread.currentThread().contextClassLoader).protectionDomain.codeSource?.location?.path ?: \"platform\" }\n"
+        '    catch (e: ClassNotFoundException) { "hidden" }\n'
+        '}.joinToString("\\n")'
+    )
+    seen = dict(zip([jar for jar, name in probes.items() if name], sample_worker.value(code).splitlines()))
+    project_jars = {Path(j).name for j in sample_env.classpath}
+    for jar, where in seen.items():
+        if jar.startswith(shared):
+            assert where.endswith(jar), (jar, where)
+        else:
+            assert where == "hidden" or Path(where).name in project_jars, (jar, where)
+    assert any(where == "hidden" for where in seen.values())
+
+
+def _first_class(jar: Path) -> str | None:
+    """A top-level class of jar's own, by name (none for a jar of resources only)."""
+    with zipfile.ZipFile(jar) as archive:
+        for entry in archive.namelist():
+            if entry.endswith(".class") and "$" not in entry and not entry.startswith(("META-INF/", "module-info")):
+                return entry.removesuffix(".class").replace("/", ".")
+    return None
 
 
 def test_stdin_reads_nothing_and_cannot_steal_requests(sample_worker: SyncWorker):

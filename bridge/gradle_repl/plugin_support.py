@@ -9,11 +9,13 @@ from .toolchain import kotlin_version_tuple
 
 __all__ = ["snippet_class_warnings"]
 
-# Kotlin 2.2's K2 REPL compiles a snippet's classes as local classes. all-open then opens the class but
-# not its members (its status transformer skips members of local classes) and no-arg refuses them
-# ("Noarg constructor generation is not possible for local classes"). From 2.3 on snippet classes are
-# ordinary classes and both act as in the build. Serialization and sam-with-receiver work on both.
-_LOCAL_SNIPPET_CLASSES_BEFORE = (2, 3, 0)
+# Before Kotlin 2.3.20 the K2 REPL has compiler plugins treat a snippet's classes as local classes (2.2 compiles
+# them as such; 2.3.0 and 2.3.10 emit nested classes of the snippet, but plugins still see local ones). all-open
+# then opens the class but not its members (its status transformer skips members of local classes) and no-arg
+# refuses them ("Noarg constructor generation is not possible for local classes"). Measured in real sessions on
+# 2.2.21, 2.3.0, 2.3.10 (both as described), 2.3.20 and 2.3.21 (both act as in the build); serialization and
+# sam-with-receiver work on all of them.
+_LOCAL_SNIPPET_CLASSES_BEFORE = (2, 3, 20)
 _REFUSED_ON_LOCAL_CLASSES = {
     "kotlin-allopen-compiler-plugin": "all-open opens their class but leaves its members final",
     "kotlin-noarg-compiler-plugin": "no-arg refuses them (no default constructor)",
@@ -29,7 +31,7 @@ def snippet_class_warnings(environment: ReplEnvironment) -> list[str]:
     if not effects:
         return []
     return [
-        f"Kotlin {environment.kotlin_version}'s REPL compiles classes declared in snippets as local classes: "
-        f"{'; '.join(effects)}. The project's own classes are unaffected; from Kotlin 2.3 on, snippet classes "
-        "get these plugins as the build's classes do"
+        f"Kotlin {environment.kotlin_version}'s REPL has compiler plugins treat classes declared in snippets as local "
+        f"classes: {'; '.join(effects)}. The project's own classes are unaffected; from Kotlin "
+        f"{'.'.join(map(str, _LOCAL_SNIPPET_CLASSES_BEFORE))} on, snippet classes get these plugins as the build's classes do"
     ]

@@ -21,6 +21,7 @@ from .compiler_args import relevant_compiler_args
 from .environment import ReplEnvironment
 from .errors import BuildFailed, BuildToolNotFound, GradleReplError
 from .dependency_support import with_dependency_resolver
+from .host_jars import with_project_kotlin_reflect
 from .freshness import observe, remember_unchanged, stale_reason
 from .plugin_support import snippet_class_warnings
 from .process import ProgressCallback
@@ -114,7 +115,7 @@ def _resolver_code_hash() -> str:
     except metadata.PackageNotFoundError:  # run from a source tree without installing
         version = "source"
     digest = hashlib.sha256(version.encode())
-    modules = [*(_PACKAGE / "buildtools").glob("*.py"), *(_PACKAGE / n for n in ("environment.py", "compiler_args.py", "dependency_support.py", "plugin_support.py", "toolchain.py"))]
+    modules = [*(_PACKAGE / "buildtools").glob("*.py"), *(_PACKAGE / n for n in ("environment.py", "compiler_args.py", "dependency_support.py", "host_jars.py", "plugin_support.py", "toolchain.py"))]
     for path in sorted(modules):
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
@@ -173,6 +174,7 @@ def _build(
     # One filter for every build tool: only arguments that change what code compiles reach the REPL.
     environment.compiler_args = relevant_compiler_args(environment.compiler_args)
     environment.warnings += snippet_class_warnings(environment)
+    with_project_kotlin_reflect(environment)
     with_dependency_resolver(environment, on_progress)
     fingerprint = _with_reported_dirs(fingerprint, inputs, environment)
     environment.build_inputs_hash = fingerprint.build_hash()

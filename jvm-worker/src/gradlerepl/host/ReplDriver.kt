@@ -141,11 +141,18 @@ private fun <T> runWithContextLoader(loader: ClassLoader, remember: (ClassLoader
     }
 }
 
-/** Delegates to the newest snippet's class loader, which sees the project and every earlier snippet. */
+/**
+ * Delegates to the newest snippet's class loader, which sees the project and every earlier snippet.
+ * A class that isn't there is a ClassNotFoundException, as ClassLoader's contract says: libraries probe
+ * for optional classes through the context loader (Spring Boot's auto-configuration, SLF4J, Jackson,
+ * Netty) and treat anything else as a failure. The REPL's snippet loaders answer a missing class with
+ * null, so the delegate's answer is never passed on as it is.
+ */
 class SessionContextLoader(project: ClassLoader) : ClassLoader(project) {
     @Volatile var newest: ClassLoader = project
 
-    override fun loadClass(name: String, resolve: Boolean): Class<*> = newest.loadClass(name)
+    override fun loadClass(name: String, resolve: Boolean): Class<*> =
+        newest.loadClass(name) as Class<*>? ?: throw ClassNotFoundException(name)
     override fun getResource(name: String): java.net.URL? = newest.getResource(name)
     override fun getResources(name: String): java.util.Enumeration<java.net.URL> = newest.getResources(name)
 }
