@@ -33,7 +33,8 @@ val replDefaultKotlinVersion = "2.3.21"
 
 // The K2 REPL (K2ReplCompiler/K2ReplEvaluator) first ships in Kotlin 2.1, but 2.1's can't read classpath
 // directories and crashes on a snippet's @Serializable class: from 2.2 on it is usable. Older projects get
-// the default version's REPL without their compiler plugins (plugin and compiler versions must match).
+// the default version's REPL; their compiler plugins are reported as the build has them and gradle-repl loads
+// the same plugins at the REPL's version (plugin and compiler versions must match).
 // Keep equal to gradle_repl.toolchain.MINIMUM_REPL_KOTLIN (a test checks).
 val replMinimumKotlinVersion = listOf(2, 2, 0)
 
@@ -183,21 +184,15 @@ class ReplEnvironmentReport(
         emit("projectKotlinVersion", projectVersion)
         val supported = atLeast(projectVersion, minimumKotlinVersion)
         val version = if (supported) projectVersion else defaultKotlinVersion
+        // Where the two differ, gradle-repl warns and loads the build's plugins at the REPL's Kotlin version.
         emit("kotlinVersion", version)
-        if (!supported) {
-            emit(
-                "warning",
-                "Kotlin $projectVersion has no K2 REPL; snippets compile with Kotlin $defaultKotlinVersion and without " +
-                    "the build's compiler plugins (the project's compiled classes work as usual)",
-            )
-        }
         // SourceSet.getCompileTaskName("kotlin") → compileKotlin / compileTestKotlin, KGP's task names.
         val task = project.tasks.findByName(sourceSet.getCompileTaskName("kotlin"))
         if (task == null) {
             emit("warning", "no Kotlin compile task for source set '$sourceSetName'; compiler plugins not reported")
             return version
         }
-        if (supported) reportPlugins(task)
+        reportPlugins(task)
         reportCompilerOptions(task, supported)
         return version
     }

@@ -11,6 +11,7 @@ import pytest
 
 from conftest import SyncWorker
 from gradle_repl.environment import ReplEnvironment
+from gradle_repl.plugin_support import with_plugins_at_repl_version
 from gradle_repl.resources import init_script_path
 from gradle_repl.toolchain import MINIMUM_REPL_KOTLIN, PINNED_KOTLIN_VERSION
 from gradlemodels import PAIRS, Pair, PairRun, run_pair
@@ -66,10 +67,19 @@ def check_single_module(pair: Pair, env: ReplEnvironment, source_set: str) -> No
         assert "plugin:org.jetbrains.kotlin.allopen:annotation=sample.Open" in env.compiler_plugin_options
         assert env.jvm_target == "17"
     else:
-        # Older than the usable K2 REPL: the pinned REPL, none of the build's plugins, and a warning.
+        # Older than the usable K2 REPL: the pinned REPL; the build's plugins reported as the build has them, then
+        # loaded at the REPL's version with the build's options, and a warning that says so.
         assert env.kotlin_version == PINNED_KOTLIN_VERSION
-        assert env.compiler_plugin_classpath == [] and env.compiler_plugin_options == []
-        assert any("no K2 REPL" in w for w in env.warnings), env.warnings
+        plugins = _names(env.compiler_plugin_classpath)
+        assert any(n.startswith(f"kotlin-serialization-compiler-plugin-embeddable-{pair.kgp}") for n in plugins), plugins
+        at_repl = env.model_copy(deep=True)
+        with_plugins_at_repl_version(at_repl)
+        assert sorted(_names(at_repl.compiler_plugin_classpath)) == [
+            f"kotlin-allopen-compiler-plugin-embeddable-{PINNED_KOTLIN_VERSION}.jar",
+            f"kotlin-serialization-compiler-plugin-embeddable-{PINNED_KOTLIN_VERSION}.jar",
+        ], at_repl.compiler_plugin_classpath
+        assert "plugin:org.jetbrains.kotlin.allopen:annotation=sample.Open" in at_repl.compiler_plugin_options
+        assert any("no K2 REPL" in w and "compiler plugins at" in w for w in at_repl.warnings), at_repl.warnings
         assert not any(a.startswith(("-language-version", "-api-version")) for a in env.compiler_args), env.compiler_args
     if source_set == "main":
         assert "-Xjsr305=strict" in env.compiler_args, env.compiler_args

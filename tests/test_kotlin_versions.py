@@ -56,25 +56,36 @@ def test_serializable_class_in_a_snippet(older_worker: SyncWorker):
     assert value == '{"y":"z"}'
 
 
-def test_a_project_on_kotlin_without_a_k2_repl_runs_on_the_pinned_repl(tmp_path: Path):
-    """Kotlin 1.9 has no K2 REPL: snippets use the pinned compiler without the build's plugins, with a warning;
-    the project's own classes, compiled by its build and its serialization plugin, still work."""
+@pytest.mark.parametrize(
+    ("kotlin", "serialization", "coroutines"), [("1.9.24", "1.6.3", "1.8.1"), ("2.1.20", "1.8.1", "1.10.2")]
+)
+def test_a_project_on_kotlin_without_a_k2_repl_gets_its_plugins_on_the_pinned_repl(
+    tmp_path: Path, kotlin: str, serialization: str, coroutines: str
+):
+    """Kotlin 1.9 and 2.1 have no usable K2 REPL: snippets use the pinned compiler, with the build's serialization
+    plugin at the pinned version, so a snippet's @Serializable class round-trips on the project's own runtime;
+    the project's classes, compiled by its build and its own plugin, work alongside."""
     project = copy_project(SAMPLE_PROJECT, tmp_path / "old")
     pom = project / "pom.xml"
     pom.write_text(
         pom.read_text()
-        .replace(f"<kotlin.version>{PINNED_KOTLIN_VERSION}<", "<kotlin.version>1.9.24<")
-        .replace("<serialization.version>1.9.0<", "<serialization.version>1.6.3<")
-        .replace("<version>1.10.2</version>", "<version>1.8.1</version>")
+        .replace(f"<kotlin.version>{PINNED_KOTLIN_VERSION}<", f"<kotlin.version>{kotlin}<")
+        .replace("<serialization.version>1.9.0<", f"<serialization.version>{serialization}<")
+        .replace("<version>1.10.2</version>", f"<version>{coroutines}</version>")
     )
     env = resolve_environment(project, build_tool="maven").environment
-    assert env.kotlin_version == PINNED_KOTLIN_VERSION and env.project_kotlin_version == "1.9.24"
-    assert env.compiler_plugin_classpath == [] and any("no K2 REPL" in w for w in env.warnings)
-    worker = SyncWorker(env)
-    try:
+    assert env.kotlin_version == PINNED_KOTLIN_VERSION and env.project_kotlin_version == kotlin
+    assert [Path(j).name for j in env.compiler_plugin_classpath] == [
+        f"kotlin-serialization-compiler-plugin-embeddable-{PINNED_KOTLIN_VERSION}.jar"
+    ]
+    assert any("no K2 REPL" in w and "compiler plugins at" in w for w in env.warnings), env.warnings
+    with running_worker(env) as worker:
         assert worker.value("import sample.*\nclassics.toJson().length > 10") == "true"
-    finally:
-        worker.close()
+        declared = (
+            "import kotlinx.serialization.*\nimport kotlinx.serialization.json.*\n"
+            '@Serializable data class Q(val y: String, val n: Int = 2)\nJson.encodeToString(Q("z")) + " " + Json.decodeFromString<Q>("""{"y":"a"}""")'
+        )
+        assert worker.value(declared) == '{"y":"z"} Q(y=a, n=2)'
 
 
 @pytest.mark.parametrize(

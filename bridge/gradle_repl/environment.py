@@ -17,7 +17,7 @@ from pydantic import BaseModel, Field
 
 from .errors import EnvironmentIncomplete
 
-__all__ = ["MARKER", "BuildToolName", "ReplEnvironment", "marker_prefix", "new_nonce", "parse_markers"]
+__all__ = ["MARKER", "BuildToolName", "ReplEnvironment", "is_plugin_jar", "marker_prefix", "new_nonce", "parse_markers"]
 
 MARKER = "[gradle-mcp-repl-env]"
 # The build tools in buildtools/ by name; a new one adds its name here.
@@ -81,7 +81,7 @@ class ReplEnvironment(BaseModel):
 
     def compiler_options(self) -> list[str]:
         """The REPL compiler's options: plugins, their options, free args and the JVM target."""
-        plugins = [f"-Xplugin={jar}" for jar in self.compiler_plugin_classpath if _is_plugin_jar(jar)]
+        plugins = [f"-Xplugin={jar}" for jar in self.compiler_plugin_classpath if is_plugin_jar(jar)]
         options: list[str] = []
         for option in self.compiler_plugin_options:
             options += ["-P", option]
@@ -90,7 +90,7 @@ class ReplEnvironment(BaseModel):
 
     def summary(self) -> str:
         """A few lines for a person: what was resolved."""
-        plugins = [_plugin_name(jar) for jar in self.compiler_plugin_classpath if _is_plugin_jar(jar)]
+        plugins = [_plugin_name(jar) for jar in self.compiler_plugin_classpath if is_plugin_jar(jar)]
         lines = [
             f"Build tool:        {self.build_tool}",
             f"Project:           {self.project_root} (project {self.project_path}, source set {self.source_set})",
@@ -112,7 +112,7 @@ _NOT_PLUGINS = (
 )
 
 
-def _is_plugin_jar(jar: str) -> bool:
+def is_plugin_jar(jar: str) -> bool:
     name = jar.replace("\\", "/").rsplit("/", 1)[-1]
     return not name.startswith(_NOT_PLUGINS)
 

@@ -23,7 +23,7 @@ from .errors import BuildFailed, BuildToolNotFound, GradleReplError
 from .dependency_support import with_dependency_resolver
 from .host_jars import with_project_kotlin_reflect
 from .freshness import observe, remember_unchanged, stale_reason
-from .plugin_support import snippet_class_warnings
+from .plugin_support import snippet_class_warnings, with_plugins_at_repl_version
 from .process import ProgressCallback
 
 __all__ = ["BuildToolChoice", "Resolved", "resolve_environment"]
@@ -173,6 +173,7 @@ def _build(
     environment = tool.resolve(root, project_path=project_path, source_set=source_set, on_progress=on_progress)
     # One filter for every build tool: only arguments that change what code compiles reach the REPL.
     environment.compiler_args = relevant_compiler_args(environment.compiler_args)
+    with_plugins_at_repl_version(environment, on_progress)
     environment.warnings += snippet_class_warnings(environment)
     with_project_kotlin_reflect(environment)
     with_dependency_resolver(environment, on_progress)

@@ -166,8 +166,8 @@ def repl_kotlin_version(project_version: str) -> tuple[str, str | None]:
     if kotlin_version_tuple(project_version) >= MINIMUM_REPL_KOTLIN:
         return project_version, None
     return PINNED_KOTLIN_VERSION, (
-        f"Kotlin {project_version} has no K2 REPL; snippets compile with Kotlin {PINNED_KOTLIN_VERSION} and without "
-        "the build's compiler plugins (the project's compiled classes work as usual)"
+        f"Kotlin {project_version} has no K2 REPL; snippets compile with Kotlin {PINNED_KOTLIN_VERSION}, and with the "
+        f"build's JetBrains compiler plugins at {PINNED_KOTLIN_VERSION} (the project's compiled classes work as usual)"
     )
 
 

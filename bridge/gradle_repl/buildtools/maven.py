@@ -135,10 +135,9 @@ def resolve_maven_environment(
     outputs = pom.output_dirs(project, module, test=test)
     kotlin = pom.kotlin_settings(project, test=test)
     java_home = _java_home(outcome.lines)
+    # Every plugin is resolved at the REPL's Kotlin version: the same as the project's, or the pinned one
+    # (plugin_support.with_plugins_at_repl_version says so for both build tools).
     repl_version, too_old = repl_kotlin_version(kotlin.version)
-    if too_old:
-        kotlin.warnings.append(too_old)
-        kotlin.plugins, kotlin.plugin_options = [], []
     plugin_artifacts = sorted({pom.PLUGINS[name][0] for name in kotlin.plugins if name in pom.PLUGINS})
     requests = {"host": repl_host_coordinates(repl_version)}
     for artifact in plugin_artifacts:
