@@ -13,7 +13,7 @@ import pytest
 
 from conftest import PROJECTS, SAMPLE_PROJECT, SyncWorker, copy_project
 from gradle_repl.errors import BuildFailed, GradleReplError
-from gradle_repl.buildtools.maven import MAVEN, find_module, maven_command
+from gradle_repl.buildtools.maven import MAVEN, find_module, maven_command, maven_errors
 from gradle_repl.buildtools.pom import kotlin_settings
 from gradle_repl.resolve import resolve_environment
 
@@ -148,6 +148,47 @@ def test_the_test_source_set_adds_test_classes_and_test_scope_dependencies(tmp_p
     assert not any("junit-4.13.2.jar" in p for p in main.classpath)
     assert any("junit-4.13.2.jar" in p for p in test.classpath)
     assert any("kotlinx-serialization-json-jvm" in p for p in main.classpath)
+
+
+def dependency(group: str, artifact: str, version: str, scope: str = "compile") -> str:
+    return (f"<dependency><groupId>{group}</groupId><artifactId>{artifact}</artifactId><version>{version}</version>"
+            f"<scope>{scope}</scope></dependency>")
+
+
+def test_a_reactor_module_with_an_unresolvable_artifact_names_it_first(tmp_path: Path):
+    """The error leads with Maven's first real [ERROR] line, the one naming the artifact it could not resolve,
+    and leaves out the footer that says how to resume the build (`-rf :multi-app`)."""
+    project = copy_project(MULTI, tmp_path / "multi")
+    add_to_pom(project / "app", "<dependencies>", dependency("org.example.missing", "no-such-library", "1.0"))
+    with pytest.raises(BuildFailed) as error:
+        resolve_environment(project, project_path=":app", build_tool="maven")
+    lines = str(error.value).splitlines()
+    assert lines[0] == "Maven build failed:"
+    assert "org.example.missing:no-such-library:jar:1.0" in lines[1], lines
+    assert not any("-rf :" in line or "After correcting the problems" in line for line in lines), lines
+
+
+def test_maven_error_text_is_its_error_lines_in_order_without_the_footer():
+    """Compiler errors come first, as Maven printed them; '-> [Help 1]' is cut from the line it ends, not the line."""
+    lines = [
+        "[INFO] --- kotlin-maven-plugin:2.3.21:compile (compile) @ multi-app ---",
+        "[ERROR] file:///p/app/src/main/kotlin/A.kt:1:19 Initializer type mismatch",
+        "[INFO] BUILD FAILURE",
+        "[ERROR] Failed to execute goal org.jetbrains.kotlin:kotlin-maven-plugin:2.3.21:compile (compile) on project "
+        "multi-app: Compilation failure -> [Help 1]",
+        "[ERROR] ",
+        "[ERROR] To see the full stack trace of the errors, re-run Maven with the -e switch.",
+        "[ERROR] Re-run Maven using the -X switch to enable full debug logging.",
+        "[ERROR] For more information about the errors and possible solutions, please read the following articles:",
+        "[ERROR] [Help 1] http://cwiki.apache.org/confluence/display/MAVEN/MojoFailureException",
+        "[ERROR] After correcting the problems, you can resume the build with the command",
+        "[ERROR]   mvn <args> -rf :multi-app",
+    ]
+    assert maven_errors(lines).splitlines() == [
+        "file:///p/app/src/main/kotlin/A.kt:1:19 Initializer type mismatch",
+        "Failed to execute goal org.jetbrains.kotlin:kotlin-maven-plugin:2.3.21:compile (compile) on project "
+        "multi-app: Compilation failure",
+    ]
 
 
 def test_maven_runs_without_a_kotlin_daemon():

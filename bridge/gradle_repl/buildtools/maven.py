@@ -14,17 +14,24 @@ from pathlib import Path
 from ..build_inputs import Inputs
 from ..environment import ReplEnvironment
 from ..errors import BuildFailed, BuildToolNotFound, GradleReplError
-from ..process import ProgressCallback, join_capped, run_streaming
+from ..process import ProgressCallback, failure_text, run_streaming
 from ..toolchain import Coordinate, find_mvn, repl_host_coordinates, repl_kotlin_version, resolve_jars
 from . import pom
 from .base import BuildToolName
 
-__all__ = ["MAVEN", "MavenBuild", "resolve_maven_environment", "find_module", "MAVEN_TIMEOUT_SECONDS"]
+__all__ = ["MAVEN", "MavenBuild", "resolve_maven_environment", "find_module", "maven_errors", "MAVEN_TIMEOUT_SECONDS"]
 
 # A cold build of a module with downloads; past this the user's build is stuck, not slow.
 MAVEN_TIMEOUT_SECONDS = 900.0
 _OUT_DIR = "target/gradle-repl"
-_MAVEN_NOISE = ("-> [Help", "Re-run Maven", "For more information", "[Help 1]", "To see the full stack trace")
+# Maven's footer after its real [ERROR] lines: how to get a stack trace, where to read about the error, how to
+# resume the reactor ("mvn <args> -rf :app"). None of it names a cause.
+_MAVEN_BOILERPLATE = re.compile(
+    r"^\s*(To see the full stack trace|Re-run Maven using|For more information about the errors|\[Help \d+\] |"
+    r"After correcting the problems|mvn <args> -rf )"
+)
+# Maven ends its summary error line with a pointer to the footer's help links; the line itself is the cause.
+_HELP_POINTER = re.compile(r"\s*-> \[Help \d+\]$")
 # Environment variables that change what mvn does, for the cache key.
 _ENVIRONMENT = ("MAVEN_OPTS", "MAVEN_ARGS")
 
@@ -123,7 +130,7 @@ def resolve_maven_environment(
     if outcome.returncode != 0:
         # Until a plugin goal runs ("[INFO] --- plugin:version:goal ..."), Maven itself is what failed.
         started = any(line.startswith("[INFO] --- ") for line in outcome.lines)
-        raise BuildFailed("Maven build failed:\n" + _maven_errors(outcome.lines), started=started)
+        raise BuildFailed("Maven build failed:\n" + maven_errors(outcome.lines), started=started)
     classpath_file = module / _OUT_DIR / "classpath.txt"
     if not classpath_file.is_file():
         raise BuildFailed(f"Maven finished but wrote no classpath to {classpath_file}")
@@ -171,16 +178,10 @@ def _reactor_projects(effective: Path) -> list[ET.Element]:
     return [root] if root.tag == "project" else root.findall("project")
 
 
-def _maven_errors(lines: list[str], limit: int = 20) -> str:
-    errors = [
-        line.removeprefix("[ERROR] ").rstrip()
-        for line in lines
-        if line.startswith("[ERROR]") and not any(noise in line for noise in _MAVEN_NOISE)
-    ]
-    errors = [e for e in errors if e.strip()]
-    if not errors:
-        errors = lines[-limit:]
-    return join_capped(errors, limit)
+def maven_errors(lines: list[str]) -> str:
+    """Maven's [ERROR] lines as it printed them, footer dropped (the shared rule in process.failure_text)."""
+    errors = [_HELP_POINTER.sub("", line.removeprefix("[ERROR]").removeprefix(" ").rstrip()) for line in lines if line.startswith("[ERROR]")]
+    return failure_text(errors, lines, boilerplate=_MAVEN_BOILERPLATE)
 
 
 def _java_home(lines: list[str]) -> str:
