@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -14,8 +15,10 @@ import pytest
 from conftest import PROJECTS, SAMPLE_PROJECT, SyncWorker, copy_project
 from gradle_repl.errors import BuildFailed, GradleReplError
 from gradle_repl.buildtools.maven import MAVEN, find_module, maven_command, maven_errors
+from gradle_repl.buildtools import maven, maven_extension
 from gradle_repl.buildtools.pom import kotlin_settings
 from gradle_repl.resolve import resolve_environment
+from gradle_repl.toolchain import find_mvn
 
 MULTI = PROJECTS / "maven-multi"
 
@@ -189,6 +192,46 @@ def test_maven_error_text_is_its_error_lines_in_order_without_the_footer():
         "Failed to execute goal org.jetbrains.kotlin:kotlin-maven-plugin:2.3.21:compile (compile) on project "
         "multi-app: Compilation failure",
     ]
+
+
+def test_main_needs_no_test_scope_artifact_and_keeps_the_classpath_it_had(tmp_path: Path):
+    """A test-scope artifact no repository has (an offline laptop, a mirror without it) doesn't stop `main`, in a
+    reactor built with -pl/-am: its classpath is exactly what build-classpath reported before, when every scope had
+    to resolve (same jars, same order, the sibling module's classes; a test-scope commons-lang3 that wins the
+    version conflict with commons-text's keeps it off, as Maven decides). `test` still needs it and says which."""
+    project = copy_project(MULTI, tmp_path / "multi")
+    app = project / "app"
+    add_to_pom(app, "<dependencies>", dependency("org.apache.commons", "commons-text", "1.13.0")
+               + dependency("org.slf4j", "slf4j-nop", "1.7.36", "runtime")
+               + dependency("org.apache.commons", "commons-lang3", "3.19.0", "test"))
+    before = subprocess.run(maven_command(find_mvn(), project, app, test=False), cwd=project, capture_output=True, text=True)
+    assert before.returncode == 0, before.stdout[-3000:]
+    every_scope_resolved = (app / "target/gradle-repl/classpath.txt").read_text().split(os.pathsep)
+
+    add_to_pom(app, "<dependencies>", dependency("org.example", "missing-test-only", "1.0", "test"))
+    main = resolve_environment(project, project_path=":app", build_tool="maven").environment
+    assert main.classpath == [str(app / "target/classes"), *every_scope_resolved]
+    assert str(project / "core/target/classes") in main.classpath
+    assert any(p.endswith("slf4j-nop-1.7.36.jar") for p in main.classpath)
+    with pytest.raises(BuildFailed) as error:
+        resolve_environment(project, project_path=":app", source_set="test", build_tool="maven")
+    assert "org.example:missing-test-only:jar:1.0" in str(error.value)
+
+
+def test_only_main_loads_the_extension_and_without_javac_a_warning_says_what_that_costs(monkeypatch: pytest.MonkeyPatch):
+    """`test` needs the test scope anyway; where the extension can't be built, main runs as it did before it."""
+    jar = Path("/cache/gradle-repl-maven.jar")
+    main = maven_command("mvn", SAMPLE_PROJECT, SAMPLE_PROJECT, test=False, extension=jar)
+    assert main[-2:] == [f"-Dmaven.ext.class.path={jar}", "-Dgradle-repl.classpathScope=runtime"]
+    assert not any("gradle-repl.classpathScope" in a for a in maven_command("mvn", SAMPLE_PROJECT, SAMPLE_PROJECT, test=True, extension=jar))
+
+    def no_javac() -> Path:
+        raise maven_extension.ExtensionUnavailable("no javac (a JDK, not only a JRE, is needed to build it)")
+
+    monkeypatch.setattr(maven, "extension_jar", no_javac)
+    extension, warning = maven._runtime_scope_extension()
+    assert extension is None and warning is not None
+    assert "test-scope dependency" in warning and "no javac" in warning
 
 
 def test_maven_runs_without_a_kotlin_daemon():
