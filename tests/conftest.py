@@ -28,9 +28,9 @@ SAMPLE_PROJECT = REPO / "sample-project"
 PROJECTS = Path(__file__).resolve().parent / "projects"
 
 
-# Caches keyed by content alone (Kotlin version + sources, Maven coordinates, JDK + jars) can't make one
+# Caches keyed by content alone (Kotlin version + sources, Maven coordinates, JDK + jars, extension sources) can't make one
 # run see another's state, only skip minutes of identical work: they persist across runs here.
-CONTENT_ADDRESSED_CACHES = ("facade", "toolchain", "class-data")
+CONTENT_ADDRESSED_CACHES = ("facade", "toolchain", "class-data", "maven-extension")
 
 
 def persistent_test_cache() -> Path:

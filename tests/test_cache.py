@@ -191,11 +191,12 @@ def test_a_hit_checks_that_the_jdk_and_compiler_jars_still_exist(built: Built, t
     assert "jdk/bin/java no longer exists" in (stale_reason(cache.put(key, java, entry.fingerprint)) or "")
 
 
-def test_the_key_names_the_resolver_the_init_script_and_the_jdk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+def test_the_key_names_the_resolver_the_init_script_the_maven_extension_and_the_jdk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     project = copy_project(SAMPLE_PROJECT, tmp_path / "sample")
     gradle = _cache_key(project, GRADLE, ":", "main").facts
     assert gradle["resolver"] and gradle["init script"] and "GRADLE_USER_HOME" in gradle
     before = _cache_key(project, MAVEN, ":", "main")
+    assert before.facts["maven extension"]
     monkeypatch.setenv("JAVA_HOME", "/opt/another-jdk")
     assert _cache_key(project, MAVEN, ":", "main") != before
 

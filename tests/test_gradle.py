@@ -27,10 +27,13 @@ def test_command_runs_the_task_of_the_requested_project_with_the_init_script():
     assert gradle_command(["gradle"], "app", "main", "n")[-1] == ":app:resolveReplEnvironment"
 
 
-def test_failure_text_is_gradles_own_what_went_wrong_section():
+def test_failure_text_leads_with_the_compiler_errors_and_drops_gradles_headings_and_hints():
+    """The first real error (kotlinc's `e:` or javac's `error:` line, printed before FAILURE) comes first, then what
+    went wrong; Gradle's headings, its `* Try:` hints and BUILD FAILED are not shown."""
     lines = [
         "> Task :compileKotlin FAILED",
         "e: file:///p/src/A.kt:1:5 Unresolved reference 'x'.",
+        "/p/src/main/java/B.java:3: error: cannot find symbol",
         "",
         "FAILURE: Build failed with an exception.",
         "",
@@ -40,13 +43,47 @@ def test_failure_text_is_gradles_own_what_went_wrong_section():
         "",
         "* Try:",
         "> Run with --stacktrace option to get the stack trace.",
+        "> Get more help at https://help.gradle.org.",
+        "",
         "BUILD FAILED in 3s",
     ]
     assert gradle_errors(lines).splitlines() == [
-        "FAILURE: Build failed with an exception.",
-        "* What went wrong:",
+        "e: file:///p/src/A.kt:1:5 Unresolved reference 'x'.",
+        "/p/src/main/java/B.java:3: error: cannot find symbol",
         "Execution failed for task ':compileKotlin'.",
         "> Compilation error. See log for more details",
+    ]
+
+
+def test_every_failure_of_a_build_that_continued_is_shown_without_its_separators():
+    """With several failures (--continue), each one's what-went-wrong text is kept, in order."""
+    lines = [
+        "FAILURE: Build completed with 2 failures.",
+        "",
+        "1: Task failed with an exception.",
+        "-----------",
+        "* What went wrong:",
+        "Execution failed for task ':a:compileKotlin'.",
+        "",
+        "* Try:",
+        "> Run with --stacktrace option to get the stack trace.",
+        "==============================================================================",
+        "",
+        "2: Task failed with an exception.",
+        "-----------",
+        "* What went wrong:",
+        "Could not resolve all files for configuration ':b:runtimeClasspath'.",
+        "> Could not find org.example:missing:1.0.",
+        "",
+        "* Try:",
+        "> Run with --info or --debug option to get more log output.",
+        "==============================================================================",
+        "BUILD FAILED in 1s",
+    ]
+    assert gradle_errors(lines).splitlines() == [
+        "Execution failed for task ':a:compileKotlin'.",
+        "Could not resolve all files for configuration ':b:runtimeClasspath'.",
+        "> Could not find org.example:missing:1.0.",
     ]
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -13,9 +14,11 @@ import pytest
 
 from conftest import PROJECTS, SAMPLE_PROJECT, SyncWorker, copy_project
 from gradle_repl.errors import BuildFailed, GradleReplError
-from gradle_repl.buildtools.maven import MAVEN, find_module, maven_command
+from gradle_repl.buildtools.maven import MAVEN, find_module, maven_command, maven_errors
+from gradle_repl.buildtools import maven, maven_extension
 from gradle_repl.buildtools.pom import kotlin_settings
 from gradle_repl.resolve import resolve_environment
+from gradle_repl.toolchain import find_mvn
 
 MULTI = PROJECTS / "maven-multi"
 
@@ -148,6 +151,87 @@ def test_the_test_source_set_adds_test_classes_and_test_scope_dependencies(tmp_p
     assert not any("junit-4.13.2.jar" in p for p in main.classpath)
     assert any("junit-4.13.2.jar" in p for p in test.classpath)
     assert any("kotlinx-serialization-json-jvm" in p for p in main.classpath)
+
+
+def dependency(group: str, artifact: str, version: str, scope: str = "compile") -> str:
+    return (f"<dependency><groupId>{group}</groupId><artifactId>{artifact}</artifactId><version>{version}</version>"
+            f"<scope>{scope}</scope></dependency>")
+
+
+def test_a_reactor_module_with_an_unresolvable_artifact_names_it_first(tmp_path: Path):
+    """The error leads with Maven's first real [ERROR] line, the one naming the artifact it could not resolve,
+    and leaves out the footer that says how to resume the build (`-rf :multi-app`)."""
+    project = copy_project(MULTI, tmp_path / "multi")
+    add_to_pom(project / "app", "<dependencies>", dependency("org.example.missing", "no-such-library", "1.0"))
+    with pytest.raises(BuildFailed) as error:
+        resolve_environment(project, project_path=":app", build_tool="maven")
+    lines = str(error.value).splitlines()
+    assert lines[0] == "Maven build failed:"
+    assert "org.example.missing:no-such-library:jar:1.0" in lines[1], lines
+    assert not any("-rf :" in line or "After correcting the problems" in line for line in lines), lines
+
+
+def test_maven_error_text_is_its_error_lines_in_order_without_the_footer():
+    """Compiler errors come first, as Maven printed them; '-> [Help 1]' is cut from the line it ends, not the line."""
+    lines = [
+        "[INFO] --- kotlin-maven-plugin:2.3.21:compile (compile) @ multi-app ---",
+        "[ERROR] file:///p/app/src/main/kotlin/A.kt:1:19 Initializer type mismatch",
+        "[INFO] BUILD FAILURE",
+        "[ERROR] Failed to execute goal org.jetbrains.kotlin:kotlin-maven-plugin:2.3.21:compile (compile) on project "
+        "multi-app: Compilation failure -> [Help 1]",
+        "[ERROR] ",
+        "[ERROR] To see the full stack trace of the errors, re-run Maven with the -e switch.",
+        "[ERROR] Re-run Maven using the -X switch to enable full debug logging.",
+        "[ERROR] For more information about the errors and possible solutions, please read the following articles:",
+        "[ERROR] [Help 1] http://cwiki.apache.org/confluence/display/MAVEN/MojoFailureException",
+        "[ERROR] After correcting the problems, you can resume the build with the command",
+        "[ERROR]   mvn <args> -rf :multi-app",
+    ]
+    assert maven_errors(lines).splitlines() == [
+        "file:///p/app/src/main/kotlin/A.kt:1:19 Initializer type mismatch",
+        "Failed to execute goal org.jetbrains.kotlin:kotlin-maven-plugin:2.3.21:compile (compile) on project "
+        "multi-app: Compilation failure",
+    ]
+
+
+def test_main_needs_no_test_scope_artifact_and_keeps_the_classpath_it_had(tmp_path: Path):
+    """A test-scope artifact no repository has (an offline laptop, a mirror without it) doesn't stop `main`, in a
+    reactor built with -pl/-am: its classpath is exactly what build-classpath reported before, when every scope had
+    to resolve (same jars, same order, the sibling module's classes; a test-scope commons-lang3 that wins the
+    version conflict with commons-text's keeps it off, as Maven decides). `test` still needs it and says which."""
+    project = copy_project(MULTI, tmp_path / "multi")
+    app = project / "app"
+    add_to_pom(app, "<dependencies>", dependency("org.apache.commons", "commons-text", "1.13.0")
+               + dependency("org.slf4j", "slf4j-nop", "1.7.36", "runtime")
+               + dependency("org.apache.commons", "commons-lang3", "3.19.0", "test"))
+    before = subprocess.run(maven_command(find_mvn(), project, app, test=False), cwd=project, capture_output=True, text=True)
+    assert before.returncode == 0, before.stdout[-3000:]
+    every_scope_resolved = (app / "target/gradle-repl/classpath.txt").read_text().split(os.pathsep)
+
+    add_to_pom(app, "<dependencies>", dependency("org.example", "missing-test-only", "1.0", "test"))
+    main = resolve_environment(project, project_path=":app", build_tool="maven").environment
+    assert main.classpath == [str(app / "target/classes"), *every_scope_resolved]
+    assert str(project / "core/target/classes") in main.classpath
+    assert any(p.endswith("slf4j-nop-1.7.36.jar") for p in main.classpath)
+    with pytest.raises(BuildFailed) as error:
+        resolve_environment(project, project_path=":app", source_set="test", build_tool="maven")
+    assert "org.example:missing-test-only:jar:1.0" in str(error.value)
+
+
+def test_only_main_loads_the_extension_and_without_javac_a_warning_says_what_that_costs(monkeypatch: pytest.MonkeyPatch):
+    """`test` needs the test scope anyway; where the extension can't be built, main runs as it did before it."""
+    jar = Path("/cache/gradle-repl-maven.jar")
+    main = maven_command("mvn", SAMPLE_PROJECT, SAMPLE_PROJECT, test=False, extension=jar)
+    assert main[-2:] == [f"-Dmaven.ext.class.path={jar}", "-Dgradle-repl.classpathScope=runtime"]
+    assert not any("gradle-repl.classpathScope" in a for a in maven_command("mvn", SAMPLE_PROJECT, SAMPLE_PROJECT, test=True, extension=jar))
+
+    def no_javac() -> Path:
+        raise maven_extension.ExtensionUnavailable("no javac (a JDK, not only a JRE, is needed to build it)")
+
+    monkeypatch.setattr(maven, "extension_jar", no_javac)
+    extension, warning = maven._runtime_scope_extension()
+    assert extension is None and warning is not None
+    assert "test-scope dependency" in warning and "no javac" in warning
 
 
 def test_maven_runs_without_a_kotlin_daemon():

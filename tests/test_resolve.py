@@ -68,7 +68,7 @@ def test_a_build_that_ran_and_failed_is_not_retried_with_the_other_tool(tmp_path
     with pytest.raises(BuildFailed) as failure:
         resolve_environment(project)
     assert str(failure.value).splitlines()[:3] == [
-        "Gradle build failed:", "FAILURE: Build failed with an exception.", "* What went wrong:",
+        "Gradle build failed:", "e: file:///p/src/A.kt:1:5 Unresolved reference 'x'.", "Execution failed for task ':compileKotlin'.",
     ]
 
 

@@ -7,6 +7,7 @@ stops them at once instead of waiting for them.
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import threading
@@ -20,7 +21,8 @@ from .errors import BuildFailed
 from .host.shutdown import stop_processes_now
 
 __all__ = [
-    "BuildLine", "ProcessOutcome", "run_streaming", "ProgressCallback", "join_capped", "stop_all_builds", "refuse_new_builds",
+    "BuildLine", "ProcessOutcome", "run_streaming", "ProgressCallback", "join_capped", "failure_text", "stop_all_builds",
+    "refuse_new_builds", "ERROR_LINES",
 ]
 
 ProgressCallback = Callable[[str], None]
@@ -30,6 +32,10 @@ class BuildLine(str):
     """A line of a build tool's own output, as handed to a ProgressCallback; gradle-repl's own
     progress lines are plain strings, so a caller may show one without the other."""
 
+
+# How much of a failed build's error text an error message carries; the rest is counted, not shown.
+ERROR_LINES = 20
+_STACK_FRAME = re.compile(r"\s+(at |\.\.\. \d+ more)")
 
 # After SIGTERM, how long a build tool gets to stop its daemons' clients before SIGKILL.
 TERMINATE_GRACE_SECONDS = 5.0
@@ -127,3 +133,16 @@ def join_capped(lines: list[str], limit: int) -> str:
     """The first `limit` lines of a build tool's error text, saying how many more there were."""
     cut = len(lines) - limit
     return "\n".join(lines[:limit]) + (f"\n… {cut} more lines" if cut > 0 else "")
+
+
+def failure_text(error_lines: list[str], output: list[str], *, boilerplate: re.Pattern[str]) -> str:
+    """What a failed build said, for its error message: the tool's error lines in the order it printed them, so
+    the first real error (often the cause of the rest) leads, without its boilerplate (headings, how to re-run
+    or resume, where to get help). When the tool printed none it recognisably marked, the last lines of its
+    output, so that a message never comes without a cause to read."""
+    errors = [line for line in error_lines if line.strip() and not boilerplate.search(line)]
+    if not errors:
+        said = [line for line in output if line.strip()]
+        errors = [line for line in said if not _STACK_FRAME.match(line) and not boilerplate.search(line)] or said
+        errors = errors[-ERROR_LINES:]
+    return join_capped(errors, ERROR_LINES)

@@ -1,11 +1,11 @@
-"""Finds the files gradle-repl ships beside its code: the init script and the jvm-worker sources.
+"""Finds the files gradle-repl ships beside its code: the init script, the Maven extension's and the jvm-worker's sources.
 
 In a wheel they sit inside the package; in a source checkout they sit at the repository root.
 """
 
 from pathlib import Path
 
-__all__ = ["init_script_path", "jvm_worker_sources", "sample_project_source"]
+__all__ = ["init_script_path", "maven_extension_sources", "jvm_worker_sources", "sample_project_source"]
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
 
@@ -20,6 +20,11 @@ def _shipped(name: str) -> Path:
 def init_script_path() -> Path:
     """The Gradle init script that prints the REPL environment markers."""
     return _shipped("resources") / "repl-env.init.gradle.kts"
+
+
+def maven_extension_sources() -> list[Path]:
+    """The Java sources of the Maven core extension that narrows dependency:build-classpath's resolution."""
+    return sorted((_shipped("resources") / "maven-extension").rglob("*.java"))
 
 
 def jvm_worker_sources() -> list[Path]:

@@ -12,7 +12,7 @@ from pathlib import Path
 from ..build_inputs import Inputs, walk_inputs
 from ..environment import ReplEnvironment, new_nonce, parse_markers
 from ..errors import BuildFailed, BuildToolNotFound
-from ..process import ProgressCallback, join_capped, run_streaming
+from ..process import ProgressCallback, failure_text, run_streaming
 from ..resources import init_script_path
 from .base import BuildToolName
 
@@ -25,8 +25,13 @@ __all__ = [
 GRADLE_TIMEOUT_SECONDS = 900.0
 _SETTINGS_FILES = ("settings.gradle.kts", "settings.gradle")
 _GRADLE_FILES = (*_SETTINGS_FILES, "build.gradle.kts", "build.gradle")
-_ERROR_LINES = 20
-_STACK_FRAME = re.compile(r"\s+(at |\.\.\. \d+ more)")
+# kotlinc's `e: file:///…:1:5 …` and javac's `…/A.java:3: error: …`, printed in a task's output before FAILURE.
+_COMPILER_ERROR = re.compile(r"^e: |^\S.*:\d+: error: ")
+# A failure's own text runs from "* What went wrong:" to the next section ("* Try:" hints, a stack trace, help).
+_FAILURE_START = "* What went wrong:"
+_FAILURE_END = ("* Try:", "* Exception is:", "* Get more help")
+# Headings and separators around the failures, and the closing line: none of them names a cause.
+_GRADLE_BOILERPLATE = re.compile(r"^(FAILURE: Build (failed|completed) with |\* What went wrong:|\d+: Task failed with an exception\.|-{5,}$|={5,}$|BUILD FAILED)")
 _INPUT_NAMES = {"gradle.properties", "gradle-wrapper.properties"}
 _INPUT_SUFFIXES = (".gradle", ".gradle.kts", ".versions.toml")
 _SOURCE_SUFFIXES = (".kt", ".java", ".kts")
@@ -172,12 +177,15 @@ def resolve_gradle_environment(
 
 
 def gradle_errors(lines: list[str]) -> str:
-    """Gradle's own failure text: from 'FAILURE:' (or '* What went wrong:') up to '* Try:'; without
-    one (the wrapper itself failed), the last lines that aren't stack frames."""
-    start = next((i for i, line in enumerate(lines) if line.startswith(("FAILURE:", "* What went wrong:"))), None)
-    if start is None:
-        relevant = [line for line in lines if line.strip() and not _STACK_FRAME.match(line)][-_ERROR_LINES:]
-    else:
-        end = next((i for i in range(start, len(lines)) if lines[i].startswith(("* Try:", "* Get more help"))), len(lines))
-        relevant = [line for line in lines[start:end] if line.strip()]
-    return join_capped(relevant, _ERROR_LINES)
+    """Gradle's error text: the compiler errors a task printed, then each failure's "What went wrong" (the shared
+    rule in process.failure_text puts them in the order printed, drops boilerplate and caps the length)."""
+    errors: list[str] = []
+    in_failure = False
+    for line in lines:
+        if line.startswith(_FAILURE_START):
+            in_failure = True
+        elif line.startswith(_FAILURE_END):
+            in_failure = False
+        elif in_failure or _COMPILER_ERROR.match(line):
+            errors.append(line)
+    return failure_text(errors, lines, boilerplate=_GRADLE_BOILERPLATE)

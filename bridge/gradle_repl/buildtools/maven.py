@@ -14,17 +14,25 @@ from pathlib import Path
 from ..build_inputs import Inputs
 from ..environment import ReplEnvironment
 from ..errors import BuildFailed, BuildToolNotFound, GradleReplError
-from ..process import ProgressCallback, join_capped, run_streaming
+from ..process import ProgressCallback, failure_text, run_streaming
 from ..toolchain import Coordinate, find_mvn, repl_host_coordinates, repl_kotlin_version, resolve_jars
 from . import pom
 from .base import BuildToolName
+from .maven_extension import ExtensionUnavailable, extension_arguments, extension_hash, extension_jar
 
-__all__ = ["MAVEN", "MavenBuild", "resolve_maven_environment", "find_module", "MAVEN_TIMEOUT_SECONDS"]
+__all__ = ["MAVEN", "MavenBuild", "resolve_maven_environment", "find_module", "maven_errors", "MAVEN_TIMEOUT_SECONDS"]
 
 # A cold build of a module with downloads; past this the user's build is stuck, not slow.
 MAVEN_TIMEOUT_SECONDS = 900.0
 _OUT_DIR = "target/gradle-repl"
-_MAVEN_NOISE = ("-> [Help", "Re-run Maven", "For more information", "[Help 1]", "To see the full stack trace")
+# Maven's footer after its real [ERROR] lines: how to get a stack trace, where to read about the error, how to
+# resume the reactor ("mvn <args> -rf :app"). None of it names a cause.
+_MAVEN_BOILERPLATE = re.compile(
+    r"^\s*(To see the full stack trace|Re-run Maven using|For more information about the errors|\[Help \d+\] |"
+    r"After correcting the problems|mvn <args> -rf )"
+)
+# Maven ends its summary error line with a pointer to the footer's help links; the line itself is the cause.
+_HELP_POINTER = re.compile(r"\s*-> \[Help \d+\]$")
 # Environment variables that change what mvn does, for the cache key.
 _ENVIRONMENT = ("MAVEN_OPTS", "MAVEN_ARGS")
 
@@ -53,7 +61,7 @@ class MavenBuild:
         return Inputs(trees=trees, files=tuple(settings + parents), is_build_file=self.is_build_input)
 
     def facts(self) -> dict[str, str]:
-        return {name: os.environ.get(name, "") for name in _ENVIRONMENT}
+        return {"maven extension": extension_hash(), **{name: os.environ.get(name, "") for name in _ENVIRONMENT}}
 
     def resolve(
         self, root: Path, *, project_path: str, source_set: str, on_progress: ProgressCallback | None = None
@@ -85,11 +93,13 @@ def find_module(root: Path, project_path: str) -> Path:
     raise GradleReplError(f"no Maven module {project_path!r} under {root}; modules: {names}")
 
 
-def maven_command(mvn: str, root: Path, module: Path, *, test: bool) -> list[str]:
+def maven_command(mvn: str, root: Path, module: Path, *, test: bool, extension: Path | None = None) -> list[str]:
+    """One mvn run that compiles the module (and the modules it needs) and reports its classpath and effective
+    POM. Given gradle-repl's Maven extension, a main classpath resolves the runtime scope alone."""
     command = [mvn, "-B", "-V", "-f", str(root / "pom.xml")]
     if module != root:
         command += ["-pl", _module_name(module, root), "-am"]
-    return command + [
+    command += [
         "test-compile" if test else "compile",
         "dependency:build-classpath",
         f"-Dmdep.outputFile={_OUT_DIR}/classpath.txt",
@@ -101,6 +111,17 @@ def maven_command(mvn: str, root: Path, module: Path, *, test: bool) -> list[str
         # kotlin-maven-plugin 2.2.20+ compiles in a Kotlin daemon that outlives the build; in process, nothing stays.
         "-Dkotlin.compiler.daemon=false",
     ]
+    if extension is not None and not test:
+        command += extension_arguments(extension, "runtime")
+    return command
+
+
+def _runtime_scope_extension() -> tuple[Path | None, str | None]:
+    """The extension that spares a main build the test scope; without it, a warning saying what that costs."""
+    try:
+        return extension_jar(), None
+    except ExtensionUnavailable as error:
+        return None, f"`main` needs every test-scope dependency to resolve too: gradle-repl's Maven extension could not be built ({error})"
 
 
 def resolve_maven_environment(
@@ -113,7 +134,8 @@ def resolve_maven_environment(
         raise GradleReplError(f"Maven projects have the source sets 'main' and 'test', not {source_set!r}")
     module = find_module(root, project_path)
     test = source_set == "test"
-    command = maven_command(find_mvn(), root, module, test=test)
+    extension, no_extension = (None, None) if test else _runtime_scope_extension()
+    command = maven_command(find_mvn(), root, module, test=test, extension=extension)
     # Outputs of an earlier run must never be mistaken for this run's.
     for directory in {root / _OUT_DIR, module / _OUT_DIR}:
         shutil.rmtree(directory, ignore_errors=True)
@@ -123,7 +145,8 @@ def resolve_maven_environment(
     if outcome.returncode != 0:
         # Until a plugin goal runs ("[INFO] --- plugin:version:goal ..."), Maven itself is what failed.
         started = any(line.startswith("[INFO] --- ") for line in outcome.lines)
-        raise BuildFailed("Maven build failed:\n" + _maven_errors(outcome.lines), started=started)
+        cost = f"\n({no_extension})" if no_extension else ""
+        raise BuildFailed("Maven build failed:\n" + maven_errors(outcome.lines) + cost, started=started)
     classpath_file = module / _OUT_DIR / "classpath.txt"
     if not classpath_file.is_file():
         raise BuildFailed(f"Maven finished but wrote no classpath to {classpath_file}")
@@ -159,7 +182,7 @@ def resolve_maven_environment(
         compiler_plugin_options=kotlin.plugin_options,
         compiler_args=kotlin.args,
         repl_host_classpath=jars.by_request["host"],
-        warnings=kotlin.warnings,
+        warnings=kotlin.warnings + ([no_extension] if no_extension else []),
         repositories=pom.repositories(project),
         input_dirs=[d for reactor in _reactor_projects(effective) for d in pom.source_dirs(reactor)],
     )
@@ -170,16 +193,10 @@ def _reactor_projects(effective: Path) -> list[ET.Element]:
     return [root] if root.tag == "project" else root.findall("project")
 
 
-def _maven_errors(lines: list[str], limit: int = 20) -> str:
-    errors = [
-        line.removeprefix("[ERROR] ").rstrip()
-        for line in lines
-        if line.startswith("[ERROR]") and not any(noise in line for noise in _MAVEN_NOISE)
-    ]
-    errors = [e for e in errors if e.strip()]
-    if not errors:
-        errors = lines[-limit:]
-    return join_capped(errors, limit)
+def maven_errors(lines: list[str]) -> str:
+    """Maven's [ERROR] lines as it printed them, footer dropped (the shared rule in process.failure_text)."""
+    errors = [_HELP_POINTER.sub("", line.removeprefix("[ERROR]").removeprefix(" ").rstrip()) for line in lines if line.startswith("[ERROR]")]
+    return failure_text(errors, lines, boilerplate=_MAVEN_BOILERPLATE)
 
 
 def _java_home(lines: list[str]) -> str:
