@@ -2,7 +2,8 @@
 //
 // Registers `resolveReplEnvironment` in every project. It is only realised when asked for, so it
 // neither changes nor slows any other task. Run as
-//   gradle --init-script repl-env.init.gradle.kts :app:resolveReplEnvironment -Pgradle-repl.sourceSet=main -Pgradle-repl.nonce=N
+//   gradle --init-script repl-env.init.gradle.kts :app:resolveReplEnvironment -Pgradle-repl.sourceSet=main -Pgradle-repl.nonce=N \
+//       -Pgradle-repl.defaultKotlinVersion=… -Pgradle-repl.minimumKotlinVersion=… -Pgradle-repl.replHostArtifacts=…
 // it prints `[gradle-mcp-repl-env] N key=value` lines (no JSON; list keys repeat once per entry) and
 // `end=true` last, so a truncated run is told apart from a complete one. N is gradle-repl's fresh
 // per-run nonce: text a build prints can't pass for a marker.
@@ -27,24 +28,15 @@ import org.gradle.jvm.toolchain.JavaToolchainService
 
 val replMarker = "[gradle-mcp-repl-env]"
 
-// Keep equal to gradle_repl.toolchain.PINNED_KOTLIN_VERSION (a test checks): the REPL's Kotlin
-// for a project that applies no Kotlin plugin.
-val replDefaultKotlinVersion = "2.3.21"
-
-// The K2 REPL (K2ReplCompiler/K2ReplEvaluator) first ships in Kotlin 2.1, but 2.1's can't read classpath
-// directories and crashes on a snippet's @Serializable class: from 2.2 on it is usable. Older projects get
-// the default version's REPL; their compiler plugins are reported as the build has them and gradle-repl loads
-// the same plugins at the REPL's version (plugin and compiler versions must match).
-// Keep equal to gradle_repl.toolchain.MINIMUM_REPL_KOTLIN (a test checks).
-val replMinimumKotlinVersion = listOf(2, 2, 0)
-
-// The K2 REPL compiler and evaluator and the compiler they drive, all -embeddable so that they pair
-// with the embeddable compiler plugins KGP itself puts on the compile task's pluginClasspath.
-val replHostArtifacts = listOf(
-    "kotlin-scripting-compiler-embeddable",
-    "kotlin-compiler-embeddable",
-    "kotlin-scripting-jvm",
-)
+// gradle-repl's Kotlin version policy comes from gradle-repl (toolchain.py), which passes it as properties:
+//   gradle-repl.defaultKotlinVersion   the REPL's Kotlin where the project's has no usable K2 REPL or no Kotlin plugin
+//   gradle-repl.minimumKotlinVersion   the first Kotlin whose K2 REPL is usable (major.minor.patch)
+//   gradle-repl.replHostArtifacts      the REPL compiler, evaluator and compiler they drive (comma-separated),
+//                                      all -embeddable to pair with the plugins KGP puts on pluginClasspath
+fun Project.replPolicy(name: String): String =
+    // Project.findProperty(String): project, extra and -P properties (org.gradle.api.Project, @since 2.13).
+    findProperty("gradle-repl.$name")?.toString()
+        ?: throw GradleException("gradle-repl: property gradle-repl.$name is missing; this init script is run by gradle-repl, which passes it")
 
 // Gradle.allprojects(Action<Project>): org.gradle.api.invocation.Gradle (subprojects/core-api).
 allprojects {
@@ -66,9 +58,12 @@ allprojects {
         // Script-level values reach the report class through its constructor: classes declared in a
         // script don't see the script's properties. The project is captured at configuration time;
         // this task never runs under the configuration cache (gradle-repl passes --no-configuration-cache).
+        val defaultKotlinVersion = target.replPolicy("defaultKotlinVersion")
+        val minimumKotlinVersion = target.replPolicy("minimumKotlinVersion").split('.').map { it.toInt() }
+        val hostArtifacts = target.replPolicy("replHostArtifacts").split(',')
         doLast {
             ReplEnvironmentReport(
-                target, sourceSetName, linePrefix, replDefaultKotlinVersion, replMinimumKotlinVersion, replHostArtifacts,
+                target, sourceSetName, linePrefix, defaultKotlinVersion, minimumKotlinVersion, hostArtifacts,
             ).print()
         }
     }

@@ -20,7 +20,7 @@ from pathlib import Path
 from conftest import REPO, persistent_test_cache
 from gradle_repl.environment import ReplEnvironment, parse_markers
 from gradle_repl.resources import init_script_path
-from gradle_repl.toolchain import PINNED_KOTLIN_VERSION, Coordinate, fetch_test_toolchain, resolve_jars
+from gradle_repl.toolchain import PINNED_KOTLIN_VERSION, Coordinate, fetch_test_toolchain, kotlin_policy_properties, resolve_jars
 
 __all__ = ["Pair", "PAIRS", "run_pair", "as_compilable_kotlin"]
 
@@ -140,7 +140,9 @@ def run_pair(pair: Pair, work: Path, *, script: str | None = None) -> PairRun:
         # The pinned stdlib first: the harness was compiled by the pinned compiler.
         classpath = [str(classes), stdlib, *_module_manifests(pair), *jars["gradle-api"], *jars["kgp"], *jars["gradle-externals"]]
         done = subprocess.run(
-            ["java", "-Xmx1g", *_ADD_OPENS, "-cp", os.pathsep.join(classpath), "GradleModelsKt",
+            # The Kotlin version policy, as gradle-repl passes it to a real Gradle (-P properties).
+            ["java", "-Xmx1g", *_ADD_OPENS, *(f"-D{k}={v}" for k, v in kotlin_policy_properties().items()),
+             "-cp", os.pathsep.join(classpath), "GradleModelsKt",
              str(work / f"run{_}"), str(user_home), pair.serialization_runtime],
             capture_output=True, text=True, timeout=RUN_TIMEOUT_SECONDS,
         )

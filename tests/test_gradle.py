@@ -15,6 +15,7 @@ from gradle_repl.buildtools.gradle import build_root, find_gradle, gradle_comman
 from gradle_repl.errors import BuildFailed, BuildToolNotFound
 from gradle_repl.resolve import resolve_environment
 from gradle_repl.resources import init_script_path
+from gradle_repl.toolchain import PINNED_KOTLIN_VERSION
 
 
 def test_command_runs_the_task_of_the_requested_project_with_the_init_script():
@@ -22,7 +23,9 @@ def test_command_runs_the_task_of_the_requested_project_with_the_init_script():
     assert command[0] == "/w/gradlew"
     assert command[command.index("--init-script") + 1] == str(init_script_path())
     assert "--no-configuration-cache" in command and "--console=plain" in command
-    assert command[-3:] == ["-Pgradle-repl.sourceSet=test", "-Pgradle-repl.nonce=n0", ":app:resolveReplEnvironment"]
+    assert command[-1] == ":app:resolveReplEnvironment"
+    assert {"-Pgradle-repl.sourceSet=test", "-Pgradle-repl.nonce=n0", f"-Pgradle-repl.defaultKotlinVersion={PINNED_KOTLIN_VERSION}"} <= set(command)
+    assert any(a.startswith("-Pgradle-repl.replHostArtifacts=") and "kotlin-compiler-embeddable" in a for a in command)
     assert gradle_command(["gradle"], ":", "main", "n")[-1] == ":resolveReplEnvironment"
     assert gradle_command(["gradle"], "app", "main", "n")[-1] == ":app:resolveReplEnvironment"
 

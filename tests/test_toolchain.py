@@ -32,10 +32,9 @@ def test_every_build_file_states_the_pinned_kotlin_version():
         SAMPLE_PROJECT / "build.gradle.kts",
         PROJECTS / "maven-multi/pom.xml",
         PROJECTS / "gradle-multi/build.gradle.kts",
-        REPO / "resources/repl-env.init.gradle.kts",
     ]
     for path in files:
-        versions = set(re.findall(r'(?:kotlin\.version>|version "|replDefaultKotlinVersion = ")(\d+\.\d+\.\d+)', path.read_text()))
+        versions = set(re.findall(r'(?:kotlin\.version>|version ")(\d+\.\d+\.\d+)', path.read_text()))
         assert versions == {PINNED_KOTLIN_VERSION}, f"{path}: {versions}"
 
 
@@ -49,9 +48,13 @@ def test_projects_older_than_the_k2_repl_get_the_pinned_repl_and_a_warning():
     assert version == PINNED_KOTLIN_VERSION and warning and "no K2 REPL" in warning and "compiler plugins" in warning
 
 
-def test_the_init_script_and_the_toolchain_hold_the_same_minimum_kotlin():
-    from gradle_repl.toolchain import MINIMUM_REPL_KOTLIN
+def test_the_init_script_holds_no_kotlin_version_policy_of_its_own():
+    """The pinned and minimum Kotlin and the REPL host artifacts reach the init script as properties, from Python."""
+    from gradle_repl.toolchain import MINIMUM_REPL_KOTLIN, REPL_HOST_ARTIFACTS, kotlin_policy_properties
 
     script = (REPO / "resources/repl-env.init.gradle.kts").read_text()
-    bound = re.search(r"replMinimumKotlinVersion = listOf\((\d+), (\d+), (\d+)\)", script)
-    assert bound and tuple(int(g) for g in bound.groups()) == MINIMUM_REPL_KOTLIN
+    assert PINNED_KOTLIN_VERSION not in script and "listOf(2, 2" not in script
+    assert not any(f'"{artifact}"' in script for artifact in REPL_HOST_ARTIFACTS)
+    properties = kotlin_policy_properties()
+    assert properties["gradle-repl.minimumKotlinVersion"] == ".".join(map(str, MINIMUM_REPL_KOTLIN))
+    assert all(f'replPolicy("{name.removeprefix("gradle-repl.")}")' in script for name in properties)

@@ -29,15 +29,16 @@ __all__ = [
     "find_mvn",
     "repl_kotlin_version",
     "kotlin_version_tuple",
+    "kotlin_policy_properties",
 ]
 
 # The one place the Kotlin version used by the tests is pinned; it is also the version the REPL
-# host uses for projects that don't apply a Kotlin plugin. sample-project states it too, and a
-# test keeps them equal.
+# host uses for projects that don't apply a Kotlin plugin (the init script gets it from kotlin_policy_properties).
+# sample-project states it too, and a test keeps them equal.
 PINNED_KOTLIN_VERSION = "2.3.21"
 KOTLINX_SERIALIZATION_VERSION = "1.9.0"
 # The K2 REPL first ships in Kotlin 2.1, but 2.1's can't see classpath directories and crashes on a
-# snippet's @Serializable class; 2.2 is the first usable one. The init script holds the same bound.
+# snippet's @Serializable class; 2.2 is the first usable one.
 MINIMUM_REPL_KOTLIN = (2, 2, 0)
 # The REPL host: the K2 REPL compiler/evaluator and the compiler they drive, all "-embeddable" so
 # they pair with the embeddable compiler plugins the builds themselves use.
@@ -169,6 +170,15 @@ def repl_kotlin_version(project_version: str) -> tuple[str, str | None]:
         f"Kotlin {project_version} has no K2 REPL; snippets compile with Kotlin {PINNED_KOTLIN_VERSION}, and with the "
         f"build's JetBrains compiler plugins at {PINNED_KOTLIN_VERSION} (the project's compiled classes work as usual)"
     )
+
+
+def kotlin_policy_properties() -> dict[str, str]:
+    """The Kotlin version policy as the Gradle init script reads it (`-P` properties): written here only."""
+    return {
+        "gradle-repl.defaultKotlinVersion": PINNED_KOTLIN_VERSION,
+        "gradle-repl.minimumKotlinVersion": ".".join(map(str, MINIMUM_REPL_KOTLIN)),
+        "gradle-repl.replHostArtifacts": ",".join(REPL_HOST_ARTIFACTS),
+    }
 
 
 def repl_host_coordinates(kotlin_version: str) -> list[Coordinate]:

@@ -79,6 +79,10 @@ private fun report(name: String, anyProject: Project, path: String, sourceSet: S
     val target = anyProject.rootProject.project(path)
     target.extensions.extraProperties.set("gradle-repl.sourceSet", sourceSet)
     target.extensions.extraProperties.set("gradle-repl.nonce", "harness")
+    // The rest of what gradle-repl passes as -P properties (its Kotlin version policy) arrives as system properties.
+    for (name in System.getProperties().stringPropertyNames().filter { it.startsWith("gradle-repl.") }) {
+        target.extensions.extraProperties.set(name, System.getProperty(name))
+    }
     if (!registered.contains(gradle)) {
         gradle.initScript()
         // Gradle.allprojects actions run once the build's projects are loaded, which ProjectBuilder never announces.

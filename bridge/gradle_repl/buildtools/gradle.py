@@ -14,6 +14,7 @@ from ..environment import ReplEnvironment, new_nonce, parse_markers
 from ..errors import BuildFailed, BuildToolNotFound
 from ..process import ProgressCallback, failure_text, run_streaming
 from ..resources import init_script_path
+from ..toolchain import kotlin_policy_properties
 from .base import BuildToolName
 
 __all__ = [
@@ -154,6 +155,7 @@ def gradle_command(gradle: list[str], project_path: str, source_set: str, nonce:
         "--no-configuration-cache",
         f"-Pgradle-repl.sourceSet={source_set}",
         f"-Pgradle-repl.nonce={nonce}",
+        *(f"-P{name}={value}" for name, value in kotlin_policy_properties().items()),
         task,
     ]
 
