@@ -125,6 +125,18 @@ def test_on_kotlin_2_2_snippet_classes_say_which_plugins_do_not_act_on_them(olde
         worker.close()
 
 
+def test_a_val_whose_snippet_failed_is_named_when_used(older_worker: SyncWorker):
+    """On 2.2 the JDK words the null after the REPL's state map ("ReplState.get(Object).ctx" is null); the reply
+    names the val and its failed snippet instead, used directly or passed to a function."""
+    assert older_worker.eval('val ctx: String = error("boom")').result.error_kind == "runtime"
+    used = older_worker.eval("ctx.length").result
+    assert used.message.startswith("'ctx' was not initialised: the snippet that declared it failed"), used.message
+    assert "NullPointerException" not in used.message and "ReplState" not in used.message
+    passed = older_worker.eval("fun textLength(s: String) = s.length\ntextLength(ctx)").result
+    assert passed.message.startswith("'ctx' was not initialised"), passed.message
+    assert older_worker.value('val ctx = "again"\nctx.length') == "5"
+
+
 def test_describe_reads_declarations_the_same_way(older_worker: SyncWorker):
     """2.2's REPL lays snippet classes out differently from 2.3's; what a session holds reads the same."""
     older_worker.eval("val described = listOf(1, 2)\nfun describedTwice(n: Int) = n * 2\nclass DescribedBox(val v: Int)")

@@ -269,6 +269,8 @@ def test_a_declaration_whose_snippet_failed_is_named_when_used_not_a_null_pointe
     called = sample_worker.eval("failedFun(1)").result
     assert called.type == "error" and "NullPointerException" not in called.message, called.message
     assert "'failedFun'" in called.message or "Unresolved reference 'failedFun'" in called.message, called.message
+    passed = sample_worker.eval("fun failedValLength(s: String) = s.length\nfailedValLength(failedVal)").result
+    assert passed.message.startswith("'failedVal' was not initialised"), passed.message
     assert sample_worker.value('val failedVal = "again"\nfailedVal.length') == "5"
 
 

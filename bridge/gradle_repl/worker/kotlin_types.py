@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["kotlin_type_name"]
+__all__ = ["kotlin_type_name", "property_accessors"]
 
 _PRIMITIVES = {
     "int": "Int", "long": "Long", "short": "Short", "byte": "Byte", "char": "Char", "boolean": "Boolean",
@@ -108,3 +108,11 @@ def _descriptor(descriptor: str) -> str:
     if element.startswith("L") and element.endswith(";"):
         return f"kotlin.Array<{_name(element[1:-1], [], '')}>"
     return descriptor
+
+
+def property_accessors(name: str) -> tuple[str, str]:
+    """Kotlin's getter and setter names for a property (`size` → `getSize`/`setSize`, `isOpen` → `isOpen`/`setOpen`)."""
+    if re.match(r"is[A-Z]", name):
+        return name, "set" + name[2:]
+    capitalised = name[:1].upper() + name[1:]
+    return "get" + capitalised, "set" + capitalised

@@ -19,6 +19,7 @@ from ..frames import DescribeRequest, DisplayFrame, EvalRequest, ReadyFrame, Res
 from ..errors import WorkerFailed
 from .. import classdata
 from .declarations import Declarations
+from .failed_uses import FailedSnippet, FailedUse, explain_use_of_failed
 from .facade import build_dependency_addon, build_facade
 from .jvm import start_jvm
 from .kotlin_types import kotlin_type_name
@@ -51,16 +52,8 @@ _FILE_DEPENDS_ON = re.compile(r"^\s*@file\s*:\s*(?:DependsOn|Repository)\b", re.
 
 # Classes declared in snippet N live in class _N_repl; users know them by their own names.
 _SNIPPET_CLASS_PREFIX = re.compile(r"\b_\d+_repl[.$]")
-# A use of a declaration from a snippet that failed, which the K2 REPL keeps visible: a val was never
-# initialised (an NPE: "null cannot be cast to … _3_repl", or a helpful one naming "_3_repl.getV()"), a class
-# whose snippet failed in the compiler's backend was never written (NoClassDefFoundError: _3_repl$Point).
-# Only a failed snippet's number counts.
-_FAILED_SNIPPET_USE = re.compile(r"(NullPointerException|NoClassDefFoundError)\b(?!: Could not initialize).*?\b_(\d+)_repl\b")
-_DECLARED_NAME = re.compile(
-    r"^\s*(?:@[\w.:]+(?:\([^)]*\))?\s+)*(?:(?:private|internal|public|lateinit|const|inline|data|enum|sealed|abstract|open|suspend|operator|infix)\s+)*"
-    r"(?:val|var|fun|class|object|interface|typealias)\s+(?:<[^>]*>\s*)?(?:[\w.]+\.)?(\w+)",
-    re.MULTILINE,
-)
+# The REPL numbers snippets from the warm-up on; users count from their own first snippet.
+_WARM_UP_SNIPPETS = 1
 # Cause chains can be cyclic; a readable report never needs more than this many.
 _MAX_CAUSES = 20
 
@@ -113,8 +106,8 @@ class ReplSession:
         self._class_data = class_data
         self._heap = HeapWatch()
         self._exit_guard: Any = None
-        # Snippets that failed, by number: the K2 REPL still lets later snippets see their declarations.
-        self._failed: dict[int, str] = {}
+        # Snippets that failed, by the REPL's number: it still lets later snippets see their declarations.
+        self._failed: dict[int, FailedSnippet] = {}
         self._declarations = Declarations()
         self._libraries_unavailable: str | None = None
         self._driver = driver
@@ -237,8 +230,7 @@ class ReplSession:
             outcome = running.getOutcome()
             result = self._result(outcome, request.code, truncated)
             if result.type == "error" and outcome is not None:
-                result = self._explain_use_of_failed(result)
-                self._failed[int(outcome.number)] = request.code
+                self._failed[int(outcome.number)] = FailedSnippet(request.code, compiled=bool(outcome.compiled))
             self._record_declarations(outcome, request.code, failed=result.type == "error")
         self._forward_output(send, truncated)
         result = self._unless_exit_requested(result)
@@ -259,9 +251,8 @@ class ReplSession:
             script_class = outcome.result.getScriptClass() if outcome is not None and outcome.result is not None else None
             if script_class is None:
                 return
-            # Snippet 1 is the warm-up: the user's first snippet is _2_repl.
             instance = outcome.result.getScriptInstance()
-            self._declarations.record(script_class, instance, int(outcome.number) - 1, code, failed=failed)
+            self._declarations.record(script_class, instance, int(outcome.number) - _WARM_UP_SNIPPETS, code, failed=failed)
         except Exception as error:  # noqa: BLE001 - describing less must never cost the snippet its reply
             print(f"reading the declarations of snippet {outcome.number} failed: {error}", file=sys.stderr)
 
@@ -359,6 +350,9 @@ class ReplSession:
                     "the worker was replaced and the session's state is lost.",
                     stack=stack,
                 )
+            if (use := self._use_of_failed(chain, code, int(outcome.number))) is not None:
+                # The error's frames are REPL internals, not the user's code: the message says it all.
+                return ResultFrame(type="error", error_kind="runtime", message=use.message(), warnings=warnings)
             return ResultFrame(type="error", error_kind="runtime", message=headline, stack=stack, warnings=warnings)
         if kind == "Value":
             value_type = _SNIPPET_CLASS_PREFIX.sub("", kotlin_type_name(_declared_type(result)))
@@ -387,23 +381,12 @@ class ReplSession:
             "(shutdown hooks a snippet registered don't run). The next call starts a fresh session.",
         )
 
-    def _explain_use_of_failed(self, result: ResultFrame) -> ResultFrame:
-        """A failed snippet's declarations stay visible to the K2 REPL but were never initialised; using one
-        throws an NPE from REPL internals. Say which declaration and why instead."""
-        match = _FAILED_SNIPPET_USE.search(result.message)
-        failed = self._failed.get(int(match.group(2))) if match else None
-        if match is None or failed is None:
-            return result
-        declared = list(dict.fromkeys(_DECLARED_NAME.findall(failed)))
-        names = ", ".join(f"'{n}'" for n in declared) or "a declaration it uses"
-        first_line = failed.strip().splitlines()[0][:120]
-        what = "not initialised" if match.group(1) == "NullPointerException" else "never compiled"
-        result.message = (
-            f"{names} {'were' if len(declared) > 1 else 'was'} {what}: the snippet that declared "
-            f"{'them' if len(declared) > 1 else 'it'} failed (`{first_line}`). Declare it again in a snippet that succeeds."
-        )
-        result.stack = ""  # the NPE's frames are REPL internals, not the user's code
-        return result
+    def _use_of_failed(self, chain: list[ThrowableInfo], code: str, number: int) -> FailedUse | None:
+        """The declarations of failed snippets that snippet `number` met, when that is what its error was."""
+        if not self._failed:
+            return None
+        uninitialised = {name: label + _WARM_UP_SNIPPETS for name, label in self._declarations.uninitialised().items()}
+        return explain_use_of_failed(chain, code=code, number=number, uninitialised=uninitialised, failed=self._failed)
 
 
 class _Counter:
