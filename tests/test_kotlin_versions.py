@@ -138,12 +138,18 @@ def test_a_val_whose_snippet_failed_is_named_when_used(older_worker: SyncWorker)
 
 
 def test_describe_reads_declarations_the_same_way(older_worker: SyncWorker):
-    """2.2's REPL lays snippet classes out differently from 2.3's; what a session holds reads the same."""
+    """2.2's REPL lays snippet classes out differently from 2.3's; what a session holds reads the same, in the
+    user's names (`DescribedBox`, not `_9_repl$DescribedBox`) and without the REPL's result getters."""
     older_worker.eval("val described = listOf(1, 2)\nfun describedTwice(n: Int) = n * 2\nclass DescribedBox(val v: Int)")
+    older_worker.eval("val box = DescribedBox(1)\nfun boxes(b: DescribedBox): List<DescribedBox> = listOf(b)")
+    assert older_worker.eval("DescribedBox(2)").result.value_type == "DescribedBox"
     signatures = {d.name: (d.signature, d.value) for d in older_worker.describe().declarations}
     assert signatures["described"] == ("val described: kotlin.collections.List<kotlin.Int>", "[1, 2]")
     assert signatures["describedTwice"][0] == "fun describedTwice(kotlin.Int): kotlin.Int"
     assert signatures["DescribedBox"][0] == "class DescribedBox"
+    assert signatures["box"][0] == "val box: DescribedBox"
+    assert signatures["boxes"][0] == "fun boxes(DescribedBox): kotlin.collections.List<DescribedBox>"
+    assert not [name for name in signatures if name.startswith("getRes")], signatures
 
 
 def test_depends_on_works_or_says_why_it_cannot(older_env: ReplEnvironment, older_worker: SyncWorker):

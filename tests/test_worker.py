@@ -49,6 +49,20 @@ def test_value_carries_its_kotlin_type(sample_worker: SyncWorker):
     assert reply.result.value_type == "sample.Author"
 
 
+def test_describe_shows_declarations_as_the_user_wrote_them(sample_worker: SyncWorker):
+    """What a session holds reads in the user's names: snippet classes without the REPL's class for their snippet
+    (`_6_repl$Kept`), nested ones with dots, and an expression snippet adds no getter of the REPL's (`getRes3`)."""
+    sample_worker.eval("class Kept(val a: Int) { class Inner }")
+    sample_worker.eval("val kept = Kept(2)\nfun keep(k: Kept): List<Kept.Inner> = listOf()\nval pick: (Kept) -> Int = { it.a }")
+    assert sample_worker.eval("kept.a + 1").result.value_type == "kotlin.Int"
+    assert sample_worker.eval("Kept.Inner()").result.value_type == "Kept.Inner"
+    signatures = {d.name: d.signature for d in sample_worker.describe().declarations}
+    assert signatures["kept"] == "val kept: Kept"
+    assert signatures["keep"] == "fun keep(Kept): kotlin.collections.List<Kept.Inner>"
+    assert signatures["pick"] == "val pick: (Kept) -> kotlin.Int"
+    assert not [name for name in signatures if name.startswith("getRes")], signatures
+
+
 def test_null_and_unit_results(sample_worker: SyncWorker):
     assert sample_worker.value("val n: String? = null\nn") == "null"
     unit = sample_worker.eval("val unused = 1")

@@ -58,7 +58,11 @@ class Declarations:
         methods = {jstr(m.getName()) for m in owner.getDeclaredMethods()}
         for field in owner.getDeclaredFields():
             name = jstr(field.getName())
-            if field.isSynthetic() or name == "INSTANCE" or "$" in name or _RESULT_FIELD.match(name):
+            if _RESULT_FIELD.match(name):
+                # An expression snippet's value, which the REPL keeps in a field of its own (read by getRes2()).
+                accessors |= set(property_accessors(name))
+                continue
+            if field.isSynthetic() or name == "INSTANCE" or "$" in name:
                 continue
             getter, setter = property_accessors(name)
             kind = "var" if setter in methods else "val"

@@ -50,8 +50,6 @@ _HOST_RUNTIME_JARS = ("kotlin-stdlib-", "kotlin-script-runtime-")
 _DEPENDENCY_ANNOTATIONS_JAR = re.compile(r"kotlin-scripting-dependencies-\d")
 _FILE_DEPENDS_ON = re.compile(r"^\s*@file\s*:\s*(?:DependsOn|Repository)\b", re.MULTILINE)
 
-# Classes declared in snippet N live in class _N_repl; users know them by their own names.
-_SNIPPET_CLASS_PREFIX = re.compile(r"\b_\d+_repl[.$]")
 # The REPL numbers snippets from the warm-up on; users count from their own first snippet.
 _WARM_UP_SNIPPETS = 1
 # Cause chains can be cyclic; a readable report never needs more than this many.
@@ -355,7 +353,7 @@ class ReplSession:
                 return ResultFrame(type="error", error_kind="runtime", message=use.message(), warnings=warnings)
             return ResultFrame(type="error", error_kind="runtime", message=headline, stack=stack, warnings=warnings)
         if kind == "Value":
-            value_type = _SNIPPET_CLASS_PREFIX.sub("", kotlin_type_name(_declared_type(result)))
+            value_type = kotlin_type_name(_declared_type(result))
             if outcome.renderError is not None:
                 headline, _ = format_throwable(_chain(outcome.renderError))
                 value = DisplayFrame(kind="text", mime="text/plain", data=f"<toString() threw {headline}>")
