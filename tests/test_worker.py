@@ -98,6 +98,15 @@ def test_runtime_error_has_class_message_trimmed_stack_and_cause(sample_worker: 
     assert sample_worker.value('"still alive"') == "still alive"
 
 
+def test_compile_warnings_are_told_apart_from_what_running_left(sample_worker: SyncWorker):
+    """The compiler's warnings come in a field of their own, labelled once, whether the snippet then fails or not."""
+    failed = sample_worker.eval("val d = 1 / 0").result
+    assert failed.error_kind == "runtime" and failed.warnings == []
+    (warning,) = failed.compile_warnings
+    assert warning.startswith("warning: Division by zero. (line 1, col 9)"), warning
+    assert sample_worker.eval("val unusedCast = 1 as Int").result.compile_warnings, "a snippet that succeeds keeps its warnings"
+
+
 def test_project_code_frames_stay_in_the_stack(sample_worker: SyncWorker):
     reply = sample_worker.eval('sample.parseShelf("not json")')
     assert reply.result.error_kind == "runtime"

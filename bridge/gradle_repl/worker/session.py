@@ -321,7 +321,7 @@ class ReplSession:
 
     def _result(self, outcome: Any, code: str, truncated: _Counter) -> ResultFrame:
         diagnostics = [_diagnostic(d) for d in outcome.diagnostics]
-        warnings = [format_diagnostic(d, code) for d in diagnostics if d.severity == "WARNING"]
+        compile_warnings = [format_diagnostic(d, code) for d in diagnostics if d.severity == "WARNING"]
         if outcome.internalError is not None:
             headline, stack = format_throwable(_chain(outcome.internalError))
             return ResultFrame(type="error", error_kind="internal", message=f"REPL failure: {headline}", stack=stack)
@@ -331,7 +331,7 @@ class ReplSession:
                 type="error",
                 error_kind="compile",
                 message="\n".join(errors) or "compilation failed without a diagnostic",
-                warnings=warnings,
+                compile_warnings=compile_warnings,
             )
         result = outcome.result
         kind = str(result.getClass().getSimpleName()) if result is not None else "NotEvaluated"
@@ -350,8 +350,8 @@ class ReplSession:
                 )
             if (use := self._use_of_failed(chain, code, int(outcome.number))) is not None:
                 # The error's frames are REPL internals, not the user's code: the message says it all.
-                return ResultFrame(type="error", error_kind="runtime", message=use.message(), warnings=warnings)
-            return ResultFrame(type="error", error_kind="runtime", message=headline, stack=stack, warnings=warnings)
+                return ResultFrame(type="error", error_kind="runtime", message=use.message(), compile_warnings=compile_warnings)
+            return ResultFrame(type="error", error_kind="runtime", message=headline, stack=stack, compile_warnings=compile_warnings)
         if kind == "Value":
             value_type = kotlin_type_name(_declared_type(result))
             if outcome.renderError is not None:
@@ -359,9 +359,9 @@ class ReplSession:
                 value = DisplayFrame(kind="text", mime="text/plain", data=f"<toString() threw {headline}>")
             else:
                 value = self._display_frame(outcome.rendered, truncated)
-            return ResultFrame(type="success", value=value, value_type=value_type, warnings=warnings)
+            return ResultFrame(type="success", value=value, value_type=value_type, compile_warnings=compile_warnings)
         if kind == "Unit":
-            return ResultFrame(type="success", value_type="kotlin.Unit", warnings=warnings)
+            return ResultFrame(type="success", value_type="kotlin.Unit", compile_warnings=compile_warnings)
         return ResultFrame(type="error", error_kind="internal", message="the snippet was compiled but not evaluated")
 
 
