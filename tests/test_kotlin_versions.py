@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -159,7 +160,10 @@ def test_depends_on_works_or_says_why_it_cannot(older_env: ReplEnvironment, olde
     if older_env.dependency_resolver_classpath:
         assert reply.result.type == "success", reply.result.message
     else:
-        assert any(w.startswith("@file:DependsOn is unavailable") for w in older_env.warnings), older_env.warnings
+        (warning,) = [w for w in older_env.warnings if w.startswith("@file:DependsOn is unavailable")]
+        # What is missing is named whole (`group:artifact:jar:version`), never cut mid-coordinate.
+        named = re.fullmatch(r".*could not be fetched \(Maven could not resolve ((?:[\w.-]+:[\w.-]+:jar:[\w.-]+(?:, )?)+)\)", warning)
+        assert named and f"kotlin-scripting-dependencies-maven:jar:{OLDER_KOTLIN}" in warning, warning
         assert reply.result.error_kind == "compile" and "@file:DependsOn is unavailable" in reply.result.message, reply.result.message
         assert "Add the library to the build instead" in reply.result.message
     assert older_worker.value("1 + 1") == "2"
