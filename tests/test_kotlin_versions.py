@@ -59,7 +59,8 @@ def test_serializable_class_in_a_snippet(older_worker: SyncWorker):
 
 def test_a_project_on_kotlin_without_a_k2_repl_runs_on_the_pinned_repl(tmp_path: Path):
     """Kotlin 1.9 has no K2 REPL: snippets use the pinned compiler without the build's plugins, with a warning;
-    the project's own classes, compiled by its build and its serialization plugin, still work."""
+    the project's own classes, compiled by its build and its serialization plugin, still work, and a snippet's
+    @Serializable class that has no serializer says why."""
     project = copy_project(SAMPLE_PROJECT, tmp_path / "old")
     pom = project / "pom.xml"
     pom.write_text(
@@ -74,6 +75,13 @@ def test_a_project_on_kotlin_without_a_k2_repl_runs_on_the_pinned_repl(tmp_path:
     worker = SyncWorker(env)
     try:
         assert worker.value("import sample.*\nclassics.toJson().length > 10") == "true"
+        assert worker.eval("@kotlinx.serialization.Serializable data class Q(val y: String)").result.type == "success"
+        # A compile error, then the runtime's "Serializer for class 'Q' is not found".
+        for use in ("Q.serializer()", 'import kotlinx.serialization.*\nimport kotlinx.serialization.json.*\nJson.encodeToString(Q("z"))'):
+            failed = worker.eval(use).result
+            hint = failed.message.splitlines()[-1]
+            assert hint.startswith("hint: the kotlinx.serialization compiler plugin is not applied to snippets"), failed.message
+            assert "Kotlin 1.9.24 has no K2 REPL" in hint, hint
     finally:
         worker.close()
 

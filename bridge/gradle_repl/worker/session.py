@@ -24,6 +24,7 @@ from .facade import build_dependency_addon, build_facade
 from .jvm import start_jvm
 from .kotlin_types import kotlin_type_name
 from .memory import HeapWatch
+from .plugin_hints import serialization_hint, with_hint
 from .safety import cap_text, jstr
 from .report import Diagnostic, StackFrame, ThrowableInfo, format_diagnostic, format_throwable
 
@@ -108,6 +109,8 @@ class ReplSession:
         self._failed: dict[int, FailedSnippet] = {}
         self._declarations = Declarations()
         self._libraries_unavailable: str | None = None
+        # Said with an error about serializers when snippets can't have them; None when they can.
+        self._serialization_hint = serialization_hint(request.environment)
         self._driver = driver
         self._output = output
         self._renderer = renderer
@@ -229,6 +232,7 @@ class ReplSession:
             result = self._result(outcome, request.code, truncated)
             if result.type == "error" and outcome is not None:
                 self._failed[int(outcome.number)] = FailedSnippet(request.code, compiled=bool(outcome.compiled))
+                result.message = with_hint(result.message, self._serialization_hint)
             self._record_declarations(outcome, request.code, failed=result.type == "error")
         self._forward_output(send, truncated)
         result = self._unless_exit_requested(result)
