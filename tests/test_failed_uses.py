@@ -107,3 +107,10 @@ def test_a_long_failed_line_is_quoted_with_what_was_cut():
     failed = {2: FailedSnippet("val ctx: String = " + "x" * 200, compiled=True)}
     use = explain_use_of_failed(npe(None), code="ctx.length", number=5, uninitialised={"ctx": 2}, failed=failed)
     assert use is not None and "… (98 more characters)`" in use.message()
+
+
+def test_a_failed_snippet_whose_code_is_unknown_is_not_quoted_empty():
+    """The message quotes only what it knows: no empty parentheses when the failed snippet's code isn't at hand."""
+    use = explain_use_of_failed(npe(None), code="ctx.length", number=5, uninitialised={"ctx": 2}, failed={})
+    assert use is not None
+    assert use.message() == "'ctx' was not initialised: the snippet that declared it failed. Declare it again in a snippet that succeeds."

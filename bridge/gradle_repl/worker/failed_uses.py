@@ -66,7 +66,7 @@ class FailedUse:
             "the snippet that declared them" if many else "the snippet that declared it")
         quoted = ", ".join(f"`{_first_line(code)}`" for code in self.failed_code)
         return (
-            f"{names} {'were' if many else 'was'} {what}: {snippets} failed ({quoted}). "
+            f"{names} {'were' if many else 'was'} {what}: {snippets} failed{f' ({quoted})' if quoted else ''}. "
             f"Declare {'them' if many else 'it'} again in a snippet that succeeds."
         )
 
