@@ -23,8 +23,13 @@ def test_eval_runs_snippets_in_one_session():
 
 
 def test_eval_exits_1_when_a_snippet_fails():
-    done = gradle_repl("eval", str(SAMPLE_PROJECT), "--build-tool", "maven", "-e", "missing")
+    """A failed snippet sets the exit status; a compile warning is printed once, before the error it explains."""
+    done = gradle_repl("eval", str(SAMPLE_PROJECT), "--build-tool", "maven", "-e", "missing", "-e", "val d = 1 / 0")
     assert done.returncode == 1 and "Unresolved reference 'missing'" in done.stdout
+    lines = done.stdout.splitlines()
+    warning = lines.index("warning: Division by zero. (line 1, col 9)")
+    assert lines[warning + 3] == "Error: java.lang.ArithmeticException: / by zero", done.stdout
+    assert "warning: warning:" not in done.stdout
 
 
 def test_usage_errors_exit_2():

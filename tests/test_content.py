@@ -42,3 +42,27 @@ def test_error_is_one_text_block_with_stack_and_output_folded_in():
     assert result.content[0].text.splitlines() == [
         "Error: java.lang.X: y", "    at _2_repl.f(_2.repl.kts:1)", "[stdout]", "a", "b", "[stderr]", "warn", "[session restarted]",
     ]
+
+
+DIVISION_WARNING = "warning: Division by zero. (line 1, col 9)\n    val d = 1 / 0\n            ^"
+HEAP_WARNING = "memory: this session's heap is 91% full after garbage collection (700 of 768 MB)"
+
+
+def test_compile_warnings_come_before_the_result_and_the_heap_after_it():
+    """The compiler's warnings precede the value they may explain; what running left to know follows the output."""
+    value = DisplayFrame(kind="text", mime="text/plain", data="0")
+    result = ResultFrame(type="success", value=value, value_type="kotlin.Int", compile_warnings=[DIVISION_WARNING], warnings=[HEAP_WARNING])
+    texts = [b.text for b in reply_to_result(Reply((StreamFrame(event="stdout", data="a\n"),), result)).content]  # type: ignore[union-attr]
+    assert texts == [DIVISION_WARNING, "0\n// type: kotlin.Int", "[stdout]\na", HEAP_WARNING]
+
+
+def test_an_errors_block_starts_with_the_compile_warnings_that_explain_it():
+    """A runtime error after a compile warning reads in the order it happened: the warning, then the error."""
+    result = ResultFrame(
+        type="error", error_kind="runtime", message="java.lang.ArithmeticException: / by zero",
+        stack="    at _2_repl.$$eval(_2.repl.kts:1)", compile_warnings=[DIVISION_WARNING],
+    )
+    (block,) = reply_to_result(Reply((), result)).content
+    assert block.text.splitlines() == [  # type: ignore[union-attr]
+        *DIVISION_WARNING.splitlines(), "Error: java.lang.ArithmeticException: / by zero", "    at _2_repl.$$eval(_2.repl.kts:1)",
+    ]

@@ -34,3 +34,24 @@ from gradle_repl.worker.kotlin_types import kotlin_type_name
 )
 def test_kotlin_type_name(jvm: str, kotlin: str):
     assert kotlin_type_name(jvm) == kotlin
+
+
+@pytest.mark.parametrize(
+    ("reported", "written"),
+    [
+        ("_6_repl$K", "K"),
+        ("_4_repl$Outer$Inner", "Outer.Inner"),
+        ("java.util.List<_6_repl$K>", "kotlin.collections.List<K>"),
+        ("java.util.Map<java.lang.String, _6_repl$K>", "kotlin.collections.Map<kotlin.String, K>"),
+        ("[L_6_repl$K;", "kotlin.Array<K>"),
+        ("_6_repl$K[]", "kotlin.Array<K>"),
+        ("kotlin.jvm.functions.Function1<? super _6_repl$K, java.lang.Integer>", "(K) -> kotlin.Int"),
+        ("(_6_repl.K) -> kotlin.Int", "(K) -> kotlin.Int"),
+        ("<root>._4_repl.Outer.Inner", "Outer.Inner"),
+        ("sample.Outer$Inner", "sample.Outer.Inner"),
+        ("java.util.Map$Entry<java.lang.String, java.lang.Integer>", "kotlin.collections.Map.Entry<kotlin.String, kotlin.Int>"),
+    ],
+)
+def test_classes_read_as_the_user_wrote_them(reported: str, written: str):
+    """A snippet's classes lose the REPL's class for the snippet (`_6_repl$`); nested classes read with dots."""
+    assert kotlin_type_name(reported) == written

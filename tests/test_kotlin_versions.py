@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -136,13 +137,31 @@ def test_on_kotlin_2_2_snippet_classes_say_which_plugins_do_not_act_on_them(olde
         worker.close()
 
 
+def test_a_val_whose_snippet_failed_is_named_when_used(older_worker: SyncWorker):
+    """On 2.2 the JDK words the null after the REPL's state map ("ReplState.get(Object).ctx" is null); the reply
+    names the val and its failed snippet instead, used directly or passed to a function."""
+    assert older_worker.eval('val ctx: String = error("boom")').result.error_kind == "runtime"
+    used = older_worker.eval("ctx.length").result
+    assert used.message.startswith("'ctx' was not initialised: the snippet that declared it failed"), used.message
+    assert "NullPointerException" not in used.message and "ReplState" not in used.message
+    passed = older_worker.eval("fun textLength(s: String) = s.length\ntextLength(ctx)").result
+    assert passed.message.startswith("'ctx' was not initialised"), passed.message
+    assert older_worker.value('val ctx = "again"\nctx.length') == "5"
+
+
 def test_describe_reads_declarations_the_same_way(older_worker: SyncWorker):
-    """2.2's REPL lays snippet classes out differently from 2.3's; what a session holds reads the same."""
+    """2.2's REPL lays snippet classes out differently from 2.3's; what a session holds reads the same, in the
+    user's names (`DescribedBox`, not `_9_repl$DescribedBox`) and without the REPL's result getters."""
     older_worker.eval("val described = listOf(1, 2)\nfun describedTwice(n: Int) = n * 2\nclass DescribedBox(val v: Int)")
+    older_worker.eval("val box = DescribedBox(1)\nfun boxes(b: DescribedBox): List<DescribedBox> = listOf(b)")
+    assert older_worker.eval("DescribedBox(2)").result.value_type == "DescribedBox"
     signatures = {d.name: (d.signature, d.value) for d in older_worker.describe().declarations}
     assert signatures["described"] == ("val described: kotlin.collections.List<kotlin.Int>", "[1, 2]")
     assert signatures["describedTwice"][0] == "fun describedTwice(kotlin.Int): kotlin.Int"
     assert signatures["DescribedBox"][0] == "class DescribedBox"
+    assert signatures["box"][0] == "val box: DescribedBox"
+    assert signatures["boxes"][0] == "fun boxes(DescribedBox): kotlin.collections.List<DescribedBox>"
+    assert not [name for name in signatures if name.startswith("getRes")], signatures
 
 
 def test_depends_on_works_or_says_why_it_cannot(older_env: ReplEnvironment, older_worker: SyncWorker):
@@ -152,7 +171,10 @@ def test_depends_on_works_or_says_why_it_cannot(older_env: ReplEnvironment, olde
     if older_env.dependency_resolver_classpath:
         assert reply.result.type == "success", reply.result.message
     else:
-        assert any(w.startswith("@file:DependsOn is unavailable") for w in older_env.warnings), older_env.warnings
+        (warning,) = [w for w in older_env.warnings if w.startswith("@file:DependsOn is unavailable")]
+        # What is missing is named whole (`group:artifact:jar:version`), never cut mid-coordinate.
+        named = re.fullmatch(r".*could not be fetched \(Maven could not resolve ((?:[\w.-]+:[\w.-]+:jar:[\w.-]+(?:, )?)+)\)", warning)
+        assert named and f"kotlin-scripting-dependencies-maven:jar:{OLDER_KOTLIN}" in warning, warning
         assert reply.result.error_kind == "compile" and "@file:DependsOn is unavailable" in reply.result.message, reply.result.message
         assert "Add the library to the build instead" in reply.result.message
     assert older_worker.value("1 + 1") == "2"

@@ -90,6 +90,11 @@ def test_a_person_types_multiline_code_cancels_resets_quits_and_finds_their_hist
     term.wait_for(r"Franz Kafka", at)
 
     at = term.mark()
+    term.type("val d = 1 / 0")  # a compile warning, labelled once, before the runtime error it explains
+    term.wait_for(r"(?m)^warning: Division by zero\.[^\n]*\n.*\n.*\nerror: java\.lang\.ArithmeticException", at)
+    assert "warning: warning:" not in term.screen()
+
+    at = term.mark()
     term.type('println("sleeping"); Thread.sleep(60_000)')
     term.wait_for(r"(?m)^sleeping", at)  # the snippet's output, not the echo of what was typed
     term.keys("C-c")

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from conftest import SyncWorker
+from conftest import SyncWorker, running_worker
 from gradle_repl.environment import ReplEnvironment
 
 pytestmark = pytest.mark.jvm
@@ -50,6 +50,20 @@ def test_value_carries_its_kotlin_type(sample_worker: SyncWorker):
     assert reply.result.value_type == "sample.Author"
 
 
+def test_describe_shows_declarations_as_the_user_wrote_them(sample_worker: SyncWorker):
+    """What a session holds reads in the user's names: snippet classes without the REPL's class for their snippet
+    (`_6_repl$Kept`), nested ones with dots, and an expression snippet adds no getter of the REPL's (`getRes3`)."""
+    sample_worker.eval("class Kept(val a: Int) { class Inner }")
+    sample_worker.eval("val kept = Kept(2)\nfun keep(k: Kept): List<Kept.Inner> = listOf()\nval pick: (Kept) -> Int = { it.a }")
+    assert sample_worker.eval("kept.a + 1").result.value_type == "kotlin.Int"
+    assert sample_worker.eval("Kept.Inner()").result.value_type == "Kept.Inner"
+    signatures = {d.name: d.signature for d in sample_worker.describe().declarations}
+    assert signatures["kept"] == "val kept: Kept"
+    assert signatures["keep"] == "fun keep(Kept): kotlin.collections.List<Kept.Inner>"
+    assert signatures["pick"] == "val pick: (Kept) -> kotlin.Int"
+    assert not [name for name in signatures if name.startswith("getRes")], signatures
+
+
 def test_null_and_unit_results(sample_worker: SyncWorker):
     assert sample_worker.value("val n: String? = null\nn") == "null"
     unit = sample_worker.eval("val unused = 1")
@@ -83,6 +97,15 @@ def test_runtime_error_has_class_message_trimmed_stack_and_cause(sample_worker: 
     assert ".fail(" in result.stack and "Caused by: java.lang.IllegalArgumentException: inner" in result.stack
     assert "K2ReplEvaluator" not in result.stack and "gradlerepl.host" not in result.stack
     assert sample_worker.value('"still alive"') == "still alive"
+
+
+def test_compile_warnings_are_told_apart_from_what_running_left(sample_worker: SyncWorker):
+    """The compiler's warnings come in a field of their own, labelled once, whether the snippet then fails or not."""
+    failed = sample_worker.eval("val d = 1 / 0").result
+    assert failed.error_kind == "runtime" and failed.warnings == []
+    (warning,) = failed.compile_warnings
+    assert warning.startswith("warning: Division by zero. (line 1, col 9)"), warning
+    assert sample_worker.eval("val unusedCast = 1 as Int").result.compile_warnings, "a snippet that succeeds keeps its warnings"
 
 
 def test_project_code_frames_stay_in_the_stack(sample_worker: SyncWorker):
@@ -309,6 +332,8 @@ def test_a_declaration_whose_snippet_failed_is_named_when_used_not_a_null_pointe
     called = sample_worker.eval("failedFun(1)").result
     assert called.type == "error" and "NullPointerException" not in called.message, called.message
     assert "'failedFun'" in called.message or "Unresolved reference 'failedFun'" in called.message, called.message
+    passed = sample_worker.eval("fun failedValLength(s: String) = s.length\nfailedValLength(failedVal)").result
+    assert passed.message.startswith("'failedVal' was not initialised"), passed.message
     assert sample_worker.value('val failedVal = "again"\nfailedVal.length') == "5"
 
 
@@ -358,3 +383,16 @@ def test_the_worker_forces_no_full_collection_of_its_own(sample_worker: SyncWork
         declared = "\n".join([f"data class Row{i}(val id: Int) {{"] + [f"    fun f{k}() = id * {k}" for k in range(20)] + ["}"])
         assert sample_worker.eval(f"{declared}\nRow{i}(2).f3()").result.type == "success"
     assert sample_worker.value("forcedCollections.get()") == "0"
+
+
+def test_a_snippets_serializable_class_without_the_plugin_says_why(sample_env: ReplEnvironment):
+    """A session whose compiler gets no serialization plugin (here: as if the build applied none): the class
+    compiles, and the error a use of its serializer meets ends with why there is none."""
+    without = sample_env.model_copy(update={"compiler_plugin_classpath": [], "compiler_plugin_options": []})
+    with running_worker(without) as worker:
+        assert worker.eval("@kotlinx.serialization.Serializable data class Q(val y: String)").result.type == "success"
+        for use in ("Q.serializer()", 'kotlinx.serialization.json.Json.encodeToString(Q("z"))'):
+            failed = worker.eval(use).result
+            hint = failed.message.splitlines()[-1]
+            assert hint.startswith("hint: the kotlinx.serialization compiler plugin is not applied"), failed.message
+            assert "the build does not apply it" in hint, hint

@@ -1,8 +1,10 @@
 """Turns a snippet's reply into MCP content: the one place CallToolResults are made.
 
-Order: the result text, display frames as emitted (images as ImageContent), then what the snippet
-printed, stdout and stderr as trailing text blocks. An error is one TextContent "Error: …" (with
-anything printed before it folded in, so nothing is lost) and isError=true.
+Order: the compiler's warnings (they were there before the snippet ran, and often explain its result),
+the result text, display frames as emitted (images as ImageContent), then what the snippet printed,
+stdout and stderr as trailing text blocks, and what running it left to know (the heap). An error is one
+TextContent and isError=true: the compiler's warnings, "Error: …", then anything printed before it
+folded in, so nothing is lost.
 """
 
 from __future__ import annotations
@@ -67,14 +69,14 @@ def _truncation_note(result: ResultFrame) -> list[str]:
 def reply_to_result(reply: Reply) -> CallToolResult:
     result = reply.result
     if result.type == "error":
-        parts = [f"Error: {result.message}"]
+        parts = [*result.compile_warnings, f"Error: {result.message}"]
         if result.stack:
             parts.append(result.stack)
         parts += [*result.warnings, *_printed(reply.frames), *_truncation_note(result), *reply.notices]
         return CallToolResult(content=[TextContent(type="text", text="\n".join(parts))], is_error=True)
-    content: list[Content] = _result_text(result)
-    content += [TextContent(type="text", text=w) for w in result.warnings]
+    content: list[Content] = [TextContent(type="text", text=w) for w in result.compile_warnings]
+    content += _result_text(result)
     content += [_display(f) for f in reply.frames if isinstance(f, DisplayFrame)]
-    trailing = [*_printed(reply.frames), *_truncation_note(result), *reply.notices]
+    trailing = [*_printed(reply.frames), *result.warnings, *_truncation_note(result), *reply.notices]
     content += [TextContent(type="text", text=block) for block in trailing]
     return CallToolResult(content=content)

@@ -7,15 +7,23 @@ library with the reason.
 
 from __future__ import annotations
 
+import re
+
 from .environment import ReplEnvironment
 from .errors import GradleReplError
-from .process import ProgressCallback
+from .process import ProgressCallback, plain_text
 from .toolchain import dependency_resolver_coordinates, resolve_jars
 
-__all__ = ["DEPENDS_ON_UNAVAILABLE", "with_dependency_resolver"]
+__all__ = ["DEPENDS_ON_UNAVAILABLE", "with_dependency_resolver", "why_not_fetched"]
 
 # How a warning saying why a session can't add libraries begins; the worker repeats it to a snippet that asks.
 DEPENDS_ON_UNAVAILABLE = "@file:DependsOn is unavailable"
+# The warning is repeated in each session's first reply: a reason past this length is cut, saying how much.
+REASON_CHARS = 300
+# A Maven artifact as its error lines name it: group:artifact:type[:classifier]:version.
+_ARTIFACT = re.compile(r"[\w.-]+(?::[\w.-]+){3,4}")
+# The throwaway project the toolchain resolves through, which Maven names in every error too.
+_TOOLCHAIN_PROJECT = "gradle-repl.toolchain:"
 
 
 def with_dependency_resolver(environment: ReplEnvironment, on_progress: ProgressCallback | None = None) -> None:
@@ -23,10 +31,21 @@ def with_dependency_resolver(environment: ReplEnvironment, on_progress: Progress
     try:
         jars = resolve_jars({"resolver": dependency_resolver_coordinates(environment.kotlin_version)}, on_progress=on_progress)
     except GradleReplError as error:
-        first_line = (str(error).strip().splitlines() or ["unknown error"])[0]
         environment.warnings.append(
             f"{DEPENDS_ON_UNAVAILABLE}: Kotlin scripting's Maven resolver for Kotlin {environment.kotlin_version} "
-            f"could not be fetched ({first_line[:200]})"
+            f"could not be fetched ({why_not_fetched(str(error))})"
         )
         return
     environment.dependency_resolver_classpath = jars.by_request["resolver"]
+
+
+def why_not_fetched(error: str) -> str:
+    """The useful part of a failed fetch: the artifacts Maven's error lines name, each whole; else the error's
+    first line, cut at REASON_CHARS only with a note of how much was cut."""
+    lines = [plain_text(line).strip() for line in error.strip().splitlines()]
+    named = [a for line in lines if line.startswith("[ERROR]") for a in _ARTIFACT.findall(line) if not a.startswith(_TOOLCHAIN_PROJECT)]
+    if named:
+        return f"Maven could not resolve {', '.join(dict.fromkeys(named))}"
+    first = next((line for line in lines if line), "unknown error")
+    cut = len(first) - REASON_CHARS
+    return f"{first[:REASON_CHARS]}… ({cut} more characters)" if cut > 0 else first

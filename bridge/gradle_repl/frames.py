@@ -170,7 +170,10 @@ class ResultFrame(BaseModel):
     error_kind: ErrorKind | None = None
     message: str = ""
     stack: str = ""
-    warnings: list[str] = Field(default_factory=list)
+    compile_warnings: list[str] = Field(
+        default_factory=list, description="the compiler's warnings on the snippet, each `warning: …`; shown before the result"
+    )
+    warnings: list[str] = Field(default_factory=list, description="what running the snippet left to know (the heap); shown after it")
     truncated_bytes: int = 0
     state_lost: bool = False
     duration_ms: int = 0

@@ -3,6 +3,9 @@
 Every build runs under gradle_repl.buildguard, which ends the build's process tree when the server
 lets go of it or dies; running builds are also tracked here so an orderly exit (stdin EOF, SIGTERM)
 stops them at once instead of waiting for them.
+
+Build output reaches users as progress messages and in error text, never on a terminal: each line is
+made plain text here, where it enters (Maven 3.8 colours even in batch mode: `\x1b[0m\x1b[0m[ERROR] …`).
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from .host.shutdown import stop_processes_now
 
 __all__ = [
     "BuildLine", "ProcessOutcome", "run_streaming", "ProgressCallback", "join_capped", "failure_text", "stop_all_builds",
-    "refuse_new_builds", "ERROR_LINES",
+    "refuse_new_builds", "ERROR_LINES", "plain_text",
 ]
 
 ProgressCallback = Callable[[str], None]
@@ -36,6 +39,19 @@ class BuildLine(str):
 # How much of a failed build's error text an error message carries; the rest is counted, not shown.
 ERROR_LINES = 20
 _STACK_FRAME = re.compile(r"\s+(at |\.\.\. \d+ more)")
+# Terminal control sequences (ECMA-48): CSI (colours, cursor moves; also as the one byte 0x9b), OSC (titles,
+# links) and the other escapes (`ESC ( B`, `ESC =`); then any C0 or C1 control left but the tab.
+_ESCAPE_SEQUENCE = re.compile(r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[ -/]*[0-~]?")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def plain_text(line: str) -> str:
+    """A line of terminal output as plain text: escape sequences and control characters gone, and of a line
+    redrawn with carriage returns (a progress bar), what a terminal would show last."""
+    line = _ESCAPE_SEQUENCE.sub("", line)
+    redrawn = [part for part in line.split("\r") if part]
+    return _CONTROL.sub("", redrawn[-1] if redrawn else "")
+
 
 # After SIGTERM, how long a build tool gets to stop its daemons' clients before SIGKILL.
 TERMINATE_GRACE_SECONDS = 5.0
@@ -81,9 +97,10 @@ def run_streaming(
     def pump() -> None:
         assert process.stdout is not None
         for raw in process.stdout:
-            line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
+            text = raw.decode("utf-8", errors="replace").rstrip("\r\n")
+            line = plain_text(text)
             lines.append(line)
-            if on_line is not None:
+            if on_line is not None and (line or not text):  # a line of nothing but colour resets is no progress
                 on_line(BuildLine(line))
 
     reader = threading.Thread(target=pump, daemon=True)

@@ -125,21 +125,25 @@ class _Printer:
         return f"[{frame.mime} image, {len(data)} bytes: {path}]"
 
     def result(self, reply: Reply) -> None:
+        """Compiler warnings, then the error or value, then what running left to know; each warning carries its
+        own label (`warning: `, `memory: `)."""
         result: ResultFrame = reply.result
         for notice in reply.notices:
             self.line(notice)
+        for warning in result.compile_warnings:
+            self.line(warning)
         if result.type == "error":
             message = result.message
             self.line(message if message.lower().startswith("error") else f"error: {message}")
             if result.stack:
                 self.line(result.stack)
-        for warning in result.warnings:
-            self.line(f"warning: {warning}")
         if result.type == "success":
             if result.value is not None:
                 shown = self._display(result.value)
                 typed = result.value_type and result.value_type != "kotlin.Unit"
                 self.line(f"{shown}" + (f"   // {result.value_type}" if typed else ""))
+        for warning in result.warnings:
+            self.line(warning)
         if result.truncated_bytes:
             self.line(f"[output truncated: {result.truncated_bytes} bytes cut by the output limits]")
 

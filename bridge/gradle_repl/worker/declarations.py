@@ -18,7 +18,7 @@ from typing import Any
 import jpype
 
 from ..frames import Declaration, SessionDescription
-from .kotlin_types import kotlin_type_name
+from .kotlin_types import kotlin_type_name, property_accessors
 from .safety import jstr
 
 __all__ = ["Declarations", "VALUE_LIMIT_CHARS"]
@@ -58,9 +58,13 @@ class Declarations:
         methods = {jstr(m.getName()) for m in owner.getDeclaredMethods()}
         for field in owner.getDeclaredFields():
             name = jstr(field.getName())
-            if field.isSynthetic() or name == "INSTANCE" or "$" in name or _RESULT_FIELD.match(name):
+            if _RESULT_FIELD.match(name):
+                # An expression snippet's value, which the REPL keeps in a field of its own (read by getRes2()).
+                accessors |= set(property_accessors(name))
                 continue
-            getter, setter = _accessor_names(name)
+            if field.isSynthetic() or name == "INSTANCE" or "$" in name:
+                continue
+            getter, setter = property_accessors(name)
             kind = "var" if setter in methods else "val"
             accessors |= {getter, setter}
             kotlin_type = kotlin_type_name(jstr(field.getGenericType().getTypeName()))
@@ -98,17 +102,28 @@ class Declarations:
             declarations.append(declaration)
         return SessionDescription(declarations=declarations, imports=list(self._imports))
 
+    def uninitialised(self) -> dict[str, int]:
+        """Each val or var that a failed snippet declared and that still holds null, with that snippet's number:
+        what a NullPointerException from a later snippet may have met."""
+        return {
+            held.declaration.name: held.declaration.snippet
+            for held in self._held.values()
+            if held.failed and held.field is not None and _holds_null(held.field, held.instance)
+        }
+
     def _put(self, key: str, held: _Held) -> None:
         self._held.pop(key, None)
         self._held[key] = held
 
 
-def _accessor_names(name: str) -> tuple[str, str]:
-    """Kotlin's getter and setter names for a property (`isOpen` → `isOpen`/`setOpen`)."""
-    if re.match(r"is[A-Z]", name):
-        return name, "set" + name[2:]
-    capitalised = name[:1].upper() + name[1:]
-    return "get" + capitalised, "set" + capitalised
+def _holds_null(field: Any, instance: Any) -> bool:
+    """Whether a val's or var's field holds null; one that can't be read counts as null, as its snippet failed."""
+    try:
+        field.setAccessible(True)
+        static = jpype.JClass("java.lang.reflect.Modifier").isStatic(field.getModifiers())
+        return field.get(None if static else instance) is None
+    except (jpype.JException, TypeError):
+        return True
 
 
 def _class_kind(nested: Any) -> str:

@@ -5,13 +5,16 @@ the JVM's (`java.util.List<java.lang.Integer>`, `int`, `[Ljava.lang.String;`). U
 on every supported version, so JVM names are mapped to the Kotlin types they stand for. What the JVM
 erased can't come back: a `java.util.List` reads `kotlin.collections.List` even where Kotlin said
 `MutableList`.
+
+Classes declared in snippets read as the user wrote them: the REPL nests them in its class for the
+snippet (`_6_repl$K`, `_6_repl$Outer$Inner`), numbered its own way, not as the "snippet N" users see.
 """
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["kotlin_type_name"]
+__all__ = ["kotlin_type_name", "property_accessors"]
 
 _PRIMITIVES = {
     "int": "Int", "long": "Long", "short": "Short", "byte": "Byte", "char": "Char", "boolean": "Boolean",
@@ -40,13 +43,17 @@ _MAPPED = {
     "java.util.Map.Entry": "kotlin.collections.Map.Entry",
 }
 _FUNCTION = re.compile(r"kotlin\.jvm\.functions\.Function(\d+)$")
+# The REPL's class for snippet N, as the JVM (`_6_repl$K`, `[L_6_repl$K;`) or Kotlin (`_6_repl.K`,
+# `<root>._6_repl.K`) spells it.
+_SNIPPET_CLASS = re.compile(r"(?:<root>\.)?(?:(?<=\[L)|(?<![\w$]))_\d+_repl[.$]")
 
 
 def kotlin_type_name(jvm: str) -> str:
     """The Kotlin spelling of a JVM type name (generic type names included); Kotlin names pass through."""
+    jvm = _SNIPPET_CLASS.sub("", jvm.strip())
     if "->" in jvm:  # a Kotlin function type: already Kotlin's spelling
         return jvm
-    name, _ = _parse(jvm.strip(), 0)
+    name, _ = _parse(jvm, 0)
     return name
 
 
@@ -94,7 +101,8 @@ def _name(head: str, arguments: list[str], suffix: str) -> str:
         return f"({', '.join(parameters)}) -> {arguments[-1].removeprefix('out ')}"
     if head in _PRIMITIVES:
         return f"kotlin.{_PRIMITIVES[head]}"
-    base = _MAPPED.get(head, head)
+    # Nested classes read with dots, as Kotlin writes them (`sample.Outer.Inner`).
+    base = _MAPPED.get(head) or head.replace("$", ".")
     return f"{base}<{', '.join(arguments)}>" if arguments else base
 
 
@@ -108,3 +116,11 @@ def _descriptor(descriptor: str) -> str:
     if element.startswith("L") and element.endswith(";"):
         return f"kotlin.Array<{_name(element[1:-1], [], '')}>"
     return descriptor
+
+
+def property_accessors(name: str) -> tuple[str, str]:
+    """Kotlin's getter and setter names for a property (`size` → `getSize`/`setSize`, `isOpen` → `isOpen`/`setOpen`)."""
+    if re.match(r"is[A-Z]", name):
+        return name, "set" + name[2:]
+    capitalised = name[:1].upper() + name[1:]
+    return "get" + capitalised, "set" + capitalised

@@ -71,21 +71,32 @@ def safe_frame(frame: BaseModel, limit: int) -> BaseModel:
     cut += n
     stack, n = cap_text(frame.stack, limit)
     cut += n
-    warnings = []
-    for warning in frame.warnings[:MAX_WARNINGS]:
-        text, n = cap_text(warning, limit // 10)
-        warnings.append(text)
-        cut += n
-    dropped = frame.warnings[MAX_WARNINGS:]
-    if dropped:
-        cut += sum(len(w.encode("utf-8")) for w in dropped)
-        warnings.append(f"… {len(dropped)} more warnings dropped")
+    compile_warnings, n = _cap_warnings(frame.compile_warnings, limit)
+    cut += n
+    warnings, n = _cap_warnings(frame.warnings, limit)
+    cut += n
     value = frame.value
     if value is not None and value.kind != "image":
         data, n = cap_text(value.data, limit)
         cut += n
         value = value.model_copy(update={"data": data})
     return frame.model_copy(
-        update={"message": message, "stack": stack, "warnings": warnings, "value": value,
+        update={"message": message, "stack": stack, "compile_warnings": compile_warnings, "warnings": warnings, "value": value,
                 "truncated_bytes": frame.truncated_bytes + cut}
     )
+
+
+def _cap_warnings(warnings: list[str], limit: int) -> tuple[list[str], int]:
+    """At most MAX_WARNINGS warnings of a tenth of the frame limit each, saying how many more were dropped;
+    and how many bytes that cut."""
+    capped: list[str] = []
+    cut = 0
+    for warning in warnings[:MAX_WARNINGS]:
+        text, n = cap_text(warning, limit // 10)
+        capped.append(text)
+        cut += n
+    dropped = warnings[MAX_WARNINGS:]
+    if dropped:
+        cut += sum(len(w.encode("utf-8")) for w in dropped)
+        capped.append(f"… {len(dropped)} more warnings dropped")
+    return capped, cut

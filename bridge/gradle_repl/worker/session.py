@@ -19,10 +19,12 @@ from ..frames import DescribeRequest, DisplayFrame, EvalRequest, ReadyFrame, Res
 from ..errors import WorkerFailed
 from .. import classdata
 from .declarations import Declarations
+from .failed_uses import FailedSnippet, FailedUse, explain_use_of_failed
 from .facade import build_dependency_addon, build_facade
 from .jvm import start_jvm
 from .kotlin_types import kotlin_type_name
 from .memory import HeapWatch
+from .plugin_hints import serialization_hint, with_hint
 from .safety import cap_text, jstr
 from .report import Diagnostic, StackFrame, ThrowableInfo, format_diagnostic, format_throwable
 
@@ -49,18 +51,8 @@ _HOST_RUNTIME_JARS = ("kotlin-stdlib-", "kotlin-script-runtime-")
 _DEPENDENCY_ANNOTATIONS_JAR = re.compile(r"kotlin-scripting-dependencies-\d")
 _FILE_DEPENDS_ON = re.compile(r"^\s*@file\s*:\s*(?:DependsOn|Repository)\b", re.MULTILINE)
 
-# Classes declared in snippet N live in class _N_repl; users know them by their own names.
-_SNIPPET_CLASS_PREFIX = re.compile(r"\b_\d+_repl[.$]")
-# A use of a declaration from a snippet that failed, which the K2 REPL keeps visible: a val was never
-# initialised (an NPE: "null cannot be cast to … _3_repl", or a helpful one naming "_3_repl.getV()"), a class
-# whose snippet failed in the compiler's backend was never written (NoClassDefFoundError: _3_repl$Point).
-# Only a failed snippet's number counts.
-_FAILED_SNIPPET_USE = re.compile(r"(NullPointerException|NoClassDefFoundError)\b(?!: Could not initialize).*?\b_(\d+)_repl\b")
-_DECLARED_NAME = re.compile(
-    r"^\s*(?:@[\w.:]+(?:\([^)]*\))?\s+)*(?:(?:private|internal|public|lateinit|const|inline|data|enum|sealed|abstract|open|suspend|operator|infix)\s+)*"
-    r"(?:val|var|fun|class|object|interface|typealias)\s+(?:<[^>]*>\s*)?(?:[\w.]+\.)?(\w+)",
-    re.MULTILINE,
-)
+# The REPL numbers snippets from the warm-up on; users count from their own first snippet.
+_WARM_UP_SNIPPETS = 1
 # Cause chains can be cyclic; a readable report never needs more than this many.
 _MAX_CAUSES = 20
 
@@ -113,10 +105,12 @@ class ReplSession:
         self._class_data = class_data
         self._heap = HeapWatch()
         self._exit_guard: Any = None
-        # Snippets that failed, by number: the K2 REPL still lets later snippets see their declarations.
-        self._failed: dict[int, str] = {}
+        # Snippets that failed, by the REPL's number: it still lets later snippets see their declarations.
+        self._failed: dict[int, FailedSnippet] = {}
         self._declarations = Declarations()
         self._libraries_unavailable: str | None = None
+        # Said with an error about serializers when snippets can't have them; None when they can.
+        self._serialization_hint = serialization_hint(request.environment)
         self._driver = driver
         self._output = output
         self._renderer = renderer
@@ -237,8 +231,8 @@ class ReplSession:
             outcome = running.getOutcome()
             result = self._result(outcome, request.code, truncated)
             if result.type == "error" and outcome is not None:
-                result = self._explain_use_of_failed(result)
-                self._failed[int(outcome.number)] = request.code
+                self._failed[int(outcome.number)] = FailedSnippet(request.code, compiled=bool(outcome.compiled))
+                result.message = with_hint(result.message, self._serialization_hint)
             self._record_declarations(outcome, request.code, failed=result.type == "error")
         self._forward_output(send, truncated)
         result = self._unless_exit_requested(result)
@@ -259,9 +253,8 @@ class ReplSession:
             script_class = outcome.result.getScriptClass() if outcome is not None and outcome.result is not None else None
             if script_class is None:
                 return
-            # Snippet 1 is the warm-up: the user's first snippet is _2_repl.
             instance = outcome.result.getScriptInstance()
-            self._declarations.record(script_class, instance, int(outcome.number) - 1, code, failed=failed)
+            self._declarations.record(script_class, instance, int(outcome.number) - _WARM_UP_SNIPPETS, code, failed=failed)
         except Exception as error:  # noqa: BLE001 - describing less must never cost the snippet its reply
             print(f"reading the declarations of snippet {outcome.number} failed: {error}", file=sys.stderr)
 
@@ -332,7 +325,7 @@ class ReplSession:
 
     def _result(self, outcome: Any, code: str, truncated: _Counter) -> ResultFrame:
         diagnostics = [_diagnostic(d) for d in outcome.diagnostics]
-        warnings = [format_diagnostic(d, code) for d in diagnostics if d.severity == "WARNING"]
+        compile_warnings = [format_diagnostic(d, code) for d in diagnostics if d.severity == "WARNING"]
         if outcome.internalError is not None:
             headline, stack = format_throwable(_chain(outcome.internalError))
             return ResultFrame(type="error", error_kind="internal", message=f"REPL failure: {headline}", stack=stack)
@@ -342,7 +335,7 @@ class ReplSession:
                 type="error",
                 error_kind="compile",
                 message="\n".join(errors) or "compilation failed without a diagnostic",
-                warnings=warnings,
+                compile_warnings=compile_warnings,
             )
         result = outcome.result
         kind = str(result.getClass().getSimpleName()) if result is not None else "NotEvaluated"
@@ -359,17 +352,20 @@ class ReplSession:
                     "the worker was replaced and the session's state is lost.",
                     stack=stack,
                 )
-            return ResultFrame(type="error", error_kind="runtime", message=headline, stack=stack, warnings=warnings)
+            if (use := self._use_of_failed(chain, code, int(outcome.number))) is not None:
+                # The error's frames are REPL internals, not the user's code: the message says it all.
+                return ResultFrame(type="error", error_kind="runtime", message=use.message(), compile_warnings=compile_warnings)
+            return ResultFrame(type="error", error_kind="runtime", message=headline, stack=stack, compile_warnings=compile_warnings)
         if kind == "Value":
-            value_type = _SNIPPET_CLASS_PREFIX.sub("", kotlin_type_name(_declared_type(result)))
+            value_type = kotlin_type_name(_declared_type(result))
             if outcome.renderError is not None:
                 headline, _ = format_throwable(_chain(outcome.renderError))
                 value = DisplayFrame(kind="text", mime="text/plain", data=f"<toString() threw {headline}>")
             else:
                 value = self._display_frame(outcome.rendered, truncated)
-            return ResultFrame(type="success", value=value, value_type=value_type, warnings=warnings)
+            return ResultFrame(type="success", value=value, value_type=value_type, compile_warnings=compile_warnings)
         if kind == "Unit":
-            return ResultFrame(type="success", value_type="kotlin.Unit", warnings=warnings)
+            return ResultFrame(type="success", value_type="kotlin.Unit", compile_warnings=compile_warnings)
         return ResultFrame(type="error", error_kind="internal", message="the snippet was compiled but not evaluated")
 
 
@@ -387,23 +383,12 @@ class ReplSession:
             "(shutdown hooks a snippet registered don't run). The next call starts a fresh session.",
         )
 
-    def _explain_use_of_failed(self, result: ResultFrame) -> ResultFrame:
-        """A failed snippet's declarations stay visible to the K2 REPL but were never initialised; using one
-        throws an NPE from REPL internals. Say which declaration and why instead."""
-        match = _FAILED_SNIPPET_USE.search(result.message)
-        failed = self._failed.get(int(match.group(2))) if match else None
-        if match is None or failed is None:
-            return result
-        declared = list(dict.fromkeys(_DECLARED_NAME.findall(failed)))
-        names = ", ".join(f"'{n}'" for n in declared) or "a declaration it uses"
-        first_line = failed.strip().splitlines()[0][:120]
-        what = "not initialised" if match.group(1) == "NullPointerException" else "never compiled"
-        result.message = (
-            f"{names} {'were' if len(declared) > 1 else 'was'} {what}: the snippet that declared "
-            f"{'them' if len(declared) > 1 else 'it'} failed (`{first_line}`). Declare it again in a snippet that succeeds."
-        )
-        result.stack = ""  # the NPE's frames are REPL internals, not the user's code
-        return result
+    def _use_of_failed(self, chain: list[ThrowableInfo], code: str, number: int) -> FailedUse | None:
+        """The declarations of failed snippets that snippet `number` met, when that is what its error was."""
+        if not self._failed:
+            return None
+        uninitialised = {name: label + _WARM_UP_SNIPPETS for name, label in self._declarations.uninitialised().items()}
+        return explain_use_of_failed(chain, code=code, number=number, uninitialised=uninitialised, failed=self._failed)
 
 
 class _Counter:
