@@ -25,11 +25,11 @@ from pathlib import Path
 import anyio
 from mcp import Client, StdioServerParameters
 
-from gradle_repl import classdata
+from gradle_repl.worker import classdata
 from gradle_repl.environment import ReplEnvironment
 from gradle_repl.frames import WorkerOptions
 from gradle_repl.host.handle import WorkerHandle
-from gradle_repl.resolve import resolve_environment
+from gradle_repl.project.resolve import resolve_environment
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample-project"
 TRIVIAL = "1 + 1"

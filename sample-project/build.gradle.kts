@@ -1,5 +1,5 @@
 plugins {
-    // Kept equal to gradle_repl.toolchain.PINNED_KOTLIN_VERSION (a test checks).
+    // Kept equal to gradle_repl.project.toolchain.PINNED_KOTLIN_VERSION (a test checks).
     kotlin("jvm") version "2.3.21"
     kotlin("plugin.serialization") version "2.3.21"
 }

@@ -18,7 +18,7 @@ import pytest
 import anyio._core._subprocesses  # noqa: F401
 
 from gradle_repl.environment import ReplEnvironment
-from gradle_repl.resolve import resolve_environment
+from gradle_repl.project.resolve import resolve_environment
 from gradle_repl.frames import SessionDescription, WorkerOptions
 from gradle_repl.host.handle import Reply, WorkerHandle
 from mavenjvm import maven_opts

@@ -20,7 +20,8 @@ from pathlib import Path
 from conftest import REPO, persistent_test_cache
 from gradle_repl.environment import ReplEnvironment, parse_markers
 from gradle_repl.resources import init_script_path
-from gradle_repl.toolchain import PINNED_KOTLIN_VERSION, Coordinate, fetch_test_toolchain, kotlin_policy_properties, resolve_jars
+from gradle_repl.project.toolchain import PINNED_KOTLIN_VERSION, Coordinate, kotlin_policy_properties, resolve_jars
+from testtoolchain import fetch_test_toolchain
 
 __all__ = ["Pair", "PAIRS", "run_pair", "as_compilable_kotlin"]
 

@@ -14,14 +14,15 @@ from pathlib import Path
 import pytest
 
 from conftest import PROJECTS, SAMPLE_PROJECT, copy_project
-from gradle_repl import build_inputs, buildlock
-from gradle_repl.build_inputs import Fingerprint
-from gradle_repl.buildtools.gradle import GRADLE
-from gradle_repl.buildtools.maven import MAVEN
-from gradle_repl.cache import EnvironmentCache
+from gradle_repl.project import build_inputs
+from gradle_repl.project import buildlock
+from gradle_repl.project.build_inputs import Fingerprint
+from gradle_repl.project.buildtools.gradle import GRADLE
+from gradle_repl.project.buildtools.maven import MAVEN
+from gradle_repl.project.cache import EnvironmentCache
 from gradle_repl.errors import BuildToolNotFound
-from gradle_repl.freshness import stale_reason
-from gradle_repl.resolve import Resolved, _cache_key, resolve_environment
+from gradle_repl.project.freshness import stale_reason
+from gradle_repl.project.resolve import Resolved, _cache_key, resolve_environment
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from conftest import SAMPLE_PROJECT
-from gradle_repl import classdata
+from gradle_repl.worker import classdata
 from gradle_repl.host.manager import SessionLimits, SessionManager
 from gradle_repl.paths import cache_dir
 

@@ -3,11 +3,11 @@
 import sys
 from pathlib import Path
 
-from gradle_repl.build_inputs import Inputs
-from gradle_repl.cache import EnvironmentCache
-from gradle_repl.compiler_args import relevant_compiler_args
+from gradle_repl.project.build_inputs import Inputs
+from gradle_repl.project.cache import EnvironmentCache
+from gradle_repl.project.compiler_args import relevant_compiler_args
 from gradle_repl.environment import ReplEnvironment
-from gradle_repl.resolve import _resolve_locked
+from gradle_repl.project.resolve import _resolve_locked
 
 
 def test_keeps_language_flags_and_drops_build_plumbing():

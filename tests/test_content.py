@@ -2,7 +2,7 @@
 
 from mcp.types import ImageContent, TextContent
 
-from gradle_repl.content import reply_to_result
+from gradle_repl.front.content import reply_to_result
 from gradle_repl.frames import DisplayFrame, ResultFrame, StreamFrame
 from gradle_repl.host.handle import Reply
 

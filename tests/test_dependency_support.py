@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gradle_repl.dependency_support import REASON_CHARS, why_not_fetched
+from gradle_repl.project.dependency_support import REASON_CHARS, why_not_fetched
 
 ASKED = (
     "Maven could not resolve org.apache.maven.resolver:maven-resolver-api:1.9.22, org.apache.maven.resolver:maven-resolver-spi:1.9.22, "

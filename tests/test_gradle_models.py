@@ -11,9 +11,9 @@ import pytest
 
 from conftest import SyncWorker
 from gradle_repl.environment import ReplEnvironment
-from gradle_repl.plugin_support import with_plugins_at_repl_version
+from gradle_repl.project.plugin_support import with_plugins_at_repl_version
 from gradle_repl.resources import init_script_path
-from gradle_repl.toolchain import MINIMUM_REPL_KOTLIN, PINNED_KOTLIN_VERSION
+from gradle_repl.project.toolchain import MINIMUM_REPL_KOTLIN, PINNED_KOTLIN_VERSION
 from gradlemodels import PAIRS, Pair, PairRun, run_pair
 
 pytestmark = [pytest.mark.jvm, pytest.mark.gradle_models]

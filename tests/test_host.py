@@ -51,9 +51,16 @@ async def run(m: SessionManager, code: str, session: str = "s", **extra: object)
     return result.value.data if result.value is not None else f"{result.error_kind}: {result.message}"
 
 
-async def cancel_after(seconds: float, coroutine: object) -> None:
+async def until_state(m: SessionManager, state: str, session: str = "s") -> None:
+    """Waits until the session is listed in state: an observable fact, not a guess at how long it takes."""
+    while not any(s.session_id == session and s.state == state for s in m.list()):
+        await asyncio.sleep(0.005)
+
+
+async def cancel_when(m: SessionManager, state: str, coroutine: object, session: str = "s") -> None:
+    """Starts the call, cancels it once its session is listed in state, and requires the cancel to end it."""
     task = asyncio.ensure_future(coroutine)  # type: ignore[arg-type]
-    await asyncio.sleep(seconds)
+    await until_state(m, state, session)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
@@ -64,7 +71,7 @@ async def test_a_cancelled_call_never_hands_its_reply_to_the_next_one():
     launcher = FakeLauncher()
     m = manager(launcher)
     assert await run(m, "first") == "first"
-    await cancel_after(0.05, run(m, "sleep 5:A"))
+    await cancel_when(m, "running", run(m, "sleep 5:A"))
     assert await run(m, "B") == "B"
     assert await run(m, "C") == "C"
     assert len(launcher.spawned) == 1, "an honoured cancel keeps the worker"
@@ -74,7 +81,7 @@ async def test_a_cancelled_call_never_hands_its_reply_to_the_next_one():
 async def test_a_cancelled_call_whose_snippet_answers_late_still_reads_its_own_reply():
     """A snippet that ignores the cancel but then finishes: its late reply is read and dropped, not shifted."""
     m = manager(FakeLauncher())
-    await cancel_after(0.05, run(m, "stubborn 0.3:A"))
+    await cancel_when(m, "running", run(m, "stubborn 0.3:A"))
     assert await run(m, "B") == "B"
     await m.close_all()
 
@@ -84,7 +91,7 @@ async def test_a_cancelled_snippet_that_never_answers_costs_the_worker_and_says_
     monkeypatch.setattr(handle, "CANCEL_ANSWER_SECONDS", 0.1)
     launcher = FakeLauncher()
     m = manager(launcher)
-    await cancel_after(0.05, run(m, "hang"))
+    await cancel_when(m, "running", run(m, "hang"))
     reply = await m.run_snippet(session_id="s", project_root="/p", code="B")
     assert reply.result.value is not None and reply.result.value.data == "B"
     assert any("cancelled snippet" in n and "state is lost" in n for n in reply.notices), reply.notices
@@ -138,7 +145,7 @@ async def test_cancelling_during_a_jvm_start_leaves_no_worker():
     """The launch is cut short and its process stopped: nothing unlisted keeps running."""
     launcher = FakeLauncher(start_delay=0.5)
     m = manager(launcher)
-    await cancel_after(0.05, run(m, "1"))
+    await cancel_when(m, "starting", run(m, "1"))
     assert launcher.spawned and launcher.live() == []
     assert m.list() == []
     await m.close_all()
@@ -148,8 +155,7 @@ async def test_closing_a_session_while_its_jvm_starts_stops_that_jvm():
     launcher = FakeLauncher(start_delay=0.3)
     m = manager(launcher)
     call = asyncio.ensure_future(run(m, "1"))
-    await asyncio.sleep(0.05)
-    assert [s.state for s in m.list()] == ["starting"]
+    await until_state(m, "starting")
     assert await m.close("s")
     with pytest.raises(GradleReplError, match="closed while its JVM started"):
         await call
@@ -161,7 +167,7 @@ async def test_closing_a_session_mid_snippet_ends_the_call_with_a_clear_reply():
     launcher = FakeLauncher()
     m = manager(launcher)
     call = asyncio.ensure_future(run(m, "sleep 5:A"))
-    await asyncio.sleep(0.05)
+    await until_state(m, "running")
     assert await m.close("s")
     assert "was closed while this snippet ran" in await call
     assert launcher.live() == []
@@ -235,9 +241,9 @@ async def test_twenty_interleavings_of_cancel_timeout_close_and_reset_keep_every
         session = f"s{rng.randrange(3)}"
         action = rng.choice(["cancel", "cancel-hang", "timeout", "close", "reset", "call"])
         if action == "cancel":
-            await cancel_after(0.02, run(m, "sleep 5:X", session))
+            await cancel_when(m, "running", run(m, "sleep 5:X", session), session)
         elif action == "cancel-hang":
-            await cancel_after(0.02, run(m, "hang", session))
+            await cancel_when(m, "running", run(m, "hang", session), session)
         elif action == "timeout":
             assert (await run(m, "hang", session, timeout_seconds=0.02)).startswith("timeout")
         elif action == "close":
@@ -287,8 +293,7 @@ async def test_the_environments_warnings_reach_the_first_reply_of_each_jvm():
 async def test_describe_waits_for_the_running_snippet_and_names_sessions_it_cannot_describe():
     m = manager(FakeLauncher())
     running = asyncio.ensure_future(run(m, "sleep 0.3:late"))
-    while [s.state for s in m.list()] != ["running"]:
-        await asyncio.sleep(0.005)
+    await until_state(m, "running")
     described = await m.describe("s")  # answered after the snippet, so it is in the description
     assert [d.name for d in described.declarations] == ["sleep 0.3:late"]
     assert await running == "late"

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from gradle_repl.resources import init_script_path
-from gradle_repl.toolchain import PINNED_KOTLIN_VERSION, Coordinate, fetch_test_toolchain, resolve_jars
+from gradle_repl.project.toolchain import PINNED_KOTLIN_VERSION, Coordinate, resolve_jars
+from testtoolchain import fetch_test_toolchain
 from gradlemodels import as_compilable_kotlin
 
 pytestmark = pytest.mark.jvm

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gradle_repl.kotlin_input import is_complete
+from gradle_repl.front.kotlin_input import is_complete
 
 
 @pytest.mark.parametrize(

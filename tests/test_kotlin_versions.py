@@ -10,9 +10,9 @@ import pytest
 
 from conftest import PROJECTS, SAMPLE_PROJECT, SyncWorker, copy_project, running_worker
 from gradle_repl.environment import ReplEnvironment
-from gradle_repl.plugin_support import snippet_class_warnings
-from gradle_repl.resolve import resolve_environment
-from gradle_repl.toolchain import PINNED_KOTLIN_VERSION, Coordinate, resolve_jars
+from gradle_repl.project.plugin_support import snippet_class_warnings
+from gradle_repl.project.resolve import resolve_environment
+from gradle_repl.project.toolchain import PINNED_KOTLIN_VERSION, Coordinate, resolve_jars
 
 pytestmark = pytest.mark.jvm
 

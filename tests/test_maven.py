@@ -14,11 +14,11 @@ import pytest
 
 from conftest import PROJECTS, SAMPLE_PROJECT, SyncWorker, copy_project
 from gradle_repl.errors import BuildFailed, GradleReplError
-from gradle_repl.buildtools.maven import MAVEN, find_module, maven_command, maven_errors
-from gradle_repl.buildtools import maven, maven_extension
-from gradle_repl.buildtools.pom import kotlin_settings
-from gradle_repl.resolve import resolve_environment
-from gradle_repl.toolchain import find_mvn
+from gradle_repl.project.buildtools.maven import MAVEN, find_module, maven_command, maven_errors
+from gradle_repl.project.buildtools import maven, maven_extension
+from gradle_repl.project.buildtools.pom import kotlin_settings
+from gradle_repl.project.resolve import resolve_environment
+from gradle_repl.project.toolchain import find_mvn
 
 MULTI = PROJECTS / "maven-multi"
 

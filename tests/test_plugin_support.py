@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from gradle_repl.environment import ReplEnvironment
-from gradle_repl.plugin_support import with_plugins_at_repl_version
-from gradle_repl.toolchain import PINNED_KOTLIN_VERSION
+from gradle_repl.project.plugin_support import with_plugins_at_repl_version
+from gradle_repl.project.toolchain import PINNED_KOTLIN_VERSION
 
 GRADLE_CACHE = "/home/u/.gradle/caches/modules-2/files-2.1"
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from gradle_repl.errors import BuildFailed
-from gradle_repl.process import plain_text, run_streaming
-from gradle_repl.toolchain import Coordinate, resolve_jars
+from gradle_repl.project.process import plain_text, run_streaming
+from gradle_repl.project.toolchain import Coordinate, resolve_jars
 
 ESC = "\x1b"
 

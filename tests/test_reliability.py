@@ -204,7 +204,7 @@ def test_unknown_tool_gets_an_error_reply(server: RawServer):
 
 def test_java_home_without_libjvm_names_the_path(tmp_path: Path):
     from gradle_repl.errors import WorkerFailed
-    from gradle_repl.resolve import resolve_environment
+    from gradle_repl.project.resolve import resolve_environment
     from gradle_repl.frames import WorkerOptions
     from gradle_repl.host.handle import WorkerHandle
 

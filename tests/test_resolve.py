@@ -12,7 +12,7 @@ import pytest
 
 from conftest import SAMPLE_PROJECT, copy_project
 from gradle_repl.errors import BuildFailed
-from gradle_repl.resolve import resolve_environment
+from gradle_repl.project.resolve import resolve_environment
 
 # What a wrapper prints when it can't download its distribution (offline), stack and all.
 OFFLINE_WRAPPER = "\n".join([

@@ -11,8 +11,8 @@ import pytest
 
 from conftest import PROJECTS, SyncWorker, running_worker
 from gradle_repl.environment import ReplEnvironment
-from gradle_repl.host_jars import is_kotlin_reflect
-from gradle_repl.resolve import resolve_environment
+from gradle_repl.project.host_jars import is_kotlin_reflect
+from gradle_repl.project.resolve import resolve_environment
 
 BOOT = PROJECTS / "maven-spring-boot"
 

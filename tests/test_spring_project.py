@@ -10,9 +10,9 @@ import pytest
 
 from conftest import PROJECTS, SyncWorker
 from gradle_repl.environment import ReplEnvironment
-from gradle_repl.buildtools import pom
-from gradle_repl.resolve import resolve_environment
-from gradle_repl.toolchain import Coordinate, resolve_jars
+from gradle_repl.project.buildtools import pom
+from gradle_repl.project.resolve import resolve_environment
+from gradle_repl.project.toolchain import Coordinate, resolve_jars
 
 SPRING = PROJECTS / "maven-spring"
 CONTEXT = "org.springframework.context.annotation"

@@ -6,7 +6,8 @@ import re
 from pathlib import Path
 
 from conftest import PROJECTS, REPO, SAMPLE_PROJECT
-from gradle_repl.toolchain import PINNED_KOTLIN_VERSION, fetch_test_toolchain
+from gradle_repl.project.toolchain import PINNED_KOTLIN_VERSION
+from testtoolchain import fetch_test_toolchain
 
 
 def test_fetcher_returns_existing_jars_at_the_pinned_version():
@@ -39,7 +40,7 @@ def test_every_build_file_states_the_pinned_kotlin_version():
 
 
 def test_projects_older_than_the_k2_repl_get_the_pinned_repl_and_a_warning():
-    from gradle_repl.toolchain import repl_kotlin_version
+    from gradle_repl.project.toolchain import repl_kotlin_version
 
     assert repl_kotlin_version("2.2.21") == ("2.2.21", None)
     assert repl_kotlin_version("2.2.0-RC") == ("2.2.0-RC", None)
@@ -50,7 +51,7 @@ def test_projects_older_than_the_k2_repl_get_the_pinned_repl_and_a_warning():
 
 def test_the_init_script_holds_no_kotlin_version_policy_of_its_own():
     """The pinned and minimum Kotlin and the REPL host artifacts reach the init script as properties, from Python."""
-    from gradle_repl.toolchain import MINIMUM_REPL_KOTLIN, REPL_HOST_ARTIFACTS, kotlin_policy_properties
+    from gradle_repl.project.toolchain import MINIMUM_REPL_KOTLIN, REPL_HOST_ARTIFACTS, kotlin_policy_properties
 
     script = (REPO / "resources/repl-env.init.gradle.kts").read_text()
     assert PINNED_KOTLIN_VERSION not in script and "listOf(2, 2" not in script

@@ -1,5 +1,5 @@
 import sys
 
-from .cli import main
+from gradle_repl.front.cli import main
 
 sys.exit(main())

@@ -15,13 +15,17 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from .errors import EnvironmentIncomplete
+from gradle_repl.errors import EnvironmentIncomplete
 
-__all__ = ["MARKER", "BuildToolName", "ReplEnvironment", "is_plugin_jar", "marker_prefix", "new_nonce", "parse_markers"]
+__all__ = ["MARKER", "DEPENDS_ON_UNAVAILABLE", "BuildToolChoice", "BuildToolName", "ReplEnvironment", "is_plugin_jar", "marker_prefix", "new_nonce", "parse_markers"]
 
 MARKER = "[gradle-mcp-repl-env]"
+# How every reason that @file:DependsOn can't be used begins, on the project side and in the worker alike.
+DEPENDS_ON_UNAVAILABLE = "@file:DependsOn is unavailable"
 # The build tools in buildtools/ by name; a new one adds its name here.
 BuildToolName = Literal["gradle", "maven"]
+# What a caller may ask for: one of them, or the first that can run.
+BuildToolChoice = Literal["auto", "gradle", "maven"]
 
 _REQUIRED = ("javaExecutable", "javaHome", "kotlinVersion", "replHostClasspath")
 _LIST_KEYS = {
@@ -71,6 +75,9 @@ class ReplEnvironment(BaseModel):
     )
     dependency_resolver_classpath: list[str] = Field(
         default_factory=list, description="Kotlin scripting's Maven resolver for @file:DependsOn; empty when unavailable"
+    )
+    dependency_resolver_unavailable: str | None = Field(
+        default=None, description="why @file:DependsOn can't be used (also one of the warnings); None when it can"
     )
     warnings: list[str] = Field(default_factory=list)
     input_dirs: list[str] = Field(

@@ -12,7 +12,7 @@ from typing import Annotated, Literal, Union
 
 from pydantic import BaseModel, Field, TypeAdapter
 
-from .environment import ReplEnvironment
+from gradle_repl.environment import ReplEnvironment
 
 __all__ = [
     "DEFAULT_HEAP_MB",

@@ -19,9 +19,9 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from ..environment import ReplEnvironment
-from ..errors import WorkerFailed
-from ..frames import (
+from gradle_repl.environment import ReplEnvironment
+from gradle_repl.errors import WorkerFailed
+from gradle_repl.frames import (
     HEAP_WARNING_PREFIX,
     SYSTEM_EXIT_LOG_LINE,
     CancelRequest,
@@ -36,9 +36,9 @@ from ..frames import (
     decode_frame,
     encode,
 )
-from .launcher import SubprocessLauncher, WorkerLauncher, WorkerTransport
-from .logs import tail
-from .shutdown import ShutdownPath, stop_worker
+from gradle_repl.host.launcher import SubprocessLauncher, WorkerLauncher, WorkerTransport
+from gradle_repl.host.logs import tail
+from gradle_repl.stopping import ShutdownPath, stop_worker
 
 __all__ = ["WorkerHandle", "Reply", "OnFrame", "WORKER_START_TIMEOUT_SECONDS", "RESULT_MARGIN_SECONDS"]
 

@@ -16,8 +16,8 @@ from typing import Any, Literal, Protocol
 
 import psutil
 
-from ..environment import ReplEnvironment
-from .logs import new_log_path
+from gradle_repl.environment import ReplEnvironment
+from gradle_repl.host.logs import new_log_path
 
 __all__ = ["WorkerTransport", "WorkerLauncher", "SubprocessLauncher", "SubprocessTransport", "FRAME_READ_LIMIT", "Signal", "WorkerRole"]
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import psutil
 
-from ..paths import log_dir
+from gradle_repl.paths import log_dir
 
 __all__ = ["new_log_path", "tail", "KEPT_WORKER_LOGS"]
 

@@ -20,15 +20,14 @@ from typing import Literal, Protocol
 
 from pydantic import BaseModel, Field
 
-from .. import classdata
-from ..buildtools.base import BuildToolChoice
-from ..environment import ReplEnvironment
-from ..errors import GradleReplError
-from ..frames import SessionDescription, WorkerOptions
-from .handle import OnFrame, Reply, WorkerHandle
-from .libraries import library_annotations, replay_snippet
-from .launcher import SubprocessLauncher, WorkerLauncher, WorkerTransport
-from .shutdown import stop_processes_now
+from gradle_repl.worker import classdata
+from gradle_repl.environment import BuildToolChoice, ReplEnvironment
+from gradle_repl.errors import GradleReplError
+from gradle_repl.frames import SessionDescription, WorkerOptions
+from gradle_repl.host.handle import OnFrame, Reply, WorkerHandle
+from gradle_repl.host.libraries import library_annotations, replay_snippet
+from gradle_repl.host.launcher import SubprocessLauncher, WorkerLauncher, WorkerTransport
+from gradle_repl.stopping import stop_processes_now
 
 __all__ = ["SessionManager", "SessionInfo", "SessionLimits", "MAX_CODE_BYTES", "Resolver", "BuildToolChoice"]
 
@@ -104,12 +103,6 @@ class _Session:
     closed: bool = False
 
 
-def _default_resolver() -> Resolver:
-    from ..resolve import resolve_environment
-
-    return resolve_environment  # type: ignore[return-value]
-
-
 class SessionManager:
     def __init__(
         self,
@@ -117,12 +110,13 @@ class SessionManager:
         limits: SessionLimits | None = None,
         worker_options: WorkerOptions | None = None,
         launcher: WorkerLauncher | None = None,
-        resolver: Resolver | None = None,
+        resolver: Resolver,
     ) -> None:
         self.limits = limits or SessionLimits()
         self.worker_options = worker_options or WorkerOptions()
         self._launcher = launcher or SubprocessLauncher()
-        self._resolver = resolver or _default_resolver()
+        # The project side, passed in by the front end: the host never imports it.
+        self._resolver = resolver
         self._sessions: dict[str, _Session] = {}
         self._evictor: asyncio.Task[None] | None = None
         # Why a session closed without being asked to, told on its next call (state loss is never silent).

@@ -18,9 +18,9 @@ import time
 
 from pydantic import ValidationError
 
-from ..errors import GradleReplError
-from ..frames import SYSTEM_EXIT_LOG_LINE, CancelRequest, DescribeRequest, EvalRequest, ResultFrame, StartRequest, decode_request
-from .channel import FrameChannel
+from gradle_repl.errors import GradleReplError
+from gradle_repl.frames import SYSTEM_EXIT_LOG_LINE, CancelRequest, DescribeRequest, EvalRequest, ResultFrame, StartRequest, decode_request
+from gradle_repl.worker.channel import FrameChannel
 
 _PR_SET_PDEATHSIG = 1
 # Set to 1 to leave PDEATHSIG off, so tests can prove the lifeline alone suffices.
@@ -32,7 +32,7 @@ EXIT_GRACE_SECONDS = 30.0
 
 
 def _exiting() -> bool:
-    from .jvm import jvm_is_exiting  # JPype is loaded only after a valid start request
+    from gradle_repl.worker.jvm import jvm_is_exiting  # JPype is loaded only after a valid start request
 
     try:
         return jvm_is_exiting()
@@ -97,7 +97,7 @@ def main() -> None:
         if not isinstance(start, StartRequest):
             raise GradleReplError("the first request to a worker must be 'start'")
         channel.frame_limit = start.frame_limit_bytes
-        from .session import ReplSession  # JPype loads only once the request is known to be valid
+        from gradle_repl.worker.session import ReplSession  # JPype loads only once the request is known to be valid
 
         session, ready = ReplSession.start(start)
     except (GradleReplError, ValidationError) as error:

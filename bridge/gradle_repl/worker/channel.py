@@ -18,9 +18,9 @@ from typing import BinaryIO
 
 from pydantic import BaseModel
 
-from ..frames import DEFAULT_FRAME_LIMIT_BYTES, ResultFrame, encode
-from .logsink import LogSink
-from .safety import safe_frame
+from gradle_repl.frames import DEFAULT_FRAME_LIMIT_BYTES, ResultFrame, encode
+from gradle_repl.worker.logsink import LogSink
+from gradle_repl.worker.safety import safe_frame
 
 __all__ = ["FrameChannel"]
 

@@ -17,9 +17,9 @@ from typing import Any
 
 import jpype
 
-from ..frames import Declaration, SessionDescription
-from .kotlin_types import kotlin_type_name, property_accessors
-from .safety import jstr
+from gradle_repl.frames import Declaration, SessionDescription
+from gradle_repl.worker.kotlin_types import kotlin_type_name, property_accessors
+from gradle_repl.worker.safety import jstr
 
 __all__ = ["Declarations", "VALUE_LIMIT_CHARS"]
 

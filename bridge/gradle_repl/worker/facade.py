@@ -13,9 +13,9 @@ from pathlib import Path
 
 import jpype
 
-from ..errors import WorkerFailed
-from ..paths import cache_dir
-from ..resources import jvm_worker_dependency_sources, jvm_worker_sources
+from gradle_repl.errors import WorkerFailed
+from gradle_repl.paths import cache_dir
+from gradle_repl.resources import jvm_worker_dependency_sources, jvm_worker_sources
 
 __all__ = ["facade_jar_path", "build_facade", "build_dependency_addon"]
 

@@ -18,8 +18,8 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from .kotlin_types import property_accessors
-from .report import ThrowableInfo
+from gradle_repl.worker.kotlin_types import property_accessors
+from gradle_repl.worker.report import ThrowableInfo
 
 __all__ = ["FailedSnippet", "FailedUse", "explain_use_of_failed", "snippet_file"]
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import _jpype
 import jpype
 
-from ..classdata import jdk_feature
-from ..errors import JvmNotFound
-from ..paths import log_dir
+from gradle_repl.worker.classdata import jdk_feature
+from gradle_repl.errors import JvmNotFound
+from gradle_repl.paths import log_dir
 
 __all__ = ["find_libjvm", "start_jvm", "jvm_is_exiting"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import jpype
 
-from ..frames import HEAP_WARNING_PREFIX
+from gradle_repl.frames import HEAP_WARNING_PREFIX
 
 __all__ = ["HeapWatch", "WARN_FRACTION"]
 

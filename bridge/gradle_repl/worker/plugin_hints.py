@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ..environment import ReplEnvironment
+from gradle_repl.environment import ReplEnvironment
 
 __all__ = ["serialization_hint", "with_hint"]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from ..frames import DisplayFrame, ResultFrame, StreamFrame
+from gradle_repl.frames import DisplayFrame, ResultFrame, StreamFrame
 
 __all__ = ["sanitize_text", "jstr", "cap_text", "safe_frame", "MAX_WARNINGS"]
 

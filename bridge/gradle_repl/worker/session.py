@@ -14,19 +14,19 @@ from typing import Any
 
 import jpype
 
-from ..dependency_support import DEPENDS_ON_UNAVAILABLE
-from ..frames import DescribeRequest, DisplayFrame, EvalRequest, ReadyFrame, ResultFrame, StartRequest, StreamFrame
-from ..errors import WorkerFailed
-from .. import classdata
-from .declarations import Declarations
-from .failed_uses import FailedSnippet, FailedUse, explain_use_of_failed
-from .facade import build_dependency_addon, build_facade
-from .jvm import start_jvm
-from .kotlin_types import kotlin_type_name
-from .memory import HeapWatch
-from .plugin_hints import serialization_hint, with_hint
-from .safety import cap_text, jstr
-from .report import Diagnostic, StackFrame, ThrowableInfo, format_diagnostic, format_throwable
+from gradle_repl.frames import DescribeRequest, DisplayFrame, EvalRequest, ReadyFrame, ResultFrame, StartRequest, StreamFrame
+from gradle_repl.errors import WorkerFailed
+from gradle_repl.environment import DEPENDS_ON_UNAVAILABLE
+from gradle_repl.worker import classdata
+from gradle_repl.worker.declarations import Declarations
+from gradle_repl.worker.failed_uses import FailedSnippet, FailedUse, explain_use_of_failed
+from gradle_repl.worker.facade import build_dependency_addon, build_facade
+from gradle_repl.worker.jvm import start_jvm
+from gradle_repl.worker.kotlin_types import kotlin_type_name
+from gradle_repl.worker.memory import HeapWatch
+from gradle_repl.worker.plugin_hints import serialization_hint, with_hint
+from gradle_repl.worker.safety import cap_text, jstr
+from gradle_repl.worker.report import Diagnostic, StackFrame, ThrowableInfo, format_diagnostic, format_throwable
 
 __all__ = ["ReplSession"]
 
@@ -131,7 +131,7 @@ class ReplSession:
         )
         facade, compiled = build_facade(env.kotlin_version, env.repl_host_classpath)
         # Why @file:DependsOn can't be used in this session; None when it can.
-        libraries_unavailable = next((w for w in env.warnings if w.startswith(DEPENDS_ON_UNAVAILABLE)), DEPENDS_ON_UNAVAILABLE)
+        libraries_unavailable = env.dependency_resolver_unavailable or DEPENDS_ON_UNAVAILABLE
         addon: Path | None = None
         if env.dependency_resolver_classpath:
             try:

@@ -6,11 +6,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from .buildtools.pom import PLUGINS
-from .environment import ReplEnvironment, is_plugin_jar
-from .errors import GradleReplError
-from .process import ProgressCallback
-from .toolchain import Coordinate, kotlin_version_tuple, repl_kotlin_version, resolve_jars
+from gradle_repl.project.buildtools.pom import PLUGINS
+from gradle_repl.environment import ReplEnvironment, is_plugin_jar
+from gradle_repl.errors import GradleReplError
+from gradle_repl.project.process import ProgressCallback
+from gradle_repl.project.toolchain import Coordinate, kotlin_version_tuple, repl_kotlin_version, resolve_jars
 
 __all__ = ["snippet_class_warnings", "with_plugins_at_repl_version"]
 

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from xml.sax.saxutils import escape
 
-from .errors import BuildFailed, BuildToolNotFound
-from .paths import cache_dir
-from .process import ProgressCallback, run_streaming
+from gradle_repl.errors import BuildFailed, BuildToolNotFound
+from gradle_repl.paths import cache_dir
+from gradle_repl.project.process import ProgressCallback, run_streaming
 
 __all__ = [
     "PINNED_KOTLIN_VERSION",
@@ -25,7 +25,6 @@ __all__ = [
     "Coordinate",
     "ResolvedJars",
     "resolve_jars",
-    "fetch_test_toolchain",
     "find_mvn",
     "repl_kotlin_version",
     "kotlin_version_tuple",
@@ -192,37 +191,3 @@ def dependency_resolver_coordinates(kotlin_version: str) -> list[Coordinate]:
         Coordinate("org.slf4j", "slf4j-nop", SLF4J_VERSION),
         *(Coordinate("org.jetbrains.kotlin", artifact, kotlin_version) for artifact in DEPENDENCY_RESOLVER_ARTIFACTS),
     ]
-
-
-@dataclass(frozen=True)
-class TestToolchain:
-    kotlin_version: str
-    repl_host: list[str]
-    serialization_plugin: str
-    serialization_runtime: list[str]
-
-
-def fetch_test_toolchain(
-    kotlin_version: str = PINNED_KOTLIN_VERSION, *, on_progress: ProgressCallback | None = None
-) -> TestToolchain:
-    """The jars a Gradle build would resolve for the REPL at kotlin_version, through Maven."""
-    jars = resolve_jars(
-        {
-            "host": repl_host_coordinates(kotlin_version),
-            "plugin": [
-                Coordinate(
-                    "org.jetbrains.kotlin", "kotlin-serialization-compiler-plugin-embeddable", kotlin_version, False
-                )
-            ],
-            "runtime": [
-                Coordinate("org.jetbrains.kotlinx", "kotlinx-serialization-json", KOTLINX_SERIALIZATION_VERSION)
-            ],
-        },
-        on_progress=on_progress,
-    )
-    return TestToolchain(
-        kotlin_version=kotlin_version,
-        repl_host=jars.by_request["host"],
-        serialization_plugin=jars.by_request["plugin"][0],
-        serialization_runtime=jars.by_request["runtime"],
-    )

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from .base import BuildTool, BuildToolChoice, BuildToolName
-from .gradle import GRADLE
-from .maven import MAVEN
+from gradle_repl.project.buildtools.base import BuildTool, BuildToolChoice, BuildToolName
+from gradle_repl.project.buildtools.gradle import GRADLE
+from gradle_repl.project.buildtools.maven import MAVEN
 
 __all__ = ["BUILD_TOOLS", "BuildTool", "BuildToolChoice", "BuildToolName", "build_tool"]
 

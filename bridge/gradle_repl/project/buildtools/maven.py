@@ -11,14 +11,14 @@ import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from ..build_inputs import Inputs
-from ..environment import ReplEnvironment
-from ..errors import BuildFailed, BuildToolNotFound, GradleReplError
-from ..process import ProgressCallback, failure_text, run_streaming
-from ..toolchain import Coordinate, find_mvn, repl_host_coordinates, repl_kotlin_version, resolve_jars
-from . import pom
-from .base import BuildToolName
-from .maven_extension import ExtensionUnavailable, extension_arguments, extension_hash, extension_jar
+from gradle_repl.project.build_inputs import Inputs
+from gradle_repl.environment import ReplEnvironment
+from gradle_repl.errors import BuildFailed, BuildToolNotFound, GradleReplError
+from gradle_repl.project.process import ProgressCallback, failure_text, run_streaming
+from gradle_repl.project.toolchain import Coordinate, find_mvn, repl_host_coordinates, repl_kotlin_version, resolve_jars
+from gradle_repl.project.buildtools import pom
+from gradle_repl.project.buildtools.base import BuildToolName
+from gradle_repl.project.buildtools.maven_extension import ExtensionUnavailable, extension_arguments, extension_hash, extension_jar
 
 __all__ = ["MAVEN", "MavenBuild", "resolve_maven_environment", "find_module", "maven_errors", "MAVEN_TIMEOUT_SECONDS"]
 

@@ -9,13 +9,11 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterable
-from typing import Literal
+from typing import Literal, Protocol
 
 import psutil
 
-from .launcher import WorkerTransport
-
-__all__ = ["ShutdownPath", "stop_worker", "stop_processes_now", "STOP_GRACE_SECONDS"]
+__all__ = ["ShutdownPath", "Stoppable", "stop_worker", "stop_processes_now", "STOP_GRACE_SECONDS"]
 
 # How long each step of the ladder waits for the process to exit before the next, stronger one.
 STOP_GRACE_SECONDS = 2.0
@@ -23,7 +21,20 @@ STOP_GRACE_SECONDS = 2.0
 ShutdownPath = Literal["exited", "terminated", "killed"]
 
 
-async def stop_worker(transport: WorkerTransport) -> ShutdownPath:
+class Stoppable(Protocol):
+    """What the ladder needs of a worker process (host.launcher.WorkerTransport is one)."""
+
+    @property
+    def returncode(self) -> int | None: ...
+
+    def close_input(self) -> None: ...
+
+    def send_signal(self, how: Literal["terminate", "kill"]) -> None: ...
+
+    async def wait(self) -> int: ...
+
+
+async def stop_worker(transport: Stoppable) -> ShutdownPath:
     """Stops a worker in escalating steps and says which one ended it."""
     if transport.returncode is not None:
         return "exited"

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from mcp import Client, StdioServerParameters
 
-from .paths import data_dir
-from .resources import sample_project_source
+from gradle_repl.paths import data_dir
+from gradle_repl.resources import sample_project_source
 
 __all__ = ["run_demo", "SNIPPETS", "sample_project"]
 

@@ -11,9 +11,9 @@ import hashlib
 import os
 from pathlib import Path
 
-from ..errors import BuildToolNotFound
-from ..paths import cache_dir
-from . import BUILD_TOOLS, BuildTool, BuildToolChoice, build_tool
+from gradle_repl.errors import BuildToolNotFound
+from gradle_repl.paths import cache_dir
+from gradle_repl.project.buildtools import BUILD_TOOLS, BuildTool, BuildToolChoice, build_tool
 
 __all__ = ["candidates", "remember"]
 

@@ -19,8 +19,8 @@ import time
 from collections import OrderedDict
 from pathlib import Path
 
-from .build_inputs import is_ignored
-from .paths import cache_dir
+from gradle_repl.project.build_inputs import is_ignored
+from gradle_repl.paths import cache_dir
 
 __all__ = ["ChangeWatcher", "watcher_for", "close_all_watchers"]
 

@@ -7,13 +7,13 @@ import asyncio
 import sys
 from collections.abc import Callable, Sequence
 
-from .buildtools import BUILD_TOOLS
-from .content import reply_to_result
-from .errors import GradleReplError
-from .frames import DEFAULT_HEAP_MB, WorkerOptions
-from .host.manager import SessionLimits, SessionManager
-from .process import BuildLine
-from .resolve import resolve_environment
+from gradle_repl.project.buildtools import BUILD_TOOLS
+from gradle_repl.front.content import reply_to_result
+from gradle_repl.errors import GradleReplError
+from gradle_repl.frames import DEFAULT_HEAP_MB, WorkerOptions
+from gradle_repl.host.manager import SessionLimits, SessionManager
+from gradle_repl.project.process import BuildLine
+from gradle_repl.project.resolve import resolve_environment
 
 __all__ = ["main"]
 
@@ -112,6 +112,7 @@ def _resolve(args: argparse.Namespace) -> int:
 
 async def _eval(args: argparse.Namespace) -> int:
     manager = SessionManager(
+        resolver=resolve_environment,
         # One-shot: no spare JVM and no archive training, which would only be killed at exit.
         limits=SessionLimits(default_timeout_seconds=args.timeout, spare_worker=False, train_class_data=False),
         worker_options=_worker_options(args),
@@ -140,9 +141,9 @@ async def _eval(args: argparse.Namespace) -> int:
 
 
 async def _repl(args: argparse.Namespace) -> int:
-    from .terminal import TerminalOptions, run_terminal  # prompt_toolkit only when a person asks for it
+    from gradle_repl.front.terminal import TerminalOptions, run_terminal  # prompt_toolkit only when a person asks for it
 
-    manager = SessionManager(limits=SessionLimits(spare_worker=False), worker_options=_worker_options(args))
+    manager = SessionManager(limits=SessionLimits(spare_worker=False), worker_options=_worker_options(args), resolver=resolve_environment)
     options = TerminalOptions(
         project_root=args.project_root, project_path=args.project, source_set=args.source_set,
         build_tool=args.build_tool, timeout_seconds=args.timeout,
@@ -154,7 +155,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         if args.command == "serve":
-            from .server import serve
+            from gradle_repl.front.server import serve
 
             serve(
                 limits=SessionLimits(
@@ -172,7 +173,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return asyncio.run(_eval(args))
         if args.command == "repl":
             return asyncio.run(_repl(args))
-        from .demo import run_demo
+        from gradle_repl.front.demo import run_demo
 
         return asyncio.run(run_demo())
     except GradleReplError as error:

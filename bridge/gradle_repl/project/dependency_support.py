@@ -9,15 +9,14 @@ from __future__ import annotations
 
 import re
 
-from .environment import ReplEnvironment
-from .errors import GradleReplError
-from .process import ProgressCallback, plain_text
-from .toolchain import dependency_resolver_coordinates, resolve_jars
+from gradle_repl.environment import DEPENDS_ON_UNAVAILABLE, ReplEnvironment
+from gradle_repl.errors import GradleReplError
+from gradle_repl.project.process import ProgressCallback, plain_text
+from gradle_repl.project.toolchain import dependency_resolver_coordinates, resolve_jars
 
-__all__ = ["DEPENDS_ON_UNAVAILABLE", "with_dependency_resolver", "why_not_fetched"]
+__all__ = ["with_dependency_resolver", "why_not_fetched"]
 
 # How a warning saying why a session can't add libraries begins; the worker repeats it to a snippet that asks.
-DEPENDS_ON_UNAVAILABLE = "@file:DependsOn is unavailable"
 # The warning is repeated in each session's first reply: a reason past this length is cut, saying how much.
 REASON_CHARS = 300
 # A Maven artifact as its error lines name it: group:artifact:type[:classifier]:version.
@@ -31,10 +30,12 @@ def with_dependency_resolver(environment: ReplEnvironment, on_progress: Progress
     try:
         jars = resolve_jars({"resolver": dependency_resolver_coordinates(environment.kotlin_version)}, on_progress=on_progress)
     except GradleReplError as error:
-        environment.warnings.append(
+        reason = (
             f"{DEPENDS_ON_UNAVAILABLE}: Kotlin scripting's Maven resolver for Kotlin {environment.kotlin_version} "
             f"could not be fetched ({why_not_fetched(str(error))})"
         )
+        environment.dependency_resolver_unavailable = reason
+        environment.warnings.append(reason)
         return
     environment.dependency_resolver_classpath = jars.by_request["resolver"]
 

@@ -16,9 +16,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
-from .build_inputs import Fingerprint
-from .environment import ReplEnvironment
-from .paths import cache_dir
+from gradle_repl.project.build_inputs import Fingerprint
+from gradle_repl.environment import ReplEnvironment
+from gradle_repl.paths import cache_dir
 
 __all__ = ["CacheKey", "CacheEntry", "EnvironmentCache"]
 

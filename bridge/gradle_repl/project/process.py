@@ -1,6 +1,6 @@
 """Runs a build tool as a child process: output streamed line by line, a deadline, no escape.
 
-Every build runs under gradle_repl.buildguard, which ends the build's process tree when the server
+Every build runs under gradle_repl.project.buildguard, which ends the build's process tree when the server
 lets go of it or dies; running builds are also tracked here so an orderly exit (stdin EOF, SIGTERM)
 stops them at once instead of waiting for them.
 
@@ -14,21 +14,21 @@ import re
 import subprocess
 import sys
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import psutil
 
-from .errors import BuildFailed
-from .host.shutdown import stop_processes_now
+from gradle_repl.errors import BuildFailed
+from gradle_repl.progress import ProgressCallback
+from gradle_repl.stopping import stop_processes_now
 
 __all__ = [
     "BuildLine", "ProcessOutcome", "run_streaming", "ProgressCallback", "join_capped", "failure_text", "stop_all_builds",
     "refuse_new_builds", "ERROR_LINES", "plain_text",
 ]
 
-ProgressCallback = Callable[[str], None]
 
 
 class BuildLine(str):
@@ -81,7 +81,7 @@ def run_streaming(
     if _REFUSING.is_set():
         raise BuildFailed("the server is shutting down; no new build was started")
     process = subprocess.Popen(
-        [sys.executable, "-m", "gradle_repl.buildguard", *command],
+        [sys.executable, "-m", "gradle_repl.project.buildguard", *command],
         cwd=cwd,
         # The guard's lifeline: held open until the build is done, closed (by the OS if need be) when we go.
         stdin=subprocess.PIPE,

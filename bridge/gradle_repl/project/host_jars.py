@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from .environment import ReplEnvironment
+from gradle_repl.environment import ReplEnvironment
 
 __all__ = ["with_project_kotlin_reflect", "is_kotlin_reflect"]
 

@@ -23,12 +23,13 @@ from prompt_toolkit import PromptSession
 from prompt_toolkit.history import FileHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
-from .errors import GradleReplError
-from .frames import DisplayFrame, ResultFrame, StreamFrame
-from .host.handle import Reply
-from .host.manager import BuildToolChoice, SessionLimits, SessionManager
-from .kotlin_input import is_complete
-from .paths import data_dir
+from gradle_repl.errors import GradleReplError
+from gradle_repl.frames import DisplayFrame, ResultFrame, StreamFrame
+from gradle_repl.host.handle import Reply
+from gradle_repl.host.manager import BuildToolChoice, SessionLimits, SessionManager
+from gradle_repl.front.kotlin_input import is_complete
+from gradle_repl.paths import data_dir
+from gradle_repl.project.resolve import resolve_environment
 
 __all__ = ["TerminalOptions", "run_terminal", "HELP"]
 
@@ -180,7 +181,7 @@ def _on_sigint(loop: asyncio.AbstractEventLoop, action: object) -> bool:
 
 async def run_terminal(options: TerminalOptions, manager: SessionManager | None = None, out: TextIO = sys.stdout) -> int:
     """The prompt loop; returns the exit code."""
-    manager = manager or SessionManager(limits=SessionLimits(spare_worker=False))
+    manager = manager or SessionManager(limits=SessionLimits(spare_worker=False), resolver=resolve_environment)
     printer = _Printer(out)
     history = data_dir() / "repl-history"
     history.parent.mkdir(parents=True, exist_ok=True)

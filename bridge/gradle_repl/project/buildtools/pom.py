@@ -10,8 +10,8 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import BuildFailed
-from ..toolchain import PINNED_KOTLIN_VERSION
+from gradle_repl.errors import BuildFailed
+from gradle_repl.project.toolchain import PINNED_KOTLIN_VERSION
 
 __all__ = ["KotlinSettings", "PLUGINS", "parse", "modules", "parent_poms", "artifact_id", "effective_project",
            "kotlin_settings", "output_dirs", "repositories", "source_dirs"]

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from mcp.types import CallToolResult, ImageContent, TextContent
 
-from .frames import DisplayFrame, ResultFrame, StreamFrame
-from .host.handle import Reply
+from gradle_repl.frames import DisplayFrame, ResultFrame, StreamFrame
+from gradle_repl.host.handle import Reply
 
 __all__ = ["reply_to_result", "error_result", "text_result"]
 

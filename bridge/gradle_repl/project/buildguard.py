@@ -1,4 +1,4 @@
-"""`python -m gradle_repl.buildguard COMMAND...`: runs a build that cannot outlive its server.
+"""`python -m gradle_repl.project.buildguard COMMAND...`: runs a build that cannot outlive its server.
 
 The server holds the guard's stdin open for as long as it wants the build. When that pipe reaches
 end of file — the server closed it, or died, even by kill -9, on any platform — the guard ends the
@@ -14,7 +14,7 @@ import threading
 
 import psutil
 
-from .host.shutdown import stop_processes_now
+from gradle_repl.stopping import stop_processes_now
 
 __all__ = ["main", "GUARD_EXIT_STOPPED"]
 
@@ -24,7 +24,7 @@ GUARD_EXIT_STOPPED = 143
 
 def main(argv: list[str]) -> int:
     if not argv:
-        print("usage: python -m gradle_repl.buildguard COMMAND [ARG...]", file=sys.stderr)
+        print("usage: python -m gradle_repl.project.buildguard COMMAND [ARG...]", file=sys.stderr)
         return 2
     child = subprocess.Popen(argv, stdin=subprocess.DEVNULL)
     guarded = psutil.Process(child.pid)

@@ -17,9 +17,9 @@ from pathlib import Path
 
 from filelock import FileLock, Timeout
 
-from .errors import BuildFailed
-from .paths import cache_dir
-from .process import ProgressCallback
+from gradle_repl.errors import BuildFailed
+from gradle_repl.paths import cache_dir
+from gradle_repl.progress import ProgressCallback
 
 __all__ = ["project_lock", "build_slot", "BUILD_LOCK_TIMEOUT_SECONDS"]
 

@@ -13,9 +13,9 @@ import os
 import threading
 from pathlib import Path
 
-from .cache import CacheEntry
-from .environment import ReplEnvironment
-from .watch import ChangeWatcher, watcher_for
+from gradle_repl.project.cache import CacheEntry
+from gradle_repl.environment import ReplEnvironment
+from gradle_repl.project.watch import ChangeWatcher, watcher_for
 
 __all__ = ["WatchMark", "observe", "stale_reason", "remember_unchanged"]
 

@@ -12,19 +12,19 @@ from functools import cache
 from importlib import metadata
 from pathlib import Path
 
-from .build_inputs import Fingerprint, Inputs
-from .buildtools import BuildTool, BuildToolChoice
-from .buildtools.choice import candidates, remember
-from .buildlock import build_slot, project_lock
-from .cache import CacheKey, EnvironmentCache
-from .compiler_args import relevant_compiler_args
-from .environment import ReplEnvironment
-from .errors import BuildFailed, BuildToolNotFound, GradleReplError
-from .dependency_support import with_dependency_resolver
-from .host_jars import with_project_kotlin_reflect
-from .freshness import observe, remember_unchanged, stale_reason
-from .plugin_support import snippet_class_warnings, with_plugins_at_repl_version
-from .process import ProgressCallback
+from gradle_repl.project.build_inputs import Fingerprint, Inputs
+from gradle_repl.project.buildtools import BuildTool, BuildToolChoice
+from gradle_repl.project.buildtools.choice import candidates, remember
+from gradle_repl.project.buildlock import build_slot, project_lock
+from gradle_repl.project.cache import CacheKey, EnvironmentCache
+from gradle_repl.project.compiler_args import relevant_compiler_args
+from gradle_repl.environment import ReplEnvironment
+from gradle_repl.errors import BuildFailed, BuildToolNotFound, GradleReplError
+from gradle_repl.project.dependency_support import with_dependency_resolver
+from gradle_repl.project.host_jars import with_project_kotlin_reflect
+from gradle_repl.project.freshness import observe, remember_unchanged, stale_reason
+from gradle_repl.project.plugin_support import snippet_class_warnings, with_plugins_at_repl_version
+from gradle_repl.project.process import ProgressCallback
 
 __all__ = ["BuildToolChoice", "Resolved", "resolve_environment"]
 
@@ -115,7 +115,8 @@ def _resolver_code_hash() -> str:
     except metadata.PackageNotFoundError:  # run from a source tree without installing
         version = "source"
     digest = hashlib.sha256(version.encode())
-    modules = [*(_PACKAGE / "buildtools").glob("*.py"), *(_PACKAGE / n for n in ("environment.py", "compiler_args.py", "dependency_support.py", "host_jars.py", "plugin_support.py", "toolchain.py"))]
+    # Every module of the project side and the model it fills: any of them can change what a resolve reports.
+    modules = [*_PACKAGE.rglob("*.py"), _PACKAGE.parent / "environment.py"]
     for path in sorted(modules):
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]

@@ -8,16 +8,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Protocol
 
-from ..environment import BuildToolName
+from gradle_repl.environment import BuildToolChoice, BuildToolName
 
 if TYPE_CHECKING:
-    from ..build_inputs import Inputs
-    from ..environment import ReplEnvironment
-    from ..process import ProgressCallback
+    from gradle_repl.project.build_inputs import Inputs
+    from gradle_repl.environment import ReplEnvironment
+    from gradle_repl.project.process import ProgressCallback
 
 __all__ = ["BuildTool", "BuildToolChoice", "BuildToolName"]
 
-BuildToolChoice = Literal["auto", "gradle", "maven"]
 
 
 class BuildTool(Protocol):

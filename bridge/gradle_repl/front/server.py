@@ -17,11 +17,12 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
-from .content import error_result, reply_to_result, text_result
-from .errors import GradleReplError
-from .frames import DisplayFrame, StreamFrame, WorkerOptions
-from .host.manager import BuildToolChoice, SessionLimits, SessionManager
-from .process import refuse_new_builds, stop_all_builds
+from gradle_repl.front.content import error_result, reply_to_result, text_result
+from gradle_repl.errors import GradleReplError
+from gradle_repl.frames import DisplayFrame, StreamFrame, WorkerOptions
+from gradle_repl.host.manager import BuildToolChoice, SessionLimits, SessionManager
+from gradle_repl.project.process import refuse_new_builds, stop_all_builds
+from gradle_repl.project.resolve import resolve_environment
 
 __all__ = ["build_server", "serve"]
 
@@ -223,7 +224,7 @@ def _end_builds() -> None:
 
 def serve(*, limits: SessionLimits, worker_options: WorkerOptions) -> None:
     """Runs the server on stdio until stdin closes or SIGTERM; workers never outlive it."""
-    manager = SessionManager(limits=limits, worker_options=worker_options)
+    manager = SessionManager(limits=limits, worker_options=worker_options, resolver=resolve_environment)
     # Last resort for exits that skip the lifespan's cleanup; workers also die with their parent.
     atexit.register(manager.kill_all_now)
     atexit.register(_end_builds)

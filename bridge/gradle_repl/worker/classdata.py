@@ -16,7 +16,7 @@ import re
 import time
 from pathlib import Path
 
-from .paths import cache_dir
+from gradle_repl.paths import cache_dir
 
 __all__ = [
     "MIN_JDK_FEATURE",
