@@ -153,6 +153,31 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     return max(1, min(cores, int(memory_gib // 3)))
 
 
+# The only skips a machine may have: a Gradle 7.6+ launcher can't be installed everywhere (README, Testing). Any
+# other skip means the machine lacks something the README's setup names (tmux, a JDK tool): the run fails.
+ALLOWED_SKIP_REASONS = ("no Gradle:",)
+_required_but_skipped: list[str] = []
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if not report.skipped or getattr(report, "wasxfail", None) is not None:
+        return
+    reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+    if not reason.removeprefix("Skipped: ").startswith(ALLOWED_SKIP_REASONS):
+        _required_but_skipped.append(f"{report.nodeid}: {reason}")
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """An xdist worker hands its ledger to the controller; the controller fails a run in which a test that every
+    machine must run was skipped."""
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:
+        workeroutput["reliability_ledger"] = _own_ledger()
+        return
+    if _required_but_skipped and session.exitstatus == 0:
+        session.exitstatus = 1
+
+
 LEDGER_FIELDS = ("faults_tried", "faults_survived", "bad_inputs_tried", "data_lost")
 # What the reliability suite tried, summed over this process and (under pytest-xdist) every worker.
 _ledger_totals = dict.fromkeys(LEDGER_FIELDS, 0)
@@ -163,13 +188,6 @@ def _own_ledger() -> dict[str, int]:
     return {field: getattr(module.Ledger, field) for field in LEDGER_FIELDS} if module else dict.fromkeys(LEDGER_FIELDS, 0)
 
 
-def pytest_sessionfinish(session: pytest.Session) -> None:
-    """An xdist worker hands its ledger to the controller, which prints the summary."""
-    workeroutput = getattr(session.config, "workeroutput", None)
-    if workeroutput is not None:
-        workeroutput["reliability_ledger"] = _own_ledger()
-
-
 @pytest.hookimpl(optionalhook=True)
 def pytest_testnodedown(node, error) -> None:  # noqa: ANN001 - xdist hook
     for field, count in getattr(node, "workeroutput", {}).get("reliability_ledger", {}).items():
@@ -177,7 +195,10 @@ def pytest_testnodedown(node, error) -> None:  # noqa: ANN001 - xdist hook
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # noqa: ANN001 - pytest hook
-    """After a run that included the reliability suite, print what it tried."""
+    """Names every test that was skipped though it must run everywhere; after a run that included the reliability
+    suite, prints what it tried."""
+    for skipped in _required_but_skipped:
+        terminalreporter.write_line(f"REQUIRED TEST SKIPPED (install what it needs; see the README): {skipped}", red=True)
     ledger = {field: _ledger_totals[field] + count for field, count in _own_ledger().items()}
     if not (ledger["faults_tried"] or ledger["bad_inputs_tried"]):
         return

@@ -138,10 +138,8 @@ def wait_for(condition: Callable[[], bool], seconds: float = 120.0) -> None:
 
 
 def rss_bytes(pid: int) -> int:
-    try:
-        return psutil.Process(pid).memory_info().rss
-    except psutil.Error:
-        return 0
+    """Resident memory of a live process; a process that is gone is an error, never a small number."""
+    return psutil.Process(pid).memory_info().rss
 
 
 def listening_sockets(pid: int) -> list[str]:

@@ -17,7 +17,9 @@ from conftest import PROJECTS, SAMPLE_PROJECT, copy_project
 from gradle_repl.project import build_inputs
 from gradle_repl.project import buildlock
 from gradle_repl.project.build_inputs import Fingerprint
+from gradle_repl.project.buildtools import gradle as gradle_tool
 from gradle_repl.project.buildtools.gradle import GRADLE
+from gradle_repl.resources import init_script_path
 from gradle_repl.project.buildtools.maven import MAVEN
 from gradle_repl.project.cache import EnvironmentCache
 from gradle_repl.errors import BuildToolNotFound
@@ -196,6 +198,16 @@ def test_the_key_names_the_resolver_the_init_script_the_maven_extension_and_the_
     project = copy_project(SAMPLE_PROJECT, tmp_path / "sample")
     gradle = _cache_key(project, GRADLE, ":", "main").facts
     assert gradle["resolver"] and gradle["init script"] and "GRADLE_USER_HOME" in gradle
+    # A changed init script reports differently: a new key, so no environment it reported earlier is reused.
+    edited = tmp_path / "repl-env.init.gradle.kts"
+    edited.write_text(init_script_path().read_text() + "\n// changed\n")
+    monkeypatch.setattr(gradle_tool, "init_script_path", lambda: edited)
+    gradle_tool._init_script_hash.cache_clear()  # read once per process: the shipped script doesn't change under it
+    try:
+        assert _cache_key(project, GRADLE, ":", "main").facts["init script"] != gradle["init script"]
+    finally:
+        monkeypatch.undo()
+        gradle_tool._init_script_hash.cache_clear()
     before = _cache_key(project, MAVEN, ":", "main")
     assert before.facts["maven extension"]
     monkeypatch.setenv("JAVA_HOME", "/opt/another-jdk")

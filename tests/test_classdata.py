@@ -14,6 +14,7 @@ from conftest import SAMPLE_PROJECT
 from gradle_repl.worker import classdata
 from gradle_repl.host.manager import SessionLimits, SessionManager
 from gradle_repl.paths import cache_dir
+from gradle_repl.project.resolve import resolve_environment
 
 
 def _jdk(tmp_path: Path, version: str) -> str:
@@ -73,10 +74,15 @@ def first_use(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 @pytest.mark.jvm
 def test_on_a_new_machine_the_facade_compiles_a_trainer_writes_the_archive_later_workers_map_it_and_a_damaged_one_only_costs_speed(
-    first_use: Path,
+    first_use: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 ):
+    # The JVMs themselves say where each class came from: every JVM reads JAVA_TOOL_OPTIONS, JPype's too.
+    class_loads = tmp_path / "class-load"
+    class_loads.mkdir()
+    monkeypatch.setenv("JAVA_TOOL_OPTIONS", f"-Xlog:class+load=info:file={class_loads}/%p.log")
+
     async def scenario() -> None:
-        manager = SessionManager(limits=SessionLimits(spare_worker=False, max_sessions=4))
+        manager = SessionManager(limits=SessionLimits(spare_worker=False, max_sessions=4), resolver=resolve_environment)
         try:
             async def run(session: str, code: str) -> str:
                 reply = await manager.run_snippet(session_id=session, project_root=str(SAMPLE_PROJECT), code=code, build_tool="maven")
@@ -86,6 +92,7 @@ def test_on_a_new_machine_the_facade_compiles_a_trainer_writes_the_archive_later
             assert await run("first", "1 + 1") == "2"
             first = manager._sessions["first"].worker
             assert first is not None and first.ready.class_data_archive is None and first.ready.facade_compiled
+            assert _compiler_classes_from_the_archive(class_loads, first.ready.pid) == 0
             training = manager._training
             assert training is not None, "a missing archive starts a trainer"
             await asyncio.wait_for(asyncio.shield(training), 300)
@@ -97,6 +104,7 @@ def test_on_a_new_machine_the_facade_compiles_a_trainer_writes_the_archive_later
             second = manager._sessions["second"].worker
             assert second is not None and second.ready.class_data_archive == str(archives[0])
             assert not second.ready.facade_compiled, "the facade is compiled once per Kotlin version"
+            assert _compiler_classes_from_the_archive(class_loads, second.ready.pid) > 1000, "the JVM mapped the archive"
             assert manager._training is training, "an archive that exists is never trained again"
 
             # Damaged as a new file renamed over it, as gradle-repl writes archives: the second worker has
@@ -107,12 +115,20 @@ def test_on_a_new_machine_the_facade_compiles_a_trainer_writes_the_archive_later
             assert await run("third", '"still" + " runs"') == "still runs"
             third = manager._sessions["third"].worker
             assert third is not None and third.ready.class_data_archive == str(archives[0])
+            assert _compiler_classes_from_the_archive(class_loads, third.ready.pid) == 0, "the JVM refused the damaged one"
             pids = manager.worker_pids()
         finally:
             await manager.close_all()
         assert not any(_alive(pid) for pid in pids)
 
     asyncio.run(scenario())
+
+
+def _compiler_classes_from_the_archive(logs: Path, pid: int) -> int:
+    """How many of the Kotlin compiler's classes the JVM with pid loaded from the dynamic archive ("top" layer)."""
+    lines = (logs / f"{pid}.log").read_text(errors="replace").splitlines()
+    assert any("org.jetbrains.kotlin." in line for line in lines), "the JVM logged its class loading"
+    return sum("org.jetbrains.kotlin." in line and "source: shared objects file (top)" in line for line in lines)
 
 
 def _alive(pid: int) -> bool:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -103,8 +105,11 @@ def test_a_project_on_kotlin_without_a_k2_repl_gets_its_plugins_on_the_pinned_re
         ("sample.classics", "sample.Shelf"),
     ],
 )
-def test_types_read_the_same_on_every_supported_kotlin(older_worker: SyncWorker, code: str, kotlin_type: str):
-    assert older_worker.eval(code).result.value_type == kotlin_type
+@pytest.mark.parametrize("worker_fixture", ["older_worker", "sample_worker"], ids=[OLDER_KOTLIN, PINNED_KOTLIN_VERSION])
+def test_types_read_the_same_on_every_supported_kotlin(request: pytest.FixtureRequest, worker_fixture: str, code: str, kotlin_type: str):
+    """2.2's REPL reports erased JVM names where 2.3's reports Kotlin types; both read as Kotlin types."""
+    worker: SyncWorker = request.getfixturevalue(worker_fixture)
+    assert worker.eval(code).result.value_type == kotlin_type
 
 
 def test_a_one_line_snippets_failure_points_at_line_1(older_worker: SyncWorker):
@@ -190,16 +195,22 @@ def test_the_local_snippet_class_warning_covers_every_kotlin_that_needs_it(older
 
 
 def test_on_kotlin_2_3_0_a_spring_project_is_told_that_snippet_members_stay_final(tmp_path_factory: pytest.TempPathFactory):
-    """Kotlin 2.3.0's REPL opens a snippet's class for all-open's `spring` preset but not its members: the session
-    says so up front, and what it says is what the JVM shows."""
+    """Kotlin 2.3.0's REPL opens a snippet's class for all-open's `spring` preset (applied by the project's own
+    kotlin-maven-plugin) but not its members: the session's first reply says so, and what it says is what the
+    JVM shows. Through the CLI, as a user meets it."""
     project = copy_project(PROJECTS / "maven-spring", tmp_path_factory.mktemp("spring-2.3.0") / "shop")
     pom = project / "pom.xml"
     pom.write_text(pom.read_text().replace(f"<kotlin.version>{PINNED_KOTLIN_VERSION}<", "<kotlin.version>2.3.0<"))
     env = resolve_environment(project, build_tool="maven").environment
     assert env.kotlin_version == "2.3.0"
-    (warning,) = [w for w in env.warnings if "all-open" in w]
-    assert "leaves its members final" in warning and "2.3.20" in warning
-    with running_worker(env) as worker:
-        worker.eval("@org.springframework.context.annotation.Configuration class Veg { fun shout() = 1 }")
-        modifiers = "listOf(Veg::class.java.modifiers, Veg::class.java.getMethod(\"shout\").modifiers).map { java.lang.reflect.Modifier.isFinal(it) }"
-        assert worker.value(modifiers) == "[false, true]"
+    assert "plugin:org.jetbrains.kotlin.allopen:preset=spring" in env.compiler_plugin_options
+    modifiers = "listOf(Veg::class.java.modifiers, Veg::class.java.getMethod(\"shout\").modifiers).map { java.lang.reflect.Modifier.isFinal(it) }"
+    done = subprocess.run(
+        [sys.executable, "-m", "gradle_repl", "eval", str(project), "--build-tool", "maven",
+         "-e", "@org.springframework.context.annotation.Configuration class Veg { fun shout() = 1 }", "-e", modifiers],
+        capture_output=True, text=True, timeout=600,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "[false, true]" in done.stdout, done.stdout
+    (warning,) = [line for line in done.stdout.splitlines() if "all-open" in line]
+    assert "leaves its members final" in warning and "2.3.20" in warning and "2.3.0" in warning

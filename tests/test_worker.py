@@ -6,6 +6,7 @@ import base64
 import io
 import shutil
 import subprocess
+import uuid
 import zipfile
 from pathlib import Path
 
@@ -340,7 +341,9 @@ def test_a_declaration_whose_snippet_failed_is_named_when_used_not_a_null_pointe
 def test_depends_on_finds_an_artifact_in_the_builds_own_repository(sample_env: ReplEnvironment, tmp_path: Path):
     """The build's repositories (here a file repository holding the only copy of an artifact) are searched
     without a @file:Repository line, as the build's own dependencies came from them."""
-    group = "gradle-repl-test.only-here"
+    # A group of this run's own: nothing in the local repository can have it, so nothing there is deleted first,
+    # and afterwards only what this test put there is removed.
+    group = f"gradle-repl-test.only-here-{uuid.uuid4().hex[:12]}"
     artifact = tmp_path / "repo" / group.replace(".", "/") / "lib" / "1.0"
     artifact.mkdir(parents=True)
     source = tmp_path / "src/onlyhere/Greeting.java"
@@ -354,7 +357,6 @@ def test_depends_on_finds_an_artifact_in_the_builds_own_repository(sample_env: R
         "<artifactId>lib</artifactId><version>1.0</version></project>"
     )
     installed = Path.home() / ".m2/repository" / group.replace(".", "/")
-    shutil.rmtree(installed, ignore_errors=True)  # only the build's repository may provide it
     # The build's only repository: Maven Central is still searched (for the project's own artifacts here).
     env = sample_env.model_copy(update={"repositories": [(tmp_path / "repo").as_uri()]})
     worker = SyncWorker(env)
