@@ -66,6 +66,9 @@ def test_snippet_in_dependent_module_uses_classes_of_both(tmp_path: Path):
     try:
         assert worker.value("multi.app.Cart(listOf(multi.core.Money(199), multi.core.Money(1))).total()") == "2.00"
         assert worker.value("multi.app.CartFixtures.twoItems.total()") == "4.25"
+        # The module's directory, as its own tests run in: relative paths mean what they mean there.
+        assert Path(worker.value('System.getProperty("user.dir")')) == project / "app"
+        assert worker.value('java.io.File("pom.xml").readText().contains("<artifactId>multi-app</artifactId>")') == "true"
     finally:
         worker.close()
 

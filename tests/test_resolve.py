@@ -3,10 +3,13 @@ run (saying so in one line), and a failure is one line plus the tool's own last 
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
 import sys
 import threading
 from pathlib import Path
+from typing import IO
 
 import pytest
 
@@ -88,29 +91,44 @@ def test_a_failure_is_one_line_and_the_tools_last_error_lines_once(tmp_path: Pat
 
 def test_two_processes_resolving_one_project_build_it_once(tmp_path: Path):
     """A second process that asks while the first builds waits for it, says so, and takes its environment
-    from the cache: two builds at once would clobber each other's outputs."""
+    from the cache: two builds at once would clobber each other's outputs. The first's `mvn` is held at its
+    start until the second says it waits, so the order never depends on how fast either process is."""
     project = copy_project(SAMPLE_PROJECT, tmp_path / "shared")
+    go = tmp_path / "go"
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    real_mvn = shutil.which("mvn")
+    assert real_mvn is not None
+    (bin_dir / "mvn").write_text(f'#!/bin/sh\nwhile [ ! -e "{go}" ]; do sleep 0.05; done\nexec "{real_mvn}" "$@"\n')
+    (bin_dir / "mvn").chmod(0o755)
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
     command = [sys.executable, "-m", "gradle_repl", "resolve", str(project), "--build-tool", "maven"]
-    first = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    building = threading.Event()
-
-    def drain_stderr() -> None:  # read to the end, so the first never blocks on a full pipe
-        assert first.stderr is not None
-        for line in first.stderr:
-            if line.startswith("resolving "):  # said once it holds the build
-                building.set()
-
-    reader = threading.Thread(target=drain_stderr, daemon=True)
-    reader.start()
+    first = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    second: subprocess.Popen[str] | None = None
     try:
-        while not building.wait(0.1):
-            assert first.poll() is None, "the first resolve ended before it started building"
-        second = subprocess.run(command, capture_output=True, text=True, timeout=600)
-        out = first.stdout.read() if first.stdout else ""
-        first.wait(timeout=600)
+        assert first.stderr is not None
+        _read_until(first.stderr, "resolving ")  # said once it holds the build
+        threading.Thread(target=first.stderr.read, daemon=True).start()  # it never blocks on a full pipe
+        second = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        assert second.stderr is not None
+        waited = _read_until(second.stderr, "waiting for another gradle-repl process")
+        go.touch()
+        out, _ = first.communicate(timeout=600)
+        second_out, second_err = second.communicate(timeout=600)
     finally:
-        first.kill()
-        reader.join(5)
+        go.touch()
+        for process in (first, second):
+            if process is not None and process.poll() is None:
+                process.kill()
+                process.wait()
     assert first.returncode == 0 and "(resolved in" in out, out
-    assert second.returncode == 0 and "(from cache)" in second.stdout, second.stdout + second.stderr
-    assert f"waiting for another gradle-repl process that is building {project}" in second.stderr
+    assert f"waiting for another gradle-repl process that is building {project}" in waited
+    assert second.returncode == 0 and "(from cache)" in second_out, second_out + second_err
+
+
+def _read_until(stream: IO[str], marker: str) -> str:
+    """A child's lines up to the first holding marker, which is returned; the child ending first is a failure."""
+    for line in stream:
+        if marker in line:
+            return line
+    raise AssertionError(f"the process ended without saying {marker!r}")

@@ -18,6 +18,7 @@ KEPT_WORKER_LOGS = 50
 # A tail for an error message: the last lines of at most this many bytes.
 _TAIL_BYTES = 16 * 1024
 _SERVER_PID = re.compile(r"-(\d+)\.log(\.\d+)?$")
+_ROTATED = re.compile(r"\.log\.\d+$")
 
 
 def _safe(label: str) -> str:
@@ -26,7 +27,7 @@ def _safe(label: str) -> str:
 
 def _in_use(path: Path, keep: set[Path]) -> bool:
     """A log of a worker this server still runs, or of another server that is still alive."""
-    base = path.with_suffix(".log") if path.suffix != ".log" else path
+    base = path.with_name(_ROTATED.sub(".log", path.name))  # worker-….log.1 is part of worker-….log
     if base in keep:
         return True
     match = _SERVER_PID.search(path.name)

@@ -1,0 +1,97 @@
+"""What the README promises of a session's replies, each checked on a real worker: the caps say how much they cut,
+JPEG images come back as images, @file:Repository adds a repository and an unreachable one is a compile error,
+and a snippet still compiling when stopped never runs."""
+
+from __future__ import annotations
+
+import base64
+import io
+import shutil
+import subprocess
+import uuid
+from pathlib import Path
+
+from PIL import Image
+
+from conftest import SyncWorker
+from gradle_repl.environment import ReplEnvironment
+from gradle_repl.frames import DEFAULT_FRAME_LIMIT_BYTES
+
+# "\n… [N bytes truncated]" after a cut block.
+_NOTE_BYTES = 40
+JPEG = 'val jpeg = java.io.ByteArrayOutputStream()\njavax.imageio.ImageIO.write(java.awt.image.BufferedImage(7, 4, 1), "jpg", jpeg)\n'
+
+
+def test_a_block_over_the_limit_is_cut_and_the_cut_is_counted(sample_worker: SyncWorker):
+    """300 KB printed and 300 KB as the value: no block arrives over the per-block limit (and the note of its cut),
+    and the reply counts what was cut."""
+    printed = sample_worker.eval('print("x".repeat(300_000))\n1')
+    assert all(len(frame.data.encode()) <= DEFAULT_FRAME_LIMIT_BYTES + _NOTE_BYTES for frame in printed.frames)
+    delivered = sum(frame.data.count("x") for frame in printed.frames)
+    assert delivered < 300_000 and printed.result.truncated_bytes >= 300_000 - delivered, printed.result.truncated_bytes
+    value = sample_worker.eval('"x".repeat(300_000)').result
+    assert value.value is not None and len(value.value.data.encode()) <= DEFAULT_FRAME_LIMIT_BYTES + _NOTE_BYTES
+    assert value.truncated_bytes >= 300_000 - value.value.data.count("x"), value.truncated_bytes
+
+
+def test_describe_caps_a_value_at_200_characters_and_says_how_many_more(sample_worker: SyncWorker):
+    sample_worker.eval('val longText = "y".repeat(1_000)')
+    (declared,) = [d for d in sample_worker.describe().declarations if d.name == "longText"]
+    assert declared.value is not None and declared.value.startswith("y" * 200)
+    assert declared.value.endswith("(800 more characters)"), declared.value[-60:]
+
+
+def test_jpeg_bytes_and_image_with_a_mime_type_come_back_as_jpeg_images(sample_worker: SyncWorker):
+    last = sample_worker.eval(JPEG + "jpeg.toByteArray()")
+    assert last.result.value is not None and last.result.value.kind == "image" and last.result.value.mime == "image/jpeg"
+    assert Image.open(io.BytesIO(base64.b64decode(last.result.value.data))).format == "JPEG"
+    shown = sample_worker.eval(JPEG + 'image(jpeg.toByteArray(), mime = "image/jpeg")')
+    (frame,) = [f for f in shown.frames if getattr(f, "kind", None) == "image"]
+    assert frame.mime == "image/jpeg" and Image.open(io.BytesIO(base64.b64decode(frame.data))).size == (7, 4)
+
+
+def test_file_repository_adds_a_repository_and_an_unreachable_one_is_a_compile_error(
+    sample_env: ReplEnvironment, sample_worker: SyncWorker, tmp_path: Path
+):
+    """A repository named in a snippet is searched for its @file:DependsOn; one that can't be reached fails that
+    snippet at compile time and the session goes on."""
+    group = f"gradle-repl-test.named-{uuid.uuid4().hex[:12]}"  # this run's own: nothing can have it already
+    repository = _file_repository(tmp_path, sample_env, group)
+    try:
+        added = sample_worker.eval(
+            f'@file:Repository("{repository.as_uri()}")\n@file:DependsOn("{group}:lib:1.0")\nnamedrepo.Greeting.hello()'
+        )
+        assert added.result.value is not None and added.result.value.data == "from a named repository", added.result.message
+        unreachable = sample_worker.eval(
+            f'@file:Repository("http://127.0.0.1:9/nowhere")\n@file:DependsOn("{group}.nowhere:lib:1.0")\n1'
+        )
+        assert unreachable.result.error_kind == "compile" and f"{group}.nowhere" in unreachable.result.message
+        assert sample_worker.value("namedrepo.Greeting.hello().length") == "23"
+    finally:  # the local repository keeps what the resolver fetched: only this test's own group is removed
+        shutil.rmtree(Path.home() / ".m2/repository" / group.replace(".", "/"), ignore_errors=True)
+
+
+def test_a_snippet_stopped_while_compiling_never_runs(sample_worker: SyncWorker):
+    """Compilation can't be interrupted: a snippet timed out while it compiles ends after compiling, unrun."""
+    functions = "\n".join(f"fun generated{n}(x: Int) = listOf(x, {n}).map {{ it * 2 }}.sum()" for n in range(300))
+    reply = sample_worker.eval(f'{functions}\nSystem.setProperty("gradle-repl.ran", "yes")', timeout=0.5)
+    assert reply.result.error_kind == "timeout" and "it never ran" in reply.result.message, reply.result.message
+    assert sample_worker.value('System.getProperty("gradle-repl.ran") ?: "never"') == "never"
+
+
+def _file_repository(tmp_path: Path, env: ReplEnvironment, group: str) -> Path:
+    """A Maven repository directory holding group:lib:1.0 (a class namedrepo.Greeting), built with the JDK's tools."""
+    repository = tmp_path / "repo"
+    artifact = repository / group.replace(".", "/") / "lib" / "1.0"
+    artifact.mkdir(parents=True)
+    source = tmp_path / "src/namedrepo/Greeting.java"
+    source.parent.mkdir(parents=True)
+    source.write_text('package namedrepo; public class Greeting { public static String hello() { return "from a named repository"; } }')
+    tools = Path(env.java_home) / "bin"
+    subprocess.run([str(tools / "javac"), "-d", str(tmp_path / "classes"), str(source)], check=True)
+    subprocess.run([str(tools / "jar"), "cf", str(artifact / "lib-1.0.jar"), "-C", str(tmp_path / "classes"), "."], check=True)
+    (artifact / "lib-1.0.pom").write_text(
+        f'<project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>4.0.0</modelVersion><groupId>{group}</groupId>'
+        "<artifactId>lib</artifactId><version>1.0</version></project>"
+    )
+    return repository
