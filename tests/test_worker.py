@@ -14,6 +14,7 @@ import pytest
 from PIL import Image
 
 from conftest import SyncWorker, running_worker
+from filerepository import file_repository
 from gradle_repl.environment import ReplEnvironment
 
 pytestmark = pytest.mark.jvm
@@ -341,30 +342,11 @@ def test_a_declaration_whose_snippet_failed_is_named_when_used_not_a_null_pointe
 def test_depends_on_finds_an_artifact_in_the_builds_own_repository(sample_env: ReplEnvironment, tmp_path: Path):
     """The build's repositories (here a file repository holding the only copy of an artifact) are searched
     without a @file:Repository line, as the build's own dependencies came from them."""
-    # A group of this run's own: nothing in the local repository can have it, so nothing there is deleted first,
-    # and afterwards only what this test put there is removed.
-    group = f"gradle-repl-test.only-here-{uuid.uuid4().hex[:12]}"
-    artifact = tmp_path / "repo" / group.replace(".", "/") / "lib" / "1.0"
-    artifact.mkdir(parents=True)
-    source = tmp_path / "src/onlyhere/Greeting.java"
-    source.parent.mkdir(parents=True)
-    source.write_text('package onlyhere; public class Greeting { public static String hello() { return "from the build\'s repository"; } }')
-    bin_dir = Path(sample_env.java_home) / "bin"
-    subprocess.run([str(bin_dir / "javac"), "-d", str(tmp_path / "classes"), str(source)], check=True)
-    subprocess.run([str(bin_dir / "jar"), "cf", str(artifact / "lib-1.0.jar"), "-C", str(tmp_path / "classes"), "."], check=True)
-    (artifact / "lib-1.0.pom").write_text(
-        f'<project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>4.0.0</modelVersion><groupId>{group}</groupId>'
-        "<artifactId>lib</artifactId><version>1.0</version></project>"
-    )
-    installed = Path.home() / ".m2/repository" / group.replace(".", "/")
-    # The build's only repository: Maven Central is still searched (for the project's own artifacts here).
-    env = sample_env.model_copy(update={"repositories": [(tmp_path / "repo").as_uri()]})
-    worker = SyncWorker(env)
-    try:
-        assert worker.value(f'@file:DependsOn("{group}:lib:1.0")\nonlyhere.Greeting.hello()') == "from the build's repository"
-    finally:
-        worker.close()
-        shutil.rmtree(installed, ignore_errors=True)
+    with file_repository(tmp_path, sample_env.java_home, package="onlyhere", greeting="from the build's repository") as repo:
+        # The build's only repository: Maven Central is still searched (for the project's own artifacts here).
+        env = sample_env.model_copy(update={"repositories": [repo.url]})
+        with running_worker(env) as worker:
+            assert worker.value(f'@file:DependsOn("{repo.coordinate}")\nonlyhere.Greeting.hello()') == "from the build's repository"
 
 
 def test_the_worker_forces_no_full_collection_of_its_own(sample_worker: SyncWorker):

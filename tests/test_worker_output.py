@@ -6,14 +6,12 @@ from __future__ import annotations
 
 import base64
 import io
-import shutil
-import subprocess
-import uuid
 from pathlib import Path
 
 from PIL import Image
 
 from conftest import SyncWorker
+from filerepository import file_repository
 from gradle_repl.environment import ReplEnvironment
 from gradle_repl.frames import DEFAULT_FRAME_LIMIT_BYTES
 
@@ -55,20 +53,14 @@ def test_file_repository_adds_a_repository_and_an_unreachable_one_is_a_compile_e
 ):
     """A repository named in a snippet is searched for its @file:DependsOn; one that can't be reached fails that
     snippet at compile time and the session goes on."""
-    group = f"gradle-repl-test.named-{uuid.uuid4().hex[:12]}"  # this run's own: nothing can have it already
-    repository = _file_repository(tmp_path, sample_env, group)
-    try:
-        added = sample_worker.eval(
-            f'@file:Repository("{repository.as_uri()}")\n@file:DependsOn("{group}:lib:1.0")\nnamedrepo.Greeting.hello()'
-        )
+    with file_repository(tmp_path, sample_env.java_home, package="namedrepo", greeting="from a named repository") as repo:
+        added = sample_worker.eval(f'@file:Repository("{repo.url}")\n@file:DependsOn("{repo.coordinate}")\nnamedrepo.Greeting.hello()')
         assert added.result.value is not None and added.result.value.data == "from a named repository", added.result.message
         unreachable = sample_worker.eval(
-            f'@file:Repository("http://127.0.0.1:9/nowhere")\n@file:DependsOn("{group}.nowhere:lib:1.0")\n1'
+            f'@file:Repository("http://127.0.0.1:9/nowhere")\n@file:DependsOn("{repo.group}.nowhere:lib:1.0")\n1'
         )
-        assert unreachable.result.error_kind == "compile" and f"{group}.nowhere" in unreachable.result.message
+        assert unreachable.result.error_kind == "compile" and f"{repo.group}.nowhere" in unreachable.result.message
         assert sample_worker.value("namedrepo.Greeting.hello().length") == "23"
-    finally:  # the local repository keeps what the resolver fetched: only this test's own group is removed
-        shutil.rmtree(Path.home() / ".m2/repository" / group.replace(".", "/"), ignore_errors=True)
 
 
 def test_a_snippet_stopped_while_compiling_never_runs(sample_worker: SyncWorker):
@@ -77,21 +69,3 @@ def test_a_snippet_stopped_while_compiling_never_runs(sample_worker: SyncWorker)
     reply = sample_worker.eval(f'{functions}\nSystem.setProperty("gradle-repl.ran", "yes")', timeout=0.5)
     assert reply.result.error_kind == "timeout" and "it never ran" in reply.result.message, reply.result.message
     assert sample_worker.value('System.getProperty("gradle-repl.ran") ?: "never"') == "never"
-
-
-def _file_repository(tmp_path: Path, env: ReplEnvironment, group: str) -> Path:
-    """A Maven repository directory holding group:lib:1.0 (a class namedrepo.Greeting), built with the JDK's tools."""
-    repository = tmp_path / "repo"
-    artifact = repository / group.replace(".", "/") / "lib" / "1.0"
-    artifact.mkdir(parents=True)
-    source = tmp_path / "src/namedrepo/Greeting.java"
-    source.parent.mkdir(parents=True)
-    source.write_text('package namedrepo; public class Greeting { public static String hello() { return "from a named repository"; } }')
-    tools = Path(env.java_home) / "bin"
-    subprocess.run([str(tools / "javac"), "-d", str(tmp_path / "classes"), str(source)], check=True)
-    subprocess.run([str(tools / "jar"), "cf", str(artifact / "lib-1.0.jar"), "-C", str(tmp_path / "classes"), "."], check=True)
-    (artifact / "lib-1.0.pom").write_text(
-        f'<project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>4.0.0</modelVersion><groupId>{group}</groupId>'
-        "<artifactId>lib</artifactId><version>1.0</version></project>"
-    )
-    return repository
