@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import base64
 import io
-import shutil
-import subprocess
-import uuid
 import zipfile
 from pathlib import Path
 
