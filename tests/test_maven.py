@@ -207,7 +207,7 @@ def test_main_needs_no_test_scope_artifact_and_keeps_the_classpath_it_had(tmp_pa
     add_to_pom(app, "<dependencies>", dependency("org.apache.commons", "commons-text", "1.13.0")
                + dependency("org.slf4j", "slf4j-nop", "1.7.36", "runtime")
                + dependency("org.apache.commons", "commons-lang3", "3.19.0", "test"))
-    before = subprocess.run(maven_command(find_mvn(), project, app, test=False), cwd=project, capture_output=True, text=True)
+    before = subprocess.run(maven_command([find_mvn()], project, app, test=False), cwd=project, capture_output=True, text=True)
     assert before.returncode == 0, before.stdout[-3000:]
     every_scope_resolved = (app / "target/gradle-repl/classpath.txt").read_text().split(os.pathsep)
 
@@ -224,9 +224,9 @@ def test_main_needs_no_test_scope_artifact_and_keeps_the_classpath_it_had(tmp_pa
 def test_only_main_loads_the_extension_and_without_javac_a_warning_says_what_that_costs(monkeypatch: pytest.MonkeyPatch):
     """`test` needs the test scope anyway; where the extension can't be built, main runs as it did before it."""
     jar = Path("/cache/gradle-repl-maven.jar")
-    main = maven_command("mvn", SAMPLE_PROJECT, SAMPLE_PROJECT, test=False, extension=jar)
+    main = maven_command(["mvn"], SAMPLE_PROJECT, SAMPLE_PROJECT, test=False, extension=jar)
     assert main[-2:] == [f"-Dmaven.ext.class.path={jar}", "-Dgradle-repl.classpathScope=runtime"]
-    assert not any("gradle-repl.classpathScope" in a for a in maven_command("mvn", SAMPLE_PROJECT, SAMPLE_PROJECT, test=True, extension=jar))
+    assert not any("gradle-repl.classpathScope" in a for a in maven_command(["mvn"], SAMPLE_PROJECT, SAMPLE_PROJECT, test=True, extension=jar))
 
     def no_javac() -> Path:
         raise maven_extension.ExtensionUnavailable("no javac (a JDK, not only a JRE, is needed to build it)")
@@ -238,7 +238,7 @@ def test_only_main_loads_the_extension_and_without_javac_a_warning_says_what_tha
 
 
 def test_maven_runs_without_a_kotlin_daemon():
-    command = maven_command("mvn", SAMPLE_PROJECT, SAMPLE_PROJECT, test=False)
+    command = maven_command(["mvn"], SAMPLE_PROJECT, SAMPLE_PROJECT, test=False)
     assert "-Dkotlin.compiler.daemon=false" in command and "-DincludeScope=runtime" in command
 
 
@@ -283,3 +283,40 @@ def test_execution_configuration_overrides_the_plugins_own():
     assert test.jvm_target == "21" and test.args == ["-api-version", "2.1", "-java-parameters", "-Xb"]
     del project.find("build/plugins/plugin/configuration")[0]
     assert kotlin_settings(project, test=False).jvm_target == "11"
+
+
+def test_an_aggregator_root_says_where_the_classes_are_and_is_served_from_the_cache(tmp_path: Path):
+    """A reactor's root POM (packaging pom) has no classes: the reply names its modules and how to pick one, and
+    the output directory Maven never made doesn't read as a vanished one that rebuilds the project on every call."""
+    project = copy_project(MULTI, tmp_path / "multi")
+    first = resolve_environment(project, build_tool="maven")
+    assert not first.from_cache and not (project / "target/classes").exists()
+    (warning,) = [w for w in first.environment.warnings if "only aggregates modules" in w]
+    assert "(core, app)" in warning and "--project" in warning
+    assert all(Path(entry).exists() for entry in first.environment.classpath)
+    assert resolve_environment(project, build_tool="maven").from_cache
+
+
+def test_a_kotlin_and_java_module_builds_as_mvn_compile_builds_it(tmp_path: Path):
+    """Kotlin calling its module's Java and back, incremental compilation on in the POM, on kotlin-maven-plugin
+    2.2.20: `mvn compile` builds it, so a resolve must too (in process, that version's incremental compile missed
+    the Java sources: "Unresolved reference 'Handler'")."""
+    project = copy_project(PROJECTS / "maven-mixed", tmp_path / "mixed")
+    env = resolve_environment(project, build_tool="maven").environment
+    classes = project / "target/classes/mixed"
+    assert (classes / "Routes.class").is_file() and (classes / "Handler.class").is_file()
+    assert str(project / "target/classes") in env.classpath and env.kotlin_version == "2.2.20"
+
+
+@pytest.mark.parametrize("executable", [True, False], ids=["mvnw", "mvnw-without-exec-bit"])
+def test_the_builds_own_maven_wrapper_runs_it(tmp_path: Path, executable: bool):
+    """A build that ships mvnw pins the Maven it needs: the wrapper runs the build, not the `mvn` on PATH (a
+    wrapper without its executable bit runs through sh)."""
+    project = copy_project(PROJECTS / "maven-mixed", tmp_path / "wrapped")
+    called = tmp_path / "wrapper-ran"
+    wrapper = project / "mvnw"
+    wrapper.write_text(f'#!/bin/sh\necho "$@" > "{called}"\nexec "{find_mvn()}" "$@"\n')
+    wrapper.chmod(0o755 if executable else 0o644)
+    env = resolve_environment(project, build_tool="maven").environment
+    assert called.is_file() and "help:effective-pom" in called.read_text()
+    assert (project / "target/classes/mixed/Routes.class").is_file() and env.kotlin_version == "2.2.20"

@@ -172,6 +172,9 @@ def _build(
     if on_progress is not None:
         on_progress(f"resolving {root} ({tool.name}, project {project_path}, source set {source_set})")
     environment = tool.resolve(root, project_path=project_path, source_set=source_set, on_progress=on_progress)
+    # An output directory the build never made (a pom-packaged module, a module without main sources) holds nothing;
+    # kept, it would read as "no longer exists" on every later check and rebuild the project each time.
+    environment.classpath = [entry for entry in environment.classpath if os.path.exists(entry)]
     # One filter for every build tool: only arguments that change what code compiles reach the REPL.
     environment.compiler_args = relevant_compiler_args(environment.compiler_args)
     with_plugins_at_repl_version(environment, on_progress)

@@ -5,6 +5,7 @@ environment depends on, and resolve one. Gradle and Maven are the two implementa
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Protocol
 
@@ -15,8 +16,21 @@ if TYPE_CHECKING:
     from gradle_repl.environment import ReplEnvironment
     from gradle_repl.project.process import ProgressCallback
 
-__all__ = ["BuildTool", "BuildToolChoice", "BuildToolName"]
+__all__ = ["BuildTool", "BuildToolChoice", "BuildToolName", "wrapper_command"]
 
+
+def wrapper_command(directories: list[Path], name: str) -> list[str] | None:
+    """The command that runs a build's own wrapper script (gradlew, mvnw): the first of directories holding it.
+    On Windows the script is name.bat/name.cmd as the tool ships it; elsewhere a wrapper without its executable
+    bit (a zip download, a checkout on some file systems) runs through `sh`."""
+    names = [f"{name}.bat", f"{name}.cmd"] if os.name == "nt" else [name]
+    for directory in directories:
+        for candidate in (directory / n for n in names):
+            if candidate.is_file():
+                if os.name != "nt" and not os.access(candidate, os.X_OK):
+                    return ["sh", str(candidate)]
+                return [str(candidate)]
+    return None
 
 
 class BuildTool(Protocol):

@@ -15,7 +15,7 @@ from gradle_repl.errors import BuildFailed, BuildToolNotFound
 from gradle_repl.project.process import ProgressCallback, failure_text, run_streaming
 from gradle_repl.resources import init_script_path
 from gradle_repl.project.toolchain import kotlin_policy_properties
-from gradle_repl.project.buildtools.base import BuildToolName
+from gradle_repl.project.buildtools.base import BuildToolName, wrapper_command
 
 __all__ = [
     "GRADLE", "GradleBuild", "build_root", "find_gradle", "gradle_command", "resolve_gradle_environment",
@@ -124,14 +124,10 @@ def find_gradle(project_root: Path) -> list[str]:
     build root and never beyond it, else `gradle` on PATH. A wrapper without its executable bit (a
     zip download, a checkout on some file systems) runs through `sh`."""
     top = build_root(project_root)
-    wrapper_name = "gradlew.bat" if os.name == "nt" else "gradlew"
     directories = [project_root, *project_root.parents]
-    for directory in directories[: directories.index(top) + 1]:
-        wrapper = directory / wrapper_name
-        if wrapper.is_file():
-            if os.name != "nt" and not os.access(wrapper, os.X_OK):
-                return ["sh", str(wrapper)]
-            return [str(wrapper)]
+    wrapper = wrapper_command(directories[: directories.index(top) + 1], "gradlew")
+    if wrapper is not None:
+        return wrapper
     found = shutil.which("gradle")
     if found:
         return [found]

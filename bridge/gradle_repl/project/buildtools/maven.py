@@ -17,10 +17,10 @@ from gradle_repl.errors import BuildFailed, BuildToolNotFound, GradleReplError
 from gradle_repl.project.process import ProgressCallback, failure_text, run_streaming
 from gradle_repl.project.toolchain import Coordinate, find_mvn, repl_host_coordinates, repl_kotlin_version, resolve_jars
 from gradle_repl.project.buildtools import pom
-from gradle_repl.project.buildtools.base import BuildToolName
+from gradle_repl.project.buildtools.base import BuildToolName, wrapper_command
 from gradle_repl.project.buildtools.maven_extension import ExtensionUnavailable, extension_arguments, extension_hash, extension_jar
 
-__all__ = ["MAVEN", "MavenBuild", "resolve_maven_environment", "find_module", "maven_errors", "MAVEN_TIMEOUT_SECONDS"]
+__all__ = ["MAVEN", "MavenBuild", "resolve_maven_environment", "find_maven", "find_module", "maven_errors", "MAVEN_TIMEOUT_SECONDS"]
 
 # A cold build of a module with downloads; past this the user's build is stuck, not slow.
 MAVEN_TIMEOUT_SECONDS = 900.0
@@ -45,7 +45,7 @@ class MavenBuild:
         return (root / "pom.xml").is_file()
 
     def check_runnable(self, root: Path) -> None:
-        find_mvn()
+        find_maven(root)
 
     def is_build_input(self, path: Path, tree: Path) -> bool:
         return path.name == "pom.xml" or ".mvn" in path.relative_to(tree).parts
@@ -93,10 +93,16 @@ def find_module(root: Path, project_path: str) -> Path:
     raise GradleReplError(f"no Maven module {project_path!r} under {root}; modules: {names}")
 
 
-def maven_command(mvn: str, root: Path, module: Path, *, test: bool, extension: Path | None = None) -> list[str]:
+def find_maven(root: Path) -> list[str]:
+    """The command that runs this build's Maven: its wrapper (mvnw at the root, which pins the Maven version the
+    build needs), else `mvn` on PATH."""
+    return wrapper_command([root], "mvnw") or [find_mvn()]
+
+
+def maven_command(mvn: list[str], root: Path, module: Path, *, test: bool, extension: Path | None = None) -> list[str]:
     """One mvn run that compiles the module (and the modules it needs) and reports its classpath and effective
     POM. Given gradle-repl's Maven extension, a main classpath resolves the runtime scope alone."""
-    command = [mvn, "-B", "-V", "-f", str(root / "pom.xml")]
+    command = [*mvn, "-B", "-V", "-f", str(root / "pom.xml")]
     if module != root:
         command += ["-pl", _module_name(module, root), "-am"]
     command += [
@@ -110,6 +116,10 @@ def maven_command(mvn: str, root: Path, module: Path, *, test: bool, extension: 
         f"-Doutput={root / _OUT_DIR / 'effective-pom.xml'}",
         # kotlin-maven-plugin 2.2.20+ compiles in a Kotlin daemon that outlives the build; in process, nothing stays.
         "-Dkotlin.compiler.daemon=false",
+        # ...and in process, 2.2.20's incremental compile doesn't see Java sources in <sourceDirs>: a Kotlin + Java
+        # module that `mvn compile` builds fails with "Unresolved reference" to its own Java (tests/projects/
+        # maven-mixed). A whole-module compile is what a resolve needs anyway: its classes, as the build makes them.
+        "-Dkotlin.compiler.incremental=false",
     ]
     if extension is not None and not test:
         command += extension_arguments(extension, "runtime")
@@ -135,7 +145,7 @@ def resolve_maven_environment(
     module = find_module(root, project_path)
     test = source_set == "test"
     extension, no_extension = (None, None) if test else _runtime_scope_extension()
-    command = maven_command(find_mvn(), root, module, test=test, extension=extension)
+    command = maven_command(find_maven(root), root, module, test=test, extension=extension)
     # Outputs of an earlier run must never be mistaken for this run's.
     for directory in {root / _OUT_DIR, module / _OUT_DIR}:
         shutil.rmtree(directory, ignore_errors=True)
@@ -182,10 +192,24 @@ def resolve_maven_environment(
         compiler_plugin_options=kotlin.plugin_options,
         compiler_args=kotlin.args,
         repl_host_classpath=jars.by_request["host"],
-        warnings=kotlin.warnings + ([no_extension] if no_extension else []),
+        warnings=kotlin.warnings + ([no_extension] if no_extension else []) + _aggregator_warning(project, module, root),
         repositories=pom.repositories(project),
         input_dirs=[d for reactor in _reactor_projects(effective) for d in pom.source_dirs(reactor)],
     )
+
+
+def _aggregator_warning(project: ET.Element, module: Path, root: Path) -> list[str]:
+    """A POM that only aggregates modules has no classes of its own: its session would hold none of theirs."""
+    if pom.packaging(project) != "pom":
+        return []
+    names = [_module_name(m, root) for m in pom.modules(module)]
+    if not names:
+        return []
+    return [
+        f"{_module_name(module, root) if module != root else 'the root POM'} only aggregates modules "
+        f"({', '.join(names[:8])}{', …' if len(names) > 8 else ''}): this session has none of their classes. "
+        "Pass projectPath (--project) naming the module to work in"
+    ]
 
 
 def _reactor_projects(effective: Path) -> list[ET.Element]:

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from gradle_repl.paths import cache_dir
 from gradle_repl.resources import maven_extension_sources
+from gradle_repl.errors import BuildToolNotFound
 from gradle_repl.project.toolchain import find_mvn
 
 __all__ = ["ExtensionUnavailable", "extension_jar", "extension_arguments", "extension_hash", "SCOPE_PROPERTY"]
@@ -104,7 +105,10 @@ def _javac() -> Path:
 
 def _maven_lib() -> Path:
     """The running Maven's own jars: <maven home>/lib, or libexec/lib where `mvn` is a wrapper (Homebrew)."""
-    home = Path(find_mvn()).resolve().parent.parent
+    try:
+        home = Path(find_mvn()).resolve().parent.parent
+    except BuildToolNotFound as error:  # a build run only through its wrapper (mvnw): built without the extension
+        raise ExtensionUnavailable(f"no Maven installation to compile it against ({error})") from error
     for lib in (home / "lib", home / "libexec" / "lib"):
         if any(lib.glob("maven-core*.jar")):
             return lib

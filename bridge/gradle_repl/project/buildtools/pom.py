@@ -13,7 +13,7 @@ from pathlib import Path
 from gradle_repl.errors import BuildFailed
 from gradle_repl.project.toolchain import PINNED_KOTLIN_VERSION
 
-__all__ = ["KotlinSettings", "PLUGINS", "parse", "modules", "parent_poms", "artifact_id", "effective_project",
+__all__ = ["KotlinSettings", "PLUGINS", "parse", "modules", "parent_poms", "artifact_id", "packaging", "effective_project",
            "kotlin_settings", "output_dirs", "repositories", "source_dirs"]
 
 # kotlin-maven-plugin's <compilerPlugins> names → the embeddable plugin jar, the plugin id, a preset.
@@ -53,6 +53,11 @@ def parse(pom: Path) -> ET.Element:
 def _text(element: ET.Element | None, path: str) -> str:
     found = element.find(path) if element is not None else None
     return (found.text or "").strip() if found is not None else ""
+
+
+def packaging(project: ET.Element) -> str:
+    """The project's packaging: jar unless the POM says otherwise (pom for an aggregator or parent)."""
+    return _text(project, "packaging") or "jar"
 
 
 def artifact_id(pom: Path) -> str:
