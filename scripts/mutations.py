@@ -1,0 +1,95 @@
+"""Deliberate breakages, each applied alone to a temporary copy of this checkout, with the tests that must catch it.
+
+A mutation the named tests don't catch SURVIVES: a claim of the suite that nothing checks. Run by scripts/mutations;
+prints one line per mutation and `N/M mutations killed`, and exits non-zero when any survives or no longer applies.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+# One mutation's tests on a loaded machine; past this the run itself is broken.
+RUN_TIMEOUT_SECONDS = 1800
+
+
+@dataclass(frozen=True)
+class Mutation:
+    name: str
+    path: str  # relative to the checkout
+    old: str  # must occur exactly once
+    new: str
+    tests: tuple[str, ...]  # pytest node ids or files
+
+
+MUTATIONS = (
+    Mutation(
+        "a cancel that never reaches the worker",
+        "bridge/gradle_repl/host/handle.py",
+        "CANCEL_NEVER_SENT_MARKER",
+        "",
+        ("tests/test_host.py",),
+    ),
+)
+
+
+def main() -> int:
+    only = set(sys.argv[1:])
+    chosen = [m for m in MUTATIONS if not only or m.name in only]
+    killed = 0
+    started = time.monotonic()
+    for mutation in chosen:
+        verdict = run(mutation)
+        killed += verdict.startswith("killed")
+        print(f"{mutation.name}: {verdict}", flush=True)
+    print(f"{killed}/{len(chosen)} mutations killed in {time.monotonic() - started:.0f} s")
+    return 0 if killed == len(chosen) else 1
+
+
+def run(mutation: Mutation) -> str:
+    with tempfile.TemporaryDirectory(prefix="gradle-repl-mutation-") as work:
+        copy = Path(work) / "checkout"
+        _copy_checkout(copy)
+        target = copy / mutation.path
+        text = target.read_text(encoding="utf-8")
+        if text.count(mutation.old) != 1:
+            return f"NOT APPLIED: the text to change occurs {text.count(mutation.old)} times in {mutation.path}"
+        target.write_text(text.replace(mutation.old, mutation.new), encoding="utf-8")
+        # The checkout's own venv runs the copy's code: PYTHONPATH comes before its editable install, and the
+        # workers and build guards it starts inherit it.
+        env = {**os.environ, "PYTHONPATH": str(copy / "bridge")}
+        done = subprocess.run(
+            [str(REPO / ".venv/bin/python"), "-m", "pytest", "-x", "-q", "-n", "0", "-p", "no:cacheprovider", "-rf",
+             *mutation.tests],
+            cwd=copy, env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT_SECONDS,
+        )
+    if done.returncode == 0:
+        return "SURVIVED"
+    failed = re.findall(r"^FAILED (\S+)", done.stdout, re.MULTILINE)
+    if not failed:
+        return f"ERROR (pytest exited {done.returncode} without a failed test):\n{done.stdout[-2000:]}{done.stderr[-2000:]}"
+    return f"killed by {failed[0]}"
+
+
+def _copy_checkout(destination: Path) -> None:
+    """The working tree as git sees it (tracked and untracked, not ignored): uncommitted edits count."""
+    listed = subprocess.run(
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"], cwd=REPO, capture_output=True, check=True
+    ).stdout.decode().split("\0")
+    for name in filter(None, listed):
+        source = REPO / name
+        if source.is_file():
+            (destination / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, destination / name)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
