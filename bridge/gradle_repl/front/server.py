@@ -19,10 +19,11 @@ from pydantic import Field
 
 from gradle_repl.front.content import error_result, reply_to_result, text_result
 from gradle_repl.errors import GradleReplError
-from gradle_repl.frames import DisplayFrame, StreamFrame, WorkerOptions
-from gradle_repl.host.manager import BuildToolChoice, SessionLimits, SessionManager
+from gradle_repl.frames import DisplayFrame, StreamFrame
+from gradle_repl.host.manager import BuildToolChoice, SessionManager
 from gradle_repl.project.process import refuse_new_builds, stop_all_builds
 from gradle_repl.project.resolve import resolve_environment
+from gradle_repl.settings import DEFAULTS, Settings
 
 __all__ = ["build_server", "serve"]
 
@@ -122,7 +123,8 @@ def build_server(manager: SessionManager) -> MCPServer:
         sourceSet: SourceSet = "main",
         sessionId: SessionId = "default",
         timeoutSeconds: Annotated[
-            float | None, Field(description="Stop the snippet after this many seconds (default 60).", gt=0, le=3600)
+            float | None,
+            Field(description=f"Stop the snippet after this many seconds (default {DEFAULTS.snippet_timeout_seconds:g}).", gt=0, le=3600),
         ] = None,
         buildTool: BuildToolArg = "auto",
     ) -> CallToolResult:
@@ -222,9 +224,9 @@ def _end_builds() -> None:
     stop_all_builds()
 
 
-def serve(*, limits: SessionLimits, worker_options: WorkerOptions) -> None:
+def serve(settings: Settings = DEFAULTS) -> None:
     """Runs the server on stdio until stdin closes or SIGTERM; workers never outlive it."""
-    manager = SessionManager(limits=limits, worker_options=worker_options, resolver=resolve_environment)
+    manager = SessionManager.from_settings(settings, resolver=resolve_environment)
     # Last resort for exits that skip the lifespan's cleanup; workers also die with their parent.
     atexit.register(manager.kill_all_now)
     atexit.register(_end_builds)

@@ -27,6 +27,8 @@ from gradle_repl.frames import SessionDescription, WorkerOptions
 from gradle_repl.host.handle import OnFrame, Reply, WorkerHandle
 from gradle_repl.host.libraries import library_annotations, replay_snippet
 from gradle_repl.host.launcher import SubprocessLauncher, WorkerLauncher, WorkerTransport
+from gradle_repl.host.limits import SessionLimits, worker_options as default_worker_options
+from gradle_repl.settings import Settings
 from gradle_repl.stopping import stop_processes_now
 
 __all__ = ["SessionManager", "SessionInfo", "SessionLimits", "MAX_CODE_BYTES", "Resolver", "BuildToolChoice"]
@@ -34,8 +36,6 @@ __all__ = ["SessionManager", "SessionInfo", "SessionLimits", "MAX_CODE_BYTES", "
 # Larger snippets are almost certainly a mistake (a pasted file or binary); the compiler would
 # spend minutes on them.
 MAX_CODE_BYTES = 1_000_000
-# How often idle sessions are looked for.
-EVICTION_POLL_SECONDS = 5.0
 # Resolves wait on builds for minutes; they get threads of their own so they never starve the
 # event loop's default pool (and each other across projects).
 RESOLVE_THREADS = 16
@@ -56,18 +56,6 @@ class Resolver(Protocol):
         self, project_root: str, *, project_path: str, source_set: str, build_tool: BuildToolChoice,
         refresh: bool = False, on_progress: Progress | None,
     ) -> _Resolved: ...
-
-
-@dataclass
-class SessionLimits:
-    idle_timeout_seconds: float = 30 * 60
-    max_sessions: int = 4
-    default_timeout_seconds: float = 60.0
-    # Keep one started, warmed worker for the most recently used environment, so a new session
-    # starts in milliseconds instead of seconds (costs one idle JVM, about 0.4 GB).
-    spare_worker: bool = True
-    # Write the JDK's class-data archive in the background when it is missing (see classdata).
-    train_class_data: bool = True
 
 
 class SessionInfo(BaseModel):
@@ -113,7 +101,7 @@ class SessionManager:
         resolver: Resolver,
     ) -> None:
         self.limits = limits or SessionLimits()
-        self.worker_options = worker_options or WorkerOptions()
+        self.worker_options = worker_options or default_worker_options()
         self._launcher = launcher or SubprocessLauncher()
         # The project side, passed in by the front end: the host never imports it.
         self._resolver = resolver
@@ -127,6 +115,16 @@ class SessionManager:
         # Every worker process spawned and not yet known to be gone, from the moment it exists.
         self._spawned: set[WorkerTransport] = set()
         self._resolve_pool = ThreadPoolExecutor(RESOLVE_THREADS, thread_name_prefix="resolve")
+
+    @classmethod
+    def from_settings(
+        cls, settings: Settings, *, resolver: Resolver, launcher: WorkerLauncher | None = None
+    ) -> SessionManager:
+        """A manager whose limits and worker options are the settings'."""
+        return cls(
+            limits=SessionLimits.from_settings(settings), worker_options=default_worker_options(settings),
+            launcher=launcher, resolver=resolver,
+        )
 
     def start_eviction(self) -> None:
         if self._evictor is None:
@@ -499,7 +497,7 @@ class SessionManager:
 
     async def _evict_idle_forever(self) -> None:
         while True:
-            await asyncio.sleep(EVICTION_POLL_SECONDS)
+            await asyncio.sleep(self.limits.eviction_poll_seconds)
             now = time.monotonic()
             for session in list(self._sessions.values()):
                 idle = now - session.last_used
