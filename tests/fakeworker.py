@@ -13,6 +13,9 @@ WorkerHandle and SessionManager run against it unchanged. What a snippet does is
     "exit N"       exits with code N before answering
     "heap V"       answers V with a nearly-full-heap warning, as a real worker does past 85%
     anything else  answers the code itself as the value
+
+`fake_resolver` stands in for the project side: every project root resolves at once to the same
+kind of environment, so session policy and the front ends run without a build.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 from gradle_repl.environment import ReplEnvironment
@@ -43,6 +47,21 @@ from gradle_repl.host.launcher import FRAME_READ_LIMIT, Signal
 _PIDS = itertools.count(900_000)
 
 
+@dataclass
+class FakeResolved:
+    """What a resolver hands the host: the environment (a real resolve also has notices and an origin)."""
+
+    environment: ReplEnvironment
+
+
+def fake_resolver(project_root: str, **_: object) -> FakeResolved:
+    """Resolves any project root, without a build, to a Maven environment on Kotlin 2.3.21."""
+    return FakeResolved(
+        ReplEnvironment(build_tool="maven", project_root=project_root, java_executable="/j/bin/java", java_home="/j",
+                        kotlin_version="2.3.21", repl_host_classpath=["/h.jar"])
+    )
+
+
 class FakeTransport:
     def __init__(self, *, start_delay: float, crash_on_start: bool) -> None:
         self.pid = next(_PIDS)
@@ -59,6 +78,8 @@ class FakeTransport:
         self._start_delay = start_delay
         self._crash_on_start = crash_on_start
         self.requests_seen: list[str] = []
+        # Each eval's timeout as the worker was told it.
+        self.timeouts_ms: list[int] = []
         self._tasks = [asyncio.ensure_future(self._read()), asyncio.ensure_future(self._run())]
 
     # --- the transport, as the host sees it ---------------------------------------------------
@@ -112,6 +133,7 @@ class FakeTransport:
                 self._cancel_arrived.set()
             elif isinstance(request, EvalRequest):
                 self.requests_seen.append(request.code)
+                self.timeouts_ms.append(request.timeout_ms)
                 self._evals.put_nowait(request)
             elif isinstance(request, StartRequest):
                 self._evals.put_nowait(EvalRequest(id=-1, code="__start__"))

@@ -90,10 +90,10 @@ def test_on_a_new_machine_the_facade_compiles_a_trainer_writes_the_archive_later
                 return reply.result.value.data if reply.result.value else ""
 
             assert await run("first", "1 + 1") == "2"
-            first = manager._sessions["first"].worker
+            first = manager._sessions.get("first").worker  # type: ignore[union-attr]
             assert first is not None and first.ready.class_data_archive is None and first.ready.facade_compiled
             assert _compiler_classes_from_the_archive(class_loads, first.ready.pid) == 0
-            training = manager._training
+            training = manager._training.task
             assert training is not None, "a missing archive starts a trainer"
             await asyncio.wait_for(asyncio.shield(training), 300)
             archives = list(first_use.glob("*.jsa"))
@@ -101,11 +101,11 @@ def test_on_a_new_machine_the_facade_compiles_a_trainer_writes_the_archive_later
             assert not list(first_use.glob("*.training")) and not list(first_use.glob("*.tmp"))
 
             assert await run("second", 'data class P(val x: Int)\nP(3).copy(x = 4).x') == "4"
-            second = manager._sessions["second"].worker
+            second = manager._sessions.get("second").worker  # type: ignore[union-attr]
             assert second is not None and second.ready.class_data_archive == str(archives[0])
             assert not second.ready.facade_compiled, "the facade is compiled once per Kotlin version"
             assert _compiler_classes_from_the_archive(class_loads, second.ready.pid) > 1000, "the JVM mapped the archive"
-            assert manager._training is training, "an archive that exists is never trained again"
+            assert manager._training.task is training, "an archive that exists is never trained again"
 
             # Damaged as a new file renamed over it, as gradle-repl writes archives: the second worker has
             # the old one mapped, and truncating a mapped file under a live JVM crashes it (SIGBUS).
@@ -113,7 +113,7 @@ def test_on_a_new_machine_the_facade_compiles_a_trainer_writes_the_archive_later
             damaged.write_bytes(b"not an archive" * 1000)
             damaged.replace(archives[0])
             assert await run("third", '"still" + " runs"') == "still runs"
-            third = manager._sessions["third"].worker
+            third = manager._sessions.get("third").worker  # type: ignore[union-attr]
             assert third is not None and third.ready.class_data_archive == str(archives[0])
             assert _compiler_classes_from_the_archive(class_loads, third.ready.pid) == 0, "the JVM refused the damaged one"
             pids = manager.worker_pids()

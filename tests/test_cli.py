@@ -1,4 +1,5 @@
-"""The CLI's eval and demo commands run real sessions and print real results."""
+"""The `gradle-repl` command: its usage and the settings each command runs with, in process over fake workers;
+eval and demo printing real results from real JVMs."""
 
 from __future__ import annotations
 
@@ -8,20 +9,77 @@ import sys
 import pytest
 
 from conftest import SAMPLE_PROJECT
+from fakeworker import FakeLauncher, fake_resolver
+from gradle_repl.front import server
+from gradle_repl.front.cli import main
+from gradle_repl.host.manager import SessionManager
+from gradle_repl.settings import DEFAULTS, Settings
 
-pytestmark = pytest.mark.jvm
+jvm = pytest.mark.jvm
 
 
 def gradle_repl(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "gradle_repl", *args], capture_output=True, text=True, timeout=600)
 
 
+# --- In process ------------------------------------------------------------------------------------------------
+
+
+def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]):
+    """A command without its required arguments exits 2 with its usage on stderr."""
+    with pytest.raises(SystemExit) as exited:
+        main(["eval"])
+    assert exited.value.code == 2 and "usage: gradle-repl eval" in capsys.readouterr().err
+
+
+def test_serve_runs_on_the_default_settings_and_each_flag_replaces_its_own(monkeypatch: pytest.MonkeyPatch):
+    """`serve` hands the server the defaults (a spare worker and class-data training on); each flag changes exactly
+    the setting it names."""
+    served: list[Settings] = []
+    monkeypatch.setattr(server, "serve", served.append)
+    assert main(["serve"]) == 0
+    assert main([
+        "serve", "--max-sessions", "2", "--idle-timeout", "5", "--no-spare-worker", "--timeout", "7", "--heap-mb", "512",
+        "--full-jit", "--no-class-data-sharing",
+    ]) == 0
+    assert served[0] == DEFAULTS and served[0].spare_worker and served[0].train_class_data
+    assert served[1] == DEFAULTS.model_copy(update={
+        "max_sessions": 2, "idle_timeout_seconds": 5.0, "spare_worker": False, "snippet_timeout_seconds": 7.0,
+        "heap_mb": 512, "full_jit": True, "class_data_sharing": False,
+    })
+
+
+def test_eval_is_one_shot_one_worker_nothing_in_the_background(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
+    """`eval` runs its snippets in one session on one worker, each echoed before its result, with --timeout as each
+    snippet's timeout; it starts neither a spare worker nor a class-data trainer, which would only be killed at exit."""
+    launcher = FakeLauncher()
+    built: list[Settings] = []
+    real_from_settings = SessionManager.from_settings
+
+    def from_settings(settings: Settings, **_: object) -> SessionManager:
+        """The manager the command asks for, on fake workers and the fake resolver."""
+        built.append(settings)
+        return real_from_settings(settings, resolver=fake_resolver, launcher=launcher)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(SessionManager, "from_settings", from_settings)
+    assert main(["eval", "/p", "--timeout", "7", "-e", "A", "-e", "B"]) == 0
+    assert capsys.readouterr().out.splitlines() == [">>> A", "A", "// type: kotlin.String", ">>> B", "B", "// type: kotlin.String"]
+    assert built == [DEFAULTS.model_copy(update={"snippet_timeout_seconds": 7.0, "spare_worker": False, "train_class_data": False})]
+    [worker] = launcher.spawned
+    assert worker.requests_seen == ["A", "B"] and worker.timeouts_ms == [7000, 7000]
+
+
+# --- Real JVMs --------------------------------------------------------------------------------------------------
+
+
+@jvm
 def test_eval_runs_snippets_in_one_session():
     done = gradle_repl("eval", str(SAMPLE_PROJECT), "--build-tool", "maven", "-e", "val x = 6", "-e", "x * 7")
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == [">>> val x = 6", "OK (no value)", ">>> x * 7", "42", "// type: kotlin.Int"]
 
 
+@jvm
 def test_eval_exits_1_when_a_snippet_fails():
     """A failed snippet sets the exit status; a compile warning is printed once, before the error it explains."""
     done = gradle_repl("eval", str(SAMPLE_PROJECT), "--build-tool", "maven", "-e", "missing", "-e", "val d = 1 / 0")
@@ -32,10 +90,7 @@ def test_eval_exits_1_when_a_snippet_fails():
     assert "warning: warning:" not in done.stdout
 
 
-def test_usage_errors_exit_2():
-    assert gradle_repl("eval").returncode == 2
-
-
+@jvm
 def test_demo_prints_each_snippet_and_its_real_result():
     """README command (1)'s last step: a session through the MCP server over stdio."""
     done = gradle_repl("demo")

@@ -1,23 +1,24 @@
-"""Session policy and the worker handle against fake workers: every race of issue 11, in milliseconds.
+"""Session policy (cap, spare, idle eviction, the limits read from the settings) and the worker handle against
+fake workers: every race of issue 11, in milliseconds.
 
 The fakes (tests/fakeworker.py) speak the real frame protocol over in-memory pipes, so these tests run
-the real SessionManager and WorkerHandle; only the JVM is missing. Real-JVM tests of the same paths
-live in test_server.py and test_reliability.py.
+the real SessionManager and WorkerHandle; only the JVM is missing. The same policy seen through the MCP
+server is in test_server.py; real-JVM tests of these paths are in test_server.py and test_reliability.py.
 """
 
 from __future__ import annotations
 
 import asyncio
 import random
-from dataclasses import dataclass
 
 import pytest
 
-from fakeworker import FakeLauncher
-from gradle_repl.environment import ReplEnvironment
+from fakeworker import FakeLauncher, FakeResolved, fake_resolver
 from gradle_repl.errors import GradleReplError
+from gradle_repl.frames import WorkerOptions
 from gradle_repl.host import handle
 from gradle_repl.host.manager import SessionLimits, SessionManager
+from gradle_repl.settings import DEFAULTS, Settings
 
 pytestmark = pytest.mark.anyio
 
@@ -25,18 +26,6 @@ pytestmark = pytest.mark.anyio
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
-
-
-@dataclass
-class _Resolved:
-    environment: ReplEnvironment
-
-
-def fake_resolver(project_root: str, **_: object) -> _Resolved:
-    return _Resolved(
-        ReplEnvironment(build_tool="maven", project_root=project_root, java_executable="/j/bin/java", java_home="/j",
-                        kotlin_version="2.3.21", repl_host_classpath=["/h.jar"])
-    )
 
 
 def manager(launcher: FakeLauncher, **limits: object) -> SessionManager:
@@ -196,6 +185,21 @@ async def test_the_least_recently_used_idle_session_makes_room_and_is_told():
     await m.close_all()
 
 
+async def test_an_idle_session_is_closed_at_the_idle_timeout_and_its_next_call_is_told():
+    """The eviction poll closes a session idle past the timeout (it is no longer listed, its worker is gone); the
+    session's next call starts a fresh worker and says why the state is gone."""
+    launcher = FakeLauncher()
+    m = manager(launcher, idle_timeout_seconds=0.05, eviction_poll_seconds=0.01)
+    m.start_eviction()
+    await run(m, "1")
+    async with asyncio.timeout(5):  # the idle timeout plus a poll, observed through the listing and the workers
+        while m.list() or launcher.live():
+            await asyncio.sleep(0.005)
+    reply = await m.run_snippet(session_id="s", project_root="/p", code="2")
+    assert any(n.startswith("[session 's' was closed after") and "idle (--idle-timeout 0.05)" in n for n in reply.notices), reply.notices
+    await m.close_all()
+
+
 async def test_a_new_session_takes_the_warmed_spare():
     launcher = FakeLauncher()
     m = manager(launcher, spare_worker=True)
@@ -262,7 +266,7 @@ async def test_auto_on_a_session_keeps_the_build_tool_it_runs_on():
     """A call leaving out buildTool on a Maven-resolved session resolves with Maven, not whatever auto picks."""
     asked: list[str] = []
 
-    def resolver(project_root: str, *, build_tool: str, **_: object) -> _Resolved:
+    def resolver(project_root: str, *, build_tool: str, **_: object) -> FakeResolved:
         asked.append(build_tool)
         return fake_resolver(project_root)
 
@@ -278,9 +282,9 @@ async def test_the_environments_warnings_reach_the_first_reply_of_each_jvm():
     """What the build's environment can't give snippets (e.g. plugins a REPL can't apply) is said where an agent
     reads it: once when a session's JVM starts, not on every call."""
 
-    def warning_resolver(project_root: str, **_: object) -> _Resolved:
+    def warning_resolver(project_root: str, **_: object) -> FakeResolved:
         environment = fake_resolver(project_root).environment
-        return _Resolved(environment.model_copy(update={"warnings": ["plugin x does not apply to snippet classes"]}))
+        return FakeResolved(environment.model_copy(update={"warnings": ["plugin x does not apply to snippet classes"]}))
 
     m = SessionManager(limits=SessionLimits(spare_worker=False), launcher=FakeLauncher(), resolver=warning_resolver)  # type: ignore[arg-type]
     first = await m.run_snippet(session_id="s", project_root="/p", code="A")
@@ -304,3 +308,21 @@ async def test_describe_waits_for_the_running_snippet_and_names_sessions_it_cann
     with pytest.raises(GradleReplError, match="has no running JVM"):
         await m.describe("s")
     await m.close_all()
+
+
+def test_the_settings_are_the_managers_limits_and_every_workers_options():
+    """A manager built from settings takes its limits and its workers' options from them, field by field; every
+    worker option has a setting, so none falls back to a default written elsewhere."""
+    settings = Settings(
+        snippet_timeout_seconds=7, heap_mb=512, output_limit_bytes=5_000, frame_limit_bytes=2_000, class_data_sharing=False,
+        full_jit=True, max_sessions=2, idle_timeout_seconds=9, eviction_poll_seconds=0.5, spare_worker=False,
+        train_class_data=False,
+    )
+    m = SessionManager.from_settings(settings, resolver=fake_resolver, launcher=FakeLauncher())  # type: ignore[arg-type]
+    assert m.limits == SessionLimits(
+        idle_timeout_seconds=9, max_sessions=2, default_timeout_seconds=7, spare_worker=False, train_class_data=False,
+        eviction_poll_seconds=0.5,
+    )
+    assert m.worker_options == WorkerOptions(heap_mb=512, output_limit_bytes=5_000, frame_limit_bytes=2_000, class_data_sharing=False, full_jit=True)
+    assert set(WorkerOptions.model_fields) <= set(Settings.model_fields)
+    assert SessionLimits() == SessionLimits.from_settings(DEFAULTS)

@@ -1,4 +1,10 @@
-"""The real MCP server over stdio, driven by the mcp SDK's client."""
+"""The MCP server, driven by the mcp SDK's client.
+
+What the server itself decides (its tools and their schemas, the session cap, the spare worker, idle
+eviction) is tested in process: `Client(build_server(manager))` over a real SessionManager whose workers
+are fakes (tests/fakeworker.py), in milliseconds. What needs the real thing (Kotlin's answers, worker and
+build processes, signals, the stdio transport) runs `gradle-repl serve` against real JVMs.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +14,7 @@ import signal
 import sys
 import time
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 import anyio
 import psutil
@@ -16,9 +23,13 @@ from mcp import Client, StdioServerParameters
 from mcp.types import ImageContent, TextContent
 
 from conftest import SAMPLE_PROJECT, copy_project
-from rawserver import RawServer, alive, is_session_worker, wait_for, wait_gone
+from fakeworker import FakeLauncher, fake_resolver
+from gradle_repl.front.server import KotlinTools, build_server
+from gradle_repl.host.manager import SessionLimits, SessionManager
+from rawserver import RawServer, alive, wait_for, wait_gone
 
-pytestmark = [pytest.mark.jvm, pytest.mark.anyio]
+pytestmark = pytest.mark.anyio
+jvm = pytest.mark.jvm
 
 PROJECT = str(SAMPLE_PROJECT)
 
@@ -26,6 +37,22 @@ PROJECT = str(SAMPLE_PROJECT)
 @pytest.fixture(scope="module")
 def anyio_backend() -> str:
     return "asyncio"
+
+
+def fake_manager(launcher: FakeLauncher, **limits: object) -> SessionManager:
+    """A real SessionManager on fake workers; no spare unless the test is about it."""
+    return SessionManager(
+        limits=SessionLimits(**{"spare_worker": False, **limits}), launcher=launcher, resolver=fake_resolver  # type: ignore[arg-type]
+    )
+
+
+@asynccontextmanager
+async def fake_server(**limits: object) -> AsyncIterator[tuple[Client, FakeLauncher]]:
+    """The real server in process over fake workers, and their launcher to count them. It leaves the test
+    process's builds alone at exit (the real server refuses new ones)."""
+    launcher = FakeLauncher()
+    async with Client(build_server(fake_manager(launcher, **limits), end_builds_at_exit=False)) as client:
+        yield client, launcher
 
 
 def server_params(*extra: str, spare: bool = False) -> StdioServerParameters:
@@ -57,9 +84,19 @@ async def run(client: Client, code: str, **arguments):
     )
 
 
-async def test_tools_are_listed_with_schemas(shared: Client):
-    client = shared
-    tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+async def wait_until(condition, what: str, seconds: float = 120.0) -> None:
+    """Polls an observable state; never a fixed sleep."""
+    with anyio.fail_after(seconds):
+        while not condition():
+            await anyio.sleep(0.1)
+
+
+# --- In process, over fake workers -------------------------------------------------------------------------
+
+
+async def test_tools_are_listed_with_schemas():
+    async with fake_server() as (client, _):
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
     assert set(tools) == {
         "run_kotlin_snippet", "reset_kotlin_session", "close_kotlin_session", "list_kotlin_sessions",
         "describe_kotlin_session", "resolve_gradle_environment",
@@ -73,6 +110,93 @@ async def test_tools_are_listed_with_schemas(shared: Client):
     assert tools["run_kotlin_snippet"].description and "sessionId" in tools["run_kotlin_snippet"].description
 
 
+async def test_tool_descriptions_are_dedented_and_resolve_is_not_read_only():
+    async with fake_server() as (client, _):
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+    for tool in tools.values():
+        assert tool.description and "\n        " not in tool.description, tool.name
+    assert tools["resolve_gradle_environment"].annotations.read_only_hint is False
+    assert tools["list_kotlin_sessions"].annotations.read_only_hint is True
+
+
+class RecordedProgress:
+    """Stands in for a tool call's MCP context when a test calls a tool directly: keeps its progress messages."""
+
+    def __init__(self) -> None:
+        self.messages: list[str] = []
+
+    async def report_progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
+        self.messages.append(message or "")
+
+
+async def test_the_tools_are_methods_a_test_can_call():
+    """KotlinTools' methods are the tools themselves, callable without a client: a snippet's value comes back as
+    content, an unusable call as one error, and reset and close say when there was nothing to do."""
+    manager = fake_manager(FakeLauncher())
+    tools = KotlinTools(manager)
+    try:
+        value = await tools.run_kotlin_snippet(projectRoot=PROJECT, code="A", ctx=RecordedProgress())  # type: ignore[arg-type]
+        empty = await tools.run_kotlin_snippet(projectRoot=PROJECT, code="   ", ctx=RecordedProgress())  # type: ignore[arg-type]
+        listed = json.loads(text(await tools.list_kotlin_sessions()))
+        nothing_to_reset = text(await tools.reset_kotlin_session("nobody"))
+        nobody = text(await tools.close_kotlin_session("nobody"))
+        closed = text(await tools.close_kotlin_session())
+    finally:
+        await manager.close_all()
+    assert not value.is_error and text(value) == "A\n// type: kotlin.String", text(value)
+    assert empty.is_error and "code is empty" in text(empty)
+    assert [s["session_id"] for s in listed] == ["default"]
+    assert nothing_to_reset == "Session 'nobody' had no running JVM; nothing to reset."
+    assert nobody == "No session 'nobody'." and closed == "Session 'default' closed."
+
+
+async def test_a_new_session_takes_the_warmed_spare_worker():
+    """After the first session starts, a spare worker starts; the next new session runs on that very worker."""
+    async with fake_server(spare_worker=True) as (client, launcher):
+        await run(client, "1", sessionId="first")
+        await wait_until(lambda: len(launcher.spawned) == 2, "the spare worker exists")
+        spare = launcher.spawned[1]
+        result = await run(client, "2", sessionId="second")
+        sessions = json.loads(text(await client.call_tool("list_kotlin_sessions", {})))
+    assert text(result).startswith("2")
+    second = next(s for s in sessions if s["session_id"] == "second")
+    first = next(s for s in sessions if s["session_id"] == "first")
+    assert second["worker_pid"] == spare.pid and second["worker_pid"] != first["worker_pid"]
+
+
+async def test_session_cap_evicts_the_least_recently_used_idle_session():
+    """At the cap, a new session closes the least recently used idle one; that session's next call is told, and runs
+    on a fresh worker that holds nothing of before (a fake's session holds a val per snippet it answered)."""
+    async with fake_server(max_sessions=1) as (client, launcher):
+        await run(client, "val kept = 1", sessionId="old")
+        await run(client, "2", sessionId="new")
+        sessions = json.loads(text(await client.call_tool("list_kotlin_sessions", {})))
+        again = await run(client, "kept", sessionId="old")
+        held = text(await client.call_tool("describe_kotlin_session", {"sessionId": "old"}))
+    assert [s["session_id"] for s in sessions] == ["new"]
+    assert "[session 'old' was closed to make room: at most 1 sessions live at once" in text(again)
+    assert len(launcher.spawned) == 3 and "val kept = 1" not in held and "val kept: kotlin.String" in held, held
+
+
+async def test_idle_sessions_are_closed_after_the_idle_timeout():
+    """A session idle past the idle timeout is closed by the server's eviction poll (both from the settings); its
+    next call starts it again and is told why its state is gone."""
+    async with fake_server(idle_timeout_seconds=0.2, eviction_poll_seconds=0.02) as (client, _):
+        await run(client, "1", sessionId="idle")
+        listing = ""
+        with anyio.fail_after(10):  # the idle timeout plus one eviction poll, observed through the listing
+            while listing != "No live sessions.":
+                listing = text(await client.call_tool("list_kotlin_sessions", {}))
+                await anyio.sleep(0.02)
+        back = await run(client, "3", sessionId="idle")
+    assert listing == "No live sessions."
+    assert text(back).startswith("3") and "[session 'idle' was closed after" in text(back)
+
+
+# --- Real JVMs, through `gradle-repl serve` over stdio -----------------------------------------------------
+
+
+@jvm
 async def test_state_is_per_session_and_reset_loses_it(shared: Client):
     client = shared
     first = await run(client, "val answer = 41", sessionId="a")
@@ -93,6 +217,7 @@ async def test_state_is_per_session_and_reset_loses_it(shared: Client):
     assert after.is_error and "Unresolved reference" in text(after)
 
 
+@jvm
 async def test_describe_lists_what_a_session_holds_newest_definition_winning(shared: Client):
     """An agent picking up a session it did not start sees its imports and names, as the REPL resolves them."""
     client = shared
@@ -125,6 +250,7 @@ async def test_describe_lists_what_a_session_holds_newest_definition_winning(sha
     assert missing.is_error and "no session 'nobody'" in text(missing)
 
 
+@jvm
 async def test_depends_on_adds_a_library_to_the_live_session(shared: Client):
     """@file:DependsOn resolves a Maven Central artifact the project doesn't have into the running session:
     earlier state stays, a version conflict keeps the project's version and says so, a bad coordinate is an error
@@ -145,6 +271,7 @@ async def test_depends_on_adds_a_library_to_the_live_session(shared: Client):
     assert "no-such-artifact" not in described
 
 
+@jvm
 async def test_content_order_result_then_displays_then_output(shared: Client):
     client = shared
     result = await run(
@@ -164,6 +291,7 @@ async def test_content_order_result_then_displays_then_output(shared: Client):
     assert isinstance(result.content[1], ImageContent) and result.content[1].data
 
 
+@jvm
 async def test_errors_set_is_error_with_one_text_block(shared: Client):
     client = shared
     compile_error = await run(client, "val x: Int = \"s\"", sessionId=PLAIN)
@@ -180,6 +308,7 @@ async def test_errors_set_is_error_with_one_text_block(shared: Client):
     assert text(still_fine).startswith("2")
 
 
+@jvm
 async def test_resolve_tool_summarises_the_environment(shared: Client):
     client = shared
     result = await client.call_tool("resolve_gradle_environment", {"projectRoot": PROJECT, "buildTool": "maven"})
@@ -187,6 +316,7 @@ async def test_resolve_tool_summarises_the_environment(shared: Client):
     assert "Kotlin version:    2.3.21" in summary and "kotlin-serialization-compiler-plugin-embeddable" in summary
 
 
+@jvm
 async def test_leaving_out_build_tool_keeps_a_maven_session_on_maven(shared: Client, tmp_path):
     """A project with both builds, resolved with Maven once: later calls without buildTool stay on Maven
     (Gradle is never tried, the session keeps its state) even though its Gradle wrapper is there."""
@@ -201,71 +331,7 @@ async def test_leaving_out_build_tool_keeps_a_maven_session_on_maven(shared: Cli
     assert not (tmp_path / "gradle-ran").exists()
 
 
-def _server_with_workers(*args: str, env: dict[str, str] | None = None) -> tuple[RawServer, list[int]]:
-    """A raw server process with one live session and its warmed spare; returns it and the workers' pids."""
-    server = RawServer(*args, env=env)
-    reply = server.call_tool("run_kotlin_snippet", {"projectRoot": PROJECT, "code": "1", "buildTool": "maven"})
-    assert reply["result"]["isError"] is False, reply
-    wait_for(lambda: len(server.workers()) == 2, 60)
-    return server, server.workers()
-
-
-def fake_build(tmp_path) -> tuple[str, "os.PathLike[str]", dict[str, str]]:
-    """A project whose build never ends: `mvn` on PATH is a stand-in that records its pid and sleeps.
-    (The server's process handling is under test here, not Maven.)"""
-    project = tmp_path / "slow-build"
-    project.mkdir()
-    (project / "pom.xml").write_text("<project/>")
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    pid_file = tmp_path / "build.pid"
-    mvn = bin_dir / "mvn"
-    mvn.write_text(f"#!/bin/sh\necho $$ > {pid_file}.tmp && mv {pid_file}.tmp {pid_file}\nexec sleep 600\n")
-    mvn.chmod(0o755)
-    return str(project), pid_file, {"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
-
-
-def test_kill_9_ends_busy_workers_and_builds_without_pdeathsig(tmp_path, sample_env):
-    """With Linux's PDEATHSIG switched off, the lifelines alone end a worker stuck in `while (true) {}`,
-    the spare, and a running build within 5 s of kill -9 of the server."""
-    project, pid_file, env = fake_build(tmp_path)
-    server, workers = _server_with_workers(env={**env, "GRADLE_REPL_NO_PDEATHSIG": "1"})
-    server.send_call("busy", "run_kotlin_snippet", {"projectRoot": PROJECT, "code": "while (true) {}", "buildTool": "maven"})
-    wait_for(lambda: "running" in server.session_states().values(), 30)
-    server.send_call("build", "run_kotlin_snippet", {"projectRoot": project, "code": "1", "buildTool": "maven"})
-    wait_for(pid_file.exists, 60)
-    build = int(pid_file.read_text())
-    builds = server.builds()
-    assert build in builds
-    server.process.kill()
-    server.process.wait()
-    for pid in [*workers, *builds]:
-        assert wait_gone(pid, 5), f"process {pid} outlived its kill -9'd server"
-
-
-def test_closing_stdin_mid_build_ends_server_and_build_within_5_s(tmp_path):
-    project, pid_file, env = fake_build(tmp_path)
-    server = RawServer(env=env)
-    server.send_call("build", "run_kotlin_snippet", {"projectRoot": project, "code": "1", "buildTool": "maven"})
-    wait_for(pid_file.exists, 60)
-    build = int(pid_file.read_text())
-    assert server.process.stdin
-    server.process.stdin.close()
-    assert server.process.wait(timeout=5) == 0
-    assert wait_gone(build, 5), "the build outlived the server"
-
-
-def test_sigterm_mid_build_ends_the_build(tmp_path):
-    project, pid_file, env = fake_build(tmp_path)
-    server = RawServer(env=env)
-    server.send_call("build", "run_kotlin_snippet", {"projectRoot": project, "code": "1", "buildTool": "maven"})
-    wait_for(pid_file.exists, 60)
-    build = int(pid_file.read_text())
-    server.process.send_signal(signal.SIGTERM)
-    assert server.process.wait(timeout=10) == 0
-    assert wait_gone(build, 5) and not alive(build)
-
-
+@jvm
 async def test_a_cancelled_call_stops_its_snippet_and_never_shifts_answers(shared: Client):
     """An MCP cancel (what clients send on their own timeout) interrupts the snippet like a timeout does:
     the session keeps its state and every later call gets its own answer."""
@@ -278,6 +344,7 @@ async def test_a_cancelled_call_stops_its_snippet_and_never_shifts_answers(share
     assert text(kept).startswith("42")
 
 
+@jvm
 async def test_a_cancelled_busy_loop_replaces_the_jvm_and_the_next_call_says_so(shared: Client):
     client = shared
     assert not (await run(client, "val keep = 42", sessionId="busy")).is_error
@@ -290,6 +357,7 @@ async def test_a_cancelled_busy_loop_replaces_the_jvm_and_the_next_call_says_so(
     assert text(again).startswith("fresh")
 
 
+@jvm
 async def test_a_running_snippets_output_arrives_as_progress(shared: Client):
     """A long snippet shows life: its printed lines reach the client as progress while it runs."""
     messages: list[str] = []
@@ -308,44 +376,7 @@ async def test_a_running_snippets_output_arrives_as_progress(shared: Client):
     assert any(m.startswith("[stdout] tick") for m in messages), messages
 
 
-async def test_tool_descriptions_are_dedented_and_resolve_is_not_read_only(shared: Client):
-    client = shared
-    tools = {tool.name: tool for tool in (await client.list_tools()).tools}
-    for tool in tools.values():
-        assert tool.description and "\n        " not in tool.description, tool.name
-    assert tools["resolve_gradle_environment"].annotations.read_only_hint is False
-    assert tools["list_kotlin_sessions"].annotations.read_only_hint is True
-
-
-def worker_processes() -> set[int]:
-    """Worker processes started (through servers) by this test process."""
-    return {
-        p.pid for p in psutil.Process().children(recursive=True) if is_session_worker(p)
-    }
-
-
-async def wait_until(condition, what: str, seconds: float = 120.0) -> None:
-    """Polls an observable state; never a fixed sleep."""
-    with anyio.fail_after(seconds):
-        while not condition():
-            await anyio.sleep(0.1)
-
-
-async def test_a_new_session_takes_the_warmed_spare_worker():
-    """After the first session starts, a spare JVM starts; the next new session runs on that very process."""
-    others = worker_processes()  # workers of the module's shared server are not this server's
-    async with Client(server_params(spare=True), read_timeout_seconds=300) as client:
-        await run(client, "1", sessionId="first")
-        await wait_until(lambda: len(worker_processes() - others) == 2, "the spare worker exists")
-        before = worker_processes() - others
-        result = await run(client, "2", sessionId="second")
-        sessions = json.loads(text(await client.call_tool("list_kotlin_sessions", {})))
-    assert text(result).startswith("2")
-    second = next(s for s in sessions if s["session_id"] == "second")
-    first = next(s for s in sessions if s["session_id"] == "first")
-    assert second["worker_pid"] in before and second["worker_pid"] != first["worker_pid"]
-
-
+@jvm
 async def test_changed_sources_restart_the_session_and_say_so(tmp_path):
     """A snippet must see current code; the restart that brings it is announced, not silent. The first
     call's build shows life as progress while the environment resolves."""
@@ -376,25 +407,73 @@ async def test_changed_sources_restart_the_session_and_say_so(tmp_path):
     assert not bag.is_error and text(bag).startswith("0"), text(bag)
 
 
-async def test_session_cap_evicts_the_least_recently_used_idle_session():
-    async with Client(server_params("--max-sessions", "1"), read_timeout_seconds=300) as client:
-        await run(client, "val kept = 1", sessionId="old")
-        await run(client, "2", sessionId="new")
-        sessions = json.loads(text(await client.call_tool("list_kotlin_sessions", {})))
-        again = await run(client, "kept", sessionId="old")
-    assert [s["session_id"] for s in sessions] == ["new"]
-    assert again.is_error and "Unresolved reference 'kept'" in text(again)
-    assert "[session 'old' was closed to make room: at most 1 sessions live at once" in text(again)
+# --- The server process: lifelines and signals (a stand-in `mvn` where only the build matters) ----------------
 
 
-async def test_idle_sessions_are_closed_after_the_idle_timeout():
-    async with Client(server_params("--idle-timeout", "1"), read_timeout_seconds=300) as client:
-        await run(client, "1", sessionId="idle")
-        listing = ""
-        with anyio.fail_after(60):  # the idle timeout plus one eviction poll, observed through the listing
-            while listing != "No live sessions.":
-                listing = text(await client.call_tool("list_kotlin_sessions", {}))
-                await anyio.sleep(0.2)
-        back = await run(client, "3", sessionId="idle")
-    assert listing == "No live sessions."
-    assert text(back).startswith("3") and "[session 'idle' was closed after" in text(back)
+def _server_with_workers(*args: str, env: dict[str, str] | None = None) -> tuple[RawServer, list[int]]:
+    """A raw server process with one live session and its warmed spare; returns it and the workers' pids."""
+    server = RawServer(*args, env=env)
+    reply = server.call_tool("run_kotlin_snippet", {"projectRoot": PROJECT, "code": "1", "buildTool": "maven"})
+    assert reply["result"]["isError"] is False, reply
+    wait_for(lambda: len(server.workers()) == 2, 60)
+    return server, server.workers()
+
+
+def fake_build(tmp_path) -> tuple[str, "os.PathLike[str]", dict[str, str]]:
+    """A project whose build never ends: `mvn` on PATH is a stand-in that records its pid and sleeps.
+    (The server's process handling is under test here, not Maven.)"""
+    project = tmp_path / "slow-build"
+    project.mkdir()
+    (project / "pom.xml").write_text("<project/>")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    pid_file = tmp_path / "build.pid"
+    mvn = bin_dir / "mvn"
+    mvn.write_text(f"#!/bin/sh\necho $$ > {pid_file}.tmp && mv {pid_file}.tmp {pid_file}\nexec sleep 600\n")
+    mvn.chmod(0o755)
+    return str(project), pid_file, {"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+
+
+@jvm
+def test_kill_9_ends_busy_workers_and_builds_without_pdeathsig(tmp_path, sample_env):
+    """With Linux's PDEATHSIG switched off, the lifelines alone end a worker stuck in `while (true) {}`,
+    the spare, and a running build within 5 s of kill -9 of the server."""
+    project, pid_file, env = fake_build(tmp_path)
+    server, workers = _server_with_workers(env={**env, "GRADLE_REPL_NO_PDEATHSIG": "1"})
+    server.send_call("busy", "run_kotlin_snippet", {"projectRoot": PROJECT, "code": "while (true) {}", "buildTool": "maven"})
+    wait_for(lambda: "running" in server.session_states().values(), 30)
+    server.send_call("build", "run_kotlin_snippet", {"projectRoot": project, "code": "1", "buildTool": "maven"})
+    wait_for(pid_file.exists, 60)
+    build = int(pid_file.read_text())
+    builds = server.builds()
+    assert build in builds
+    server.process.kill()
+    server.process.wait()
+    for pid in [*workers, *builds]:
+        assert wait_gone(pid, 5), f"process {pid} outlived its kill -9'd server"
+
+
+def _server_mid_build(tmp_path) -> tuple[RawServer, int]:
+    """A raw server whose first call waits on a build that never ends; returns it and the build's pid. No JVM starts."""
+    project, pid_file, env = fake_build(tmp_path)
+    server = RawServer(env=env)
+    server.send_call("build", "run_kotlin_snippet", {"projectRoot": project, "code": "1", "buildTool": "maven"})
+    wait_for(pid_file.exists, 60)
+    return server, int(pid_file.read_text())
+
+
+def test_closing_stdin_mid_build_ends_server_and_build_within_5_s(tmp_path):
+    """Stdin's end (the client went away) ends the server, and the build it runs, within 5 s."""
+    server, build = _server_mid_build(tmp_path)
+    assert server.process.stdin
+    server.process.stdin.close()
+    assert server.process.wait(timeout=5) == 0
+    assert wait_gone(build, 5), "the build outlived the server"
+
+
+def test_sigterm_mid_build_ends_the_build(tmp_path):
+    """SIGTERM ends the server at once, and the build it runs with it."""
+    server, build = _server_mid_build(tmp_path)
+    server.process.send_signal(signal.SIGTERM)
+    assert server.process.wait(timeout=10) == 0
+    assert wait_gone(build, 5) and not alive(build)

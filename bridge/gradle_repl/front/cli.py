@@ -10,12 +10,12 @@ from collections.abc import Callable, Sequence
 from gradle_repl.project.buildtools import BUILD_TOOLS
 from gradle_repl.front.content import reply_to_result
 from gradle_repl.errors import GradleReplError
-from gradle_repl.frames import DEFAULT_HEAP_MB, WorkerOptions
-from gradle_repl.host.manager import SessionLimits, SessionManager
+from gradle_repl.host.manager import SessionManager
 from gradle_repl.project.process import BuildLine
 from gradle_repl.project.resolve import resolve_environment
+from gradle_repl.settings import DEFAULTS, Settings
 
-__all__ = ["main"]
+__all__ = ["main", "settings_for"]
 
 
 def _project_arguments(parser: argparse.ArgumentParser, *, root_optional: bool) -> None:
@@ -28,9 +28,12 @@ def _project_arguments(parser: argparse.ArgumentParser, *, root_optional: bool) 
 
 def _worker_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--heap-mb", type=int, default=DEFAULT_HEAP_MB, help=f"heap cap of each session's JVM (default {DEFAULT_HEAP_MB})"
+        "--heap-mb", type=int, default=DEFAULTS.heap_mb, help=f"heap cap of each session's JVM (default {DEFAULTS.heap_mb})"
     )
-    parser.add_argument("--timeout", type=float, default=60.0, help="default snippet timeout in seconds (default 60)")
+    parser.add_argument(
+        "--timeout", type=float, default=DEFAULTS.snippet_timeout_seconds,
+        help=f"default snippet timeout in seconds (default {DEFAULTS.snippet_timeout_seconds:g})",
+    )
     parser.add_argument(
         "--no-class-data-sharing",
         action="store_true",
@@ -43,8 +46,15 @@ def _worker_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _worker_options(args: argparse.Namespace) -> WorkerOptions:
-    return WorkerOptions(heap_mb=args.heap_mb, class_data_sharing=not args.no_class_data_sharing, full_jit=args.full_jit)
+def settings_for(args: argparse.Namespace, **overrides: object) -> Settings:
+    """The settings a command runs with: the defaults, the command's flags over them, then the overrides."""
+    flags: dict[str, object] = {
+        "snippet_timeout_seconds": args.timeout, "heap_mb": args.heap_mb,
+        "class_data_sharing": not args.no_class_data_sharing, "full_jit": args.full_jit,
+    }
+    if args.command == "serve":
+        flags.update(max_sessions=args.max_sessions, idle_timeout_seconds=args.idle_timeout, spare_worker=not args.no_spare_worker)
+    return Settings.model_validate({**flags, **overrides})
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -54,8 +64,12 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
 
     serve = commands.add_parser("serve", help="run the MCP server on stdio")
-    serve.add_argument("--max-sessions", type=int, default=4, help="live sessions at most (default 4)")
-    serve.add_argument("--idle-timeout", type=float, default=1800.0, help="close sessions idle this many seconds")
+    serve.add_argument(
+        "--max-sessions", type=int, default=DEFAULTS.max_sessions, help=f"live sessions at most (default {DEFAULTS.max_sessions})"
+    )
+    serve.add_argument(
+        "--idle-timeout", type=float, default=DEFAULTS.idle_timeout_seconds, help="close sessions idle this many seconds"
+    )
     serve.add_argument(
         "--no-spare-worker", action="store_true", help="don't keep a warmed spare JVM for new sessions (saves ~0.4 GB)"
     )
@@ -111,11 +125,9 @@ def _resolve(args: argparse.Namespace) -> int:
 
 
 async def _eval(args: argparse.Namespace) -> int:
-    manager = SessionManager(
-        resolver=resolve_environment,
-        # One-shot: no spare JVM and no archive training, which would only be killed at exit.
-        limits=SessionLimits(default_timeout_seconds=args.timeout, spare_worker=False, train_class_data=False),
-        worker_options=_worker_options(args),
+    # One-shot: no spare JVM and no archive training, which would only be killed at exit.
+    manager = SessionManager.from_settings(
+        settings_for(args, spare_worker=False, train_class_data=False), resolver=resolve_environment
     )
     failed = False
     try:
@@ -143,7 +155,7 @@ async def _eval(args: argparse.Namespace) -> int:
 async def _repl(args: argparse.Namespace) -> int:
     from gradle_repl.front.terminal import TerminalOptions, run_terminal  # prompt_toolkit only when a person asks for it
 
-    manager = SessionManager(limits=SessionLimits(spare_worker=False), worker_options=_worker_options(args), resolver=resolve_environment)
+    manager = SessionManager.from_settings(settings_for(args, spare_worker=False), resolver=resolve_environment)
     options = TerminalOptions(
         project_root=args.project_root, project_path=args.project, source_set=args.source_set,
         build_tool=args.build_tool, timeout_seconds=args.timeout,
@@ -157,15 +169,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "serve":
             from gradle_repl.front.server import serve
 
-            serve(
-                limits=SessionLimits(
-                    idle_timeout_seconds=args.idle_timeout,
-                    max_sessions=args.max_sessions,
-                    default_timeout_seconds=args.timeout,
-                    spare_worker=not args.no_spare_worker,
-                ),
-                worker_options=_worker_options(args),
-            )
+            serve(settings_for(args))
             return 0
         if args.command == "resolve":
             return _resolve(args)

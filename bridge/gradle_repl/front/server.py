@@ -19,12 +19,13 @@ from pydantic import Field
 
 from gradle_repl.front.content import error_result, reply_to_result, text_result
 from gradle_repl.errors import GradleReplError
-from gradle_repl.frames import DisplayFrame, StreamFrame, WorkerOptions
-from gradle_repl.host.manager import BuildToolChoice, SessionLimits, SessionManager
+from gradle_repl.frames import DisplayFrame, StreamFrame
+from gradle_repl.host.manager import BuildToolChoice, SessionManager
 from gradle_repl.project.process import refuse_new_builds, stop_all_builds
 from gradle_repl.project.resolve import resolve_environment
+from gradle_repl.settings import DEFAULTS, Settings
 
-__all__ = ["build_server", "serve"]
+__all__ = ["build_server", "serve", "KotlinTools"]
 
 # Build tools print hundreds of lines; progress notifications at most this often keep clients calm.
 PROGRESS_INTERVAL_SECONDS = 0.25
@@ -102,19 +103,17 @@ def _described(fn: _F) -> str:
     return inspect.cleandoc(fn.__doc__ or "")
 
 
-def build_server(manager: SessionManager) -> MCPServer:
-    @asynccontextmanager
-    async def lifespan(_: MCPServer) -> AsyncIterator[None]:
-        manager.start_eviction()
-        try:
-            yield
-        finally:
-            _end_builds()
-            await manager.close_all()
+class KotlinTools:
+    """The server's tools: each adapts its arguments to the session manager and its answer to MCP content.
 
-    server = MCPServer("gradle-repl", instructions=INSTRUCTIONS, lifespan=lifespan)
+    Methods of their own (not closures inside build_server), so tests can call them directly; their names,
+    parameters and docstrings are what clients see."""
+
+    def __init__(self, manager: SessionManager) -> None:
+        self.manager = manager
 
     async def run_kotlin_snippet(
+        self,
         projectRoot: ProjectRoot,
         code: Annotated[str, Field(description="Kotlin code; the last expression's value is returned.")],
         ctx: Context,
@@ -122,7 +121,8 @@ def build_server(manager: SessionManager) -> MCPServer:
         sourceSet: SourceSet = "main",
         sessionId: SessionId = "default",
         timeoutSeconds: Annotated[
-            float | None, Field(description="Stop the snippet after this many seconds (default 60).", gt=0, le=3600)
+            float | None,
+            Field(description=f"Stop the snippet after this many seconds (default {DEFAULTS.snippet_timeout_seconds:g}).", gt=0, le=3600),
         ] = None,
         buildTool: BuildToolArg = "auto",
     ) -> CallToolResult:
@@ -137,7 +137,7 @@ def build_server(manager: SessionManager) -> MCPServer:
         """
         try:
             async with _relay(ctx) as relay:
-                reply = await manager.run_snippet(
+                reply = await self.manager.run_snippet(
                     session_id=sessionId,
                     project_root=projectRoot,
                     code=code,
@@ -152,36 +152,37 @@ def build_server(manager: SessionManager) -> MCPServer:
             return error_result(str(error))
         return reply_to_result(reply)
 
-    async def reset_kotlin_session(sessionId: SessionId = "default") -> CallToolResult:
+    async def reset_kotlin_session(self, sessionId: SessionId = "default") -> CallToolResult:
         """Hard-reset a session: its JVM is killed and all its state dropped; the next snippet starts fresh."""
-        if await manager.reset(sessionId):
+        if await self.manager.reset(sessionId):
             return text_result(f"Session {sessionId!r} was reset; the next snippet starts a fresh JVM.")
         return text_result(f"Session {sessionId!r} had no running JVM; nothing to reset.")
 
-    async def close_kotlin_session(sessionId: SessionId = "default") -> CallToolResult:
+    async def close_kotlin_session(self, sessionId: SessionId = "default") -> CallToolResult:
         """Close a session and free its JVM (about 0.5 GB). Its state is gone."""
-        if await manager.close(sessionId):
+        if await self.manager.close(sessionId):
             return text_result(f"Session {sessionId!r} closed.")
         return text_result(f"No session {sessionId!r}.")
 
-    async def list_kotlin_sessions() -> CallToolResult:
+    async def list_kotlin_sessions(self) -> CallToolResult:
         """List live sessions as JSON: id, state (starting/idle/running), project, source set, Kotlin version,
         JDK, snippets run, names declared, uptime, idle time, worker pid and resident memory."""
-        infos = [info.model_dump() for info in manager.list()]
+        infos = [info.model_dump() for info in self.manager.list()]
         return text_result(json.dumps(infos, indent=2) if infos else "No live sessions.")
 
-    async def describe_kotlin_session(sessionId: SessionId = "default") -> CallToolResult:
+    async def describe_kotlin_session(self, sessionId: SessionId = "default") -> CallToolResult:
         """What a session holds, to pick up a session you did not start: its imports, and the names its snippets
         declared as the REPL resolves them now (newest definition wins) — vals and vars with their type and
         current value (capped), functions with their signatures, classes, objects, interfaces, typealiases —
         each with the snippet that declared it. Waits for a running snippet to finish."""
         try:
-            description = await manager.describe(sessionId)
+            description = await self.manager.describe(sessionId)
         except GradleReplError as error:
             return error_result(str(error))
         return text_result(description.summary(sessionId))
 
     async def resolve_gradle_environment(
+        self,
         projectRoot: ProjectRoot,
         ctx: Context,
         projectPath: ProjectPath = ":",
@@ -193,7 +194,7 @@ def build_server(manager: SessionManager) -> MCPServer:
         compiler plugins. Cached until build files or sources change."""
         try:
             async with _relay(ctx) as relay:
-                resolved = await manager.resolve(
+                resolved = await self.manager.resolve(
                     projectRoot, project_path=projectPath, source_set=sourceSet, build_tool=buildTool,
                     progress=relay, refresh=refresh,
                 )
@@ -202,17 +203,37 @@ def build_server(manager: SessionManager) -> MCPServer:
         notices = "".join(f"\n{notice}" for notice in getattr(resolved, "notices", ()))
         return text_result(f"{resolved.environment.summary()}\n({resolved.origin()}){notices}")
 
-    tools: list[tuple[Callable[..., Any], ToolAnnotations]] = [
-        (run_kotlin_snippet, ToolAnnotations(open_world_hint=False)),
-        (reset_kotlin_session, ToolAnnotations(destructive_hint=True, idempotent_hint=True, open_world_hint=False)),
-        (close_kotlin_session, ToolAnnotations(destructive_hint=True, idempotent_hint=True, open_world_hint=False)),
-        (list_kotlin_sessions, ToolAnnotations(read_only_hint=True, open_world_hint=False)),
-        (describe_kotlin_session, ToolAnnotations(read_only_hint=True, open_world_hint=False)),
-        # It runs the project's build (which writes outputs and may download dependencies).
-        (resolve_gradle_environment, ToolAnnotations(read_only_hint=False, idempotent_hint=True, open_world_hint=True)),
-    ]
-    for fn, annotations in tools:
-        server.tool(description=_described(fn), annotations=annotations)(fn)
+    def annotated(self) -> list[tuple[Callable[..., Any], ToolAnnotations]]:
+        """Each tool with what it promises a client about its effects."""
+        return [
+            (self.run_kotlin_snippet, ToolAnnotations(open_world_hint=False)),
+            (self.reset_kotlin_session, ToolAnnotations(destructive_hint=True, idempotent_hint=True, open_world_hint=False)),
+            (self.close_kotlin_session, ToolAnnotations(destructive_hint=True, idempotent_hint=True, open_world_hint=False)),
+            (self.list_kotlin_sessions, ToolAnnotations(read_only_hint=True, open_world_hint=False)),
+            (self.describe_kotlin_session, ToolAnnotations(read_only_hint=True, open_world_hint=False)),
+            # It runs the project's build (which writes outputs and may download dependencies).
+            (self.resolve_gradle_environment, ToolAnnotations(read_only_hint=False, idempotent_hint=True, open_world_hint=True)),
+        ]
+
+
+def build_server(manager: SessionManager, *, end_builds_at_exit: bool = True) -> MCPServer:
+    """The MCP server over a session manager. It starts the manager's idle eviction and, when it ends, closes every
+    session; with end_builds_at_exit (the real server) it also stops every build of this process and refuses new
+    ones (an in-process test server leaves the process's builds alone)."""
+
+    @asynccontextmanager
+    async def lifespan(_: MCPServer) -> AsyncIterator[None]:
+        manager.start_eviction()
+        try:
+            yield
+        finally:
+            if end_builds_at_exit:
+                _end_builds()
+            await manager.close_all()
+
+    server = MCPServer("gradle-repl", instructions=INSTRUCTIONS, lifespan=lifespan)
+    for fn, hints in KotlinTools(manager).annotated():
+        server.tool(description=_described(fn), annotations=hints)(fn)
     return server
 
 
@@ -222,9 +243,9 @@ def _end_builds() -> None:
     stop_all_builds()
 
 
-def serve(*, limits: SessionLimits, worker_options: WorkerOptions) -> None:
+def serve(settings: Settings = DEFAULTS) -> None:
     """Runs the server on stdio until stdin closes or SIGTERM; workers never outlive it."""
-    manager = SessionManager(limits=limits, worker_options=worker_options, resolver=resolve_environment)
+    manager = SessionManager.from_settings(settings, resolver=resolve_environment)
     # Last resort for exits that skip the lifespan's cleanup; workers also die with their parent.
     atexit.register(manager.kill_all_now)
     atexit.register(_end_builds)

@@ -26,10 +26,11 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from gradle_repl.errors import GradleReplError
 from gradle_repl.frames import DisplayFrame, ResultFrame, StreamFrame
 from gradle_repl.host.handle import Reply
-from gradle_repl.host.manager import BuildToolChoice, SessionLimits, SessionManager
+from gradle_repl.host.manager import BuildToolChoice, SessionManager
 from gradle_repl.front.kotlin_input import is_complete
 from gradle_repl.paths import data_dir
 from gradle_repl.project.resolve import resolve_environment
+from gradle_repl.settings import DEFAULTS
 
 __all__ = ["TerminalOptions", "run_terminal", "HELP"]
 
@@ -52,7 +53,7 @@ class TerminalOptions:
     project_path: str = ":"
     source_set: str = "main"
     build_tool: BuildToolChoice = "auto"
-    timeout_seconds: float = 600.0
+    timeout_seconds: float = DEFAULTS.snippet_timeout_seconds
 
     def session(self) -> dict[str, Any]:
         """The arguments that name the terminal's session and its project, for the session manager."""
@@ -181,7 +182,7 @@ def _on_sigint(loop: asyncio.AbstractEventLoop, action: object) -> bool:
 
 async def run_terminal(options: TerminalOptions, manager: SessionManager | None = None, out: TextIO = sys.stdout) -> int:
     """The prompt loop; returns the exit code."""
-    manager = manager or SessionManager(limits=SessionLimits(spare_worker=False), resolver=resolve_environment)
+    manager = manager or SessionManager.from_settings(DEFAULTS.model_copy(update={"spare_worker": False}), resolver=resolve_environment)
     printer = _Printer(out)
     history = data_dir() / "repl-history"
     history.parent.mkdir(parents=True, exist_ok=True)

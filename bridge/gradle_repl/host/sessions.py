@@ -1,0 +1,134 @@
+"""A session's record and the table of them: what a session holds besides its worker, and how it is listed."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from gradle_repl.environment import ReplEnvironment
+from gradle_repl.host.handle import WorkerHandle
+from gradle_repl.host.spawned import SpawnedWorkers
+
+__all__ = ["Session", "SessionInfo", "SessionTable"]
+
+
+class SessionInfo(BaseModel):
+    session_id: str
+    state: Literal["starting", "idle", "running"]
+    project_root: str
+    project_path: str
+    source_set: str
+    build_tool: str
+    kotlin_version: str
+    java_home: str
+    java_version: str | None
+    snippets_run: int
+    uptime_seconds: float
+    idle_seconds: float
+    worker_pid: int | None
+    worker_rss_bytes: int | None
+    declarations: int = Field(default=0, description="names the session's snippets declared (describe_kotlin_session lists them)")
+
+
+@dataclass(eq=False)
+class Session:
+    session_id: str
+    environment: ReplEnvironment | None = None
+    worker: WorkerHandle | None = None
+    # Calls on one session run one at a time; held while one runs, so "locked" reads as "running".
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    snippets_run: int = 0
+    declarations: int = 0
+    # @file:DependsOn/@file:Repository lines of snippets that succeeded, re-applied after a restart for a changed build.
+    libraries: list[str] = field(default_factory=list)
+    last_used: float = field(default_factory=time.monotonic)
+    starting: ReplEnvironment | None = None
+    closed: bool = False
+
+    @property
+    def holds_jvm(self) -> bool:
+        """Its JVM is starting or running: it counts against the session cap."""
+        return self.starting is not None or (self.worker is not None and self.worker.alive)
+
+    def forget_worker(self, worker: WorkerHandle) -> None:
+        """That worker no longer serves the session: what it held is no longer counted."""
+        if self.worker is worker:
+            self.worker, self.environment = None, None
+            self.snippets_run = self.declarations = 0
+            self.libraries = []
+
+    async def close(self, workers: SpawnedWorkers, *, reason: str) -> None:
+        """Marks the session closed (a call waiting for it is told) and stops its worker."""
+        self.closed = True
+        worker = self.worker
+        if worker is not None:
+            self.forget_worker(worker)
+            await workers.stop(worker, reason=reason)
+
+    def info(self, now: float) -> SessionInfo | None:
+        """How list_kotlin_sessions shows the session; None while it has neither a JVM nor one starting."""
+        worker = self.worker if self.worker is not None and self.worker.alive else None
+        env = self.environment if worker is not None else self.starting
+        if env is None:
+            return None
+        state: Literal["starting", "idle", "running"] = (
+            "starting" if worker is None else "running" if self.lock.locked() else "idle"
+        )
+        return SessionInfo(
+            session_id=self.session_id,
+            state=state,
+            project_root=env.project_root,
+            project_path=env.project_path,
+            source_set=env.source_set,
+            build_tool=env.build_tool,
+            kotlin_version=env.kotlin_version,
+            java_home=env.java_home,
+            java_version=worker.ready.java_version if worker else None,
+            snippets_run=self.snippets_run,
+            uptime_seconds=round(now - worker.started, 1) if worker else 0.0,
+            idle_seconds=round(now - self.last_used, 1),
+            worker_pid=worker.pid if worker else None,
+            worker_rss_bytes=worker.rss_bytes() if worker else None,
+            declarations=self.declarations if worker else 0,
+        )
+
+
+class SessionTable:
+    """The sessions by id, in the order they were opened."""
+
+    def __init__(self) -> None:
+        self._by_id: dict[str, Session] = {}
+
+    def get(self, session_id: str) -> Session | None:
+        return self._by_id.get(session_id)
+
+    def open(self, session_id: str) -> Session:
+        """The session of that id, new and empty when there is none."""
+        session = self._by_id.get(session_id)
+        if session is None:
+            session = self._by_id[session_id] = Session(session_id)
+        return session
+
+    def remove(self, session_id: str) -> Session | None:
+        return self._by_id.pop(session_id, None)
+
+    def remove_all(self) -> list[Session]:
+        sessions = list(self._by_id.values())
+        self._by_id.clear()
+        return sessions
+
+    def __iter__(self) -> Iterator[Session]:
+        # A copy: callers close and remove sessions while they walk the table.
+        return iter(list(self._by_id.values()))
+
+    def ids(self) -> list[str]:
+        return list(self._by_id)
+
+    def infos(self) -> list[SessionInfo]:
+        now = time.monotonic()
+        return [info for session in self for info in [session.info(now)] if info is not None]

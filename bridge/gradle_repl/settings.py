@@ -1,0 +1,47 @@
+"""Every default a user (or a test) may change, written once.
+
+The CLI's flags start from these values, the server and the terminal REPL pass them on, and the host reads
+them through `SessionLimits` and `WorkerOptions`. A front end changes a field with `model_copy(update=...)`;
+nothing else writes a default of its own.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = ["Settings", "DEFAULTS"]
+
+
+class Settings(BaseModel):
+    """What a server, a CLI run or a terminal REPL runs with."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    # --- a snippet -------------------------------------------------------------------------------------------
+    # MCP clients commonly give up on a tool call at 60 s; a reply must arrive before that.
+    snippet_timeout_seconds: float = Field(default=60.0, description="a snippet is stopped after this long unless its call says otherwise")
+
+    # --- each session's JVM ----------------------------------------------------------------------------------
+    # The K2 REPL keeps about 2 MB of compiler data per snippet (bench/README.md): 1.5 GB holds some 600
+    # snippets before the heap warning; the JVM only takes from the OS what it uses.
+    heap_mb: int = Field(default=1536, ge=64, description="heap cap of each session's JVM")
+    # What one snippet may print in all, and in one block (message, stack, value); the cut is reported.
+    output_limit_bytes: int = Field(default=1_000_000, ge=1_000)
+    frame_limit_bytes: int = Field(default=200_000, ge=1_000)
+    class_data_sharing: bool = Field(default=True, description="start JVMs from (and write) the archive of the compiler's classes")
+    full_jit: bool = Field(default=False, description="C2 as well as C1: slower starts, faster long-running snippet code")
+
+    # --- sessions --------------------------------------------------------------------------------------------
+    # Each live session holds a JVM of about 0.5 GB.
+    max_sessions: int = Field(default=4, description="live sessions at most; the least recently used idle one makes room")
+    idle_timeout_seconds: float = Field(default=30 * 60, description="a session idle this long is closed")
+    # Idle sessions are looked for this often, so one lives at most this much past its idle timeout.
+    eviction_poll_seconds: float = Field(default=5.0, gt=0)
+    # A started, warmed worker for the most recently used environment makes a new session start in
+    # milliseconds instead of seconds, for one idle JVM (about 0.4 GB).
+    spare_worker: bool = True
+    # Write the JDK's class-data archive in the background when it is missing (worker/classdata.py).
+    train_class_data: bool = True
+
+
+DEFAULTS = Settings()
