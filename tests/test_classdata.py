@@ -14,6 +14,7 @@ from conftest import SAMPLE_PROJECT
 from gradle_repl.worker import classdata
 from gradle_repl.host.manager import SessionLimits, SessionManager
 from gradle_repl.paths import cache_dir
+from gradle_repl.project.resolve import resolve_environment
 
 
 def _jdk(tmp_path: Path, version: str) -> str:
@@ -76,7 +77,7 @@ def test_on_a_new_machine_the_facade_compiles_a_trainer_writes_the_archive_later
     first_use: Path,
 ):
     async def scenario() -> None:
-        manager = SessionManager(limits=SessionLimits(spare_worker=False, max_sessions=4))
+        manager = SessionManager(limits=SessionLimits(spare_worker=False, max_sessions=4), resolver=resolve_environment)
         try:
             async def run(session: str, code: str) -> str:
                 reply = await manager.run_snippet(session_id=session, project_root=str(SAMPLE_PROJECT), code=code, build_tool="maven")

@@ -9,7 +9,6 @@ from the moment it exists, so close, eviction, cancellation and server exit can'
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import logging
 import time
 from collections.abc import Callable
@@ -23,7 +22,7 @@ from pydantic import BaseModel, Field
 from gradle_repl.worker import classdata
 from gradle_repl.environment import BuildToolChoice, ReplEnvironment
 from gradle_repl.errors import GradleReplError
-from gradle_repl.frames import SessionDescription, WorkerOptions
+from gradle_repl.frames import ErrorResult, SessionDescription, WorkerOptions
 from gradle_repl.host.handle import OnFrame, Reply, WorkerHandle
 from gradle_repl.host.libraries import library_annotations, replay_snippet
 from gradle_repl.host.launcher import SubprocessLauncher, WorkerLauncher, WorkerTransport
@@ -96,8 +95,6 @@ class _Session:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     snippets_run: int = 0
     declarations: int = 0
-    # @file:DependsOn/@file:Repository lines of snippets that succeeded, re-applied after a restart for a changed build.
-    libraries: list[str] = field(default_factory=list)
     last_used: float = field(default_factory=time.monotonic)
     starting: ReplEnvironment | None = None
     closed: bool = False
@@ -169,17 +166,15 @@ class SessionManager:
             notices = self._enter(session, resolved)
             worker = await self._worker_for(session, resolved.environment, notices, progress)
             timeout = timeout_seconds if timeout_seconds is not None else self.limits.default_timeout_seconds
-            reply = await worker.request(code, timeout_seconds=timeout, on_frame=on_frame)
+            reply = await worker.request(code, timeout_seconds=timeout, on_frame=on_frame, notices=notices)
             session.last_used = time.monotonic()
-            if reply.result.state_lost:
+            if reply.state_lost:
                 self._forget_worker(session, worker)
             else:
                 session.snippets_run += 1
                 if reply.result.declared is not None:
                     session.declarations = reply.result.declared
-                if reply.result.type == "success":
-                    session.libraries += library_annotations(code)
-            return dataclasses.replace(reply, notices=tuple(notices))
+            return reply
 
     async def open_session(
         self,
@@ -245,7 +240,8 @@ class SessionManager:
                     f"[session {session.session_id!r} restarted: the project's build or sources changed since its JVM "
                     f"started; state from its {session.snippets_run} earlier snippet(s) is gone]"
                 )
-                libraries = session.libraries
+                # What the old worker reported it added, replayed in the new one.
+                libraries = library_annotations(worker.libraries)
                 if progress:
                     progress("the session's environment changed; restarting its worker")
             self._forget_worker(session, worker)
@@ -260,7 +256,6 @@ class SessionManager:
     async def _add_libraries_again(self, session: _Session, worker: WorkerHandle, libraries: list[str], notices: list[str]) -> None:
         reply = await worker.request(replay_snippet(libraries), timeout_seconds=self.limits.default_timeout_seconds)
         if reply.result.type == "success":
-            session.libraries = list(libraries)
             notices.append(f"[added again after the restart: {'; '.join(dict.fromkeys(libraries))}]")
         else:
             why = (reply.result.message.strip().splitlines() or ["no reason given"])[0]
@@ -379,7 +374,6 @@ class SessionManager:
         if session.worker is worker:
             session.worker, session.environment = None, None
             session.snippets_run = session.declarations = 0
-            session.libraries = []
         if not worker.alive:
             self._untrack(worker)
 
@@ -403,10 +397,9 @@ class SessionManager:
                     f"session {session_id!r} has no running JVM (it was reset or its state was lost): it holds nothing yet"
                 )
             result = await worker.describe()
-            if result.description is None:
+            if isinstance(result, ErrorResult):
                 raise GradleReplError(f"session {session_id!r} could not be described: {result.message}")
-            if result.declared is not None:
-                session.declarations = result.declared
+            session.declarations = result.declared
             return result.description
 
     async def reset(self, session_id: str) -> bool:
