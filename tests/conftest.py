@@ -19,7 +19,7 @@ import anyio._core._subprocesses  # noqa: F401
 
 from gradle_repl.environment import ReplEnvironment
 from gradle_repl.project.resolve import resolve_environment
-from gradle_repl.frames import SessionDescription, WorkerOptions
+from gradle_repl.frames import DescriptionResult, SessionDescription, SuccessResult, WorkerOptions
 from gradle_repl.host.handle import Reply, WorkerHandle
 from mavenjvm import maven_opts
 
@@ -111,15 +111,15 @@ class SyncWorker:
 
     def value(self, code: str) -> str:
         """The rendered value of a snippet that must succeed."""
-        reply = self.eval(code)
-        assert reply.result.type == "success", reply.result.message + "\n" + reply.result.stack
-        assert reply.result.value is not None, "the snippet produced no value"
-        return reply.result.value.data
+        result = self.eval(code).result
+        assert isinstance(result, SuccessResult), f"{result.message}\n{result.stack}"
+        assert result.value is not None, "the snippet produced no value"
+        return result.value.data
 
     def describe(self) -> SessionDescription:
         """What the session holds, from the worker itself."""
         result = self._loop.run_until_complete(self.process.describe())
-        assert result.description is not None, result.message
+        assert isinstance(result, DescriptionResult), result.message
         return result.description
 
     def close(self) -> None:

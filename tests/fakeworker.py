@@ -12,6 +12,8 @@ WorkerHandle and SessionManager run against it unchanged. What a snippet does is
     "wrong-id"     answers with another request's id
     "exit N"       exits with code N before answering
     "heap V"       answers V with a nearly-full-heap warning, as a real worker does past 85%
+    "system-exit"  says a snippet's System.exit is ending it, then dies by SIGABRT (native exit handlers)
+    "libraries V"  answers V, reporting a library added (frames.AddedLibraries)
     anything else  answers the code itself as the value
 
 `fake_resolver` stands in for the project side: every project root resolves at once to the same
@@ -28,17 +30,20 @@ from pathlib import Path
 
 from gradle_repl.environment import ReplEnvironment
 from gradle_repl.frames import (
-    HEAP_WARNING_PREFIX,
+    AddedLibraries,
     CancelRequest,
     Declaration,
     DescribeRequest,
+    DescriptionResult,
     DisplayFrame,
+    ErrorResult,
     EvalRequest,
+    ExitingFrame,
     ReadyFrame,
-    ResultFrame,
     StartRequest,
     StreamFrame,
     SessionDescription,
+    SuccessResult,
     decode_request,
     encode,
 )
@@ -75,6 +80,8 @@ class FakeTransport:
         self._cancelled: set[int] = set()
         self._cancel_arrived = asyncio.Event()
         self._exited = asyncio.Event()
+        # Answers describe requests as if they were snippets (a broken worker).
+        self.describe_as_snippet = False
         self._start_delay = start_delay
         self._crash_on_start = crash_on_start
         self.requests_seen: list[str] = []
@@ -169,17 +176,20 @@ class FakeTransport:
 
     async def _answer(self, request: EvalRequest) -> None:
         code, rid = request.code, request.id
+        if code == "__describe__" and self.describe_as_snippet:
+            self._value(rid, "not a description")
+            return
         if code == "__describe__":
             # Every snippet answered so far reads as a val named after its code.
             held = [Declaration(kind="val", name=c, signature=f"val {c}: kotlin.String", snippet=i + 1) for i, c in enumerate(self._answered)]
-            self._send(ResultFrame(id=rid, type="success", description=SessionDescription(declarations=held), declared=len(held)))
+            self._send(DescriptionResult(id=rid, description=SessionDescription(declarations=held), declared=len(held)))
             return
         self._answered.append(code)
         verb, _, rest = code.partition(" ")
         if verb in ("sleep", "stubborn"):
             seconds, _, value = rest.partition(":")
             if await self._wait_or_cancel(rid, float(seconds), honour_cancel=verb == "sleep"):
-                self._send(ResultFrame(id=rid, type="error", error_kind="cancelled", message="cancelled; state kept"))
+                self._send(ErrorResult(id=rid, error_kind="cancelled", message="cancelled; state kept"))
                 return
             self._value(rid, value)
         elif code == "hang":
@@ -197,15 +207,18 @@ class FakeTransport:
         elif verb == "exit":
             self._exit(int(rest))
         elif verb == "heap":
-            self._send(ResultFrame(
-                id=rid, type="success", value=DisplayFrame(kind="text", mime="text/plain", data=rest), value_type="kotlin.String",
-                warnings=[f"{HEAP_WARNING_PREFIX}this session's heap is 91% full after garbage collection (700 of 768 MB)"],
-            ))
+            self._value(rid, rest, heap_warning="memory: this session's heap is 91% full after garbage collection (700 of 768 MB)")
+        elif code == "system-exit":
+            self._send(ExitingFrame(id=rid))
+            self._exit(-6)
+        elif verb == "libraries":
+            self._value(rid, rest, libraries=AddedLibraries(coordinates=["org.example:lib:1.0"]))
         else:
             self._value(rid, code)
 
-    def _value(self, rid: int, value: str) -> None:
-        self._send(ResultFrame(id=rid, type="success", value=DisplayFrame(kind="text", mime="text/plain", data=value), value_type="kotlin.String"))
+    def _value(self, rid: int, value: str, **fields: object) -> None:
+        text = DisplayFrame(kind="text", mime="text/plain", data=value)
+        self._send(SuccessResult(id=rid, value=text, value_type="kotlin.String", **fields))  # type: ignore[arg-type]
 
 
 class FakeLauncher:

@@ -3,7 +3,7 @@
 from mcp.types import ImageContent, TextContent
 
 from gradle_repl.front.content import reply_to_result
-from gradle_repl.frames import DisplayFrame, ResultFrame, StreamFrame
+from gradle_repl.frames import DisplayFrame, ErrorResult, StreamFrame, SuccessResult
 from gradle_repl.host.handle import Reply
 
 FRAMES = (
@@ -17,7 +17,7 @@ FRAMES = (
 
 def test_success_orders_result_displays_then_output():
     value = DisplayFrame(kind="text", mime="text/plain", data="42")
-    result = reply_to_result(Reply(FRAMES, ResultFrame(type="success", value=value, value_type="kotlin.Int", truncated_bytes=7)))
+    result = reply_to_result(Reply(FRAMES, SuccessResult(value=value, value_type="kotlin.Int", truncated_bytes=7)))
     assert not result.is_error
     shapes = [b.text if isinstance(b, TextContent) else ("image", b.mime_type) for b in result.content]
     assert shapes == [
@@ -34,7 +34,7 @@ def test_success_orders_result_displays_then_output():
 def test_error_is_one_text_block_with_stack_and_output_folded_in():
     reply = Reply(
         FRAMES,
-        ResultFrame(type="error", error_kind="runtime", message="java.lang.X: y", stack="    at _2_repl.f(_2.repl.kts:1)"),
+        ErrorResult(error_kind="runtime", message="java.lang.X: y", stack="    at _2_repl.f(_2.repl.kts:1)"),
         notices=("[session restarted]",),
     )
     result = reply_to_result(reply)
@@ -51,14 +51,14 @@ HEAP_WARNING = "memory: this session's heap is 91% full after garbage collection
 def test_compile_warnings_come_before_the_result_and_the_heap_after_it():
     """The compiler's warnings precede the value they may explain; what running left to know follows the output."""
     value = DisplayFrame(kind="text", mime="text/plain", data="0")
-    result = ResultFrame(type="success", value=value, value_type="kotlin.Int", compile_warnings=[DIVISION_WARNING], warnings=[HEAP_WARNING])
+    result = SuccessResult(value=value, value_type="kotlin.Int", compile_warnings=[DIVISION_WARNING], heap_warning=HEAP_WARNING)
     texts = [b.text for b in reply_to_result(Reply((StreamFrame(event="stdout", data="a\n"),), result)).content]  # type: ignore[union-attr]
     assert texts == [DIVISION_WARNING, "0\n// type: kotlin.Int", "[stdout]\na", HEAP_WARNING]
 
 
 def test_an_errors_block_starts_with_the_compile_warnings_that_explain_it():
     """A runtime error after a compile warning reads in the order it happened: the warning, then the error."""
-    result = ResultFrame(
+    result = ErrorResult(
         type="error", error_kind="runtime", message="java.lang.ArithmeticException: / by zero",
         stack="    at _2_repl.$$eval(_2.repl.kts:1)", compile_warnings=[DIVISION_WARNING],
     )

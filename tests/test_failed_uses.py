@@ -3,7 +3,8 @@ compiled, the line that threw — whatever the JDK or the REPL's layout made of 
 
 from __future__ import annotations
 
-from gradle_repl.worker.failed_uses import FailedSnippet, explain_use_of_failed, snippet_file
+from gradle_repl.worker.failed_uses import FailedSnippet, explain_use_of_failed
+from gradle_repl.worker.snippet_names import snippet_file
 from gradle_repl.worker.report import StackFrame, ThrowableInfo
 
 FAILED = {2: FailedSnippet('val ctx: String = error("boom")', compiled=True), 3: FailedSnippet("val other: String = TODO()", compiled=True)}

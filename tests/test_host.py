@@ -15,7 +15,7 @@ import pytest
 
 from fakeworker import FakeLauncher, FakeResolved, fake_resolver
 from gradle_repl.errors import GradleReplError
-from gradle_repl.frames import WorkerOptions
+from gradle_repl.frames import ErrorResult, SuccessResult, WorkerOptions
 from gradle_repl.host import handle
 from gradle_repl.host.manager import SessionLimits, SessionManager
 from gradle_repl.settings import DEFAULTS, Settings
@@ -37,7 +37,9 @@ def manager(launcher: FakeLauncher, **limits: object) -> SessionManager:
 async def run(m: SessionManager, code: str, session: str = "s", **extra: object) -> str:
     reply = await m.run_snippet(session_id=session, project_root="/p", code=code, **extra)  # type: ignore[arg-type]
     result = reply.result
-    return result.value.data if result.value is not None else f"{result.error_kind}: {result.message}"
+    if isinstance(result, ErrorResult):
+        return f"{result.error_kind}: {result.message}"
+    return result.value.data if result.value is not None else "<no value>"
 
 
 async def until_state(m: SessionManager, state: str, session: str = "s") -> None:
@@ -82,7 +84,7 @@ async def test_a_cancelled_snippet_that_never_answers_costs_the_worker_and_says_
     m = manager(launcher)
     await cancel_when(m, "running", run(m, "hang"))
     reply = await m.run_snippet(session_id="s", project_root="/p", code="B")
-    assert reply.result.value is not None and reply.result.value.data == "B"
+    assert isinstance(reply.result, SuccessResult) and reply.result.value is not None and reply.result.value.data == "B"
     assert any("cancelled snippet" in n and "state is lost" in n for n in reply.notices), reply.notices
     assert len(launcher.live()) == 1 and launcher.spawned[0].returncode is not None
     await m.close_all()
@@ -127,6 +129,27 @@ async def test_a_worker_that_exits_mid_snippet_is_reported_and_replaced():
     assert "exited with code 3" in await run(m, "exit 3")
     assert await run(m, "again") == "again"
     assert len(launcher.spawned) == 2 and len(launcher.live()) == 1
+    await m.close_all()
+
+
+async def test_a_snippets_system_exit_is_named_even_when_a_signal_ends_the_worker():
+    """The worker's exiting frame, not a line in its log, tells the host why its process ended: a System.exit
+    whose code a signal lost still reads as the snippet's System.exit."""
+    m = manager(FakeLauncher())
+    said = await run(m, "system-exit")
+    assert said.startswith("exited: The snippet called System.exit") and "signal SIGABRT" in said, said
+    assert await run(m, "again") == "again"
+    await m.close_all()
+
+
+async def test_a_describe_answered_with_a_snippets_result_is_a_broken_protocol():
+    """Each request has its own kinds of answer; another kind is never passed on as if it were one."""
+    launcher = FakeLauncher()
+    m = manager(launcher)
+    await run(m, "1")
+    launcher.spawned[0].describe_as_snippet = True
+    with pytest.raises(GradleReplError, match="answered a describe request with a success result"):
+        await m.describe("s")
     await m.close_all()
 
 
@@ -220,6 +243,18 @@ async def test_a_changed_environment_restarts_the_session_and_says_so():
     reply = await m.run_snippet(session_id="s", project_root="/other", code="2")
     assert any("restarted" in n for n in reply.notices)
     assert len(launcher.live()) == 1
+    await m.close_all()
+
+
+async def test_a_restart_for_a_changed_build_adds_the_reported_libraries_again():
+    """The libraries the old worker reported it added (not a reading of the snippets' text) are added again in the
+    new worker, as one snippet before the user's, and the reply says so."""
+    launcher = FakeLauncher()
+    m = manager(launcher)
+    await run(m, "libraries added")
+    reply = await m.run_snippet(session_id="s", project_root="/other", code="2")
+    assert launcher.spawned[1].requests_seen == ['@file:DependsOn("org.example:lib:1.0")\nUnit', "2"]
+    assert '[added again after the restart: @file:DependsOn("org.example:lib:1.0")]' in reply.notices, reply.notices
     await m.close_all()
 
 

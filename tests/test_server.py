@@ -407,6 +407,28 @@ async def test_changed_sources_restart_the_session_and_say_so(tmp_path):
     assert not bag.is_error and text(bag).startswith("0"), text(bag)
 
 
+async def test_libraries_added_with_a_comment_or_over_several_lines_come_back_after_a_restart(tmp_path):
+    """The worker reports what its resolver added, so an annotation a line-based reading would miss (a trailing
+    comment, arguments over several lines) is added again when a changed build restarts the session."""
+    project = str(copy_project(SAMPLE_PROJECT, tmp_path / "sample"))
+    math = "org.apache.commons:commons-math3:3.6.1"
+    added = f'{COLLECTIONS} // a bag, for later\n@file:DependsOn(\n    "{math}",\n)\nval remembered = 1'
+    both = "org.apache.commons.collections4.bag.HashBag<Int>().size + org.apache.commons.math3.util.FastMath.abs(-2)"
+    async with Client(server_params(), read_timeout_seconds=300) as client:
+        args = {"projectRoot": project, "buildTool": "maven"}
+        first = await client.call_tool("run_kotlin_snippet", {**args, "code": added})
+        assert not first.is_error, text(first)
+        books = tmp_path / "sample/src/main/kotlin/sample/Books.kt"
+        books.write_text(books.read_text() + "\nfun addedLater() = 1\n")
+        later = time.time() + 2
+        os.utime(books, (later, later))
+        again = await client.call_tool("run_kotlin_snippet", {**args, "code": both})
+    assert not again.is_error, text(again)
+    assert "restarted: the project's build or sources changed" in text(again), text(again)
+    assert f'added again after the restart: {COLLECTIONS}; @file:DependsOn("{math}")]' in text(again), text(again)
+    assert text(again).startswith("2"), text(again)
+
+
 # --- The server process: lifelines and signals (a stand-in `mvn` where only the build matters) ----------------
 
 

@@ -101,7 +101,7 @@ def test_runtime_error_has_class_message_trimmed_stack_and_cause(sample_worker: 
 def test_compile_warnings_are_told_apart_from_what_running_left(sample_worker: SyncWorker):
     """The compiler's warnings come in a field of their own, labelled once, whether the snippet then fails or not."""
     failed = sample_worker.eval("val d = 1 / 0").result
-    assert failed.error_kind == "runtime" and failed.warnings == []
+    assert failed.error_kind == "runtime" and failed.heap_warning is None
     (warning,) = failed.compile_warnings
     assert warning.startswith("warning: Division by zero. (line 1, col 9)"), warning
     assert sample_worker.eval("val unusedCast = 1 as Int").result.compile_warnings, "a snippet that succeeds keeps its warnings"
@@ -285,12 +285,13 @@ def test_a_nearly_full_heap_is_a_warning_once_per_step_and_passes_when_freed(sam
             # 4 MB more live data each time; the GC makes "live after collection" current.
             reply = worker.eval("hog.add(LongArray(512 * 1024)); System.gc(); hog.size")
             assert reply.result.type == "success", reply.result.message
-            warned = next((w for w in reply.result.warnings if w.startswith("memory:")), None)
+            warned = reply.result.heap_warning
             if warned:
                 break
-        assert warned is not None and "full after garbage collection" in warned and "--heap-mb" in warned, warned
-        assert not worker.eval("System.gc(); hog.size").result.warnings, "the same level is not warned twice"
-        assert not worker.eval("hog.clear(); System.gc(); List(100_000) { it }.size").result.warnings
+        assert warned is not None and warned.startswith("memory: ") and "full after garbage collection" in warned, warned
+        assert "--heap-mb" in warned, warned
+        assert worker.eval("System.gc(); hog.size").result.heap_warning is None, "the same level is not warned twice"
+        assert worker.eval("hog.clear(); System.gc(); List(100_000) { it }.size").result.heap_warning is None
     finally:
         worker.close()
 

@@ -3,7 +3,12 @@
 Requests go server → worker on the worker's stdin; frames come back on a private pipe that nothing
 a snippet or the JVM prints can reach. Every eval request carries an id; it is answered by zero or
 more stdout/stderr/display frames and exactly one result frame, all carrying that id, so a reply
-can never be taken for another request's. A cancel request names the eval it cancels.
+can never be taken for another request's. A cancel request names the eval it cancels. The one
+exception to "exactly one result": an exiting frame says the snippet's System.exit is ending the
+JVM, and the process's end (its exit status) is the answer.
+
+A result is one of three kinds, told apart by `type`: a snippet's success (its value), an error
+(a snippet's, or the worker's), or a session's description (the answer to a describe request).
 """
 
 from __future__ import annotations
@@ -18,8 +23,6 @@ __all__ = [
     "DEFAULT_HEAP_MB",
     "DEFAULT_OUTPUT_LIMIT_BYTES",
     "DEFAULT_FRAME_LIMIT_BYTES",
-    "HEAP_WARNING_PREFIX",
-    "SYSTEM_EXIT_LOG_LINE",
     "WorkerOptions",
     "StartRequest",
     "EvalRequest",
@@ -28,9 +31,16 @@ __all__ = [
     "Request",
     "Declaration",
     "SessionDescription",
+    "AddedLibraries",
     "ReadyFrame",
     "StreamFrame",
     "DisplayFrame",
+    "ExitingFrame",
+    "Result",
+    "SnippetResult",
+    "SuccessResult",
+    "ErrorResult",
+    "DescriptionResult",
     "ResultFrame",
     "ErrorKind",
     "Frame",
@@ -49,12 +59,6 @@ DEFAULT_FRAME_LIMIT_BYTES = 200_000
 DisplayKind = Literal["text", "markdown", "html", "image"]
 ErrorKind = Literal["compile", "runtime", "timeout", "cancelled", "exited", "out_of_memory", "internal", "protocol"]
 
-
-# Written to a worker's log when a snippet's System.exit is shutting its JVM down, so the host can say so
-# even when the process's end loses the exit code (it is then ended by a signal from native exit handlers).
-SYSTEM_EXIT_LOG_LINE = "[gradle-repl] the snippet called System.exit; the JVM is shutting down"
-# A result warning that starts with this says the session's heap is nearly full (worker/memory.py).
-HEAP_WARNING_PREFIX = "memory: "
 
 
 class WorkerOptions(BaseModel):
@@ -161,27 +165,72 @@ class SessionDescription(BaseModel):
         return "\n".join(lines)
 
 
-class ResultFrame(BaseModel):
+class AddedLibraries(BaseModel):
+    """What a session's snippets added with `@file:Repository` and `@file:DependsOn`, in order, as the worker's
+    resolver recorded it: a session restarted for a changed build gets them again."""
+
+    repositories: list[str] = Field(default_factory=list, description="repository URLs snippets named")
+    coordinates: list[str] = Field(default_factory=list, description="`group:artifact:version` of each library added")
+
+
+class ExitingFrame(BaseModel):
+    """The snippet called System.exit and the JVM is shutting down: no result follows; the worker process's end
+    (its exit status, or the signal that ended it when native exit handlers tore the JVM down) is the answer."""
+
+    event: Literal["exiting"] = "exiting"
+    id: int = 0
+
+
+class Result(BaseModel):
+    """What every result frame carries; one of its kinds below closes each request."""
+
     event: Literal["result"] = "result"
     id: int = 0
-    type: Literal["success", "error"]
-    value: DisplayFrame | None = Field(default=None, description="the last expression, rendered")
-    value_type: str | None = None
-    error_kind: ErrorKind | None = None
-    message: str = ""
-    stack: str = ""
+    duration_ms: int = 0
+
+
+class SnippetResult(Result):
+    """What an eval's result carries, whether the snippet succeeded or not."""
+
     compile_warnings: list[str] = Field(
         default_factory=list, description="the compiler's warnings on the snippet, each `warning: …`; shown before the result"
     )
-    warnings: list[str] = Field(default_factory=list, description="what running the snippet left to know (the heap); shown after it")
+    heap_warning: str | None = Field(
+        default=None, description="said when the session's heap is nearly full after the snippet; shown after the result"
+    )
     truncated_bytes: int = 0
-    state_lost: bool = False
-    duration_ms: int = 0
     declared: int | None = Field(default=None, description="how many names the session holds after this snippet, when known")
-    description: SessionDescription | None = Field(default=None, description="the answer to a describe request")
+    libraries: AddedLibraries | None = Field(
+        default=None, description="what the session's snippets added after this one; None when the worker can't say"
+    )
 
 
-Frame = Annotated[Union[ReadyFrame, StreamFrame, DisplayFrame, ResultFrame], Field(discriminator="event")]
+class SuccessResult(SnippetResult):
+    type: Literal["success"] = "success"
+    value: DisplayFrame | None = Field(default=None, description="the last expression, rendered")
+    value_type: str | None = None
+
+
+class ErrorResult(SnippetResult):
+    """A snippet that failed, or a request the worker could not serve (then only the message matters)."""
+
+    type: Literal["error"] = "error"
+    error_kind: ErrorKind
+    message: str = ""
+    stack: str = ""
+    state_lost: bool = Field(default=False, description="the session's JVM is gone, and its state with it")
+
+
+class DescriptionResult(Result):
+    """The answer to a describe request."""
+
+    type: Literal["description"] = "description"
+    description: SessionDescription
+    declared: int = Field(description="how many names the session holds")
+
+
+ResultFrame = Annotated[Union[SuccessResult, ErrorResult, DescriptionResult], Field(discriminator="type")]
+Frame = Annotated[Union[ReadyFrame, StreamFrame, DisplayFrame, ExitingFrame, ResultFrame], Field(discriminator="event")]
 
 _FRAME = TypeAdapter(Frame)
 _REQUEST = TypeAdapter(Request)
@@ -192,7 +241,9 @@ def encode(model: BaseModel) -> bytes:
     return model.model_dump_json().encode("utf-8") + b"\n"
 
 
-def decode_frame(line: bytes | str) -> ReadyFrame | StreamFrame | DisplayFrame | ResultFrame:
+def decode_frame(
+    line: bytes | str,
+) -> ReadyFrame | StreamFrame | DisplayFrame | ExitingFrame | SuccessResult | ErrorResult | DescriptionResult:
     return _FRAME.validate_json(line)
 
 

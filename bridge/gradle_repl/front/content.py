@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from mcp.types import CallToolResult, ImageContent, TextContent
 
-from gradle_repl.frames import DisplayFrame, ResultFrame, StreamFrame
+from gradle_repl.frames import DisplayFrame, ErrorResult, SnippetResult, StreamFrame, SuccessResult
 from gradle_repl.host.handle import Reply
 
 __all__ = ["reply_to_result", "error_result", "text_result"]
@@ -48,7 +48,7 @@ def _printed(frames: tuple[StreamFrame | DisplayFrame, ...]) -> list[str]:
     return [f"[{stream}]\n{text.rstrip(chr(10))}" for stream, text in blocks]
 
 
-def _result_text(result: ResultFrame) -> list[Content]:
+def _result_text(result: SuccessResult) -> list[Content]:
     if result.value is None:
         return [TextContent(type="text", text=f"OK (no value){_type_line(result)}")]
     if result.value.kind == "image":
@@ -56,11 +56,15 @@ def _result_text(result: ResultFrame) -> list[Content]:
     return [TextContent(type="text", text=f"{result.value.data}{_type_line(result)}")]
 
 
-def _type_line(result: ResultFrame) -> str:
+def _type_line(result: SuccessResult) -> str:
     return f"\n// type: {result.value_type}" if result.value_type and result.value_type != "kotlin.Unit" else ""
 
 
-def _truncation_note(result: ResultFrame) -> list[str]:
+def _heap(result: SnippetResult) -> list[str]:
+    return [result.heap_warning] if result.heap_warning is not None else []
+
+
+def _truncation_note(result: SnippetResult) -> list[str]:
     if result.truncated_bytes:
         return [f"[output truncated: {result.truncated_bytes} bytes cut by the output limits]"]
     return []
@@ -68,15 +72,15 @@ def _truncation_note(result: ResultFrame) -> list[str]:
 
 def reply_to_result(reply: Reply) -> CallToolResult:
     result = reply.result
-    if result.type == "error":
+    if isinstance(result, ErrorResult):
         parts = [*result.compile_warnings, f"Error: {result.message}"]
         if result.stack:
             parts.append(result.stack)
-        parts += [*result.warnings, *_printed(reply.frames), *_truncation_note(result), *reply.notices]
+        parts += [*_heap(result), *_printed(reply.frames), *_truncation_note(result), *reply.notices]
         return CallToolResult(content=[TextContent(type="text", text="\n".join(parts))], is_error=True)
     content: list[Content] = [TextContent(type="text", text=w) for w in result.compile_warnings]
     content += _result_text(result)
     content += [_display(f) for f in reply.frames if isinstance(f, DisplayFrame)]
-    trailing = [*_printed(reply.frames), *result.warnings, *_truncation_note(result), *reply.notices]
+    trailing = [*_printed(reply.frames), *_heap(result), *_truncation_note(result), *reply.notices]
     content += [TextContent(type="text", text=block) for block in trailing]
     return CallToolResult(content=content)

@@ -24,7 +24,7 @@ from prompt_toolkit.history import FileHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 from gradle_repl.errors import GradleReplError
-from gradle_repl.frames import DisplayFrame, ResultFrame, StreamFrame
+from gradle_repl.frames import DisplayFrame, ErrorResult, StreamFrame
 from gradle_repl.host.handle import Reply
 from gradle_repl.host.manager import BuildToolChoice, SessionManager
 from gradle_repl.front.kotlin_input import is_complete
@@ -129,23 +129,22 @@ class _Printer:
     def result(self, reply: Reply) -> None:
         """Compiler warnings, then the error or value, then what running left to know; each warning carries its
         own label (`warning: `, `memory: `)."""
-        result: ResultFrame = reply.result
+        result = reply.result
         for notice in reply.notices:
             self.line(notice)
         for warning in result.compile_warnings:
             self.line(warning)
-        if result.type == "error":
+        if isinstance(result, ErrorResult):
             message = result.message
             self.line(message if message.lower().startswith("error") else f"error: {message}")
             if result.stack:
                 self.line(result.stack)
-        if result.type == "success":
-            if result.value is not None:
-                shown = self._display(result.value)
-                typed = result.value_type and result.value_type != "kotlin.Unit"
-                self.line(f"{shown}" + (f"   // {result.value_type}" if typed else ""))
-        for warning in result.warnings:
-            self.line(warning)
+        elif result.value is not None:
+            shown = self._display(result.value)
+            typed = result.value_type and result.value_type != "kotlin.Unit"
+            self.line(f"{shown}" + (f"   // {result.value_type}" if typed else ""))
+        if result.heap_warning is not None:
+            self.line(result.heap_warning)
         if result.truncated_bytes:
             self.line(f"[output truncated: {result.truncated_bytes} bytes cut by the output limits]")
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import signal
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,36 +22,43 @@ from pydantic import ValidationError
 from gradle_repl.environment import ReplEnvironment
 from gradle_repl.errors import WorkerFailed
 from gradle_repl.frames import (
-    HEAP_WARNING_PREFIX,
-    SYSTEM_EXIT_LOG_LINE,
+    AddedLibraries,
     CancelRequest,
     DescribeRequest,
-    WorkerOptions,
+    DescriptionResult,
     DisplayFrame,
+    ErrorKind,
+    ErrorResult,
     EvalRequest,
+    ExitingFrame,
     ReadyFrame,
-    ResultFrame,
+    Result,
     StartRequest,
     StreamFrame,
+    SuccessResult,
+    WorkerOptions,
     decode_frame,
     encode,
 )
 from gradle_repl.host.launcher import SubprocessLauncher, WorkerLauncher, WorkerTransport
 from gradle_repl.host.logs import tail
 from gradle_repl.stopping import ShutdownPath, stop_worker
+from gradle_repl.worker.deadlines import STOPPED_ANSWER_SECONDS
 
 __all__ = ["WorkerHandle", "Reply", "OnFrame", "WORKER_START_TIMEOUT_SECONDS", "RESULT_MARGIN_SECONDS"]
 
 # Starting a JVM, loading the compiler and (first time per Kotlin version) compiling the facade.
 WORKER_START_TIMEOUT_SECONDS = 180.0
-# Beyond a snippet's own timeout: the worker's interrupt grace plus time to write its reply.
-RESULT_MARGIN_SECONDS = 10.0
-# After a cancel: the worker's interrupt grace (6 s) plus time to answer; then it is killed.
-CANCEL_ANSWER_SECONDS = 11.0
+# Beyond a snippet's own timeout: the worker stops it as it stops a cancelled one, and answers.
+RESULT_MARGIN_SECONDS = STOPPED_ANSWER_SECONDS
+# After a cancel: the worker stops the snippet (worker/deadlines.py) and answers; past this it is killed.
+CANCEL_ANSWER_SECONDS = STOPPED_ANSWER_SECONDS
 # Reading a session's declarations is reflection on classes already loaded: seconds at the very most.
 DESCRIBE_TIMEOUT_SECONDS = 30.0
 
 OnFrame = Callable[[StreamFrame | DisplayFrame], None]
+# The frames a request produced, and the result that closed it.
+_Exchanged = tuple[tuple[StreamFrame | DisplayFrame, ...], Result]
 
 
 @dataclass(frozen=True)
@@ -59,8 +66,20 @@ class Reply:
     """The frames one snippet produced, its result, and what the user must know besides (a restart)."""
 
     frames: tuple[StreamFrame | DisplayFrame, ...]
-    result: ResultFrame
+    result: SuccessResult | ErrorResult
     notices: tuple[str, ...] = field(default=())
+
+    @property
+    def state_lost(self) -> bool:
+        """The session's JVM is gone, and its state with it."""
+        return isinstance(self.result, ErrorResult) and self.result.state_lost
+
+
+# What each request is answered with; anything else is a broken protocol.
+_ANSWERS: dict[type[EvalRequest | DescribeRequest], tuple[type[Result], ...]] = {
+    EvalRequest: (SuccessResult, ErrorResult),
+    DescribeRequest: (DescriptionResult, ErrorResult),
+}
 
 
 class WorkerHandle:
@@ -77,6 +96,8 @@ class WorkerHandle:
         self._stopping: asyncio.Task[ShutdownPath] | None = None
         # The worker's last heap warning, kept to explain a later silence (a JVM stuck collecting garbage).
         self._heap_warning: str | None = None
+        # What the session's snippets added with @file:DependsOn, as the worker last reported it.
+        self.libraries = AddedLibraries()
 
     @property
     def pid(self) -> int:
@@ -151,7 +172,7 @@ class WorkerHandle:
             # Cancelled mid-start: nobody will ever own this process.
             transport.send_signal("kill")
             raise
-        if isinstance(frame, ResultFrame):
+        if isinstance(frame, ErrorResult):
             await _discard(transport)
             raise WorkerFailed(frame.message)
         if not isinstance(frame, ReadyFrame):
@@ -159,21 +180,28 @@ class WorkerHandle:
             raise WorkerFailed(f"the worker sent {frame.event!r} before 'ready'")
         return cls(transport, frame)
 
-    async def request(self, code: str, *, timeout_seconds: float, on_frame: OnFrame | None = None) -> Reply:
-        """Runs one snippet. If the caller is cancelled, the snippet is cancelled too and the worker
-        is still read up to its result (or stopped) before another request can start."""
-        return await self._send(
+    async def request(
+        self, code: str, *, timeout_seconds: float, on_frame: OnFrame | None = None, notices: Sequence[str] = ()
+    ) -> Reply:
+        """Runs one snippet; the reply carries `notices`, what the caller must tell besides. If the caller is
+        cancelled, the snippet is cancelled too and the worker is still read up to its result (or stopped)
+        before another request can start."""
+        frames, result = await self._send(
             lambda request_id: EvalRequest(id=request_id, code=code, timeout_ms=int(timeout_seconds * 1000)),
             timeout_seconds, on_frame,
         )
+        assert not isinstance(result, DescriptionResult)  # _ANSWERS: an eval is never answered so
+        return Reply(frames, result, tuple(notices))
 
-    async def describe(self) -> ResultFrame:
+    async def describe(self) -> DescriptionResult | ErrorResult:
         """What the session holds (frames.SessionDescription), read between snippets."""
-        return (await self._send(lambda request_id: DescribeRequest(id=request_id), DESCRIBE_TIMEOUT_SECONDS, None)).result
+        _, result = await self._send(lambda request_id: DescribeRequest(id=request_id), DESCRIBE_TIMEOUT_SECONDS, None)
+        assert not isinstance(result, SuccessResult)  # _ANSWERS: a describe is never answered so
+        return result
 
     async def _send(
         self, make: Callable[[int], EvalRequest | DescribeRequest], timeout_seconds: float, on_frame: OnFrame | None
-    ) -> Reply:
+    ) -> _Exchanged:
         await self._lock.acquire()
         self._last_id += 1
         try:
@@ -192,13 +220,15 @@ class WorkerHandle:
 
     async def _exchange(
         self, request: EvalRequest | DescribeRequest, timeout_seconds: float, on_frame: OnFrame | None, cancel: asyncio.Event
-    ) -> Reply:
+    ) -> _Exchanged:
         frames: list[StreamFrame | DisplayFrame] = []
         request_id = request.id
+        # The snippet's System.exit is ending the worker: its end, not a result, answers.
+        exiting = False
         try:
             await self._transport.write(encode(request))
         except ConnectionError:
-            return Reply(tuple(frames), await self._ended_result())
+            return (), await self._ended_result(system_exit=False)
         deadline = time.monotonic() + timeout_seconds + RESULT_MARGIN_SECONDS
         reading: asyncio.Task[bytes] | None = None
         cancelled = asyncio.create_task(cancel.wait())
@@ -231,7 +261,7 @@ class WorkerHandle:
                     return await self._fail(frames, "protocol", "the worker sent a frame over the size limit")
                 reading = None
                 if not line:
-                    return await self._finish(frames, await self._ended_result(), cancelled=cancel.is_set())
+                    return await self._finish(frames, await self._ended_result(system_exit=exiting), cancelled=cancel.is_set())
                 try:
                     frame = decode_frame(line)
                 except ValidationError as error:
@@ -240,9 +270,13 @@ class WorkerHandle:
                     return await self._fail(
                         frames, "protocol", f"the worker answered request {getattr(frame, 'id', '?')} while {request_id} was due"
                     )
-                if isinstance(frame, ResultFrame):
+                if isinstance(frame, Result):
+                    if not isinstance(frame, _ANSWERS[type(request)]):
+                        return await self._fail(frames, "protocol", f"the worker answered a {request.op} request with a {getattr(frame, 'type', '?')} result")
                     return await self._finish(frames, frame, cancelled=cancel.is_set())
-                if isinstance(frame, (StreamFrame, DisplayFrame)):
+                if isinstance(frame, ExitingFrame):
+                    exiting = True
+                elif isinstance(frame, (StreamFrame, DisplayFrame)):
                     frames.append(frame)
                     if on_frame is not None and not cancel.is_set():
                         try:
@@ -260,17 +294,20 @@ class WorkerHandle:
         except ConnectionError:
             pass
 
-    async def _finish(self, frames: list[StreamFrame | DisplayFrame], result: ResultFrame, *, cancelled: bool) -> Reply:
-        self._heap_warning = next((w for w in result.warnings if w.startswith(HEAP_WARNING_PREFIX)), None)
-        if result.state_lost:
+    async def _finish(self, frames: list[StreamFrame | DisplayFrame], result: Result, *, cancelled: bool) -> _Exchanged:
+        if isinstance(result, (SuccessResult, ErrorResult)):
+            self._heap_warning = result.heap_warning
+            if result.libraries is not None:
+                self.libraries = result.libraries
+        if isinstance(result, ErrorResult) and result.state_lost:
             await self.stop()
             if cancelled:
                 self.lost_notice = f"[the cancelled snippet ended its session's JVM: {result.message}]"
-        return Reply(tuple(frames), result)
+        return tuple(frames), result
 
     async def _fail(
-        self, frames: list[StreamFrame | DisplayFrame], kind: str, message: str, *, cancelled: bool = False
-    ) -> Reply:
+        self, frames: list[StreamFrame | DisplayFrame], kind: ErrorKind, message: str, *, cancelled: bool = False
+    ) -> _Exchanged:
         """Stops a worker that broke the protocol or stopped answering; its state is lost."""
         await self.stop()
         if kind == "timeout" and self._heap_warning is not None:
@@ -283,14 +320,15 @@ class WorkerHandle:
             )
         if cancelled:
             self.lost_notice = f"[the cancelled snippet's JVM had to be killed; the session's state is lost: {message}]"
-        return Reply(tuple(frames), ResultFrame(type="error", error_kind=kind, state_lost=True, message=message))  # type: ignore[arg-type]
+        return tuple(frames), ErrorResult(error_kind=kind, state_lost=True, message=message)
 
-    async def _ended_result(self) -> ResultFrame:
+    async def _ended_result(self, *, system_exit: bool) -> ErrorResult:
+        """Why the worker's process ended mid-request; `system_exit`: the worker said a snippet's System.exit ends it."""
         code = await self._transport.wait()
         log = tail(self._transport.log_path, 5)
         if self._closing is not None:
             message = f"The session was {self._closing} while this snippet ran; its state is gone."
-        elif SYSTEM_EXIT_LOG_LINE in log:
+        elif system_exit:
             how = f"with code {code}" if code >= 0 else f"(its exit code was lost: the process ended by signal {_signal_name(code)} while exiting)"
             message = (
                 f"The snippet called System.exit: the session's JVM exited {how}; the session's state is lost. "
@@ -307,7 +345,7 @@ class WorkerHandle:
                 f"The session's JVM exited with code {code}{detail}; the session's state is lost. "
                 f"The next call starts a fresh session.\n{log}".rstrip()
             )
-        return ResultFrame(type="error", error_kind="exited", state_lost=True, message=message)
+        return ErrorResult(error_kind="exited", state_lost=True, message=message)
 
     async def stop(self, *, reason: str | None = None) -> ShutdownPath:
         """Stops the worker (once, shielded from cancellation) and records which step ended it."""

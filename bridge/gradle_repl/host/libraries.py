@@ -1,22 +1,33 @@
-"""The libraries a session added with `@file:DependsOn` / `@file:Repository`, as the host keeps them: a
-session restarted because the project's build or sources changed gets them again before its next snippet."""
+"""The libraries a session added with `@file:DependsOn` / `@file:Repository`, as its worker reported them
+(frames.AddedLibraries): a session restarted because the project's build or sources changed gets them again
+before its next snippet. The worker's resolver is the one that read the annotations; nothing here parses
+snippet text."""
 
 from __future__ import annotations
 
-import re
+from gradle_repl.frames import AddedLibraries
 
 __all__ = ["library_annotations", "replay_snippet"]
 
-_FILE_ANNOTATION = re.compile(r"^[ \t]*(@file[ \t]*:[ \t]*(?:DependsOn|Repository)[ \t]*\(.*\))[ \t]*$", re.MULTILINE)
 
-
-def library_annotations(code: str) -> list[str]:
-    """The snippet's `@file:DependsOn(…)` and `@file:Repository(…)` lines, in order."""
-    return _FILE_ANNOTATION.findall(code)
+def library_annotations(libraries: AddedLibraries) -> list[str]:
+    """One `@file:Repository("…")` per repository, then one `@file:DependsOn("…")` per library, in order."""
+    return [
+        *(f"@file:Repository({_kotlin_string(url)})" for url in dict.fromkeys(libraries.repositories)),
+        *(f"@file:DependsOn({_kotlin_string(coordinate)})" for coordinate in dict.fromkeys(libraries.coordinates)),
+    ]
 
 
 def replay_snippet(annotations: list[str]) -> str:
-    """One snippet that adds every library again (repositories first, as they were named) and does nothing else."""
-    repositories = [a for a in annotations if "Repository" in a.split("(", 1)[0]]
-    dependencies = [a for a in annotations if a not in repositories]
-    return "\n".join([*dict.fromkeys(repositories), *dict.fromkeys(dependencies), "Unit"])
+    """One snippet that adds every library again and does nothing else."""
+    return "\n".join([*annotations, "Unit"])
+
+
+# Kotlin's escapes, `$` among them: a coordinate must not become a string template.
+_ESCAPES = {"\\": "\\\\", '"': '\\"', "$": "\\$", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _kotlin_string(text: str) -> str:
+    """A Kotlin string literal holding text as it is."""
+    escaped = (_ESCAPES.get(c, c if c.isprintable() else f"\\u{ord(c):04x}") for c in text)
+    return f'"{"".join(escaped)}"'

@@ -11,7 +11,6 @@ close, eviction, cancellation and server exit can't leak one.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -20,7 +19,7 @@ from typing import Protocol
 
 from gradle_repl.environment import BuildToolChoice, ReplEnvironment
 from gradle_repl.errors import GradleReplError
-from gradle_repl.frames import SessionDescription, WorkerOptions
+from gradle_repl.frames import ErrorResult, SessionDescription, WorkerOptions
 from gradle_repl.host.eviction import SessionEviction
 from gradle_repl.host.handle import OnFrame, Reply, WorkerHandle
 from gradle_repl.host.libraries import library_annotations, replay_snippet
@@ -126,17 +125,15 @@ class SessionManager:
             notices = self._enter(session, resolved)
             worker = await self._worker_for(session, resolved.environment, notices, progress)
             timeout = timeout_seconds if timeout_seconds is not None else self.limits.default_timeout_seconds
-            reply = await worker.request(code, timeout_seconds=timeout, on_frame=on_frame)
+            reply = await worker.request(code, timeout_seconds=timeout, on_frame=on_frame, notices=notices)
             session.last_used = time.monotonic()
-            if reply.result.state_lost:
+            if reply.state_lost:
                 self._forget_worker(session, worker)
             else:
                 session.snippets_run += 1
                 if reply.result.declared is not None:
                     session.declarations = reply.result.declared
-                if reply.result.type == "success":
-                    session.libraries += library_annotations(code)
-            return dataclasses.replace(reply, notices=tuple(notices))
+            return reply
 
     async def open_session(
         self,
@@ -200,7 +197,8 @@ class SessionManager:
                     f"[session {session.session_id!r} restarted: the project's build or sources changed since its JVM "
                     f"started; state from its {session.snippets_run} earlier snippet(s) is gone]"
                 )
-                libraries = session.libraries
+                # What the old worker reported it added, replayed in the new one.
+                libraries = library_annotations(worker.libraries)
                 if progress:
                     progress("the session's environment changed; restarting its worker")
             self._forget_worker(session, worker)
@@ -215,7 +213,6 @@ class SessionManager:
     async def _add_libraries_again(self, session: Session, worker: WorkerHandle, libraries: list[str], notices: list[str]) -> None:
         reply = await worker.request(replay_snippet(libraries), timeout_seconds=self.limits.default_timeout_seconds)
         if reply.result.type == "success":
-            session.libraries = list(libraries)
             notices.append(f"[added again after the restart: {'; '.join(dict.fromkeys(libraries))}]")
         else:
             why = (reply.result.message.strip().splitlines() or ["no reason given"])[0]
@@ -263,10 +260,9 @@ class SessionManager:
                     f"session {session_id!r} has no running JVM (it was reset or its state was lost): it holds nothing yet"
                 )
             result = await worker.describe()
-            if result.description is None:
+            if isinstance(result, ErrorResult):
                 raise GradleReplError(f"session {session_id!r} could not be described: {result.message}")
-            if result.declared is not None:
-                session.declarations = result.declared
+            session.declarations = result.declared
             return result.description
 
     async def reset(self, session_id: str) -> bool:

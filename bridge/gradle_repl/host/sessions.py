@@ -44,8 +44,6 @@ class Session:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     snippets_run: int = 0
     declarations: int = 0
-    # @file:DependsOn/@file:Repository lines of snippets that succeeded, re-applied after a restart for a changed build.
-    libraries: list[str] = field(default_factory=list)
     last_used: float = field(default_factory=time.monotonic)
     starting: ReplEnvironment | None = None
     closed: bool = False
@@ -60,7 +58,6 @@ class Session:
         if self.worker is worker:
             self.worker, self.environment = None, None
             self.snippets_run = self.declarations = 0
-            self.libraries = []
 
     async def close(self, workers: SpawnedWorkers, *, reason: str) -> None:
         """Marks the session closed (a call waiting for it is told) and stops its worker."""

@@ -19,7 +19,7 @@ import time
 from pydantic import ValidationError
 
 from gradle_repl.errors import GradleReplError
-from gradle_repl.frames import SYSTEM_EXIT_LOG_LINE, CancelRequest, DescribeRequest, EvalRequest, ResultFrame, StartRequest, decode_request
+from gradle_repl.frames import CancelRequest, DescribeRequest, ErrorResult, EvalRequest, ExitingFrame, StartRequest, decode_request
 from gradle_repl.worker.channel import FrameChannel
 
 _PR_SET_PDEATHSIG = 1
@@ -97,19 +97,19 @@ def main() -> None:
         if not isinstance(start, StartRequest):
             raise GradleReplError("the first request to a worker must be 'start'")
         channel.frame_limit = start.frame_limit_bytes
-        from gradle_repl.worker.session import ReplSession  # JPype loads only once the request is known to be valid
+        from gradle_repl.worker.boot import boot  # JPype loads only once the request is known to be valid
 
-        session, ready = ReplSession.start(start)
+        session, ready, class_data = boot(start)
     except (GradleReplError, ValidationError) as error:
-        channel.send(ResultFrame(type="error", error_kind="internal", message=str(error)))
+        channel.send(ErrorResult(error_kind="internal", message=str(error)))
         os._exit(1)
     except Exception as error:  # noqa: BLE001 - anything else still has to reach the user as a frame
-        channel.send(ResultFrame(type="error", error_kind="internal", message=f"worker failed to start: {error!r}"))
+        channel.send(ErrorResult(error_kind="internal", message=f"worker failed to start: {error!r}"))
         os._exit(1)
     channel.send(ready)
     if start.train_class_data:
         try:
-            session.write_class_data()
+            class_data.write()
         except Exception as error:  # noqa: BLE001 - the host sees the exit code; the log says why
             print(f"writing the class-data archive failed: {error!r}", file=sys.stderr)
             os._exit(1)
@@ -119,17 +119,17 @@ def main() -> None:
         try:
             request = decode_request(line)
         except ValidationError as error:
-            channel.send(ResultFrame(type="error", error_kind="internal", message=f"bad request: {error}"))
+            channel.send(ErrorResult(error_kind="internal", message=f"bad request: {error}"))
             continue
         if isinstance(request, DescribeRequest):
             channel.current_id = request.id
             try:
                 channel.send(session.describe(request))
             except Exception as error:  # noqa: BLE001 - a bug here must cost one reply, not the session
-                channel.send(ResultFrame(id=request.id, type="error", error_kind="internal", message=f"describing the session failed: {error!r}"))
+                channel.send(ErrorResult(id=request.id, error_kind="internal", message=f"describing the session failed: {error!r}"))
             continue
         if not isinstance(request, EvalRequest):
-            channel.send(ResultFrame(type="error", error_kind="internal", message="the worker is already started"))
+            channel.send(ErrorResult(error_kind="internal", message="the worker is already started"))
             continue
         channel.current_id = request.id
         requests.begin(request.id)
@@ -138,15 +138,16 @@ def main() -> None:
         except Exception as error:  # noqa: BLE001 - a bug here must cost one reply, not the session
             if _exiting():
                 # System.exit in the snippet: the JVM interrupts us while it shuts down and will end
-                # this process with the snippet's code, which the host reports. No reply may race it.
-                # The JVM's exit can still be torn down by a signal (native libraries' exit handlers);
-                # this line in the worker log lets the host say what happened even then.
-                print(SYSTEM_EXIT_LOG_LINE, file=sys.stderr, flush=True)
+                # this process with the snippet's code, which the host reports. No result may race it;
+                # the exiting frame tells the host why the process ends, even when the JVM's exit is torn
+                # down by a signal (native libraries' exit handlers) and the code is lost.
+                channel.send(ExitingFrame(id=request.id))
+                print("[gradle-repl] the snippet called System.exit; the JVM is shutting down", file=sys.stderr, flush=True)
                 time.sleep(EXIT_GRACE_SECONDS)
                 os._exit(1)
             if channel.answered_id != request.id:
                 channel.send(
-                    ResultFrame(type="error", error_kind="internal", message=f"the worker failed on this snippet: {error!r}")
+                    ErrorResult(error_kind="internal", message=f"the worker failed on this snippet: {error!r}")
                 )
         finally:
             requests.end()

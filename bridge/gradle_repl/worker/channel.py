@@ -18,7 +18,7 @@ from typing import BinaryIO
 
 from pydantic import BaseModel
 
-from gradle_repl.frames import DEFAULT_FRAME_LIMIT_BYTES, ResultFrame, encode
+from gradle_repl.frames import DEFAULT_FRAME_LIMIT_BYTES, Result, encode
 from gradle_repl.worker.logsink import LogSink
 from gradle_repl.worker.safety import safe_frame
 
@@ -64,5 +64,5 @@ class FrameChannel:
         with self._write_lock:
             self._frames.write(data)
             self._frames.flush()
-            if isinstance(frame, ResultFrame):
+            if isinstance(frame, Result):
                 self.answered_id = frame.id

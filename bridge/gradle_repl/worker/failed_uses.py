@@ -20,14 +20,15 @@ from dataclasses import dataclass
 
 from gradle_repl.worker.kotlin_types import property_accessors
 from gradle_repl.worker.report import ThrowableInfo
+from gradle_repl.worker.snippet_names import SNIPPET_CLASS, snippet_file
 
-__all__ = ["FailedSnippet", "FailedUse", "explain_use_of_failed", "snippet_file"]
+__all__ = ["FailedSnippet", "FailedUse", "explain_use_of_failed"]
 
 _NPE = "java.lang.NullPointerException"
 _NO_CLASS = "java.lang.NoClassDefFoundError"
 # The JVM names the class it could not find; "Could not initialize class …" is another matter (an
 # initialiser that threw), not a class that was never compiled.
-_SNIPPET_CLASS = re.compile(r"(?:<root>\.)?_(\d+)_repl((?:\$\w+)*)")
+_SNIPPET_CLASS = re.compile(rf"(?:<root>\.)?{SNIPPET_CLASS}(?P<nested>(?:\$\w+)*)")
 _CAST_OF_NULL = "null cannot be cast to non-null type "
 # JEP 358's helpful NPE messages end in `because "<what was null>" is null`: the member is named there.
 _NULL_MEMBER = re.compile(r'because (?:the return value of )?"([^"]+)" is null')
@@ -69,11 +70,6 @@ class FailedUse:
             f"{names} {'were' if many else 'was'} {what}: {snippets} failed{f' ({quoted})' if quoted else ''}. "
             f"Declare {'them' if many else 'it'} again in a snippet that succeeds."
         )
-
-
-def snippet_file(number: int) -> str:
-    """The source file name the REPL gives snippet `number` (its frames name it)."""
-    return f"_{number}.repl.kts"
 
 
 def explain_use_of_failed(
@@ -137,10 +133,10 @@ def _missing_snippet_class(error: ThrowableInfo, failed: Mapping[int, FailedSnip
         match = _SNIPPET_CLASS.fullmatch(message)
     else:
         match = _SNIPPET_CLASS.search(message) if message.startswith(_CAST_OF_NULL) else None
-    snippet = failed.get(int(match.group(1))) if match else None
+    snippet = failed.get(int(match.group("number"))) if match else None
     if match is None or snippet is None or (error.class_name == _NPE and snippet.compiled):
         return None
-    nested = match.group(2).split("$")[1:]
+    nested = match.group("nested").split("$")[1:]
     return _MissingClass(snippet, nested[0] if nested else None)
 
 

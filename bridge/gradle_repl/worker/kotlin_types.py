@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import re
 
+from gradle_repl.worker.snippet_names import SNIPPET_CLASS
+
 __all__ = ["kotlin_type_name", "property_accessors"]
 
 _PRIMITIVES = {
@@ -45,7 +47,7 @@ _MAPPED = {
 _FUNCTION = re.compile(r"kotlin\.jvm\.functions\.Function(\d+)$")
 # The REPL's class for snippet N, as the JVM (`_6_repl$K`, `[L_6_repl$K;`) or Kotlin (`_6_repl.K`,
 # `<root>._6_repl.K`) spells it.
-_SNIPPET_CLASS = re.compile(r"(?:<root>\.)?(?:(?<=\[L)|(?<![\w$]))_\d+_repl[.$]")
+_SNIPPET_CLASS = re.compile(rf"(?:<root>\.)?(?:(?<=\[L)|(?<![\w$])){SNIPPET_CLASS}[.$]")
 
 
 def kotlin_type_name(jvm: str) -> str:

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import jpype
 
-from gradle_repl.frames import HEAP_WARNING_PREFIX
-
 __all__ = ["HeapWatch", "WARN_FRACTION"]
 
 # Warn from this share of the heap live after a collection on, and again at each further step.
@@ -36,7 +34,7 @@ class HeapWatch:
             return None
         self._warned_at = fraction
         return (
-            f"{HEAP_WARNING_PREFIX}this session's heap is {fraction:.0%} full after garbage collection "
+            f"memory: this session's heap is {fraction:.0%} full after garbage collection "
             f"({live // 2**20} of {maximum // 2**20} MB); declarations and values kept by the session are what "
             "fills it. reset_kotlin_session frees it all, or start the server with a larger --heap-mb."
         )

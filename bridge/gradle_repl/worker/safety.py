@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from gradle_repl.frames import DisplayFrame, ResultFrame, StreamFrame
+from gradle_repl.frames import DisplayFrame, ErrorResult, SnippetResult, StreamFrame, SuccessResult
 
 __all__ = ["sanitize_text", "jstr", "cap_text", "safe_frame", "MAX_WARNINGS"]
 
@@ -64,26 +64,20 @@ def safe_frame(frame: BaseModel, limit: int) -> BaseModel:
     if isinstance(frame, (StreamFrame, DisplayFrame)) and not (isinstance(frame, DisplayFrame) and frame.kind == "image"):
         data, _ = cap_text(frame.data, limit)
         return frame.model_copy(update={"data": data})
-    if not isinstance(frame, ResultFrame):
+    if not isinstance(frame, SnippetResult):
         return frame
-    cut = 0
-    message, n = cap_text(frame.message, limit)
-    cut += n
-    stack, n = cap_text(frame.stack, limit)
-    cut += n
-    compile_warnings, n = _cap_warnings(frame.compile_warnings, limit)
-    cut += n
-    warnings, n = _cap_warnings(frame.warnings, limit)
-    cut += n
-    value = frame.value
-    if value is not None and value.kind != "image":
-        data, n = cap_text(value.data, limit)
+    compile_warnings, cut = _cap_warnings(frame.compile_warnings, limit)
+    update: dict[str, object] = {"compile_warnings": compile_warnings}
+    if isinstance(frame, ErrorResult):
+        update["message"], n = cap_text(frame.message, limit)
         cut += n
-        value = value.model_copy(update={"data": data})
-    return frame.model_copy(
-        update={"message": message, "stack": stack, "compile_warnings": compile_warnings, "warnings": warnings, "value": value,
-                "truncated_bytes": frame.truncated_bytes + cut}
-    )
+        update["stack"], n = cap_text(frame.stack, limit)
+        cut += n
+    if isinstance(frame, SuccessResult) and frame.value is not None and frame.value.kind != "image":
+        data, n = cap_text(frame.value.data, limit)
+        cut += n
+        update["value"] = frame.value.model_copy(update={"data": data})
+    return frame.model_copy(update={**update, "truncated_bytes": frame.truncated_bytes + cut})
 
 
 def _cap_warnings(warnings: list[str], limit: int) -> tuple[list[str], int]:

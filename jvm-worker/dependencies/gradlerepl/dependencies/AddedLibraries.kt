@@ -33,11 +33,16 @@ class AddedLibraries(projectClasspath: Array<String>, projectRepositories: Array
     private val projectArtifacts: Map<String, String> =
         projectClasspath.mapNotNull { artifactOf(File(it)) }.toMap()
     private val added = LinkedHashSet<String>()
+    // Guarded by `added`'s lock, like it: the two are read together for a restart's replay.
+    private val repositories = LinkedHashSet<String>()
 
     override val annotations: List<KClass<out Annotation>> = listOf(DependsOn::class, Repository::class)
 
     /** The coordinates snippets asked for, in order, once their resolution succeeded. */
     override fun added(): Array<String> = synchronized(added) { added.toTypedArray() }
+
+    /** The repositories snippets named, in order, once their snippet's resolution succeeded. */
+    override fun repositories(): Array<String> = synchronized(added) { repositories.toTypedArray() }
 
     override fun refine(context: ScriptConfigurationRefinementContext): ResultWithDiagnostics<ScriptCompilationConfiguration> {
         val annotations = context.collectedData?.get(ScriptCollectedData.collectedAnnotations)?.takeIf { it.isNotEmpty() }
@@ -68,6 +73,7 @@ class AddedLibraries(projectClasspath: Array<String>, projectRepositories: Array
                 false
             }
             synchronized(added) {
+                annotations.mapNotNull { it.annotation as? Repository }.forEach { repositories.addAll(it.repositoriesCoordinates) }
                 annotations.mapNotNull { it.annotation as? DependsOn }.forEach { added.addAll(it.artifactsCoordinates) }
             }
             context.compilationConfiguration.with { dependencies.append(JvmDependency(kept)) }.asSuccess(notes)

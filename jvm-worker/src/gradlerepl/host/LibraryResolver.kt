@@ -18,4 +18,7 @@ interface LibraryResolver {
 
     /** The coordinates snippets added, in order. */
     fun added(): Array<String>
+
+    /** The repository URLs snippets named, in order. */
+    fun repositories(): Array<String>
 }

@@ -18,8 +18,6 @@ import kotlin.script.experimental.jvm.updateClasspath
 
 /** What one snippet came to; Python reads the fields through JPype. */
 class SnippetOutcome {
-    /** The snippet's number: its classes are `_<number>_repl…`. */
-    @JvmField var number = 0
     @JvmField var diagnostics: List<ScriptDiagnostic> = emptyList()
     @JvmField var compiled = false
     @JvmField var result: ResultValue? = null
@@ -66,7 +64,6 @@ class ReplDriver(
     private val compiler =
         K2ReplCompiler(K2ReplCompiler.createCompilationState(messages, Disposer.newDisposable(), compilationConfiguration))
     private val evaluator = K2ReplEvaluator()
-    private var snippetNumber = 0
     private val sessionLoader = SessionContextLoader(snippetLoader)
     // What snippets run with as the thread's context class loader; one a snippet sets stays for the next.
     @Volatile private var contextLoader: ClassLoader = sessionLoader
@@ -77,16 +74,24 @@ class ReplDriver(
     /** The `@file:DependsOn` coordinates this session's snippets added, in order. */
     fun addedLibraries(): Array<String> = libraries?.added() ?: emptyArray()
 
-    /** Starts one snippet on its own thread so the caller can interrupt it or give up on it. */
-    fun start(code: String): RunningSnippet = RunningSnippet().also { running -> running.launch { evaluate(code, running) } }
+    /** Whether the code asks for a library with `@file:DependsOn` or `@file:Repository`. */
+    fun namesLibraries(code: String): Boolean = FILE_ANNOTATION.containsMatchIn(code)
 
-    private fun evaluate(code: String, running: RunningSnippet): SnippetOutcome {
+    /** The `@file:Repository` URLs this session's snippets named, in order. */
+    fun addedRepositories(): Array<String> = libraries?.repositories() ?: emptyArray()
+
+    /**
+     * Starts one snippet on its own thread so the caller can interrupt it or give up on it.
+     * @param sourceName the snippet's file name, which names its classes; the worker's Python side numbers
+     *   snippets and names their files (K2 snippet classes must be named `_<N>`, or class loading fails).
+     */
+    fun start(code: String, sourceName: String): RunningSnippet =
+        RunningSnippet().also { running -> running.launch { evaluate(code, sourceName, running) } }
+
+    private fun evaluate(code: String, sourceName: String, running: RunningSnippet): SnippetOutcome {
         val outcome = SnippetOutcome()
         try {
-            snippetNumber += 1
-            outcome.number = snippetNumber
-            // K2 snippet classes must be named _<N>, or class loading fails.
-            val source = (if (libraries != null) qualifyFileAnnotations(code) else code).toScriptSource("_$snippetNumber.repl.kts")
+            val source = (if (libraries != null) qualifyFileAnnotations(code) else code).toScriptSource(sourceName)
             messages.clear()
             val compiled = try {
                 runSuspend { compiler.compile(listOf(source), compilationConfiguration) }

@@ -13,8 +13,8 @@ object Renderer {
     fun render(value: Any?): ReplEvent = when (value) {
         null -> text("null")
         is String -> text(value)
-        is BufferedImage -> ReplEvent("display", "image/png", null, encode(value, "image/png"), "image")
-        is ByteArray -> imageMime(value)?.let { ReplEvent("display", it, null, value, "image") }
+        is BufferedImage -> ReplEvent(ReplEventKind.DISPLAY, "image/png", null, encode(value, "image/png"), "image")
+        is ByteArray -> imageMime(value)?.let { ReplEvent(ReplEventKind.DISPLAY, it, null, value, "image") }
             ?: text(value.contentToString())
         is Array<*> -> text(value.contentDeepToString())
         is IntArray -> text(value.contentToString())
@@ -73,5 +73,5 @@ object Renderer {
     private fun ByteArray.startsWith(prefix: ByteArray) =
         size >= prefix.size && prefix.indices.all { this[it] == prefix[it] }
 
-    private fun text(s: String) = ReplEvent("display", "text/plain", s, null, "text")
+    private fun text(s: String) = ReplEvent(ReplEventKind.DISPLAY, "text/plain", s, null, "text")
 }

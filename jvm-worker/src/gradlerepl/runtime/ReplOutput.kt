@@ -4,12 +4,15 @@ import java.io.ByteArrayOutputStream
 import java.io.OutputStream
 import java.io.PrintStream
 
+/** What a snippet produced: text on one of its streams, or something it displayed. */
+enum class ReplEventKind { STDOUT, STDERR, DISPLAY }
+
 /**
  * One thing a snippet produced, in the order it happened. Python polls these while a snippet runs
- * and turns each into a frame; kind is "stdout", "stderr" or "display".
+ * and turns each into a frame.
  */
 class ReplEvent(
-    @JvmField val kind: String,
+    @JvmField val kind: ReplEventKind,
     @JvmField val mime: String,
     @JvmField val text: String?,
     @JvmField val bytes: ByteArray?,
@@ -25,14 +28,14 @@ object ReplOutput {
     private val lock = Any()
     private val events = ArrayList<ReplEvent>()
     private val pending = ByteArrayOutputStream()
-    private var pendingKind = "stdout"
+    private var pendingKind = ReplEventKind.STDOUT
     private var budget = Long.MAX_VALUE
     private var droppedBytes = 0L
 
     @JvmStatic
     fun install() {
-        System.setOut(PrintStream(CaptureStream("stdout"), true, "UTF-8"))
-        System.setErr(PrintStream(CaptureStream("stderr"), true, "UTF-8"))
+        System.setOut(PrintStream(CaptureStream(ReplEventKind.STDOUT), true, "UTF-8"))
+        System.setErr(PrintStream(CaptureStream(ReplEventKind.STDERR), true, "UTF-8"))
     }
 
     /** Starts a snippet's output allowance; bytes past it are counted, not kept. */
@@ -55,7 +58,7 @@ object ReplOutput {
         out
     }
 
-    internal fun write(kind: String, b: ByteArray, off: Int, len: Int) = synchronized(lock) {
+    internal fun write(kind: ReplEventKind, b: ByteArray, off: Int, len: Int) = synchronized(lock) {
         if (kind != pendingKind) {
             flushPendingLocked()
             pendingKind = kind
@@ -83,7 +86,7 @@ object ReplOutput {
         pending.reset()
     }
 
-    private class CaptureStream(private val kind: String) : OutputStream() {
+    private class CaptureStream(private val kind: ReplEventKind) : OutputStream() {
         override fun write(b: Int) = write(byteArrayOf(b.toByte()), 0, 1)
         override fun write(b: ByteArray, off: Int, len: Int) = ReplOutput.write(kind, b, off, len)
     }

@@ -1,0 +1,176 @@
+"""Starts a session's JVM and its K2 REPL: the classpaths, the facade and its optional @file:DependsOn add-on,
+the class-data archive, then a warm-up snippet; a training worker also compiles a few typical snippets."""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+import jpype
+
+from gradle_repl.environment import DEPENDS_ON_UNAVAILABLE, ReplEnvironment
+from gradle_repl.errors import WorkerFailed
+from gradle_repl.frames import ReadyFrame, StartRequest
+from gradle_repl.worker import classdata
+from gradle_repl.worker.facade import build_dependency_addon, build_facade
+from gradle_repl.worker.jvm import start_jvm
+from gradle_repl.worker.outcomes import throwable_chain
+from gradle_repl.worker.plugin_hints import serialization_hint
+from gradle_repl.worker.report import format_throwable
+from gradle_repl.worker.session import Facade, ReplSession
+from gradle_repl.worker.snippet_names import WARM_UP_SNIPPETS, SnippetCounter
+
+__all__ = ["ClassDataUse", "boot"]
+
+WARM_UP_SNIPPET = "kotlin.Unit"
+_TRAINING_SNIPPETS = (
+    "data class TrainingPoint(val x: Int, val y: Int = 0)",
+    'listOf(TrainingPoint(1), TrainingPoint(2)).map { "${it.x}" }.joinToString()',
+    "object TrainingObject { fun f(n: Int): Int = if (n < 2) n else f(n - 1) }\nrunCatching { TrainingObject.f(3) }",
+)
+_HOST_RUNTIME_JARS = ("kotlin-stdlib-", "kotlin-script-runtime-")
+# kotlin-scripting-dependencies-<version>.jar (not -maven-): DependsOn and Repository, shared with the host loader.
+_DEPENDENCY_ANNOTATIONS_JAR = re.compile(r"kotlin-scripting-dependencies-\d")
+
+
+class ClassDataUse:
+    """Which class-data archive this JVM maps, or writes when it is the training worker."""
+
+    def __init__(self, archive: Path | None, *, train: bool) -> None:
+        self.archive = archive
+        self.train = train
+        self.mapped = archive if archive is not None and not train and archive.is_file() else None
+        self._written = archive.with_name(f"{archive.name}.{os.getpid()}.tmp") if archive and train else None
+
+    @classmethod
+    def for_request(cls, request: StartRequest) -> ClassDataUse:
+        env = request.environment
+        wanted = request.class_data_sharing or request.train_class_data
+        archive = classdata.archive_path(env.java_home, env.repl_host_classpath) if wanted else None
+        return cls(archive, train=request.train_class_data)
+
+    def jvm_options(self) -> list[str]:
+        if self._written is not None:
+            return [f"-XX:ArchiveClassesAtExit={self._written}"]
+        if self.mapped is not None:
+            # auto: an archive the JVM finds unusable is skipped with a warning in the worker log.
+            return [f"-XX:SharedArchiveFile={self.mapped}", "-Xshare:auto"]
+        return []
+
+    def write(self) -> None:
+        """Training only: ends the JVM, which writes the archive, and moves it into place."""
+        if self._written is None or self.archive is None:
+            raise WorkerFailed("this worker was not started to write a class-data archive")
+        jpype.shutdownJVM()  # the JVM writes the archive while it shuts down
+        if self._written.is_file():
+            os.replace(self._written, self.archive)
+        else:
+            classdata.mark_training_failed(self.archive, "the JVM wrote no archive; see the worker log")
+
+
+def boot(request: StartRequest) -> tuple[ReplSession, ReadyFrame, ClassDataUse]:
+    """The session, ready to evaluate; its ready frame; and the class-data archive its JVM maps or writes."""
+    started = time.monotonic()
+    env = request.environment
+    class_data = ClassDataUse.for_request(request)
+    # DependsOn/Repository go on the JVM's classpath: the compiler loads them by name from there. Maven's
+    # resolver stays in the facade's loader, out of the compiler's and the project's way.
+    annotations = [p for p in env.dependency_resolver_classpath if _DEPENDENCY_ANNOTATIONS_JAR.match(_jar_name(p))]
+    resolver = [p for p in env.dependency_resolver_classpath if p not in annotations]
+    start_jvm(
+        env.java_home, [*env.repl_host_classpath, *annotations],
+        heap_mb=request.heap_mb, full_jit=request.full_jit, extra_options=class_data.jvm_options(),
+    )
+    facade_jar, compiled = build_facade(env.kotlin_version, env.repl_host_classpath)
+    # Why @file:DependsOn can't be used in this session; None when it can.
+    libraries_unavailable = env.dependency_resolver_unavailable or DEPENDS_ON_UNAVAILABLE
+    addon: Path | None = None
+    if env.dependency_resolver_classpath:
+        try:
+            addon, _ = build_dependency_addon(env.kotlin_version, [*env.repl_host_classpath, str(facade_jar), *env.dependency_resolver_classpath])
+        except WorkerFailed as error:  # an optional add-on: the session starts without it
+            libraries_unavailable = f"{DEPENDS_ON_UNAVAILABLE}: its add-on did not compile ({str(error).splitlines()[0]})"
+    jars = [str(facade_jar), *([str(addon), *resolver] if addon is not None else [])]
+    urls = [jpype.JClass("java.io.File")(jar).toURI().toURL() for jar in jars]
+    system = jpype.JClass("java.lang.ClassLoader").getSystemClassLoader()
+    facade_loader = jpype.JClass("java.net.URLClassLoader")(urls, system)
+
+    def facade_class(name: str) -> Any:
+        return jpype.JClass(name, loader=facade_loader)
+
+    output = facade_class("gradlerepl.runtime.ReplOutput")
+    output.install()
+    exit_guard = facade_class("gradlerepl.host.ExitGuard")
+    exit_guard.install()
+    snippet_loader = facade_class("gradlerepl.host.SnippetClassLoaders").create(env.classpath, facade_loader)
+    libraries = None
+    if addon is not None:
+        try:
+            libraries = facade_class("gradlerepl.dependencies.AddedLibraries")(env.classpath, env.repositories)
+            libraries_unavailable = None
+        except (jpype.JException, TypeError) as error:
+            libraries_unavailable = f"{DEPENDS_ON_UNAVAILABLE}: its resolver could not be made ({error})"
+    driver = facade_class("gradlerepl.host.ReplDriver")(
+        _compile_classpath(env, str(facade_jar), annotations), snippet_loader, env.compiler_options(), libraries,
+    )
+    snippets = SnippetCounter(driver)
+    _warm_up(snippets, output)
+    ready = ReadyFrame(
+        pid=os.getpid(),
+        kotlin_version=env.kotlin_version,
+        java_version=str(jpype.JClass("java.lang.System").getProperty("java.version")),
+        facade_compiled=compiled,
+        startup_ms=int((time.monotonic() - started) * 1000),
+        class_data_archive=str(class_data.mapped) if class_data.mapped else None,
+    )
+    if request.train_class_data:
+        _train(snippets, output)
+    session = ReplSession(
+        request, Facade(driver, output, facade_class("gradlerepl.runtime.Renderer"), exit_guard), snippets,
+        libraries_unavailable=libraries_unavailable, serialization_hint=serialization_hint(env),
+    )
+    return session, ready, class_data
+
+
+def _warm_up(snippets: SnippetCounter, output: Any) -> None:
+    """Runs the first snippets, which cannot fail (WARM_UP_SNIPPETS counts them).
+
+    The K2 REPL emits its shared state class into the first snippet it compiles; if a user's
+    first snippet failed to compile, every later one would fail with NoClassDefFoundError.
+    It also loads the compiler, so the user's first snippet comes back as fast as later ones.
+    """
+    for _ in range(WARM_UP_SNIPPETS):
+        _, running = snippets.start(WARM_UP_SNIPPET)
+        running.join(0)  # Thread.join(0): wait until done
+        outcome = running.getOutcome()
+        if outcome is None or not outcome.compiled or outcome.result is None:
+            detail = [str(d.getMessage()) for d in outcome.diagnostics] if outcome is not None else []
+            if outcome is not None and outcome.internalError is not None:
+                detail.append("\n".join(format_throwable(throwable_chain(outcome.internalError))))
+            raise WorkerFailed(f"the Kotlin REPL failed its warm-up snippet: {detail}")
+    output.drain()
+
+
+def _train(snippets: SnippetCounter, output: Any) -> None:
+    """Compiles what typical snippets need (a class, a lambda, a template), so the archive holds it."""
+    for code in _TRAINING_SNIPPETS:
+        _, running = snippets.start(code)
+        running.join(0)
+    output.drain()
+
+
+def _jar_name(path: str) -> str:
+    return Path(path).name
+
+
+def _compile_classpath(env: ReplEnvironment, facade: str, annotations: list[str]) -> list[str]:
+    """The project classpath, plus the host's stdlib where the project has none, plus the display API and
+    the @file:DependsOn/@file:Repository annotations."""
+    present = {prefix for prefix in _HOST_RUNTIME_JARS for p in env.classpath if _jar_name(p).startswith(prefix)}
+    extra = [
+        p for p in env.repl_host_classpath for prefix in _HOST_RUNTIME_JARS if _jar_name(p).startswith(prefix) and prefix not in present
+    ]
+    return [*env.classpath, *extra, facade, *annotations]

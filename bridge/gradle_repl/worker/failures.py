@@ -1,0 +1,43 @@
+"""What a session remembers of its failed snippets, so that the errors they cause later say what happened.
+
+The K2 REPL lets later snippets see a failed snippet's declarations; using one fails from REPL internals
+(worker/failed_uses.py reads which). Errors about serializers get the session's hint when snippets can't
+have them (worker/plugin_hints.py).
+"""
+
+from __future__ import annotations
+
+from gradle_repl.frames import ErrorResult
+from gradle_repl.worker.declarations import Declarations
+from gradle_repl.worker.failed_uses import FailedSnippet, FailedUse, explain_use_of_failed
+from gradle_repl.worker.outcomes import ExplainFailedUse
+from gradle_repl.worker.plugin_hints import with_hint
+from gradle_repl.worker.report import ThrowableInfo
+from gradle_repl.worker.snippet_names import repl_number
+
+__all__ = ["FailedSnippets"]
+
+
+class FailedSnippets:
+    def __init__(self, declarations: Declarations, serialization_hint: str | None) -> None:
+        self._declarations = declarations
+        # Said with an error about serializers when snippets can't have them; None when they can.
+        self._serialization_hint = serialization_hint
+        # By the REPL's number: it still lets later snippets see their declarations.
+        self._failed: dict[int, FailedSnippet] = {}
+
+    def explainer(self, code: str, number: int) -> ExplainFailedUse:
+        """Explains a runtime error of snippet `number` (its `code`) by the failed snippets it met, if it met any."""
+
+        def explain(chain: list[ThrowableInfo]) -> FailedUse | None:
+            if not self._failed:
+                return None
+            uninitialised = {name: repl_number(users) for name, users in self._declarations.uninitialised().items()}
+            return explain_use_of_failed(chain, code=code, number=number, uninitialised=uninitialised, failed=self._failed)
+
+        return explain
+
+    def remember(self, number: int, code: str, result: ErrorResult, *, compiled: bool) -> ErrorResult:
+        """Keeps snippet `number` as failed; its result, with the serialization hint where it applies."""
+        self._failed[number] = FailedSnippet(code, compiled=compiled)
+        return result.model_copy(update={"message": with_hint(result.message, self._serialization_hint)})

@@ -1,0 +1,124 @@
+"""Maps what the facade's driver reports for one snippet (its SnippetOutcome) to the result frame users get.
+
+Compile errors with their positions, runtime errors with the user's part of the stack, a value rendered
+with its Kotlin type, or Unit; an OutOfMemoryError is the one runtime error that costs the JVM.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import jpype
+
+from gradle_repl.frames import DisplayFrame, ErrorResult, SuccessResult
+from gradle_repl.worker.failed_uses import FailedUse
+from gradle_repl.worker.kotlin_types import kotlin_type_name
+from gradle_repl.worker.output_frames import SnippetOutput
+from gradle_repl.worker.report import Diagnostic, StackFrame, ThrowableInfo, format_diagnostic, format_throwable
+from gradle_repl.worker.safety import jstr
+
+__all__ = ["ExplainFailedUse", "snippet_result", "throwable_chain"]
+
+# Cause chains can be cyclic; a readable report never needs more than this many.
+_MAX_CAUSES = 20
+
+# What a runtime error met of failed snippets' declarations (worker/failures.py), when that is what it was.
+ExplainFailedUse = Callable[[list[ThrowableInfo]], FailedUse | None]
+
+
+def snippet_result(
+    outcome: Any, code: str, output: SnippetOutput, *, heap_mb: int, explain: ExplainFailedUse
+) -> SuccessResult | ErrorResult:
+    """The result of a snippet that ran to its end (not stopped), from the driver's outcome."""
+    diagnostics = [_diagnostic(d) for d in outcome.diagnostics]
+    compile_warnings = [format_diagnostic(d, code) for d in diagnostics if d.severity == "WARNING"]
+    if outcome.internalError is not None:
+        headline, stack = format_throwable(throwable_chain(outcome.internalError))
+        return ErrorResult(error_kind="internal", message=f"REPL failure: {headline}", stack=stack)
+    if not outcome.compiled:
+        errors = [format_diagnostic(d, code) for d in diagnostics if d.severity in ("ERROR", "FATAL")]
+        return ErrorResult(
+            error_kind="compile",
+            message="\n".join(errors) or "compilation failed without a diagnostic",
+            compile_warnings=compile_warnings,
+        )
+    result = outcome.result
+    kind = str(result.getClass().getSimpleName()) if result is not None else "NotEvaluated"
+    if kind == "Error":
+        chain = throwable_chain(result.getError())
+        headline, stack = format_throwable(chain)
+        if any(info.class_name == "java.lang.OutOfMemoryError" for info in chain):
+            return ErrorResult(
+                error_kind="out_of_memory",
+                state_lost=True,
+                message=f"{headline}\nThe session's JVM ran out of its {heap_mb} MB heap; "
+                "the worker was replaced and the session's state is lost.",
+                stack=stack,
+            )
+        if (use := explain(chain)) is not None:
+            # The error's frames are REPL internals, not the user's code: the message says it all.
+            return ErrorResult(error_kind="runtime", message=use.message(), compile_warnings=compile_warnings)
+        return ErrorResult(error_kind="runtime", message=headline, stack=stack, compile_warnings=compile_warnings)
+    if kind == "Value":
+        value_type = kotlin_type_name(_declared_type(result))
+        if outcome.renderError is not None:
+            headline, _ = format_throwable(throwable_chain(outcome.renderError))
+            value = DisplayFrame(kind="text", mime="text/plain", data=f"<toString() threw {headline}>")
+        else:
+            value = output.display(outcome.rendered)
+        return SuccessResult(value=value, value_type=value_type, compile_warnings=compile_warnings)
+    if kind == "Unit":
+        return SuccessResult(value_type="kotlin.Unit", compile_warnings=compile_warnings)
+    return ErrorResult(error_kind="internal", message="the snippet was compiled but not evaluated")
+
+
+def throwable_chain(throwable: Any) -> list[ThrowableInfo]:
+    """A Java throwable and its causes as plain data, outermost first."""
+    chain: list[ThrowableInfo] = []
+    while throwable is not None and len(chain) < _MAX_CAUSES:
+        frames = tuple(
+            StackFrame(
+                class_name=str(e.getClassName()),
+                method=str(e.getMethodName()),
+                file=str(e.getFileName()) if e.getFileName() is not None else None,
+                line=int(e.getLineNumber()),
+            )
+            for e in throwable.getStackTrace()
+        )
+        message = throwable.getMessage()
+        chain.append(ThrowableInfo(str(throwable.getClass().getName()), jstr(message) if message is not None else None, frames))
+        cause = throwable.getCause()
+        throwable = cause if cause is not None and not cause.equals(throwable) else None
+    return chain
+
+
+def _declared_type(result: Any) -> str:
+    """The result's type as the REPL reports it; where that is an erased JVM name (Kotlin 2.2), the result
+    snippet's generic return type, so `List<Int>` doesn't read as a bare `java.util.List`."""
+    reported = jstr(result.getType())
+    if reported.startswith("kotlin.") or "->" in reported or "<" in reported:
+        return reported
+    try:
+        owner = jpype.JClass("kotlin.jvm.JvmClassMappingKt").getJavaClass(result.getScriptClass())
+        # K2 snippets return their value from $$eval(); its generic return type is the value's declared type.
+        method = owner.getDeclaredMethod("$$eval")
+        if jstr(method.getReturnType().getName()) == reported:
+            return jstr(method.getGenericReturnType().getTypeName())
+        return reported
+    except Exception:  # noqa: BLE001 - another REPL layout: the reported name will do
+        return reported
+
+
+def _diagnostic(d: Any) -> Diagnostic:
+    location = d.getLocation()
+    start = location.getStart() if location is not None else None
+    message = jstr(d.getMessage())
+    if d.getException() is not None:
+        message += f" ({d.getException()})"
+    return Diagnostic(
+        severity=str(d.getSeverity().name()),
+        message=message,
+        line=int(start.getLine()) if start is not None else None,
+        column=int(start.getCol()) if start is not None else None,
+    )

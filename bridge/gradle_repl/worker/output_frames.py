@@ -1,0 +1,67 @@
+"""Turns what a snippet printed and displayed (the facade's ReplEvents) into frames that fit the frame limit.
+
+Text over the limit is cut with a note; an image over it is downscaled by the facade's renderer, else
+replaced by a line saying so. Every byte cut is counted, for the result's `truncated_bytes`.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Callable
+from typing import Any
+
+from gradle_repl.frames import DisplayFrame, StreamFrame
+from gradle_repl.worker.safety import cap_text, jstr
+
+__all__ = ["SnippetOutput", "Send"]
+
+Send = Callable[[Any], None]
+# ReplEventKind (jvm-worker ReplOutput.kt) of a snippet's streams, by enum name, as the frames name them.
+_STREAMS = {"STDOUT": "stdout", "STDERR": "stderr"}
+
+
+class SnippetOutput:
+    """The frames of one snippet's output; `truncated` counts the bytes the frame limit cut."""
+
+    def __init__(self, output: Any, renderer: Any, frame_limit: int) -> None:
+        self._output = output
+        self._renderer = renderer
+        self._limit = frame_limit
+        self.truncated = 0
+
+    def forward(self, send: Send) -> None:
+        """Sends everything the snippet produced since the last call, in order."""
+        for event in self._output.drain():
+            stream = _STREAMS.get(str(event.kind.name()))
+            if stream is not None:
+                send(StreamFrame(event=stream, data=self._text(jstr(event.text))))  # type: ignore[arg-type]
+            else:
+                send(self.display(event))
+
+    def display(self, event: Any) -> DisplayFrame:
+        """A display event (or a rendered value) as a frame within the limit."""
+        kind = str(event.displayKind)
+        mime = str(event.mime)
+        if kind != "image":
+            return DisplayFrame(kind=kind, mime=mime, data=self._text(jstr(event.text)))  # type: ignore[arg-type]
+        data = bytes(event.bytes)
+        # base64 grows data by a third: fit the encoded frame, not the raw bytes.
+        raw_limit = self._limit * 3 // 4
+        if len(data) <= raw_limit:
+            return DisplayFrame(kind="image", mime=mime, data=base64.b64encode(data).decode())
+        fitted = self._renderer.fitImage(event.bytes, raw_limit)
+        if fitted is None:
+            self.truncated += len(data)
+            return DisplayFrame(
+                kind="text",
+                mime="text/plain",
+                data=f"[image dropped: {len(data)} bytes of {mime} did not fit the {raw_limit}-byte frame limit "
+                "even downscaled]",
+            )
+        meta = {"downscaled_from_bytes": str(len(data))}
+        return DisplayFrame(kind="image", mime="image/png", data=base64.b64encode(bytes(fitted)).decode(), meta=meta)
+
+    def _text(self, text: str) -> str:
+        capped, cut = cap_text(text, self._limit)
+        self.truncated += cut
+        return capped

@@ -1,0 +1,46 @@
+"""How snippets are numbered and named: the REPL's count, the users' count, and the file and class names.
+
+The worker numbers every snippet it gives the K2 REPL, its own warm-up first, and names the snippet's source
+`_<N>.repl.kts`; the compiler names the snippet's class after it, `_<N>_repl` (K2 needs that shape, or class
+loading fails). Users count from their own first snippet. Both rules live here and nowhere else: the Kotlin
+facade takes the file name it is given.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["WARM_UP_SNIPPETS", "SNIPPET_CLASS", "SnippetCounter", "snippet_file", "users_number", "repl_number"]
+
+# The snippets the worker runs before the user's first: one warm-up (worker/boot.py says why).
+WARM_UP_SNIPPETS = 1
+# The class the REPL compiles snippet N to, as a regular expression; N is its group "number".
+SNIPPET_CLASS = r"_(?P<number>\d+)_repl"
+
+
+def snippet_file(number: int) -> str:
+    """The source file name of the REPL's snippet `number` (stack frames name it)."""
+    return f"_{number}.repl.kts"
+
+
+def users_number(number: int) -> int:
+    """The number users know the REPL's snippet `number` by (1 = their first)."""
+    return number - WARM_UP_SNIPPETS
+
+
+def repl_number(users: int) -> int:
+    """The REPL's number of the snippet users know as `users`."""
+    return users + WARM_UP_SNIPPETS
+
+
+class SnippetCounter:
+    """Starts each snippet on the facade's driver under the next number and that number's file name."""
+
+    def __init__(self, driver: Any) -> None:
+        self._driver = driver
+        self._last = 0
+
+    def start(self, code: str) -> tuple[int, Any]:
+        """The snippet's REPL number, and the facade's RunningSnippet running it."""
+        self._last += 1
+        return self._last, self._driver.start(code, snippet_file(self._last))
