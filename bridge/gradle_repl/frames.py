@@ -18,6 +18,7 @@ from typing import Annotated, Literal, Union
 from pydantic import BaseModel, Field, TypeAdapter
 
 from gradle_repl.environment import ReplEnvironment
+from gradle_repl.settings import DEFAULTS
 
 __all__ = [
     "DEFAULT_HEAP_MB",
@@ -49,12 +50,10 @@ __all__ = [
     "decode_request",
 ]
 
-# The one place worker settings get their defaults (CLI flags and requests read them from here).
-# The K2 REPL keeps about 2 MB of compiler data per snippet (bench/README.md): 1.5 GB holds some 600
-# snippets before the heap warning; the JVM only takes from the OS what it uses.
-DEFAULT_HEAP_MB = 1536
-DEFAULT_OUTPUT_LIMIT_BYTES = 1_000_000
-DEFAULT_FRAME_LIMIT_BYTES = 200_000
+# The worker's defaults are the settings' (settings.py says why each is what it is).
+DEFAULT_HEAP_MB = DEFAULTS.heap_mb
+DEFAULT_OUTPUT_LIMIT_BYTES = DEFAULTS.output_limit_bytes
+DEFAULT_FRAME_LIMIT_BYTES = DEFAULTS.frame_limit_bytes
 
 DisplayKind = Literal["text", "markdown", "html", "image"]
 ErrorKind = Literal["compile", "runtime", "timeout", "cancelled", "exited", "out_of_memory", "internal", "protocol"]
@@ -67,8 +66,8 @@ class WorkerOptions(BaseModel):
     heap_mb: int = Field(default=DEFAULT_HEAP_MB, ge=64)
     output_limit_bytes: int = Field(default=DEFAULT_OUTPUT_LIMIT_BYTES, ge=1_000)
     frame_limit_bytes: int = Field(default=DEFAULT_FRAME_LIMIT_BYTES, ge=1_000)
-    class_data_sharing: bool = Field(default=True, description="map the JDK's archive of the compiler's classes (see classdata)")
-    full_jit: bool = Field(default=False, description="C2 as well as C1: slower starts, faster long-running snippet code")
+    class_data_sharing: bool = Field(default=DEFAULTS.class_data_sharing, description="map the JDK's archive of the compiler's classes (see classdata)")
+    full_jit: bool = Field(default=DEFAULTS.full_jit, description="C2 as well as C1: slower starts, faster long-running snippet code")
 
 
 class StartRequest(BaseModel):
@@ -77,8 +76,8 @@ class StartRequest(BaseModel):
     heap_mb: int = DEFAULT_HEAP_MB
     output_limit_bytes: int = DEFAULT_OUTPUT_LIMIT_BYTES
     frame_limit_bytes: int = DEFAULT_FRAME_LIMIT_BYTES
-    class_data_sharing: bool = True
-    full_jit: bool = False
+    class_data_sharing: bool = DEFAULTS.class_data_sharing
+    full_jit: bool = DEFAULTS.full_jit
     # A training worker writes the class-data archive once ready, then exits: it never runs snippets.
     train_class_data: bool = False
 
@@ -87,7 +86,7 @@ class EvalRequest(BaseModel):
     op: Literal["eval"] = "eval"
     id: int = 0
     code: str
-    timeout_ms: int = 60_000
+    timeout_ms: int = int(DEFAULTS.snippet_timeout_seconds * 1000)
 
 
 class CancelRequest(BaseModel):
