@@ -68,3 +68,11 @@ def test_snippets_reflect_with_the_projects_kotlin_reflect(boot_env: ReplEnviron
     assert location.endswith(f"/{project_reflect}"), location
     members = "import kotlin.reflect.full.memberProperties\nblog.Article::class.memberProperties.map { it.name }.sorted()"
     assert boot.value(members) == "[id, slug, title]"
+
+
+def test_the_context_loader_lists_each_resource_once(boot: SyncWorker):
+    """The REPL's loaders list the project classpath on top of the project's own loader; a scan through the
+    context loader (Spring's classpath*:, ServiceLoader, logback) must still see each resource once."""
+    loader = "Thread.currentThread().contextClassLoader"
+    assert boot.value(f'{loader}.getResources("blog/BlogApplication.class").toList().size') == "1"
+    assert boot.value(f'{loader}.getResources("META-INF/spring.factories").toList().let {{ it.size == it.toSet().size }}') == "true"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import io
+import re
 from pathlib import Path
 
 from PIL import Image
@@ -15,21 +16,21 @@ from filerepository import file_repository
 from gradle_repl.environment import ReplEnvironment
 from gradle_repl.frames import DEFAULT_FRAME_LIMIT_BYTES
 
-# "\n… [N bytes truncated]" after a cut block.
-_NOTE_BYTES = 40
 JPEG = 'val jpeg = java.io.ByteArrayOutputStream()\njavax.imageio.ImageIO.write(java.awt.image.BufferedImage(7, 4, 1), "jpg", jpeg)\n'
 
 
 def test_a_block_over_the_limit_is_cut_and_the_cut_is_counted(sample_worker: SyncWorker):
-    """300 KB printed and 300 KB as the value: no block arrives over the per-block limit (and the note of its cut),
-    and the reply counts what was cut."""
-    printed = sample_worker.eval('print("x".repeat(300_000))\n1')
-    assert all(len(frame.data.encode()) <= DEFAULT_FRAME_LIMIT_BYTES + _NOTE_BYTES for frame in printed.frames)
-    delivered = sum(frame.data.count("x") for frame in printed.frames)
-    assert delivered < 300_000 and printed.result.truncated_bytes >= 300_000 - delivered, printed.result.truncated_bytes
+    """300 KB as the value: the block arrives within the per-block limit, note included, and its note names every
+    byte that went (the same number the reply counts); printed blocks keep within the limit too."""
     value = sample_worker.eval('"x".repeat(300_000)').result
-    assert value.value is not None and len(value.value.data.encode()) <= DEFAULT_FRAME_LIMIT_BYTES + _NOTE_BYTES
-    assert value.truncated_bytes >= 300_000 - value.value.data.count("x"), value.truncated_bytes
+    assert value.value is not None and len(value.value.data.encode()) <= DEFAULT_FRAME_LIMIT_BYTES
+    shown = value.value.data.count("x")
+    note = re.search(r"… \[(\d+) bytes truncated\]$", value.value.data)
+    assert note is not None and int(note.group(1)) == 300_000 - shown == value.truncated_bytes, (note, shown, value.truncated_bytes)
+    printed = sample_worker.eval('print("x".repeat(300_000))\n1')
+    assert all(len(frame.data.encode()) <= DEFAULT_FRAME_LIMIT_BYTES for frame in printed.frames)
+    delivered = sum(frame.data.count("x") for frame in printed.frames)
+    assert printed.result.truncated_bytes == 300_000 - delivered, (printed.result.truncated_bytes, delivered)
 
 
 def test_describe_caps_a_value_at_200_characters_and_says_how_many_more(sample_worker: SyncWorker):
@@ -69,3 +70,13 @@ def test_a_snippet_stopped_while_compiling_never_runs(sample_worker: SyncWorker)
     reply = sample_worker.eval(f'{functions}\nSystem.setProperty("gradle-repl.ran", "yes")', timeout=0.5)
     assert reply.result.error_kind == "timeout" and "it never ran" in reply.result.message, reply.result.message
     assert sample_worker.value('System.getProperty("gradle-repl.ran") ?: "never"') == "never"
+
+
+def test_a_value_class_result_reads_as_the_program_shows_it(sample_worker: SyncWorker):
+    """The REPL hands a value class's value over unboxed (a Duration as its Long); it is shown boxed again."""
+    assert sample_worker.value("import kotlin.time.Duration.Companion.seconds\n5.seconds") == "5s"
+    assert sample_worker.value("Result.success(1)") == "Success(1)"
+    assert sample_worker.value('runCatching { error("no") }') == "Failure(java.lang.IllegalStateException: no)"
+    sample_worker.eval("@JvmInline value class Id(val v: Int)")
+    assert sample_worker.value("Id(3)") == "Id(v=3)"
+    assert sample_worker.value("listOf(Id(4))") == "[Id(v=4)]"

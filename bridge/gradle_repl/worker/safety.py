@@ -38,12 +38,21 @@ def jstr(value: object) -> str:
 
 
 def cap_text(text: str, limit: int) -> tuple[str, int]:
-    """The text cut to at most `limit` UTF-8 bytes with a note saying how much went, and the bytes cut."""
+    """The text cut to at most `limit` UTF-8 bytes *including* a note saying how much went, and the bytes cut.
+
+    The note fits inside the limit, so capping capped text again changes nothing: a second cut would replace the
+    first note (the whole cut) with one that names only its own few bytes."""
     encoded = text.encode("utf-8")
     if len(encoded) <= limit:
         return text, 0
-    cut = len(encoded) - limit
-    return encoded[:limit].decode("utf-8", errors="ignore") + f"\n… [{cut} bytes truncated]", cut
+    note_room = len(_truncation_note(len(encoded)).encode("utf-8"))  # the longest the note can be
+    kept = encoded[: max(0, limit - note_room)].decode("utf-8", errors="ignore")
+    cut = len(encoded) - len(kept.encode("utf-8"))
+    return kept + _truncation_note(cut), cut
+
+
+def _truncation_note(cut: int) -> str:
+    return f"\n… [{cut} bytes truncated]"
 
 
 def _clean(value: object) -> object:

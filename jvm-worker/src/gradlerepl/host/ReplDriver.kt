@@ -116,7 +116,7 @@ class ReplDriver(
             outcome.result = result
             if (result is ResultValue.Value) {
                 try {
-                    outcome.rendered = Renderer.render(result.value)
+                    outcome.rendered = Renderer.render(boxedValueClass(result.value, result.type, result.scriptClass?.java))
                 } catch (t: Throwable) {
                     outcome.renderError = t
                 }
@@ -159,7 +159,16 @@ class SessionContextLoader(project: ClassLoader) : ClassLoader(project) {
     override fun loadClass(name: String, resolve: Boolean): Class<*> =
         newest.loadClass(name) as Class<*>? ?: throw ClassNotFoundException(name)
     override fun getResource(name: String): java.net.URL? = newest.getResource(name)
-    override fun getResources(name: String): java.util.Enumeration<java.net.URL> = newest.getResources(name)
+    /**
+     * Each resource once: the REPL's snippet loaders sit on the project's loader and list the project classpath
+     * again, so every project resource would be found twice (Spring's `classpath*:` scans, logback's "occurs
+     * multiple times" warning, code counting service files).
+     */
+    override fun getResources(name: String): java.util.Enumeration<java.net.URL> {
+        val seen = LinkedHashMap<String, java.net.URL>()
+        for (url in newest.getResources(name)) seen.putIfAbsent(url.toExternalForm(), url)
+        return java.util.Collections.enumeration(seen.values)
+    }
 }
 
 /** A snippet running on its own daemon thread. */
@@ -214,4 +223,50 @@ fun <T> runSuspend(block: suspend () -> T): T {
     var result: Result<T>? = null
     block.startCoroutine(Continuation(EmptyCoroutineContext) { result = it })
     return result!!.getOrThrow()
+}
+
+/**
+ * A snippet whose value is of a value class hands the REPL the unboxed representation (a Duration as its Long, a
+ * Result as its value): boxed again with the class's own box-impl, it reads as the program would show it
+ * (`5s`, `Success(1)`, `Id(v=3)`). Anything else, or a class that can't be found, is left as it is.
+ */
+internal fun boxedValueClass(value: Any?, typeName: String, snippetClass: Class<*>?): Any? {
+    if (value == null || snippetClass == null) return value
+    val type = valueClassNamed(typeName.substringBefore('<').removeSuffix("?"), snippetClass) ?: return value
+    if (type.isInstance(value)) return value
+    val box = type.declaredMethods.firstOrNull {
+        it.name == "box-impl" && it.parameterCount == 1 && java.lang.reflect.Modifier.isStatic(it.modifiers)
+    } ?: return value
+    return try {
+        box.isAccessible = true
+        box.invoke(null, value)
+    } catch (e: ReflectiveOperationException) {
+        value
+    } catch (e: IllegalArgumentException) {
+        value
+    }
+}
+
+/** The class a Kotlin type name means: as written, as a nested class ('.' → '$'), or as a snippet's own class. */
+private fun valueClassNamed(name: String, snippetClass: Class<*>): Class<*>? {
+    val loader = snippetClass.classLoader
+    val candidates = buildList {
+        add(name)
+        var nested = name
+        while ('.' in nested) {
+            nested = nested.substring(0, nested.lastIndexOf('.')) + '$' + nested.substring(nested.lastIndexOf('.') + 1)
+            add(nested)
+        }
+        add("${snippetClass.name}$${name.substringAfterLast('.')}")
+    }
+    for (candidate in candidates) {
+        try {
+            return Class.forName(candidate, false, loader)
+        } catch (e: ClassNotFoundException) {
+            continue
+        } catch (e: LinkageError) {
+            continue
+        }
+    }
+    return null
 }
