@@ -272,6 +272,21 @@ async def test_depends_on_adds_a_library_to_the_live_session(shared: Client):
 
 
 @jvm
+async def test_the_servers_flags_reach_the_worker_jvm():
+    """--heap-mb, --full-jit, --no-class-data-sharing and --timeout, followed from the command line to the JVM
+    that runs the snippets (the JVM's own view of its heap and arguments), not only to the parsed settings."""
+    flags = ("--heap-mb", "700", "--full-jit", "--no-class-data-sharing", "--timeout", "2")
+    async with Client(server_params(*flags), read_timeout_seconds=300) as client:
+        heap = await run(client, "Runtime.getRuntime().maxMemory() / (1024 * 1024)", sessionId="flags")
+        arguments = await run(client, "java.lang.management.ManagementFactory.getRuntimeMXBean().inputArguments", sessionId="flags")
+        slow = await run(client, "Thread.sleep(20_000)", sessionId="flags")
+    assert 600 < int(text(heap).split()[0]) <= 700, text(heap)
+    assert "-Xmx700m" in text(arguments) and "TieredStopAtLevel" not in text(arguments), text(arguments)
+    assert "SharedArchiveFile" not in text(arguments), text(arguments)
+    assert slow.is_error and "Timed out after 2 s" in text(slow), text(slow)
+
+
+@jvm
 async def test_content_order_result_then_displays_then_output(shared: Client):
     client = shared
     result = await run(
@@ -366,14 +381,23 @@ async def test_a_running_snippets_output_arrives_as_progress(shared: Client):
         messages.append(message or "")
 
     client = shared
+    arrived: list[float] = []
+
+    async def on_progress_timed(progress: float, total: float | None, message: str | None) -> None:
+        await on_progress(progress, total, message)
+        arrived.append(time.monotonic())
+
     result = await client.call_tool(
         "run_kotlin_snippet",
         {"projectRoot": PROJECT, "buildTool": "maven", "sessionId": PLAIN,
-         "code": 'repeat(3) { println("tick $it"); Thread.sleep(400) }\n"done"'},
-        progress_callback=on_progress,
+         "code": 'println("tick 0"); Thread.sleep(3000); println("tick 1")\n"done"'},
+        progress_callback=on_progress_timed,
     )
-    assert text(result).startswith("done") and "[stdout]\ntick 0\ntick 1\ntick 2" in text(result)
-    assert any(m.startswith("[stdout] tick") for m in messages), messages
+    replied = time.monotonic()
+    assert text(result).startswith("done") and "[stdout]\ntick 0\ntick 1" in text(result)
+    first = next(i for i, m in enumerate(messages) if m.startswith("[stdout] tick 0"))
+    # Printed at once, then 3 s of sleep: held back until the reply, it would arrive within a moment of it.
+    assert replied - arrived[first] > 2.0, (replied - arrived[first], messages)
 
 
 @jvm
@@ -442,8 +466,9 @@ def _server_with_workers(*args: str, env: dict[str, str] | None = None) -> tuple
 
 
 def fake_build(tmp_path) -> tuple[str, "os.PathLike[str]", dict[str, str]]:
-    """A project whose build never ends: `mvn` on PATH is a stand-in that records its pid and sleeps.
-    (The server's process handling is under test here, not Maven.)"""
+    """A project whose build never ends: `mvn` on PATH is a stand-in that starts a child of its own, as the
+    real `mvn`/`gradlew` scripts start java, records that grandchild's pid and waits. (The server's process
+    handling is under test here, not Maven: ending only the guard's direct child would leave the grandchild.)"""
     project = tmp_path / "slow-build"
     project.mkdir()
     (project / "pom.xml").write_text("<project/>")
@@ -451,7 +476,7 @@ def fake_build(tmp_path) -> tuple[str, "os.PathLike[str]", dict[str, str]]:
     bin_dir.mkdir()
     pid_file = tmp_path / "build.pid"
     mvn = bin_dir / "mvn"
-    mvn.write_text(f"#!/bin/sh\necho $$ > {pid_file}.tmp && mv {pid_file}.tmp {pid_file}\nexec sleep 600\n")
+    mvn.write_text(f"#!/bin/sh\nsleep 600 &\necho $! > {pid_file}.tmp && mv {pid_file}.tmp {pid_file}\nwait\n")
     mvn.chmod(0o755)
     return str(project), pid_file, {"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
 
