@@ -10,6 +10,7 @@ import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import psutil
 import pytest
 
 from conftest import PROJECTS, SAMPLE_PROJECT, SyncWorker, copy_project
@@ -237,9 +238,39 @@ def test_only_main_loads_the_extension_and_without_javac_a_warning_says_what_tha
     assert "test-scope dependency" in warning and "no javac" in warning
 
 
-def test_maven_runs_without_a_kotlin_daemon():
+def test_maven_runs_without_a_kotlin_daemon(tmp_path: Path):
+    """kotlin-maven-plugin 2.2.20+ would start a Kotlin daemon that outlives the build: a real resolve leaves
+    none behind, not only passes the flag."""
     command = maven_command(["mvn"], SAMPLE_PROJECT, SAMPLE_PROJECT, test=False)
     assert "-Dkotlin.compiler.daemon=false" in command and "-DincludeScope=runtime" in command
+    before = {p.pid for p in _kotlin_daemons()}
+    resolve_environment(copy_project(PROJECTS / "maven-mixed", tmp_path / "mixed"), build_tool="maven")
+    assert [p.pid for p in _kotlin_daemons() if p.pid not in before] == []
+
+
+def _kotlin_daemons() -> list[psutil.Process]:
+    found = []
+    for process in psutil.process_iter(["cmdline"]):
+        if any("KotlinCompileDaemon" in part for part in process.info["cmdline"] or ()):
+            found.append(process)
+    return found
+
+
+def test_maven_error_text_is_at_most_twenty_lines_and_never_a_stack():
+    """A build that printed a stack trace and hundreds of errors: the message holds the first 20 error lines, no
+    `at …` frame, and says how many more there were."""
+    lines = ["[INFO] --- kotlin-maven-plugin:2.3.21:compile (compile) @ app ---"]
+    lines += [f"[ERROR] file:///p/A{n}.kt:1:1 Unresolved reference 'x{n}'." for n in range(200)]
+    lines += ["[ERROR] java.lang.IllegalStateException: boom", "[ERROR] \tat org.example.Thing.run(Thing.java:12)"]
+    text = maven_errors(lines).splitlines()
+    assert text[0] == "file:///p/A0.kt:1:1 Unresolved reference 'x0'." and len(text) == 21
+    assert text[-1].startswith("…") and "more" in text[-1], text[-1]
+    assert not any(line.lstrip().startswith("at ") for line in text)
+    traced = ["[ERROR] Failed to execute goal x: boom", "[ERROR] java.lang.IllegalStateException: boom"]
+    traced += [f"[ERROR] \tat org.example.Frame{n}.run(Frame{n}.java:{n})" for n in range(30)] + ["[ERROR] \t... 12 more"]
+    shown = maven_errors(traced).splitlines()
+    assert shown[:2] == ["Failed to execute goal x: boom", "java.lang.IllegalStateException: boom"], shown
+    assert not any(line.strip().startswith(("at ", "... ")) for line in shown), shown
 
 
 @pytest.mark.jvm

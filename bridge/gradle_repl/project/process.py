@@ -157,7 +157,8 @@ def failure_text(error_lines: list[str], output: list[str], *, boilerplate: re.P
     the first real error (often the cause of the rest) leads, without its boilerplate (headings, how to re-run
     or resume, where to get help). When the tool printed none it recognisably marked, the last lines of its
     output, so that a message never comes without a cause to read."""
-    errors = [line for line in error_lines if line.strip() and not boilerplate.search(line)]
+    # A stack trace's frames (`at …`, `... 12 more`) say where the tool failed, not what: its message line stays.
+    errors = [line for line in error_lines if line.strip() and not boilerplate.search(line) and not _STACK_FRAME.match(line)]
     if not errors:
         said = [line for line in output if line.strip()]
         errors = [line for line in said if not _STACK_FRAME.match(line) and not boilerplate.search(line)] or said
