@@ -47,22 +47,32 @@ def test_stack_is_trimmed_below_the_last_snippet_frame():
     assert headline == "java.lang.IllegalStateException: boom"
     assert stack.splitlines() == [
         "    at sample.BooksKt.parseShelf(Books.kt:19)",
-        "    at _3_repl.helper(_3.repl.kts:2)",
-        "    at _4_repl.$$eval(_4.repl.kts:1)",
+        "    at helper (snippet 2, line 2)",
+        "    at snippet 3, line 1",
         "    ... 5 more (REPL internals)",
     ]
 
 
 def test_causes_are_included_and_trimmed_too():
-    outer = ThrowableInfo("java.lang.RuntimeException", "wrapper", (frame("_1_repl", "$$eval", "_1.repl.kts", 3), *REPL_TAIL))
-    cause = ThrowableInfo("java.io.IOException", None, (frame("java.io.File", "open", "File.java", 9), frame("_1_repl", "f", "_1.repl.kts", 1)))
+    outer = ThrowableInfo("java.lang.RuntimeException", "wrapper", (frame("_2_repl", "$$eval", "_2.repl.kts", 3), *REPL_TAIL))
+    cause = ThrowableInfo("java.io.IOException", None, (frame("java.io.File", "open", "File.java", 9), frame("_2_repl", "f", "_2.repl.kts", 1)))
     _, stack = format_throwable([outer, cause])
     lines = stack.splitlines()
     assert "Caused by: java.io.IOException" in lines
-    assert lines[-2:] == ["    at java.io.File.open(File.java:9)", "    at _1_repl.f(_1.repl.kts:1)"]
+    assert lines[-2:] == ["    at java.io.File.open(File.java:9)", "    at f (snippet 1, line 1)"]
 
 
 def test_exception_from_a_thread_without_snippet_frames_stops_at_repl_machinery():
     info = ThrowableInfo("java.lang.Error", "x", (frame("a.B", "c", "B.kt", 1), *REPL_TAIL))
     _, stack = format_throwable([info])
     assert stack.splitlines() == ["    at a.B.c(B.kt:1)", "    ... 5 more (REPL internals)"]
+
+
+def test_snippet_frames_read_as_users_number_and_name_them():
+    """The REPL's class and file names (`_4_repl`, `_4.repl.kts`, `$$eval`) are its own: a frame says which of the
+    user's snippets, which line, and the function or class as written; other frames stay Java's."""
+    assert frame("_4_repl", "$$eval", "_4.repl.kts", 2).render() == "    at snippet 3, line 2"
+    assert frame("_2_repl", "total", "_2.repl.kts", 5).render() == "    at total (snippet 1, line 5)"
+    assert frame("_6_repl$Cart$Line", "price", "_6.repl.kts", 1).render() == "    at Cart.Line.price (snippet 5, line 1)"
+    assert frame("sample.BooksKt", "parse", "Books.kt", 19).render() == "    at sample.BooksKt.parse(Books.kt:19)"
+    assert frame("_4_repl", "f", "Other.kt", 1).render() == "    at _4_repl.f(Other.kt:1)"

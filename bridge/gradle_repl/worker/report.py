@@ -8,9 +8,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from gradle_repl.worker.snippet_names import SNIPPET_CLASS, SNIPPET_FILE, users_number
+
 __all__ = ["Diagnostic", "StackFrame", "ThrowableInfo", "format_diagnostic", "format_throwable", "is_snippet_file"]
 
-_SNIPPET_FILE = re.compile(r"^_\d+\.repl\.kts$")
+_SNIPPET_FILE = re.compile(SNIPPET_FILE)
+# A snippet's class, or a class nested in it (`_4_repl$Point`, a lambda's `_4_repl$f$1`).
+_SNIPPET_CLASS = re.compile(SNIPPET_CLASS + r"(?:\$(?P<inner>.+))?")
+# The method holding a snippet's own statements.
+REPL_BODY = "$$eval"
 # Frames below the snippet that belong to the REPL machinery rather than to the user's code.
 _INTERNAL_PREFIXES = (
     "org.jetbrains.kotlin.",
@@ -40,6 +46,15 @@ class StackFrame:
     line: int
 
     def render(self) -> str:
+        """A Java stack frame, except that a snippet's own frames read as users know them: `at total (snippet 2,
+        line 3)`, `at snippet 3, line 1` for the snippet's body, not the REPL's `_4_repl.$$eval(_4.repl.kts:1)`."""
+        snippet = _SNIPPET_CLASS.fullmatch(self.class_name) if is_snippet_file(self.file) else None
+        if snippet is not None:
+            where = f"snippet {users_number(int(snippet['number']))}, line {self.line}"
+            if self.method == REPL_BODY and not snippet["inner"]:
+                return f"    at {where}"
+            owner = f"{snippet['inner'].replace('$', '.')}." if snippet["inner"] else ""
+            return f"    at {owner}{self.method} ({where})"
         where = f"{self.file}:{self.line}" if self.file and self.line >= 0 else (self.file or "Unknown Source")
         return f"    at {self.class_name}.{self.method}({where})"
 
@@ -52,7 +67,7 @@ class ThrowableInfo:
 
 
 def is_snippet_file(name: str | None) -> bool:
-    return bool(name) and bool(_SNIPPET_FILE.match(name or ""))
+    return bool(name) and bool(_SNIPPET_FILE.fullmatch(name or ""))
 
 
 def format_diagnostic(diagnostic: Diagnostic, source: str) -> str:
