@@ -80,3 +80,14 @@ def test_a_value_class_result_reads_as_the_program_shows_it(sample_worker: SyncW
     sample_worker.eval("@JvmInline value class Id(val v: Int)")
     assert sample_worker.value("Id(3)") == "Id(v=3)"
     assert sample_worker.value("listOf(Id(4))") == "[Id(v=4)]"
+
+
+def test_a_runtime_errors_stack_names_snippets_as_describe_numbers_them(sample_worker: SyncWorker):
+    """A function from one snippet failing in another: both frames read as the user's snippets and lines."""
+    sample_worker.eval('fun failsOnPurpose(): Int = error("on purpose")')
+    numbers = {d.name: d.snippet for d in sample_worker.describe().declarations}
+    stack = sample_worker.eval("val ignored = 1\nfailsOnPurpose()").result.stack
+    declared = numbers["failsOnPurpose"]
+    assert f"    at failsOnPurpose (snippet {declared}, line 1)" in stack.splitlines(), stack
+    assert f"    at snippet {declared + 1}, line 2" in stack.splitlines(), stack
+    assert "_repl" not in stack and "$$eval" not in stack, stack
