@@ -39,6 +39,9 @@ class _ScriptedTool:
     def inputs(self, root: Path) -> Inputs:
         return Inputs(trees=(root,), is_build_file=self.is_build_input)
 
+    def project_key(self, root: Path, project_path: str) -> str:
+        return project_path
+
     def facts(self) -> dict[str, str]:
         return {}
 

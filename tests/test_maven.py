@@ -351,3 +351,13 @@ def test_the_builds_own_maven_wrapper_runs_it(tmp_path: Path, executable: bool):
     env = resolve_environment(project, build_tool="maven").environment
     assert called.is_file() and "help:effective-pom" in called.read_text()
     assert (project / "target/classes/mixed/Routes.class").is_file() and env.kotlin_version == "2.2.20"
+
+
+def test_one_module_spelled_three_ways_is_built_once(tmp_path: Path):
+    """`:app`, `app` and the module's artifactId name one module: one build, then the cache (each spelling
+    rebuilt it before, a minute each on a real reactor)."""
+    project = copy_project(MULTI, tmp_path / "multi")
+    assert not resolve_environment(project, project_path=":app", build_tool="maven").from_cache
+    assert resolve_environment(project, project_path="app", build_tool="maven").from_cache
+    assert resolve_environment(project, project_path="multi-app", build_tool="maven").from_cache
+    assert not resolve_environment(project, project_path=":core", build_tool="maven").from_cache

@@ -124,7 +124,10 @@ def _resolver_code_hash() -> str:
 
 def _cache_key(root: Path, tool: BuildTool, project_path: str, source_set: str) -> CacheKey:
     facts = {"resolver": _resolver_code_hash(), "JAVA_HOME": os.environ.get("JAVA_HOME", ""), **tool.facts()}
-    return CacheKey(build_tool=tool.name, project_root=str(root), project_path=project_path, source_set=source_set, facts=facts)
+    return CacheKey(
+        build_tool=tool.name, project_root=str(root), project_path=tool.project_key(root, project_path), source_set=source_set,
+        facts=facts,
+    )
 
 
 def _resolve_locked(

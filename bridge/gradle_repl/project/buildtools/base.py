@@ -55,6 +55,11 @@ class BuildTool(Protocol):
         files such as user-level settings (every file there counts, except build output)."""
         ...
 
+    def project_key(self, root: Path, project_path: str) -> str:
+        """project_path as one spelling, so `app`, `:app` and (Maven) the module's artifactId share one cached
+        environment instead of building it once per spelling."""
+        ...
+
     def facts(self) -> dict[str, str]:
         """Settings outside the project that change what a resolve returns (environment variables, the
         shipped init script), for the cache key."""

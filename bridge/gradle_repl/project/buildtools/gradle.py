@@ -71,6 +71,9 @@ class GradleBuild:
             files += sorted((home / "init.d").iterdir())
         return Inputs(trees=tuple(trees), files=tuple(files), is_build_file=self.is_build_input)
 
+    def project_key(self, root: Path, project_path: str) -> str:
+        return ":" + project_path.strip().strip(":")
+
     def facts(self) -> dict[str, str]:
         return {"init script": _init_script_hash(), **{name: os.environ.get(name, "") for name in _ENVIRONMENT}}
 

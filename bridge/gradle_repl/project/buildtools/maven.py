@@ -60,6 +60,10 @@ class MavenBuild:
         parents = [p for p in pom.parent_poms([root, *outside]) if not any(p.is_relative_to(t) for t in trees)]
         return Inputs(trees=trees, files=tuple(settings + parents), is_build_file=self.is_build_input)
 
+    def project_key(self, root: Path, project_path: str) -> str:
+        module = find_module(root, project_path)
+        return ":" + (_module_name(module, root).replace("/", ":") if module != root else "")
+
     def facts(self) -> dict[str, str]:
         return {"maven extension": extension_hash(), **{name: os.environ.get(name, "") for name in _ENVIRONMENT}}
 
