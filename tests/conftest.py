@@ -140,9 +140,8 @@ def running_worker(environment: ReplEnvironment, options: WorkerOptions | None =
 @pytest.fixture(scope="module")
 def sample_worker(sample_env: ReplEnvironment) -> Iterator[SyncWorker]:
     """One worker shared by a module's tests where the session's state doesn't matter."""
-    worker = SyncWorker(sample_env)
-    yield worker
-    worker.close()
+    with running_worker(sample_env) as worker:
+        yield worker
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:

@@ -17,6 +17,7 @@ from gradle_repl.worker.kotlin_types import kotlin_type_name
 from gradle_repl.worker.output_frames import SnippetOutput
 from gradle_repl.worker.report import Diagnostic, StackFrame, ThrowableInfo, format_diagnostic, format_throwable
 from gradle_repl.worker.safety import jstr
+from gradle_repl.worker.snippet_names import SNIPPET_BODY_METHOD
 
 __all__ = ["ExplainFailedUse", "snippet_result", "throwable_chain"]
 
@@ -101,8 +102,8 @@ def _declared_type(result: Any) -> str:
         return reported
     try:
         owner = jpype.JClass("kotlin.jvm.JvmClassMappingKt").getJavaClass(result.getScriptClass())
-        # K2 snippets return their value from $$eval(); its generic return type is the value's declared type.
-        method = owner.getDeclaredMethod("$$eval")
+        # K2 snippets return their value from their body method; its generic return type is the value's declared type.
+        method = owner.getDeclaredMethod(SNIPPET_BODY_METHOD)
         if jstr(method.getReturnType().getName()) == reported:
             return jstr(method.getGenericReturnType().getTypeName())
         return reported

@@ -8,15 +8,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from gradle_repl.worker.snippet_names import SNIPPET_CLASS, SNIPPET_FILE, users_number
+from gradle_repl.worker.snippet_names import SNIPPET_BODY_METHOD, SNIPPET_CLASS, SNIPPET_FILE, users_number
 
 __all__ = ["Diagnostic", "StackFrame", "ThrowableInfo", "format_diagnostic", "format_throwable", "is_snippet_file"]
 
 _SNIPPET_FILE = re.compile(SNIPPET_FILE)
 # A snippet's class, or a class nested in it (`_4_repl$Point`, a lambda's `_4_repl$f$1`).
 _SNIPPET_CLASS = re.compile(SNIPPET_CLASS + r"(?:\$(?P<inner>.+))?")
-# The method holding a snippet's own statements.
-REPL_BODY = "$$eval"
 # Frames below the snippet that belong to the REPL machinery rather than to the user's code.
 _INTERNAL_PREFIXES = (
     "org.jetbrains.kotlin.",
@@ -51,7 +49,7 @@ class StackFrame:
         snippet = _SNIPPET_CLASS.fullmatch(self.class_name) if is_snippet_file(self.file) else None
         if snippet is not None:
             where = f"snippet {users_number(int(snippet['number']))}, line {self.line}"
-            if self.method == REPL_BODY and not snippet["inner"]:
+            if self.method == SNIPPET_BODY_METHOD and not snippet["inner"]:
                 return f"    at {where}"
             owner = f"{snippet['inner'].replace('$', '.')}." if snippet["inner"] else ""
             return f"    at {owner}{self.method} ({where})"

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["WARM_UP_SNIPPETS", "SNIPPET_CLASS", "SNIPPET_FILE", "SnippetCounter", "snippet_file", "users_number", "repl_number"]
+__all__ = ["WARM_UP_SNIPPETS", "SNIPPET_CLASS", "SNIPPET_FILE", "SNIPPET_BODY_METHOD", "SnippetCounter", "snippet_file", "users_number", "repl_number"]
 
 # The snippets the worker runs before the user's first: one warm-up (worker/boot.py says why).
 WARM_UP_SNIPPETS = 1
 # The class the REPL compiles snippet N to, as a regular expression; N is its group "number".
 SNIPPET_CLASS = r"_(?P<number>\d+)_repl"
+# The method of a snippet's class that holds its own statements and returns its value.
+SNIPPET_BODY_METHOD = "$$eval"
 # The source file name of snippet N (snippet_file), as a regular expression.
 SNIPPET_FILE = r"_(?P<number>\d+)\.repl\.kts"
 
