@@ -3,8 +3,9 @@
 from mcp.types import ImageContent, TextContent
 
 from gradle_repl.front.content import reply_to_result
-from gradle_repl.frames import DisplayFrame, ErrorResult, StreamFrame, SuccessResult
+from gradle_repl.frames import CompilerDiagnostic, DisplayFrame, ErrorResult, StreamFrame, SuccessResult
 from gradle_repl.host.handle import Reply
+from gradle_repl.host.notices import Notice
 
 FRAMES = (
     StreamFrame(event="stdout", data="a\n"),
@@ -35,7 +36,7 @@ def test_error_is_one_text_block_with_stack_and_output_folded_in():
     reply = Reply(
         FRAMES,
         ErrorResult(error_kind="runtime", message="java.lang.X: y", stack="    at _2_repl.f(_2.repl.kts:1)"),
-        notices=("[session restarted]",),
+        notices=(Notice(kind="restarted", text="[session restarted]"),),
     )
     result = reply_to_result(reply)
     assert result.is_error and len(result.content) == 1
@@ -66,3 +67,27 @@ def test_an_errors_block_starts_with_the_compile_warnings_that_explain_it():
     assert block.text.splitlines() == [  # type: ignore[union-attr]
         *DIVISION_WARNING.splitlines(), "Error: java.lang.ArithmeticException: / by zero", "    at _2_repl.$$eval(_2.repl.kts:1)",
     ]
+
+
+def test_a_reply_as_data_says_what_the_text_says_field_by_field():
+    """structuredContent beside the text: value and type, output per stream, displays counted, notices with their
+    kind (the heap warning among them as memory); an error's kind, position and whether the state is gone."""
+    value = DisplayFrame(kind="text", mime="text/plain", data="0")
+    ok = SuccessResult(value=value, value_type="kotlin.Int", heap_warning=HEAP_WARNING, duration_ms=12)
+    restarted = Notice(kind="restarted", text="[session restarted]")
+    data = reply_to_result(Reply(FRAMES, ok, notices=(restarted,))).structured_content
+    assert data == {
+        "ok": True, "value": "0", "valueType": "kotlin.Int", "valueKind": "text", "error": None, "diagnostics": [],
+        "stdout": "a\nb\n", "stderr": "warn\n", "displayCount": 2, "truncatedBytes": 0,
+        "notices": [{"kind": "restarted", "text": "[session restarted]"}, {"kind": "memory", "text": HEAP_WARNING}],
+        "durationMs": 12,
+    }
+    failed = ErrorResult(
+        error_kind="compile", message="error: x", diagnostics=[CompilerDiagnostic(severity="error", message="x", line=2, column=5)],
+    )
+    data = reply_to_result(Reply((), failed)).structured_content
+    assert data["ok"] is False and data["value"] is None
+    assert data["error"] == {"kind": "compile", "message": "error: x", "stack": "", "stateLost": False}
+    assert data["diagnostics"] == [{"severity": "error", "message": "x", "line": 2, "column": 5}]
+    lost = ErrorResult(error_kind="timeout", message="stopped", state_lost=True)
+    assert reply_to_result(Reply((), lost)).structured_content["error"]["stateLost"] is True

@@ -18,6 +18,7 @@ from gradle_repl.errors import GradleReplError
 from gradle_repl.frames import ErrorResult, SuccessResult, WorkerOptions
 from gradle_repl.host import handle
 from gradle_repl.host.manager import SessionLimits, SessionManager
+from gradle_repl.host.notices import Notice
 from gradle_repl.settings import DEFAULTS, Settings
 
 pytestmark = pytest.mark.anyio
@@ -86,7 +87,7 @@ async def test_a_cancelled_snippet_that_never_answers_costs_the_worker_and_says_
     await cancel_when(m, "running", run(m, "hang"))
     reply = await m.run_snippet(session_id="s", project_root="/p", code="B")
     assert isinstance(reply.result, SuccessResult) and reply.result.value is not None and reply.result.value.data == "B"
-    assert any("cancelled snippet" in n and "state is lost" in n for n in reply.notices), reply.notices
+    assert any(n.kind == "state_lost" and "cancelled snippet" in n.text and "state is lost" in n.text for n in reply.notices), reply.notices
     assert len(launcher.live()) == 1 and launcher.spawned[0].returncode is not None
     await m.close_all()
 
@@ -205,7 +206,7 @@ async def test_the_least_recently_used_idle_session_makes_room_and_is_told():
     await run(m, "b", "new")
     assert [s.session_id for s in m.list()] == ["new"] and len(launcher.live()) == 1
     reply = await m.run_snippet(session_id="old", project_root="/p", code="c")
-    assert any("'old' was closed to make room" in n for n in reply.notices)
+    assert any(n.kind == "evicted" and "'old' was closed to make room" in n.text for n in reply.notices)
     await m.close_all()
 
 
@@ -220,7 +221,10 @@ async def test_an_idle_session_is_closed_at_the_idle_timeout_and_its_next_call_i
         while m.list() or launcher.live():
             await asyncio.sleep(0.005)
     reply = await m.run_snippet(session_id="s", project_root="/p", code="2")
-    assert any(n.startswith("[session 's' was closed after") and "idle (--idle-timeout 0.05)" in n for n in reply.notices), reply.notices
+    assert any(
+        n.kind == "evicted" and n.text.startswith("[session 's' was closed after") and "idle (--idle-timeout 0.05)" in n.text
+        for n in reply.notices
+    ), reply.notices
     await m.close_all()
 
 
@@ -242,7 +246,7 @@ async def test_a_changed_environment_restarts_the_session_and_says_so():
     m = manager(launcher)
     await run(m, "1")
     reply = await m.run_snippet(session_id="s", project_root="/other", code="2")
-    assert any("restarted" in n for n in reply.notices)
+    assert any(n.kind == "restarted" and "restarted" in n.text for n in reply.notices)
     assert len(launcher.live()) == 1
     await m.close_all()
 
@@ -255,7 +259,7 @@ async def test_a_restart_for_a_changed_build_adds_the_reported_libraries_again()
     await run(m, "libraries added")
     reply = await m.run_snippet(session_id="s", project_root="/other", code="2")
     assert launcher.spawned[1].requests_seen == ['@file:DependsOn("org.example:lib:1.0")\nUnit', "2"]
-    assert '[added again after the restart: @file:DependsOn("org.example:lib:1.0")]' in reply.notices, reply.notices
+    assert Notice(kind="libraries", text='[added again after the restart: @file:DependsOn("org.example:lib:1.0")]') in reply.notices, reply.notices
     await m.close_all()
 
 
@@ -324,7 +328,7 @@ async def test_the_environments_warnings_reach_the_first_reply_of_each_jvm():
 
     m = SessionManager(limits=SessionLimits(spare_worker=False), launcher=FakeLauncher(), resolver=warning_resolver)  # type: ignore[arg-type]
     first = await m.run_snippet(session_id="s", project_root="/p", code="A")
-    assert first.notices == ("[plugin x does not apply to snippet classes]",)
+    assert first.notices == (Notice(kind="environment", text="[plugin x does not apply to snippet classes]"),)
     again = await m.run_snippet(session_id="s", project_root="/p", code="B")
     assert again.notices == ()
     await m.close_all()

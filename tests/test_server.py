@@ -111,6 +111,33 @@ async def test_tools_are_listed_with_schemas():
     assert tools["run_kotlin_snippet"].description and "sessionId" in tools["run_kotlin_snippet"].description
 
 
+async def test_tools_that_return_data_declare_an_output_schema_and_fill_it():
+    """run, list and describe declare what their structuredContent holds; a reply carries it beside the unchanged
+    text (the SDK's client validates every non-error reply against the schema, so a wrong shape fails here)."""
+    async with fake_server() as (client, _):
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+        ran = await run(client, "A", sessionId="data")
+        listed = await client.call_tool("list_kotlin_sessions", {})
+        described = await client.call_tool("describe_kotlin_session", {"sessionId": "data"})
+        refused = await run(client, "  ")
+    run_schema = tools["run_kotlin_snippet"].output_schema
+    assert run_schema is not None and {"ok", "value", "valueType", "error", "diagnostics", "stdout", "stderr",
+                                       "displayCount", "notices"} <= set(run_schema["properties"])
+    assert tools["list_kotlin_sessions"].output_schema and tools["describe_kotlin_session"].output_schema
+    assert tools["reset_kotlin_session"].output_schema is None
+    assert text(ran) == "A\n// type: kotlin.String"
+    assert ran.structured_content == {
+        "ok": True, "value": "A", "valueType": "kotlin.String", "valueKind": "text", "error": None, "diagnostics": [],
+        "stdout": "", "stderr": "", "displayCount": 0, "truncatedBytes": 0, "notices": [], "durationMs": 0,
+    }
+    assert [s["session_id"] for s in listed.structured_content["sessions"]] == ["data"]
+    assert described.structured_content["sessionId"] == "data"
+    assert [d["name"] for d in described.structured_content["declarations"]] == ["A"]
+    assert refused.is_error and refused.structured_content["error"] == {
+        "kind": "request", "message": "code is empty; pass the Kotlin snippet to run", "stack": "", "stateLost": False,
+    }
+
+
 async def test_tool_descriptions_are_dedented_and_resolve_is_not_read_only():
     async with fake_server() as (client, _):
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
@@ -306,6 +333,12 @@ async def test_content_order_result_then_displays_then_output(shared: Client):
         ("TextContent", "[stdout]\nprinted"),
     ]
     assert isinstance(result.content[1], ImageContent) and result.content[1].data
+    # The same as data, beside the content (the SDK's client checked it against the tool's outputSchema).
+    data = result.structured_content
+    assert data is not None and data["ok"] is True and data["error"] is None
+    assert (data["value"], data["valueType"], data["valueKind"]) == ("value", "kotlin.String", "text")
+    assert data["displayCount"] == 2 and data["stdout"] == "printed\n" and data["stderr"] == ""
+    assert data["durationMs"] > 0
 
 
 @jvm
@@ -323,6 +356,17 @@ async def test_errors_set_is_error_with_one_text_block(shared: Client):
     assert bad_root.is_error and "does not exist" in text(bad_root)
     assert empty.is_error and "code is empty" in text(empty)
     assert text(still_fine).startswith("2")
+    # Each error's kind, and a compile error's position, as data.
+    compiled = compile_error.structured_content
+    assert compiled["ok"] is False and compiled["error"]["kind"] == "compile" and not compiled["error"]["stateLost"]
+    (diagnostic,) = compiled["diagnostics"]
+    assert diagnostic["severity"] == "error" and diagnostic["line"] == 1 and "String" in diagnostic["message"], compiled
+    assert f'{diagnostic["message"]} (line 1, col {diagnostic["column"]})' in text(compile_error)
+    thrown = runtime_error.structured_content
+    assert thrown["error"]["kind"] == "runtime" and "boom" in thrown["error"]["message"] and thrown["stdout"] == "before\n"
+    assert "at snippet" in thrown["error"]["stack"], thrown
+    assert bad_root.structured_content["error"]["kind"] == "request"
+    assert still_fine.structured_content["value"] == "2"
 
 
 @jvm

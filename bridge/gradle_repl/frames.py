@@ -31,6 +31,7 @@ __all__ = [
     "DescribeRequest",
     "Request",
     "Declaration",
+    "CompilerDiagnostic",
     "SessionDescription",
     "AddedLibraries",
     "ReadyFrame",
@@ -188,9 +189,21 @@ class Result(BaseModel):
     duration_ms: int = 0
 
 
+class CompilerDiagnostic(BaseModel):
+    """One of the compiler's errors or warnings on a snippet, where it points (1-based, in the snippet's own text)."""
+
+    severity: Literal["error", "warning"]
+    message: str
+    line: int | None = None
+    column: int | None = None
+
+
 class SnippetResult(Result):
     """What an eval's result carries, whether the snippet succeeded or not."""
 
+    diagnostics: list[CompilerDiagnostic] = Field(
+        default_factory=list, description="the compiler's errors and warnings with their positions (as data; the text is in message and compile_warnings)"
+    )
     compile_warnings: list[str] = Field(
         default_factory=list, description="the compiler's warnings on the snippet, each `warning: …`; shown before the result"
     )

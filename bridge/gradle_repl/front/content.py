@@ -1,5 +1,8 @@
 """Turns a snippet's reply into MCP content: the one place CallToolResults are made.
 
+Every result that carries data carries it twice: as content (text and images, for clients that read text only,
+unchanged) and as `structuredContent`, the tool's output model (front/outputs.py) dumped by alias.
+
 Order: the compiler's warnings (they were there before the snippet ran, and often explain its result),
 the result text, display frames as emitted (images as ImageContent), then what the snippet printed,
 stdout and stderr as trailing text blocks, and what running it left to know (the heap). An error is one
@@ -12,19 +15,30 @@ from __future__ import annotations
 from mcp.types import CallToolResult, ImageContent, TextContent
 
 from gradle_repl.frames import DisplayFrame, ErrorResult, SnippetResult, StreamFrame, SuccessResult
+from gradle_repl.front.outputs import SnippetError, SnippetRun, Wire
 from gradle_repl.host.handle import Reply
+from gradle_repl.host.notices import Notice
 
-__all__ = ["reply_to_result", "error_result", "text_result"]
+__all__ = ["reply_to_result", "error_result", "text_result", "snippet_run", "request_failed"]
 
 Content = TextContent | ImageContent
 
 
-def text_result(text: str) -> CallToolResult:
-    return CallToolResult(content=[TextContent(type="text", text=text)])
+def _data(data: Wire | None) -> dict[str, object] | None:
+    return data.model_dump(mode="json", by_alias=True) if data is not None else None
 
 
-def error_result(message: str) -> CallToolResult:
-    return CallToolResult(content=[TextContent(type="text", text=f"Error: {message}")], is_error=True)
+def text_result(text: str, data: Wire | None = None) -> CallToolResult:
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=_data(data))
+
+
+def error_result(message: str, data: Wire | None = None) -> CallToolResult:
+    return CallToolResult(content=[TextContent(type="text", text=f"Error: {message}")], is_error=True, structured_content=_data(data))
+
+
+def request_failed(message: str) -> SnippetRun:
+    """A run_kotlin_snippet call that could not run its snippet (bad arguments, a failed build), as data."""
+    return SnippetRun(ok=False, error=SnippetError(kind="request", message=message))
 
 
 def _display(frame: DisplayFrame) -> Content:
@@ -70,17 +84,46 @@ def _truncation_note(result: SnippetResult) -> list[str]:
     return []
 
 
+def snippet_run(reply: Reply) -> SnippetRun:
+    """A snippet's reply as data: what the text content says, field by field."""
+    result = reply.result
+    streams = {"stdout": "", "stderr": ""}
+    for frame in reply.frames:
+        if isinstance(frame, StreamFrame):
+            streams[frame.event] += frame.data
+    notices = [*reply.notices, *(Notice(kind="memory", text=warning) for warning in _heap(result))]
+    run = SnippetRun(
+        ok=not isinstance(result, ErrorResult),
+        diagnostics=result.diagnostics,
+        display_count=sum(isinstance(f, DisplayFrame) for f in reply.frames),
+        truncated_bytes=result.truncated_bytes,
+        notices=notices,
+        duration_ms=result.duration_ms,
+        **streams,
+    )
+    if isinstance(result, ErrorResult):
+        run.error = SnippetError(kind=result.error_kind, message=result.message, stack=result.stack, state_lost=result.state_lost)
+    else:
+        run.value_type = result.value_type
+        if result.value is not None:
+            run.value_kind = result.value.kind
+            run.value = result.value.data if result.value.kind != "image" else None
+    return run
+
+
 def reply_to_result(reply: Reply) -> CallToolResult:
     result = reply.result
+    notices = [notice.text for notice in reply.notices]
+    data = _data(snippet_run(reply))
     if isinstance(result, ErrorResult):
         parts = [*result.compile_warnings, f"Error: {result.message}"]
         if result.stack:
             parts.append(result.stack)
-        parts += [*_heap(result), *_printed(reply.frames), *_truncation_note(result), *reply.notices]
-        return CallToolResult(content=[TextContent(type="text", text="\n".join(parts))], is_error=True)
+        parts += [*_heap(result), *_printed(reply.frames), *_truncation_note(result), *notices]
+        return CallToolResult(content=[TextContent(type="text", text="\n".join(parts))], is_error=True, structured_content=data)
     content: list[Content] = [TextContent(type="text", text=w) for w in result.compile_warnings]
     content += _result_text(result)
     content += [_display(f) for f in reply.frames if isinstance(f, DisplayFrame)]
-    trailing = [*_printed(reply.frames), *_heap(result), *_truncation_note(result), *reply.notices]
+    trailing = [*_printed(reply.frames), *_heap(result), *_truncation_note(result), *notices]
     content += [TextContent(type="text", text=block) for block in trailing]
-    return CallToolResult(content=content)
+    return CallToolResult(content=content, structured_content=data)

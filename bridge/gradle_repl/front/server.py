@@ -17,7 +17,8 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
-from gradle_repl.front.content import error_result, reply_to_result, text_result
+from gradle_repl.front.content import error_result, reply_to_result, request_failed, text_result
+from gradle_repl.front.outputs import SessionContents, SessionList, SnippetRun
 from gradle_repl.errors import GradleReplError
 from gradle_repl.frames import DisplayFrame, StreamFrame
 from gradle_repl.host.manager import BuildToolChoice, SessionManager
@@ -125,7 +126,7 @@ class KotlinTools:
             Field(description=f"Stop the snippet after this many seconds (default {DEFAULTS.snippet_timeout_seconds:g}).", gt=0, le=3600),
         ] = None,
         buildTool: BuildToolArg = "auto",
-    ) -> CallToolResult:
+    ) -> Annotated[CallToolResult, SnippetRun]:
         """Run Kotlin code in a REPL session with the project's classes, dependencies, JDK and compiler plugins.
 
         The first call for a project builds it (cached until build files or sources change) and starts a JVM
@@ -134,6 +135,8 @@ class KotlinTools:
         In snippets: display(value), markdown(text), html(fragment), image(bytes or BufferedImage) show rich output;
         println goes to the reply. Returns the last expression's value and type, then displays, then printed output.
         Compile errors, exceptions (with a stack trimmed to the snippet) and timeouts come back with isError.
+        structuredContent has the same as data: value, valueType, error {kind, message, stack, stateLost},
+        diagnostics with line/column, stdout, stderr, displayCount, notices {kind, text}.
         """
         try:
             async with _relay(ctx) as relay:
@@ -149,7 +152,7 @@ class KotlinTools:
                     on_frame=relay.output,
                 )
         except GradleReplError as error:
-            return error_result(str(error))
+            return error_result(str(error), request_failed(str(error)))
         return reply_to_result(reply)
 
     async def reset_kotlin_session(self, sessionId: SessionId = "default") -> CallToolResult:
@@ -164,13 +167,14 @@ class KotlinTools:
             return text_result(f"Session {sessionId!r} closed.")
         return text_result(f"No session {sessionId!r}.")
 
-    async def list_kotlin_sessions(self) -> CallToolResult:
+    async def list_kotlin_sessions(self) -> Annotated[CallToolResult, SessionList]:
         """List live sessions as JSON: id, state (starting/idle/running), project, source set, Kotlin version,
         JDK, snippets run, names declared, uptime, idle time, worker pid and resident memory."""
-        infos = [info.model_dump() for info in self.manager.list()]
-        return text_result(json.dumps(infos, indent=2) if infos else "No live sessions.")
+        infos = self.manager.list()
+        listed = json.dumps([info.model_dump() for info in infos], indent=2)
+        return text_result(listed if infos else "No live sessions.", SessionList(sessions=infos))
 
-    async def describe_kotlin_session(self, sessionId: SessionId = "default") -> CallToolResult:
+    async def describe_kotlin_session(self, sessionId: SessionId = "default") -> Annotated[CallToolResult, SessionContents]:
         """What a session holds, to pick up a session you did not start: its imports, and the names its snippets
         declared as the REPL resolves them now (newest definition wins) — vals and vars with their type and
         current value (capped), functions with their signatures, classes, objects, interfaces, typealiases —
@@ -179,7 +183,11 @@ class KotlinTools:
             description = await self.manager.describe(sessionId)
         except GradleReplError as error:
             return error_result(str(error))
-        return text_result(description.summary(sessionId))
+        contents = SessionContents(
+            session_id=sessionId, imports=description.imports, libraries=description.libraries,
+            declarations=description.declarations,
+        )
+        return text_result(description.summary(sessionId), contents)
 
     async def resolve_gradle_environment(
         self,

@@ -131,7 +131,7 @@ class _Printer:
         own label (`warning: `, `memory: `)."""
         result = reply.result
         for notice in reply.notices:
-            self.line(notice)
+            self.line(notice.text)
         for warning in result.compile_warnings:
             self.line(warning)
         if isinstance(result, ErrorResult):
@@ -195,7 +195,7 @@ async def run_terminal(options: TerminalOptions, manager: SessionManager | None 
         printer.line(f"gradle-repl: Kotlin in {options.project_root} (:help for help, Ctrl-D to quit)")
         try:
             for notice in await manager.open_session(**options.session(), progress=printer.status):
-                printer.line(notice)
+                printer.line(notice.text)
             printer.clear_status()
         except GradleReplError as error:
             printer.line(f"error: {error}")

@@ -42,6 +42,7 @@ from gradle_repl.frames import (
 )
 from gradle_repl.host.launcher import SubprocessLauncher, WorkerLauncher, WorkerTransport
 from gradle_repl.host.logs import tail
+from gradle_repl.host.notices import Notice
 from gradle_repl.stopping import ShutdownPath, stop_worker
 from gradle_repl.worker.deadlines import STOPPED_ANSWER_SECONDS
 
@@ -67,7 +68,7 @@ class Reply:
 
     frames: tuple[StreamFrame | DisplayFrame, ...]
     result: SuccessResult | ErrorResult
-    notices: tuple[str, ...] = field(default=())
+    notices: tuple[Notice, ...] = field(default=())
 
     @property
     def state_lost(self) -> bool:
@@ -181,7 +182,7 @@ class WorkerHandle:
         return cls(transport, frame)
 
     async def request(
-        self, code: str, *, timeout_seconds: float, on_frame: OnFrame | None = None, notices: Sequence[str] = ()
+        self, code: str, *, timeout_seconds: float, on_frame: OnFrame | None = None, notices: Sequence[Notice] = ()
     ) -> Reply:
         """Runs one snippet; the reply carries `notices`, what the caller must tell besides. If the caller is
         cancelled, the snippet is cancelled too and the worker is still read up to its result (or stopped)

@@ -25,6 +25,7 @@ from gradle_repl.host.handle import OnFrame, Reply, WorkerHandle
 from gradle_repl.host.libraries import library_annotations, replay_snippet
 from gradle_repl.host.launcher import SubprocessLauncher, WorkerLauncher
 from gradle_repl.host.limits import SessionLimits, worker_options as default_worker_options
+from gradle_repl.host.notices import Notice
 from gradle_repl.host.sessions import Session, SessionInfo, SessionTable
 from gradle_repl.host.spare import SpareWorker
 from gradle_repl.host.spawned import SpawnedWorkers
@@ -144,7 +145,7 @@ class SessionManager:
         source_set: str = "main",
         build_tool: BuildToolChoice = "auto",
         progress: Progress | None = None,
-    ) -> tuple[str, ...]:
+    ) -> tuple[Notice, ...]:
         """Resolves the project and starts the session's JVM before its first snippet; returns what the user must know."""
         resolved = await self.resolve(
             project_root, project_path=project_path, source_set=source_set,
@@ -159,15 +160,15 @@ class SessionManager:
     def _session(self, session_id: str) -> Session:
         return self._sessions.open(session_id)
 
-    def _enter(self, session: Session, resolved: _Resolved) -> list[str]:
+    def _enter(self, session: Session, resolved: _Resolved) -> list[Notice]:
         """With the session's lock held: marks it used and takes the notices owed to it."""
         if session.closed:
             raise GradleReplError(f"session {session.session_id!r} was closed while this call waited for it")
         session.last_used = time.monotonic()
         evicted = self._eviction.take_notice(session.session_id)
-        notices = [evicted] if evicted is not None else []
+        notices = [Notice(kind="evicted", text=evicted)] if evicted is not None else []
         # Said once, on the call where it happened: which build tool could not run and what was used.
-        return notices + list(getattr(resolved, "notices", ()))
+        return notices + [Notice(kind="build_tool", text=text) for text in getattr(resolved, "notices", ())]
 
     def _session_build_tool(self, session_id: str, project_root: str, build_tool: BuildToolChoice) -> BuildToolChoice:
         """`auto` on a session already running this project keeps the session's build tool."""
@@ -179,7 +180,7 @@ class SessionManager:
         return environment.build_tool if same_project else build_tool
 
     async def _worker_for(
-        self, session: Session, environment: ReplEnvironment, notices: list[str], progress: Progress | None
+        self, session: Session, environment: ReplEnvironment, notices: list[Notice], progress: Progress | None
     ) -> WorkerHandle:
         """The session's worker for this environment: its current one, or a new one (saying why)."""
         worker = session.worker
@@ -191,12 +192,12 @@ class SessionManager:
         libraries: list[str] = []
         if worker is not None:
             if worker.lost_notice:
-                notices.append(worker.lost_notice)
+                notices.append(Notice(kind="state_lost", text=worker.lost_notice))
             elif session.environment != environment:
-                notices.append(
+                notices.append(Notice(kind="restarted", text=(
                     f"[session {session.session_id!r} restarted: the project's build or sources changed since its JVM "
                     f"started; state from its {session.snippets_run} earlier snippet(s) is gone]"
-                )
+                )))
                 # What the old worker reported it added, replayed in the new one.
                 libraries = library_annotations(worker.libraries)
                 if progress:
@@ -204,19 +205,19 @@ class SessionManager:
             self._forget_worker(session, worker)
             await worker.stop()
         # What the build's environment can't give snippets is said once per JVM, where the agent reads it.
-        notices.extend(f"[{warning}]" for warning in environment.warnings)
+        notices.extend(Notice(kind="environment", text=f"[{warning}]") for warning in environment.warnings)
         worker = await self._start_worker(session, environment, progress)
         if libraries:
             await self._add_libraries_again(session, worker, libraries, notices)
         return worker
 
-    async def _add_libraries_again(self, session: Session, worker: WorkerHandle, libraries: list[str], notices: list[str]) -> None:
+    async def _add_libraries_again(self, session: Session, worker: WorkerHandle, libraries: list[str], notices: list[Notice]) -> None:
         reply = await worker.request(replay_snippet(libraries), timeout_seconds=self.limits.default_timeout_seconds)
         if reply.result.type == "success":
-            notices.append(f"[added again after the restart: {'; '.join(dict.fromkeys(libraries))}]")
+            notices.append(Notice(kind="libraries", text=f"[added again after the restart: {'; '.join(dict.fromkeys(libraries))}]"))
         else:
             why = (reply.result.message.strip().splitlines() or ["no reason given"])[0]
-            notices.append(f"[the libraries this session added could not be added again: {why}]")
+            notices.append(Notice(kind="libraries", text=f"[the libraries this session added could not be added again: {why}]"))
 
     async def _start_worker(self, session: Session, environment: ReplEnvironment, progress: Progress | None) -> WorkerHandle:
         # Room is made and this start counted in one step: two starts at once can't both see room.

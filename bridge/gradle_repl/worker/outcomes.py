@@ -11,7 +11,7 @@ from typing import Any
 
 import jpype
 
-from gradle_repl.frames import DisplayFrame, ErrorResult, SuccessResult
+from gradle_repl.frames import CompilerDiagnostic, DisplayFrame, ErrorResult, SuccessResult
 from gradle_repl.worker.failed_uses import FailedUse
 from gradle_repl.worker.kotlin_types import kotlin_type_name
 from gradle_repl.worker.output_frames import SnippetOutput
@@ -19,7 +19,10 @@ from gradle_repl.worker.report import Diagnostic, StackFrame, ThrowableInfo, for
 from gradle_repl.worker.safety import jstr
 from gradle_repl.worker.snippet_names import SNIPPET_BODY_METHOD
 
-__all__ = ["ExplainFailedUse", "snippet_result", "throwable_chain"]
+__all__ = ["ExplainFailedUse", "snippet_result", "throwable_chain", "wire_diagnostic"]
+
+# The compiler's severities a user is shown; INFO and LOGGING are the compiler talking to itself.
+_REPORTED = ("ERROR", "FATAL", "WARNING")
 
 # Cause chains can be cyclic; a readable report never needs more than this many.
 _MAX_CAUSES = 20
@@ -37,12 +40,15 @@ def snippet_result(
     if outcome.internalError is not None:
         headline, stack = format_throwable(throwable_chain(outcome.internalError))
         return ErrorResult(error_kind="internal", message=f"REPL failure: {headline}", stack=stack)
+    # Errors and warnings as data too, for clients that read structured results.
+    as_data = [wire_diagnostic(d) for d in diagnostics if d.severity in _REPORTED]
     if not outcome.compiled:
         errors = [format_diagnostic(d, code) for d in diagnostics if d.severity in ("ERROR", "FATAL")]
         return ErrorResult(
             error_kind="compile",
             message="\n".join(errors) or "compilation failed without a diagnostic",
             compile_warnings=compile_warnings,
+            diagnostics=as_data,
         )
     result = outcome.result
     kind = str(result.getClass().getSimpleName()) if result is not None else "NotEvaluated"
@@ -59,8 +65,8 @@ def snippet_result(
             )
         if (use := explain(chain)) is not None:
             # The error's frames are REPL internals, not the user's code: the message says it all.
-            return ErrorResult(error_kind="runtime", message=use.message(), compile_warnings=compile_warnings)
-        return ErrorResult(error_kind="runtime", message=headline, stack=stack, compile_warnings=compile_warnings)
+            return ErrorResult(error_kind="runtime", message=use.message(), compile_warnings=compile_warnings, diagnostics=as_data)
+        return ErrorResult(error_kind="runtime", message=headline, stack=stack, compile_warnings=compile_warnings, diagnostics=as_data)
     if kind == "Value":
         value_type = kotlin_type_name(_declared_type(result))
         if outcome.renderError is not None:
@@ -68,9 +74,9 @@ def snippet_result(
             value = DisplayFrame(kind="text", mime="text/plain", data=f"<toString() threw {headline}>")
         else:
             value = output.display(outcome.rendered)
-        return SuccessResult(value=value, value_type=value_type, compile_warnings=compile_warnings)
+        return SuccessResult(value=value, value_type=value_type, compile_warnings=compile_warnings, diagnostics=as_data)
     if kind == "Unit":
-        return SuccessResult(value_type="kotlin.Unit", compile_warnings=compile_warnings)
+        return SuccessResult(value_type="kotlin.Unit", compile_warnings=compile_warnings, diagnostics=as_data)
     return ErrorResult(error_kind="internal", message="the snippet was compiled but not evaluated")
 
 
@@ -109,6 +115,12 @@ def _declared_type(result: Any) -> str:
         return reported
     except Exception:  # noqa: BLE001 - another REPL layout: the reported name will do
         return reported
+
+
+def wire_diagnostic(d: Diagnostic) -> CompilerDiagnostic:
+    """A diagnostic as the result frame carries it as data."""
+    severity = "warning" if d.severity == "WARNING" else "error"
+    return CompilerDiagnostic(severity=severity, message=d.message, line=d.line, column=d.column)
 
 
 def _diagnostic(d: Any) -> Diagnostic:
