@@ -19,7 +19,7 @@ import anyio._core._subprocesses  # noqa: F401
 
 from gradle_repl.environment import ReplEnvironment
 from gradle_repl.project.resolve import resolve_environment
-from gradle_repl.frames import DescriptionResult, SessionDescription, SuccessResult, WorkerOptions
+from gradle_repl.frames import CheckResult, DescriptionResult, SessionDescription, SuccessResult, WorkerOptions
 from gradle_repl.host.handle import Reply, WorkerHandle
 from mavenjvm import maven_opts
 
@@ -115,6 +115,12 @@ class SyncWorker:
         assert isinstance(result, SuccessResult), f"{result.message}\n{result.stack}"
         assert result.value is not None, "the snippet produced no value"
         return result.value.data
+
+    def check(self, code: str) -> CheckResult:
+        """What compiling the code in the session's state reports (nothing runs)."""
+        analysis = self._loop.run_until_complete(self.process.check(code))
+        assert isinstance(analysis.result, CheckResult), analysis.result
+        return analysis.result
 
     def describe(self) -> SessionDescription:
         """What the session holds, from the worker itself."""

@@ -16,6 +16,9 @@ WorkerHandle and SessionManager run against it unchanged. What a snippet does is
     "libraries V"  answers V, reporting a library added (frames.AddedLibraries)
     anything else  answers the code itself as the value
 
+A check request is answered as the compiler would: code containing "missing" has an unresolved reference on
+line 1, anything else compiles to a kotlin.String; nothing is run or counted as a snippet.
+
 `fake_resolver` stands in for the project side: every project root resolves at once to the same
 kind of environment, so session policy and the front ends run without a build.
 """
@@ -32,6 +35,9 @@ from gradle_repl.environment import ReplEnvironment
 from gradle_repl.frames import (
     AddedLibraries,
     CancelRequest,
+    CheckRequest,
+    CheckResult,
+    CodeDiagnostic,
     Declaration,
     DescribeRequest,
     DescriptionResult,
@@ -85,6 +91,7 @@ class FakeTransport:
         self._start_delay = start_delay
         self._crash_on_start = crash_on_start
         self.requests_seen: list[str] = []
+        self.checks_seen: list[str] = []
         # Each eval's timeout as the worker was told it.
         self.timeouts_ms: list[int] = []
         self._tasks = [asyncio.ensure_future(self._read()), asyncio.ensure_future(self._run())]
@@ -144,6 +151,9 @@ class FakeTransport:
                 self._evals.put_nowait(request)
             elif isinstance(request, StartRequest):
                 self._evals.put_nowait(EvalRequest(id=-1, code="__start__"))
+            elif isinstance(request, CheckRequest):
+                self.checks_seen.append(request.code)
+                self._evals.put_nowait(EvalRequest(id=request.id, code=_CHECK + request.code))
             elif isinstance(request, DescribeRequest):
                 # Queued behind the evals, as the real worker answers requests in order.
                 self._evals.put_nowait(EvalRequest(id=request.id, code="__describe__"))
@@ -184,6 +194,9 @@ class FakeTransport:
             held = [Declaration(kind="val", name=c, signature=f"val {c}: kotlin.String", snippet=i + 1) for i, c in enumerate(self._answered)]
             self._send(DescriptionResult(id=rid, description=SessionDescription(declarations=held), declared=len(held)))
             return
+        if code.startswith(_CHECK):
+            self._send(_checked(rid, code.removeprefix(_CHECK)))
+            return
         self._answered.append(code)
         verb, _, rest = code.partition(" ")
         if verb in ("sleep", "stubborn"):
@@ -219,6 +232,20 @@ class FakeTransport:
     def _value(self, rid: int, value: str, **fields: object) -> None:
         text = DisplayFrame(kind="text", mime="text/plain", data=value)
         self._send(SuccessResult(id=rid, value=text, value_type="kotlin.String", **fields))  # type: ignore[arg-type]
+
+
+_CHECK = "__check__"
+
+
+def _checked(rid: int, code: str) -> CheckResult:
+    if "missing" not in code:
+        return CheckResult(id=rid, compiled=True, value_type="kotlin.String")
+    column = code.index("missing") + 1
+    error = CodeDiagnostic(
+        severity="error", message="Unresolved reference 'missing'.", line=1, column=column,
+        text=f"error: Unresolved reference 'missing'. (line 1, col {column})",
+    )
+    return CheckResult(id=rid, compiled=False, diagnostics=[error])
 
 
 class FakeLauncher:

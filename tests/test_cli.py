@@ -69,6 +69,25 @@ def test_eval_is_one_shot_one_worker_nothing_in_the_background(monkeypatch: pyte
     assert worker.requests_seen == ["A", "B"] and worker.timeouts_ms == [7000, 7000]
 
 
+def test_check_compiles_each_snippet_in_one_session_runs_none_and_exits_1_on_errors(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+):
+    launcher = FakeLauncher()
+    real_from_settings = SessionManager.from_settings
+
+    def from_settings(settings: Settings, **_: object) -> SessionManager:
+        return real_from_settings(settings, resolver=fake_resolver, launcher=launcher)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(SessionManager, "from_settings", from_settings)
+    assert main(["check", "/p", "-e", "A", "-e", "B + missing"]) == 1
+    assert capsys.readouterr().out.splitlines() == [
+        ">>> A", "Compiles; nothing was run. Its value would be of type kotlin.String.",
+        ">>> B + missing", "Error: 1 error(s); nothing was run.", "error: Unresolved reference 'missing'. (line 1, col 5)",
+    ]
+    [worker] = launcher.spawned
+    assert worker.checks_seen == ["A", "B + missing"] and worker.requests_seen == []
+
+
 # --- Real JVMs --------------------------------------------------------------------------------------------------
 
 

@@ -214,3 +214,15 @@ def test_on_kotlin_2_3_0_a_spring_project_is_told_that_snippet_members_stay_fina
     assert "[false, true]" in done.stdout, done.stdout
     (warning,) = [line for line in done.stdout.splitlines() if "all-open" in line]
     assert "leaves its members final" in warning and "2.3.20" in warning and "2.3.0" in warning
+
+def test_a_check_answers_and_changes_nothing(older_worker: SyncWorker):
+    """The facade's rollback of a checked snippet (CompilerMarks) holds on the older Kotlin's REPL too."""
+    older_worker.eval("val checkedHere = 1")
+    before = older_worker.describe()
+    wrong = older_worker.check('val checkedHere = "x"\nval alsoHere: Int = "y"')
+    assert not wrong.compiled and [d.line for d in wrong.diagnostics if d.severity == "error"] == [2]
+    right = older_worker.check('val checkedHere = "x"\ncheckedHere')
+    # Kotlin 2.2's REPL compiler records no result field, so a check can't name the value's type there.
+    assert right.compiled and right.value_type is None
+    assert older_worker.describe() == before
+    assert older_worker.value("checkedHere + 1") == "2"

@@ -99,9 +99,11 @@ async def test_tools_are_listed_with_schemas():
     async with fake_server() as (client, _):
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
     assert set(tools) == {
-        "run_kotlin_snippet", "reset_kotlin_session", "close_kotlin_session", "list_kotlin_sessions",
-        "describe_kotlin_session", "resolve_gradle_environment",
+        "run_kotlin_snippet", "check_kotlin_snippet", "complete_kotlin_snippet", "reset_kotlin_session",
+        "close_kotlin_session", "list_kotlin_sessions", "describe_kotlin_session", "resolve_gradle_environment",
     }
+    assert set(tools["check_kotlin_snippet"].input_schema["required"]) == {"projectRoot", "code"}
+    assert tools["complete_kotlin_snippet"].input_schema["properties"]["cursor"].get("description")
     assert tools["describe_kotlin_session"].input_schema["properties"]["sessionId"].get("description")
     assert tools["describe_kotlin_session"].annotations.read_only_hint is True
     schema = tools["run_kotlin_snippet"].input_schema
@@ -367,6 +369,32 @@ async def test_errors_set_is_error_with_one_text_block(shared: Client):
     assert "at snippet" in thrown["error"]["stack"], thrown
     assert bad_root.structured_content["error"]["kind"] == "request"
     assert still_fine.structured_content["value"] == "2"
+
+
+async def check(client: Client, code: str, **arguments):
+    return await client.call_tool(
+        "check_kotlin_snippet", {"projectRoot": PROJECT, "code": code, "buildTool": "maven", **arguments}
+    )
+
+
+@jvm
+async def test_check_answers_without_running_and_only_errors_set_is_error(shared: Client):
+    """check_kotlin_snippet compiles against the session's state: errors come back with their caret and isError,
+    warnings alone and a clean compile without; nothing runs, and the session holds what it held."""
+    client = shared
+    await run(client, "val checkedBase = 2", sessionId="checked")
+    before = text(await client.call_tool("describe_kotlin_session", {"sessionId": "checked"}))
+    clean = await check(client, "checkedBase * 21", sessionId="checked")
+    assert not clean.is_error and text(clean) == "Compiles; nothing was run. Its value would be of type kotlin.Int."
+    warned = await check(client, 'println("never printed")\nval zero = 1 / 0', sessionId="checked")
+    assert not warned.is_error and text(warned).startswith("Compiles with 1 warning(s); nothing was run.\nwarning: Division by zero.")
+    assert "never printed" not in text(warned).replace('println("never printed")', "")
+    wrong = await check(client, "val later = checkedBase\nnope", sessionId="checked")
+    assert wrong.is_error and text(wrong) == (
+        "Error: 1 error(s); nothing was run.\nerror: Unresolved reference 'nope'. (line 2, col 1)\n    nope\n    ^"
+    )
+    assert text(await client.call_tool("describe_kotlin_session", {"sessionId": "checked"})) == before
+    assert text(await run(client, "zero", sessionId="checked")).startswith("Error: error: Unresolved reference 'zero'")
 
 
 @jvm

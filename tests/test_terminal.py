@@ -86,6 +86,13 @@ def test_a_person_types_multiline_code_cancels_resets_quits_and_finds_their_hist
     term.wait_for(r"42\s+// kotlin\.Int", at)
 
     at = term.mark()
+    term.type(':check twice("no")')  # compiled against the session, never run
+    term.wait_for(r"Error: 1 error\(s\); nothing was run\.\nerror: Argument type mismatch[^\n]*\(line 1, col 7\)", at)
+    at = term.mark()
+    term.type(":check val checkedOnly = twice(x)")
+    term.wait_for(r"Compiles; nothing was run\.", at)
+
+    at = term.mark()
     term.type("sample.classics.books.first().author.name")
     term.wait_for(r"Franz Kafka", at)
 
@@ -105,6 +112,7 @@ def test_a_person_types_multiline_code_cancels_resets_quits_and_finds_their_hist
     at = term.mark()
     term.type(":session")
     term.wait_for(r"fun twice\(kotlin\.Int\): kotlin\.Int\s+// snippet 2", at)
+    assert "checkedOnly" not in term.screen()[at:]
 
     term.type(":reset")
     at = term.mark()

@@ -7,8 +7,9 @@ can never be taken for another request's. A cancel request names the eval it can
 exception to "exactly one result": an exiting frame says the snippet's System.exit is ending the
 JVM, and the process's end (its exit status) is the answer.
 
-A result is one of three kinds, told apart by `type`: a snippet's success (its value), an error
-(a snippet's, or the worker's), or a session's description (the answer to a describe request).
+A result is one of five kinds, told apart by `type`: a snippet's success (its value), an error
+(a snippet's, or the worker's), a session's description (the answer to a describe request), a check's
+diagnostics or a completion's candidates. Describe, check and complete requests run nothing and change nothing.
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ __all__ = [
     "EvalRequest",
     "CancelRequest",
     "DescribeRequest",
+    "CheckRequest",
+    "CompleteRequest",
     "Request",
     "Declaration",
     "CompilerDiagnostic",
@@ -43,6 +46,11 @@ __all__ = [
     "SuccessResult",
     "ErrorResult",
     "DescriptionResult",
+    "CodeDiagnostic",
+    "CheckResult",
+    "Completion",
+    "CompletionKind",
+    "CompletionResult",
     "ResultFrame",
     "ErrorKind",
     "Frame",
@@ -104,7 +112,27 @@ class DescribeRequest(BaseModel):
     id: int = 0
 
 
-Request = Annotated[Union[StartRequest, EvalRequest, CancelRequest, DescribeRequest], Field(discriminator="op")]
+class _CodeRequest(BaseModel):
+    id: int = 0
+    code: str
+
+
+class CheckRequest(_CodeRequest):
+    """Compiles code as the session's next snippet without running it or keeping it; answered by a check result."""
+
+    op: Literal["check"] = "check"
+
+
+class CompleteRequest(_CodeRequest):
+    """Asks what may be written at `cursor` (a character offset into `code`) in the session's current state."""
+
+    op: Literal["complete"] = "complete"
+    cursor: int = Field(ge=0)
+
+
+Request = Annotated[
+    Union[StartRequest, EvalRequest, CancelRequest, DescribeRequest, CheckRequest, CompleteRequest], Field(discriminator="op")
+]
 
 
 class ReadyFrame(BaseModel):
@@ -241,7 +269,46 @@ class DescriptionResult(Result):
     declared: int = Field(description="how many names the session holds")
 
 
-ResultFrame = Annotated[Union[SuccessResult, ErrorResult, DescriptionResult], Field(discriminator="type")]
+class CodeDiagnostic(CompilerDiagnostic):
+    """One of the compiler's errors or warnings on checked code, with the text a run would show for it."""
+
+    text: str = Field(description="as run_kotlin_snippet shows it: `error: … (line L, col C)`, the offending line and a caret")
+
+
+class CheckResult(Result):
+    """The answer to a check request: what compiling the code in the session's state reported."""
+
+    type: Literal["check"] = "check"
+    diagnostics: list[CodeDiagnostic] = Field(default_factory=list)
+    compiled: bool = Field(description="true when the code compiles (warnings allowed)")
+    value_type: str | None = Field(default=None, description="the last expression's type, when it compiles and has one")
+
+
+CompletionKind = Literal[
+    "function", "property", "variable", "class", "interface", "object", "enum", "typealias", "package", "keyword", "parameter"
+]
+
+
+class Completion(BaseModel):
+    """One candidate: what to insert in place of the prefix before the cursor, and what it is."""
+
+    text: str
+    kind: CompletionKind
+    detail: str = Field(default="", description="a function's signature, a property's type, a class's package")
+
+
+class CompletionResult(Result):
+    """The answer to a complete request: candidates, best first."""
+
+    type: Literal["completion"] = "completion"
+    items: list[Completion] = Field(default_factory=list)
+    prefix_start: int = Field(description="where the prefix each candidate replaces starts (a character offset into the code)")
+    unavailable: str | None = Field(default=None, description="why completion can't be offered in this session, when it can't")
+
+
+ResultFrame = Annotated[
+    Union[SuccessResult, ErrorResult, DescriptionResult, CheckResult, CompletionResult], Field(discriminator="type")
+]
 Frame = Annotated[Union[ReadyFrame, StreamFrame, DisplayFrame, ExitingFrame, ResultFrame], Field(discriminator="event")]
 
 _FRAME = TypeAdapter(Frame)
@@ -255,9 +322,9 @@ def encode(model: BaseModel) -> bytes:
 
 def decode_frame(
     line: bytes | str,
-) -> ReadyFrame | StreamFrame | DisplayFrame | ExitingFrame | SuccessResult | ErrorResult | DescriptionResult:
+) -> ReadyFrame | StreamFrame | DisplayFrame | ExitingFrame | SuccessResult | ErrorResult | DescriptionResult | CheckResult | CompletionResult:
     return _FRAME.validate_json(line)
 
 
-def decode_request(line: bytes | str) -> StartRequest | EvalRequest | CancelRequest | DescribeRequest:
+def decode_request(line: bytes | str) -> StartRequest | EvalRequest | CancelRequest | DescribeRequest | CheckRequest | CompleteRequest:
     return _REQUEST.validate_json(line)

@@ -1,4 +1,4 @@
-"""The `gradle-repl` command: serve (MCP on stdio), resolve, eval, demo. Exit 0 ok, 1 failure, 2 usage."""
+"""The `gradle-repl` command: serve (MCP on stdio), resolve, eval, check, repl, demo. Exit 0 ok, 1 failure, 2 usage."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from gradle_repl.project.buildtools import BUILD_TOOLS
-from gradle_repl.front.content import reply_to_result
+from gradle_repl.front.content import check_to_result, reply_to_result
 from gradle_repl.errors import GradleReplError
 from gradle_repl.host.manager import SessionManager
 from gradle_repl.project.process import BuildLine
@@ -85,6 +85,14 @@ def _parser() -> argparse.ArgumentParser:
     evaluate.add_argument("-e", "--code", action="append", required=True, help="a snippet (repeat for more)")
     _worker_arguments(evaluate)
 
+    check = commands.add_parser("check", help="compile snippets in one session without running them; print diagnostics")
+    _project_arguments(check, root_optional=False)
+    check.add_argument(
+        "-e", "--code", action="append", required=True,
+        help="a snippet to check (repeat for more; each is checked against the session as it is, none is run)",
+    )
+    _worker_arguments(check)
+
     repl = commands.add_parser("repl", help="an interactive Kotlin prompt with the project's classes, plugins and state")
     _project_arguments(repl, root_optional=True)
     _worker_arguments(repl)
@@ -130,19 +138,15 @@ async def _eval(args: argparse.Namespace) -> int:
         settings_for(args, spare_worker=False, train_class_data=False), resolver=resolve_environment
     )
     failed = False
+    where = {"session_id": "cli", "project_root": args.project_root, "project_path": args.project,
+             "source_set": args.source_set, "build_tool": args.build_tool, "progress": _progress(args)}
     try:
         for code in args.code:
             print(f">>> {code}")
-            reply = await manager.run_snippet(
-                session_id="cli",
-                project_root=args.project_root,
-                code=code,
-                project_path=args.project,
-                source_set=args.source_set,
-                build_tool=args.build_tool,
-                progress=_progress(args),
-            )
-            result = reply_to_result(reply)
+            if args.command == "check":
+                result = check_to_result(await manager.check_snippet(**where, code=code))
+            else:
+                result = reply_to_result(await manager.run_snippet(**where, code=code))
             failed |= bool(result.is_error)
             for block in result.content:
                 text = getattr(block, "text", None)
@@ -173,7 +177,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         if args.command == "resolve":
             return _resolve(args)
-        if args.command == "eval":
+        if args.command in ("eval", "check"):
             return asyncio.run(_eval(args))
         if args.command == "repl":
             return asyncio.run(_repl(args))

@@ -14,12 +14,15 @@ from __future__ import annotations
 
 from mcp.types import CallToolResult, ImageContent, TextContent
 
-from gradle_repl.frames import DisplayFrame, ErrorResult, SnippetResult, StreamFrame, SuccessResult
-from gradle_repl.front.outputs import SnippetError, SnippetRun, Wire
-from gradle_repl.host.handle import Reply
+from gradle_repl.frames import CheckResult, CompletionResult, DisplayFrame, ErrorResult, SnippetResult, StreamFrame, SuccessResult
+from gradle_repl.front.outputs import CodeCheck, CodeCompletions, SnippetError, SnippetRun, Wire
+from gradle_repl.host.handle import Analysis, Reply
 from gradle_repl.host.notices import Notice
 
-__all__ = ["reply_to_result", "error_result", "text_result", "snippet_run", "request_failed"]
+__all__ = [
+    "reply_to_result", "error_result", "text_result", "snippet_run", "request_failed", "check_text", "check_to_result",
+    "completion_text", "completion_to_result", "check_failed", "completion_failed",
+]
 
 Content = TextContent | ImageContent
 
@@ -127,3 +130,67 @@ def reply_to_result(reply: Reply) -> CallToolResult:
     trailing = [*_printed(reply.frames), *_heap(result), *_truncation_note(result), *notices]
     content += [TextContent(type="text", text=block) for block in trailing]
     return CallToolResult(content=content, structured_content=data)
+
+
+def check_text(result: CheckResult) -> str:
+    """Errors first, each with its line and caret as a run shows it, then warnings; then whether it compiles and the
+    type its last expression would have."""
+    errors = sum(d.severity == "error" for d in result.diagnostics)
+    warnings = sum(d.severity == "warning" for d in result.diagnostics)
+    if errors:
+        head = f"Error: {errors} error(s)" + (f", {warnings} warning(s)" if warnings else "") + "; nothing was run."
+    else:
+        typed = f" Its value would be of type {result.value_type}." if result.value_type and result.value_type != "kotlin.Unit" else ""
+        head = "Compiles" + (f" with {warnings} warning(s)" if warnings else "") + f"; nothing was run.{typed}"
+    return "\n".join([head, *(d.text for d in result.diagnostics)])
+
+
+def check_failed(message: str) -> CodeCheck:
+    """A check_kotlin_snippet call that could not check its code (bad arguments, a failed build), as data."""
+    return CodeCheck(ok=False, error=SnippetError(kind="request", message=message))
+
+
+def check_to_result(analysis: Analysis) -> CallToolResult:
+    """A check as MCP content and data: isError only when the code has errors (warnings alone compile)."""
+    result = analysis.result
+    notices = list(analysis.notices)
+    if isinstance(result, ErrorResult):
+        data = CodeCheck(ok=False, error=SnippetError(kind=result.error_kind, message=result.message, stack=result.stack,
+                                                      state_lost=result.state_lost), notices=notices)
+        return error_result("\n".join([result.message, *([result.stack] if result.stack else []), *map(str, notices)]), data)
+    assert isinstance(result, CheckResult)
+    data = CodeCheck(ok=result.compiled, value_type=result.value_type, diagnostics=result.diagnostics, notices=notices,
+                     duration_ms=result.duration_ms)
+    text = "\n".join([check_text(result), *map(str, notices)])
+    return CallToolResult(content=[TextContent(type="text", text=text)], is_error=not result.compiled, structured_content=_data(data))
+
+
+def completion_text(result: CompletionResult) -> str:
+    """One candidate a line, best first: the text to insert, its kind and its signature or type."""
+    if result.unavailable is not None:
+        return f"Completion unavailable: {result.unavailable}"
+    if not result.items:
+        return "No completions here."
+    return "\n".join(f"{item.text}    ({item.kind}{': ' + item.detail if item.detail else ''})" for item in result.items)
+
+
+def completion_failed(message: str) -> CodeCompletions:
+    """A complete_kotlin_snippet call that could not complete (bad arguments, a failed build), as data."""
+    return CodeCompletions(ok=False, error=SnippetError(kind="request", message=message))
+
+
+def completion_to_result(analysis: Analysis) -> CallToolResult:
+    """Candidates as one text line each and as data; a session that can't complete says why, with isError."""
+    result = analysis.result
+    notices = list(analysis.notices)
+    if isinstance(result, ErrorResult):
+        data = CodeCompletions(ok=False, error=SnippetError(kind=result.error_kind, message=result.message,
+                                                            state_lost=result.state_lost), notices=notices)
+        return error_result("\n".join([result.message, *map(str, notices)]), data)
+    assert isinstance(result, CompletionResult)
+    data = CodeCompletions(ok=result.unavailable is None, items=result.items, prefix_start=result.prefix_start,
+                           unavailable=result.unavailable, notices=notices, duration_ms=result.duration_ms)
+    text = "\n".join([completion_text(result), *map(str, notices)])
+    return CallToolResult(
+        content=[TextContent(type="text", text=text)], is_error=result.unavailable is not None, structured_content=_data(data)
+    )

@@ -12,11 +12,11 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
-from gradle_repl.frames import CompilerDiagnostic, Declaration, ErrorKind
+from gradle_repl.frames import CodeDiagnostic, CompilerDiagnostic, Completion, Declaration, ErrorKind
 from gradle_repl.host.notices import Notice
 from gradle_repl.host.sessions import SessionInfo
 
-__all__ = ["Wire", "SnippetError", "SnippetRun", "SessionList", "SessionContents", "RunErrorKind"]
+__all__ = ["Wire", "SnippetError", "SnippetRun", "SessionList", "SessionContents", "RunErrorKind", "CodeCheck", "CodeCompletions"]
 
 # A snippet's error kinds, and `request`: the call could not run the snippet (bad arguments, a build that failed,
 # a JVM that could not start); the session, if it had one, is as it was.
@@ -73,3 +73,28 @@ class SessionContents(Wire):
     imports: list[str] = Field(default_factory=list)
     libraries: list[str] = Field(default_factory=list, description="coordinates added with @file:DependsOn, in order")
     declarations: list[Declaration] = Field(default_factory=list, description="as the REPL resolves them now, oldest first")
+
+
+class CodeCheck(Wire):
+    """The result of check_kotlin_snippet."""
+
+    ok: bool = Field(description="true when the code compiles (warnings allowed); false exactly when the call's isError is true")
+    value_type: str | None = Field(default=None, description="the last expression's Kotlin type, when it compiles and the REPL names it")
+    diagnostics: list[CodeDiagnostic] = Field(
+        default_factory=list, description="the compiler's errors (first) and warnings, line and column 1-based in the code"
+    )
+    error: SnippetError | None = Field(default=None, description="why the code could not be checked at all (not a compile error)")
+    notices: list[Notice] = Field(default_factory=list, description="what the session went through besides the check")
+    duration_ms: int = 0
+
+
+class CodeCompletions(Wire):
+    """The result of complete_kotlin_snippet."""
+
+    ok: bool = Field(description="false exactly when the call's isError is true")
+    items: list[Completion] = Field(default_factory=list, description="best first, at most 50")
+    prefix_start: int = Field(default=0, description="where the identifier prefix each item replaces starts, a 0-based offset into code")
+    unavailable: str | None = Field(default=None, description="why this session can't complete code, when it can't")
+    error: SnippetError | None = None
+    notices: list[Notice] = Field(default_factory=list)
+    duration_ms: int = 0

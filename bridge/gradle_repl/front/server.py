@@ -9,16 +9,19 @@ import json
 import os
 import signal
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from typing import Annotated, Any, TypeVar
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
-from gradle_repl.front.content import error_result, reply_to_result, request_failed, text_result
-from gradle_repl.front.outputs import SessionContents, SessionList, SnippetRun
+from gradle_repl.front.content import (
+    check_failed, check_to_result, completion_failed, completion_to_result, error_result, reply_to_result, request_failed, text_result,
+)
+from gradle_repl.front.outputs import CodeCheck, CodeCompletions, SessionContents, SessionList, SnippetRun, Wire
 from gradle_repl.errors import GradleReplError
 from gradle_repl.frames import DisplayFrame, StreamFrame
 from gradle_repl.host.manager import BuildToolChoice, SessionManager
@@ -97,6 +100,36 @@ async def _relay(ctx: Context) -> AsyncIterator[_ProgressRelay]:
 
 
 _F = TypeVar("_F", bound=Callable[..., Any])
+_T = TypeVar("_T")
+
+
+@dataclass(frozen=True)
+class _Where:
+    """The session and project a code tool's call names."""
+
+    session_id: str
+    project_root: str
+    project_path: str
+    source_set: str
+    build_tool: BuildToolChoice
+
+    def arguments(self) -> dict[str, Any]:
+        return {"session_id": self.session_id, "project_root": self.project_root, "project_path": self.project_path,
+                "source_set": self.source_set, "build_tool": self.build_tool}
+
+
+async def _answered(
+    ctx: Context, call: Callable[[_ProgressRelay], Awaitable[_T]], to_result: Callable[[_T], CallToolResult],
+    failed: Callable[[str], Wire],
+) -> CallToolResult:
+    """A call on a session with its progress relayed to the client; a user's error becomes one error result, with
+    the tool's data saying so."""
+    try:
+        async with _relay(ctx) as relay:
+            answer = await call(relay)
+    except GradleReplError as error:
+        return error_result(str(error), failed(str(error)))
+    return to_result(answer)
 
 
 def _described(fn: _F) -> str:
@@ -138,22 +171,61 @@ class KotlinTools:
         structuredContent has the same as data: value, valueType, error {kind, message, stack, stateLost},
         diagnostics with line/column, stdout, stderr, displayCount, notices {kind, text}.
         """
-        try:
-            async with _relay(ctx) as relay:
-                reply = await self.manager.run_snippet(
-                    session_id=sessionId,
-                    project_root=projectRoot,
-                    code=code,
-                    project_path=projectPath,
-                    source_set=sourceSet,
-                    build_tool=buildTool,
-                    timeout_seconds=timeoutSeconds,
-                    progress=relay,
-                    on_frame=relay.output,
-                )
-        except GradleReplError as error:
-            return error_result(str(error), request_failed(str(error)))
-        return reply_to_result(reply)
+        where = _Where(sessionId, projectRoot, projectPath, sourceSet, buildTool)
+        return await _answered(ctx, lambda relay: self.manager.run_snippet(
+            **where.arguments(), code=code, timeout_seconds=timeoutSeconds, progress=relay, on_frame=relay.output,
+        ), reply_to_result, request_failed)
+
+    async def check_kotlin_snippet(
+        self,
+        projectRoot: ProjectRoot,
+        code: Annotated[str, Field(description="Kotlin code to check as the session's next snippet.")],
+        ctx: Context,
+        projectPath: ProjectPath = ":",
+        sourceSet: SourceSet = "main",
+        sessionId: SessionId = "default",
+        buildTool: BuildToolArg = "auto",
+    ) -> Annotated[CallToolResult, CodeCheck]:
+        """Compile Kotlin code in a session's current state without running it: the compiler's errors and warnings
+        (each with line, column, the offending line and a caret) and the type its last expression would have.
+
+        Runs nothing and changes nothing: the session's declarations, values and snippet numbering stay as they
+        were, and running the same code later behaves as if it had never been checked. The code sees everything
+        earlier snippets declared and imported, and the project's classes, dependencies and compiler plugins.
+        Errors come back with isError; warnings alone don't. @file:DependsOn libraries are not resolved by a check.
+        Starts the session (and builds the project) the way run_kotlin_snippet does. structuredContent has the same
+        as data: ok, valueType, diagnostics {severity, message, line, column, text}, error, notices.
+        """
+        where = _Where(sessionId, projectRoot, projectPath, sourceSet, buildTool)
+        return await _answered(
+            ctx, lambda relay: self.manager.check_snippet(**where.arguments(), code=code, progress=relay), check_to_result,
+            check_failed,
+        )
+
+    async def complete_kotlin_snippet(
+        self,
+        projectRoot: ProjectRoot,
+        code: Annotated[str, Field(description="The Kotlin code being written (a snippet, as it would be run).")],
+        ctx: Context,
+        cursor: Annotated[
+            int | None, Field(description="0-based character offset into code where completion is wanted; default: the end.", ge=0)
+        ] = None,
+        projectPath: ProjectPath = ":",
+        sourceSet: SourceSet = "main",
+        sessionId: SessionId = "default",
+        buildTool: BuildToolArg = "auto",
+    ) -> Annotated[CallToolResult, CodeCompletions]:
+        """Complete Kotlin code at a cursor against a session's live state: names earlier snippets declared and
+        imported, members after `x.`, extension functions in scope, the project's and dependencies' packages and
+        classes, JDK classes, keywords. Each candidate: the text to insert in place of the identifier prefix before
+        the cursor, its kind, and its signature or type; best first, at most 50. Runs nothing and changes nothing.
+        structuredContent has the same as data: items {text, kind, detail}, prefixStart, unavailable.
+        """
+        where = _Where(sessionId, projectRoot, projectPath, sourceSet, buildTool)
+        return await _answered(
+            ctx, lambda relay: self.manager.complete_snippet(**where.arguments(), code=code, cursor=cursor, progress=relay),
+            completion_to_result, completion_failed,
+        )
 
     async def reset_kotlin_session(self, sessionId: SessionId = "default") -> CallToolResult:
         """Hard-reset a session: its JVM is killed and all its state dropped; the next snippet starts fresh."""
@@ -215,6 +287,9 @@ class KotlinTools:
         """Each tool with what it promises a client about its effects."""
         return [
             (self.run_kotlin_snippet, ToolAnnotations(open_world_hint=False)),
+            # Neither runs the snippet nor changes the session; like a run, they may build the project first.
+            (self.check_kotlin_snippet, ToolAnnotations(idempotent_hint=True, open_world_hint=False)),
+            (self.complete_kotlin_snippet, ToolAnnotations(idempotent_hint=True, open_world_hint=False)),
             (self.reset_kotlin_session, ToolAnnotations(destructive_hint=True, idempotent_hint=True, open_world_hint=False)),
             (self.close_kotlin_session, ToolAnnotations(destructive_hint=True, idempotent_hint=True, open_world_hint=False)),
             (self.list_kotlin_sessions, ToolAnnotations(read_only_hint=True, open_world_hint=False)),

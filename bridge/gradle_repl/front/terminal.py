@@ -24,9 +24,10 @@ from prompt_toolkit.history import FileHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 from gradle_repl.errors import GradleReplError
-from gradle_repl.frames import DisplayFrame, ErrorResult, StreamFrame
+from gradle_repl.frames import CheckResult, DisplayFrame, ErrorResult, StreamFrame
 from gradle_repl.host.handle import Reply
 from gradle_repl.host.manager import BuildToolChoice, SessionManager
+from gradle_repl.front.content import check_text
 from gradle_repl.front.kotlin_input import is_complete
 from gradle_repl.paths import data_dir
 from gradle_repl.project.resolve import resolve_environment
@@ -41,6 +42,7 @@ HELP = """\
 Kotlin snippets run in the project's JVM; declarations stay for later inputs.
   :help     this text
   :session  the imports and names this session holds, with their types and values
+  :check CODE  compile CODE against the session without running it: errors, warnings, its value's type
   :reset    forget every declaration (a fresh JVM on the next input)
   :quit     leave (Ctrl-D does the same)
 Enter runs the input once brackets, strings and comments are closed; Esc then Enter runs it as is.
@@ -171,6 +173,24 @@ async def _run_one(manager: SessionManager, options: TerminalOptions, code: str,
             loop.remove_signal_handler(signal.SIGINT)
 
 
+async def _check_one(manager: SessionManager, options: TerminalOptions, code: str, printer: _Printer) -> None:
+    if not code:
+        printer.line("usage: :check CODE (compiles CODE against the session; nothing runs)")
+        return
+    try:
+        analysis = await manager.check_snippet(**options.session(), code=code, progress=printer.status)
+    except GradleReplError as error:
+        printer.line(f"error: {error}")
+        return
+    for notice in analysis.notices:
+        printer.line(notice)
+    result = analysis.result
+    if isinstance(result, CheckResult):
+        printer.line(check_text(result))
+    elif isinstance(result, ErrorResult):
+        printer.line(f"error: {result.message}")
+
+
 def _on_sigint(loop: asyncio.AbstractEventLoop, action: object) -> bool:
     try:
         loop.add_signal_handler(signal.SIGINT, action)  # type: ignore[arg-type]
@@ -219,6 +239,8 @@ async def run_terminal(options: TerminalOptions, manager: SessionManager | None 
                     printer.line((await manager.describe(SESSION_ID)).summary(SESSION_ID))
                 except GradleReplError as error:
                     printer.line(f"[{error}]")
+            elif command == ":check" or command.startswith(":check "):
+                await _check_one(manager, options, command.removeprefix(":check").strip(), printer)
             elif command == ":reset":
                 await manager.reset(SESSION_ID)
                 printer.line("[session reset: every declaration is gone]")

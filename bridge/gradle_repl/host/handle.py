@@ -24,6 +24,10 @@ from gradle_repl.errors import WorkerFailed
 from gradle_repl.frames import (
     AddedLibraries,
     CancelRequest,
+    CheckRequest,
+    CheckResult,
+    CompleteRequest,
+    CompletionResult,
     DescribeRequest,
     DescriptionResult,
     DisplayFrame,
@@ -43,10 +47,11 @@ from gradle_repl.frames import (
 from gradle_repl.host.launcher import SubprocessLauncher, WorkerLauncher, WorkerTransport
 from gradle_repl.host.logs import tail
 from gradle_repl.host.notices import Notice
+from gradle_repl.settings import DEFAULTS
 from gradle_repl.stopping import ShutdownPath, stop_worker
 from gradle_repl.worker.deadlines import STOPPED_ANSWER_SECONDS
 
-__all__ = ["WorkerHandle", "Reply", "OnFrame", "WORKER_START_TIMEOUT_SECONDS", "RESULT_MARGIN_SECONDS"]
+__all__ = ["WorkerHandle", "Reply", "Analysis", "OnFrame", "WORKER_START_TIMEOUT_SECONDS", "RESULT_MARGIN_SECONDS"]
 
 # Starting a JVM, loading the compiler and (first time per Kotlin version) compiling the facade.
 WORKER_START_TIMEOUT_SECONDS = 180.0
@@ -56,6 +61,8 @@ RESULT_MARGIN_SECONDS = STOPPED_ANSWER_SECONDS
 CANCEL_ANSWER_SECONDS = STOPPED_ANSWER_SECONDS
 # Reading a session's declarations is reflection on classes already loaded: seconds at the very most.
 DESCRIBE_TIMEOUT_SECONDS = 30.0
+# A check or a completion compiles the code once and can't be stopped midway; a snippet's default time is ample.
+ANALYSIS_TIMEOUT_SECONDS = DEFAULTS.snippet_timeout_seconds
 
 OnFrame = Callable[[StreamFrame | DisplayFrame], None]
 # The frames a request produced, and the result that closed it.
@@ -77,10 +84,21 @@ class Reply:
 
 
 # What each request is answered with; anything else is a broken protocol.
-_ANSWERS: dict[type[EvalRequest | DescribeRequest], tuple[type[Result], ...]] = {
+_Request = EvalRequest | DescribeRequest | CheckRequest | CompleteRequest
+_ANSWERS: dict[type[_Request], tuple[type[Result], ...]] = {
     EvalRequest: (SuccessResult, ErrorResult),
     DescribeRequest: (DescriptionResult, ErrorResult),
+    CheckRequest: (CheckResult, ErrorResult),
+    CompleteRequest: (CompletionResult, ErrorResult),
 }
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """A check's or a completion's answer, and what the user must know besides (a restart)."""
+
+    result: CheckResult | CompletionResult | ErrorResult
+    notices: tuple[Notice, ...] = field(default=())
 
 
 class WorkerHandle:
@@ -200,8 +218,22 @@ class WorkerHandle:
         assert not isinstance(result, SuccessResult)  # _ANSWERS: a describe is never answered so
         return result
 
+    async def check(self, code: str, *, notices: Sequence[Notice] = ()) -> Analysis:
+        """What compiling `code` as the next snippet reports; nothing runs and the session is left as it was."""
+        _, result = await self._send(lambda request_id: CheckRequest(id=request_id, code=code), ANALYSIS_TIMEOUT_SECONDS, None)
+        assert isinstance(result, (CheckResult, ErrorResult))  # _ANSWERS
+        return Analysis(result, tuple(notices))
+
+    async def complete(self, code: str, cursor: int, *, notices: Sequence[Notice] = ()) -> Analysis:
+        """What may be written at `cursor` in `code`, in the session's state; nothing runs or changes."""
+        _, result = await self._send(
+            lambda request_id: CompleteRequest(id=request_id, code=code, cursor=cursor), ANALYSIS_TIMEOUT_SECONDS, None
+        )
+        assert isinstance(result, (CompletionResult, ErrorResult))  # _ANSWERS
+        return Analysis(result, tuple(notices))
+
     async def _send(
-        self, make: Callable[[int], EvalRequest | DescribeRequest], timeout_seconds: float, on_frame: OnFrame | None
+        self, make: Callable[[int], _Request], timeout_seconds: float, on_frame: OnFrame | None
     ) -> _Exchanged:
         await self._lock.acquire()
         self._last_id += 1
@@ -220,7 +252,7 @@ class WorkerHandle:
             raise
 
     async def _exchange(
-        self, request: EvalRequest | DescribeRequest, timeout_seconds: float, on_frame: OnFrame | None, cancel: asyncio.Event
+        self, request: _Request, timeout_seconds: float, on_frame: OnFrame | None, cancel: asyncio.Event
     ) -> _Exchanged:
         frames: list[StreamFrame | DisplayFrame] = []
         request_id = request.id

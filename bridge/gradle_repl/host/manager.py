@@ -1,4 +1,4 @@
-"""Sessions as callers see them: run a snippet, describe, reset, close, list.
+"""Sessions as callers see them: run a snippet, check or complete code, describe, reset, close, list.
 
 The manager never talks to a process itself: workers come from a launcher (the seam tests fake) and are
 driven through WorkerHandle. Calls on one session run one at a time; different sessions and environment
@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Protocol
@@ -21,7 +22,7 @@ from gradle_repl.environment import BuildToolChoice, ReplEnvironment
 from gradle_repl.errors import GradleReplError
 from gradle_repl.frames import ErrorResult, SessionDescription, WorkerOptions
 from gradle_repl.host.eviction import SessionEviction
-from gradle_repl.host.handle import OnFrame, Reply, WorkerHandle
+from gradle_repl.host.handle import Analysis, OnFrame, Reply, WorkerHandle
 from gradle_repl.host.libraries import library_annotations, replay_snippet
 from gradle_repl.host.launcher import SubprocessLauncher, WorkerLauncher
 from gradle_repl.host.limits import SessionLimits, worker_options as default_worker_options
@@ -117,14 +118,7 @@ class SessionManager:
         on_frame: OnFrame | None = None,
     ) -> Reply:
         _check_code(code)
-        resolved = await self.resolve(
-            project_root, project_path=project_path, source_set=source_set,
-            build_tool=self._session_build_tool(session_id, project_root, build_tool), progress=progress,
-        )
-        session = self._session(session_id)
-        async with session.lock:
-            notices = self._enter(session, resolved)
-            worker = await self._worker_for(session, resolved.environment, notices, progress)
+        async with self._entered(session_id, project_root, project_path, source_set, build_tool, progress) as (session, worker, notices):
             timeout = timeout_seconds if timeout_seconds is not None else self.limits.default_timeout_seconds
             reply = await worker.request(code, timeout_seconds=timeout, on_frame=on_frame, notices=notices)
             session.last_used = time.monotonic()
@@ -135,6 +129,51 @@ class SessionManager:
                 if reply.result.declared is not None:
                     session.declarations = reply.result.declared
             return reply
+
+    async def check_snippet(
+        self, *, session_id: str, project_root: str, code: str, project_path: str = ":", source_set: str = "main",
+        build_tool: BuildToolChoice = "auto", progress: Progress | None = None,
+    ) -> Analysis:
+        """The diagnostics of `code` compiled in the session's state, and its value's type; nothing runs and the
+        session is left as it was. Starts the session the way run_snippet does."""
+        _check_code(code)
+        async with self._entered(session_id, project_root, project_path, source_set, build_tool, progress) as (session, worker, notices):
+            return self._answered(session, worker, await worker.check(code, notices=notices))
+
+    async def complete_snippet(
+        self, *, session_id: str, project_root: str, code: str, cursor: int | None = None, project_path: str = ":",
+        source_set: str = "main", build_tool: BuildToolChoice = "auto", progress: Progress | None = None,
+    ) -> Analysis:
+        """What may be written at `cursor` (a character offset into `code`; default its end) in the session's state."""
+        at = len(code) if cursor is None else cursor
+        if not 0 <= at <= len(code):
+            raise GradleReplError(f"cursor {at} is outside the code (0 to {len(code)} characters)")
+        _check_size(code)
+        async with self._entered(session_id, project_root, project_path, source_set, build_tool, progress) as (session, worker, notices):
+            return self._answered(session, worker, await worker.complete(code, at, notices=notices))
+
+    def _answered(self, session: Session, worker: WorkerHandle, analysis: Analysis) -> Analysis:
+        session.last_used = time.monotonic()
+        if isinstance(analysis.result, ErrorResult) and analysis.result.state_lost:
+            self._forget_worker(session, worker)
+        return analysis
+
+    @asynccontextmanager
+    async def _entered(
+        self, session_id: str, project_root: str, project_path: str, source_set: str, build_tool: BuildToolChoice,
+        progress: Progress | None,
+    ) -> AsyncIterator[tuple[Session, WorkerHandle, list[str]]]:
+        """The project resolved, the session's lock held and its worker up: the session, its worker and the notices
+        owed to the caller."""
+        resolved = await self.resolve(
+            project_root, project_path=project_path, source_set=source_set,
+            build_tool=self._session_build_tool(session_id, project_root, build_tool), progress=progress,
+        )
+        session = self._session(session_id)
+        async with session.lock:
+            notices = self._enter(session, resolved)
+            worker = await self._worker_for(session, resolved.environment, notices, progress)
+            yield session, worker, notices
 
     async def open_session(
         self,
@@ -147,14 +186,7 @@ class SessionManager:
         progress: Progress | None = None,
     ) -> tuple[Notice, ...]:
         """Resolves the project and starts the session's JVM before its first snippet; returns what the user must know."""
-        resolved = await self.resolve(
-            project_root, project_path=project_path, source_set=source_set,
-            build_tool=self._session_build_tool(session_id, project_root, build_tool), progress=progress,
-        )
-        session = self._session(session_id)
-        async with session.lock:
-            notices = self._enter(session, resolved)
-            await self._worker_for(session, resolved.environment, notices, progress)
+        async with self._entered(session_id, project_root, project_path, source_set, build_tool, progress) as (_, _, notices):
             return tuple(notices)
 
     def _session(self, session_id: str) -> Session:
@@ -311,6 +343,10 @@ class SessionManager:
 def _check_code(code: str) -> None:
     if not code.strip():
         raise GradleReplError("code is empty; pass the Kotlin snippet to run")
+    _check_size(code)
+
+
+def _check_size(code: str) -> None:
     try:
         size = len(code.encode("utf-8"))
     except UnicodeEncodeError as error:

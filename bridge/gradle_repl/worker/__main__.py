@@ -19,7 +19,9 @@ import time
 from pydantic import ValidationError
 
 from gradle_repl.errors import GradleReplError
-from gradle_repl.frames import CancelRequest, DescribeRequest, ErrorResult, EvalRequest, ExitingFrame, StartRequest, decode_request
+from gradle_repl.frames import (
+    CancelRequest, CheckRequest, CompleteRequest, DescribeRequest, ErrorResult, EvalRequest, ExitingFrame, StartRequest, decode_request,
+)
 from gradle_repl.worker.channel import FrameChannel
 
 _PR_SET_PDEATHSIG = 1
@@ -121,12 +123,13 @@ def main() -> None:
         except ValidationError as error:
             channel.send(ErrorResult(error_kind="internal", message=f"bad request: {error}"))
             continue
-        if isinstance(request, DescribeRequest):
+        if isinstance(request, (DescribeRequest, CheckRequest, CompleteRequest)):
+            # Questions about the session: answered on this thread, nothing runs and nothing changes.
             channel.current_id = request.id
             try:
-                channel.send(session.describe(request))
+                channel.send(session.answer(request))
             except Exception as error:  # noqa: BLE001 - a bug here must cost one reply, not the session
-                channel.send(ErrorResult(id=request.id, error_kind="internal", message=f"describing the session failed: {error!r}"))
+                channel.send(ErrorResult(id=request.id, error_kind="internal", message=f"the {request.op} request failed: {error!r}"))
             continue
         if not isinstance(request, EvalRequest):
             channel.send(ErrorResult(error_kind="internal", message="the worker is already started"))

@@ -19,10 +19,10 @@ from gradle_repl.worker.report import Diagnostic, StackFrame, ThrowableInfo, for
 from gradle_repl.worker.safety import jstr
 from gradle_repl.worker.snippet_names import SNIPPET_BODY_METHOD
 
-__all__ = ["ExplainFailedUse", "snippet_result", "throwable_chain", "wire_diagnostic"]
+__all__ = ["ExplainFailedUse", "snippet_result", "throwable_chain", "wire_diagnostic", "read_diagnostic", "REPORTED_SEVERITIES"]
 
 # The compiler's severities a user is shown; INFO and LOGGING are the compiler talking to itself.
-_REPORTED = ("ERROR", "FATAL", "WARNING")
+REPORTED_SEVERITIES = ("ERROR", "FATAL", "WARNING")
 
 # Cause chains can be cyclic; a readable report never needs more than this many.
 _MAX_CAUSES = 20
@@ -35,13 +35,13 @@ def snippet_result(
     outcome: Any, code: str, output: SnippetOutput, *, heap_mb: int, explain: ExplainFailedUse
 ) -> SuccessResult | ErrorResult:
     """The result of a snippet that ran to its end (not stopped), from the driver's outcome."""
-    diagnostics = [_diagnostic(d) for d in outcome.diagnostics]
+    diagnostics = [read_diagnostic(d) for d in outcome.diagnostics]
     compile_warnings = [format_diagnostic(d, code) for d in diagnostics if d.severity == "WARNING"]
     if outcome.internalError is not None:
         headline, stack = format_throwable(throwable_chain(outcome.internalError))
         return ErrorResult(error_kind="internal", message=f"REPL failure: {headline}", stack=stack)
     # Errors and warnings as data too, for clients that read structured results.
-    as_data = [wire_diagnostic(d) for d in diagnostics if d.severity in _REPORTED]
+    as_data = [wire_diagnostic(d) for d in diagnostics if d.severity in REPORTED_SEVERITIES]
     if not outcome.compiled:
         errors = [format_diagnostic(d, code) for d in diagnostics if d.severity in ("ERROR", "FATAL")]
         return ErrorResult(
@@ -123,7 +123,7 @@ def wire_diagnostic(d: Diagnostic) -> CompilerDiagnostic:
     return CompilerDiagnostic(severity=severity, message=d.message, line=d.line, column=d.column)
 
 
-def _diagnostic(d: Any) -> Diagnostic:
+def read_diagnostic(d: Any) -> Diagnostic:
     location = d.getLocation()
     start = location.getStart() if location is not None else None
     message = jstr(d.getMessage())

@@ -8,7 +8,11 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from gradle_repl.frames import AddedLibraries, DescribeRequest, DescriptionResult, ErrorResult, EvalRequest, StartRequest, SuccessResult
+from gradle_repl.frames import (
+    AddedLibraries, CheckRequest, CheckResult, CompleteRequest, CompletionResult, DescribeRequest, DescriptionResult, ErrorResult,
+    EvalRequest, StartRequest, SuccessResult,
+)
+from gradle_repl.worker.analysis import check_result
 from gradle_repl.worker.declarations import Declarations
 from gradle_repl.worker.failures import FailedSnippets
 from gradle_repl.worker.interruption import stop_snippet
@@ -56,9 +60,8 @@ class ReplSession:
         """Runs one snippet, sending its output as it comes and its result last; a timeout or a set
         `cancel` stops it the same way (interrupt, then give up on the JVM)."""
         started = time.monotonic()
-        if self._libraries_unavailable is not None and self._facade.driver.namesLibraries(request.code):
-            message = f"{self._libraries_unavailable}. Add the library to the build instead; the next call picks up the changed build."
-            send(ErrorResult(error_kind="compile", message=message))
+        if (refused := self._refuse_libraries(request.code)) is not None:
+            send(refused)
             return
         output = SnippetOutput(self._facade.output, self._facade.renderer, self._request.frame_limit_bytes)
         self._facade.output.beginSnippet(self._request.output_limit_bytes)
@@ -76,10 +79,38 @@ class ReplSession:
             "libraries": None if lost else self._added_libraries(),
         }))
 
+    def answer(self, request: DescribeRequest | CheckRequest | CompleteRequest) -> DescriptionResult | CheckResult | CompletionResult | ErrorResult:
+        """A question about the session, answered without running anything or changing it."""
+        if isinstance(request, DescribeRequest):
+            return self.describe(request)
+        if isinstance(request, CheckRequest):
+            return self.check(request)
+        return self.complete(request)
+
+    def check(self, request: CheckRequest) -> CheckResult | ErrorResult:
+        """What compiling the code as the next snippet reports, and its value's type; the session is left as it was."""
+        started = time.monotonic()
+        if (refused := self._refuse_libraries(request.code)) is not None:
+            return refused.model_copy(update={"id": request.id})
+        running = self._snippets.check(request.code)
+        running.join(0)  # Thread.join(0): until done; a compilation can't be interrupted, and always ends
+        result = check_result(running.getOutcome(), request.code)
+        return result.model_copy(update={"id": request.id, "duration_ms": int((time.monotonic() - started) * 1000)})
+
+    def complete(self, request: CompleteRequest) -> CompletionResult | ErrorResult:
+        return ErrorResult(id=request.id, error_kind="internal", message="completion is not built yet")
+
     def describe(self, request: DescribeRequest) -> DescriptionResult:
         description = self._declarations.describe()
         description.libraries = [jstr(c) for c in self._facade.driver.addedLibraries()]
         return DescriptionResult(id=request.id, description=description, declared=len(self._declarations))
+
+    def _refuse_libraries(self, code: str) -> ErrorResult | None:
+        """An error when the code names a library with @file:DependsOn and this session can't add libraries."""
+        if self._libraries_unavailable is None or not self._facade.driver.namesLibraries(code):
+            return None
+        message = f"{self._libraries_unavailable}. Add the library to the build instead; the next call picks up the changed build."
+        return ErrorResult(error_kind="compile", message=message)
 
     def _run(self, request: EvalRequest, output: SnippetOutput, send: Send, cancel: threading.Event) -> SuccessResult | ErrorResult:
         number, running = self._snippets.start(request.code)

@@ -6,12 +6,17 @@ import org.jetbrains.kotlin.com.intellij.openapi.util.Disposer
 import org.jetbrains.kotlin.scripting.compiler.plugin.impl.K2ReplCompiler
 import org.jetbrains.kotlin.scripting.compiler.plugin.impl.K2ReplEvaluator
 import org.jetbrains.kotlin.scripting.compiler.plugin.impl.ScriptDiagnosticsMessageCollector
+import org.jetbrains.kotlin.scripting.compiler.plugin.services.FirReplHistoryProviderImpl
+import org.jetbrains.kotlin.scripting.compiler.plugin.services.firReplHistoryProvider
+import org.jetbrains.kotlin.scripting.compiler.plugin.services.isReplSnippetSource
 import java.io.File
 import kotlin.coroutines.Continuation
 import kotlin.coroutines.EmptyCoroutineContext
 import kotlin.coroutines.startCoroutine
 import kotlin.script.experimental.api.*
+import kotlin.script.experimental.host.ScriptingHostConfiguration
 import kotlin.script.experimental.host.toScriptSource
+import kotlin.script.experimental.jvm.defaultJvmScriptingHostConfiguration
 import kotlin.script.experimental.jvm.baseClassLoader
 import kotlin.script.experimental.jvm.jvm
 import kotlin.script.experimental.jvm.updateClasspath
@@ -25,6 +30,8 @@ class SnippetOutcome {
     @JvmField var renderError: Throwable? = null
     @JvmField var internalError: Throwable? = null
     @JvmField var cancelledBeforeEvaluation = false
+    /** A check's answer: the declared type of the snippet's last expression, when it compiled and has one. */
+    @JvmField var valueType: String? = null
 }
 
 /**
@@ -41,10 +48,14 @@ class ReplDriver(
     compilerOptions: Array<String>,
     private val libraries: LibraryResolver?,
 ) {
-    private val compilationConfiguration = ScriptCompilationConfiguration {
+    // What a check compiles with: the session's configuration without the @file:DependsOn refinement, which
+    // would resolve and add the library (a check changes nothing).
+    private val checkConfiguration = ScriptCompilationConfiguration {
         jvm { updateClasspath(compileClasspath.map(::File)) }
         defaultImports("gradlerepl.runtime.*")
         compilerOptions(*compilerOptions)
+    }
+    private val compilationConfiguration = ScriptCompilationConfiguration(checkConfiguration) {
         if (libraries != null) {
             // @file:DependsOn / @file:Repository: the K2 REPL refines each snippet's configuration and adds the
             // jars it returns to the session (compiler and, through loadDependencies, the snippet's class loader).
@@ -61,8 +72,17 @@ class ReplDriver(
     // The K2 REPL reports syntax errors here and, in some versions, compiles on regardless; the
     // driver reads this collector itself so such a snippet still fails as a compile error.
     private val messages = ScriptDiagnosticsMessageCollector(null)
-    private val compiler =
-        K2ReplCompiler(K2ReplCompiler.createCompilationState(messages, Disposer.newDisposable(), compilationConfiguration))
+    // The REPL's record of resolved snippets, the compiler's own default, held here so a check can roll it back.
+    private val history = FirReplHistoryProviderImpl()
+    private val hostConfiguration = ScriptingHostConfiguration(defaultJvmScriptingHostConfiguration) {
+        repl {
+            firReplHistoryProvider(history)
+            isReplSnippetSource { _, _ -> true }
+        }
+    }
+    private val state = K2ReplCompiler.createCompilationState(messages, Disposer.newDisposable(), compilationConfiguration, hostConfiguration)
+    private val compiler = K2ReplCompiler(state)
+    private val marks = CompilerMarks(state, history)
     private val evaluator = K2ReplEvaluator()
     private val sessionLoader = SessionContextLoader(snippetLoader)
     // What snippets run with as the thread's context class loader; one a snippet sets stays for the next.
@@ -88,21 +108,51 @@ class ReplDriver(
     fun start(code: String, sourceName: String): RunningSnippet =
         RunningSnippet().also { running -> running.launch { evaluate(code, sourceName, running) } }
 
+    /**
+     * Compiles the code as the session's next snippet would be compiled, reports its diagnostics and the type of its
+     * last expression, and then takes back everything the compilation recorded (CompilerMarks): nothing runs and the
+     * session is as it was. Libraries named with @file:DependsOn are not resolved.
+     * @param sourceName the name the next snippet would get, so diagnostics and types read as a run's would.
+     */
+    fun check(code: String, sourceName: String): RunningSnippet =
+        RunningSnippet().also { running -> running.launch { checkSnippet(code, sourceName) } }
+
+    private fun checkSnippet(code: String, sourceName: String): SnippetOutcome {
+        val outcome = SnippetOutcome()
+        try {
+            marks.untraced {
+                val linked = compile(code, sourceName, checkConfiguration, outcome) ?: return@untraced
+                outcome.compiled = true
+                outcome.valueType = linked.get().resultField?.second?.typeName
+            }
+        } catch (t: Throwable) {
+            outcome.internalError = t
+        }
+        return outcome
+    }
+
+    /** The compiled snippet, or null with the outcome's diagnostics saying why. */
+    private fun compile(
+        code: String, sourceName: String, configuration: ScriptCompilationConfiguration, outcome: SnippetOutcome,
+    ): kotlin.script.experimental.util.LinkedSnippet<CompiledSnippet>? {
+        val source = (if (libraries != null) qualifyFileAnnotations(code) else code).toScriptSource(sourceName)
+        messages.clear()
+        val compiled = try {
+            runSuspend { compiler.compile(listOf(source), configuration) }
+        } catch (t: Throwable) {
+            outcome.diagnostics = messages.diagnostics.toList()
+            if (outcome.diagnostics.any { it.severity >= ScriptDiagnostic.Severity.ERROR }) return null
+            throw t
+        }
+        outcome.diagnostics = (messages.diagnostics + compiled.reports).distinct()
+        if (outcome.diagnostics.any { it.severity >= ScriptDiagnostic.Severity.ERROR }) return null
+        return compiled.valueOrNull()
+    }
+
     private fun evaluate(code: String, sourceName: String, running: RunningSnippet): SnippetOutcome {
         val outcome = SnippetOutcome()
         try {
-            val source = (if (libraries != null) qualifyFileAnnotations(code) else code).toScriptSource(sourceName)
-            messages.clear()
-            val compiled = try {
-                runSuspend { compiler.compile(listOf(source), compilationConfiguration) }
-            } catch (t: Throwable) {
-                outcome.diagnostics = messages.diagnostics.toList()
-                if (outcome.diagnostics.any { it.severity >= ScriptDiagnostic.Severity.ERROR }) return outcome
-                throw t
-            }
-            outcome.diagnostics = (messages.diagnostics + compiled.reports).distinct()
-            if (outcome.diagnostics.any { it.severity >= ScriptDiagnostic.Severity.ERROR }) return outcome
-            val linked = compiled.valueOrNull() ?: return outcome
+            val linked = compile(code, sourceName, compilationConfiguration, outcome) ?: return outcome
             outcome.compiled = true
             // Cancelled while compiling (the compiler can't be interrupted): it never runs, the session is intact.
             if (!running.beginEvaluation()) {

@@ -1,0 +1,101 @@
+"""Checking and completing code against a live session (worker/analysis.py, the facade's CompilerMarks): the
+compiler's own answers, and a session left exactly as it was."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import pytest
+
+from conftest import SyncWorker, running_worker
+from gradle_repl.environment import ReplEnvironment
+from gradle_repl.frames import CheckResult, CodeDiagnostic, ErrorResult, SuccessResult
+from gradle_repl.worker.analysis import code_diagnostics
+from gradle_repl.worker.report import Diagnostic
+
+jvm = pytest.mark.jvm
+
+
+@pytest.fixture(scope="module")
+def worker(sample_env: ReplEnvironment) -> Iterator[SyncWorker]:
+    """A session of this module's own: these tests are about exactly what it holds."""
+    with running_worker(sample_env) as started:
+        yield started
+
+
+def _snippet_number(worker: SyncWorker) -> int:
+    """The number the session gives the snippet this runs, as its stack shows it."""
+    result = worker.eval('error("where")').result
+    assert isinstance(result, ErrorResult), result
+    return int(re.search(r"at snippet (\d+), line 1", result.stack)[1])  # type: ignore[index]
+
+
+def _errors(result: CheckResult) -> list[CodeDiagnostic]:
+    return [d for d in result.diagnostics if d.severity == "error"]
+
+
+def test_diagnostics_are_errors_first_then_by_position_each_rendered_as_a_run_shows_it():
+    code = "val a = 1\nval b: String = 2"
+    found = code_diagnostics(
+        [Diagnostic("WARNING", "w", 1, 5), Diagnostic("INFO", "noise"), Diagnostic("ERROR", "f", 2, 17), Diagnostic("ERROR", "e", 1, 1)],
+        code,
+    )
+    assert [(d.severity, d.message) for d in found] == [("error", "e"), ("error", "f"), ("warning", "w")]
+    assert found[1].text == "error: f (line 2, col 17)\n    val b: String = 2\n                    ^"
+    assert found[2].text.startswith("warning: w (line 1, col 5)")
+
+
+@jvm
+def test_a_check_reports_errors_warnings_and_the_value_type_in_the_sessions_state(worker: SyncWorker):
+    worker.eval("import sample.*\nval base = 40\nfun twice(x: Int) = 2 * x")
+    typed = worker.check("classics.publishedBefore(twice(base) * 30)")
+    assert typed.compiled and not typed.diagnostics and typed.value_type == "kotlin.collections.List<sample.Book>"
+    wrong = worker.check('val n: Int = twice("x")\nnope')
+    assert not wrong.compiled and wrong.value_type is None
+    assert [(d.line, d.column) for d in _errors(wrong)] == [(1, 20), (2, 1)], wrong
+    assert _errors(wrong)[1].text == "error: Unresolved reference 'nope'. (line 2, col 1)\n    nope\n    ^"
+    warned = worker.check("val d = 1 / 0\nd")
+    assert warned.compiled and warned.value_type == "kotlin.Int"
+    assert [d.severity for d in warned.diagnostics] == ["warning"] and "Division by zero" in warned.diagnostics[0].message
+    assert worker.check("val unitOnly = 1").value_type is None
+
+
+@jvm
+def test_a_check_runs_nothing_and_changes_nothing(worker: SyncWorker):
+    """After checks that declare, redefine, print and fail, the session's declarations, values and numbering are as
+    before, and running the checked code afterwards behaves as if it had never been checked."""
+    worker.eval('val kept = 1\nvar counter = 10\nclass Held(val v: Int)\nfun held() = Held(kept)')
+    before = worker.describe()
+    number = _snippet_number(worker)
+    checked = [
+        'val kept = "redefined"\nval fresh = 2\ncounter += 100\nprintln("ran!")\nfresh',
+        "class Held(val w: String)\nfun held() = 3",
+        'val broken: Int = "no"',
+        "error(\"would throw\")",
+    ]
+    for code in checked:
+        worker.check(code)
+    assert _snippet_number(worker) == number + 1
+    assert worker.describe() == before
+    assert worker.value("counter") == "10"
+    assert worker.value("held().v") == "1"
+    missing = worker.eval("fresh").result
+    assert isinstance(missing, ErrorResult) and "Unresolved reference 'fresh'" in missing.message
+    # The checked code, run now, behaves as code never checked: it prints, declares and redefines.
+    ran = worker.eval(checked[0])
+    assert isinstance(ran.result, SuccessResult) and ran.result.value is not None and ran.result.value.data == "2"
+    assert any(f.data == "ran!\n" for f in ran.frames if hasattr(f, "data"))
+    assert worker.value("kept") == "redefined" and worker.value("counter") == "110"
+    assert worker.check("fresh + 1").value_type == "kotlin.Int"
+
+
+@jvm
+def test_many_checks_in_a_row_leave_the_session_answering(worker: SyncWorker):
+    """Checks that fail and succeed alternate without the REPL's history growing: the next run still compiles
+    against exactly the session's declarations."""
+    for i in range(20):
+        worker.check(f"val c{i} = {i}\nc{i}" if i % 2 else f"val c{i}: String = {i}")
+    assert worker.eval("c1").result.type == "error"
+    worker.eval("val afterChecks = 5")
+    assert worker.value("afterChecks + 1") == "6"
