@@ -386,6 +386,7 @@ async def test_check_answers_without_running_and_only_errors_set_is_error(shared
     before = text(await client.call_tool("describe_kotlin_session", {"sessionId": "checked"}))
     clean = await check(client, "checkedBase * 21", sessionId="checked")
     assert not clean.is_error and text(clean) == "Compiles; nothing was run. Its value would be of type kotlin.Int."
+    assert clean.structured_content["ok"] is True and clean.structured_content["valueType"] == "kotlin.Int"
     warned = await check(client, 'println("never printed")\nval zero = 1 / 0', sessionId="checked")
     assert not warned.is_error and text(warned).startswith("Compiles with 1 warning(s); nothing was run.\nwarning: Division by zero.")
     assert "never printed" not in text(warned).replace('println("never printed")', "")
@@ -393,6 +394,9 @@ async def test_check_answers_without_running_and_only_errors_set_is_error(shared
     assert wrong.is_error and text(wrong) == (
         "Error: 1 error(s); nothing was run.\nerror: Unresolved reference 'nope'. (line 2, col 1)\n    nope\n    ^"
     )
+    [diagnostic] = wrong.structured_content["diagnostics"]
+    assert wrong.structured_content["ok"] is False
+    assert (diagnostic["severity"], diagnostic["line"], diagnostic["column"]) == ("error", 2, 1)
     assert text(await client.call_tool("describe_kotlin_session", {"sessionId": "checked"})) == before
     assert text(await run(client, "zero", sessionId="checked")).startswith("Error: error: Unresolved reference 'zero'")
 
