@@ -316,6 +316,31 @@ def test_execution_configuration_overrides_the_plugins_own():
     assert kotlin_settings(project, test=False).jvm_target == "11"
 
 
+def test_compiler_plugins_applied_as_dependencies_of_the_kotlin_maven_plugin_are_reported():
+    """The kotlin-maven-plugin hands its own dependencies to the compiler as plugins: Compose's (which has no
+    <compilerPlugins> name) is reported as its embeddable jar, whichever of the two the build names; the
+    kotlin-maven-* carriers of named plugins add nothing; a third-party plugin is named in one line."""
+    def dependency(group: str, artifact: str) -> str:
+        return f"<dependency><groupId>{group}</groupId><artifactId>{artifact}</artifactId><version>2.1.20</version></dependency>"
+
+    def settings(*dependencies: str):
+        return kotlin_settings(ET.fromstring(
+            "<project><build><plugins><plugin><artifactId>kotlin-maven-plugin</artifactId><version>2.1.20</version>"
+            "<configuration><compilerPlugins><plugin>kotlinx-serialization</plugin></compilerPlugins></configuration>"
+            f"<dependencies>{''.join(dependencies)}</dependencies></plugin></plugins></build></project>"
+        ), test=False)
+
+    for artifact in ("kotlin-compose-compiler-plugin", "kotlin-compose-compiler-plugin-embeddable"):
+        found = settings(dependency("org.jetbrains.kotlin", artifact), dependency("org.jetbrains.kotlin", "kotlin-maven-serialization"))
+        assert found.plugins == ["kotlinx-serialization"] and found.warnings == []
+        assert found.plugin_artifacts == ["kotlin-compose-compiler-plugin-embeddable"]
+    foreign = settings(dependency("dev.example", "redacted-compiler-plugin"))
+    assert foreign.plugin_artifacts == [] and foreign.warnings == [
+        "compiler plugin dev.example:redacted-compiler-plugin (a dependency of the kotlin-maven-plugin) is not known to "
+        "gradle-repl; snippets compile without it"
+    ]
+
+
 def test_an_aggregator_root_says_where_the_classes_are_and_is_served_from_the_cache(tmp_path: Path):
     """A reactor's root POM (packaging pom) has no classes: the reply names its modules and how to pick one, and
     the output directory Maven never made doesn't read as a vanished one that rebuilds the project on every call."""

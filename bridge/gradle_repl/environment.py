@@ -9,6 +9,7 @@ run is told apart from a finished one.
 
 from __future__ import annotations
 
+import re
 import secrets
 from collections.abc import Iterable
 from typing import Literal
@@ -17,15 +18,22 @@ from pydantic import BaseModel, Field
 
 from gradle_repl.errors import EnvironmentIncomplete
 
-__all__ = ["MARKER", "DEPENDS_ON_UNAVAILABLE", "BuildToolChoice", "BuildToolName", "ReplEnvironment", "is_plugin_jar", "marker_prefix", "new_nonce", "parse_markers"]
+__all__ = ["MARKER", "DEPENDS_ON_UNAVAILABLE", "COMPOSE_PLUGIN_MISSING", "SKIKO_RUNTIME_MISSING", "BuildToolChoice", "BuildToolName", "ReplEnvironment", "is_plugin_jar", "marker_prefix", "new_nonce", "parse_markers"]
 
 MARKER = "[gradle-mcp-repl-env]"
 # How every reason that @file:DependsOn can't be used begins, on the project side and in the worker alike.
 DEPENDS_ON_UNAVAILABLE = "@file:DependsOn is unavailable"
+# How the project side's lines about a Compose session's gaps begin; the worker finds them by it for its hints.
+COMPOSE_PLUGIN_MISSING = "Compose UI is on the classpath but the Compose compiler plugin is not applied to snippets"
+SKIKO_RUNTIME_MISSING = "Compose can't draw in this session: the runtime classpath has no Skiko native library"
 # The build tools in buildtools/ by name; a new one adds its name here.
 BuildToolName = Literal["gradle", "maven"]
 # What a caller may ask for: one of them, or the first that can run.
 BuildToolChoice = Literal["auto", "gradle", "maven"]
+# Compose Multiplatform's UI for the JVM (org.jetbrains.compose.ui:ui-desktop) and the Compose compiler plugin of
+# Kotlin 2.0+ (kotlin-compose-compiler-plugin, -embeddable for the embeddable compiler the REPL uses).
+_COMPOSE_UI_JAR = re.compile(r"ui-desktop-\d[\w.+-]*\.jar")
+_COMPOSE_PLUGIN_JAR = re.compile(r"kotlin-compose-compiler-plugin(-embeddable)?-\d[\w.+-]*\.jar")
 
 _REQUIRED = ("javaExecutable", "javaHome", "kotlinVersion", "replHostClasspath")
 _LIST_KEYS = {
@@ -95,6 +103,14 @@ class ReplEnvironment(BaseModel):
         target = ["-jvm-target", self.jvm_target] if self.jvm_target else []
         return plugins + options + self.compiler_args + target
 
+    def has_compose_ui(self) -> bool:
+        """Whether Compose UI for the JVM is on the runtime classpath (what renderComposable needs)."""
+        return any(_COMPOSE_UI_JAR.fullmatch(_jar_name(entry)) for entry in self.classpath)
+
+    def compose_compiler_plugin(self) -> str | None:
+        """The Compose compiler plugin jar snippets compile with, or None: then they can't declare @Composable functions."""
+        return next((jar for jar in self.compiler_plugin_classpath if _COMPOSE_PLUGIN_JAR.fullmatch(_jar_name(jar))), None)
+
     def summary(self) -> str:
         """A few lines for a person: what was resolved."""
         plugins = [_plugin_name(jar) for jar in self.compiler_plugin_classpath if is_plugin_jar(jar)]
@@ -120,13 +136,15 @@ _NOT_PLUGINS = (
 
 
 def is_plugin_jar(jar: str) -> bool:
-    name = jar.replace("\\", "/").rsplit("/", 1)[-1]
-    return not name.startswith(_NOT_PLUGINS)
+    return not _jar_name(jar).startswith(_NOT_PLUGINS)
+
+
+def _jar_name(jar: str) -> str:
+    return jar.replace("\\", "/").rsplit("/", 1)[-1]
 
 
 def _plugin_name(jar: str) -> str:
-    name = jar.replace("\\", "/").rsplit("/", 1)[-1]
-    return name.removesuffix(".jar")
+    return _jar_name(jar).removesuffix(".jar")
 
 
 def new_nonce() -> str:

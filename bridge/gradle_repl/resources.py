@@ -5,7 +5,8 @@ In a wheel they sit inside the package; in a source checkout they sit at the rep
 
 from pathlib import Path
 
-__all__ = ["init_script_path", "maven_extension_sources", "jvm_worker_sources", "sample_project_source"]
+__all__ = ["init_script_path", "maven_extension_sources", "jvm_worker_sources", "jvm_worker_dependency_sources",
+           "jvm_worker_compose_sources", "sample_project_source"]
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
 
@@ -35,6 +36,11 @@ def jvm_worker_sources() -> list[Path]:
 def jvm_worker_dependency_sources() -> list[Path]:
     """The facade's @file:DependsOn add-on, built only where Kotlin scripting's Maven resolver is at hand."""
     return sorted((_shipped("jvm-worker") / "dependencies").rglob("*.kt"))
+
+
+def jvm_worker_compose_sources() -> list[Path]:
+    """The facade's Compose add-on (renderComposable), built only for projects with Compose UI for the JVM."""
+    return sorted((_shipped("jvm-worker") / "compose").rglob("*.kt"))
 
 
 def sample_project_source() -> Path:

@@ -23,6 +23,7 @@ from gradle_repl.errors import BuildFailed, BuildToolNotFound, GradleReplError
 from gradle_repl.project.dependency_support import with_dependency_resolver
 from gradle_repl.project.host_jars import with_project_kotlin_reflect
 from gradle_repl.project.freshness import observe, remember_unchanged, stale_reason
+from gradle_repl.project.compose_support import compose_warnings
 from gradle_repl.project.plugin_support import snippet_class_warnings, with_plugins_at_repl_version
 from gradle_repl.project.process import ProgressCallback
 
@@ -181,7 +182,7 @@ def _build(
     # One filter for every build tool: only arguments that change what code compiles reach the REPL.
     environment.compiler_args = relevant_compiler_args(environment.compiler_args)
     with_plugins_at_repl_version(environment, on_progress)
-    environment.warnings += snippet_class_warnings(environment)
+    environment.warnings += snippet_class_warnings(environment) + compose_warnings(environment)
     with_project_kotlin_reflect(environment)
     with_dependency_resolver(environment, on_progress)
     fingerprint = _with_reported_dirs(fingerprint, inputs, environment)

@@ -1,5 +1,5 @@
-"""Starts a session's JVM and its K2 REPL: the classpaths, the facade and its optional @file:DependsOn add-on,
-the class-data archive, then a warm-up snippet; a training worker also compiles a few typical snippets."""
+"""Starts a session's JVM and its K2 REPL: the classpaths, the facade and its optional add-ons (@file:DependsOn,
+Compose's renderComposable), the class-data archive, then a warm-up snippet; a training worker also compiles a few typical snippets."""
 
 from __future__ import annotations
 
@@ -18,7 +18,8 @@ from gradle_repl.worker import classdata
 from gradle_repl.worker.facade import build_dependency_addon, build_facade
 from gradle_repl.worker.jvm import start_jvm
 from gradle_repl.worker.outcomes import throwable_chain
-from gradle_repl.worker.plugin_hints import serialization_hint
+from gradle_repl.worker.compose_addon import compose_addon
+from gradle_repl.worker.plugin_hints import compose_hints, serialization_hint
 from gradle_repl.worker.report import format_throwable
 from gradle_repl.worker.session import Facade, ReplSession
 from gradle_repl.worker.snippet_names import WARM_UP_SNIPPETS, SnippetCounter
@@ -105,7 +106,9 @@ def boot(request: StartRequest) -> tuple[ReplSession, ReadyFrame, ClassDataUse]:
     output.install()
     exit_guard = facade_class("gradlerepl.host.ExitGuard")
     exit_guard.install()
-    snippet_loader = facade_class("gradlerepl.host.SnippetClassLoaders").create(env.classpath, facade_loader)
+    compile_classpath = _compile_classpath(env, str(facade_jar), annotations)
+    compose = compose_addon(env, compile_classpath)
+    snippet_loader = facade_class("gradlerepl.host.SnippetClassLoaders").create([*env.classpath, *compose.classpath], facade_loader)
     libraries = None
     if addon is not None:
         try:
@@ -114,7 +117,7 @@ def boot(request: StartRequest) -> tuple[ReplSession, ReadyFrame, ClassDataUse]:
         except (jpype.JException, TypeError) as error:
             libraries_unavailable = f"{DEPENDS_ON_UNAVAILABLE}: its resolver could not be made ({error})"
     driver = facade_class("gradlerepl.host.ReplDriver")(
-        _compile_classpath(env, str(facade_jar), annotations), snippet_loader, env.compiler_options(), libraries,
+        [*compile_classpath, *compose.classpath], snippet_loader, env.compiler_options(), libraries, compose.imports,
     )
     snippets = SnippetCounter(driver)
     _warm_up(snippets, output)
@@ -130,7 +133,8 @@ def boot(request: StartRequest) -> tuple[ReplSession, ReadyFrame, ClassDataUse]:
         _train(snippets, output)
     session = ReplSession(
         request, Facade(driver, output, facade_class("gradlerepl.runtime.Renderer"), exit_guard), snippets,
-        libraries_unavailable=libraries_unavailable, serialization_hint=serialization_hint(env),
+        libraries_unavailable=libraries_unavailable,
+        hints=[*filter(None, [serialization_hint(env)]), *compose_hints(env, compose.unavailable)],
     )
     return session, ready, class_data
 

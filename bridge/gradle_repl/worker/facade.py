@@ -15,16 +15,18 @@ import jpype
 
 from gradle_repl.errors import WorkerFailed
 from gradle_repl.paths import cache_dir
-from gradle_repl.resources import jvm_worker_dependency_sources, jvm_worker_sources
+from gradle_repl.resources import jvm_worker_compose_sources, jvm_worker_dependency_sources, jvm_worker_sources
 
-__all__ = ["facade_jar_path", "build_facade", "build_dependency_addon"]
+__all__ = ["facade_jar_path", "build_facade", "build_dependency_addon", "build_compose_addon"]
 
 
-def _sources_hash(sources: list[Path]) -> str:
+def _sources_hash(sources: list[Path], *facts: str) -> str:
     digest = hashlib.sha256()
     for source in sources:
         digest.update(source.name.encode())
         digest.update(source.read_bytes())
+    for fact in facts:
+        digest.update(b"\0" + fact.encode())
     return digest.hexdigest()[:16]
 
 
@@ -44,7 +46,21 @@ def build_dependency_addon(kotlin_version: str, compile_classpath: list[str]) ->
     return _build(target, sources, compile_classpath, kotlin_version, "facade's @file:DependsOn add-on")
 
 
-def _build(target: Path, sources: list[Path], compile_classpath: list[str], kotlin_version: str, what: str) -> tuple[Path, bool]:
+def build_compose_addon(kotlin_version: str, compile_classpath: list[str], compose_plugin: str, jvm_target: str) -> tuple[Path, bool]:
+    """The Compose add-on (renderComposable), compiled with the Compose compiler plugin against the project's own
+    Compose: one jar per Kotlin version, plugin and classpath (the jars' names carry their versions)."""
+    sources = jvm_worker_compose_sources()
+    names = [Path(entry).name for entry in compile_classpath]
+    key = _sources_hash(sources, Path(compose_plugin).name, jvm_target, *names)
+    target = cache_dir() / "facade" / f"jvm-worker-compose-{kotlin_version}-{key}.jar"
+    # Its own module name: the compiler finds top-level functions through each jar's META-INF/<module>.kotlin_module.
+    options = [f"-Xplugin={compose_plugin}", "-jvm-target", jvm_target, "-module-name", "gradle-repl-jvm-worker-compose"]
+    return _build(target, sources, compile_classpath, kotlin_version, "facade's Compose add-on", options)
+
+
+def _build(
+    target: Path, sources: list[Path], compile_classpath: list[str], kotlin_version: str, what: str, options: list[str] | None = None
+) -> tuple[Path, bool]:
     if target.is_file():
         return target, False
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -55,10 +71,7 @@ def _build(target: Path, sources: list[Path], compile_classpath: list[str], kotl
     args = [
         "-no-stdlib",
         "-no-reflect",
-        "-jvm-target",
-        "1.8",
-        "-module-name",
-        "gradle-repl-jvm-worker",
+        *(options or ["-jvm-target", "1.8", "-module-name", "gradle-repl-jvm-worker"]),
         "-classpath",
         os.pathsep.join(compile_classpath),
         "-d",

@@ -1,8 +1,8 @@
 """What a session remembers of its failed snippets, so that the errors they cause later say what happened.
 
 The K2 REPL lets later snippets see a failed snippet's declarations; using one fails from REPL internals
-(worker/failed_uses.py reads which). Errors about serializers get the session's hint when snippets can't
-have them (worker/plugin_hints.py).
+(worker/failed_uses.py reads which). Errors that the session's setup explains get its hints (worker/plugin_hints.py):
+serializers snippets can't have, a renderComposable or Skiko library the session lacks.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from gradle_repl.frames import ErrorResult
 from gradle_repl.worker.declarations import Declarations
 from gradle_repl.worker.failed_uses import FailedSnippet, FailedUse, explain_use_of_failed
 from gradle_repl.worker.outcomes import ExplainFailedUse
-from gradle_repl.worker.plugin_hints import with_hint
+from gradle_repl.worker.plugin_hints import Hint, with_hints
 from gradle_repl.worker.report import ThrowableInfo
 from gradle_repl.worker.snippet_names import repl_number
 
@@ -19,10 +19,10 @@ __all__ = ["FailedSnippets"]
 
 
 class FailedSnippets:
-    def __init__(self, declarations: Declarations, serialization_hint: str | None) -> None:
+    def __init__(self, declarations: Declarations, hints: list[Hint]) -> None:
         self._declarations = declarations
-        # Said with an error about serializers when snippets can't have them; None when they can.
-        self._serialization_hint = serialization_hint
+        # Lines said with the errors they explain.
+        self._hints = hints
         # By the REPL's number: it still lets later snippets see their declarations.
         self._failed: dict[int, FailedSnippet] = {}
 
@@ -38,6 +38,6 @@ class FailedSnippets:
         return explain
 
     def remember(self, number: int, code: str, result: ErrorResult, *, compiled: bool) -> ErrorResult:
-        """Keeps snippet `number` as failed; its result, with the serialization hint where it applies."""
+        """Keeps snippet `number` as failed; its result, with the session's hints where they apply."""
         self._failed[number] = FailedSnippet(code, compiled=compiled)
-        return result.model_copy(update={"message": with_hint(result.message, self._serialization_hint)})
+        return result.model_copy(update={"message": with_hints(result.message, self._hints, stack=result.stack)})

@@ -19,6 +19,7 @@ from gradle_repl.worker.interruption import stop_snippet
 from gradle_repl.worker.memory import HeapWatch
 from gradle_repl.worker.outcomes import snippet_result
 from gradle_repl.worker.output_frames import Send, SnippetOutput
+from gradle_repl.worker.plugin_hints import Hint
 from gradle_repl.worker.safety import jstr
 from gradle_repl.worker.snippet_names import SnippetCounter, users_number
 
@@ -44,7 +45,7 @@ class ReplSession:
 
     def __init__(
         self, request: StartRequest, facade: Facade, snippets: SnippetCounter, *, libraries_unavailable: str | None,
-        serialization_hint: str | None,
+        hints: list[Hint],
     ) -> None:
         self._request = request
         self._facade = facade
@@ -53,7 +54,7 @@ class ReplSession:
         self._libraries_unavailable = libraries_unavailable
         self._heap = HeapWatch()
         self._declarations = Declarations()
-        self._failures = FailedSnippets(self._declarations, serialization_hint)
+        self._failures = FailedSnippets(self._declarations, hints)
         self.exit_code: int | None = None
 
     def evaluate(self, request: EvalRequest, send: Send, cancel: threading.Event) -> None:

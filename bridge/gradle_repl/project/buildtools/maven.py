@@ -175,7 +175,7 @@ def resolve_maven_environment(
     # Every plugin is resolved at the REPL's Kotlin version: the same as the project's, or the pinned one
     # (plugin_support.with_plugins_at_repl_version says so for both build tools).
     repl_version, too_old = repl_kotlin_version(kotlin.version)
-    plugin_artifacts = sorted({pom.PLUGINS[name][0] for name in kotlin.plugins if name in pom.PLUGINS})
+    plugin_artifacts = sorted({pom.PLUGINS[name][0] for name in kotlin.plugins if name in pom.PLUGINS} | set(kotlin.plugin_artifacts))
     requests = {"host": repl_host_coordinates(repl_version)}
     for artifact in plugin_artifacts:
         requests[artifact] = [Coordinate("org.jetbrains.kotlin", artifact, repl_version, transitive=False)]

@@ -6,6 +6,7 @@ Namespaces are dropped on reading: a POM without `xmlns` is as valid to Maven as
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +36,11 @@ _FLAG_PARAMETERS = (
     ("apiVersion", "kotlin.compiler.apiVersion", "-api-version"),
 )
 _BOOLEAN_PARAMETERS = (("javaParameters", "kotlin.compiler.javaParameters", "-java-parameters"),)
+# The kotlin-maven-plugin hands every dependency of its own to the compiler as a plugin jar
+# (KotlinCompileMojoBase.getCompilerPluginClassPaths): a plugin without a <compilerPlugins> name, Compose's for one,
+# is applied so. JetBrains' are published as kotlin-<name>-compiler-plugin, -embeddable for the embeddable compiler
+# (which the kotlin-maven-plugin uses from 2.2.20 on, and the REPL always does).
+_DEPENDENCY_PLUGIN = re.compile(r"(kotlin-[a-z-]+-compiler-plugin)(?:-embeddable)?")
 
 
 def parse(pom: Path) -> ET.Element:
@@ -150,6 +156,8 @@ class KotlinSettings:
     version: str = PINNED_KOTLIN_VERSION
     jvm_target: str | None = None
     plugins: list[str] = field(default_factory=list)
+    # Embeddable plugin jars applied as dependencies of the kotlin-maven-plugin (artifact names).
+    plugin_artifacts: list[str] = field(default_factory=list)
     plugin_options: list[str] = field(default_factory=list)
     args: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
@@ -211,7 +219,23 @@ def kotlin_settings(project: ET.Element, *, test: bool) -> KotlinSettings:
             settings.warnings.append(f"plugin option {option!r} names an unknown plugin; ignored")
         else:
             settings.plugin_options.append(f"plugin:{known[1]}:{rest}")
+    _dependency_plugins(plugin, settings)
     return settings
+
+
+def _dependency_plugins(plugin: ET.Element, settings: KotlinSettings) -> None:
+    """The compiler plugins the kotlin-maven-plugin's own <dependencies> apply. The kotlin-maven-* jars only carry
+    what a <compilerPlugins> name needs (read above); any other jar outside org.jetbrains.kotlin is a plugin
+    gradle-repl doesn't know."""
+    for dependency in plugin.findall("dependencies/dependency"):
+        group, artifact = _text(dependency, "groupId"), _text(dependency, "artifactId")
+        if group != "org.jetbrains.kotlin":
+            settings.warnings.append(
+                f"compiler plugin {group}:{artifact} (a dependency of the kotlin-maven-plugin) is not known to "
+                "gradle-repl; snippets compile without it"
+            )
+        elif match := _DEPENDENCY_PLUGIN.fullmatch(artifact):
+            settings.plugin_artifacts.append(f"{match.group(1)}-embeddable")
 
 
 

@@ -41,18 +41,21 @@ class SnippetOutcome {
  * @param compileClasspath what snippets compile against: the project classpath plus the host's
  *   stdlib and display API.
  * @param compilerOptions -Xplugin=…, -P plugin:…, language flags, -jvm-target.
+ * @param addOnImports the packages of the facade's add-ons this session has (Compose's renderComposable), imported
+ *   into every snippet as the display API is.
  */
 class ReplDriver(
     compileClasspath: Array<String>,
     private val snippetLoader: ClassLoader,
     compilerOptions: Array<String>,
     private val libraries: LibraryResolver?,
+    addOnImports: Array<String>,
 ) {
     // What a check compiles with: the session's configuration without the @file:DependsOn refinement, which
     // would resolve and add the library (a check changes nothing).
     private val checkConfiguration = ScriptCompilationConfiguration {
         jvm { updateClasspath(compileClasspath.map(::File)) }
-        defaultImports("gradlerepl.runtime.*")
+        defaultImports("gradlerepl.runtime.*", *addOnImports)
         compilerOptions(*compilerOptions)
     }
     private val compilationConfiguration = ScriptCompilationConfiguration(checkConfiguration) {

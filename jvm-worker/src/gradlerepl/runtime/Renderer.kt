@@ -4,7 +4,10 @@ import java.awt.image.BufferedImage
 import java.io.ByteArrayOutputStream
 import javax.imageio.ImageIO
 
-/** Turns a value into the display event a person would expect to see for it. */
+/**
+ * Turns a value into the display event a person would expect to see for it: images (AWT's, Compose's, Skia's) as
+ * PNG, everything else as text.
+ */
 object Renderer {
     private val PNG_MAGIC = byteArrayOf(0x89.toByte(), 'P'.code.toByte(), 'N'.code.toByte(), 'G'.code.toByte())
     private val JPEG_MAGIC = byteArrayOf(0xFF.toByte(), 0xD8.toByte(), 0xFF.toByte())
@@ -13,7 +16,7 @@ object Renderer {
     fun render(value: Any?): ReplEvent = when (value) {
         null -> text("null")
         is String -> text(value)
-        is BufferedImage -> ReplEvent(ReplEventKind.DISPLAY, "image/png", null, encode(value, "image/png"), "image")
+        is BufferedImage -> png(encode(value, "image/png"))
         is ByteArray -> imageMime(value)?.let { ReplEvent(ReplEventKind.DISPLAY, it, null, value, "image") }
             ?: text(value.contentToString())
         is Array<*> -> text(value.contentDeepToString())
@@ -24,7 +27,7 @@ object Renderer {
         is BooleanArray -> text(value.contentToString())
         is CharArray -> text(value.contentToString())
         is ShortArray -> text(value.contentToString())
-        else -> text(value.toString())
+        else -> LibraryImages.png(value)?.let(::png) ?: text(value.toString())
     }
 
     @JvmStatic
@@ -72,6 +75,8 @@ object Renderer {
 
     private fun ByteArray.startsWith(prefix: ByteArray) =
         size >= prefix.size && prefix.indices.all { this[it] == prefix[it] }
+
+    private fun png(bytes: ByteArray) = ReplEvent(ReplEventKind.DISPLAY, "image/png", null, bytes, "image")
 
     private fun text(s: String) = ReplEvent(ReplEventKind.DISPLAY, "text/plain", s, null, "text")
 }
