@@ -84,10 +84,13 @@ async def test_an_image_bitmap_from_the_projects_code_comes_back_as_a_png(compos
 
 
 async def test_a_composable_declared_in_a_snippet_renders_as_it_draws(compose: Client):
-    """A @Composable function declared in a snippet (the Compose compiler plugin at work) rendered with
-    renderComposable: a 40×30 red box on white, every pixel where the layout puts it."""
+    """A @Composable function declared in a snippet (the Compose compiler plugin at work; the session describes it as
+    written, not as the plugin lowered it) rendered with renderComposable: a 40×30 red box on white, every pixel
+    where the layout puts it."""
     declared = await run(compose, RED_BOX)
     assert not declared.is_error, text(declared)
+    described = text(await compose.call_tool("describe_kotlin_session", {"sessionId": SESSION}))
+    assert "@Composable fun RedBoxOnWhite(): kotlin.Unit" in described, described
     image = image_of(await run(compose, "renderComposable(width = 60, height = 50) { RedBoxOnWhite() }"))
     assert image.size == (60, 50)
     for x in range(60):

@@ -21,7 +21,7 @@ from gradle_repl.frames import Declaration, SessionDescription
 from gradle_repl.worker.kotlin_types import kotlin_type_name, property_accessors
 from gradle_repl.worker.safety import jstr
 
-__all__ = ["Declarations", "VALUE_LIMIT_CHARS"]
+__all__ = ["Declarations", "VALUE_LIMIT_CHARS", "composable_parameters"]
 
 VALUE_LIMIT_CHARS = 200
 # A value's toString() may block; describing waits this long for one, and this long for all of them
@@ -30,6 +30,7 @@ VALUE_SECONDS = 2.0
 DESCRIBE_SECONDS = 12.0
 _RESULT_FIELD = re.compile(r"res\d+$")
 _IMPORT = re.compile(r"^\s*import\s+([\w.`]+(?:\.\*)?(?:\s+as\s+\w+)?)\s*;?\s*$", re.MULTILINE)
+_COMPOSER = "androidx.compose.runtime.Composer"
 _TYPEALIAS = re.compile(r"^\s*(?:(?:private|internal|public)\s+)?typealias\s+(\w+)(\s*<[^=]*>)?\s*=\s*(.+?)\s*$", re.MULTILINE)
 
 
@@ -73,9 +74,10 @@ class Declarations:
             name = jstr(method.getName())
             if method.isSynthetic() or method.isBridge() or "$" in name or name in accessors:
                 continue
-            parameters = ", ".join(kotlin_type_name(jstr(t.getTypeName())) for t in method.getGenericParameterTypes())
+            written, composable = composable_parameters([jstr(t.getTypeName()) for t in method.getGenericParameterTypes()])
+            parameters = ", ".join(kotlin_type_name(t) for t in written)
             returns = kotlin_type_name(jstr(method.getGenericReturnType().getTypeName()))
-            signature = f"fun {name}({parameters}): {returns}"
+            signature = f"{'@Composable ' if composable else ''}fun {name}({parameters}): {returns}"
             self._put(f"fun {name}({parameters})", _Held(Declaration(kind="fun", name=name, signature=signature, snippet=snippet)))
         for nested in owner.getDeclaredClasses():
             if nested.isSynthetic() or nested.isAnonymousClass():
@@ -114,6 +116,17 @@ class Declarations:
     def _put(self, key: str, held: _Held) -> None:
         self._held.pop(key, None)
         self._held[key] = held
+
+
+def composable_parameters(types: list[str]) -> tuple[list[str], bool]:
+    """A function's parameters as written, and whether it is @Composable: the Compose compiler plugin adds a Composer
+    and then only ints ($changed, $default) to the end of a composable function's JVM parameters (the annotation itself
+    leaves nothing to reflect on)."""
+    if _COMPOSER in types:
+        cut = types.index(_COMPOSER)
+        if cut + 1 < len(types) and all(t == "int" for t in types[cut + 1:]):
+            return types[:cut], True
+    return types, False
 
 
 def _holds_null(field: Any, instance: Any) -> bool:
