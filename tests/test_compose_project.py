@@ -99,12 +99,15 @@ async def test_a_composable_declared_in_a_snippet_renders_as_it_draws(compose: C
 
 
 async def test_the_projects_composables_and_skia_images_render_too(compose: Client):
-    """A composable of the project's own, drawn with Compose's own renderComposeScene (a Skia Image) and at twice
-    the density, is an image as well; what renderComposable returns is Compose's ImageBitmap, pixels readable."""
+    """A composable of the project's own, drawn with Compose's own renderComposeScene (a Skia Image), at twice the
+    density, or as a Skia Bitmap, is an image as well; what renderComposable returns is Compose's ImageBitmap, its
+    pixels readable; a size that can't be drawn is a clear error."""
     image = image_of(await run(compose, "androidx.compose.ui.renderComposeScene(20, 10) { palette.SwatchBox(palette.swatches[2], 10, 5) }"))
     assert image.size == (20, 10) and image.getpixel((9, 4)) == (0, 0, 255, 255) and image.getpixel((10, 5))[3] == 0
     dense = image_of(await run(compose, "renderComposable(20, 12, density = 2f) { palette.SwatchBox(palette.swatches[0], 5, 3) }"))
     assert dense.getpixel((9, 5)) == RED and dense.getpixel((10, 6))[3] == 0
+    bitmap = image_of(await run(compose, "import androidx.compose.ui.graphics.asSkiaBitmap\nrenderComposable(3, 2) { RedBoxOnWhite() }.asSkiaBitmap()"))
+    assert bitmap.size == (3, 2) and {bitmap.getpixel((x, y)) for x in range(3) for y in range(2)} == {RED}
     pixel = await run(compose, "import androidx.compose.ui.graphics.toPixelMap\nrenderComposable(4, 4) { RedBoxOnWhite() }.toPixelMap()[3, 3]")
     assert not pixel.is_error and "Color(1.0, 0.0, 0.0, 1.0" in text(pixel), text(pixel)
     assert not any(isinstance(block, ImageContent) for block in pixel.content)
