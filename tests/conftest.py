@@ -19,7 +19,7 @@ import anyio._core._subprocesses  # noqa: F401
 
 from gradle_repl.environment import ReplEnvironment
 from gradle_repl.project.resolve import resolve_environment
-from gradle_repl.frames import CheckResult, DescriptionResult, SessionDescription, SuccessResult, WorkerOptions
+from gradle_repl.frames import CheckResult, CompletionResult, DescriptionResult, SessionDescription, SuccessResult, WorkerOptions
 from gradle_repl.host.handle import Reply, WorkerHandle
 from mavenjvm import maven_opts
 
@@ -120,6 +120,12 @@ class SyncWorker:
         """What compiling the code in the session's state reports (nothing runs)."""
         analysis = self._loop.run_until_complete(self.process.check(code))
         assert isinstance(analysis.result, CheckResult), analysis.result
+        return analysis.result
+
+    def complete(self, code: str, cursor: int | None = None) -> CompletionResult:
+        """What fits at the cursor (default: the code's end) in the session's state (nothing runs)."""
+        analysis = self._loop.run_until_complete(self.process.complete(code, len(code) if cursor is None else cursor))
+        assert isinstance(analysis.result, CompletionResult), analysis.result
         return analysis.result
 
     def describe(self) -> SessionDescription:

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from conftest import SyncWorker, running_worker
 from gradle_repl.environment import ReplEnvironment
-from gradle_repl.frames import CheckResult, CodeDiagnostic, ErrorResult, SuccessResult
+from gradle_repl.frames import CheckResult, CodeDiagnostic, Completion, CompletionResult, ErrorResult, SuccessResult
+from gradle_repl.worker import facade
+from gradle_repl.worker.completion import Candidate, SessionCompletion, prefix_start, rank
 from gradle_repl.worker.analysis import code_diagnostics
 from gradle_repl.worker.report import Diagnostic
 
@@ -99,3 +102,68 @@ def test_many_checks_in_a_row_leave_the_session_answering(worker: SyncWorker):
     assert worker.eval("c1").result.type == "error"
     worker.eval("val afterChecks = 5")
     assert worker.value("afterChecks + 1") == "6"
+
+
+def _texts(result: CompletionResult) -> list[str]:
+    assert result.unavailable is None, result.unavailable
+    return [item.text for item in result.items]
+
+
+def _item(result: CompletionResult, text: str) -> Completion:
+    return next(item for item in result.items if item.text == text)
+
+
+def test_candidates_start_with_the_prefix_exact_case_first_best_rank_first_at_most_fifty():
+    found = [Candidate("Map", "class", "kotlin.collections", 4), Candidate("map", "function", "fun map()", 3),
+             Candidate("mapNotNull", "function", "fun mapNotNull()", 3), Candidate("max", "function", "", 2),
+             Candidate("other", "function", "", 0), Candidate("map", "function", "fun map()", 5)]
+    assert [(c.text, c.kind) for c in rank(found, "ma")] == [("max", "function"), ("map", "function"), ("mapNotNull", "function"), ("Map", "class")]
+    assert len(rank([Candidate(f"n{i}", "variable", "", 1) for i in range(80)], "n")) == 50
+    assert prefix_start("numbers.fi", 10) == 8 and prefix_start("a + ", 4) == 4
+
+
+@jvm
+def test_completion_knows_the_sessions_names_members_extensions_packages_and_imports(worker: SyncWorker):
+    worker.eval("import java.time.LocalDate\nval numbers = listOf(1, 2, 3)\nfun twice(x: Int) = 2 * x\ndata class Spot(val x: Int, val yy: Int)")
+    before = worker.describe()
+    assert _texts(worker.complete("twi"))[0] == "twice"
+    members = worker.complete("numbers.")
+    # Members first, then extensions, at most 50; a prefix narrows to both.
+    assert {"size", "get", "contains"} <= set(_texts(members)) and len(members.items) == 50
+    assert {"filter", "first", "firstOrNull", "fill"} & set(_texts(worker.complete("numbers.fi"))) >= {"filter", "first", "firstOrNull"}
+    assert _item(members, "size").kind == "property" and _item(members, "size").detail == "Int"
+    extensions = _texts(worker.complete("listOf(1).ma"))
+    assert {"map", "mapNotNull"} <= set(extensions) and all(t.startswith("ma") for t in extensions)
+    spot = worker.complete("Spot(1, 2).")
+    assert {"x", "yy", "copy"} <= set(_texts(spot)) and _item(spot, "copy").detail == "fun copy(x: Int, yy: Int): Spot"
+    assert {"Book", "classics", "Shelf"} <= set(_texts(worker.complete("sample.")))
+    assert "ArrayList" in _texts(worker.complete("java.util."))
+    assert "now" in _texts(worker.complete("LocalDate."))  # imported by an earlier snippet
+    inside = worker.complete("numbers.map { it.pl }", cursor=len("numbers.map { it.pl"))
+    assert "plus" in _texts(inside) and inside.prefix_start == len("numbers.map { it.")
+    local = worker.complete("val counted = numbers.size\nfun local(param: String) = par", cursor=None)
+    assert _texts(local)[0] == "param"
+    assert "while" in _texts(worker.complete("whi"))
+    assert worker.complete('"not here numbers.').items == []
+    assert worker.describe() == before
+    assert worker.value("twice(numbers.size)") == "6"
+
+
+def test_a_kotlin_whose_fir_the_add_on_cannot_compile_gets_a_clear_unavailable(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
+    """An add-on compile that failed for a Kotlin version is remembered beside where its jar would be: the session
+    answers every completion with why, naming the version and the compiler's first error, and tries no compile."""
+    monkeypatch.setattr(facade, "cache_dir", lambda: tmp_path)
+    target = facade.completion_addon_path("9.9.0")
+    target.parent.mkdir(parents=True)
+    target.with_name(f"{target.name}.failed").write_text(
+        "could not compile the jvm-worker facade's completion add-on with Kotlin 9.9.0:\n"
+        "Completer.kt:120:9: error: unresolved reference 'FirFileChecker'.\n"
+    )
+    completion = SessionCompletion(driver=None, facade_loader=None, kotlin_version="9.9.0", compile_classpath=[])
+    first = completion.complete("numbers.ma", 10, "_5.repl.kts", [])
+    assert first.unavailable == (
+        "completion is unavailable on Kotlin 9.9.0: its add-on did not compile "
+        "(Completer.kt:120:9: error: unresolved reference 'FirFileChecker'.)"
+    )
+    assert first.items == [] and first.prefix_start == 8
+    assert completion.complete("x", 1, "_5.repl.kts", []).unavailable == first.unavailable

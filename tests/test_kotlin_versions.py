@@ -226,3 +226,12 @@ def test_a_check_answers_and_changes_nothing(older_worker: SyncWorker):
     assert right.compiled and right.value_type is None
     assert older_worker.describe() == before
     assert older_worker.value("checkedHere + 1") == "2"
+
+
+def test_completion_on_the_older_kotlin(older_worker: SyncWorker):
+    """The completion add-on, compiled for this Kotlin's FIR, answers here too."""
+    older_worker.eval("val olderNumbers = listOf(1, 2)")
+    result = older_worker.complete("olderNumbers.ma")
+    assert result.unavailable is None, result.unavailable
+    assert {"map", "mapNotNull"} <= {item.text for item in result.items}
+    assert older_worker.complete("olderN").items[0].text == "olderNumbers"

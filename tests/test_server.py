@@ -402,6 +402,23 @@ async def test_check_answers_without_running_and_only_errors_set_is_error(shared
 
 
 @jvm
+async def test_complete_offers_what_fits_at_the_cursor_as_text_and_data(shared: Client):
+    """complete_kotlin_snippet answers from the session's state: one candidate a line for text-only clients, the
+    same as structured data, and a cursor outside the code is a clear error."""
+    client = shared
+    await run(client, "val completedList = listOf(3, 1)", sessionId="completed")
+    arguments = {"projectRoot": PROJECT, "sessionId": "completed", "buildTool": "maven"}
+    result = await client.call_tool("complete_kotlin_snippet", {**arguments, "code": "completedList.sor"})
+    assert not result.is_error, text(result)
+    data = result.structured_content
+    assert {"sorted", "sortedBy", "sortedDescending"} <= {item["text"] for item in data["items"]}
+    assert data["ok"] is True and data["prefixStart"] == len("completedList.")
+    assert "sorted    (function: fun Iterable<T>.sorted(): List<T>)" in text(result).splitlines()
+    outside = await client.call_tool("complete_kotlin_snippet", {**arguments, "code": "x", "cursor": 5})
+    assert outside.is_error and "cursor 5 is outside the code" in text(outside)
+
+
+@jvm
 async def test_resolve_tool_summarises_the_environment(shared: Client):
     client = shared
     result = await client.call_tool("resolve_gradle_environment", {"projectRoot": PROJECT, "buildTool": "maven"})

@@ -5,8 +5,10 @@ In a wheel they sit inside the package; in a source checkout they sit at the rep
 
 from pathlib import Path
 
-__all__ = ["init_script_path", "maven_extension_sources", "jvm_worker_sources", "jvm_worker_dependency_sources",
-           "jvm_worker_compose_sources", "sample_project_source"]
+__all__ = [
+    "init_script_path", "maven_extension_sources", "jvm_worker_sources", "jvm_worker_dependency_sources",
+    "jvm_worker_compose_sources", "jvm_worker_completion_sources", "sample_project_source",
+]
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
 
@@ -41,6 +43,11 @@ def jvm_worker_dependency_sources() -> list[Path]:
 def jvm_worker_compose_sources() -> list[Path]:
     """The facade's Compose add-on (renderComposable), built only for projects with Compose UI for the JVM."""
     return sorted((_shipped("jvm-worker") / "compose").rglob("*.kt"))
+
+
+def jvm_worker_completion_sources() -> list[Path]:
+    """The facade's completion add-on: reads the K2 compiler's FIR, whose API moves between Kotlin releases."""
+    return sorted((_shipped("jvm-worker") / "completion").rglob("*.kt"))
 
 
 def sample_project_source() -> Path:

@@ -15,6 +15,7 @@ from gradle_repl.environment import DEPENDS_ON_UNAVAILABLE, ReplEnvironment
 from gradle_repl.errors import WorkerFailed
 from gradle_repl.frames import ReadyFrame, StartRequest
 from gradle_repl.worker import classdata
+from gradle_repl.worker.completion import SessionCompletion
 from gradle_repl.worker.facade import build_dependency_addon, build_facade
 from gradle_repl.worker.jvm import start_jvm
 from gradle_repl.worker.outcomes import throwable_chain
@@ -131,10 +132,13 @@ def boot(request: StartRequest) -> tuple[ReplSession, ReadyFrame, ClassDataUse]:
     )
     if request.train_class_data:
         _train(snippets, output)
+    completion = SessionCompletion(
+        driver, facade_loader, kotlin_version=env.kotlin_version, compile_classpath=[*env.repl_host_classpath, str(facade_jar)]
+    )
     session = ReplSession(
         request, Facade(driver, output, facade_class("gradlerepl.runtime.Renderer"), exit_guard), snippets,
         libraries_unavailable=libraries_unavailable,
-        hints=[*filter(None, [serialization_hint(env)]), *compose_hints(env, compose.unavailable)],
+        hints=[*filter(None, [serialization_hint(env)]), *compose_hints(env, compose.unavailable)], completion=completion,
     )
     return session, ready, class_data
 

@@ -104,6 +104,10 @@ class Declarations:
             declarations.append(declaration)
         return SessionDescription(declarations=declarations, imports=list(self._imports))
 
+    def names(self) -> list[Declaration]:
+        """What the session declared, newest definition winning, without reading any value."""
+        return [held.declaration for held in self._held.values()]
+
     def uninitialised(self) -> dict[str, int]:
         """Each val or var that a failed snippet declared and that still holds null, with that snippet's number:
         what a NullPointerException from a later snippet may have met."""

@@ -15,9 +15,9 @@ import jpype
 
 from gradle_repl.errors import WorkerFailed
 from gradle_repl.paths import cache_dir
-from gradle_repl.resources import jvm_worker_compose_sources, jvm_worker_dependency_sources, jvm_worker_sources
+from gradle_repl.resources import jvm_worker_completion_sources, jvm_worker_compose_sources, jvm_worker_dependency_sources, jvm_worker_sources
 
-__all__ = ["facade_jar_path", "build_facade", "build_dependency_addon", "build_compose_addon"]
+__all__ = ["facade_jar_path", "build_facade", "build_dependency_addon", "build_compose_addon", "build_completion_addon", "completion_addon_path"]
 
 
 def _sources_hash(sources: list[Path], *facts: str) -> str:
@@ -58,11 +58,33 @@ def build_compose_addon(kotlin_version: str, compile_classpath: list[str], compo
     return _build(target, sources, compile_classpath, kotlin_version, "facade's Compose add-on", options)
 
 
+def build_completion_addon(kotlin_version: str, compile_classpath: list[str]) -> tuple[Path, bool]:
+    """The completion add-on (compiled against the facade and the compiler's FIR, with context parameters on: the
+    FIR checker API declares them)."""
+    return _build(
+        completion_addon_path(kotlin_version), jvm_worker_completion_sources(), compile_classpath, kotlin_version,
+        "facade's completion add-on",
+        ["-jvm-target", "1.8", "-module-name", "gradle-repl-jvm-worker-completion", "-Xcontext-parameters"], remember_failure=True,
+    )
+
+
+def completion_addon_path(kotlin_version: str) -> Path:
+    """Where the completion add-on for this Kotlin version is cached (and, beside it, why it did not compile)."""
+    sources = jvm_worker_completion_sources()
+    return cache_dir() / "facade" / f"jvm-worker-completion-{kotlin_version}-{_sources_hash(sources + jvm_worker_sources())}.jar"
+
+
 def _build(
-    target: Path, sources: list[Path], compile_classpath: list[str], kotlin_version: str, what: str, options: list[str] | None = None
+    target: Path, sources: list[Path], compile_classpath: list[str], kotlin_version: str, what: str, options: list[str] | None = None,
+    *, remember_failure: bool = False,
 ) -> tuple[Path, bool]:
+    """With remember_failure, a compile that failed is not tried again for these sources and this Kotlin version
+    (an optional add-on whose compiler API this Kotlin lacks: every later start would fail the same way)."""
+    failed = target.with_name(f"{target.name}.failed")
     if target.is_file():
         return target, False
+    if remember_failure and failed.is_file():
+        raise WorkerFailed(failed.read_text(encoding="utf-8"))
     target.parent.mkdir(parents=True, exist_ok=True)
     temporary = target.with_name(f"{target.stem}.{os.getpid()}.tmp.jar")
     compiler = jpype.JClass("org.jetbrains.kotlin.cli.jvm.K2JVMCompiler")()
@@ -82,6 +104,9 @@ def _build(
     exit_code = compiler.exec_(stream, jpype.JArray(jpype.JString)(args))
     if str(exit_code.name()) != "OK" or not temporary.is_file():
         temporary.unlink(missing_ok=True)
-        raise WorkerFailed(f"could not compile the jvm-worker {what} with Kotlin {kotlin_version}:\n{messages.toString('UTF-8')}")
+        message = f"could not compile the jvm-worker {what} with Kotlin {kotlin_version}:\n{messages.toString('UTF-8')}"
+        if remember_failure:
+            failed.write_text(message, encoding="utf-8")
+        raise WorkerFailed(message)
     os.replace(temporary, target)
     return target, True

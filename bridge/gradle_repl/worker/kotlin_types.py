@@ -16,7 +16,7 @@ import re
 
 from gradle_repl.worker.snippet_names import SNIPPET_CLASS
 
-__all__ = ["kotlin_type_name", "property_accessors"]
+__all__ = ["kotlin_type_name", "without_snippet_classes", "property_accessors"]
 
 _PRIMITIVES = {
     "int": "Int", "long": "Long", "short": "Short", "byte": "Byte", "char": "Char", "boolean": "Boolean",
@@ -48,6 +48,11 @@ _FUNCTION = re.compile(r"kotlin\.jvm\.functions\.Function(\d+)$")
 # The REPL's class for snippet N, as the JVM (`_6_repl$K`, `[L_6_repl$K;`) or Kotlin (`_6_repl.K`,
 # `<root>._6_repl.K`) spells it.
 _SNIPPET_CLASS = re.compile(rf"(?:<root>\.)?(?:(?<=\[L)|(?<![\w$])){SNIPPET_CLASS}[.$]")
+
+
+def without_snippet_classes(text: str) -> str:
+    """Text that names snippets' classes (`_3_repl.Point`) as users wrote them (`Point`)."""
+    return _SNIPPET_CLASS.sub("", text)
 
 
 def kotlin_type_name(jvm: str) -> str:

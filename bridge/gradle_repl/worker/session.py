@@ -13,6 +13,7 @@ from gradle_repl.frames import (
     EvalRequest, StartRequest, SuccessResult,
 )
 from gradle_repl.worker.analysis import check_result
+from gradle_repl.worker.completion import SessionCompletion
 from gradle_repl.worker.declarations import Declarations
 from gradle_repl.worker.failures import FailedSnippets
 from gradle_repl.worker.interruption import stop_snippet
@@ -45,13 +46,14 @@ class ReplSession:
 
     def __init__(
         self, request: StartRequest, facade: Facade, snippets: SnippetCounter, *, libraries_unavailable: str | None,
-        hints: list[Hint],
+        hints: list[Hint], completion: SessionCompletion,
     ) -> None:
         self._request = request
         self._facade = facade
         self._snippets = snippets
         # Why @file:DependsOn can't be used in this session; None when it can.
         self._libraries_unavailable = libraries_unavailable
+        self._completion = completion
         self._heap = HeapWatch()
         self._declarations = Declarations()
         self._failures = FailedSnippets(self._declarations, hints)
@@ -99,7 +101,13 @@ class ReplSession:
         return result.model_copy(update={"id": request.id, "duration_ms": int((time.monotonic() - started) * 1000)})
 
     def complete(self, request: CompleteRequest) -> CompletionResult | ErrorResult:
-        return ErrorResult(id=request.id, error_kind="internal", message="completion is not built yet")
+        """What fits at the cursor, from the compiler's resolution of the code in the session's state; nothing runs."""
+        started = time.monotonic()
+        if request.cursor > len(request.code):
+            return ErrorResult(id=request.id, error_kind="internal", message=f"cursor {request.cursor} is past the code's end")
+        earlier = self._declarations.names()
+        result = self._completion.complete(request.code, request.cursor, self._snippets.next_file(), earlier)
+        return result.model_copy(update={"id": request.id, "duration_ms": int((time.monotonic() - started) * 1000)})
 
     def describe(self, request: DescribeRequest) -> DescriptionResult:
         description = self._declarations.describe()

@@ -52,4 +52,8 @@ class SnippetCounter:
     def check(self, code: str) -> Any:
         """The facade's RunningSnippet compiling `code` under the next snippet's name, which it does not take:
         a check compiles what a run would and leaves the numbering as it was."""
-        return self._driver.check(code, snippet_file(self._last + 1))
+        return self._driver.check(code, self.next_file())
+
+    def next_file(self) -> str:
+        """The file name the next snippet will get (a check or a completion borrows it and leaves it)."""
+        return snippet_file(self._last + 1)

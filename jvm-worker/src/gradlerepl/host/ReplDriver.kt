@@ -134,6 +134,32 @@ class ReplDriver(
         return outcome
     }
 
+    /**
+     * Compiles the code as [check] does and takes the compilation back, for an add-on that reads the compiler's
+     * analysis on the way (the completion add-on's FIR checker). Call it on [onCompilerThread].
+     */
+    fun compileUntraced(code: String, sourceName: String): SnippetOutcome {
+        val outcome = SnippetOutcome()
+        marks.untraced { outcome.compiled = compile(code, sourceName, checkConfiguration, outcome) != null }
+        return outcome
+    }
+
+    /** The compiler's IntelliJ project, where compiler extensions are registered (an internal of the REPL state). */
+    fun compilerProject(): Any {
+        val context = state.javaClass.getMethod("getCompilerContext\$kotlin_scripting_compiler").invoke(state)
+        val environment = context.javaClass.getMethod("getEnvironment").invoke(context)
+        return environment.javaClass.getMethod("getProject").invoke(environment)
+    }
+
+    /** Runs [body] on a thread with the stack the compiler needs (see [RunningSnippet]) and returns its result. */
+    fun <T> onCompilerThread(body: () -> T): T {
+        var result: Result<T>? = null
+        val thread = Thread(null, { result = runCatching(body) }, "repl-analysis", 256L shl 20).apply { isDaemon = true }
+        thread.start()
+        thread.join()
+        return result!!.getOrThrow()
+    }
+
     /** The compiled snippet, or null with the outcome's diagnostics saying why. */
     private fun compile(
         code: String, sourceName: String, configuration: ScriptCompilationConfiguration, outcome: SnippetOutcome,
