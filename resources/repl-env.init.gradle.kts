@@ -21,10 +21,11 @@ import org.gradle.api.attributes.Bundling
 import org.gradle.api.attributes.Category
 import org.gradle.api.attributes.LibraryElements
 import org.gradle.api.attributes.Usage
+import org.gradle.api.file.FileCollection
 import org.gradle.api.plugins.JavaPluginExtension
-import org.gradle.api.tasks.SourceSet
 import org.gradle.api.tasks.SourceSetContainer
 import org.gradle.jvm.toolchain.JavaToolchainService
+import java.util.concurrent.Callable
 
 val replMarker = "[gradle-mcp-repl-env]"
 
@@ -45,16 +46,14 @@ allprojects {
     tasks.register("resolveReplEnvironment") {
         group = "help"
         description = "Prints the classpath, JDK and Kotlin compiler settings gradle-repl needs."
-        val sourceSetName = target.findProperty("gradle-repl.sourceSet")?.toString() ?: "main"
+        // Read when used, not when the task is configured: the task graph is built after every project (and KGP's
+        // afterEvaluate setup) is configured.
+        val sourceSetName = { target.findProperty("gradle-repl.sourceSet")?.toString() ?: "main" }
         val linePrefix = "$replMarker ${target.findProperty("gradle-repl.nonce")?.toString() ?: "-"}"
-        // SourceSetContainer is the "sourceSets" extension of the java plugin (JavaPluginExtension.getSourceSets).
-        val sourceSet = target.extensions.findByType(SourceSetContainer::class.java)?.findByName(sourceSetName)
-        if (sourceSet != null) {
-            // SourceSet.getClassesTaskName(): compiles the source set so its output dirs exist; and
-            // SourceSet.getRuntimeClasspath() as a dependency (Task.dependsOn(Object...) takes a FileCollection
-            // and runs what builds it): the jars and classes of sibling modules the report will name.
-            dependsOn(sourceSet.classesTaskName, sourceSet.runtimeClasspath)
-        }
+        // What to build first, so the output dirs and sibling modules' jars the report names exist: Task.dependsOn
+        // takes a Callable, called when the task graph is built, returning task names and FileCollections (Gradle
+        // runs what builds them). A lookup that fails here fails again, with its message, when the task runs.
+        dependsOn(Callable { runCatching { ReplCompilation.find(target, sourceSetName()).buildFirst }.getOrDefault(emptyList()) })
         // Script-level values reach the report class through its constructor: classes declared in a
         // script don't see the script's properties. The project is captured at configuration time;
         // this task never runs under the configuration cache (gradle-repl passes --no-configuration-cache).
@@ -63,7 +62,7 @@ allprojects {
         val hostArtifacts = target.replPolicy("replHostArtifacts").split(',')
         doLast {
             ReplEnvironmentReport(
-                target, sourceSetName, linePrefix, defaultKotlinVersion, minimumKotlinVersion, hostArtifacts,
+                target, sourceSetName(), linePrefix, defaultKotlinVersion, minimumKotlinVersion, hostArtifacts,
             ).print()
         }
     }
@@ -88,52 +87,22 @@ class ReplEnvironmentReport(
     }
 
     fun print() {
-        rejectUnsupported()
-        val sourceSet = findSourceSet()
+        val compilation = ReplCompilation.find(project, sourceSetName)
         emit("projectPath", project.path)
         // Project.getProjectDir(): the module's directory, the REPL's working directory.
         emit("projectDir", project.projectDir.absolutePath)
         emit("sourceSet", sourceSetName)
-        // SourceSet.getRuntimeClasspath(): the output dirs, then the runtimeClasspath configuration, in order.
-        sourceSet.runtimeClasspath.files.forEach { emit("classpath", it.absolutePath) }
-        reportInputDirs(sourceSet)
+        compilation.runtimeClasspath().forEach { emit("classpath", it.absolutePath) }
+        // Directories the build reads that may lie outside the project tree, so gradle-repl notices their edits;
+        // Gradle.getIncludedBuilds() → IncludedBuild.getProjectDir().
+        (compilation.inputDirs() + project.gradle.includedBuilds.map { it.projectDir }).forEach { emit("inputDir", it.absolutePath) }
         reportRepositories()
         reportJava()
-        val kotlinVersion = reportKotlin(sourceSet)
+        val kotlinVersion = reportKotlin(compilation)
         reportReplHost(kotlinVersion)
         emit("end", "true")
         // One println per line: Gradle may interleave other output between calls, never inside one.
         lines.forEach { println(it) }
-    }
-
-    private fun rejectUnsupported() {
-        // PluginManager.hasPlugin(String) (org.gradle.api.plugins.PluginManager, @since 2.3).
-        if (listOf("com.android.application", "com.android.library", "com.android.base").any { project.pluginManager.hasPlugin(it) }) {
-            throw GradleException("gradle-repl: Android projects are not supported (project ${project.path}); use a JVM module")
-        }
-        if (project.pluginManager.hasPlugin("org.jetbrains.kotlin.multiplatform") &&
-            project.extensions.findByType(SourceSetContainer::class.java) == null
-        ) {
-            throw GradleException("gradle-repl: Kotlin Multiplatform project ${project.path} has no JVM source sets; not supported yet")
-        }
-    }
-
-    private fun findSourceSet(): SourceSet {
-        val sourceSets = project.extensions.findByType(SourceSetContainer::class.java)
-            ?: throw GradleException(
-                "gradle-repl: project ${project.path} has no JVM source sets; apply the 'java' or kotlin(\"jvm\") plugin"
-            )
-        return sourceSets.findByName(sourceSetName) ?: throw GradleException(
-            "gradle-repl: project ${project.path} has no source set '$sourceSetName'; available: ${sourceSets.names.joinToString()}"
-        )
-    }
-
-    /** Directories the build reads that may lie outside the project tree, so gradle-repl notices their edits. */
-    private fun reportInputDirs(sourceSet: SourceSet) {
-        // SourceSet.getAllSource(): every source directory of the set (KGP adds its kotlin dirs to it);
-        // SourceSet.getResources(); Gradle.getIncludedBuilds() → IncludedBuild.getProjectDir().
-        (sourceSet.allSource.srcDirs + sourceSet.resources.srcDirs).forEach { emit("inputDir", it.absolutePath) }
-        project.gradle.includedBuilds.forEach { emit("inputDir", it.projectDir.absolutePath) }
     }
 
     /** The project's Maven repositories, where a snippet's @file:DependsOn looks before Maven Central. */
@@ -168,7 +137,7 @@ class ReplEnvironmentReport(
     }
 
     /** Reports the Kotlin version and compile settings; returns the version for the REPL host. */
-    private fun reportKotlin(sourceSet: SourceSet): String {
+    private fun reportKotlin(compilation: ReplCompilation): String {
         val kotlin = project.extensions.findByName("kotlin")
         if (kotlin == null) {
             emit("warning", "no Kotlin plugin in ${project.path}; the REPL uses Kotlin $defaultKotlinVersion")
@@ -181,10 +150,9 @@ class ReplEnvironmentReport(
         val version = if (supported) projectVersion else defaultKotlinVersion
         // Where the two differ, gradle-repl warns and loads the build's plugins at the REPL's Kotlin version.
         emit("kotlinVersion", version)
-        // SourceSet.getCompileTaskName("kotlin") → compileKotlin / compileTestKotlin, KGP's task names.
-        val task = project.tasks.findByName(sourceSet.getCompileTaskName("kotlin"))
+        val task = compilation.kotlinCompileTaskName?.let { project.tasks.findByName(it) }
         if (task == null) {
-            emit("warning", "no Kotlin compile task for source set '$sourceSetName'; compiler plugins not reported")
+            emit("warning", "no Kotlin compile task for ${compilation.description}; compiler plugins not reported")
             return version
         }
         reportPlugins(task)
@@ -274,9 +242,172 @@ class ReplEnvironmentReport(
         configuration.files.forEach { emit("replHostClasspath", it.absolutePath) }
     }
 
-    private fun providerValue(owner: Any, getter: String): Any? =
-        (call(owner, getter) as? org.gradle.api.provider.Provider<*>)?.orNull
+    private fun providerValue(owner: Any, getter: String): Any? = Reflection.providerValue(owner, getter)
 
-    private fun call(owner: Any, method: String): Any? =
+    private fun call(owner: Any, method: String): Any? = Reflection.call(owner, method)
+}
+
+/**
+ * The JVM compilation a REPL runs against, found by the name gradle-repl was given (its `sourceSet`): a java source
+ * set of a JVM project (`main`, `test`, custom ones), or a compilation of a Kotlin Multiplatform JVM target, named
+ * by its KMP source set (`jvmMain`, `desktopTest`), by `main`/`test` when the project has exactly one JVM target, or
+ * by a shared source set (`commonMain`) that exactly one JVM compilation compiles.
+ */
+class ReplCompilation(
+    /** How a message names it: "source set 'main'", "compilation 'main' of JVM target 'desktop'". */
+    val description: String,
+    /** The runtime classpath in order: its own outputs first, then its dependencies. */
+    private val classpath: FileCollection,
+    /** Task names and file collections to build before reporting, so every directory and jar named exists. */
+    val buildFirst: List<Any>,
+    private val sourceDirs: () -> List<File>,
+    val kotlinCompileTaskName: String?,
+) {
+    fun runtimeClasspath(): List<File> = classpath.files.toList()
+
+    /** Every source and resource directory the compilation reads (for KMP: each source set it compiles). */
+    fun inputDirs(): List<File> = sourceDirs().distinct()
+
+    companion object {
+        private const val MULTIPLATFORM = "org.jetbrains.kotlin.multiplatform"
+        private val ANDROID = listOf("com.android.application", "com.android.library", "com.android.base")
+
+        fun find(project: Project, name: String): ReplCompilation {
+            // PluginManager.hasPlugin(String) (org.gradle.api.plugins.PluginManager, @since 2.3).
+            if (project.pluginManager.hasPlugin(MULTIPLATFORM)) return multiplatform(project, name)
+            if (ANDROID.any { project.pluginManager.hasPlugin(it) }) {
+                throw GradleException("gradle-repl: Android projects are not supported yet (project ${project.path}); use a JVM module or a Kotlin Multiplatform jvm() target")
+            }
+            return javaSourceSet(project, name)
+        }
+
+        private fun javaSourceSet(project: Project, name: String): ReplCompilation {
+            // SourceSetContainer is the "sourceSets" extension of the java plugin (JavaPluginExtension.getSourceSets).
+            val sourceSets = project.extensions.findByType(SourceSetContainer::class.java)
+                ?: throw GradleException("gradle-repl: project ${project.path} has no JVM source sets; apply the 'java' or kotlin(\"jvm\") plugin")
+            val sourceSet = sourceSets.findByName(name) ?: throw GradleException(
+                "gradle-repl: project ${project.path} has no source set '$name'; available: ${sourceSets.names.joinToString()}"
+            )
+            return ReplCompilation(
+                "source set '$name'",
+                // SourceSet.getRuntimeClasspath(): the output dirs, then the runtimeClasspath configuration, in order.
+                sourceSet.runtimeClasspath,
+                // SourceSet.getClassesTaskName(): compiles the source set so its output dirs exist.
+                listOf(sourceSet.classesTaskName, sourceSet.runtimeClasspath),
+                // SourceSet.getAllSource(): every source directory of the set (KGP adds its kotlin dirs to it).
+                { (sourceSet.allSource.srcDirs + sourceSet.resources.srcDirs).toList() },
+                // SourceSet.getCompileTaskName("kotlin") → compileKotlin / compileTestKotlin, KGP's task names.
+                sourceSet.getCompileTaskName("kotlin"),
+            )
+        }
+
+        private fun multiplatform(project: Project, name: String): ReplCompilation {
+            val kotlin = project.extensions.getByName("kotlin")
+            // KotlinMultiplatformExtension.getTargets(): NamedDomainObjectCollection<KotlinTarget>;
+            // KotlinTarget.getPlatformType(): KotlinPlatformType (common, jvm, js, androidJvm, native, wasm);
+            // KotlinTarget.getCompilations(): NamedDomainObjectContainer<KotlinCompilation> (kotlin-gradle-plugin-api).
+            val targets = (Reflection.call(kotlin, "getTargets") as Iterable<*>).filterNotNull()
+            val jvmTargets = targets.filter { Reflection.call(it, "getPlatformType").toString() == "jvm" }
+            if (jvmTargets.isEmpty()) {
+                val listed = targets.map { "${Reflection.call(it, "getName")} (${Reflection.call(it, "getPlatformType")})" }
+                    .filter { !it.startsWith("metadata ") }
+                throw GradleException(
+                    "gradle-repl: Kotlin Multiplatform project ${project.path} has no JVM target (targets: ${listed.joinToString()}); " +
+                        "add jvm() to run snippets against its common code — Android, JS, Wasm and native targets are not supported"
+                )
+            }
+            val compilations = jvmTargets.flatMap { target -> (Reflection.call(target, "getCompilations") as Iterable<*>).filterNotNull() }
+            // KotlinCompilation.getDefaultSourceSet().getName(): jvmMain, jvmTest, desktopMain …
+            val byDefaultSourceSet = compilations.associateBy { sourceSetName(Reflection.call(it, "getDefaultSourceSet")!!) }
+            val choices = byDefaultSourceSet.keys.joinToString()
+            val chosen = byDefaultSourceSet[name]
+                ?: byCompilationName(project, jvmTargets, name, choices)
+                ?: bySharedSourceSet(project, compilations, name, choices)
+                ?: throw GradleException(
+                    "gradle-repl: Kotlin Multiplatform project ${project.path} has no JVM compilation '$name'; available: $choices" +
+                        if (jvmTargets.size == 1) ", main, test" else ""
+                )
+            return fromKotlinCompilation(project, chosen)
+        }
+
+        /** `main`/`test`: unambiguous only with one JVM target. */
+        private fun byCompilationName(project: Project, jvmTargets: List<Any>, name: String, choices: String): Any? {
+            val named = jvmTargets.mapNotNull { target -> (Reflection.call(target, "getCompilations") as Iterable<*>).firstOrNull { Reflection.call(it!!, "getName") == name } }
+            if (named.size > 1) {
+                val targetNames = jvmTargets.joinToString { Reflection.call(it, "getName").toString() }
+                throw GradleException(
+                    "gradle-repl: Kotlin Multiplatform project ${project.path} has several JVM targets ($targetNames); " +
+                        "name the compilation by its source set: $choices"
+                )
+            }
+            return named.singleOrNull()
+        }
+
+        /** A shared source set (commonMain, jvmAndAndroidMain) names the one JVM compilation that compiles it, if only one does. */
+        private fun bySharedSourceSet(project: Project, compilations: List<Any>, name: String, choices: String): Any? {
+            val including = compilations.filter { compilation -> kotlinSourceSets(compilation).any { sourceSetName(it) == name } }
+            if (including.size > 1) {
+                val names = including.joinToString { sourceSetName(Reflection.call(it, "getDefaultSourceSet")!!) }
+                throw GradleException(
+                    "gradle-repl: source set '$name' of ${project.path} is compiled by several JVM compilations ($names); name one of them (available: $choices)"
+                )
+            }
+            return including.singleOrNull()
+        }
+
+        private fun fromKotlinCompilation(project: Project, compilation: Any): ReplCompilation {
+            val target = Reflection.call(compilation, "getTarget")!!
+            // KotlinCompilation.getOutput(): KotlinCompilationOutput; getAllOutputs(): classes and resources dirs.
+            val outputs = Reflection.call(Reflection.call(compilation, "getOutput")!!, "getAllOutputs") as FileCollection
+            // KotlinCompilation.getRuntimeDependencyFiles(): FileCollection? — the JVM runtime classpath; for `test`
+            // it includes the outputs of the compilations it is associated with (main).
+            val dependencies = Reflection.call(compilation, "getRuntimeDependencyFiles") as FileCollection? ?: project.files()
+            val defaultSourceSet = sourceSetName(Reflection.call(compilation, "getDefaultSourceSet")!!)
+            return ReplCompilation(
+                "compilation '${Reflection.call(compilation, "getName")}' of JVM target '${Reflection.call(target, "getName")}'",
+                // Project.files(Object...): flattens in order.
+                project.files(outputs, dependencies),
+                // KotlinCompilation.getCompileAllTaskName(): the compilation's "classes" task (compile + resources).
+                listOf(Reflection.call(compilation, "getCompileAllTaskName").toString(), dependencies),
+                {
+                    val sourceSets = (listOf(compilation) + associated(compilation)).flatMap { kotlinSourceSets(it) }
+                    // KotlinSourceSet.getKotlin() / getResources(): SourceDirectorySet.
+                    val kotlinDirs = sourceSets.flatMap { set ->
+                        listOf("getKotlin", "getResources").flatMap { (Reflection.call(set, it) as org.gradle.api.file.SourceDirectorySet).srcDirs }
+                    }
+                    // jvm { withJava() } (and KGP 2.1 by default) adds a java source set named like the default one.
+                    val javaDirs = project.extensions.findByType(SourceSetContainer::class.java)?.findByName(defaultSourceSet)
+                        ?.let { it.allSource.srcDirs + it.resources.srcDirs }.orEmpty()
+                    kotlinDirs + javaDirs
+                },
+                // KotlinCompilation.getCompileKotlinTaskName(): compileKotlinJvm, compileTestKotlinDesktop …
+                Reflection.call(compilation, "getCompileKotlinTaskName").toString(),
+            )
+        }
+
+        /** KotlinCompilation.getAllKotlinSourceSets(): the default source set and everything it dependsOn (commonMain …). */
+        private fun kotlinSourceSets(compilation: Any): List<Any> =
+            (Reflection.call(compilation, "getAllKotlinSourceSets") as Iterable<*>).filterNotNull()
+
+        /** The compilations a test compilation sees the code of: getAllAssociatedCompilations (KGP 1.9.20+, transitive),
+         *  else getAssociatedCompilations (1.9.20+), else getAssociateWith (older). */
+        private fun associated(compilation: Any): List<Any> {
+            for (getter in listOf("getAllAssociatedCompilations", "getAssociatedCompilations", "getAssociateWith")) {
+                val found = runCatching { Reflection.call(compilation, getter) }.getOrNull() as? Iterable<*> ?: continue
+                return found.filterNotNull()
+            }
+            return emptyList()
+        }
+
+        private fun sourceSetName(sourceSet: Any): String = Reflection.call(sourceSet, "getName").toString()
+    }
+}
+
+/** KGP is not on an init script's compile classpath: its API is called by name (checked against its sources). */
+object Reflection {
+    fun call(owner: Any, method: String): Any? =
         owner.javaClass.methods.firstOrNull { it.name == method && it.parameterCount == 0 }?.invoke(owner)
+
+    fun providerValue(owner: Any, getter: String): Any? =
+        (call(owner, getter) as? org.gradle.api.provider.Provider<*>)?.orNull
 }

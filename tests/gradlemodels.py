@@ -44,12 +44,20 @@ class Pair:
     def id(self) -> str:
         return f"gradle{self.gradle}-kgp{self.kgp}"
 
+    @property
+    def multiplatform(self) -> bool:
+        """Whether the run also builds the Kotlin Multiplatform + Compose models (the Compose compiler's Gradle
+        plugin exists from KGP 2.0)."""
+        return tuple(int(p) for p in self.kgp.split(".")[:2]) >= (2, 0)
+
 
 PAIRS = [
     Pair("7.6", "1.9.25", None, "1.6.3"),
     Pair("7.6.4", "2.1.20", None, "1.8.1"),
     Pair("8.11.1", "2.1.20", "gradle85", "1.8.1"),
-    Pair("8.11.1", "2.2.21", "gradle85", "1.9.0"),
+    # KGP 2.2 publishes a variant per Gradle API level up to 8.13; 8.11's own is needed by the multiplatform plugin
+    # (its gradle85 variant declares a managed KotlinDependencies type that Gradle 8.11 refuses to decorate).
+    Pair("8.11.1", "2.2.21", "gradle811", "1.9.0"),
 ]
 
 
@@ -74,6 +82,7 @@ def _jars(pair: Pair) -> dict[str, list[str]]:
             Coordinate(kotlin, "kotlin-gradle-plugin", pair.kgp, classifier=pair.classifier),
             Coordinate(kotlin, "kotlin-serialization", pair.kgp, classifier=pair.classifier),
             Coordinate(kotlin, "kotlin-allopen", pair.kgp, classifier=pair.classifier),
+            *([Coordinate(kotlin, "compose-compiler-gradle-plugin", pair.kgp, classifier=pair.classifier)] if pair.multiplatform else []),
         ],
         "sam": [Coordinate(kotlin, "kotlin-sam-with-receiver-compiler-plugin-embeddable", PINNED_KOTLIN_VERSION, transitive=False)],
         # External modules Gradle's module registry looks up by jar name for project dependencies.
@@ -117,12 +126,28 @@ class PairRun:
     output: str
     returncode: int
 
-    def environment(self, name: str, *, project_path: str, source_set: str) -> ReplEnvironment:
-        """The environment the product's own parser reads from one model's markers."""
+    def block(self, name: str) -> list[str]:
+        """What one model printed, between its "=== name" and "=== end name" lines."""
         start = self.output.index(f"=== {name}\n")
         end = self.output.index(f"=== end {name}\n", start)
-        lines = self.output[start:end].splitlines()
-        return parse_markers(lines, nonce="harness", build_tool="gradle", project_root="/harness", project_path=project_path, source_set=source_set)
+        return self.output[start:end].splitlines()[1:]
+
+    def environment(self, name: str, *, project_path: str, source_set: str) -> ReplEnvironment:
+        """The environment the product's own parser reads from one model's markers."""
+        return parse_markers(
+            self.block(name), nonce="harness", build_tool="gradle", project_root="/harness", project_path=project_path,
+            source_set=source_set,
+        )
+
+    def depends_on(self, name: str) -> list[str]:
+        """The tasks Gradle would run before the model's resolveReplEnvironment (the harness resolves its dependsOn)."""
+        return [line.removeprefix("dependsOn=") for line in self.block(name) if line.startswith("dependsOn=")]
+
+    def refusal(self, name: str) -> str:
+        """The message of the GradleException a model's report ended with (the harness prints it as `error=`)."""
+        errors = [line.removeprefix("error=") for line in self.block(name) if line.startswith("error=")]
+        assert errors, f"{name} was not refused:\n" + "\n".join(self.block(name))
+        return errors[0]
 
 
 _MISSING_MODULE = re.compile(r"Cannot locate manifest for module '(gradle-[\w-]+)'")
@@ -130,8 +155,10 @@ _MISSING_MODULE = re.compile(r"Cannot locate manifest for module '(gradle-[\w-]+
 _MODULE_DISCOVERY_RUNS = 8
 
 
-def run_pair(pair: Pair, work: Path, *, script: str | None = None) -> PairRun:
-    """Builds the pair's project models and runs the (shipped, unless given) init script on them."""
+def run_pair(pair: Pair, work: Path, *, script: str | None = None, multiplatform: bool | None = None) -> PairRun:
+    """Builds the pair's project models and runs the (shipped, unless given) init script on them; the multiplatform
+    models too where the pair has them, unless `multiplatform` is False."""
+    with_multiplatform = pair.multiplatform if multiplatform is None else multiplatform and pair.multiplatform
     script = script if script is not None else init_script_path().read_text()
     jars = _jars(pair)
     classes = _compile(pair, script, jars)
@@ -144,7 +171,7 @@ def run_pair(pair: Pair, work: Path, *, script: str | None = None) -> PairRun:
             # The Kotlin version policy, as gradle-repl passes it to a real Gradle (-P properties).
             ["java", "-Xmx1g", *_ADD_OPENS, *(f"-D{k}={v}" for k, v in kotlin_policy_properties().items()),
              "-cp", os.pathsep.join(classpath), "GradleModelsKt",
-             str(work / f"run{_}"), str(user_home), pair.serialization_runtime],
+             str(work / f"run{_}"), str(user_home), pair.serialization_runtime, str(with_multiplatform).lower()],
             capture_output=True, text=True, timeout=RUN_TIMEOUT_SECONDS,
         )
         output = done.stdout + done.stderr

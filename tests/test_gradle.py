@@ -225,3 +225,29 @@ def test_an_edit_in_a_src_dir_outside_the_root_rebuilds(tmp_path: Path, gradle_o
     cart = tmp_path / "maven-multi/app/src/main/kotlin/multi/app/Cart.kt"
     cart.write_text(cart.read_text() + "\nfun added() = 1\n")
     assert not resolve_environment(project, project_path=":app", build_tool="gradle").from_cache
+
+
+@needs_gradle
+@pytest.mark.gradle
+@pytest.mark.jvm
+def test_a_multiplatform_project_runs_common_and_jvm_code_and_rebuilds_on_a_common_edit(tmp_path: Path, gradle_on_path: None):
+    """gradle-kmp (one jvm() target): `main` names its JVM compilation, expect/actual code runs, the build's Compose
+    and serialization plugins reach snippets, `jvmTest` sees commonTest, and an edit in commonMain rebuilds."""
+    project = copy_project(PROJECTS / "gradle-kmp", tmp_path / "gradle-kmp")
+    env = resolve_environment(project, build_tool="gradle").environment
+    assert any(p.endswith("build/classes/kotlin/jvm/main") for p in env.classpath), env.classpath[:3]
+    assert any("kotlin-compose-compiler-plugin-embeddable" in p for p in env.compiler_plugin_classpath)
+    worker = SyncWorker(env)
+    try:
+        assert worker.value('shop.describe(shop.Item("tea", 250))') == "tea at 2.5 on JVM 17"
+        assert worker.value(
+            "import kotlinx.serialization.json.*\nJson.encodeToString(shop.Item.serializer(), shop.Item(\"a\", 1))"
+        ) == '{"name":"a","cents":1}'
+    finally:
+        worker.close()
+    test_env = resolve_environment(project, source_set="jvmTest", build_tool="gradle").environment
+    assert any(p.endswith("build/classes/kotlin/jvm/test") for p in test_env.classpath)
+    assert resolve_environment(project, build_tool="gradle").from_cache
+    catalog = project / "src/commonMain/kotlin/shop/Catalog.kt"
+    catalog.write_text(catalog.read_text() + "\nfun added() = 1\n")
+    assert not resolve_environment(project, build_tool="gradle").from_cache

@@ -90,11 +90,13 @@ def check_single_module(pair: Pair, env: ReplEnvironment, source_set: str) -> No
 def test_a_single_module_build_reports_classpath_plugins_toolchain_and_args(pair_run: tuple[Pair, PairRun]):
     pair, run = pair_run
     check_single_module(pair, run.environment("single:main", project_path=":", source_set="main"), "main")
+    assert ":classes" in run.depends_on("single:main")  # the source set is compiled before it is reported
 
 
 def test_a_custom_source_set_reports_its_own_outputs(pair_run: tuple[Pair, PairRun]):
     pair, run = pair_run
     check_single_module(pair, run.environment("single:integration", project_path=":", source_set="integration"), "integration")
+    assert ":integrationClasses" in run.depends_on("single:integration")
 
 
 def test_a_module_sees_the_module_it_depends_on(pair_run: tuple[Pair, PairRun]):
@@ -103,6 +105,7 @@ def test_a_module_sees_the_module_it_depends_on(pair_run: tuple[Pair, PairRun]):
     assert env.project_path == ":app" and env.project_dir and env.project_dir.endswith("multi/app")
     names = _names(env.classpath)
     assert "core.jar" in names, names  # :app -> project(":core"), resolved by Gradle to core's jar
+    assert ":core:jar" in run.depends_on("multi:app")  # which Gradle builds first
     assert any(n.startswith("commons-lang3-3.17.0") for n in names), names  # :core's implementation dependency at runtime
 
 
@@ -114,10 +117,22 @@ def test_a_broken_init_script_fails_the_facts(tmp_path: Path):
     plugin options) no longer reports what the build would."""
     script = init_script_path().read_text()
     assert '"getPluginOptions"' in script
-    run = run_pair(LATEST, tmp_path, script=script.replace('"getPluginOptions"', '"getPluginOptionsGone"'))
+    run = run_pair(LATEST, tmp_path, script=script.replace('"getPluginOptions"', '"getPluginOptionsGone"'), multiplatform=False)
     env = run.environment("single:main", project_path=":", source_set="main")
     with pytest.raises(AssertionError):
         check_single_module(LATEST, env, "main")
+
+
+def compile_like_the_build(env: ReplEnvironment, classes: str, sources: list[Path], *args: str) -> None:
+    """The project's own code, compiled into its reported output dir by the resolved compiler with the build's
+    plugins and options (what the build's compile task would do; the harness configures but never compiles)."""
+    libraries = [p for p in env.classpath if p.endswith(".jar")]
+    compiled = subprocess.run(
+        ["java", "-cp", ":".join(env.repl_host_classpath), "org.jetbrains.kotlin.cli.jvm.K2JVMCompiler",
+         *env.compiler_options(), *args, "-classpath", ":".join(libraries), "-d", classes, *map(str, sources)],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert compiled.returncode == 0, compiled.stdout + compiled.stderr
 
 
 PROJECT_SOURCE = """
@@ -140,13 +155,7 @@ def test_a_real_session_on_a_gradle_resolved_environment(tmp_path: Path, tmp_pat
     classes = next(p for p in env.classpath if p.endswith("build/classes/kotlin/main"))
     source = tmp_path / "Greeter.kt"
     source.write_text(PROJECT_SOURCE)
-    libraries = [p for p in env.classpath if p.endswith(".jar")]
-    compiled = subprocess.run(
-        ["java", "-cp", ":".join(env.repl_host_classpath), "org.jetbrains.kotlin.cli.jvm.K2JVMCompiler",
-         *env.compiler_options(), "-classpath", ":".join(libraries), "-d", classes, str(source)],
-        capture_output=True, text=True, timeout=300,
-    )
-    assert compiled.returncode == 0, compiled.stdout + compiled.stderr
+    compile_like_the_build(env, classes, [source])
     worker = SyncWorker(env)
     try:
         assert worker.value('sample.Greeter("gradle").greet()') == "hello, gradle"
@@ -158,5 +167,137 @@ def test_a_real_session_on_a_gradle_resolved_environment(tmp_path: Path, tmp_pat
             'Json.decodeFromString<Note>(Json.encodeToString(Note("x", 2))) == Note("x", 2)'
         )
         assert worker.value(round_trip) == "true"
+    finally:
+        worker.close()
+
+
+# Kotlin Multiplatform: the JVM compilation is found through KGP's targets and compilations, not java source sets.
+MULTIPLATFORM_PAIRS = [p for p in PAIRS if p.multiplatform]
+# Both sides of KGP 2.2 must be covered (the Compose compiler plugin moved into Kotlin at 2.0; KGP 2.2 changed its
+# Gradle variants); a harness change that drops one fails here rather than silently narrowing the matrix.
+assert {_has_k2_repl(p.kgp) for p in MULTIPLATFORM_PAIRS} == {True, False}
+
+
+@pytest.fixture(scope="module", params=MULTIPLATFORM_PAIRS, ids=[p.id for p in MULTIPLATFORM_PAIRS])
+def kmp_run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple[Pair, PairRun]:
+    return request.param, _run(request.param, tmp_path_factory)
+
+
+def _plugins_as_loaded(pair: Pair, env: ReplEnvironment) -> ReplEnvironment:
+    """The environment after the resolver's step that loads the build's plugins at the REPL's Kotlin version."""
+    loaded = env.model_copy(deep=True)
+    with_plugins_at_repl_version(loaded)
+    expected = pair.kgp if _has_k2_repl(pair.kgp) else PINNED_KOTLIN_VERSION
+    names = _names(loaded.compiler_plugin_classpath)
+    for plugin in ("kotlin-compose-compiler-plugin-embeddable", "kotlin-serialization-compiler-plugin-embeddable"):
+        assert f"{plugin}-{expected}.jar" in names, names
+    assert "plugin:androidx.compose.compiler.plugins.kotlin:sourceInformation=true" in loaded.compiler_plugin_options
+    return loaded
+
+
+def _relative_inputs(env: ReplEnvironment, model: str) -> set[str]:
+    return {d.split(f"/kmp/{model}/", 1)[1] for d in env.input_dirs if f"/kmp/{model}/" in d}
+
+
+@pytest.mark.parametrize("source_set", ["main", "jvmMain", "commonMain"])
+def test_a_multiplatform_jvm_target_reports_its_compilation(kmp_run: tuple[Pair, PairRun], source_set: str):
+    """`main` (one JVM target), the KMP name `jvmMain` and the shared `commonMain` all name the jvm target's main
+    compilation: its outputs and runtime dependencies, every source set it compiles (an edit in commonMain or the
+    intermediate jvmSharedMain rebuilds), its compile task's plugins (Compose, serialization) and options."""
+    pair, run = kmp_run
+    model = "one"
+    env = run.environment(f"kmp:one:{source_set}", project_path=":one", source_set=source_set)
+    assert env.classpath[0].endswith("kmp/one/build/classes/kotlin/jvm/main"), env.classpath[:3]
+    names = _names(env.classpath)
+    for jar in ("runtime-desktop-1.7.3.jar", "commons-text-1.13.0.jar", f"kotlin-stdlib-{pair.kgp}.jar"):
+        assert jar in names, names
+    assert any(n.startswith("kotlinx-serialization-json-jvm-") for n in names), names
+    assert {"src/commonMain/kotlin", "src/jvmSharedMain/kotlin", "src/jvmMain/kotlin", "src/commonMain/resources"} <= _relative_inputs(env, model)
+    assert not any("Test" in d for d in _relative_inputs(env, model))
+    assert env.project_kotlin_version == pair.kgp
+    assert not any("compile task" in w for w in env.warnings), env.warnings
+    assert run.depends_on(f"kmp:one:{source_set}") == [":one:jvmMainClasses"]
+    _plugins_as_loaded(pair, env)
+
+
+def test_a_multiplatform_test_compilation_sees_main_and_common_test(kmp_run: tuple[Pair, PairRun]):
+    pair, run = kmp_run
+    env = run.environment("kmp:one:jvmTest", project_path=":one", source_set="jvmTest")
+    outputs = [p.split("/kmp/one/", 1)[1] for p in env.classpath if "/kmp/one/" in p]
+    assert outputs[0] == "build/classes/kotlin/jvm/test" and "build/classes/kotlin/jvm/main" in outputs, outputs
+    inputs = _relative_inputs(env, "one")
+    assert {"src/jvmTest/kotlin", "src/commonTest/kotlin", "src/jvmMain/kotlin", "src/commonMain/kotlin"} <= inputs, inputs
+    assert {":one:jvmTestClasses", ":one:jvmMainClasses"} <= set(run.depends_on("kmp:one:jvmTest"))
+    _plugins_as_loaded(pair, env)
+
+
+def test_one_of_several_jvm_targets_is_named_by_its_source_set(kmp_run: tuple[Pair, PairRun]):
+    pair, run = kmp_run
+    env = run.environment("kmp:two:desktopMain", project_path=":two", source_set="desktopMain")
+    assert env.classpath[0].endswith("kmp/two/build/classes/kotlin/desktop/main"), env.classpath[:3]
+    assert "src/commonMain/kotlin" in _relative_inputs(env, "two")
+    assert run.depends_on("kmp:two:desktopMain") == [":two:desktopMainClasses"]
+    _plugins_as_loaded(pair, env)
+
+
+def test_ambiguous_missing_and_non_jvm_multiplatform_names_are_refused_with_the_choices(kmp_run: tuple[Pair, PairRun]):
+    _, run = kmp_run
+    several = run.refusal("kmp:two:main")
+    assert "several JVM targets (desktop, jvm)" in several and "desktopMain" in several and "jvmMain" in several, several
+    missing = run.refusal("kmp:one:iosMain")
+    assert "no JVM compilation 'iosMain'" in missing and "jvmMain, jvmTest, main, test" in missing, missing
+    js_only = run.refusal("kmp:js-only:main")
+    assert "has no JVM target (targets: js (js))" in js_only and "add jvm()" in js_only, js_only
+
+
+COMMON_SOURCE = """
+package shop
+
+expect fun platformName(): String
+
+data class Item(val name: String, val cents: Long)
+
+fun describe(item: Item): String = "${item.name} at ${item.cents / 100.0} on ${platformName()}"
+"""
+
+JVM_SOURCE = """
+package shop
+
+actual fun platformName(): String = "JVM " + System.getProperty("java.specification.version")
+
+fun jvmOnlyTotal(items: List<Item>): Long = items.sumOf { it.cents }
+"""
+
+
+def test_a_real_session_on_a_multiplatform_environment(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory):
+    """commonMain and jvmMain code (expect/actual) compiled by the resolved compiler as KGP compiles a JVM target,
+    called from a real session; the build's Compose compiler plugin transforms a snippet's @Composable function
+    (the Composer parameter it adds is there) and serialization round-trips a snippet's class."""
+    pair = next(p for p in MULTIPLATFORM_PAIRS if _has_k2_repl(p.kgp))
+    env = _run(pair, tmp_path_factory).environment("kmp:one:jvmMain", project_path=":one", source_set="jvmMain")
+    classes = env.classpath[0]
+    common, jvm = tmp_path / "Common.kt", tmp_path / "Jvm.kt"
+    common.write_text(COMMON_SOURCE)
+    jvm.write_text(JVM_SOURCE)
+    # KGP compiles a JVM target's compilation as one module whose common sources are marked as such.
+    compile_like_the_build(env, classes, [common, jvm], "-Xmulti-platform", f"-Xcommon-sources={common}")
+    worker = SyncWorker(env)
+    try:
+        assert worker.value('shop.describe(shop.Item("tea", 250))') == "tea at 2.5 on JVM 17"
+        assert worker.value('shop.jvmOnlyTotal(listOf(shop.Item("a", 1), shop.Item("b", 2)))') == "3"
+        composable = (
+            "import androidx.compose.runtime.Composable\n"
+            "@Composable fun Badge(label: String) { println(label) }\n"
+            "object Probe\n"
+            "Probe::class.java.enclosingClass.declaredMethods.filter { it.name == \"Badge\" }"
+            ".flatMap { m -> m.parameterTypes.map { it.simpleName } }.joinToString()"
+        )
+        assert "Composer" in worker.value(composable)
+        round_trip = (
+            "import kotlinx.serialization.*\nimport kotlinx.serialization.json.*\n"
+            "@Serializable data class Order(val items: Int)\n"
+            "Json.decodeFromString<Order>(Json.encodeToString(Order(3)))"
+        )
+        assert worker.value(round_trip) == "Order(items=3)"
     finally:
         worker.close()

@@ -2,7 +2,7 @@
 // real Kotlin Gradle plugin and its compiler-plugin Gradle plugins, runs the shipped init script's body on
 // them and executes its resolveReplEnvironment task's actions. The markers it prints go to stdout; each
 // project's block is framed by "=== <name>" lines. Compiled together with the init script by
-// tests/gradlemodels.py; arguments: <work dir> <gradle user home> <serialization runtime version>.
+// tests/gradlemodels.py; arguments: <work dir> <gradle user home> <serialization runtime version> <multiplatform: true|false>.
 
 import org.gradle.api.Project
 import org.gradle.api.internal.GradleInternal
@@ -17,13 +17,18 @@ fun main(args: Array<String>) {
     val work = File(args[0])
     val userHome = File(args[1])
     val serializationVersion = args[2]
+    val withMultiplatform = args[3].toBoolean()
     var failed = false
     try {
-        // The task reads its source set when it is configured: one project model per source set.
-        report("single:main", singleModule(File(work, "single-main"), userHome, serializationVersion), ":", "main")
-        report("single:integration", singleModule(File(work, "single-integration"), userHome, serializationVersion), ":", "integration")
+        // The task reads its source set when it runs: one project model answers for several (blocks "<model>:<name>").
+        val single = singleModule(File(work, "single"), userHome, serializationVersion)
+        for (sourceSet in listOf("main", "integration")) report("single:$sourceSet", single, ":", sourceSet)
         val root = twoModules(File(work, "multi"), userHome)
         report("multi:app", root, ":app", "main")
+        if (withMultiplatform) {
+            val kmp = multiplatformModels(File(work, "kmp"), userHome, serializationVersion)
+            for ((model, names) in MULTIPLATFORM_MODELS) for (name in names) report("kmp:$model:$name", kmp, ":$model", name)
+        }
     } catch (e: Throwable) {
         e.printStackTrace()
         failed = true
@@ -74,6 +79,49 @@ private fun twoModules(dir: File, userHome: File): Project {
     return root
 }
 
+/** Each multiplatform model project and the source set names asked of it. */
+private val MULTIPLATFORM_MODELS = mapOf(
+    "one" to listOf("main", "jvmMain", "commonMain", "jvmTest", "iosMain"),
+    "two" to listOf("desktopMain", "main"),
+    "js-only" to listOf("main"),
+)
+
+/**
+ * kotlin("multiplatform") projects, as a KMP + Compose app declares them: "one" has a single jvm() target, an
+ * intermediate source set (jvmSharedMain: commonMain ← jvmSharedMain ← jvmMain), serialization and the Compose
+ * compiler plugin, with Compose runtime and kotlinx-serialization in commonMain; "two" has jvm() and
+ * jvm("desktop"); "js-only" has a single js() target. KGP's DSL is called by reflection, as in singleModule.
+ */
+private fun multiplatformModels(dir: File, userHome: File, serializationVersion: String): Project {
+    val root = builder(dir, userHome, "kmp").build()
+    for (model in MULTIPLATFORM_MODELS.keys) {
+        val project = builder(File(dir, model), userHome, model).withParent(root).build()
+        project.pluginManager.apply("org.jetbrains.kotlin.multiplatform")
+        project.repositories.mavenCentral()
+        val kotlin = project.extensions.getByName("kotlin")
+        when {
+            model.startsWith("js") -> kotlin.javaClass.getMethod("js").invoke(kotlin)
+            else -> {
+                project.pluginManager.apply("org.jetbrains.kotlin.plugin.serialization")
+                project.pluginManager.apply("org.jetbrains.kotlin.plugin.compose")
+                // KotlinMultiplatformExtension.jvm() and jvm(name).
+                kotlin.javaClass.getMethod("jvm").invoke(kotlin)
+                if (model.startsWith("two")) kotlin.javaClass.getMethod("jvm", String::class.java).invoke(kotlin, "desktop")
+                @Suppress("UNCHECKED_CAST")
+                val sourceSets = kotlin.javaClass.getMethod("getSourceSets").invoke(kotlin) as org.gradle.api.NamedDomainObjectContainer<Any>
+                val shared = sourceSets.create("jvmSharedMain")
+                val dependsOn = shared.javaClass.methods.first { it.name == "dependsOn" && it.parameterCount == 1 && !it.parameterTypes[0].isAssignableFrom(Any::class.java) }
+                dependsOn.invoke(shared, sourceSets.getByName("commonMain"))
+                dependsOn.invoke(sourceSets.getByName("jvmMain"), shared)
+                project.dependencies.add("commonMainImplementation", "org.jetbrains.compose.runtime:runtime:1.7.3")
+                project.dependencies.add("commonMainImplementation", "org.jetbrains.kotlinx:kotlinx-serialization-json:$serializationVersion")
+                project.dependencies.add("jvmMainImplementation", "org.apache.commons:commons-text:1.13.0")
+            }
+        }
+    }
+    return root
+}
+
 private fun report(name: String, anyProject: Project, path: String, sourceSet: String) {
     val gradle = anyProject.gradle
     val target = anyProject.rootProject.project(path)
@@ -92,9 +140,19 @@ private fun report(name: String, anyProject: Project, path: String, sourceSet: S
         anyProject.rootProject.allprojects { (this as ProjectInternal).evaluate() }
         registered.add(gradle)
     }
-    val task = target.tasks.getByName("resolveReplEnvironment")
     println("=== $name")
-    task.actions.forEach { it.execute(task) }
+    // A refusal is a model's expected answer: printed as its block's error line, the other models still run.
+    try {
+        val task = target.tasks.getByName("resolveReplEnvironment")
+        // What Gradle would run first (TaskDependency.getDependencies resolves the task's dependsOn, Callables and
+        // file collections' builders included), printed for the tests to check.
+        task.taskDependencies.getDependencies(task).map { it.path }.sorted().forEach { println("dependsOn=$it") }
+        task.actions.forEach { it.execute(task) }
+    } catch (e: Exception) {
+        var cause: Throwable = e
+        while (cause !is org.gradle.api.GradleException && cause.cause != null) cause = cause.cause!!
+        println("error=${cause.message}")
+    }
     println("=== end $name")
 }
 

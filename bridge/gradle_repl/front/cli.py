@@ -21,7 +21,7 @@ __all__ = ["main", "settings_for"]
 def _project_arguments(parser: argparse.ArgumentParser, *, root_optional: bool) -> None:
     parser.add_argument("project_root", nargs="?" if root_optional else None, default=".", help="project directory")
     parser.add_argument("--project", default=":", help="Gradle project path (:app) or Maven module (default :)")
-    parser.add_argument("--source-set", default="main", help="source set (default main)")
+    parser.add_argument("--source-set", default="main", help="source set (default main); for Kotlin Multiplatform a JVM compilation such as jvmMain or desktopMain")
     parser.add_argument("--build-tool", choices=("auto", *(t.name for t in BUILD_TOOLS)), default="auto")
     parser.add_argument("-v", "--verbose", action="store_true", help="show the build tool's own output as it runs")
 

@@ -46,7 +46,11 @@ ProjectRoot = Annotated[str, Field(description="Absolute path of the Gradle or M
 ProjectPath = Annotated[
     str, Field(description="Gradle project path (':' for the root, ':app' for a subproject) or Maven module (dir or artifactId).")
 ]
-SourceSet = Annotated[str, Field(description="Source set whose classpath the snippet sees: 'main' or 'test' (or another Gradle source set).")]
+SourceSet = Annotated[
+    str,
+    Field(description="Source set whose classpath the snippet sees: 'main' or 'test', another Gradle source set, or a Kotlin "
+          "Multiplatform JVM compilation ('jvmMain', 'desktopMain', 'jvmTest'; 'main' when the project has one JVM target)."),
+]
 SessionId = Annotated[str, Field(description="Names the REPL session; calls with the same id share state.")]
 BuildToolArg = Annotated[
     BuildToolChoice,

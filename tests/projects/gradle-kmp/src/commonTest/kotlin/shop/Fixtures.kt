@@ -1,0 +1,5 @@
+package shop
+
+object Fixtures {
+    val tea = Item("tea", 250)
+}

@@ -1,0 +1,3 @@
+package shop
+
+actual fun platformName(): String = "JVM " + System.getProperty("java.specification.version")
