@@ -31,6 +31,9 @@ from gradle_repl.frames import WorkerOptions
 from gradle_repl.host.handle import WorkerHandle
 from gradle_repl.project.resolve import resolve_environment
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from kernel import KERNEL_VERSION, KernelJob, KernelResult, measure_kernel  # noqa: E402
+
 SAMPLE = Path(__file__).resolve().parents[1] / "sample-project"
 TRIVIAL = "1 + 1"
 CALL = 'sample.displayTitle(sample.classics.books.first().title)'
@@ -39,6 +42,11 @@ CLASS_30_LINES = "\n".join(
     + [f"    fun part{i}() = lines.sumOf {{ it.second }} * {i}" for i in range(27)]
     + ["}", 'Invoice(1, listOf("a" to 2)).part3()']
 )
+SNIPPETS = {"trivial expression": TRIVIAL, "30-line class": CLASS_30_LINES, "call into project": CALL}
+# The RSS rows: a fresh session, one snippet, then these 100.
+RSS_FIRST = "val warm = 1"
+RSS_SNIPPETS = [f"val v{i} = List(1000) {{ it * {i} }}.sum()" for i in range(100)]
+WARM_UP_RUNS = 20
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -107,8 +115,8 @@ async def mcp_measurements(runs: int) -> dict[str, object]:
         results["first session ever, first result (compiles the facade)"] = await call(TRIVIAL)
         # Steady state: the spare worker started after the first call warms up on the same two cores.
         await anyio.sleep(10)
-        for name, code in (("trivial expression", TRIVIAL), ("30-line class", CLASS_30_LINES), ("call into project", CALL)):
-            for _ in range(20):
+        for name, code in SNIPPETS.items():
+            for _ in range(WARM_UP_RUNS):
                 await call(code)
             results[name] = [await call(code) for _ in range(runs)]
         results["new session, first result"] = await call(TRIVIAL, session="fresh")
@@ -117,29 +125,103 @@ async def mcp_measurements(runs: int) -> dict[str, object]:
             sessions = json.loads((await client.call_tool("list_kotlin_sessions", {})).content[0].text)  # type: ignore[union-attr]
             return next(s["worker_rss_bytes"] for s in sessions if s["session_id"] == "rss")
 
-        await call("val warm = 1", session="rss")
+        await call(RSS_FIRST, session="rss")
         before = await rss()
-        for i in range(100):
-            await call(f"val v{i} = List(1000) {{ it * {i} }}.sum()", session="rss")
+        for code in RSS_SNIPPETS:
+            await call(code, session="rss")
         after = await rss()
         results["rss"] = (before, after)
     return results
 
 
-async def worker_start_seconds(env: ReplEnvironment, runs: int) -> dict[bool, float]:
-    """Spawn to 'ready' (JVM, compiler, warm-up snippet), with and without the class-data archive, alternating."""
+async def worker_start_seconds(env: ReplEnvironment, runs: int) -> tuple[dict[bool, float], float]:
+    """Spawn to 'ready' (JVM, compiler, warm-up snippet), with and without the class-data archive, alternating;
+    and with the archive, spawn to the first result of `1 + 1` (what a new session costs without a spare worker)."""
     archive = classdata.archive_path(env.java_home, env.repl_host_classpath)
     if archive is not None and not archive.exists():
         trainer = await WorkerHandle.launch(env, WorkerOptions(), label="bench-class-data", train_class_data=True)
         await trainer.transport.wait()
     times: dict[bool, list[float]] = {True: [], False: []}
+    first_results = []
     for _ in range(runs):
         for sharing in (True, False):
             started = time.monotonic()
             worker = await WorkerHandle.launch(env, WorkerOptions(class_data_sharing=sharing), label="bench-start")
             times[sharing].append(time.monotonic() - started)
+            if sharing:
+                assert (await worker.request(TRIVIAL, timeout_seconds=120)).result.type == "success"
+                first_results.append(time.monotonic() - started)
             await worker.stop()
-    return {sharing: statistics.median(samples) for sharing, samples in times.items()}
+    return {sharing: statistics.median(samples) for sharing, samples in times.items()}, statistics.median(first_results)
+
+
+IDLE_SESSIONS = 4
+# "Within a minute of idleness": the RSS the idle sessions hold this long after their last snippet.
+IDLE_SECONDS = 60.0
+IDLE_POLL_SECONDS = 5.0
+
+
+async def idle_memory_measurements(runs: int) -> dict[str, object]:
+    """Four sessions run the RSS snippets one after another, then sit idle: their total RSS busy (each session's
+    right after its last snippet) and IDLE_SECONDS after the last one, the warm latencies of the first session,
+    and each session's first snippet after the idle minute."""
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "gradle_repl", "serve", "--max-sessions", str(IDLE_SESSIONS), "--no-spare-worker"],
+        env=dict(os.environ),
+    )
+    args = {"projectRoot": str(SAMPLE), "buildTool": "maven"}
+    sessions = [f"idle{i}" for i in range(IDLE_SESSIONS)]
+    results: dict[str, object] = {}
+    async with Client(params, read_timeout_seconds=600) as client:
+        async def call(code: str, session: str) -> float:
+            started = time.monotonic()
+            result = await client.call_tool("run_kotlin_snippet", {**args, "code": code, "sessionId": session})
+            assert not result.is_error, result.content
+            return time.monotonic() - started
+
+        async def rss(among: list[str]) -> int:
+            listed = json.loads((await client.call_tool("list_kotlin_sessions", {})).content[0].text)  # type: ignore[union-attr]
+            return sum(s["worker_rss_bytes"] for s in listed if s["session_id"] in among)
+
+        busy = 0
+        for index, session in enumerate(sessions):
+            await call(RSS_FIRST, session)
+            for code in RSS_SNIPPETS:
+                await call(code, session)
+            if index == 0:  # warm latencies, on a session that has run the same 100 snippets as the others
+                for name, code in (("trivial expression", TRIVIAL), ("30-line class", CLASS_30_LINES)):
+                    for _ in range(WARM_UP_RUNS):
+                        await call(code, session)
+                    results[name] = [await call(code, session) for _ in range(runs)]
+            # Each session's busy figure right after its own work: the others run one after another.
+            busy += await rss([session])
+        results["busy"] = busy
+        idle_since = time.monotonic()
+        trace = []
+        while (idle := time.monotonic() - idle_since) < IDLE_SECONDS:
+            await anyio.sleep(min(IDLE_POLL_SECONDS, IDLE_SECONDS - idle))
+            trace.append(await rss(sessions))
+        results["idle"] = trace[-1]
+        results["trace"] = trace
+        results["first after idle"] = [await call(TRIVIAL, session) for session in sessions]
+    return results
+
+
+def idle_rows(measured: dict[str, object]) -> list[tuple[str, ...]]:
+    mb = lambda b: f"{b / 2**20:.0f} MB"  # noqa: E731
+    busy, idle = measured["busy"], measured["idle"]
+    assert isinstance(busy, int) and isinstance(idle, int)
+    rows: list[tuple[str, ...]] = [("measure", "gradle-repl", "goal")]
+    rows.append((f"{IDLE_SESSIONS} sessions' total RSS after {len(RSS_SNIPPETS)} snippets each, busy", mb(busy), "—"))
+    rows.append((f"the same, {IDLE_SECONDS:.0f} s after the last snippet", mb(idle), f"≤ 60% of busy: {'met' if idle <= 0.6 * busy else 'missed'} ({idle / busy:.0%})"))
+    for name in ("trivial expression", "30-line class"):
+        samples = measured[name]
+        assert isinstance(samples, list)
+        rows.append((f"warm {name} p50 / p95 (of {len(samples)}), first session", f"{ms(percentile(samples, 0.5))} / {ms(percentile(samples, 0.95))}", "—"))
+    first = measured["first after idle"]
+    assert isinstance(first, list)
+    rows.append(("first trivial snippet after the idle minute (p50 of the 4 sessions)", ms(statistics.median(first)), "—"))
+    return rows
 
 
 def generate_large_project(directory: Path, files: int) -> Path:
@@ -183,10 +265,25 @@ def main() -> None:
     parser.add_argument("--script-runs", type=int, default=3, help="runs of each alternative (default 3)")
     parser.add_argument("--large-files", type=int, default=5000, help="Kotlin files in the generated project (default 5000)")
     parser.add_argument("--large-only", action="store_true", help="only the generated large project against sample-project")
+    parser.add_argument("--no-kernel", action="store_true", help="leave out the Kotlin Jupyter kernel (K1 and K2)")
+    parser.add_argument("--idle-only", action="store_true", help="only the memory of four idle sessions")
+    parser.add_argument("--kernel-only", action="store_true", help="only gradle-repl's snippets against the Kotlin Jupyter kernel")
     options = parser.parse_args()
     cache = Path(tempfile.mkdtemp(prefix="gradle-repl-bench-"))
     os.environ["GRADLE_REPL_CACHE_DIR"] = str(cache)
 
+    if options.idle_only:
+        print_idle_table(options)
+        shutil.rmtree(cache, ignore_errors=True)
+        return
+    if options.kernel_only:
+        env = resolve_environment(SAMPLE, build_tool="maven", refresh=True).environment
+        mcp = anyio.run(mcp_measurements, options.runs)
+        _, first_result = anyio.run(worker_start_seconds, env, options.script_runs)
+        print(f"load average (1 min) at the end of the gradle-repl rows: {os.getloadavg()[0]:.2f}")
+        print_kernel_table(mcp, first_result, measure_kernels(env, options.runs))
+        shutil.rmtree(cache, ignore_errors=True)
+        return
     # The staleness check runs before every snippet: it must not grow with the project.
     large = generate_large_project(cache, options.large_files)
     started = time.monotonic()
@@ -230,7 +327,9 @@ def main() -> None:
         for name, code in (("trivial expression", TRIVIAL), ("30-line class", CLASS_30_LINES), ("call into project", CALL))
     }
     jshell = jshell_seconds(env, options.script_runs)
-    starts = anyio.run(worker_start_seconds, env, options.script_runs)
+    starts, first_result = anyio.run(worker_start_seconds, env, options.script_runs)
+    loads = os.getloadavg()
+    kernels = {} if options.no_kernel else measure_kernels(env, options.runs)
     shutil.rmtree(cache, ignore_errors=True)
 
     rows = [("measure", "gradle-repl", "alternative", "ratio")]
@@ -262,6 +361,31 @@ def main() -> None:
     rows.append(("worker RSS after 100 snippets", f"{after / 2**20:.0f} MB", "—", f"+{(after - before) / 100 / 1024:.0f} KB per snippet"))
     rows += [large_row, hit_row]
     _print_table(rows)
+    print(f"load average (1 min) at the end of the gradle-repl rows: {loads[0]:.2f}")
+    if kernels:
+        print_kernel_table(mcp, first_result, kernels)
+    print()
+    print_idle_table(options)
+
+
+def measure_kernels(env: ReplEnvironment, runs: int) -> dict[str, KernelResult]:
+    return {mode: measure_kernel(kernel_job(env, mode, runs)) for mode in ("K1", "K2")}
+
+
+def print_kernel_table(mcp: dict[str, object], first_result: float, kernels: dict[str, KernelResult]) -> None:
+    print()
+    _print_table(kernel_rows(mcp, first_result, kernels))
+    print(f"load average (1 min) after the kernels: {os.getloadavg()[0]:.2f}")
+    for mode, result in kernels.items():
+        print(f"kernel {mode}: logging off with {result.jvm_options}; its stdout/stderr held {result.log_bytes} bytes"
+              + (f" ({result.log_head.strip()[:200]!r})" if result.log_bytes else ""))
+
+
+def print_idle_table(options: argparse.Namespace) -> None:
+    measured = anyio.run(idle_memory_measurements, options.runs // 2)
+    _print_table(idle_rows(measured))
+    print(f"RSS every {IDLE_POLL_SECONDS:g} s while idle: {[round(b / 2**20) for b in measured['trace']]} MB; "  # type: ignore[union-attr]
+          f"load average (1 min) after: {os.getloadavg()[0]:.2f}")
 
 
 def _seconds(action: Callable[[], object]) -> float:
@@ -270,8 +394,8 @@ def _seconds(action: Callable[[], object]) -> float:
     return time.perf_counter() - started
 
 
-def _print_table(rows: list[tuple[str, str, str, str]]) -> None:
-    widths = [max(len(row[i]) for row in rows) for i in range(4)]
+def _print_table(rows: list[tuple[str, ...]]) -> None:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for index, row in enumerate(rows):
         print("| " + " | ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)) + " |")
         if index == 0:

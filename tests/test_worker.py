@@ -11,6 +11,7 @@ import pytest
 from PIL import Image
 
 from conftest import SyncWorker, running_worker
+from gradle_repl.settings import DEFAULTS
 from filerepository import file_repository
 from gradle_repl.environment import ReplEnvironment
 
@@ -297,8 +298,15 @@ def test_a_nearly_full_heap_is_a_warning_once_per_step_and_passes_when_freed(sam
 
 
 def test_the_jvm_runs_c1_only_unless_full_jit_is_asked_for(sample_worker: SyncWorker):
+    """C1 only, with the code cache a tiered JVM gets, not C1-only's 48 MB (which the compiler's code overflows)."""
     arguments = sample_worker.value("java.lang.management.ManagementFactory.getRuntimeMXBean().inputArguments.joinToString(\" \")")
     assert "-XX:TieredStopAtLevel=1" in arguments and "-XX:+UseSerialGC" in arguments
+    assert f"-XX:ReservedCodeCacheSize={DEFAULTS.code_cache_mb}m" in arguments, arguments
+    reserved = sample_worker.value(
+        "java.lang.management.ManagementFactory.getMemoryPoolMXBeans().filter { it.name.startsWith(\"CodeHeap\") || it.name == \"CodeCache\" }"
+        ".sumOf { it.usage.max } / (1024 * 1024)"
+    )
+    assert int(reserved) >= DEFAULTS.code_cache_mb - 8, reserved
 
 
 def test_frameworks_find_the_projects_classes_and_services_through_the_context_class_loader(sample_worker: SyncWorker):

@@ -77,6 +77,7 @@ class WorkerOptions(BaseModel):
     frame_limit_bytes: int = Field(default=DEFAULT_FRAME_LIMIT_BYTES, ge=1_000)
     class_data_sharing: bool = Field(default=DEFAULTS.class_data_sharing, description="map the JDK's archive of the compiler's classes (see classdata)")
     full_jit: bool = Field(default=DEFAULTS.full_jit, description="C2 as well as C1: slower starts, faster long-running snippet code")
+    code_cache_mb: int = Field(default=DEFAULTS.code_cache_mb, ge=16, description="the JVM's code cache (-XX:ReservedCodeCacheSize)")
 
 
 class StartRequest(BaseModel):
@@ -87,6 +88,7 @@ class StartRequest(BaseModel):
     frame_limit_bytes: int = DEFAULT_FRAME_LIMIT_BYTES
     class_data_sharing: bool = DEFAULTS.class_data_sharing
     full_jit: bool = DEFAULTS.full_jit
+    code_cache_mb: int = DEFAULTS.code_cache_mb
     # A training worker writes the class-data archive once ready, then exits: it never runs snippets.
     train_class_data: bool = False
 

@@ -30,6 +30,11 @@ class Settings(BaseModel):
     frame_limit_bytes: int = Field(default=200_000, ge=1_000)
     class_data_sharing: bool = Field(default=True, description="start JVMs from (and write) the archive of the compiler's classes")
     full_jit: bool = Field(default=False, description="C2 as well as C1: slower starts, faster long-running snippet code")
+    # C1 alone gets the JVM's non-tiered code cache, 48 MB; the compiler's code fills ~43 MB of it within a few
+    # dozen snippets, and from then on the sweeper evicts compiled methods that the JIT compiles again: every
+    # ~10th declaration paid 0.4 s of JIT (p95 of a 30-line class 939 → 251 ms with 240 MB, bench/README.md).
+    # 240 MB is what a tiered JVM (and so the Kotlin Jupyter kernel) reserves; only what is used is committed.
+    code_cache_mb: int = Field(default=240, ge=16, description="the worker JVM's code cache (-XX:ReservedCodeCacheSize)")
 
     # --- sessions --------------------------------------------------------------------------------------------
     # Each live session holds a JVM of about 0.5 GB.

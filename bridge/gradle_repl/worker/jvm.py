@@ -12,6 +12,7 @@ import jpype
 from gradle_repl.worker.classdata import jdk_feature
 from gradle_repl.errors import JvmNotFound
 from gradle_repl.paths import log_dir
+from gradle_repl.settings import DEFAULTS
 
 __all__ = ["find_libjvm", "start_jvm", "jvm_is_exiting"]
 
@@ -38,7 +39,13 @@ def find_libjvm(java_home: str) -> Path:
 
 
 def start_jvm(
-    java_home: str, classpath: list[str], *, heap_mb: int, full_jit: bool = False, extra_options: Sequence[str] = ()
+    java_home: str,
+    classpath: list[str],
+    *,
+    heap_mb: int,
+    full_jit: bool = False,
+    code_cache_mb: int = DEFAULTS.code_cache_mb,
+    extra_options: Sequence[str] = (),
 ) -> None:
     """Starts the one JVM this process may ever have."""
     logs = log_dir()
@@ -57,6 +64,9 @@ def start_jvm(
         # C1 only, unless asked: the compiler's code is short-lived per snippet, and on few cores C2's
         # compile threads cost more than they return — starts ~30% faster, lower RSS (bench/README.md).
         *(() if full_jit else ("-XX:TieredStopAtLevel=1",)),
+        # The code cache C2 would get: C1-only's 48 MB default fills up, and evicted methods are compiled again
+        # (settings.py, code_cache_mb).
+        f"-XX:ReservedCodeCacheSize={code_cache_mb}m",
         # The exit guard (a security manager, see ExitGuard.kt) may be installed up to JDK 23; 24 has none.
         *(("-Djava.security.manager=allow",) if 12 <= (jdk_feature(java_home) or 0) < 24 else ()),
         *extra_options,
