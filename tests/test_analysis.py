@@ -145,6 +145,7 @@ def test_completion_knows_the_sessions_names_members_extensions_packages_and_imp
     assert _texts(local)[0] == "param"
     assert "while" in _texts(worker.complete("whi"))
     assert worker.complete('"not here numbers.').items == []
+    assert worker.complete("undefinedThing.co").items == []  # nothing is known of an unresolved receiver
     assert worker.describe() == before
     assert worker.value("twice(numbers.size)") == "6"
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -58,7 +59,8 @@ class Terminal:
 
 @pytest.fixture
 def tmux(tmp_path: Path) -> Iterator[str]:
-    socket = f"gradle-repl-test-{tmp_path.name}"
+    # The process id too: tmp_path's name repeats across concurrent runs, whose teardowns would kill each other's server.
+    socket = f"gradle-repl-test-{os.getpid()}-{tmp_path.name}"
     yield socket
     subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True)
 
@@ -91,6 +93,27 @@ def test_a_person_types_multiline_code_cancels_resets_quits_and_finds_their_hist
     at = term.mark()
     term.type(":check val checkedOnly = twice(x)")
     term.wait_for(r"Compiles; nothing was run\.", at)
+
+    at = term.mark()
+    term.keys("-l", "twi")
+    term.keys("Tab")  # one candidate: completed in place
+    term.wait_for(r"(?m)twice$", at)
+    term.keys("-l", "(x) + 1")
+    term.keys("Enter")
+    term.wait_for(r"43\s+// kotlin\.Int", at)
+    at = term.mark()
+    term.keys("-l", "x.toSh")
+    term.keys("Tab")
+    term.wait_for(r"(?m)x\.toShort$", at)
+    term.keys("C-c")  # the line is dropped and a fresh prompt follows
+    term.wait_for(r"x\.toShort\s*\nkotlin>", at)
+    at = term.mark()
+    term.keys("-l", "x.co")
+    term.keys("Tab")  # several: a menu of them, each with its signature
+    term.wait_for(r"coerceAtLeast\s+function fun", at)
+    term.wait_for(r"compareTo", at)
+    term.keys("C-c")  # the menu closes with the line
+    term.wait_for(r"x\.co\s*\nkotlin>\s*$", at)
 
     at = term.mark()
     term.type("sample.classics.books.first().author.name")

@@ -1,7 +1,8 @@
 """`gradle-repl repl`: an interactive Kotlin prompt inside a project, for people.
 
 One session, as the MCP tools have: the project's classes, dependencies and compiler plugins, state
-kept between inputs. Input continues over lines while a bracket, string or comment is open
+kept between inputs; Tab completes from the session's compiler (front/tab_completion.py). Input continues
+over lines while a bracket, string or comment is open
 (Esc then Enter submits regardless); history lives in the user data directory across runs. Ctrl-C at
 the prompt clears the line; during a snippet it cancels the snippet (the session keeps its state when
 the snippet stops on interruption, else it restarts and says so). Ctrl-D exits and stops the JVM.
@@ -29,6 +30,7 @@ from gradle_repl.host.handle import Reply
 from gradle_repl.host.manager import BuildToolChoice, SessionManager
 from gradle_repl.front.content import check_text
 from gradle_repl.front.kotlin_input import is_complete
+from gradle_repl.front.tab_completion import SessionCompleter, add_tab_bindings
 from gradle_repl.paths import data_dir
 from gradle_repl.project.resolve import resolve_environment
 from gradle_repl.settings import DEFAULTS
@@ -46,6 +48,7 @@ Kotlin snippets run in the project's JVM; declarations stay for later inputs.
   :reset    forget every declaration (a fresh JVM on the next input)
   :quit     leave (Ctrl-D does the same)
 Enter runs the input once brackets, strings and comments are closed; Esc then Enter runs it as is.
+Tab completes from the session (names, members after `x.`, extensions, packages, keywords); Tab again moves on.
 Ctrl-C clears the line, or cancels the running snippet."""
 
 
@@ -67,11 +70,14 @@ class TerminalOptions:
 
 def _key_bindings() -> KeyBindings:
     bindings = KeyBindings()
+    add_tab_bindings(bindings)
 
     @bindings.add("enter")
     def _(event: KeyPressEvent) -> None:
         buffer = event.current_buffer
-        if buffer.text.strip() == "" or buffer.text.lstrip().startswith(":") or is_complete(buffer.text):
+        if buffer.complete_state is not None and buffer.complete_state.current_completion is not None:
+            buffer.apply_completion(buffer.complete_state.current_completion)
+        elif buffer.text.strip() == "" or buffer.text.lstrip().startswith(":") or is_complete(buffer.text):
             buffer.validate_and_handle()
         else:
             buffer.insert_text("\n")
@@ -209,6 +215,8 @@ async def run_terminal(options: TerminalOptions, manager: SessionManager | None 
         history=FileHistory(str(history)),
         key_bindings=_key_bindings(),
         multiline=True,
+        completer=SessionCompleter(manager, options),
+        complete_while_typing=False,
         prompt_continuation=CONTINUATION,
     )
     try:

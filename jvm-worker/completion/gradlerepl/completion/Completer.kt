@@ -42,6 +42,7 @@ import org.jetbrains.kotlin.fir.symbols.impl.FirConstructorSymbol
 import org.jetbrains.kotlin.fir.symbols.impl.FirFunctionSymbol
 import org.jetbrains.kotlin.fir.symbols.impl.FirRegularClassSymbol
 import org.jetbrains.kotlin.fir.types.ConeClassLikeType
+import org.jetbrains.kotlin.fir.types.ConeErrorType
 import org.jetbrains.kotlin.fir.types.ConeKotlinType
 import org.jetbrains.kotlin.fir.types.ConeStarProjection
 import org.jetbrains.kotlin.fir.types.ConeTypeParameterType
@@ -178,6 +179,8 @@ private class Request(private val completer: Completer, private val defaultPacka
         if (receiver != null) {
             outcome.position = "member"
             val type = receiver.resolvedType.lowerBoundIfFlexible()
+            // A receiver the compiler could not resolve has no members to offer (and would pass every subtype check).
+            if (type is ConeErrorType) return
             members(type, session, scopeSession)
             extensions(type, session, file)
             return
