@@ -21,6 +21,7 @@ from gradle_repl.environment import ReplEnvironment
 from gradle_repl.project.resolve import resolve_environment
 from gradle_repl.frames import CheckResult, CompletionResult, DescriptionResult, SessionDescription, SuccessResult, WorkerOptions
 from gradle_repl.host.handle import Reply, WorkerHandle
+from ledger import FIELDS as LEDGER_FIELDS, Ledger
 from mavenjvm import maven_opts
 
 REPO = Path(__file__).resolve().parents[1]
@@ -64,7 +65,7 @@ def isolated_state(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """Environments and logs of a test run live in its own directories, so runs never see each other;
     content-addressed caches (compiled facades, fetched jars, class-data archives) are shared."""
     base = run_state_dir(tmp_path_factory)
-    saved = {k: os.environ.get(k) for k in ("GRADLE_REPL_CACHE_DIR", "GRADLE_REPL_LOG_DIR", "MAVEN_OPTS")}
+    saved = {k: os.environ.get(k) for k in ("GRADLE_REPL_CACHE_DIR", "GRADLE_REPL_LOG_DIR", "GRADLE_REPL_CONFIG_DIR", "MAVEN_OPTS")}
     # The suite's Maven builds are short compiles of small projects (mavenjvm.py: a JVM that starts ~30%
     # faster). A MAVEN_OPTS of the user's own is left as it is.
     if "MAVEN_OPTS" not in os.environ:
@@ -77,6 +78,8 @@ def isolated_state(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
         link_once(cache / name, shared)
     os.environ["GRADLE_REPL_CACHE_DIR"] = str(cache)
     os.environ["GRADLE_REPL_LOG_DIR"] = str(base / "logs")
+    # The HTTP server's token of a test run is the run's own, never the user's.
+    os.environ["GRADLE_REPL_CONFIG_DIR"] = str(base / "config")
     yield
     for key, value in saved.items():
         if value is None:
@@ -189,14 +192,12 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         session.exitstatus = 1
 
 
-LEDGER_FIELDS = ("faults_tried", "faults_survived", "bad_inputs_tried", "data_lost")
 # What the reliability suite tried, summed over this process and (under pytest-xdist) every worker.
 _ledger_totals = dict.fromkeys(LEDGER_FIELDS, 0)
 
 
 def _own_ledger() -> dict[str, int]:
-    module = __import__("sys").modules.get("test_reliability")
-    return {field: getattr(module.Ledger, field) for field in LEDGER_FIELDS} if module else dict.fromkeys(LEDGER_FIELDS, 0)
+    return {field: getattr(Ledger, field) for field in LEDGER_FIELDS}
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -211,9 +212,14 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # no
     for skipped in _required_but_skipped:
         terminalreporter.write_line(f"REQUIRED TEST SKIPPED (install what it needs; see the README): {skipped}", red=True)
     ledger = {field: _ledger_totals[field] + count for field, count in _own_ledger().items()}
-    if not (ledger["faults_tried"] or ledger["bad_inputs_tried"]):
-        return
-    terminalreporter.write_line(
-        f"reliability: faults tried {ledger['faults_tried']}, survived {ledger['faults_survived']}, "
-        f"bad inputs tried {ledger['bad_inputs_tried']}, data lost {ledger['data_lost']}"
-    )
+    if ledger["faults_tried"] or ledger["bad_inputs_tried"]:
+        terminalreporter.write_line(
+            f"reliability: faults tried {ledger['faults_tried']}, survived {ledger['faults_survived']}, "
+            f"bad inputs tried {ledger['bad_inputs_tried']}, data lost {ledger['data_lost']}"
+        )
+    if ledger["refused_tried"] or ledger["http_calls"]:
+        terminalreporter.write_line(
+            f"http: requests without the token or from a foreign host/origin {ledger['refused_tried']}, refused "
+            f"{ledger['refused_tried'] - ledger['refused_but_ran']} (nothing run); concurrent client calls "
+            f"{ledger['http_calls']}, answers not their own {ledger['http_calls_wrong']}"
+        )

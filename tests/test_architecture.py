@@ -16,7 +16,8 @@ ALLOWED = {
     "front": {"front", "host", "worker", "project"},
 }
 # The demo is an MCP client of the real server.
-MCP_SPEAKERS = {"front/server.py", "front/content.py", "front/demo.py"}
+# front/http.py serves the SDK's Streamable HTTP transport; front/remote.py is the shell's client of it.
+MCP_SPEAKERS = {"front/server.py", "front/content.py", "front/demo.py", "front/http.py", "front/remote.py"}
 
 
 def _layer(path: Path) -> str:
@@ -70,6 +71,6 @@ def test_only_the_front_ends_speak_mcp():
 def test_the_top_level_holds_only_the_base_and_the_entry_point():
     top = {p.name for p in PACKAGE.glob("*.py")}
     assert top == {
-        "__init__.py", "__main__.py", "environment.py", "errors.py", "frames.py", "paths.py", "progress.py",
+        "__init__.py", "__main__.py", "environment.py", "errors.py", "frames.py", "options.py", "paths.py", "progress.py",
         "resources.py", "settings.py", "stopping.py",
     }, top

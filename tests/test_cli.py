@@ -11,7 +11,9 @@ import pytest
 from conftest import SAMPLE_PROJECT
 from fakeworker import FakeLauncher, fake_resolver
 from gradle_repl.front import server
+from gradle_repl.front import cli
 from gradle_repl.front.cli import main
+from gradle_repl.options import SessionOptions
 from gradle_repl.host.manager import SessionManager
 from gradle_repl.settings import DEFAULTS, Settings
 
@@ -30,6 +32,22 @@ def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]):
     with pytest.raises(SystemExit) as exited:
         main(["eval"])
     assert exited.value.code == 2 and "usage: gradle-repl eval" in capsys.readouterr().err
+
+
+def test_http_flags_need_http_and_a_host_others_reach_needs_allow_remote(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
+    """--host/--port/--allow-remote without --http, a non-loopback --host without --allow-remote and eval with neither a
+    project nor --connect are usage errors (exit 2, nothing served); --http hands host and port to the server."""
+    served: list[tuple[Settings, bool]] = []
+    monkeypatch.setattr(server, "serve_http", lambda settings, allow_remote: served.append((settings, allow_remote)))
+    assert main(["serve", "--port", "9000"]) == 2 and "only apply with --http" in capsys.readouterr().err
+    assert main(["eval", "-e", "1"]) == 2 and "needs the project directory" in capsys.readouterr().err
+    monkeypatch.undo()
+    assert main(["serve", "--http", "--host", "0.0.0.0"]) == 2
+    assert "pass --allow-remote as well" in capsys.readouterr().err
+    monkeypatch.setattr(server, "serve_http", lambda settings, allow_remote: served.append((settings, allow_remote)))
+    assert main(["serve", "--http", "--host", "::1", "--port", "9000"]) == 0
+    assert served == [(DEFAULTS.model_copy(update={"http_host": "::1", "http_port": 9000}), False)]
+    assert served[0][0].http_url() == "http://[::1]:9000/mcp"
 
 
 def test_serve_runs_on_the_default_settings_and_each_flag_replaces_its_own(monkeypatch: pytest.MonkeyPatch):
@@ -120,3 +138,22 @@ def test_demo_prints_each_snippet_and_its_real_result():
     assert "Loan(title=dubliners, days=14)" in out
     assert "{Franz Kafka=1925.0, James Joyce=1914.0, Virginia Woolf=1931.0}" in out
     assert "Error: java.lang.IllegalStateException: a runtime error" in out
+
+
+def test_session_option_flags_become_the_sessions_options_and_bad_ones_are_refused(capsys: pytest.CaptureFixture[str]):
+    """--env/--env-source/--jvm-arg/--opt-in make the session options eval and repl start a session with (and the
+    same tool arguments over --connect); a malformed --env is a usage error, a refused flag a failure with its reason,
+    both before any build or JVM."""
+    args = cli._parser().parse_args(cli._flag_values_joined([
+        "eval", "--connect", "--session", "x", "-e", "1", "--env", "A=1", "--env", "B==2", "--env-source", "shell",
+        "--jvm-arg", "-Dk=v", "--opt-in", "kotlin.ExperimentalUnsignedTypes",
+    ]))
+    options = cli._session_options(args)
+    assert options == SessionOptions(env={"A": "1", "B": "=2"}, env_source="shell", jvm_args=("-Dk=v",), opt_in=("kotlin.ExperimentalUnsignedTypes",))
+    assert cli._option_arguments(options) == {
+        "env": {"A": "1", "B": "=2"}, "envSource": "shell", "jvmArgs": ["-Dk=v"], "optIn": ["kotlin.ExperimentalUnsignedTypes"],
+    }
+    assert cli._option_arguments(cli._session_options(cli._parser().parse_args(["eval", "p", "-e", "1"]))) == {}
+    assert main(["eval", ".", "--env", "NOEQUALS", "-e", "1"]) == 2 and "write NAME=VALUE" in capsys.readouterr().err
+    assert main(["eval", ".", "--jvm-arg", "-XX:+UseG1GC", "-e", "1"]) == 1
+    assert "serial collector" in capsys.readouterr().err

@@ -19,6 +19,7 @@ from gradle_repl.frames import ErrorResult, SuccessResult, WorkerOptions
 from gradle_repl.host import handle
 from gradle_repl.host.manager import SessionLimits, SessionManager
 from gradle_repl.host.notices import Notice
+from gradle_repl.options import SessionOptions
 from gradle_repl.settings import DEFAULTS, Settings
 
 pytestmark = pytest.mark.anyio
@@ -366,3 +367,25 @@ def test_the_settings_are_the_managers_limits_and_every_workers_options():
     assert m.worker_options == WorkerOptions(heap_mb=512, output_limit_bytes=5_000, frame_limit_bytes=2_000, class_data_sharing=False, full_jit=True)
     assert set(WorkerOptions.model_fields) <= set(Settings.model_fields)
     assert SessionLimits() == SessionLimits.from_settings(DEFAULTS)
+
+
+async def test_session_options_apply_from_the_first_call_and_a_change_restarts_the_session_saying_so():
+    """Options go to the session's worker; a later call without options, or with the same ones, keeps the worker; other
+    options restart it with a notice of kind options; the spare never serves a session with options."""
+    launcher = FakeLauncher()
+    m = manager(launcher, spare_worker=True)
+    await run(m, "1", "plain")  # a plain session starts, and a spare after it
+    assert len(launcher.spawned) == 2
+    chosen = SessionOptions(env={"MODE": "a"}, opt_in=("kotlin.ExperimentalUnsignedTypes",))
+    first = await m.run_snippet(session_id="s", project_root="/p", code="1", options=chosen)
+    assert len(launcher.spawned) == 3 and launcher.spawned[1].returncode is None, "the spare is not taken"
+    assert m.session_options("s") == chosen
+    kept = await m.run_snippet(session_id="s", project_root="/p", code="2")
+    same = await m.run_snippet(session_id="s", project_root="/p", code="3", options=chosen)
+    assert len(launcher.spawned) == 3 and kept.notices == () and same.notices == ()
+    changed = await m.run_snippet(session_id="s", project_root="/p", code="4", options=SessionOptions(env={"MODE": "b"}))
+    assert len(launcher.spawned) == 4 and m.session_options("s") == SessionOptions(env={"MODE": "b"})
+    (notice,) = changed.notices
+    assert notice.kind == "options" and "restarted with new session options (envSource inherit; env MODE=b)" in notice.text
+    assert first.notices == ()
+    await m.close_all()

@@ -20,20 +20,12 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from conftest import SAMPLE_PROJECT
+from ledger import Ledger
 from rawserver import RawServer, descendants, listening_sockets, rss_bytes, wait_for, wait_gone
 
 pytestmark = [pytest.mark.reliability, pytest.mark.jvm]
 
 PROJECT = str(SAMPLE_PROJECT)
-
-
-class Ledger:
-    """What the suite tried; printed at the end of the run (see conftest's terminal summary)."""
-
-    faults_tried = 0
-    faults_survived = 0
-    bad_inputs_tried = 0
-    data_lost = 0
 
 
 @pytest.fixture(scope="module")

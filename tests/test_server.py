@@ -419,6 +419,35 @@ async def test_complete_offers_what_fits_at_the_cursor_as_text_and_data(shared: 
 
 
 @jvm
+async def test_session_options_reach_the_jvm_and_describe_shows_them_masked(shared: Client):
+    """env (with envSource none: nothing of the server's), a system property and an opt-in reach the session's JVM and
+    compiler; describe shows them with a secret-like value masked; a flag that would break the worker is refused
+    before anything starts."""
+    client = shared
+    options = {"env": {"APP_MODE": "repl", "API_TOKEN": "s3cret"}, "envSource": "none", "jvmArgs": ["-Dapp.flag=on"],
+               "optIn": ["kotlin.ExperimentalUnsignedTypes"]}
+    seen = await run(client, 'listOf(System.getenv("APP_MODE"), System.getenv("PATH"), System.getProperty("app.flag"))',
+                     sessionId="optioned", **options)
+    assert seen.structured_content["value"] == "[repl, null, on]", text(seen)
+    opted = await run(client, "uintArrayOf(1u, 2u).sum()", sessionId="optioned")
+    plain = await run(client, "uintArrayOf(1u, 2u).sum()", sessionId=PLAIN)
+    assert opted.structured_content["diagnostics"] == [], opted.structured_content
+    assert any("opt-in" in d["message"] for d in plain.structured_content["diagnostics"]), plain.structured_content
+    described = await client.call_tool("describe_kotlin_session", {"sessionId": "optioned"})
+    assert described.structured_content["options"] == {
+        "env": {"API_TOKEN": "***", "APP_MODE": "repl"}, "envSource": "none", "jvmArgs": ["-Dapp.flag=on"],
+        "optIn": ["kotlin.ExperimentalUnsignedTypes"],
+    }
+    assert "Session options: envSource none; env API_TOKEN=*** APP_MODE=repl" in text(described) and "s3cret" not in text(described)
+    refused = await run(client, "1", sessionId="refused", jvmArgs=["-Xmx9g"])
+    assert refused.is_error and refused.structured_content["error"]["kind"] == "request"
+    assert "jvmArgs: '-Xmx9g' is refused: the heap cap is the server's (--heap-mb)" in text(refused)
+    listed = await client.call_tool("list_kotlin_sessions", {})
+    assert "refused" not in [s["session_id"] for s in listed.structured_content["sessions"]]
+    await client.call_tool("close_kotlin_session", {"sessionId": "optioned"})
+
+
+@jvm
 async def test_resolve_tool_summarises_the_environment(shared: Client):
     client = shared
     result = await client.call_tool("resolve_gradle_environment", {"projectRoot": PROJECT, "buildTool": "maven"})

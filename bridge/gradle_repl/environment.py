@@ -17,6 +17,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from gradle_repl.errors import EnvironmentIncomplete
+from gradle_repl.options import SessionOptions
 
 __all__ = ["MARKER", "DEPENDS_ON_UNAVAILABLE", "COMPOSE_PLUGIN_MISSING", "SKIKO_RUNTIME_MISSING", "BuildToolChoice", "BuildToolName", "ReplEnvironment", "is_plugin_jar", "marker_prefix", "new_nonce", "parse_markers"]
 
@@ -93,15 +94,22 @@ class ReplEnvironment(BaseModel):
     )
     build_inputs_hash: str = ""
     sources_stamp: float = Field(default=0.0, description="when the build compiled the sources it reports")
+    session_options: SessionOptions = Field(
+        default_factory=SessionOptions, description="what the session's first call chose (never part of a resolve)"
+    )
 
     def compiler_options(self) -> list[str]:
-        """The REPL compiler's options: plugins, their options, free args and the JVM target."""
+        """The REPL compiler's options: plugins, their options, free args, the JVM target and the session's opt-ins."""
         plugins = [f"-Xplugin={jar}" for jar in self.compiler_plugin_classpath if is_plugin_jar(jar)]
         options: list[str] = []
         for option in self.compiler_plugin_options:
             options += ["-P", option]
         target = ["-jvm-target", self.jvm_target] if self.jvm_target else []
-        return plugins + options + self.compiler_args + target
+        return plugins + options + self.compiler_args + target + self.session_options.compiler_options()
+
+    def with_options(self, options: SessionOptions) -> ReplEnvironment:
+        """This environment for a session with these options."""
+        return self if options == self.session_options else self.model_copy(update={"session_options": options})
 
     def has_compose_ui(self) -> bool:
         """Whether Compose UI for the JVM is on the runtime classpath (what renderComposable needs)."""

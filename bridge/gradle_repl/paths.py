@@ -1,4 +1,4 @@
-"""Where gradle-repl keeps caches and logs (platformdirs, overridable for tests)."""
+"""Where gradle-repl keeps caches, logs and its configuration (platformdirs, overridable for tests)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import platformdirs
 
-__all__ = ["cache_dir", "log_dir", "data_dir"]
+__all__ = ["cache_dir", "log_dir", "data_dir", "config_dir"]
 
 _APP = "gradle-repl"
 
@@ -27,3 +27,10 @@ def data_dir() -> Path:
     """What gradle-repl keeps for the user across runs (the terminal REPL's history)."""
     override = os.environ.get("GRADLE_REPL_DATA_DIR")
     return Path(override) if override else Path(platformdirs.user_data_dir(_APP))
+
+
+def config_dir() -> Path:
+    """What the user configures or keeps secret (the HTTP server's token): GRADLE_REPL_CONFIG_DIR, else the
+    platform's user config directory."""
+    override = os.environ.get("GRADLE_REPL_CONFIG_DIR")
+    return Path(override) if override else Path(platformdirs.user_config_dir(_APP))

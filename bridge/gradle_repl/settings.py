@@ -48,5 +48,18 @@ class Settings(BaseModel):
     # Write the JDK's class-data archive in the background when it is missing (worker/classdata.py).
     train_class_data: bool = True
 
+    # --- serve --http ----------------------------------------------------------------------------------------
+    # Loopback: only this machine's users reach it; anything else needs --allow-remote.
+    http_host: str = "127.0.0.1"
+    http_port: int = Field(default=8765, ge=0, le=65535, description="0 picks a free port (the URL printed says which)")
+    # A request body past this gets 413 before anything reads it: a snippet is at most 1 MB, which JSON escaping
+    # can grow a few times over.
+    http_max_body_bytes: int = Field(default=4 * 1024 * 1024, ge=64 * 1024)
+
+    def http_url(self, port: int | None = None) -> str:
+        """The MCP endpoint of `serve --http` with these settings (on port, when the server picked its own)."""
+        host = f"[{self.http_host}]" if ":" in self.http_host else self.http_host
+        return f"http://{host}:{self.http_port if port is None else port}/mcp"
+
 
 DEFAULTS = Settings()

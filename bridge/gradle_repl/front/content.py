@@ -14,17 +14,22 @@ from __future__ import annotations
 
 from mcp.types import CallToolResult, ImageContent, TextContent
 
+from gradle_repl.errors import GradleReplError
 from gradle_repl.frames import CheckResult, CompletionResult, DisplayFrame, ErrorResult, SnippetResult, StreamFrame, SuccessResult
 from gradle_repl.front.outputs import CodeCheck, CodeCompletions, SnippetError, SnippetRun, Wire
 from gradle_repl.host.handle import Analysis, Reply
 from gradle_repl.host.notices import Notice
+from gradle_repl.worker.report import Diagnostic, format_diagnostic
 
 __all__ = [
-    "reply_to_result", "error_result", "text_result", "snippet_run", "request_failed", "check_text", "check_to_result",
-    "completion_text", "completion_to_result", "check_failed", "completion_failed",
+    "CallToolResult", "as_text", "reply_to_result", "reply_from_result", "error_result", "text_result", "snippet_run",
+    "request_failed", "check_text", "check_to_result", "completion_text", "completion_to_result", "check_failed",
+    "completion_failed",
 ]
 
 Content = TextContent | ImageContent
+# HTML from a snippet is labelled text, never markup a client would render.
+_HTML_LABEL = "[html]\n"
 
 
 def _data(data: Wire | None) -> dict[str, object] | None:
@@ -49,7 +54,7 @@ def _display(frame: DisplayFrame) -> Content:
         return ImageContent(type="image", data=frame.data, mime_type=frame.mime)
     if frame.kind == "html":
         # HTML from a snippet is untrusted: it travels as labelled text, never rendered markup.
-        return TextContent(type="text", text=f"[html]\n{frame.data}")
+        return TextContent(type="text", text=f"{_HTML_LABEL}{frame.data}")
     return TextContent(type="text", text=frame.data)
 
 
@@ -194,3 +199,59 @@ def completion_to_result(analysis: Analysis) -> CallToolResult:
     return CallToolResult(
         content=[TextContent(type="text", text=text)], is_error=result.unavailable is not None, structured_content=_data(data)
     )
+
+
+_MIME = {"text": "text/plain", "markdown": "text/markdown", "html": "text/html"}
+
+
+def reply_from_result(result: CallToolResult, code: str) -> Reply:
+    """A run_kotlin_snippet result as the reply it was made from, for a front end that reaches the session through a
+    server (the shell's --connect): the data says what each content block is. What the text alone keeps and the data
+    does not (how stdout and stderr interleaved) comes back one stream after the other."""
+    data = SnippetRun.model_validate(result.structured_content or {})
+    if data.error is not None and data.error.kind == "request":
+        raise GradleReplError(data.error.message)
+    frames: list[StreamFrame | DisplayFrame] = [
+        StreamFrame(event=stream, data=text) for stream, text in (("stdout", data.stdout), ("stderr", data.stderr)) if text
+    ]
+    heap = next((n.text for n in data.notices if n.kind == "memory"), None)
+    notices = tuple(n for n in data.notices if n.kind != "memory")
+    warnings = [d for d in data.diagnostics if d.severity == "warning"]
+    common: dict[str, object] = {
+        "diagnostics": data.diagnostics, "heap_warning": heap, "truncated_bytes": data.truncated_bytes,
+        "duration_ms": data.duration_ms,
+    }
+    if data.error is not None:
+        error = data.error
+        texts = [format_diagnostic(Diagnostic("WARNING", d.message, d.line, d.column), code) for d in warnings]
+        failed = ErrorResult(
+            error_kind=error.kind, message=error.message, stack=error.stack, state_lost=error.state_lost,
+            compile_warnings=texts, **common,  # type: ignore[arg-type]
+        )
+        return Reply(tuple(frames), failed, notices)
+    blocks = list(result.content)
+    texts = [getattr(block, "text", "") for block in blocks[: len(warnings)]]
+    rest = blocks[len(warnings) + 1 :]  # the result's own text block
+    value: DisplayFrame | None = None
+    if data.value_kind == "image" and rest and isinstance(rest[0], ImageContent):
+        value = DisplayFrame(kind="image", mime=rest[0].mime_type, data=rest[0].data)
+        rest = rest[1:]
+    elif data.value_kind is not None and data.value is not None:
+        value = DisplayFrame(kind=data.value_kind, mime=_MIME[data.value_kind], data=data.value)
+    for block in rest[: data.display_count]:
+        if isinstance(block, ImageContent):
+            frames.append(DisplayFrame(kind="image", mime=block.mime_type, data=block.data))
+        elif block.text.startswith(_HTML_LABEL):
+            frames.append(DisplayFrame(kind="html", mime=_MIME["html"], data=block.text.removeprefix(_HTML_LABEL)))
+        else:  # markdown reads as its text, as the terminal shows it
+            frames.append(DisplayFrame(kind="text", mime=_MIME["text"], data=block.text))
+    succeeded = SuccessResult(value=value, value_type=data.value_type, compile_warnings=texts, **common)  # type: ignore[arg-type]
+    return Reply(tuple(frames), succeeded, notices)
+
+
+def as_text(result: CallToolResult) -> list[str]:
+    """A result's content blocks as a terminal prints them: text as it is, an image as its type and size."""
+    return [
+        block.text if isinstance(block, TextContent) else f"[{block.mime_type} image, {len(block.data) * 3 // 4} bytes]"  # type: ignore[union-attr]
+        for block in result.content
+    ]

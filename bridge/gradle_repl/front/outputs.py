@@ -7,7 +7,7 @@ stay as they are for clients that read text only. Names on the wire are camelCas
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
@@ -73,6 +73,9 @@ class SessionContents(Wire):
     imports: list[str] = Field(default_factory=list)
     libraries: list[str] = Field(default_factory=list, description="coordinates added with @file:DependsOn, in order")
     declarations: list[Declaration] = Field(default_factory=list, description="as the REPL resolves them now, oldest first")
+    options: dict[str, Any] = Field(
+        default_factory=dict, description="the session options it runs with (env, envSource, jvmArgs, optIn); secret-like values masked"
+    )
 
 
 class CodeCheck(Wire):

@@ -1,4 +1,4 @@
-"""The MCP server (stdio): thin tools over SessionManager and the resolver."""
+"""The MCP server (stdio, or Streamable HTTP through front/http.py): thin tools over SessionManager and the resolver."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import asyncio
 import atexit
 import inspect
 import json
+import logging
 import os
 import signal
 import time
@@ -27,9 +28,11 @@ from gradle_repl.frames import DisplayFrame, StreamFrame
 from gradle_repl.host.manager import BuildToolChoice, SessionManager
 from gradle_repl.project.process import refuse_new_builds, stop_all_builds
 from gradle_repl.project.resolve import resolve_environment
+from gradle_repl.host.handle import Reply
+from gradle_repl.options import EnvSource, SessionOptions, session_options
 from gradle_repl.settings import DEFAULTS, Settings
 
-__all__ = ["build_server", "serve", "KotlinTools"]
+__all__ = ["build_server", "serve", "serve_http", "KotlinTools"]
 
 # Build tools print hundreds of lines; progress notifications at most this often keep clients calm.
 PROGRESS_INTERVAL_SECONDS = 0.25
@@ -163,6 +166,22 @@ class KotlinTools:
             Field(description=f"Stop the snippet after this many seconds (default {DEFAULTS.snippet_timeout_seconds:g}).", gt=0, le=3600),
         ] = None,
         buildTool: BuildToolArg = "auto",
+        env: Annotated[
+            dict[str, str] | None, Field(description="Session option: environment variables for the session's JVM, over envSource's.")
+        ] = None,
+        envSource: Annotated[
+            EnvSource | None,
+            Field(description="Session option: the JVM's other variables: 'inherit' (the server's, the default), 'shell' "
+                  "(the user's login shell's: PATH, JAVA_HOME as in a terminal) or 'none'."),
+        ] = None,
+        jvmArgs: Annotated[
+            list[str] | None,
+            Field(description="Session option: system properties and JVM flags (-Dkey=value, --add-opens ...); flags that "
+                  "would break the session (heap, class path, GC choice, ...) are refused."),
+        ] = None,
+        optIn: Annotated[
+            list[str] | None, Field(description="Session option: annotation names the compiler opts in to (-opt-in), e.g. kotlin.ExperimentalUnsignedTypes.")
+        ] = None,
     ) -> Annotated[CallToolResult, SnippetRun]:
         """Run Kotlin code in a REPL session with the project's classes, dependencies, JDK and compiler plugins.
 
@@ -174,11 +193,19 @@ class KotlinTools:
         Compile errors, exceptions (with a stack trimmed to the snippet) and timeouts come back with isError.
         structuredContent has the same as data: value, valueType, error {kind, message, stack, stateLost},
         diagnostics with line/column, stdout, stderr, displayCount, notices {kind, text}.
+        Session options (env, envSource, jvmArgs, optIn) apply from a session's first call; given again later, the
+        same ones change nothing and other ones restart the session (the reply says so); left out, the session's stay.
         """
         where = _Where(sessionId, projectRoot, projectPath, sourceSet, buildTool)
-        return await _answered(ctx, lambda relay: self.manager.run_snippet(
-            **where.arguments(), code=code, timeout_seconds=timeoutSeconds, progress=relay, on_frame=relay.output,
-        ), reply_to_result, request_failed)
+
+        async def run(relay: _ProgressRelay) -> Reply:
+            options = session_options(env=env, env_source=envSource, jvm_args=jvmArgs, opt_in=optIn)
+            return await self.manager.run_snippet(
+                **where.arguments(), code=code, timeout_seconds=timeoutSeconds, progress=relay, on_frame=relay.output,
+                options=options,
+            )
+
+        return await _answered(ctx, run, reply_to_result, request_failed)
 
     async def check_kotlin_snippet(
         self,
@@ -259,11 +286,15 @@ class KotlinTools:
             description = await self.manager.describe(sessionId)
         except GradleReplError as error:
             return error_result(str(error))
+        options = self.manager.session_options(sessionId) or SessionOptions()
         contents = SessionContents(
             session_id=sessionId, imports=description.imports, libraries=description.libraries,
-            declarations=description.declarations,
+            declarations=description.declarations, options=options.shown(),
         )
-        return text_result(description.summary(sessionId), contents)
+        summary = description.summary(sessionId)
+        if not options.is_default():
+            summary += f"\nSession options: {options.summary()}"
+        return text_result(summary, contents)
 
     async def resolve_gradle_environment(
         self,
@@ -330,12 +361,17 @@ def _end_builds() -> None:
     stop_all_builds()
 
 
-def serve(settings: Settings = DEFAULTS) -> None:
-    """Runs the server on stdio until stdin closes or SIGTERM; workers never outlive it."""
+def _serving_manager(settings: Settings) -> SessionManager:
     manager = SessionManager.from_settings(settings, resolver=resolve_environment)
     # Last resort for exits that skip the lifespan's cleanup; workers also die with their parent.
     atexit.register(manager.kill_all_now)
     atexit.register(_end_builds)
+    return manager
+
+
+def serve(settings: Settings = DEFAULTS) -> None:
+    """Runs the server on stdio until stdin closes or SIGTERM; workers never outlive it."""
+    manager = _serving_manager(settings)
 
     def on_sigterm(signum: int, frame: object) -> None:
         # The stdio transport blocks in a reader thread that no exception reaches; stop the
@@ -350,3 +386,18 @@ def serve(settings: Settings = DEFAULTS) -> None:
     except KeyboardInterrupt:
         _end_builds()
         manager.kill_all_now()
+
+
+def serve_http(settings: Settings = DEFAULTS, *, allow_remote: bool = False) -> None:
+    """Runs the server over Streamable HTTP (front/http.py) until SIGTERM or Ctrl-C, which end it in order: the
+    lifespan closes every session and stops the builds; workers never outlive it."""
+    from gradle_repl.front import http
+    from gradle_repl.front.token import server_token
+
+    http.check_exposure(settings.http_host, allow_remote=allow_remote)
+    token = server_token()
+    manager = _serving_manager(settings)
+    server = build_server(manager)
+    # The transport's INFO lines (a line per client session) would bury what the server says on stderr.
+    logging.getLogger("mcp").setLevel(logging.WARNING)
+    http.serve_http(server, token=token, settings=settings, allow_remote=allow_remote)

@@ -18,19 +18,21 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Protocol, TextIO
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.history import FileHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 from gradle_repl.errors import GradleReplError
-from gradle_repl.frames import CheckResult, DisplayFrame, ErrorResult, StreamFrame
-from gradle_repl.host.handle import Reply
+from gradle_repl.frames import CheckResult, DisplayFrame, ErrorResult, SessionDescription, StreamFrame
+from gradle_repl.host.handle import Analysis, Reply
 from gradle_repl.host.manager import BuildToolChoice, SessionManager
+from gradle_repl.host.notices import Notice
 from gradle_repl.front.content import check_text
 from gradle_repl.front.kotlin_input import is_complete
 from gradle_repl.front.tab_completion import SessionCompleter, add_tab_bindings
+from gradle_repl.options import SessionOptions
 from gradle_repl.paths import data_dir
 from gradle_repl.project.resolve import resolve_environment
 from gradle_repl.settings import DEFAULTS
@@ -59,13 +61,33 @@ class TerminalOptions:
     source_set: str = "main"
     build_tool: BuildToolChoice = "auto"
     timeout_seconds: float = DEFAULTS.snippet_timeout_seconds
+    session_id: str = SESSION_ID
+    # Where the session lives when it isn't this process's (repl --connect), for the greeting.
+    server: str | None = None
+    session_options: SessionOptions | None = None
 
     def session(self) -> dict[str, Any]:
         """The arguments that name the terminal's session and its project, for the session manager."""
         return {
-            "session_id": SESSION_ID, "project_root": self.project_root, "project_path": self.project_path,
+            "session_id": self.session_id, "project_root": self.project_root, "project_path": self.project_path,
             "source_set": self.source_set, "build_tool": self.build_tool,
         }
+
+    def greeting(self) -> str:
+        where = f"session {self.session_id!r} of {self.server} ({self.project_root})" if self.server else self.project_root
+        return f"gradle-repl: Kotlin in {where} (:help for help, Ctrl-D to quit)"
+
+
+class Sessions(Protocol):
+    """What the prompt asks of the sessions: a SessionManager in this process, or a server's (front/remote.py)."""
+
+    async def open_session(self, **arguments: Any) -> tuple[Notice, ...]: ...
+    async def run_snippet(self, **arguments: Any) -> Reply: ...
+    async def check_snippet(self, **arguments: Any) -> Analysis: ...
+    async def complete_snippet(self, **arguments: Any) -> Analysis: ...
+    async def describe(self, session_id: str) -> SessionDescription: ...
+    async def reset(self, session_id: str) -> bool: ...
+    async def close_all(self) -> None: ...
 
 
 def _key_bindings() -> KeyBindings:
@@ -157,10 +179,11 @@ class _Printer:
             self.line(f"[output truncated: {result.truncated_bytes} bytes cut by the output limits]")
 
 
-async def _run_one(manager: SessionManager, options: TerminalOptions, code: str, printer: _Printer) -> None:
+async def _run_one(manager: Sessions, options: TerminalOptions, code: str, printer: _Printer) -> None:
     task = asyncio.ensure_future(
         manager.run_snippet(
             **options.session(), code=code, timeout_seconds=options.timeout_seconds, progress=printer.status,
+            options=options.session_options,
             on_frame=printer.frame,
         )
     )
@@ -179,7 +202,7 @@ async def _run_one(manager: SessionManager, options: TerminalOptions, code: str,
             loop.remove_signal_handler(signal.SIGINT)
 
 
-async def _check_one(manager: SessionManager, options: TerminalOptions, code: str, printer: _Printer) -> None:
+async def _check_one(manager: Sessions, options: TerminalOptions, code: str, printer: _Printer) -> None:
     if not code:
         printer.line("usage: :check CODE (compiles CODE against the session; nothing runs)")
         return
@@ -205,7 +228,7 @@ def _on_sigint(loop: asyncio.AbstractEventLoop, action: object) -> bool:
         return False
 
 
-async def run_terminal(options: TerminalOptions, manager: SessionManager | None = None, out: TextIO = sys.stdout) -> int:
+async def run_terminal(options: TerminalOptions, manager: Sessions | None = None, out: TextIO = sys.stdout) -> int:
     """The prompt loop; returns the exit code."""
     manager = manager or SessionManager.from_settings(DEFAULTS.model_copy(update={"spare_worker": False}), resolver=resolve_environment)
     printer = _Printer(out)
@@ -220,9 +243,9 @@ async def run_terminal(options: TerminalOptions, manager: SessionManager | None 
         prompt_continuation=CONTINUATION,
     )
     try:
-        printer.line(f"gradle-repl: Kotlin in {options.project_root} (:help for help, Ctrl-D to quit)")
+        printer.line(options.greeting())
         try:
-            for notice in await manager.open_session(**options.session(), progress=printer.status):
+            for notice in await manager.open_session(**options.session(), progress=printer.status, options=options.session_options):
                 printer.line(notice.text)
             printer.clear_status()
         except GradleReplError as error:
@@ -244,13 +267,13 @@ async def run_terminal(options: TerminalOptions, manager: SessionManager | None 
                 printer.line(HELP)
             elif command == ":session":
                 try:
-                    printer.line((await manager.describe(SESSION_ID)).summary(SESSION_ID))
+                    printer.line((await manager.describe(options.session_id)).summary(options.session_id))
                 except GradleReplError as error:
                     printer.line(f"[{error}]")
             elif command == ":check" or command.startswith(":check "):
                 await _check_one(manager, options, command.removeprefix(":check").strip(), printer)
             elif command == ":reset":
-                await manager.reset(SESSION_ID)
+                await manager.reset(options.session_id)
                 printer.line("[session reset: every declaration is gone]")
             elif command.startswith(":"):
                 printer.line(f"unknown command {command.split()[0]!r}; :help lists them")

@@ -8,7 +8,6 @@ fake workers that misbehave on cue, so session policy is tested in milliseconds.
 from __future__ import annotations
 
 import asyncio
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +17,7 @@ import psutil
 
 from gradle_repl.environment import ReplEnvironment
 from gradle_repl.host.logs import new_log_path
+from gradle_repl.host.session_env import process_environment
 
 __all__ = ["WorkerTransport", "WorkerLauncher", "SubprocessLauncher", "SubprocessTransport", "FRAME_READ_LIMIT", "Signal", "WorkerRole"]
 
@@ -163,7 +163,7 @@ class SubprocessLauncher:
                 stderr=log,
                 limit=FRAME_READ_LIMIT,
                 cwd=cwd,
-                env={**os.environ, _LOG_PATH_ENV: str(log_path)},
+                env={**process_environment(environment.session_options), _LOG_PATH_ENV: str(log_path)},
                 # A group of its own: Ctrl-C in the user's terminal (gradle-repl repl, or a client run
                 # in a shell) is for the host to handle; only the host stops a worker.
                 **_OWN_PROCESS_GROUP,

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Protocol
 
 from gradle_repl.environment import BuildToolChoice, ReplEnvironment
+from gradle_repl.options import SessionOptions
 from gradle_repl.errors import GradleReplError
 from gradle_repl.frames import ErrorResult, SessionDescription, WorkerOptions
 from gradle_repl.host.eviction import SessionEviction
@@ -27,6 +28,7 @@ from gradle_repl.host.libraries import library_annotations, replay_snippet
 from gradle_repl.host.launcher import SubprocessLauncher, WorkerLauncher
 from gradle_repl.host.limits import SessionLimits, worker_options as default_worker_options
 from gradle_repl.host.notices import Notice
+from gradle_repl.host.session_env import login_shell_environment
 from gradle_repl.host.sessions import Session, SessionInfo, SessionTable
 from gradle_repl.host.spare import SpareWorker
 from gradle_repl.host.spawned import SpawnedWorkers
@@ -116,9 +118,12 @@ class SessionManager:
         timeout_seconds: float | None = None,
         progress: Progress | None = None,
         on_frame: OnFrame | None = None,
+        options: SessionOptions | None = None,
     ) -> Reply:
+        """Runs code in the session. `options` apply from a session's first call; on a later call the same ones change
+        nothing, other ones restart the session (and say so), and none keep the session's."""
         _check_code(code)
-        async with self._entered(session_id, project_root, project_path, source_set, build_tool, progress) as (session, worker, notices):
+        async with self._entered(session_id, project_root, project_path, source_set, build_tool, progress, options) as (session, worker, notices):
             timeout = timeout_seconds if timeout_seconds is not None else self.limits.default_timeout_seconds
             reply = await worker.request(code, timeout_seconds=timeout, on_frame=on_frame, notices=notices)
             session.last_used = time.monotonic()
@@ -161,10 +166,11 @@ class SessionManager:
     @asynccontextmanager
     async def _entered(
         self, session_id: str, project_root: str, project_path: str, source_set: str, build_tool: BuildToolChoice,
-        progress: Progress | None,
-    ) -> AsyncIterator[tuple[Session, WorkerHandle, list[str]]]:
-        """The project resolved, the session's lock held and its worker up: the session, its worker and the notices
-        owed to the caller."""
+        progress: Progress | None, options: SessionOptions | None = None,
+    ) -> AsyncIterator[tuple[Session, WorkerHandle, list[Notice]]]:
+        """The project resolved, the session's lock held and its worker up (with the options given, else the
+        session's own): the session, its worker and the notices owed to the caller."""
+        await _prepare(options)
         resolved = await self.resolve(
             project_root, project_path=project_path, source_set=source_set,
             build_tool=self._session_build_tool(session_id, project_root, build_tool), progress=progress,
@@ -172,7 +178,8 @@ class SessionManager:
         session = self._session(session_id)
         async with session.lock:
             notices = self._enter(session, resolved)
-            worker = await self._worker_for(session, resolved.environment, notices, progress)
+            environment = resolved.environment.with_options(_options_for(session, options))
+            worker = await self._worker_for(session, environment, notices, progress)
             yield session, worker, notices
 
     async def open_session(
@@ -184,10 +191,16 @@ class SessionManager:
         source_set: str = "main",
         build_tool: BuildToolChoice = "auto",
         progress: Progress | None = None,
+        options: SessionOptions | None = None,
     ) -> tuple[Notice, ...]:
         """Resolves the project and starts the session's JVM before its first snippet; returns what the user must know."""
-        async with self._entered(session_id, project_root, project_path, source_set, build_tool, progress) as (_, _, notices):
+        async with self._entered(session_id, project_root, project_path, source_set, build_tool, progress, options) as (_, _, notices):
             return tuple(notices)
+
+    def session_options(self, session_id: str) -> SessionOptions | None:
+        """The options a live session runs with."""
+        session = self._sessions.get(session_id)
+        return session.environment.session_options if session is not None and session.environment is not None else None
 
     def _session(self, session_id: str) -> Session:
         return self._sessions.open(session_id)
@@ -225,6 +238,11 @@ class SessionManager:
         if worker is not None:
             if worker.lost_notice:
                 notices.append(Notice(kind="state_lost", text=worker.lost_notice))
+            elif session.environment is not None and session.environment.with_options(environment.session_options) == environment:
+                notices.append(Notice(kind="options", text=(
+                    f"[session {session.session_id!r} restarted with new session options ({environment.session_options.summary()}); "
+                    f"state from its {session.snippets_run} earlier snippet(s) is gone]"
+                )))
             elif session.environment != environment:
                 notices.append(Notice(kind="restarted", text=(
                     f"[session {session.session_id!r} restarted: the project's build or sources changed since its JVM "
@@ -269,8 +287,10 @@ class SessionManager:
             await worker.stop()
             raise GradleReplError(f"session {session.session_id!r} was closed while its JVM started")
         session.worker, session.environment, session.snippets_run = worker, environment, 0
-        self._spare.refill(environment)
-        self._training.start_if_missing(environment)
+        # The spare and the class-data trainer are for sessions as gradle-repl starts them: without a session's options.
+        plain = environment.with_options(SessionOptions())
+        self._spare.refill(plain)
+        self._training.start_if_missing(plain)
         if progress and worker.ready.facade_compiled:
             progress(f"compiled the jvm-worker facade for Kotlin {environment.kotlin_version} (cached from now on)")
         return worker
@@ -338,6 +358,20 @@ class SessionManager:
     def kill_all_now(self) -> None:
         """Stops every worker without an event loop (signal handlers, interpreter exit)."""
         self._workers.kill_all_now()
+
+
+def _options_for(session: Session, given: SessionOptions | None) -> SessionOptions:
+    """The options a call runs the session with: the ones given, else the session's own."""
+    if given is not None:
+        return given
+    return session.environment.session_options if session.environment is not None else SessionOptions()
+
+
+async def _prepare(options: SessionOptions | None) -> None:
+    """Reads the login shell's variables (once per server) off the event loop, so a slow or broken profile is one
+    clear error before anything starts."""
+    if options is not None and options.env_source == "shell":
+        await asyncio.to_thread(login_shell_environment)
 
 
 def _check_code(code: str) -> None:

@@ -85,7 +85,7 @@ def boot(request: StartRequest) -> tuple[ReplSession, ReadyFrame, ClassDataUse]:
     start_jvm(
         env.java_home, [*env.repl_host_classpath, *annotations],
         heap_mb=request.heap_mb, full_jit=request.full_jit, code_cache_mb=request.code_cache_mb,
-        extra_options=class_data.jvm_options(),
+        extra_options=[*class_data.jvm_options(), *env.session_options.jvm_args],
     )
     facade_jar, compiled = build_facade(env.kotlin_version, env.repl_host_classpath)
     # Why @file:DependsOn can't be used in this session; None when it can.

@@ -1,0 +1,96 @@
+"""Session options: what a call may choose, what is refused and why, how describe shows them, and the variables a
+worker process starts with (a real login shell for envSource 'shell')."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from gradle_repl.errors import GradleReplError
+from gradle_repl.host import session_env
+from gradle_repl.options import SessionOptions, session_options
+
+
+def given(**arguments: object) -> SessionOptions | None:
+    return session_options(**{"env": None, "env_source": None, "jvm_args": None, "opt_in": None, **arguments})  # type: ignore[arg-type]
+
+
+def test_no_option_given_keeps_the_sessions_and_any_given_replace_them_whole():
+    assert given() is None
+    assert given(opt_in=["kotlin.ExperimentalUnsignedTypes"]) == SessionOptions(opt_in=("kotlin.ExperimentalUnsignedTypes",))
+    assert given(env_source="none").env == {} and given(env_source="none").env_source == "none"
+
+
+@pytest.mark.parametrize(("flag", "why"), [
+    ("-Xmx8g", "--heap-mb"),
+    ("-cp", "class path is the REPL's"),
+    ("-Djava.class.path=/x", "class path is the REPL's"),
+    ("-version", "ends the JVM"),
+    ("-XX:+UseG1GC", "serial collector"),
+    ("-Xshare:off", "class-data sharing"),
+    ("-XX:+ExitOnOutOfMemoryError", "OutOfMemoryError itself"),
+    ("-Djava.security.manager=disallow", "exit guard"),
+    ("@flags.txt", "from a file"),
+    ("Dfoo=bar", "is not a JVM flag"),
+])
+def test_flags_that_would_break_the_worker_are_refused_saying_why(flag: str, why: str):
+    with pytest.raises(GradleReplError, match=f"jvmArgs: '{re.escape(flag)}'.*{why}"):
+        given(jvm_args=[flag])
+
+
+def test_ordinary_flags_names_and_variables_are_accepted_and_bad_ones_named():
+    options = given(
+        jvm_args=["-Dapp.mode=repl", "--add-opens=java.base/java.lang=ALL-UNNAMED", "-Xss8m", "-XX:+UnlockDiagnosticVMOptions"],
+        opt_in=["kotlin.ExperimentalUnsignedTypes", "sample.Preview"], env={"APP_MODE": "repl"},
+    )
+    assert options is not None and options.compiler_options() == ["-opt-in=kotlin.ExperimentalUnsignedTypes", "-opt-in=sample.Preview"]
+    with pytest.raises(GradleReplError, match="optIn: 'not a name'"):
+        given(opt_in=["not a name"])
+    with pytest.raises(GradleReplError, match="env: '1BAD' is not a variable name"):
+        given(env={"1BAD": "x"})
+
+
+def test_describe_shows_secret_like_values_masked():
+    options = given(
+        env={"API_TOKEN": "t0p", "DB_PASSWORD": "pw", "AWS_SECRET_ACCESS_KEY": "k", "APP_MODE": "repl"},
+        jvm_args=["-Dservice.apiKey=abc", "-Dapp.mode=repl"],
+    )
+    assert options is not None
+    shown = options.shown()
+    assert shown["env"] == {"API_TOKEN": "***", "APP_MODE": "repl", "AWS_SECRET_ACCESS_KEY": "***", "DB_PASSWORD": "***"}
+    assert shown["jvmArgs"] == ["-Dservice.apiKey=***", "-Dapp.mode=repl"]
+    assert "t0p" not in options.summary() and "abc" not in options.summary() and "APP_MODE=repl" in options.summary()
+
+
+@pytest.fixture()
+def login_shell(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A real login shell (/bin/sh -l) whose profile is the test's; the per-server cache emptied before and after."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("SHELL", "/bin/sh")
+    session_env.login_shell_environment.cache_clear()
+    yield home / ".profile"
+    session_env.login_shell_environment.cache_clear()
+
+
+def test_the_worker_gets_the_servers_variables_the_shells_or_none_with_env_over_them(login_shell: Path, monkeypatch: pytest.MonkeyPatch):
+    login_shell.write_text("export FROM_PROFILE=profiled\nexport PATH=/opt/profiled/bin:$PATH\n")
+    monkeypatch.setenv("ONLY_IN_SERVER", "server")
+    inherited = session_env.process_environment(SessionOptions(env={"EXTRA": "1"}))
+    assert inherited["ONLY_IN_SERVER"] == "server" and inherited["EXTRA"] == "1" and "FROM_PROFILE" not in inherited
+    shell = session_env.process_environment(SessionOptions(env_source="shell", env={"FROM_PROFILE": "overridden"}))
+    assert shell["FROM_PROFILE"] == "overridden" and shell["PATH"].startswith("/opt/profiled/bin:") and "ONLY_IN_SERVER" not in shell
+    assert shell["GRADLE_REPL_CACHE_DIR"] == os.environ["GRADLE_REPL_CACHE_DIR"]  # gradle-repl's own always pass
+    nothing = session_env.process_environment(SessionOptions(env_source="none", env={"ONLY": "this"}))
+    assert {k for k in nothing if not k.startswith("GRADLE_REPL_")} == {"ONLY"}
+
+
+def test_a_login_shell_that_hangs_is_a_clear_error(login_shell: Path, monkeypatch: pytest.MonkeyPatch):
+    login_shell.write_text("read answer\nsleep 30\n")
+    monkeypatch.setattr(session_env, "SHELL_TIMEOUT_SECONDS", 0.5)
+    with pytest.raises(GradleReplError, match=r"/bin/sh -l did not finish within 0.5 s"):
+        session_env.login_shell_environment()

@@ -1,0 +1,53 @@
+"""The HTTP server's bearer token: made once, private to its owner, overridable, compared in constant time."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from gradle_repl.errors import GradleReplError
+from gradle_repl.front import token as tokens
+
+
+@pytest.fixture()
+def config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("GRADLE_REPL_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.delenv(tokens.TOKEN_ENV, raising=False)
+    return tmp_path / "config"
+
+
+def test_a_token_is_made_once_with_mode_0600_and_at_least_128_bits(config: Path):
+    first = tokens.server_token()
+    again = tokens.server_token()
+    path = config / "token"
+    assert first.value == again.value and first.source == again.source == str(path)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    # token_urlsafe(32): 43 characters of 6 bits each.
+    assert len(first.value) >= 43 and first.value not in repr(first)
+
+
+def test_the_environment_variable_wins_and_a_short_one_is_refused(config: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv(tokens.TOKEN_ENV, "a-token-set-by-hand-1234")
+    given = tokens.server_token()
+    assert given.value == "a-token-set-by-hand-1234" and tokens.TOKEN_ENV in given.source
+    assert not (config / "token").exists()
+    monkeypatch.setenv(tokens.TOKEN_ENV, "short")
+    with pytest.raises(GradleReplError, match="at least 16"):
+        tokens.server_token()
+
+
+def test_a_token_file_others_could_read_is_made_private(config: Path):
+    value = tokens.server_token().value
+    path = config / "token"
+    os.chmod(path, 0o644)
+    assert tokens.server_token().value == value
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+
+
+def test_matches_only_the_exact_token():
+    assert tokens.matches("abc-secret-token", "abc-secret-token")
+    for wrong in ("", "abc-secret-toke", "abc-secret-tokenX", "ABC-secret-token", "\udc80"):
+        assert not tokens.matches(wrong, "abc-secret-token"), wrong
