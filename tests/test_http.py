@@ -290,6 +290,9 @@ async def test_a_person_at_repl_connect_continues_what_an_agent_built_and_leaves
             term.type("agentBuilt.uppercase()")
             term.wait_for(r"BY THE AGENT\s+// kotlin\.String", at)
             at = term.mark()
+            term.type(":check agentBuilt.lenght")  # checked in the server's session: nothing runs
+            term.wait_for(r"Error: 1 error\(s\); nothing was run\.", at)
+            at = term.mark()
             term.type("val personTyped = agentBuilt.length")
             term.type(":session")
             term.wait_for(r"val personTyped: kotlin\.Int = 12", at)
