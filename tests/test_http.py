@@ -272,8 +272,8 @@ def _free_port() -> int:
 
 
 async def test_a_person_at_repl_connect_continues_what_an_agent_built_and_leaves_it_running(server: HttpServer, tmp_path: Path):
-    """The agent declares, the person at `repl --connect` uses it and declares more, the agent sees that; quitting
-    the prompt leaves the session live for the agent."""
+    """The agent declares, the person at `repl --connect` completes and checks against it (Tab, :check), uses it and
+    declares more, the agent sees that; quitting the prompt leaves the session live for the agent."""
     from test_terminal import GRADLE_REPL, Terminal
 
     async with sdk_client(server) as agent:
@@ -287,7 +287,11 @@ async def test_a_person_at_repl_connect_continues_what_an_agent_built_and_leaves
             term.wait_for(rf"Kotlin in session '{MAIN}' of {server.url}", seconds=60)
             term.wait_for(r"(?m)^kotlin>")
             at = term.mark()
-            term.type("agentBuilt.uppercase()")
+            term.keys("-l", "agentBu")
+            term.keys("Tab")  # completed from the server's session: one candidate, in place
+            term.wait_for(r"(?m)agentBuilt$", at)
+            term.keys("-l", ".uppercase()")
+            term.keys("Enter")
             term.wait_for(r"BY THE AGENT\s+// kotlin\.String", at)
             at = term.mark()
             term.type(":check agentBuilt.lenght")  # checked in the server's session: nothing runs
