@@ -368,6 +368,53 @@ def main() -> None:
     print_idle_table(options)
 
 
+def kernel_job(env: ReplEnvironment, mode: str, runs: int) -> KernelJob:
+    """The kernel gets the same JDK, the project's classes and libraries, and the same snippets."""
+    # The kernel brings its own Kotlin runtime; a second stdlib on its classpath would shadow it.
+    own = ("kotlin-stdlib", "kotlin-reflect", "kotlin-script-runtime", "annotations-13")
+    classpath = [p for p in env.classpath if not Path(p).name.startswith(own)]
+    return KernelJob(
+        mode=mode, java_home=env.java_home, classpath=classpath, first=TRIVIAL, snippets=SNIPPETS,
+        warmup=WARM_UP_RUNS, runs=runs, rss_first=RSS_FIRST, rss_snippets=RSS_SNIPPETS,
+    )
+
+
+def kernel_rows(mcp: dict[str, object], first_result: float, kernels: dict[str, KernelResult]) -> list[tuple[str, ...]]:
+    """gradle-repl against the kernel in both modes; each ratio is gradle-repl's figure over the kernel's."""
+    k1, k2 = kernels["K1"], kernels["K2"]
+    rows: list[tuple[str, ...]] = [(
+        "measure", "gradle-repl", f"Kotlin Jupyter {KERNEL_VERSION} K1", "K2", "ratio to K1", "ratio to K2", "goal",
+    )]
+
+    def row(measure: str, ours: float, one: float, two: float, show: Callable[[float], str], goal: str, limit: float | None, against: float) -> None:
+        verdict = "—" if limit is None else f"{goal}: {'met' if ours <= limit * against else 'missed'}"
+        rows.append((measure, show(ours), show(one), show(two), f"{ours / one:.2f}x", f"{ours / two:.2f}x", verdict))
+
+    for name in SNIPPETS:
+        ours_samples = mcp[name]
+        assert isinstance(ours_samples, list)
+        for label, q in (("p50", 0.5), ("p95", 0.95)):
+            ours = percentile(ours_samples, q)
+            one, two = (percentile(k.latencies[name], q) for k in (k1, k2))
+            measure = f"warm {name} {label} (of {len(ours_samples)})"
+            if name == "trivial expression" and label == "p50":
+                row(measure, ours, one, two, ms, "≤ 0.6x the better mode", 0.6, min(one, two))
+            elif name == "30-line class":
+                limit = 0.8 if label == "p50" else 1.0
+                row(measure, ours, one, two, ms, f"≤ {limit}x K2", limit, two)
+            else:
+                row(measure, ours, one, two, ms, "", None, two)
+    firsts = (k1.first_result_seconds, k2.first_result_seconds)
+    row("start to first result (ours: worker launch, no spare; p50)", first_result, *firsts, ms, "≤ 0.5x the better mode", 0.5, min(firsts))
+    spare = mcp["new session, first result"]
+    assert isinstance(spare, float)
+    row("start to first result, spare worker (new session over MCP)", spare, *firsts, ms, "", None, 0.0)
+    _, ours_rss = mcp["rss"]  # type: ignore[misc]
+    rss = (k1.rss_bytes[1], k2.rss_bytes[1])
+    row(f"JVM RSS after {len(RSS_SNIPPETS)} snippets", ours_rss, *rss, lambda b: f"{b / 2**20:.0f} MB", "≤ 0.5x the better mode", 0.5, min(rss))
+    return rows
+
+
 def measure_kernels(env: ReplEnvironment, runs: int) -> dict[str, KernelResult]:
     return {mode: measure_kernel(kernel_job(env, mode, runs)) for mode in ("K1", "K2")}
 
