@@ -13,17 +13,22 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
+import secrets
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import anyio
+import httpx2
 from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
 
 from gradle_repl.worker import classdata
 from gradle_repl.environment import ReplEnvironment
@@ -259,6 +264,57 @@ async def large_project_measurements(large: Path, runs: int) -> tuple[list[float
     return samples[SAMPLE], samples[large]
 
 
+@asynccontextmanager
+async def _http_client(token: str) -> AsyncIterator[Client]:
+    """`serve --http` on a free port, and the SDK's Streamable HTTP client of it."""
+    log = tempfile.NamedTemporaryFile(prefix="gradle-repl-http-", suffix=".log", delete=False)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "gradle_repl", "serve", "--http", "--port", "0"], stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL, stderr=log, env={**os.environ, "GRADLE_REPL_TOKEN": token},
+    )
+    try:
+        url = None
+        while url is None:
+            assert server.poll() is None, Path(log.name).read_text()
+            url = next(iter(re.findall(r"Streamable HTTP at (\S+)", Path(log.name).read_text())), None)
+            await anyio.sleep(0.05)
+        async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=httpx2.Timeout(30, read=600)) as http:
+            async with Client(streamable_http_client(url, http_client=http), read_timeout_seconds=600) as client:
+                yield client
+    finally:
+        server.terminate()
+        server.wait()
+        os.unlink(log.name)
+
+
+async def transport_measurements(runs: int) -> dict[str, list[float]]:
+    """A warm trivial snippet's round trip through the same server over stdio and over HTTP, one after the other."""
+    stdio = StdioServerParameters(command=sys.executable, args=["-m", "gradle_repl", "serve", "--no-spare-worker"], env=dict(os.environ))
+    results: dict[str, list[float]] = {}
+    for name, connect in (("stdio", lambda: Client(stdio, read_timeout_seconds=600)), ("HTTP", lambda: _http_client(secrets.token_urlsafe(32)))):
+        async with connect() as client:
+            async def call() -> float:
+                started = time.monotonic()
+                result = await client.call_tool("run_kotlin_snippet", {"projectRoot": str(SAMPLE), "buildTool": "maven", "code": TRIVIAL})
+                assert not result.is_error, result.content
+                return time.monotonic() - started
+
+            for _ in range(WARM_UP_RUNS):
+                await call()
+            results[name] = [await call() for _ in range(runs)]
+    return results
+
+
+def print_transport_table(runs: int) -> None:
+    measured = anyio.run(transport_measurements, runs)
+    stdio, http = (percentile(measured[name], 0.5) for name in ("stdio", "HTTP"))
+    _print_table([
+        ("measure", "over HTTP", "over stdio", "ratio"),
+        (f"warm snippet, trivial expression (p50 / p95 of {runs})", f"{ms(http)} / {ms(percentile(measured['HTTP'], 0.95))}",
+         f"{ms(stdio)} / {ms(percentile(measured['stdio'], 0.95))}", f"{http / stdio:.2f}x the time"),
+    ])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=60, help="warm runs per snippet kind (default 60)")
@@ -268,9 +324,15 @@ def main() -> None:
     parser.add_argument("--no-kernel", action="store_true", help="leave out the Kotlin Jupyter kernel (K1 and K2)")
     parser.add_argument("--idle-only", action="store_true", help="only the memory of four idle sessions")
     parser.add_argument("--kernel-only", action="store_true", help="only gradle-repl's snippets against the Kotlin Jupyter kernel")
+    parser.add_argument("--transport-only", action="store_true", help="only a warm snippet over HTTP against over stdio")
     options = parser.parse_args()
     cache = Path(tempfile.mkdtemp(prefix="gradle-repl-bench-"))
     os.environ["GRADLE_REPL_CACHE_DIR"] = str(cache)
+
+    if options.transport_only:
+        print_transport_table(options.runs)
+        shutil.rmtree(cache, ignore_errors=True)
+        return
 
     if options.idle_only:
         print_idle_table(options)

@@ -32,6 +32,27 @@ class Mutation:
 
 MUTATIONS = (
     Mutation(
+        "an HTTP call whose client went away keeps running",
+        "bridge/gradle_repl/front/http.py",
+        "                await self._cancel(scope, bytes(body))",
+        "                pass",
+        ("tests/test_http.py::test_a_client_that_goes_away_mid_snippet_has_its_snippet_cancelled_and_no_one_elses",),
+    ),
+    Mutation(
+        "the token compared as a prefix",
+        "bridge/gradle_repl/front/token.py",
+        '    return hmac.compare_digest(given.encode("utf-8", "surrogateescape"), expected.encode("utf-8"))',
+        "    return expected.startswith(given)",
+        ("tests/test_http.py::test_requests_without_the_right_token_get_401_and_run_nothing",),
+    ),
+    Mutation(
+        "session JVM flags dropped",
+        "bridge/gradle_repl/worker/boot.py",
+        "        extra_options=[*class_data.jvm_options(), *env.session_options.jvm_args],",
+        "        extra_options=class_data.jvm_options(),",
+        ("tests/test_server.py::test_session_options_reach_the_jvm_and_describe_shows_them_masked",),
+    ),
+    Mutation(
         "a cancel that never reaches the worker",
         "bridge/gradle_repl/host/handle.py",
         "            await self._transport.write(encode(CancelRequest(id=request_id)))",

@@ -1,6 +1,7 @@
 """The variables a session's worker process starts with, from its options: the server's own (inherit), the user's
 login shell's (shell, read once per server with a timeout), or none; then the session's `env` over them. gradle-repl's
-own `GRADLE_REPL_*` variables (where caches and logs are) always pass: the worker needs them, they are no user's."""
+own `GRADLE_REPL_*` variables (where caches and logs are) and Python's `PYTHON*` always pass: the worker process needs
+them to run at all."""
 
 from __future__ import annotations
 
@@ -17,7 +18,9 @@ __all__ = ["process_environment", "login_shell_environment", "SHELL_TIMEOUT_SECO
 
 # A login shell runs the user's profile scripts; one that takes longer than this is stuck (a prompt, a network mount).
 SHELL_TIMEOUT_SECONDS = 10.0
-_OWN_PREFIX = "GRADLE_REPL_"
+# The worker process's own needs, whatever the session chose: where gradle-repl keeps things, and how this Python
+# finds gradle-repl (PYTHONPATH, when it runs from a source tree).
+_OWN_PREFIXES = ("GRADLE_REPL_", "PYTHON")
 # What login(1) hands a login shell; its profile scripts set up the rest.
 _LOGIN_VARIABLES = ("HOME", "USER", "LOGNAME", "SHELL", "LANG", "LC_ALL", "TERM")
 
@@ -26,7 +29,7 @@ def process_environment(options: SessionOptions) -> dict[str, str]:
     if options.env_source == "inherit":
         base = dict(os.environ)
     else:
-        own = {name: value for name, value in os.environ.items() if name.startswith(_OWN_PREFIX)}
+        own = {name: value for name, value in os.environ.items() if name.startswith(_OWN_PREFIXES)}
         base = {**login_shell_environment(), **own} if options.env_source == "shell" else own
     return {**base, **options.env}
 
