@@ -81,6 +81,8 @@ def test_requests_without_the_right_token_get_401_and_run_nothing(server: HttpSe
         assert reply.status_code == 401, (name, reply.status_code, reply.text)
         assert reply.headers["www-authenticate"].startswith("Bearer") and "gradle-repl token" in reply.text
     assert not marker.exists()
+    # The server says where its token is, never the token.
+    assert f"bearer token from {os.environ['GRADLE_REPL_CONFIG_DIR']}/token" in server.stderr() and server.token not in server.stderr()
     own_token = server.post(call, own)
     assert own_token.status_code == 200 and marker.read_text() == "ran", own_token.text
 
