@@ -280,7 +280,7 @@ async def test_a_person_at_repl_connect_continues_what_an_agent_built_and_leaves
 
     async with sdk_client(server) as agent:
         await agent.call_tool("run_kotlin_snippet", run_in(MAIN, 'val agentBuilt = "by the agent"'))
-        socket_name = f"gradle-repl-test-{tmp_path.name}"
+        socket_name = f"gradle-repl-test-{os.getpid()}-{tmp_path.name}"  # unique across concurrent runs too
         try:
             term = Terminal(socket_name, "connected", (
                 f"GRADLE_REPL_CONFIG_DIR={os.environ['GRADLE_REPL_CONFIG_DIR']} GRADLE_REPL_DATA_DIR={tmp_path} "
