@@ -139,6 +139,91 @@ async def mcp_measurements(runs: int) -> dict[str, object]:
     return results
 
 
+# Check and completion (issue 25): the snippets a session holds before completions are timed, and the checks and
+# completions in a row whose effect on the worker's live heap is measured.
+SESSION_SNIPPETS = 50
+ANALYSIS_IN_A_ROW = 500
+COMPLETIONS = ["held3.ma", "sample.", "twice", "listOf(1).fi", "held7.", "Spot(1, 2).", "sample.classics.bo", "Str"]
+LIVE_HEAP = (
+    "System.gc(); System.gc()\n"
+    "java.lang.management.ManagementFactory.getMemoryMXBean().heapMemoryUsage.used"
+)
+
+
+async def analysis_measurements(runs: int) -> dict[str, object]:
+    """check_kotlin_snippet against run_kotlin_snippet on the same code, in one session; completion after
+    SESSION_SNIPPETS snippets; the live heap (after full collections) before and after ANALYSIS_IN_A_ROW checks and
+    completions."""
+    params = StdioServerParameters(command=sys.executable, args=["-m", "gradle_repl", "serve", "--no-spare-worker"], env=dict(os.environ))
+    args = {"projectRoot": str(SAMPLE), "buildTool": "maven", "sessionId": "analysis"}
+    results: dict[str, object] = {}
+    async with Client(params, read_timeout_seconds=600) as client:
+        async def call(tool: str, **arguments: object) -> tuple[float, object]:
+            started = time.monotonic()
+            result = await client.call_tool(tool, {**args, **arguments})
+            elapsed = time.monotonic() - started
+            assert not result.is_error, result.content
+            return elapsed, result
+
+        for name, code in SNIPPETS.items():
+            runs_of, checks_of = [], []
+            for index in range(WARM_UP_RUNS + runs):
+                run_seconds, _ = await call("run_kotlin_snippet", code=code)
+                check_seconds, _ = await call("check_kotlin_snippet", code=code)
+                if index >= WARM_UP_RUNS:
+                    runs_of.append(run_seconds)
+                    checks_of.append(check_seconds)
+            results[f"run {name}"], results[f"check {name}"] = runs_of, checks_of
+        await call("run_kotlin_snippet", code="import sample.*\nfun twice(x: Int) = 2 * x\ndata class Spot(val x: Int, val y: Int)")
+        for i in range(SESSION_SNIPPETS - 1):
+            await call("run_kotlin_snippet", code=f"val held{i} = listOf({i}, {i + 1})")
+        completions = []
+        for index in range(WARM_UP_RUNS + runs):
+            seconds, result = await call("complete_kotlin_snippet", code=COMPLETIONS[index % len(COMPLETIONS)])
+            assert result.structured_content["items"], (COMPLETIONS[index % len(COMPLETIONS)], result.content)  # type: ignore[attr-defined]
+            if index >= WARM_UP_RUNS:
+                completions.append(seconds)
+        results["completion"] = completions
+
+        async def live_heap() -> int:
+            _, result = await call("run_kotlin_snippet", code=LIVE_HEAP)
+            return int(result.structured_content["value"])  # type: ignore[attr-defined]
+
+        await live_heap()
+        before = await live_heap()
+        for index in range(ANALYSIS_IN_A_ROW):
+            if index % 2:
+                await call("complete_kotlin_snippet", code=COMPLETIONS[index % len(COMPLETIONS)])
+            else:
+                await call("check_kotlin_snippet", code=f"val checked{index} = held{index % 40}.map {{ it * {index} }}\nchecked{index}")
+        results["live heap"] = (before, await live_heap())
+    return results
+
+
+def analysis_rows(measured: dict[str, object]) -> list[tuple[str, ...]]:
+    rows: list[tuple[str, ...]] = [("measure", "gradle-repl", "alternative", "ratio")]
+    for name in SNIPPETS:
+        checks, runs = measured[f"check {name}"], measured[f"run {name}"]
+        assert isinstance(checks, list) and isinstance(runs, list)
+        check_p50, run_p50 = percentile(checks, 0.5), percentile(runs, 0.5)
+        rows.append((
+            f"check, {name} (p50 / p95 of {len(checks)})", f"{ms(check_p50)} / {ms(percentile(checks, 0.95))}",
+            f"run {ms(run_p50)}", f"{run_p50 / check_p50:.2f}x the run's speed",
+        ))
+    completions = measured["completion"]
+    assert isinstance(completions, list)
+    rows.append((
+        f"completion after {SESSION_SNIPPETS} snippets (p50 / p95 of {len(completions)})",
+        f"{ms(percentile(completions, 0.5))} / {ms(percentile(completions, 0.95))}", "—", "—",
+    ))
+    before, after = measured["live heap"]  # type: ignore[misc]
+    rows.append((
+        f"live heap after {ANALYSIS_IN_A_ROW} checks and completions", f"{after / 2**20:.0f} MB",
+        f"before {before / 2**20:.0f} MB", f"{(after - before) / 2**20:+.1f} MB",
+    ))
+    return rows
+
+
 async def worker_start_seconds(env: ReplEnvironment, runs: int) -> tuple[dict[bool, float], float]:
     """Spawn to 'ready' (JVM, compiler, warm-up snippet), with and without the class-data archive, alternating;
     and with the archive, spawn to the first result of `1 + 1` (what a new session costs without a spare worker)."""
@@ -325,12 +410,19 @@ def main() -> None:
     parser.add_argument("--idle-only", action="store_true", help="only the memory of four idle sessions")
     parser.add_argument("--kernel-only", action="store_true", help="only gradle-repl's snippets against the Kotlin Jupyter kernel")
     parser.add_argument("--transport-only", action="store_true", help="only a warm snippet over HTTP against over stdio")
+    parser.add_argument("--analysis-only", action="store_true", help="only check and completion against runs of the same code")
     options = parser.parse_args()
     cache = Path(tempfile.mkdtemp(prefix="gradle-repl-bench-"))
     os.environ["GRADLE_REPL_CACHE_DIR"] = str(cache)
 
     if options.transport_only:
         print_transport_table(options.runs)
+        shutil.rmtree(cache, ignore_errors=True)
+        return
+    if options.analysis_only:
+        resolve_environment(SAMPLE, build_tool="maven", refresh=True)
+        _print_table(analysis_rows(anyio.run(analysis_measurements, options.runs)))
+        print(f"load average (1 min) after: {os.getloadavg()[0]:.2f}")
         shutil.rmtree(cache, ignore_errors=True)
         return
 
@@ -426,6 +518,8 @@ def main() -> None:
     print(f"load average (1 min) at the end of the gradle-repl rows: {loads[0]:.2f}")
     if kernels:
         print_kernel_table(mcp, first_result, kernels)
+    print()
+    _print_table(analysis_rows(anyio.run(analysis_measurements, options.runs)))
     print()
     print_idle_table(options)
 

@@ -397,7 +397,9 @@ async def test_check_answers_without_running_and_only_errors_set_is_error(shared
     [diagnostic] = wrong.structured_content["diagnostics"]
     assert wrong.structured_content["ok"] is False
     assert (diagnostic["severity"], diagnostic["line"], diagnostic["column"]) == ("error", 2, 1)
-    assert text(await client.call_tool("describe_kotlin_session", {"sessionId": "checked"})) == before
+    library = await check(client, f"{COLLECTIONS}\n1", sessionId="checked")
+    assert not library.is_error and "warning: a check does not resolve @file:DependsOn" in text(library), text(library)
+    assert text(await client.call_tool("describe_kotlin_session", {"sessionId": "checked"})) == before  # no library either
     assert text(await run(client, "zero", sessionId="checked")).startswith("Error: error: Unresolved reference 'zero'")
 
 

@@ -1,5 +1,7 @@
 """Completion in a live session: the facade's completion add-on asks the K2 compiler what fits at the cursor; the
-session adds what it knows of its earlier snippets, and keywords, and ranks the lot.
+session adds what it knows of its earlier snippets, and keywords, and ranks the lot. The same add-on ends a check's
+compilation once the frontend's checkers are done (without it a check runs the JVM backend too, whose state the
+REPL keeps: ~2 MB a check).
 
 The add-on reads the compiler's FIR, whose API moves between Kotlin releases, so it is compiled for the session's
 Kotlin on the first completion (cached per version, like the facade) and loaded beside the facade. When it does
@@ -96,7 +98,9 @@ class SessionCompletion:
         self._completer: Any = None
         self.unavailable: str | None = None
 
-    def _load(self) -> Any:
+    def load(self) -> Any:
+        """The add-on's Completer, compiled and loaded on first use; None when this Kotlin can't have it. Once loaded it
+        also ends checks before the JVM backend (ReplDriver.analysis)."""
         if self._completer is None and self.unavailable is None:
             try:
                 jar, _ = build_completion_addon(self._kotlin_version, self._compile_classpath)
@@ -111,7 +115,7 @@ class SessionCompletion:
 
     def complete(self, code: str, cursor: int, source_name: str, earlier: list[Declaration]) -> CompletionResult:
         start = prefix_start(code, cursor)
-        completer = self._load()
+        completer = self.load()
         if completer is None:
             return CompletionResult(prefix_start=start, unavailable=self.unavailable)
         outcome = completer.complete(code, start, cursor, source_name, jpype.JArray(jpype.JString)(list(DEFAULT_PACKAGES)))

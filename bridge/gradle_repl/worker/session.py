@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gradle_repl.frames import (
-    AddedLibraries, CheckRequest, CheckResult, CompleteRequest, CompletionResult, DescribeRequest, DescriptionResult, ErrorResult,
+    AddedLibraries, CheckRequest, CheckResult, CodeDiagnostic, CompleteRequest, CompletionResult, DescribeRequest, DescriptionResult, ErrorResult,
     EvalRequest, StartRequest, SuccessResult,
 )
 from gradle_repl.worker.analysis import check_result
@@ -24,7 +24,14 @@ from gradle_repl.worker.plugin_hints import Hint
 from gradle_repl.worker.safety import jstr
 from gradle_repl.worker.snippet_names import SnippetCounter, users_number
 
-__all__ = ["Facade", "ReplSession"]
+__all__ = ["Facade", "ReplSession", "LIBRARIES_NOT_CHECKED"]
+
+# Said with a check of code naming a library: resolving it would add it to the session.
+_LIBRARIES_NOTE = (
+    "a check does not resolve @file:DependsOn (that would add the library to the session): run the snippet to add "
+    "it; until then, uses of the library may read as unresolved here"
+)
+LIBRARIES_NOT_CHECKED = CodeDiagnostic(severity="warning", message=_LIBRARIES_NOTE, text=f"warning: {_LIBRARIES_NOTE}")
 
 # How often the loop collects output while a snippet runs: short enough that ordering across
 # threads stays tight, long enough not to burn a core.
@@ -95,9 +102,12 @@ class ReplSession:
         started = time.monotonic()
         if (refused := self._refuse_libraries(request.code)) is not None:
             return refused.model_copy(update={"id": request.id})
+        self._completion.load()  # the analysis add-on ends the check before the backend, when this Kotlin has it
         running = self._snippets.check(request.code)
         running.join(0)  # Thread.join(0): until done; a compilation can't be interrupted, and always ends
         result = check_result(running.getOutcome(), request.code)
+        if isinstance(result, CheckResult) and self._facade.driver.namesLibraries(request.code):
+            result.diagnostics.append(LIBRARIES_NOT_CHECKED)
         return result.model_copy(update={"id": request.id, "duration_ms": int((time.monotonic() - started) * 1000)})
 
     def complete(self, request: CompleteRequest) -> CompletionResult | ErrorResult:

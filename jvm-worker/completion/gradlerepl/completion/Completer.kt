@@ -2,7 +2,17 @@
 
 package gradlerepl.completion
 
+import gradlerepl.host.AnalysisComplete
 import gradlerepl.host.ReplDriver
+import gradlerepl.host.StopBeforeBackend
+import org.jetbrains.kotlin.backend.common.extensions.IrGenerationExtension
+import org.jetbrains.kotlin.backend.common.extensions.IrPluginContext
+import org.jetbrains.kotlin.cli.common.fir.reportToMessageCollector
+import org.jetbrains.kotlin.diagnostics.impl.BaseDiagnosticsCollector
+import org.jetbrains.kotlin.fir.declarations.FirReplSnippet
+import org.jetbrains.kotlin.fir.types.FirResolvedTypeRef
+import org.jetbrains.kotlin.fir.types.renderReadableWithFqNames
+import org.jetbrains.kotlin.ir.declarations.IrModuleFragment
 import org.jetbrains.kotlin.com.intellij.openapi.project.Project
 import org.jetbrains.kotlin.diagnostics.DiagnosticReporter
 import org.jetbrains.kotlin.fir.FirElement
@@ -86,11 +96,32 @@ class CompletionOutcome {
  * between Kotlin releases; this add-on is compiled per Kotlin version, and when it doesn't compile the session
  * says completion is unavailable on that version.
  */
-class Completer(private val driver: ReplDriver) {
+class Completer(private val driver: ReplDriver) : StopBeforeBackend {
     @Volatile private var active: Request? = null
+    /** Set while a check compiles: its checker keeps the diagnostics and the value's type, its IR step ends it. */
+    @Volatile internal var checking: Check? = null
 
     init {
-        FirExtensionRegistrarAdapter.registerExtension(driver.compilerProject() as Project, Registrar(this))
+        val project = driver.compilerProject() as Project
+        FirExtensionRegistrarAdapter.registerExtension(project, Registrar(this))
+        IrGenerationExtension.registerExtension(project, EndCheck(this))
+        driver.analysis = this
+    }
+
+    override fun <T> beforeBackend(compilation: () -> T): T {
+        checking = Check()
+        try {
+            return compilation()
+        } finally {
+            checking = null
+        }
+    }
+
+    internal fun endCheck() {
+        val check = checking ?: return
+        val reporter = check.reporter ?: return
+        reporter.reportToMessageCollector(driver.messageCollector(), false)
+        throw AnalysisComplete(check.valueType)
     }
 
     /** Each package's top-level callables, read once: library packages don't change within a session. */
@@ -139,8 +170,44 @@ private class Checkers(session: FirSession, completer: Completer) : FirAdditiona
 private class Capture(private val completer: Completer) : FirFileChecker(MppCheckerKind.Common) {
     context(context: CheckerContext, reporter: DiagnosticReporter)
     override fun check(declaration: FirFile) {
+        completer.checking?.let { check ->
+            check.reporter = reporter as? BaseDiagnosticsCollector
+            check.valueType = resultType(declaration)
+        }
         completer.analyse(declaration, context.session, context.scopeSession)
     }
+}
+
+internal class Check {
+    @Volatile var reporter: BaseDiagnosticsCollector? = null
+    @Volatile var valueType: String? = null
+}
+
+/** IR generation starts only when the checkers found no error: a check ends there, before the backend. */
+private class EndCheck(private val completer: Completer) : IrGenerationExtension {
+    override fun generate(moduleFragment: IrModuleFragment, pluginContext: IrPluginContext) {
+        completer.endCheck()
+    }
+}
+
+/**
+ * The type of the snippet's value as the frontend resolved it: the snippet's result type (Kotlin 2.2's
+ * `FirReplSnippet.resultTypeRef`) or the type of its result property (2.3: a property of `snippetClass` whose source
+ * kind is `ReplResultField`).
+ * Read by name, so one source serves both shapes; Unit (no value) is null.
+ */
+private fun resultType(file: FirFile): String? {
+    val snippet = file.declarations.firstOrNull { it is FirReplSnippet } ?: return null
+    val type = try {
+        (snippet.javaClass.getMethod("getResultTypeRef").invoke(snippet) as? FirResolvedTypeRef)?.coneType
+    } catch (e: NoSuchMethodException) {
+        // 2.3 keeps the value in a property of the snippet's class whose source is the REPL's result field.
+        val snippetClass = snippet.javaClass.getMethod("getSnippetClass").invoke(snippet) as FirRegularClass
+        val result = snippetClass.declarations.filterIsInstance<FirProperty>().lastOrNull { "ReplResultField" in it.source?.kind.toString() }
+        (result?.returnTypeRef as? FirResolvedTypeRef)?.coneType
+    } ?: return null
+    val rendered = type.renderReadableWithFqNames()
+    return if (rendered == "kotlin.Unit") null else rendered
 }
 
 private class Request(private val completer: Completer, private val defaultPackages: List<FqName>, private val prefix: String) {

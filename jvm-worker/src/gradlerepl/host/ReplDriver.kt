@@ -21,6 +21,13 @@ import kotlin.script.experimental.jvm.baseClassLoader
 import kotlin.script.experimental.jvm.jvm
 import kotlin.script.experimental.jvm.updateClasspath
 
+/**
+ * Thrown by an analysis add-on once the compiler's frontend and checkers are done with no error, to end a check
+ * before the JVM backend: the REPL keeps part of every backend run's state for the session's life (measured: ~2 MB a
+ * compilation), which a check must not. The diagnostics are in the driver's message collector by then.
+ */
+class AnalysisComplete(@JvmField val valueType: String?) : RuntimeException("the check's analysis is complete", null, false, false)
+
 /** What one snippet came to; Python reads the fields through JPype. */
 class SnippetOutcome {
     @JvmField var diagnostics: List<ScriptDiagnostic> = emptyList()
@@ -114,7 +121,7 @@ class ReplDriver(
     /**
      * Compiles the code as the session's next snippet would be compiled, reports its diagnostics and the type of its
      * last expression, and then takes back everything the compilation recorded (CompilerMarks): nothing runs and the
-     * session is as it was. Libraries named with @file:DependsOn are not resolved.
+     * session is as it was. Libraries named with @file:DependsOn are not resolved (the annotations are blanked).
      * @param sourceName the name the next snippet would get, so diagnostics and types read as a run's would.
      */
     fun check(code: String, sourceName: String): RunningSnippet =
@@ -122,9 +129,17 @@ class ReplDriver(
 
     private fun checkSnippet(code: String, sourceName: String): SnippetOutcome {
         val outcome = SnippetOutcome()
+        // The REPL's script definition refines on @file:DependsOn whatever configuration a compilation is given: the
+        // annotations are blanked (positions kept), so a check never adds a library.
+        val code = if (libraries != null) withoutFileAnnotations(code) else code
         try {
             marks.untraced {
-                val linked = compile(code, sourceName, checkConfiguration, outcome) ?: return@untraced
+                val analysis = analysis
+                val linked = if (analysis != null) {
+                    analysis.beforeBackend { compile(code, sourceName, checkConfiguration, outcome) }
+                } else {
+                    compile(code, sourceName, checkConfiguration, outcome)
+                } ?: return@untraced
                 outcome.compiled = true
                 outcome.valueType = linked.get().resultField?.second?.typeName
             }
@@ -143,6 +158,12 @@ class ReplDriver(
         marks.untraced { outcome.compiled = compile(code, sourceName, checkConfiguration, outcome) != null }
         return outcome
     }
+
+    /** An add-on that can end a check's compilation before the backend (the completion add-on, once loaded). */
+    @Volatile var analysis: StopBeforeBackend? = null
+
+    /** The collector the REPL reports diagnostics to; an add-on ending a compilation early flushes them here. */
+    fun messageCollector(): ScriptDiagnosticsMessageCollector = messages
 
     /** The compiler's IntelliJ project, where compiler extensions are registered (an internal of the REPL state). */
     fun compilerProject(): Any {
@@ -171,6 +192,13 @@ class ReplDriver(
         } catch (t: Throwable) {
             outcome.diagnostics = messages.diagnostics.toList()
             if (outcome.diagnostics.any { it.severity >= ScriptDiagnostic.Severity.ERROR }) return null
+            // The compiler may wrap what an IR extension throws (2.3 does).
+            val complete = generateSequence(t) { it.cause.takeIf { cause -> cause !== it } }.take(10).firstOrNull { it is AnalysisComplete }
+            if (complete is AnalysisComplete) {
+                outcome.compiled = true
+                outcome.valueType = complete.valueType
+                return null
+            }
             throw t
         }
         outcome.diagnostics = (messages.diagnostics + compiled.reports).distinct()
@@ -293,6 +321,25 @@ class RunningSnippet {
 
 private val FILE_ANNOTATION = Regex("""^(\s*@file\s*:\s*)(DependsOn|Repository)\b""", RegexOption.MULTILINE)
 
+/** The code with each `@file:DependsOn(…)`/`@file:Repository(…)` blanked to spaces (line breaks kept). */
+private fun withoutFileAnnotations(code: String): String {
+    val chars = code.toCharArray()
+    for (match in FILE_ANNOTATION.findAll(code)) {
+        var end = match.range.last + 1
+        while (end < code.length && code[end].isWhitespace()) end++
+        if (end < code.length && code[end] == '(') {
+            var depth = 0
+            while (end < code.length) {
+                if (code[end] == '(') depth++
+                if (code[end] == ')' && --depth == 0) break
+                end++
+            }
+        }
+        for (k in match.range.first..minOf(end, code.length - 1)) if (chars[k] != '\n') chars[k] = ' '
+    }
+    return String(chars)
+}
+
 /** `@file:DependsOn(…)` as written, resolved without importing the annotation into every snippet. */
 private fun qualifyFileAnnotations(code: String): String =
     FILE_ANNOTATION.replace(code) { "${it.groupValues[1]}kotlin.script.experimental.dependencies.${it.groupValues[2]}" }
@@ -348,4 +395,9 @@ private fun valueClassNamed(name: String, snippetClass: Class<*>): Class<*>? {
         }
     }
     return null
+}
+
+/** Runs a compilation that ends with [AnalysisComplete] once analysed (see [ReplDriver.analysis]). */
+interface StopBeforeBackend {
+    fun <T> beforeBackend(compilation: () -> T): T
 }
