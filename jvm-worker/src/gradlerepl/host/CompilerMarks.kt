@@ -14,7 +14,11 @@ import org.jetbrains.kotlin.scripting.compiler.plugin.services.FirReplHistoryPro
  *   during body resolution; later snippets resolve earlier names through it, and 2.3.21 numbers snippets by it;
  * - `K2ReplCompilationState.lastCompiledSnippet` advances when it compiled.
  * The module data provider is an internal field of the state, reached by its JVM getter; the history set by its
- * field. If a Kotlin release moves them, [untraced] fails before compiling with a message naming what is missing,
+ * field. One more place holds a compilation's memory rather than its meaning: the Java enhancement cache shared by
+ * every snippet (`FirSharableJavaComponents.enhancementStorage`) keeps the Java members each compilation enhanced,
+ * keyed by symbols of that compilation's module, and with them its whole FIR session (found with JFR's old-object
+ * samples: ~1 MB a compilation that called into Java-backed library classes). Entries of a taken-back compilation's
+ * modules are removed; that part is best effort (by reflection, skipped when this Kotlin lays it out otherwise). If a Kotlin release moves them, [untraced] fails before compiling with a message naming what is missing,
  * and the session is untouched.
  */
 class CompilerMarks(private val state: K2ReplCompilationState, private val history: FirReplHistoryProviderImpl) {
@@ -39,6 +43,55 @@ class CompilerMarks(private val state: K2ReplCompilationState, private val histo
         return field.get(history) as MutableSet<Any?>
     }
 
+    /** The shared Java components: 2.2 keeps them on the state, 2.3 on its session factory context. */
+    private fun javaComponents(): Any? {
+        val getters = state.javaClass.methods.associateBy { it.name }
+        getters["getPredefinedJavaComponents\$kotlin_scripting_compiler"]?.let { return it.invoke(state) }
+        val context = getters["getSessionFactoryContext\$kotlin_scripting_compiler"]?.invoke(state) ?: return null
+        return context.javaClass.getMethod("getPredefinedJavaComponents").invoke(context)
+    }
+
+    private fun forgetEnhancements(modules: Set<Any>) {
+        if (modules.isEmpty()) return
+        try {
+            val components = javaComponents() ?: return
+            val storage = components.javaClass.getMethod("getEnhancementStorage").invoke(components) ?: return
+            val byOwner = mapIn(fieldValue(storage, "cacheByOwner")) ?: return
+            for (cache in byOwner.values.toList()) {
+                for (field in cache?.javaClass?.declaredFields.orEmpty()) {
+                    field.isAccessible = true
+                    val map = mapIn(field.get(cache)) ?: continue
+                    map.entries.removeIf { (key, value) -> moduleOf(key) in modules || moduleOf(value) in modules }
+                }
+            }
+        } catch (e: Exception) {
+            // Memory hygiene only: the check's answer and the session's state don't depend on it.
+        }
+    }
+
+    private fun fieldValue(owner: Any, name: String): Any? {
+        var type: Class<*>? = owner.javaClass
+        while (type != null) {
+            type.declaredFields.firstOrNull { it.name == name }?.let { it.isAccessible = true; return it.get(owner) }
+            type = type.superclass
+        }
+        return null
+    }
+
+    /** The map behind one of FIR's caches (`FirThreadUnsafeCache.map`, or a map itself). */
+    @Suppress("UNCHECKED_CAST")
+    private fun mapIn(cache: Any?): MutableMap<Any?, Any?>? =
+        (cache as? MutableMap<Any?, Any?>) ?: cache?.let { fieldValue(it, "map") as? MutableMap<Any?, Any?> }
+
+    /** The module data of a FIR symbol or declaration (by name: getFir, getModuleData), or null. */
+    private fun moduleOf(item: Any?): Any? {
+        if (item == null) return null
+        val methods = item.javaClass.methods
+        methods.firstOrNull { it.name == "getModuleData" && it.parameterCount == 0 }?.let { return runCatching { it.invoke(item) }.getOrNull() }
+        val fir = methods.firstOrNull { it.name == "getFir" && it.parameterCount == 0 }?.let { runCatching { it.invoke(item) }.getOrNull() } ?: return null
+        return fir.javaClass.methods.firstOrNull { it.name == "getModuleData" && it.parameterCount == 0 }?.let { runCatching { it.invoke(fir) }.getOrNull() }
+    }
+
     /** Runs [block] (a compilation) and then restores the state as it was before, however the block ended. */
     fun <T> untraced(block: () -> T): T {
         val modules = modules()
@@ -53,6 +106,9 @@ class CompilerMarks(private val state: K2ReplCompilationState, private val histo
             return block()
         } finally {
             state.lastCompiledSnippet = last
+            val added = java.util.Collections.newSetFromMap(java.util.IdentityHashMap<Any, Boolean>())
+            added.addAll(history.subList(moduleCount, history.size))
+            forgetEnhancements(added)
             while (history.size > moduleCount) history.removeAt(history.size - 1)
             paths.keys.retainAll(pathsBefore)
             snippets.retainAll(snippetsBefore.toSet())
