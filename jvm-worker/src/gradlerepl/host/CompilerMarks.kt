@@ -83,13 +83,19 @@ class CompilerMarks(private val state: K2ReplCompilationState, private val histo
     private fun mapIn(cache: Any?): MutableMap<Any?, Any?>? =
         (cache as? MutableMap<Any?, Any?>) ?: cache?.let { fieldValue(it, "map") as? MutableMap<Any?, Any?> }
 
+    // Per class: how to read an item's module data (getModuleData, or getFir then getModuleData), looked up once.
+    private val moduleGetters = HashMap<Class<*>, java.lang.reflect.Method?>()
+    private val firGetters = HashMap<Class<*>, java.lang.reflect.Method?>()
+
+    private fun getter(cache: HashMap<Class<*>, java.lang.reflect.Method?>, type: Class<*>, name: String) =
+        cache.getOrPut(type) { type.methods.firstOrNull { it.name == name && it.parameterCount == 0 } }
+
     /** The module data of a FIR symbol or declaration (by name: getFir, getModuleData), or null. */
     private fun moduleOf(item: Any?): Any? {
         if (item == null) return null
-        val methods = item.javaClass.methods
-        methods.firstOrNull { it.name == "getModuleData" && it.parameterCount == 0 }?.let { return runCatching { it.invoke(item) }.getOrNull() }
-        val fir = methods.firstOrNull { it.name == "getFir" && it.parameterCount == 0 }?.let { runCatching { it.invoke(item) }.getOrNull() } ?: return null
-        return fir.javaClass.methods.firstOrNull { it.name == "getModuleData" && it.parameterCount == 0 }?.let { runCatching { it.invoke(fir) }.getOrNull() }
+        getter(moduleGetters, item.javaClass, "getModuleData")?.let { return runCatching { it.invoke(item) }.getOrNull() }
+        val fir = getter(firGetters, item.javaClass, "getFir")?.let { runCatching { it.invoke(item) }.getOrNull() } ?: return null
+        return getter(moduleGetters, fir.javaClass, "getModuleData")?.let { runCatching { it.invoke(fir) }.getOrNull() }
     }
 
     /** Runs [block] (a compilation) and then restores the state as it was before, however the block ended. */
