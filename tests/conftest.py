@@ -121,13 +121,13 @@ class SyncWorker:
 
     def check(self, code: str) -> CheckResult:
         """What compiling the code in the session's state reports (nothing runs)."""
-        analysis = self._loop.run_until_complete(self.process.check(code))
+        analysis = self._loop.run_until_complete(self.process.check(code, timeout_seconds=60.0))
         assert isinstance(analysis.result, CheckResult), analysis.result
         return analysis.result
 
     def complete(self, code: str, cursor: int | None = None) -> CompletionResult:
         """What fits at the cursor (default: the code's end) in the session's state (nothing runs)."""
-        analysis = self._loop.run_until_complete(self.process.complete(code, len(code) if cursor is None else cursor))
+        analysis = self._loop.run_until_complete(self.process.complete(code, len(code) if cursor is None else cursor, timeout_seconds=60.0))
         assert isinstance(analysis.result, CompletionResult), analysis.result
         return analysis.result
 

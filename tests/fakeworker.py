@@ -17,7 +17,9 @@ WorkerHandle and SessionManager run against it unchanged. What a snippet does is
     anything else  answers the code itself as the value
 
 A check request is answered as the compiler would: code containing "missing" has an unresolved reference on
-line 1, anything else compiles to a kotlin.String; nothing is run or counted as a snippet.
+line 1, "compiling S" takes S seconds whatever cancels arrive (the real worker compiles on its main loop), anything
+else compiles to a kotlin.String; nothing is run or counted as a snippet. A complete request offers each earlier
+snippet's code (its "val"), as a completion of the session's names would.
 
 `fake_resolver` stands in for the project side: every project root resolves at once to the same
 kind of environment, so session policy and the front ends run without a build.
@@ -38,6 +40,9 @@ from gradle_repl.frames import (
     CheckRequest,
     CheckResult,
     CodeDiagnostic,
+    CompleteRequest,
+    Completion,
+    CompletionResult,
     Declaration,
     DescribeRequest,
     DescriptionResult,
@@ -154,6 +159,8 @@ class FakeTransport:
             elif isinstance(request, CheckRequest):
                 self.checks_seen.append(request.code)
                 self._evals.put_nowait(EvalRequest(id=request.id, code=_CHECK + request.code))
+            elif isinstance(request, CompleteRequest):
+                self._evals.put_nowait(EvalRequest(id=request.id, code=_COMPLETE))
             elif isinstance(request, DescribeRequest):
                 # Queued behind the evals, as the real worker answers requests in order.
                 self._evals.put_nowait(EvalRequest(id=request.id, code="__describe__"))
@@ -195,7 +202,14 @@ class FakeTransport:
             self._send(DescriptionResult(id=rid, description=SessionDescription(declarations=held), declared=len(held)))
             return
         if code.startswith(_CHECK):
+            verb, _, seconds = code.removeprefix(_CHECK).partition(" ")
+            if verb == "compiling":
+                await self._wait_or_cancel(rid, float(seconds), honour_cancel=False)
             self._send(_checked(rid, code.removeprefix(_CHECK)))
+            return
+        if code == _COMPLETE:
+            held = [Completion(text=c, kind="property", detail="String") for c in self._answered]
+            self._send(CompletionResult(id=rid, items=held, prefix_start=0))
             return
         self._answered.append(code)
         verb, _, rest = code.partition(" ")
@@ -235,6 +249,7 @@ class FakeTransport:
 
 
 _CHECK = "__check__"
+_COMPLETE = "__complete__"
 
 
 def _checked(rid: int, code: str) -> CheckResult:

@@ -9,13 +9,14 @@ server is in test_server.py; real-JVM tests of these paths are in test_server.py
 from __future__ import annotations
 
 import asyncio
+import itertools
 import random
 
 import pytest
 
 from fakeworker import FakeLauncher, FakeResolved, fake_resolver
 from gradle_repl.errors import GradleReplError
-from gradle_repl.frames import ErrorResult, SuccessResult, WorkerOptions
+from gradle_repl.frames import CheckResult, CompletionResult, ErrorResult, SuccessResult, WorkerOptions
 from gradle_repl.host import handle
 from gradle_repl.host.manager import SessionLimits, SessionManager
 from gradle_repl.host.notices import Notice
@@ -261,6 +262,53 @@ async def test_a_restart_for_a_changed_build_adds_the_reported_libraries_again()
     reply = await m.run_snippet(session_id="s", project_root="/other", code="2")
     assert launcher.spawned[1].requests_seen == ['@file:DependsOn("org.example:lib:1.0")\nUnit', "2"]
     assert Notice(kind="libraries", text='[added again after the restart: @file:DependsOn("org.example:lib:1.0")]') in reply.notices, reply.notices
+    await m.close_all()
+
+
+async def test_checks_and_completions_use_the_live_worker_even_after_the_build_changed():
+    """An edited source (here: every resolve sees a new build) restarts a session on its next run, never on a check or
+    a completion: they answer from the live worker, its state kept, and don't resolve. Only a session without a live
+    worker is started for them."""
+    builds = itertools.count()
+    resolves: list[str] = []
+
+    def edited(project_root: str, **_: object) -> FakeResolved:
+        resolves.append(project_root)
+        environment = fake_resolver(project_root).environment
+        return FakeResolved(environment.model_copy(update={"classpath": [f"/classes-{next(builds)}"]}))
+
+    launcher = FakeLauncher()
+    m = SessionManager(limits=SessionLimits(spare_worker=False), launcher=launcher, resolver=edited)  # type: ignore[arg-type]
+    first = await m.complete_snippet(session_id="s", project_root="/p", code="x")  # no worker yet: started
+    assert isinstance(first.result, CompletionResult) and len(launcher.spawned) == 1 and len(resolves) == 1
+    assert await run(m, "kept") == "kept"  # the build changed since: restarted, as a run is
+    assert len(launcher.spawned) == 2
+    worker = launcher.spawned[1]
+    checked = await m.check_snippet(session_id="s", project_root="/p", code="kept", source_set="test", build_tool="gradle")
+    completed = await m.complete_snippet(session_id="s", project_root="/other", code="ke", project_path=":app")
+    assert isinstance(checked.result, CheckResult) and checked.result.compiled and checked.notices == ()
+    assert isinstance(completed.result, CompletionResult) and [i.text for i in completed.result.items] == ["kept"]
+    assert completed.notices == () and worker.checks_seen == ["kept"]
+    assert len(launcher.spawned) == 2 and launcher.live() == [worker] and len(resolves) == 2
+    assert [s.worker_pid for s in m.list()] == [worker.pid]
+    await m.close_all()
+
+
+async def test_a_cancelled_check_is_read_to_its_end_and_the_session_keeps_its_worker(monkeypatch: pytest.MonkeyPatch):
+    """The worker compiles a check on its main loop, where no cancel is read: a cancel neither cuts its deadline nor
+    costs the worker; the next call waits for the compile and is answered by the same worker."""
+    monkeypatch.setattr(handle, "CANCEL_ANSWER_SECONDS", 0.01)
+    launcher = FakeLauncher()
+    m = manager(launcher)
+    assert await run(m, "before") == "before"
+    check = asyncio.ensure_future(m.check_snippet(session_id="s", project_root="/p", code="compiling 0.3"))
+    await until_state(m, "running")
+    check.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await check
+    assert await run(m, "after") == "after"
+    assert len(launcher.spawned) == 1 and launcher.live() == launcher.spawned
+    assert launcher.spawned[0].checks_seen == ["compiling 0.3"]
     await m.close_all()
 
 

@@ -47,7 +47,6 @@ from gradle_repl.frames import (
 from gradle_repl.host.launcher import SubprocessLauncher, WorkerLauncher, WorkerTransport
 from gradle_repl.host.logs import tail
 from gradle_repl.host.notices import Notice
-from gradle_repl.settings import DEFAULTS
 from gradle_repl.stopping import ShutdownPath, stop_worker
 from gradle_repl.worker.deadlines import STOPPED_ANSWER_SECONDS
 
@@ -61,8 +60,6 @@ RESULT_MARGIN_SECONDS = STOPPED_ANSWER_SECONDS
 CANCEL_ANSWER_SECONDS = STOPPED_ANSWER_SECONDS
 # Reading a session's declarations is reflection on classes already loaded: seconds at the very most.
 DESCRIBE_TIMEOUT_SECONDS = 30.0
-# A check or a completion compiles the code once and can't be stopped midway; a snippet's default time is ample.
-ANALYSIS_TIMEOUT_SECONDS = DEFAULTS.snippet_timeout_seconds
 
 OnFrame = Callable[[StreamFrame | DisplayFrame], None]
 # The frames a request produced, and the result that closed it.
@@ -91,6 +88,9 @@ _ANSWERS: dict[type[_Request], tuple[type[Result], ...]] = {
     CheckRequest: (CheckResult, ErrorResult),
     CompleteRequest: (CompletionResult, ErrorResult),
 }
+
+# Answered on the worker's main loop, which reads no cancel until they are done.
+_UNINTERRUPTIBLE = (CheckRequest, CompleteRequest)
 
 
 @dataclass(frozen=True)
@@ -218,16 +218,18 @@ class WorkerHandle:
         assert not isinstance(result, SuccessResult)  # _ANSWERS: a describe is never answered so
         return result
 
-    async def check(self, code: str, *, notices: Sequence[Notice] = ()) -> Analysis:
-        """What compiling `code` as the next snippet reports; nothing runs and the session is left as it was."""
-        _, result = await self._send(lambda request_id: CheckRequest(id=request_id, code=code), ANALYSIS_TIMEOUT_SECONDS, None)
+    async def check(self, code: str, *, timeout_seconds: float, notices: Sequence[Notice] = ()) -> Analysis:
+        """What compiling `code` as the next snippet reports; nothing runs and the session is left as it was.
+        The compile can't be stopped midway: a cancelled check is read to its end and its answer dropped."""
+        _, result = await self._send(lambda request_id: CheckRequest(id=request_id, code=code), timeout_seconds, None)
         assert isinstance(result, (CheckResult, ErrorResult))  # _ANSWERS
         return Analysis(result, tuple(notices))
 
-    async def complete(self, code: str, cursor: int, *, notices: Sequence[Notice] = ()) -> Analysis:
-        """What may be written at `cursor` in `code`, in the session's state; nothing runs or changes."""
+    async def complete(self, code: str, cursor: int, *, timeout_seconds: float, notices: Sequence[Notice] = ()) -> Analysis:
+        """What may be written at `cursor` in `code`, in the session's state; nothing runs or changes. Cancelled, it
+        is read to its end as a check is."""
         _, result = await self._send(
-            lambda request_id: CompleteRequest(id=request_id, code=code, cursor=cursor), ANALYSIS_TIMEOUT_SECONDS, None
+            lambda request_id: CompleteRequest(id=request_id, code=code, cursor=cursor), timeout_seconds, None
         )
         assert isinstance(result, (CompletionResult, ErrorResult))  # _ANSWERS
         return Analysis(result, tuple(notices))
@@ -270,8 +272,11 @@ class WorkerHandle:
             while True:
                 if cancel.is_set() and not cancel_sent:
                     cancel_sent = True
-                    deadline = min(deadline, time.monotonic() + CANCEL_ANSWER_SECONDS)
-                    await self._send_cancel(request_id)
+                    # The worker compiles a check or a completion on its main loop, where no cancel is read: cutting
+                    # the deadline would kill a session for a compile that is about to answer. It keeps its own.
+                    if not isinstance(request, _UNINTERRUPTIBLE):
+                        deadline = min(deadline, time.monotonic() + CANCEL_ANSWER_SECONDS)
+                        await self._send_cancel(request_id)
                 if reading is None:
                     reading = asyncio.create_task(self._transport.readline())
                 waiting = {reading} if cancel_sent else {reading, cancelled}

@@ -142,8 +142,10 @@ class SessionManager:
         """The diagnostics of `code` compiled in the session's state, and its value's type; nothing runs and the
         session is left as it was. Starts the session the way run_snippet does."""
         _check_code(code)
-        async with self._entered(session_id, project_root, project_path, source_set, build_tool, progress) as (session, worker, notices):
-            return self._answered(session, worker, await worker.check(code, notices=notices))
+        async with self._analysing(session_id, project_root, project_path, source_set, build_tool, progress) as (session, worker, notices):
+            return self._answered(session, worker, await worker.check(
+                code, timeout_seconds=self.limits.default_timeout_seconds, notices=notices
+            ))
 
     async def complete_snippet(
         self, *, session_id: str, project_root: str, code: str, cursor: int | None = None, project_path: str = ":",
@@ -154,14 +156,36 @@ class SessionManager:
         if not 0 <= at <= len(code):
             raise GradleReplError(f"cursor {at} is outside the code (0 to {len(code)} characters)")
         _check_size(code)
-        async with self._entered(session_id, project_root, project_path, source_set, build_tool, progress) as (session, worker, notices):
-            return self._answered(session, worker, await worker.complete(code, at, notices=notices))
+        async with self._analysing(session_id, project_root, project_path, source_set, build_tool, progress) as (session, worker, notices):
+            return self._answered(session, worker, await worker.complete(
+                code, at, timeout_seconds=self.limits.default_timeout_seconds, notices=notices
+            ))
 
     def _answered(self, session: Session, worker: WorkerHandle, analysis: Analysis) -> Analysis:
         session.last_used = time.monotonic()
         if isinstance(analysis.result, ErrorResult) and analysis.result.state_lost:
             self._forget_worker(session, worker)
         return analysis
+
+    @asynccontextmanager
+    async def _analysing(
+        self, session_id: str, project_root: str, project_path: str, source_set: str, build_tool: BuildToolChoice,
+        progress: Progress | None,
+    ) -> AsyncIterator[tuple[Session, WorkerHandle, list[Notice]]]:
+        """A check's or a completion's session and worker: the live worker as it is, never resolved again nor
+        restarted (an analysis must not cost the session its state, whatever changed in the build since it
+        started); only a session without a live worker is started, as run_snippet starts it."""
+        session = self._sessions.get(session_id)
+        if session is not None:
+            async with session.lock:
+                worker = session.worker
+                if worker is not None:
+                    await worker.settled()
+                if worker is not None and worker.alive and not session.closed:
+                    yield session, worker, self._enter(session, None)
+                    return
+        async with self._entered(session_id, project_root, project_path, source_set, build_tool, progress) as entered:
+            yield entered
 
     @asynccontextmanager
     async def _entered(
@@ -205,7 +229,7 @@ class SessionManager:
     def _session(self, session_id: str) -> Session:
         return self._sessions.open(session_id)
 
-    def _enter(self, session: Session, resolved: _Resolved) -> list[Notice]:
+    def _enter(self, session: Session, resolved: _Resolved | None) -> list[Notice]:
         """With the session's lock held: marks it used and takes the notices owed to it."""
         if session.closed:
             raise GradleReplError(f"session {session.session_id!r} was closed while this call waited for it")
