@@ -23,7 +23,7 @@ from gradle_repl.worker.facade import build_completion_addon
 from gradle_repl.worker.kotlin_types import without_snippet_classes
 from gradle_repl.worker.safety import jstr
 
-__all__ = ["SessionCompletion", "Candidate", "rank", "prefix_start", "MAX_COMPLETIONS", "DEFAULT_PACKAGES", "KEYWORDS"]
+__all__ = ["SessionCompletion", "Candidate", "rank", "prefix_start", "utf16_offset", "MAX_COMPLETIONS", "DEFAULT_PACKAGES", "KEYWORDS"]
 
 MAX_COMPLETIONS = 50
 # Kotlin's default imports on the JVM (the language specification's list), searched for callables and classes.
@@ -53,6 +53,12 @@ class Candidate:
     kind: CompletionKind
     detail: str
     rank: int
+
+
+def utf16_offset(code: str, index: int) -> int:
+    """A character offset into `code` as the JVM's strings count it: in UTF-16 units, where a character beyond the
+    Basic Multilingual Plane (an emoji) is two."""
+    return len(code[:index].encode("utf-16-le")) // 2
 
 
 def prefix_start(code: str, cursor: int) -> int:
@@ -118,7 +124,10 @@ class SessionCompletion:
         completer = self.load()
         if completer is None:
             return CompletionResult(prefix_start=start, unavailable=self.unavailable)
-        outcome = completer.complete(code, start, cursor, source_name, jpype.JArray(jpype.JString)(list(DEFAULT_PACKAGES)))
+        outcome = completer.complete(
+            code, utf16_offset(code, start), utf16_offset(code, cursor), source_name,
+            jpype.JArray(jpype.JString)(list(DEFAULT_PACKAGES)),
+        )
         if outcome.internalError is not None:
             error = outcome.internalError
             return CompletionResult(
