@@ -13,7 +13,7 @@ from conftest import SyncWorker, running_worker
 from gradle_repl.environment import ReplEnvironment
 from gradle_repl.frames import CheckResult, CodeDiagnostic, Completion, CompletionResult, ErrorResult, SuccessResult
 from gradle_repl.worker import facade
-from gradle_repl.worker.completion import Candidate, SessionCompletion, prefix_start, rank
+from gradle_repl.worker.completion import Candidate, SessionCompletion, prefix_start, rank, utf16_offset
 from gradle_repl.worker.analysis import code_diagnostics
 from gradle_repl.worker.report import Diagnostic
 
@@ -148,6 +148,28 @@ def test_completion_knows_the_sessions_names_members_extensions_packages_and_imp
     assert worker.complete("undefinedThing.co").items == []  # nothing is known of an unresolved receiver
     assert worker.describe() == before
     assert worker.value("twice(numbers.size)") == "6"
+
+
+def test_offsets_are_counted_as_the_jvm_counts_them():
+    assert utf16_offset('"🎉"x', 4) == 5 and utf16_offset("é.", 2) == 2 and utf16_offset("abc", 0) == 0
+
+
+@jvm
+def test_completion_after_characters_beyond_the_basic_plane_completes_at_the_cursor(worker: SyncWorker):
+    """An emoji is one character to the caller and two UTF-16 units to the compiler: the cursor still lands after
+    `party.`, not one unit short of it."""
+    worker.eval('data class Party(val guests: Int, val theme: String)\nval party = Party(3, "🎈")')
+    members = worker.complete('println("🎉")\nparty.')
+    assert {"guests", "theme", "copy"} <= set(_texts(members)) and members.prefix_start == len('println("🎉")\nparty.')
+    narrowed = worker.complete('println("🎉🎉") ; party.gu + 1', cursor=len('println("🎉🎉") ; party.gu'))
+    assert _texts(narrowed)[0] == "guests" and narrowed.prefix_start == len('println("🎉🎉") ; party.')
+
+
+def test_only_the_compilers_verdict_on_the_sources_disables_the_add_on_for_good():
+    """A compile that ran out of memory or crashed may pass next time: only COMPILATION_ERROR (of Kotlin's ExitCode)
+    is remembered beside the jar."""
+    assert facade.lasting_failure("COMPILATION_ERROR")
+    assert not any(facade.lasting_failure(code) for code in ("INTERNAL_ERROR", "OOM_ERROR", "SCRIPT_EXECUTION_ERROR"))
 
 
 def test_a_kotlin_whose_fir_the_add_on_cannot_compile_gets_a_clear_unavailable(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):

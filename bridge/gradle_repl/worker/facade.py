@@ -74,6 +74,13 @@ def completion_addon_path(kotlin_version: str) -> Path:
     return cache_dir() / "facade" / f"jvm-worker-completion-{kotlin_version}-{_sources_hash(sources + jvm_worker_sources())}.jar"
 
 
+def lasting_failure(exit_code: str) -> bool:
+    """Whether a compile that ended with this ExitCode fails the same way on every later try: only the compiler's
+    verdict on the sources (COMPILATION_ERROR) does; an internal error (an OutOfMemoryError, a crash) may pass the
+    next time and is not remembered."""
+    return exit_code == "COMPILATION_ERROR"
+
+
 def _build(
     target: Path, sources: list[Path], compile_classpath: list[str], kotlin_version: str, what: str, options: list[str] | None = None,
     *, remember_failure: bool = False,
@@ -101,11 +108,11 @@ def _build(
         *map(str, sources),
     ]
     # JPype renames Java methods that clash with Python keywords: exec → exec_.
-    exit_code = compiler.exec_(stream, jpype.JArray(jpype.JString)(args))
-    if str(exit_code.name()) != "OK" or not temporary.is_file():
+    exit_code = str(compiler.exec_(stream, jpype.JArray(jpype.JString)(args)).name())
+    if exit_code != "OK" or not temporary.is_file():
         temporary.unlink(missing_ok=True)
         message = f"could not compile the jvm-worker {what} with Kotlin {kotlin_version}:\n{messages.toString('UTF-8')}"
-        if remember_failure:
+        if remember_failure and lasting_failure(exit_code):
             failed.write_text(message, encoding="utf-8")
         raise WorkerFailed(message)
     os.replace(temporary, target)
