@@ -224,8 +224,12 @@ class KotlinTools:
         were, and running the same code later behaves as if it had never been checked. The code sees everything
         earlier snippets declared and imported, and the project's classes, dependencies and compiler plugins.
         Errors come back with isError; warnings alone don't. @file:DependsOn libraries are not resolved by a check.
-        Starts the session (and builds the project) the way run_kotlin_snippet does. structuredContent has the same
-        as data: ok, valueType, diagnostics {severity, message, line, column, text}, error, notices.
+        Once the session has answered a completion, a check stops before the JVM backend: errors only the backend
+        finds (a platform declaration clash, an accidental override) are then reported by running the code, not here.
+        A live session is checked as it is, never rebuilt or restarted (a project changed since it started restarts
+        it on the next run); a session without a JVM is started (and the project built) the way run_kotlin_snippet
+        does. structuredContent has the same as data: ok, valueType, diagnostics {severity, message, line, column,
+        text}, error, notices.
         """
         where = _Where(sessionId, projectRoot, projectPath, sourceSet, buildTool)
         return await _answered(
@@ -249,8 +253,8 @@ class KotlinTools:
         """Complete Kotlin code at a cursor against a session's live state: names earlier snippets declared and
         imported, members after `x.`, extension functions in scope, the project's and dependencies' packages and
         classes, JDK classes, keywords. Each candidate: the text to insert in place of the identifier prefix before
-        the cursor, its kind, and its signature or type; best first, at most 50. Runs nothing and changes nothing.
-        structuredContent has the same as data: items {text, kind, detail}, prefixStart, unavailable.
+        the cursor, its kind, and its signature or type; best first, at most 50. Runs nothing and changes nothing,
+        and never rebuilds or restarts a live session. structuredContent has the same as data: items {text, kind, detail}, prefixStart, unavailable.
         """
         where = _Where(sessionId, projectRoot, projectPath, sourceSet, buildTool)
         return await _answered(
