@@ -4,8 +4,9 @@
 
 Everything goes through the real MCP server over stdio, against sample-project (resolved with Maven).
 The alternatives, measured in the same run: each snippet as a Kotlin script (`K2JVMCompiler -script`
-with the same classpath and the same compiler jars — what an agent does without a REPL) and a JShell
-one-shot for a comparable Java expression.
+with the same classpath and the same compiler jars — what an agent does without a REPL), a JShell
+one-shot for a comparable Java expression, and the Kotlin Jupyter kernel in K1 and K2 modes on the same
+snippets (bench/kernel.py installs it into a venv of its own). Last, four sessions' memory busy and idle.
 """
 
 from __future__ import annotations
