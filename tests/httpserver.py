@@ -20,6 +20,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from gradle_repl.front.token import server_token
+from gradle_repl.settings import TOKEN_ENV
 
 # The server's first lines come after Python imports the SDK and uvicorn: seconds on a busy machine.
 START_SECONDS = 60.0
@@ -27,16 +28,16 @@ LEGACY_PROTOCOL = "2025-06-18"
 
 
 class HttpServer:
-    def __init__(self, log: Path, *args: str) -> None:
+    def __init__(self, log: Path, *args: str, env: dict[str, str] | None = None) -> None:
         self.log = log
         with log.open("wb") as stderr:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "gradle_repl", "serve", "--http", "--port", "0", "--no-spare-worker", *args],
-                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr,
+                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr, env=env,
             )
         self.url = self._wait_for_url()
         self.port = int(re.search(r":(\d+)/mcp", self.url)[1])  # type: ignore[index]
-        self.token = server_token().value
+        self.token = env[TOKEN_ENV] if env and TOKEN_ENV in env else server_token().value
 
     def _wait_for_url(self) -> str:
         deadline = time.monotonic() + START_SECONDS

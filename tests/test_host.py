@@ -417,6 +417,18 @@ def test_the_settings_are_the_managers_limits_and_every_workers_options():
     assert SessionLimits() == SessionLimits.from_settings(DEFAULTS)
 
 
+async def test_a_restart_for_new_session_options_adds_the_reported_libraries_again():
+    """Libraries are the session's as its options are: new options restart the JVM, and what the old one added is
+    added again in the new one before the user's snippet, saying so."""
+    launcher = FakeLauncher()
+    m = manager(launcher)
+    await run(m, "libraries added")
+    reply = await m.run_snippet(session_id="s", project_root="/p", code="2", options=SessionOptions(env={"MODE": "b"}))
+    assert launcher.spawned[1].requests_seen == ['@file:DependsOn("org.example:lib:1.0")\nUnit', "2"]
+    assert [n.kind for n in reply.notices] == ["options", "libraries"], reply.notices
+    await m.close_all()
+
+
 async def test_session_options_apply_from_the_first_call_and_a_change_restarts_the_session_saying_so():
     """Options go to the session's worker; a later call without options, or with the same ones, keeps the worker; other
     options restart it with a notice of kind options; the spare never serves a session with options."""

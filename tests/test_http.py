@@ -20,6 +20,8 @@ from mcp.types import ImageContent, TextContent
 
 from conftest import REPO, SAMPLE_PROJECT
 from gradle_repl.front.cli import main
+from gradle_repl.front.token import server_token
+from gradle_repl.settings import TOKEN_ENV
 from gradle_repl.worker.deadlines import STOPPED_ANSWER_SECONDS
 from httpserver import HttpServer, open_call, sdk_client, tool_call
 from ledger import Ledger
@@ -29,7 +31,8 @@ pytestmark = [pytest.mark.jvm, pytest.mark.reliability, pytest.mark.anyio]
 
 PROJECT = str(SAMPLE_PROJECT)
 RUN = {"projectRoot": PROJECT, "buildTool": "maven"}
-# Two sessions, two JVMs, for the whole module: each test declares names of its own in them.
+# Two sessions, two JVMs, for the whole module: each test declares names of its own in them. A test that looks at
+# a session's state (running, idle, kept) has sessions of its own, so one lost session fails one test only.
 MAIN, OTHER = "main", "other"
 
 
@@ -40,7 +43,12 @@ def anyio_backend() -> str:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HttpServer]:
-    running = HttpServer(tmp_path_factory.mktemp("http") / "stderr", "--max-sessions", "6")
+    # The token given as GRADLE_REPL_TOKEN (the token file's value, so the shell's --connect finds it there too):
+    # the sessions' JVMs must not see it.
+    running = HttpServer(
+        tmp_path_factory.mktemp("http") / "stderr", "--max-sessions", "6",
+        env={**os.environ, TOKEN_ENV: server_token().value},
+    )
     yield running
     running.stop()
 
@@ -82,7 +90,7 @@ def test_requests_without_the_right_token_get_401_and_run_nothing(server: HttpSe
         assert reply.headers["www-authenticate"].startswith("Bearer") and "gradle-repl token" in reply.text
     assert not marker.exists()
     # The server says where its token is, never the token.
-    assert f"bearer token from {os.environ['GRADLE_REPL_CONFIG_DIR']}/token" in server.stderr() and server.token not in server.stderr()
+    assert f"bearer token from the {TOKEN_ENV} environment variable" in server.stderr() and server.token not in server.stderr()
     own_token = server.post(call, own)
     assert own_token.status_code == 200 and marker.read_text() == "ran", own_token.text
 
@@ -159,18 +167,21 @@ async def test_two_clients_share_a_session_by_its_id(server: HttpServer):
 
 
 async def test_a_cancel_over_http_stops_the_snippet_and_keeps_the_session(server: HttpServer):
+    session = "cancelled"
     async with sdk_client(server) as client, sdk_client(server) as watcher:
-        await client.call_tool("run_kotlin_snippet", run_in(MAIN, "val kept = 7"))
+        await client.call_tool("run_kotlin_snippet", run_in(session, "val kept = 7"))
         async with anyio.create_task_group() as group:
-            group.start_soon(client.call_tool, "run_kotlin_snippet", run_in(MAIN, "Thread.sleep(60_000)"))
+            group.start_soon(client.call_tool, "run_kotlin_snippet", run_in(session, "Thread.sleep(60_000)"))
             with anyio.fail_after(60):
-                while (await _state(watcher, MAIN)) != "running":
+                while (await _state(watcher, session)) != "running":
                     await anyio.sleep(0.05)
             group.cancel_scope.cancel()
-        started = time.monotonic()
-        after = await client.call_tool("run_kotlin_snippet", run_in(MAIN, "kept"))
+        # Stopped, not waited out: the session is idle again while the 60 s snippet would still be sleeping.
+        with anyio.fail_after(STOPPED_ANSWER_SECONDS + 30):
+            while (await _state(watcher, session)) != "idle":
+                await anyio.sleep(0.05)
+        after = await client.call_tool("run_kotlin_snippet", run_in(session, "kept"))
     assert after.structured_content["value"] == "7", text(after)
-    assert time.monotonic() - started < STOPPED_ANSWER_SECONDS + 5
 
 
 async def _state(client, session_id: str) -> str | None:
@@ -182,30 +193,31 @@ async def test_a_client_that_goes_away_mid_snippet_has_its_snippet_cancelled_and
     """A dropped connection cancels that client's call as a cancel would (its session stops the snippet and keeps
     its state); another client's snippet, running at that moment, finishes with its own answer."""
     release = tmp_path / "release"
+    DROPPED, BYSTANDER = "dropped", "bystander"  # noqa: N806 (named like the module's sessions they stand in for)
     async with sdk_client(server) as other:
-        await other.call_tool("run_kotlin_snippet", run_in(MAIN, "val before = 1"))
+        await other.call_tool("run_kotlin_snippet", run_in(DROPPED, "val before = 1"))
         session = server.legacy_session()
-        connection = open_call(server, session, tool_call(9, "run_kotlin_snippet", run_in(MAIN, "Thread.sleep(60_000)")))
+        connection = open_call(server, session, tool_call(9, "run_kotlin_snippet", run_in(DROPPED, "Thread.sleep(60_000)")))
         # Waits for the test's go rather than for a guessed time, so it is surely running when the other client leaves.
         waiting = f'while (!java.io.File("{release}").exists()) Thread.sleep(20)\n"other finished"'
         outcome: dict[str, object] = {}
 
         async def run_other() -> None:
-            outcome["other"] = await other.call_tool("run_kotlin_snippet", run_in(OTHER, waiting))
+            outcome["other"] = await other.call_tool("run_kotlin_snippet", run_in(BYSTANDER, waiting))
 
         async with anyio.create_task_group() as group:
             group.start_soon(run_other)
             with anyio.fail_after(120):
-                while not ((await _state(other, MAIN)) == "running" and (await _state(other, OTHER)) == "running"):
+                while not ((await _state(other, DROPPED)) == "running" and (await _state(other, BYSTANDER)) == "running"):
                     await anyio.sleep(0.05)
             Ledger.faults_tried += 1
             connection.close()
             with anyio.fail_after(STOPPED_ANSWER_SECONDS + 10):
-                while (await _state(other, MAIN)) != "idle":
+                while (await _state(other, DROPPED)) != "idle":
                     await anyio.sleep(0.05)
-            assert (await _state(other, OTHER)) == "running"
+            assert (await _state(other, BYSTANDER)) == "running"
             release.write_text("go")
-        kept = await other.call_tool("run_kotlin_snippet", run_in(MAIN, "before"))
+        kept = await other.call_tool("run_kotlin_snippet", run_in(DROPPED, "before"))
     assert outcome["other"].structured_content["value"] == "other finished"  # type: ignore[union-attr]
     assert kept.structured_content["value"] == "1", text(kept)
     Ledger.faults_survived += 1
@@ -232,6 +244,16 @@ async def test_four_clients_with_fifty_calls_each_get_their_own_answers(server: 
         for k in range(4):
             group.start_soon(one, k)
     assert wrong == [], wrong[:3]
+
+
+def test_a_sessions_jvm_never_sees_the_servers_token(server: HttpServer):
+    """The server has its token in GRADLE_REPL_TOKEN; a snippet (code the token guards against) reads nothing there
+    (envSource inherit, the default; none and shell: tests/test_options.py)."""
+    session = server.legacy_session()
+    call = tool_call(11, "run_kotlin_snippet", run_in("token", f'System.getenv("{TOKEN_ENV}") ?: "unset"'))
+    reply = server.post(call, server.session_headers(session))
+    assert reply.status_code == 200 and '"value":"unset"' in reply.text.replace(" ", ""), reply.text
+    assert server.token not in reply.text
 
 
 # --- The shell in a live session --------------------------------------------------------------------------------

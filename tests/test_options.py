@@ -12,6 +12,7 @@ import pytest
 from gradle_repl.errors import GradleReplError
 from gradle_repl.host import session_env
 from gradle_repl.options import SessionOptions, session_options
+from gradle_repl.settings import TOKEN_ENV
 
 
 def given(**arguments: object) -> SessionOptions | None:
@@ -89,8 +90,17 @@ def test_the_worker_gets_the_servers_variables_the_shells_or_none_with_env_over_
     assert {k for k in nothing if not k.startswith(("GRADLE_REPL_", "PYTHON"))} == {"ONLY"}
 
 
+def test_no_worker_gets_the_servers_token_whatever_its_env_source(login_shell: Path, monkeypatch: pytest.MonkeyPatch):
+    login_shell.write_text(f"export {TOKEN_ENV}=from-the-profile-too-long-enough\n")
+    monkeypatch.setenv(TOKEN_ENV, "the-servers-token-long-enough")
+    for source in ("inherit", "shell", "none"):
+        environment = session_env.process_environment(SessionOptions(env_source=source))
+        assert TOKEN_ENV not in environment and environment["GRADLE_REPL_CACHE_DIR"] == os.environ["GRADLE_REPL_CACHE_DIR"], source
+    # Given by name in the session's own env, it is the session's choice.
+    assert session_env.process_environment(SessionOptions(env={TOKEN_ENV: "chosen"}))[TOKEN_ENV] == "chosen"
+
+
 def test_a_login_shell_that_hangs_is_a_clear_error(login_shell: Path, monkeypatch: pytest.MonkeyPatch):
     login_shell.write_text("read answer\nsleep 30\n")
-    monkeypatch.setattr(session_env, "SHELL_TIMEOUT_SECONDS", 0.5)
     with pytest.raises(GradleReplError, match=r"/bin/sh -l did not finish within 0.5 s"):
-        session_env.login_shell_environment()
+        session_env.login_shell_environment(timeout_seconds=0.5)

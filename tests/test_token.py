@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import stat
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
 from gradle_repl.errors import GradleReplError
 from gradle_repl.front import token as tokens
+from gradle_repl.front.http import BearerToken
 
 
 @pytest.fixture()
@@ -51,3 +55,50 @@ def test_matches_only_the_exact_token():
     assert tokens.matches("abc-secret-token", "abc-secret-token")
     for wrong in ("", "abc-secret-toke", "abc-secret-tokenX", "ABC-secret-token", "\udc80"):
         assert not tokens.matches(wrong, "abc-secret-token"), wrong
+
+
+def test_servers_starting_at_once_all_read_one_whole_token(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """The first token is created while others may read it: none sees an empty or partial file, all the same one."""
+    monkeypatch.delenv(tokens.TOKEN_ENV, raising=False)
+    for round_ in range(60):
+        monkeypatch.setenv("GRADLE_REPL_CONFIG_DIR", str(tmp_path / f"config-{round_}"))
+        start = threading.Barrier(6)
+
+        def start_server() -> str:
+            start.wait()
+            return tokens.server_token().value
+
+        with ThreadPoolExecutor(6) as pool:
+            values = {future.result() for future in [pool.submit(start_server) for _ in range(6)]}
+        assert len(values) == 1
+        assert [p.name for p in (tmp_path / f"config-{round_}").iterdir()] == ["token"]  # no temporary file left
+
+
+def test_only_the_lifespan_and_authorized_http_requests_reach_the_app():
+    """BearerToken in front of an app that records what reaches it: a websocket (with the right token even) or any
+    other connection kind is refused; the server's lifespan and an authorized request pass."""
+    reached: list[str] = []
+    sent: list[dict] = []
+
+    async def app(scope, receive, send) -> None:
+        reached.append(scope["type"])
+
+    async def receive() -> dict:
+        return {"type": "websocket.connect"}
+
+    async def send(message: dict) -> None:
+        sent.append(message)
+
+    guard = BearerToken(app, "abc-secret-token")
+    authorized = [(b"authorization", b"Bearer abc-secret-token")]
+
+    async def connections() -> None:
+        await guard({"type": "lifespan"}, receive, send)
+        await guard({"type": "http", "headers": authorized}, receive, send)
+        await guard({"type": "websocket", "headers": authorized}, receive, send)
+        with pytest.raises(RuntimeError, match="HTTP requests only"):
+            await guard({"type": "something-else", "headers": authorized}, receive, send)
+
+    asyncio.run(connections())
+    assert reached == ["lifespan", "http"]
+    assert sent == [{"type": "websocket.close", "code": 1008}]

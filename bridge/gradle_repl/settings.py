@@ -9,7 +9,14 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["Settings", "DEFAULTS"]
+__all__ = ["Settings", "DEFAULTS", "TOKEN_ENV", "DEFAULT_SESSION_ID"]
+
+# The session a tool call (and the shell's --connect) uses when it names none: an agent's first session.
+DEFAULT_SESSION_ID = "default"
+
+# The variable that gives `serve --http` its bearer token. No worker JVM or build ever sees it: snippets and build
+# scripts are code the token guards against.
+TOKEN_ENV = "GRADLE_REPL_TOKEN"
 
 
 class Settings(BaseModel):
@@ -48,6 +55,10 @@ class Settings(BaseModel):
     # Write the JDK's class-data archive in the background when it is missing (worker/classdata.py).
     train_class_data: bool = True
 
+    # A login shell (envSource 'shell') runs the user's profile scripts; one that takes longer than this is stuck
+    # (a prompt, a network mount).
+    login_shell_timeout_seconds: float = Field(default=10.0, gt=0)
+
     # --- serve --http ----------------------------------------------------------------------------------------
     # Loopback: only this machine's users reach it; anything else needs --allow-remote.
     http_host: str = "127.0.0.1"
@@ -55,6 +66,8 @@ class Settings(BaseModel):
     # A request body past this gets 413 before anything reads it: a snippet is at most 1 MB, which JSON escaping
     # can grow a few times over.
     http_max_body_bytes: int = Field(default=4 * 1024 * 1024, ge=64 * 1024)
+    # On SIGTERM or Ctrl-C, open response streams get this long to end before the server stops anyway.
+    http_shutdown_grace_seconds: int = Field(default=3, ge=0)
 
     def http_url(self, port: int | None = None) -> str:
         """The MCP endpoint of `serve --http` with these settings (on port, when the server picked its own)."""

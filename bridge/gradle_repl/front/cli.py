@@ -20,16 +20,12 @@ from gradle_repl.project.process import BuildLine
 from gradle_repl.project.resolve import resolve_environment
 from gradle_repl.front.token import server_token
 from gradle_repl.options import SessionOptions, session_options
-from gradle_repl.settings import DEFAULTS, Settings
+from gradle_repl.settings import DEFAULT_SESSION_ID, DEFAULTS, Settings
 
 if TYPE_CHECKING:
     from gradle_repl.front.content import CallToolResult
 
 __all__ = ["main", "settings_for"]
-
-# The session `--connect` joins unless --session names another: the tools' own default, an agent's first session.
-CONNECTED_SESSION = "default"
-
 
 class UsageError(GradleReplError):
     """A command line that can't mean anything: exit 2, as argparse's own usage errors."""
@@ -228,7 +224,7 @@ async def _joined(client: Any, args: argparse.Namespace) -> dict[str, Any]:
     """run_kotlin_snippet's arguments for the session --connect joins: a live one's own project, else the one named."""
     from gradle_repl.front import remote
 
-    session_id = args.session or CONNECTED_SESSION
+    session_id = args.session or DEFAULT_SESSION_ID
     info = await remote.live_session(client, session_id)
     _same_project(info, args.project_root)
     arguments = remote.snippet_arguments(

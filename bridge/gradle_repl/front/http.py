@@ -32,8 +32,6 @@ from gradle_repl.settings import DEFAULTS, Settings
 __all__ = ["MCP_PATH", "ExposureRefused", "check_exposure", "http_app", "is_loopback", "serve_http"]
 
 MCP_PATH = urlsplit(DEFAULTS.http_url()).path
-# On SIGTERM or Ctrl-C, open response streams get this long to end before the server stops anyway.
-SHUTDOWN_GRACE_SECONDS = 3.0
 # What the listening socket queues while the server starts.
 LISTEN_BACKLOG = 64
 
@@ -84,16 +82,23 @@ def _security(host: str) -> TransportSecuritySettings:
 
 
 class BearerToken:
-    """401 for any HTTP request without the server's token; nothing behind it sees such a request."""
+    """401 for any HTTP request without the server's token; nothing behind it sees such a request. Of the other
+    connection kinds only the server's own lifespan passes; any other (a websocket) is refused."""
 
     def __init__(self, app: App, token: str) -> None:
         self.app = app
         self._token = token
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or self._authorized(scope):
+        if scope["type"] == "lifespan" or (scope["type"] == "http" and self._authorized(scope)):
             await self.app(scope, receive, send)
             return
+        if scope["type"] == "websocket":
+            # Closed before it is accepted: the server answers the upgrade with 403, and nothing behind sees it.
+            await send({"type": "websocket.close", "code": 1008})
+            return
+        if scope["type"] != "http":
+            raise RuntimeError(f"serve --http serves HTTP requests only, not {scope['type']!r} connections")
         # The body is not read: nothing of an unauthenticated request is parsed.
         await send({
             "type": "http.response.start", "status": 401,
@@ -217,7 +222,7 @@ def serve_http(server: MCPServer, *, token: Token, settings: Settings, allow_rem
         )
     app = http_app(server, token=token, host=host, max_body_bytes=settings.http_max_body_bytes)
     config = uvicorn.Config(
-        app, log_level="warning", timeout_graceful_shutdown=int(SHUTDOWN_GRACE_SECONDS), lifespan="on",
+        app, log_level="warning", timeout_graceful_shutdown=settings.http_shutdown_grace_seconds, lifespan="on",
     )
     # uvicorn stops in order on SIGTERM (the lifespan closes every session), then raises the signal again for the
     # handler it found: this one makes that an exit with status 0, as the stdio server's.

@@ -30,7 +30,7 @@ from gradle_repl.project.process import refuse_new_builds, stop_all_builds
 from gradle_repl.project.resolve import resolve_environment
 from gradle_repl.host.handle import Reply
 from gradle_repl.options import EnvSource, SessionOptions, session_options
-from gradle_repl.settings import DEFAULTS, Settings
+from gradle_repl.settings import DEFAULT_SESSION_ID, DEFAULTS, Settings
 
 __all__ = ["build_server", "serve", "serve_http", "KotlinTools"]
 
@@ -160,7 +160,7 @@ class KotlinTools:
         ctx: Context,
         projectPath: ProjectPath = ":",
         sourceSet: SourceSet = "main",
-        sessionId: SessionId = "default",
+        sessionId: SessionId = DEFAULT_SESSION_ID,
         timeoutSeconds: Annotated[
             float | None,
             Field(description=f"Stop the snippet after this many seconds (default {DEFAULTS.snippet_timeout_seconds:g}).", gt=0, le=3600),
@@ -214,7 +214,7 @@ class KotlinTools:
         ctx: Context,
         projectPath: ProjectPath = ":",
         sourceSet: SourceSet = "main",
-        sessionId: SessionId = "default",
+        sessionId: SessionId = DEFAULT_SESSION_ID,
         buildTool: BuildToolArg = "auto",
     ) -> Annotated[CallToolResult, CodeCheck]:
         """Compile Kotlin code in a session's current state without running it: the compiler's errors and warnings
@@ -247,7 +247,7 @@ class KotlinTools:
         ] = None,
         projectPath: ProjectPath = ":",
         sourceSet: SourceSet = "main",
-        sessionId: SessionId = "default",
+        sessionId: SessionId = DEFAULT_SESSION_ID,
         buildTool: BuildToolArg = "auto",
     ) -> Annotated[CallToolResult, CodeCompletions]:
         """Complete Kotlin code at a cursor against a session's live state: names earlier snippets declared and
@@ -262,13 +262,13 @@ class KotlinTools:
             completion_to_result, completion_failed,
         )
 
-    async def reset_kotlin_session(self, sessionId: SessionId = "default") -> CallToolResult:
+    async def reset_kotlin_session(self, sessionId: SessionId = DEFAULT_SESSION_ID) -> CallToolResult:
         """Hard-reset a session: its JVM is killed and all its state dropped; the next snippet starts fresh."""
         if await self.manager.reset(sessionId):
             return text_result(f"Session {sessionId!r} was reset; the next snippet starts a fresh JVM.")
         return text_result(f"Session {sessionId!r} had no running JVM; nothing to reset.")
 
-    async def close_kotlin_session(self, sessionId: SessionId = "default") -> CallToolResult:
+    async def close_kotlin_session(self, sessionId: SessionId = DEFAULT_SESSION_ID) -> CallToolResult:
         """Close a session and free its JVM (about 0.5 GB). Its state is gone."""
         if await self.manager.close(sessionId):
             return text_result(f"Session {sessionId!r} closed.")
@@ -281,7 +281,7 @@ class KotlinTools:
         listed = json.dumps([info.model_dump() for info in infos], indent=2)
         return text_result(listed if infos else "No live sessions.", SessionList(sessions=infos))
 
-    async def describe_kotlin_session(self, sessionId: SessionId = "default") -> Annotated[CallToolResult, SessionContents]:
+    async def describe_kotlin_session(self, sessionId: SessionId = DEFAULT_SESSION_ID) -> Annotated[CallToolResult, SessionContents]:
         """What a session holds, to pick up a session you did not start: its imports, and the names its snippets
         declared as the REPL resolves them now (newest definition wins) — vals and vars with their type and
         current value (capped), functions with their signatures, classes, objects, interfaces, typealiases —

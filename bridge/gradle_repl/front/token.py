@@ -7,15 +7,16 @@ import hmac
 import os
 import secrets
 import stat
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from gradle_repl.errors import GradleReplError
 from gradle_repl.paths import config_dir
+from gradle_repl.settings import TOKEN_ENV
 
 __all__ = ["TOKEN_ENV", "Token", "token_path", "server_token", "matches"]
 
-TOKEN_ENV = "GRADLE_REPL_TOKEN"
 # 32 random bytes: 256 bits, twice what guessing would need to be hopeless.
 TOKEN_BYTES = 32
 # A token shorter than this (set by hand in GRADLE_REPL_TOKEN) is refused: it could be guessed.
@@ -49,13 +50,18 @@ def server_token() -> Token:
     except FileNotFoundError:
         pass
     path.parent.mkdir(parents=True, exist_ok=True)
+    # Written whole in a file of its own, then linked into place: os.link creates path only if it is absent, so
+    # two servers starting at once keep one token, and no reader ever sees the file before the token is in it.
+    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".token-")  # mode 0600
     try:
-        # O_EXCL: two servers starting at once write one token, and the loser reads the winner's.
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        return Token(_read_private(path), str(path))
-    with os.fdopen(fd, "w", encoding="ascii") as out:
-        out.write(secrets.token_urlsafe(TOKEN_BYTES) + "\n")
+        with os.fdopen(fd, "w", encoding="ascii") as out:
+            out.write(secrets.token_urlsafe(TOKEN_BYTES) + "\n")
+        try:
+            os.link(temporary, path)
+        except FileExistsError:
+            pass  # another process won: its token is the one
+    finally:
+        os.unlink(temporary)
     return Token(_read_private(path), str(path))
 
 

@@ -267,6 +267,8 @@ class SessionManager:
                     f"[session {session.session_id!r} restarted with new session options ({environment.session_options.summary()}); "
                     f"state from its {session.snippets_run} earlier snippet(s) is gone]"
                 )))
+                # Added libraries are the session's, like its options: the new JVM gets them again.
+                libraries = library_annotations(worker.libraries)
             elif session.environment != environment:
                 notices.append(Notice(kind="restarted", text=(
                     f"[session {session.session_id!r} restarted: the project's build or sources changed since its JVM "

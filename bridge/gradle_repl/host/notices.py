@@ -20,8 +20,8 @@ class Notice(BaseModel):
     kind: NoticeKind = Field(
         description="evicted: closed for room or idleness; restarted: the build or sources changed; state_lost: a "
         "cancelled snippet ended the JVM; build_tool: the other build tool was used; environment: what the build "
-        "can't give snippets; libraries: added again after a restart (or not); options: session options ignored or "
-        "applied; memory: the heap is nearly full"
+        "can't give snippets; libraries: added again after a restart (or not); options: changed session options "
+        "restarted the session; memory: the heap is nearly full"
     )
     text: str
 

@@ -1,7 +1,7 @@
 """The variables a session's worker process starts with, from its options: the server's own (inherit), the user's
 login shell's (shell, read once per server with a timeout), or none; then the session's `env` over them. gradle-repl's
 own `GRADLE_REPL_*` variables (where caches and logs are) and Python's `PYTHON*` always pass: the worker process needs
-them to run at all."""
+them to run at all, except the server's token (GRADLE_REPL_TOKEN), which no snippet sees."""
 
 from __future__ import annotations
 
@@ -13,11 +13,10 @@ import sys
 
 from gradle_repl.errors import GradleReplError
 from gradle_repl.options import SessionOptions
+from gradle_repl.settings import DEFAULTS, TOKEN_ENV
 
-__all__ = ["process_environment", "login_shell_environment", "SHELL_TIMEOUT_SECONDS"]
+__all__ = ["process_environment", "login_shell_environment"]
 
-# A login shell runs the user's profile scripts; one that takes longer than this is stuck (a prompt, a network mount).
-SHELL_TIMEOUT_SECONDS = 10.0
 # The worker process's own needs, whatever the session chose: where gradle-repl keeps things, and how this Python
 # finds gradle-repl (PYTHONPATH, when it runs from a source tree).
 _OWN_PREFIXES = ("GRADLE_REPL_", "PYTHON")
@@ -31,11 +30,12 @@ def process_environment(options: SessionOptions) -> dict[str, str]:
     else:
         own = {name: value for name, value in os.environ.items() if name.startswith(_OWN_PREFIXES)}
         base = {**login_shell_environment(), **own} if options.env_source == "shell" else own
+    base.pop(TOKEN_ENV, None)  # the server's token guards against what a snippet might do with it
     return {**base, **options.env}
 
 
 @functools.cache
-def login_shell_environment() -> dict[str, str]:
+def login_shell_environment(timeout_seconds: float = DEFAULTS.login_shell_timeout_seconds) -> dict[str, str]:
     """What `$SHELL -l` sets up, as a terminal would have it (a client started from a GUI often has another PATH or
     JAVA_HOME). Read once per server process."""
     if sys.platform == "win32":
@@ -51,13 +51,13 @@ def login_shell_environment() -> dict[str, str]:
     except OSError as error:
         raise GradleReplError(f"envSource 'shell': can't run {shell}: {error.strerror}") from None
     try:
-        stdout, stderr = shell_process.communicate(timeout=SHELL_TIMEOUT_SECONDS)
+        stdout, stderr = shell_process.communicate(timeout=timeout_seconds)
     except subprocess.TimeoutExpired:
         # The whole group: what the profile started goes with the shell.
         os.killpg(shell_process.pid, signal.SIGKILL)
         shell_process.communicate()
         raise GradleReplError(
-            f"envSource 'shell': {shell} -l did not finish within {SHELL_TIMEOUT_SECONDS:g} s (does a profile script "
+            f"envSource 'shell': {shell} -l did not finish within {timeout_seconds:g} s (does a profile script "
             "wait for input?); use 'inherit' with env instead"
         ) from None
     done = subprocess.CompletedProcess(shell_process.args, shell_process.returncode, stdout, stderr)

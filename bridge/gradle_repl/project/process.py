@@ -10,6 +10,7 @@ made plain text here, where it enters (Maven 3.8 colours even in batch mode: `\x
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -22,6 +23,7 @@ import psutil
 
 from gradle_repl.errors import BuildFailed
 from gradle_repl.progress import ProgressCallback
+from gradle_repl.settings import TOKEN_ENV
 from gradle_repl.stopping import stop_processes_now
 
 __all__ = [
@@ -87,7 +89,8 @@ def run_streaming(
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
-        env=env,
+        # A build script is the project's code: the server's token is not for it to read.
+        env={name: value for name, value in (os.environ if env is None else env).items() if name != TOKEN_ENV},
         start_new_session=True,
     )
     with _RUNNING_LOCK:
