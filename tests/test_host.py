@@ -429,6 +429,15 @@ async def test_a_restart_for_new_session_options_adds_the_reported_libraries_aga
     await m.close_all()
 
 
+async def test_an_initial_heap_above_the_sessions_cap_is_refused_before_anything_starts():
+    launcher = FakeLauncher()
+    m = manager(launcher)
+    with pytest.raises(GradleReplError, match=r"'-Xms64g' asks for an initial heap of 65536 MB, above the session's heap cap"):
+        await m.run_snippet(session_id="s", project_root="/p", code="1", options=SessionOptions(jvm_args=("-Xms64g",)))
+    assert launcher.spawned == [] and m.list() == []
+    await m.close_all()
+
+
 async def test_session_options_apply_from_the_first_call_and_a_change_restarts_the_session_saying_so():
     """Options go to the session's worker; a later call without options, or with the same ones, keeps the worker; other
     options restart it with a notice of kind options; the spare never serves a session with options."""

@@ -259,7 +259,7 @@ def test_a_sessions_jvm_never_sees_the_servers_token(server: HttpServer):
 # --- The shell in a live session --------------------------------------------------------------------------------
 
 
-def test_eval_connect_continues_a_session_and_sessions_lists_it(server: HttpServer, capsys: pytest.CaptureFixture[str]):
+def test_eval_connect_continues_a_session_and_sessions_lists_it(server: HttpServer, capsys: pytest.CaptureFixture[str], tmp_path: Path):
     """eval --connect runs in a live session whether or not it names the project (another project is refused: it
     would restart the session under its other users), a failed snippet exits 1 as eval does, and `sessions` lists
     the session; a session that isn't live needs the project named."""
@@ -270,6 +270,16 @@ def test_eval_connect_continues_a_session_and_sessions_lists_it(server: HttpServ
     assert "Unresolved reference 'missing'" in capsys.readouterr().out
     assert main(["eval", "--connect", server.url, "--session", OTHER, str(SAMPLE_PROJECT.parent), "-e", "1"]) == 2
     assert f"session '{OTHER}' runs {PROJECT}" in capsys.readouterr().err
+    # Another project path, source set or build tool would restart the session too: refused alike, naming each.
+    for flag, value in (("--project", ":elsewhere"), ("--source-set", "test"), ("--build-tool", "gradle")):
+        assert main(["eval", "--connect", server.url, "--session", OTHER, flag, value, "-e", "1"]) == 2
+        said = capsys.readouterr().err
+        assert f"session '{OTHER}' runs {PROJECT} : (main, maven), not {flag} {value}" in said, said
+    # The session's own, however written (a link to the project, the flags' values it runs with), joins it.
+    link = tmp_path / "linked-project"
+    link.symlink_to(SAMPLE_PROJECT)
+    assert main(["eval", "--connect", server.url, "--session", OTHER, str(link), "--source-set", "main", "--build-tool", "maven", "-e", "s + 1"]) == 0
+    assert "41" in capsys.readouterr().out
     assert main(["sessions", "--connect", server.url]) == 0
     line = next(line for line in capsys.readouterr().out.splitlines() if line.startswith(f"{OTHER}\t"))
     assert PROJECT in line and "idle" in line, line

@@ -42,6 +42,31 @@ def test_flags_that_would_break_the_worker_are_refused_saying_why(flag: str, why
         given(jvm_args=[flag])
 
 
+def test_module_flags_want_their_value_after_an_equals_sign():
+    """A bare --add-opens would end the JVM at start; its value in the next argument is not a flag: both refused,
+    saying the form that works. The = form passes."""
+    for flag, example in (
+        ("--add-opens", "--add-opens=java.base/java.lang=ALL-UNNAMED"), ("--add-exports", "--add-exports=java.base/"),
+        ("--add-reads", "--add-reads="), ("--add-modules", "--add-modules=java.base"),
+        ("--add-opens java.base/java.lang=ALL-UNNAMED", "--add-opens=java.base/java.lang=ALL-UNNAMED"),
+    ):
+        with pytest.raises(GradleReplError, match=f"jvmArgs: '{re.escape(flag)}' needs its value after '='.*{re.escape(example)}"):
+            given(jvm_args=[flag])
+    with pytest.raises(GradleReplError, match="jvmArgs: '--add-opens' needs its value after '='"):
+        given(jvm_args=["--add-opens", "java.base/java.lang=ALL-UNNAMED"])
+    assert given(jvm_args=["--add-exports=java.base/sun.nio.ch=ALL-UNNAMED", "--add-modules=jdk.incubator.vector"]) is not None
+
+
+def test_an_initial_heap_above_the_cap_is_refused():
+    for flag in ("-Xms2g", "-XX:InitialHeapSize=2147483648", "-XX:MinHeapSize=1537m", "-Xms1572865k"):
+        options = given(jvm_args=[flag])
+        assert options is not None
+        with pytest.raises(GradleReplError, match=f"jvmArgs: '{re.escape(flag)}' asks for an initial heap of .* above the session's heap cap of 1536 MB"):
+            options.check_heap(1536)
+    for flag in ("-Xms1536m", "-Xms512M", "-XX:InitialHeapSize=1g", "-Xms1024"):
+        given(jvm_args=[flag]).check_heap(1536)  # type: ignore[union-attr]
+
+
 def test_ordinary_flags_names_and_variables_are_accepted_and_bad_ones_named():
     options = given(
         jvm_args=["-Dapp.mode=repl", "--add-opens=java.base/java.lang=ALL-UNNAMED", "-Xss8m", "-XX:+UnlockDiagnosticVMOptions"],

@@ -38,6 +38,12 @@ JVM_FLAG_REFUSALS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"-XX:Flags=.*|-XX:VMOptionsFile=.*", "flags from a file can't be checked"),
     )
 )
+# Module flags take their value in the same argument (--add-opens=java.base/java.lang=ALL-UNNAMED); jvmArgs are
+# checked one by one, so a value in the next argument would be checked (and refused) as a flag of its own.
+_MODULE_FLAG = re.compile(r"(--add-(?:opens|exports|modules|reads))(\s.*)?")
+# An initial heap, in bytes with an optional k/m/g unit, as the JVM reads it.
+_INITIAL_HEAP = re.compile(r"(?:-Xms|-XX:InitialHeapSize=|-XX:MinHeapSize=)(\d+)([kKmMgG]?)")
+_UNIT_BYTES = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3}
 _OPT_IN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 _VARIABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -73,11 +79,32 @@ class SessionOptions(BaseModel):
             if flag.startswith("@"):
                 raise ValueError(f"jvmArgs: {flag!r} is refused: flags from a file can't be checked")
             if not flag.startswith("-"):
-                raise ValueError(f"jvmArgs: {flag!r} is not a JVM flag (flags start with '-': -Dname=value, -XX:..., --add-opens ...)")
+                raise ValueError(
+                    f"jvmArgs: {flag!r} is not a JVM flag (flags start with '-': -Dname=value, -XX:..., "
+                    "--add-opens=module/package=ALL-UNNAMED; a flag's value goes in the same argument, after '=')"
+                )
+            if module_flag := _MODULE_FLAG.fullmatch(flag):
+                name = module_flag[1]
+                raise ValueError(
+                    f"jvmArgs: {flag!r} needs its value after '=' in the same argument, e.g. "
+                    f"{name}={'java.base' if name == '--add-modules' else 'java.base/java.lang=ALL-UNNAMED'}"
+                )
             for pattern, why in JVM_FLAG_REFUSALS:
                 if pattern.fullmatch(flag):
                     raise ValueError(f"jvmArgs: {flag!r} is refused: {why}")
         return flags
+
+    def check_heap(self, heap_mb: int) -> None:
+        """Refuses an initial heap (-Xms, -XX:InitialHeapSize, -XX:MinHeapSize) above the session's cap: the JVM
+        would not start."""
+        for flag in self.jvm_args:
+            if found := _INITIAL_HEAP.fullmatch(flag):
+                asked = int(found[1]) * _UNIT_BYTES[found[2].lower()]
+                if asked > heap_mb * 1024**2:
+                    raise GradleReplError(
+                        f"jvmArgs: {flag!r} asks for an initial heap of {asked / 1024**2:g} MB, above the session's "
+                        f"heap cap of {heap_mb} MB (--heap-mb): lower it or raise the cap"
+                    )
 
     @field_validator("opt_in")
     @classmethod

@@ -9,10 +9,14 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["Settings", "DEFAULTS", "TOKEN_ENV", "DEFAULT_SESSION_ID"]
+__all__ = ["Settings", "DEFAULTS", "TOKEN_ENV", "DEFAULT_SESSION_ID", "DEFAULT_PROJECT_PATH", "DEFAULT_SOURCE_SET", "DEFAULT_BUILD_TOOL"]
 
-# The session a tool call (and the shell's --connect) uses when it names none: an agent's first session.
+# What a tool call (and the CLI) runs in when it names none: an agent's first session, the build's root project,
+# its main source set, and the build tool the project's files point to.
 DEFAULT_SESSION_ID = "default"
+DEFAULT_PROJECT_PATH = ":"
+DEFAULT_SOURCE_SET = "main"
+DEFAULT_BUILD_TOOL = "auto"
 
 # The variable that gives `serve --http` its bearer token. No worker JVM or build ever sees it: snippets and build
 # scripts are code the token guards against.

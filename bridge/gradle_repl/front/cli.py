@@ -20,7 +20,7 @@ from gradle_repl.project.process import BuildLine
 from gradle_repl.project.resolve import resolve_environment
 from gradle_repl.front.token import server_token
 from gradle_repl.options import SessionOptions, session_options
-from gradle_repl.settings import DEFAULT_SESSION_ID, DEFAULTS, Settings
+from gradle_repl.settings import DEFAULT_BUILD_TOOL, DEFAULT_PROJECT_PATH, DEFAULT_SESSION_ID, DEFAULT_SOURCE_SET, DEFAULTS, Settings
 
 if TYPE_CHECKING:
     from gradle_repl.front.content import CallToolResult
@@ -33,9 +33,9 @@ class UsageError(GradleReplError):
 
 def _project_arguments(parser: argparse.ArgumentParser, *, root_optional: bool, default: str | None = ".") -> None:
     parser.add_argument("project_root", nargs="?" if root_optional else None, default=default, help="project directory")
-    parser.add_argument("--project", default=":", help="Gradle project path (:app) or Maven module (default :)")
-    parser.add_argument("--source-set", default="main", help="source set (default main); for Kotlin Multiplatform a JVM compilation such as jvmMain or desktopMain")
-    parser.add_argument("--build-tool", choices=("auto", *(t.name for t in BUILD_TOOLS)), default="auto")
+    parser.add_argument("--project", default=DEFAULT_PROJECT_PATH, help="Gradle project path (:app) or Maven module (default :)")
+    parser.add_argument("--source-set", default=DEFAULT_SOURCE_SET, help="source set (default main); for Kotlin Multiplatform a JVM compilation such as jvmMain or desktopMain")
+    parser.add_argument("--build-tool", choices=(DEFAULT_BUILD_TOOL, *(t.name for t in BUILD_TOOLS)), default=DEFAULT_BUILD_TOOL)
     parser.add_argument("-v", "--verbose", action="store_true", help="show the build tool's own output as it runs")
 
 
@@ -226,19 +226,32 @@ async def _joined(client: Any, args: argparse.Namespace) -> dict[str, Any]:
 
     session_id = args.session or DEFAULT_SESSION_ID
     info = await remote.live_session(client, session_id)
-    _same_project(info, args.project_root)
+    _same_project(info, args)
     arguments = remote.snippet_arguments(
         info, session_id, args.project_root, projectPath=args.project, sourceSet=args.source_set, buildTool=args.build_tool,
     )
     return arguments | _option_arguments(_session_options(args))
 
 
-def _same_project(info: SessionInfo | None, project_root: str | None) -> None:
-    """A live session runs one project; naming another would restart it under whoever else uses it."""
-    if info is not None and project_root is not None and Path(project_root).resolve() != Path(info.project_root):
+def _same_project(info: SessionInfo | None, args: argparse.Namespace) -> None:
+    """A live session runs one project, project path, source set and build tool; naming others would restart it
+    under whoever else uses it. What the command leaves at its default is not a choice: the session's own is used."""
+    if info is None:
+        return
+    asked = []
+    if args.project_root is not None and Path(args.project_root).resolve() != Path(info.project_root).resolve():
+        asked.append(f"project directory {Path(args.project_root).resolve()}")
+    for flag, given, default, running in (
+        ("--project", args.project, DEFAULT_PROJECT_PATH, info.project_path),
+        ("--source-set", args.source_set, DEFAULT_SOURCE_SET, info.source_set),
+        ("--build-tool", args.build_tool, DEFAULT_BUILD_TOOL, info.build_tool),
+    ):
+        if given != default and given != running:
+            asked.append(f"{flag} {given}")
+    if asked:
         raise UsageError(
-            f"session {info.session_id!r} runs {info.project_root}; leave out the project directory to join it, "
-            "or pick another --session"
+            f"session {info.session_id!r} runs {info.project_root} {info.project_path} ({info.source_set}, "
+            f"{info.build_tool}), not {', '.join(asked)}; leave those out to join it, or pick another --session"
         )
 
 

@@ -30,7 +30,7 @@ from gradle_repl.project.process import refuse_new_builds, stop_all_builds
 from gradle_repl.project.resolve import resolve_environment
 from gradle_repl.host.handle import Reply
 from gradle_repl.options import EnvSource, SessionOptions, session_options
-from gradle_repl.settings import DEFAULT_SESSION_ID, DEFAULTS, Settings
+from gradle_repl.settings import DEFAULT_BUILD_TOOL, DEFAULT_PROJECT_PATH, DEFAULT_SESSION_ID, DEFAULT_SOURCE_SET, DEFAULTS, Settings
 
 __all__ = ["build_server", "serve", "serve_http", "KotlinTools"]
 
@@ -158,14 +158,14 @@ class KotlinTools:
         projectRoot: ProjectRoot,
         code: Annotated[str, Field(description="Kotlin code; the last expression's value is returned.")],
         ctx: Context,
-        projectPath: ProjectPath = ":",
-        sourceSet: SourceSet = "main",
+        projectPath: ProjectPath = DEFAULT_PROJECT_PATH,
+        sourceSet: SourceSet = DEFAULT_SOURCE_SET,
         sessionId: SessionId = DEFAULT_SESSION_ID,
         timeoutSeconds: Annotated[
             float | None,
             Field(description=f"Stop the snippet after this many seconds (default {DEFAULTS.snippet_timeout_seconds:g}).", gt=0, le=3600),
         ] = None,
-        buildTool: BuildToolArg = "auto",
+        buildTool: BuildToolArg = DEFAULT_BUILD_TOOL,
         env: Annotated[
             dict[str, str] | None, Field(description="Session option: environment variables for the session's JVM, over envSource's.")
         ] = None,
@@ -212,10 +212,10 @@ class KotlinTools:
         projectRoot: ProjectRoot,
         code: Annotated[str, Field(description="Kotlin code to check as the session's next snippet.")],
         ctx: Context,
-        projectPath: ProjectPath = ":",
-        sourceSet: SourceSet = "main",
+        projectPath: ProjectPath = DEFAULT_PROJECT_PATH,
+        sourceSet: SourceSet = DEFAULT_SOURCE_SET,
         sessionId: SessionId = DEFAULT_SESSION_ID,
-        buildTool: BuildToolArg = "auto",
+        buildTool: BuildToolArg = DEFAULT_BUILD_TOOL,
     ) -> Annotated[CallToolResult, CodeCheck]:
         """Compile Kotlin code in a session's current state without running it: the compiler's errors and warnings
         (each with line, column, the offending line and a caret) and the type its last expression would have.
@@ -245,10 +245,10 @@ class KotlinTools:
         cursor: Annotated[
             int | None, Field(description="0-based character offset into code where completion is wanted; default: the end.", ge=0)
         ] = None,
-        projectPath: ProjectPath = ":",
-        sourceSet: SourceSet = "main",
+        projectPath: ProjectPath = DEFAULT_PROJECT_PATH,
+        sourceSet: SourceSet = DEFAULT_SOURCE_SET,
         sessionId: SessionId = DEFAULT_SESSION_ID,
-        buildTool: BuildToolArg = "auto",
+        buildTool: BuildToolArg = DEFAULT_BUILD_TOOL,
     ) -> Annotated[CallToolResult, CodeCompletions]:
         """Complete Kotlin code at a cursor against a session's live state: names earlier snippets declared and
         imported, members after `x.`, extension functions in scope, the project's and dependencies' packages and
@@ -304,9 +304,9 @@ class KotlinTools:
         self,
         projectRoot: ProjectRoot,
         ctx: Context,
-        projectPath: ProjectPath = ":",
-        sourceSet: SourceSet = "main",
-        buildTool: BuildToolArg = "auto",
+        projectPath: ProjectPath = DEFAULT_PROJECT_PATH,
+        sourceSet: SourceSet = DEFAULT_SOURCE_SET,
+        buildTool: BuildToolArg = DEFAULT_BUILD_TOOL,
         refresh: Annotated[bool, Field(description="Ignore the cache and run the build again.")] = False,
     ) -> CallToolResult:
         """Build the project and summarise what snippets would see: build tool, Kotlin version, JDK, classpath size,

@@ -194,6 +194,8 @@ class SessionManager:
     ) -> AsyncIterator[tuple[Session, WorkerHandle, list[Notice]]]:
         """The project resolved, the session's lock held and its worker up (with the options given, else the
         session's own): the session, its worker and the notices owed to the caller."""
+        if options is not None:
+            options.check_heap(self.worker_options.heap_mb)
         await _prepare(options)
         resolved = await self.resolve(
             project_root, project_path=project_path, source_set=source_set,
