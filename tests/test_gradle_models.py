@@ -283,7 +283,9 @@ def test_a_real_session_on_a_multiplatform_environment(tmp_path: Path, tmp_path_
     compile_like_the_build(env, classes, [common, jvm], "-Xmulti-platform", f"-Xcommon-sources={common}")
     worker = SyncWorker(env)
     try:
-        assert worker.value('shop.describe(shop.Item("tea", 250))') == "tea at 2.5 on JVM 17"
+        java = worker.value('System.getProperty("java.specification.version")')
+        assert Path(env.java_home, "release").read_text().count(f'JAVA_VERSION="{java}') == 1  # the reported JDK runs it
+        assert worker.value('shop.describe(shop.Item("tea", 250))') == f"tea at 2.5 on JVM {java}"
         assert worker.value('shop.jvmOnlyTotal(listOf(shop.Item("a", 1), shop.Item("b", 2)))') == "3"
         composable = (
             "import androidx.compose.runtime.Composable\n"

@@ -12,6 +12,7 @@ import pytest
 
 from conftest import PROJECTS, SAMPLE_PROJECT, SyncWorker, copy_project, running_worker
 from gradle_repl.environment import ReplEnvironment
+from gradle_repl.worker.session import ANALYSED_SNIPPETS_LIMIT
 from gradle_repl.project.plugin_support import snippet_class_warnings
 from gradle_repl.project.resolve import resolve_environment
 from gradle_repl.project.toolchain import PINNED_KOTLIN_VERSION, Coordinate, resolve_jars
@@ -215,8 +216,18 @@ def test_on_kotlin_2_3_0_a_spring_project_is_told_that_snippet_members_stay_fina
     (warning,) = [line for line in done.stdout.splitlines() if "all-open" in line]
     assert "leaves its members final" in warning and "2.3.20" in warning and "2.3.0" in warning
 
-def test_a_check_answers_and_changes_nothing(older_worker: SyncWorker):
+@pytest.fixture(scope="module")
+def older_analysis_worker(older_env: ReplEnvironment) -> Iterator[SyncWorker]:
+    """A session of its own for checks and completion: on Kotlin 2.2 they stop after ANALYSED_SNIPPETS_LIMIT snippets,
+    which the shared session passes."""
+    worker = SyncWorker(older_env)
+    yield worker
+    worker.close()
+
+
+def test_a_check_answers_and_changes_nothing(older_analysis_worker: SyncWorker):
     """The facade's rollback of a checked snippet (CompilerMarks) holds on the older Kotlin's REPL too."""
+    older_worker = older_analysis_worker
     older_worker.eval("val checkedHere = 1")
     before = older_worker.describe()
     wrong = older_worker.check('val checkedHere = "x"\nval alsoHere: Int = "y"')
@@ -228,10 +239,28 @@ def test_a_check_answers_and_changes_nothing(older_worker: SyncWorker):
     assert older_worker.value("checkedHere + 1") == "2"
 
 
-def test_completion_on_the_older_kotlin(older_worker: SyncWorker):
+def test_completion_on_the_older_kotlin(older_analysis_worker: SyncWorker):
     """The completion add-on, compiled for this Kotlin's FIR, answers here too."""
+    older_worker = older_analysis_worker
     older_worker.eval("val olderNumbers = listOf(1, 2)")
     result = older_worker.complete("olderNumbers.ma")
     assert result.unavailable is None, result.unavailable
     assert {"map", "mapNotNull"} <= {item.text for item in result.items}
     assert older_worker.complete("olderN").items[0].text == "olderNumbers"
+
+
+def test_past_the_snippet_limit_kotlin_2_2_refuses_checks_and_completion_and_runs_on(older_env: ReplEnvironment):
+    """Kotlin 2.2's compiler walks the snippet history exponentially in a check's compile (OutOfMemoryError at 24
+    snippets with a 1.5 GB heap, which also broke the session); past the limit the session says so and runs on.
+    A session of its own: the shared one's history is already long."""
+    worker = SyncWorker(older_env)
+    try:
+        for n in range(ANALYSED_SNIPPETS_LIMIT):
+            worker.eval(f"val pastLimit{n} = {n}")
+        refused = worker._loop.run_until_complete(worker.process.check("1 + 1", timeout_seconds=60))
+        assert refused.result.type == "error" and f"after {ANALYSED_SNIPPETS_LIMIT} snippets on Kotlin {OLDER_KOTLIN}" in refused.result.message
+        completion = worker.complete("pastLimit")
+        assert completion.unavailable is not None and "exponentially" in completion.unavailable and not completion.items
+        assert worker.value(f"pastLimit{ANALYSED_SNIPPETS_LIMIT - 1} + 1") == str(ANALYSED_SNIPPETS_LIMIT)
+    finally:
+        worker.close()

@@ -54,6 +54,11 @@ class SnippetCounter:
         a check compiles what a run would and leaves the numbering as it was."""
         return self._driver.check(code, self.next_file())
 
+    @property
+    def taken(self) -> int:
+        """How many snippet numbers runs have taken (failed snippets included: each is in the REPL's history)."""
+        return self._last
+
     def next_file(self) -> str:
         """The file name the next snippet will get (a check or a completion borrows it and leaves it)."""
         return snippet_file(self._last + 1)
