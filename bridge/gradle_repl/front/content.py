@@ -110,7 +110,7 @@ def snippet_run(reply: Reply) -> SnippetRun:
         **streams,
     )
     if isinstance(result, ErrorResult):
-        run.error = SnippetError(kind=result.error_kind, message=result.message, stack=result.stack, state_lost=result.state_lost)
+        run.error = _worker_error(result)
     else:
         run.value_type = result.value_type
         if result.value is not None:
@@ -150,6 +150,11 @@ def check_text(result: CheckResult) -> str:
     return "\n".join([head, *(d.text for d in result.diagnostics)])
 
 
+def _worker_error(result: ErrorResult) -> SnippetError:
+    """A worker's error result as the tools' data: its kind, message, stack and whether the session's state is gone."""
+    return SnippetError(kind=result.error_kind, message=result.message, stack=result.stack, state_lost=result.state_lost)
+
+
 def check_failed(message: str) -> CodeCheck:
     """A check_kotlin_snippet call that could not check its code (bad arguments, a failed build), as data."""
     return CodeCheck(ok=False, error=SnippetError(kind="request", message=message))
@@ -160,8 +165,7 @@ def check_to_result(analysis: Analysis) -> CallToolResult:
     result = analysis.result
     notices = list(analysis.notices)
     if isinstance(result, ErrorResult):
-        data = CodeCheck(ok=False, error=SnippetError(kind=result.error_kind, message=result.message, stack=result.stack,
-                                                      state_lost=result.state_lost), notices=notices)
+        data = CodeCheck(ok=False, error=_worker_error(result), notices=notices)
         return error_result("\n".join([result.message, *([result.stack] if result.stack else []), *map(str, notices)]), data)
     assert isinstance(result, CheckResult)
     data = CodeCheck(ok=result.compiled, value_type=result.value_type, diagnostics=result.diagnostics, notices=notices,
