@@ -264,3 +264,39 @@ def test_past_the_snippet_limit_kotlin_2_2_refuses_checks_and_completion_and_run
         assert worker.value(f"pastLimit{ANALYSED_SNIPPETS_LIMIT - 1} + 1") == str(ANALYSED_SNIPPETS_LIMIT)
     finally:
         worker.close()
+
+
+def _live_instances(env: ReplEnvironment, worker: SyncWorker, class_name: str) -> int:
+    """How many instances of the class the worker's JVM holds after a full collection (jcmd's class histogram)."""
+    jcmd = Path(env.java_home, "bin", "jcmd")
+    histogram = subprocess.run([str(jcmd), str(worker.process.pid), "GC.class_histogram"], capture_output=True, text=True, check=True).stdout
+    return sum(int(line.split()[1]) for line in histogram.splitlines() if line.split()[-1:] == [class_name])
+
+
+@pytest.mark.parametrize("kotlin", [OLDER_KOTLIN, PINNED_KOTLIN_VERSION])
+def test_runs_release_their_backend_and_later_snippets_still_use_their_declarations(request: pytest.FixtureRequest, kotlin: str):
+    """Each run's JVM backend state (its IR, JvmBackendContext) is let go once it compiled (CompilerMarks.releaseBackends);
+    what later snippets resolve against (the FIR of every earlier snippet) stays."""
+    older = kotlin == OLDER_KOTLIN
+    env: ReplEnvironment = request.getfixturevalue("older_env" if older else "sample_env")
+    worker: SyncWorker = request.getfixturevalue("older_worker" if older else "sample_worker")
+    snippets = [
+        "fun keptTwice(x: Int) = x * 2",
+        "class KeptBox(val item: String) { fun shout() = item.uppercase() }",
+        "val keptValue = keptTwice(21)",
+        "fun String.keptExclaim() = this + \"!\"",
+        "import kotlinx.serialization.*\nimport kotlinx.serialization.json.*\n@Serializable data class KeptPoint(val x: Int, val y: Int)",
+        "val keptPoints = List(3) { KeptPoint(it, keptTwice(it)) }",
+        "object KeptRegistry { val names = mutableListOf(\"kept\") }",
+    ]
+    for code in snippets:
+        result = worker.eval(code).result
+        assert result.type == "success", f"{code}: {result.message}"
+    value = worker.value(
+        "import kotlinx.serialization.json.*\n"
+        "listOf(keptValue, KeptBox(\"a\").shout().keptExclaim(), Json.encodeToString(keptPoints.last()), "
+        "Json.decodeFromString<KeptPoint>(\"\"\"{\"x\":1,\"y\":2}\"\"\").y, KeptRegistry.names.single()).joinToString()"
+    )
+    assert value == '42, A!, {"x":2,"y":4}, 2, kept'
+    # Before the release, every run's JvmBackendContext stayed reachable for the session's life (one per snippet).
+    assert _live_instances(env, worker, "org.jetbrains.kotlin.backend.jvm.JvmBackendContext") <= 1

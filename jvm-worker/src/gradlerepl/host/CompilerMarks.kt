@@ -19,7 +19,7 @@ import org.jetbrains.kotlin.scripting.compiler.plugin.services.FirReplHistoryPro
  * keyed by symbols of that compilation's module, and with them its whole FIR session (found with JFR's old-object
  * samples: ~1 MB a compilation that called into Java-backed library classes). Entries of a taken-back compilation's
  * modules are removed; that part is best effort (by reflection, skipped when this Kotlin lays it out otherwise). If a Kotlin release moves them, [untraced] fails before compiling with a message naming what is missing,
- * and the session is untouched.
+ * and the session is untouched. A run keeps its compilation, less its JVM backend's state ([releaseBackends]).
  */
 class CompilerMarks(private val state: K2ReplCompilationState, private val history: FirReplHistoryProviderImpl) {
 
@@ -87,8 +87,8 @@ class CompilerMarks(private val state: K2ReplCompilationState, private val histo
     private val moduleGetters = HashMap<Class<*>, java.lang.reflect.Method?>()
     private val firGetters = HashMap<Class<*>, java.lang.reflect.Method?>()
 
-    private fun getter(cache: HashMap<Class<*>, java.lang.reflect.Method?>, type: Class<*>, name: String) =
-        cache.getOrPut(type) { type.methods.firstOrNull { it.name == name && it.parameterCount == 0 } }
+    private fun getter(cache: HashMap<Class<*>, java.lang.reflect.Method?>, type: Class<*>, name: String, parameters: Int = 0) =
+        cache.getOrPut(type) { type.methods.firstOrNull { it.name == name && it.parameterCount == parameters } }
 
     /** The module data of a FIR symbol or declaration (by name: getFir, getModuleData), or null. */
     private fun moduleOf(item: Any?): Any? {
@@ -96,6 +96,52 @@ class CompilerMarks(private val state: K2ReplCompilationState, private val histo
         getter(moduleGetters, item.javaClass, "getModuleData")?.let { return runCatching { it.invoke(item) }.getOrNull() }
         val fir = getter(firGetters, item.javaClass, "getFir")?.let { runCatching { it.invoke(item) }.getOrNull() } ?: return null
         return getter(moduleGetters, fir.javaClass, "getModuleData")?.let { runCatching { it.invoke(fir) }.getOrNull() }
+    }
+
+    // How many of the history's modules have had their backend references dropped (releaseBackends).
+    private var released = 0
+
+    /**
+     * Drops what the snippets compiled since the last call keep of their JVM backend run. Fir2Ir sets the FIR
+     * session's Java element finder's `propertyEvaluator` to a lambda holding that run's `Fir2IrComponentsStorage`,
+     * and through it the run's whole IR and `JvmBackendContext` (~1.2 MB a snippet; found with a heap dump's paths
+     * to GC roots). The FIR session itself stays in `moduleDataHistory` for later snippets to resolve against, and
+     * the lambda stayed with it. Nothing calls it after its own compilation: it evaluates Kotlin constants for Java
+     * sources compiled together with the Kotlin ones (a snippet has none), and without it the finder falls back to
+     * FIR's own evaluator. Best effort, by reflection: skipped when this Kotlin lays it out otherwise.
+     */
+    fun releaseBackends() {
+        val history = try {
+            modules().moduleDataHistory
+        } catch (e: Exception) {
+            return
+        }
+        if (released > history.size) released = 0
+        for (module in history.subList(released, history.size)) {
+            try {
+                dropPropertyEvaluator(module)
+            } catch (e: Exception) {
+                // Memory hygiene only: the session's state doesn't depend on it.
+            } catch (e: LinkageError) {
+            }
+        }
+        released = history.size
+    }
+
+    private fun dropPropertyEvaluator(module: Any?) {
+        val session = module?.let { getter(sessionGetters, it.javaClass, "getSession")?.invoke(it) } ?: return
+        val finder = finderAccessor?.invoke(null, session) ?: return
+        getter(evaluatorSetters, finder.javaClass, "setPropertyEvaluator", 1)?.invoke(finder, null)
+    }
+
+    private val sessionGetters = HashMap<Class<*>, java.lang.reflect.Method?>()
+    private val evaluatorSetters = HashMap<Class<*>, java.lang.reflect.Method?>()
+    /** `FirSession.javaElementFinder` (a top-level extension property of the compiler's FIR). */
+    private val finderAccessor: java.lang.reflect.Method? by lazy {
+        runCatching {
+            Class.forName("org.jetbrains.kotlin.fir.java.FirJavaElementFinderKt", false, state.javaClass.classLoader)
+                .methods.firstOrNull { it.name == "getJavaElementFinder" && it.parameterCount == 1 }
+        }.getOrNull()
     }
 
     /** Runs [block] (a compilation) and then restores the state as it was before, however the block ended. */

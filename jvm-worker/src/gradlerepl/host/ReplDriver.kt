@@ -23,8 +23,8 @@ import kotlin.script.experimental.jvm.updateClasspath
 
 /**
  * Thrown by an analysis add-on once the compiler's frontend and checkers are done with no error, to end a check
- * before the JVM backend: the REPL keeps part of every backend run's state for the session's life (measured: ~2 MB a
- * compilation), which a check must not. The diagnostics are in the driver's message collector by then.
+ * before the JVM backend, which a check doesn't need (it is most of a compilation's time and memory). The diagnostics
+ * are in the driver's message collector by then.
  */
 class AnalysisComplete(@JvmField val valueType: String?) : RuntimeException("the check's analysis is complete", null, false, false)
 
@@ -209,7 +209,11 @@ class ReplDriver(
     private fun evaluate(code: String, sourceName: String, running: RunningSnippet): SnippetOutcome {
         val outcome = SnippetOutcome()
         try {
-            val linked = compile(code, sourceName, compilationConfiguration, outcome) ?: return outcome
+            val linked = try {
+                compile(code, sourceName, compilationConfiguration, outcome)
+            } finally {
+                marks.releaseBackends()
+            } ?: return outcome
             outcome.compiled = true
             // Cancelled while compiling (the compiler can't be interrupted): it never runs, the session is intact.
             if (!running.beginEvaluation()) {
