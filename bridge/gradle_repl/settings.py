@@ -33,9 +33,14 @@ class Settings(BaseModel):
     snippet_timeout_seconds: float = Field(default=60.0, description="a snippet is stopped after this long unless its call says otherwise")
 
     # --- each session's JVM ----------------------------------------------------------------------------------
-    # The K2 REPL keeps about 2 MB of compiler data per snippet (bench/README.md): 1.5 GB holds some 600
-    # snippets before the heap warning; the JVM only takes from the OS what it uses.
+    # The K2 REPL keeps about 0.4 MB of compiler data per snippet once each run's backend state and symbol caches
+    # are let go (jvm-worker CompilerMarks.releaseBackends; 1.8 MB before, bench/README.md); the JVM only takes
+    # from the OS what it uses.
     heap_mb: int = Field(default=1536, ge=64, description="heap cap of each session's JVM")
+    # Serial GC sizes its young generation from the heap and never shrinks below the initial heap: the JVM's
+    # default (1/64 of RAM, 378 MB on 24 GB) held ~60 MB more RSS after 100 snippets than the worker needs
+    # (350 against 417 MB, warm snippets no slower, bench/README.md). A session's own -Xms overrides it.
+    initial_heap_mb: int = Field(default=64, ge=8, description="initial heap of each session's JVM (-Xms)")
     # What one snippet may print in all, and in one block (message, stack, value); the cut is reported.
     output_limit_bytes: int = Field(default=1_000_000, ge=1_000)
     frame_limit_bytes: int = Field(default=200_000, ge=1_000)

@@ -53,6 +53,8 @@ def start_jvm(
     jpype.startJVM(
         str(find_libjvm(java_home)),
         f"-Xmx{heap_mb}m",
+        # Before the session's own flags, so its -Xms wins (settings.py, initial_heap_mb).
+        f"-Xms{min(DEFAULTS.initial_heap_mb, heap_mb)}m",
         # A crash report belongs with the worker logs, never in the project or the server's directory.
         f"-XX:ErrorFile={logs / 'hs_err_pid%p.log'}",
         # The JIT's replay data after a compiler crash too (it would land in the working directory).
