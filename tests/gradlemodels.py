@@ -21,6 +21,7 @@ from conftest import REPO, persistent_test_cache
 from gradle_repl.environment import ReplEnvironment, parse_markers
 from gradle_repl.resources import init_script_path
 from gradle_repl.project.toolchain import PINNED_KOTLIN_VERSION, Coordinate, kotlin_policy_properties, resolve_jars
+from shortjvm import SHORT_LIVED_JVM_FLAGS
 from testtoolchain import fetch_test_toolchain
 
 __all__ = ["Pair", "PAIRS", "run_pair", "as_compilable_kotlin"]
@@ -104,7 +105,7 @@ def _compile(pair: Pair, script: str, jars: dict[str, list[str]]) -> Path:
     api = [j for j in jars["gradle-api"] if j.endswith(".jar")]
     done = subprocess.run(
         # (test_init_script_api compiles the script alone with -Werror; -language-version 2.0 here warns.)
-        ["java", "-cp", os.pathsep.join(host), "org.jetbrains.kotlin.cli.jvm.K2JVMCompiler", "-no-stdlib", "-no-reflect",
+        ["java", *SHORT_LIVED_JVM_FLAGS, "-cp", os.pathsep.join(host), "org.jetbrains.kotlin.cli.jvm.K2JVMCompiler", "-no-stdlib", "-no-reflect",
          # Gradle 8.11 embeds Kotlin 2.0; code for a newer stdlib would not run against its API.
          "-language-version", "2.0", "-api-version", "2.0", "-jvm-target", "11",
          f"-Xplugin={jars['sam'][0]}",
@@ -169,7 +170,7 @@ def run_pair(pair: Pair, work: Path, *, script: str | None = None, multiplatform
         classpath = [str(classes), stdlib, *_module_manifests(pair), *jars["gradle-api"], *jars["kgp"], *jars["gradle-externals"]]
         done = subprocess.run(
             # The Kotlin version policy, as gradle-repl passes it to a real Gradle (-P properties).
-            ["java", "-Xmx1g", *_ADD_OPENS, *(f"-D{k}={v}" for k, v in kotlin_policy_properties().items()),
+            ["java", "-Xmx1g", *SHORT_LIVED_JVM_FLAGS, *_ADD_OPENS, *(f"-D{k}={v}" for k, v in kotlin_policy_properties().items()),
              "-cp", os.pathsep.join(classpath), "GradleModelsKt",
              str(work / f"run{_}"), str(user_home), pair.serialization_runtime, str(with_multiplatform).lower()],
             capture_output=True, text=True, timeout=RUN_TIMEOUT_SECONDS,

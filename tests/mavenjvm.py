@@ -20,9 +20,10 @@ from pathlib import Path
 
 from filelock import FileLock
 
+from shortjvm import SHORT_LIVED_JVM_FLAGS as FLAGS
+
 __all__ = ["maven_opts"]
 
-FLAGS = ("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-XX:CICompilerCount=1")
 # A cold build with downloads; past this the training build is stuck and the suite goes on without it.
 TRAINING_TIMEOUT_SECONDS = 600
 

@@ -15,6 +15,7 @@ from gradle_repl.project.plugin_support import with_plugins_at_repl_version
 from gradle_repl.resources import init_script_path
 from gradle_repl.project.toolchain import MINIMUM_REPL_KOTLIN, PINNED_KOTLIN_VERSION
 from gradlemodels import PAIRS, Pair, PairRun, run_pair
+from shortjvm import SHORT_LIVED_JVM_FLAGS
 
 pytestmark = [pytest.mark.jvm, pytest.mark.gradle_models]
 
@@ -128,7 +129,7 @@ def compile_like_the_build(env: ReplEnvironment, classes: str, sources: list[Pat
     plugins and options (what the build's compile task would do; the harness configures but never compiles)."""
     libraries = [p for p in env.classpath if p.endswith(".jar")]
     compiled = subprocess.run(
-        ["java", "-cp", ":".join(env.repl_host_classpath), "org.jetbrains.kotlin.cli.jvm.K2JVMCompiler",
+        ["java", *SHORT_LIVED_JVM_FLAGS, "-cp", ":".join(env.repl_host_classpath), "org.jetbrains.kotlin.cli.jvm.K2JVMCompiler",
          *env.compiler_options(), *args, "-classpath", ":".join(libraries), "-d", classes, *map(str, sources)],
         capture_output=True, text=True, timeout=300,
     )

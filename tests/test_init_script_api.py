@@ -16,6 +16,7 @@ import pytest
 
 from gradle_repl.resources import init_script_path
 from gradle_repl.project.toolchain import PINNED_KOTLIN_VERSION, Coordinate, resolve_jars
+from shortjvm import SHORT_LIVED_JVM_FLAGS
 from testtoolchain import fetch_test_toolchain
 from gradlemodels import as_compilable_kotlin
 
@@ -34,7 +35,7 @@ def test_init_script_compiles_against_gradle_api(gradle_version: str, tmp_path: 
     host = ":".join(toolchain.repl_host)
     api = ":".join(j for j in jars.by_request["gradle-api"] if j.endswith(".jar"))
     done = subprocess.run(
-        ["java", "-cp", host, "org.jetbrains.kotlin.cli.jvm.K2JVMCompiler", "-Werror", "-no-stdlib", "-no-reflect",
+        ["java", *SHORT_LIVED_JVM_FLAGS, "-cp", host, "org.jetbrains.kotlin.cli.jvm.K2JVMCompiler", "-Werror", "-no-stdlib", "-no-reflect",
          f"-Xplugin={jars.by_request['sam'][0]}",
          "-P", "plugin:org.jetbrains.kotlin.samWithReceiver:annotation=org.gradle.api.HasImplicitReceiver",
          "-classpath", f"{api}:{host}", "-d", str(tmp_path / "out"), str(source)],

@@ -280,9 +280,18 @@ def test_a_nearly_full_heap_is_a_warning_once_per_step_and_passes_when_freed(sam
 
     worker = SyncWorker(sample_env, WorkerOptions(heap_mb=256))
     try:
-        worker.eval("val hog = ArrayList<LongArray>()")
+        # Straight to 75% live in one snippet (a full collection per 4 MB step from the start took ~20 s): below
+        # the mark nothing is said.
+        filled = worker.eval(
+            "val hog = ArrayList<LongArray>()\n"
+            "val rt = Runtime.getRuntime(); System.gc()\n"
+            "while (rt.totalMemory() - rt.freeMemory() < rt.maxMemory() * 3 / 4) hog.add(LongArray(512 * 1024))\n"
+            "hog.size"
+        )
+        assert filled.result.type == "success", filled.result.message
+        assert filled.result.heap_warning is None, filled.result.heap_warning
         warned = None
-        for _ in range(40):
+        for _ in range(12):
             # 4 MB more live data each time; the GC makes "live after collection" current.
             reply = worker.eval("hog.add(LongArray(512 * 1024)); System.gc(); hog.size")
             assert reply.result.type == "success", reply.result.message
