@@ -107,6 +107,18 @@ def test_on_a_new_machine_the_facade_compiles_a_trainer_writes_the_archive_later
             assert _compiler_classes_from_the_archive(class_loads, second.ready.pid) > 1000, "the JVM mapped the archive"
             assert manager._training.task is training, "an archive that exists is never trained again"
 
+            # JPype installed elsewhere (a reinstall, another checkout's virtualenv) maps the same archive: the JVM's
+            # class path starts with the content-named copy of JPype's jar, and the installation's own comes last.
+            _install_jpype_copy(elsewhere := tmp_path / "another-install")
+            monkeypatch.setenv("PYTHONPATH", str(elsewhere))
+            class_path = await run("relocated", 'System.getProperty("java.class.path")')
+            monkeypatch.delenv("PYTHONPATH")
+            assert class_path.endswith(str(elsewhere / "org.jpype.jar")), class_path
+            relocated = manager._sessions.get("relocated").worker  # type: ignore[union-attr]
+            assert relocated is not None and relocated.ready.class_data_archive == str(archives[0])
+            assert _compiler_classes_from_the_archive(class_loads, relocated.ready.pid) > 1000, "mapped from another JPype"
+            assert list(first_use.glob("*.jsa")) == archives
+
             # Damaged as a new file renamed over it, as gradle-repl writes archives: the second worker has
             # the old one mapped, and truncating a mapped file under a live JVM crashes it (SIGBUS).
             damaged = archives[0].with_suffix(".damaged")
@@ -122,6 +134,19 @@ def test_on_a_new_machine_the_facade_compiles_a_trainer_writes_the_archive_later
         assert not any(_alive(pid) for pid in pids)
 
     asyncio.run(scenario())
+
+
+def _install_jpype_copy(target: Path) -> None:
+    """JPype (its package, native module and support jar) copied as an installation of its own."""
+    import importlib.util
+    import shutil
+
+    site = Path(importlib.util.find_spec("jpype").origin).resolve().parents[1]  # type: ignore[arg-type, union-attr]
+    target.mkdir()
+    shutil.copytree(site / "jpype", target / "jpype")
+    for native in site.glob("_jpype*"):
+        shutil.copy2(native, target / native.name)
+    shutil.copy2(site / "org.jpype.jar", target / "org.jpype.jar")
 
 
 def _compiler_classes_from_the_archive(logs: Path, pid: int) -> int:

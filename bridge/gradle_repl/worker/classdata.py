@@ -9,6 +9,7 @@ foreign archive only costs speed: the JVM checks it and falls back to loading cl
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.util
 import os
@@ -26,6 +27,7 @@ __all__ = [
     "claim_training",
     "release_training",
     "mark_training_failed",
+    "jpype_support_jar",
 ]
 
 # Dynamic archives (-XX:ArchiveClassesAtExit) exist from JDK 13 on.
@@ -50,8 +52,8 @@ def archive_path(java_home: str, classpath: list[str]) -> Path | None:
     if feature is None or feature < MIN_JDK_FEATURE:
         return None
     digest = hashlib.sha256()
-    # JPype puts its own jar on the JVM's class path too: another installation means another class path.
-    digest.update(str(_jpype_location()).encode())
+    # The JVM's class path starts with JPype's support jar (jpype_support_jar): another JPype, another archive.
+    digest.update(_jpype_jar_digest().encode())
     home = Path(java_home).resolve()
     digest.update(str(home).encode())
     digest.update((home / "release").read_bytes())
@@ -65,9 +67,40 @@ def archive_path(java_home: str, classpath: list[str]) -> Path | None:
     return cache_dir() / "class-data" / f"jdk{feature}-{digest.hexdigest()[:24]}.jsa"
 
 
-def _jpype_location() -> Path | None:
+def jpype_support_jar() -> Path | None:
+    """A copy of JPype's support jar (org.jpype.jar) at a path named by its content, for the front of a worker's
+    class path; None when JPype isn't installed where it can be found.
+
+    JPype appends the jar from its installation to every class path it starts, and an archive records the
+    class path it was written with: JPype in another virtualenv (a reinstall, a fresh checkout) is another path,
+    so every archive would be rejected and written again (~94 MB each). Loaded from this copy first, JPype's
+    classes never come from the installation's jar, and the JVM checks the recorded class path only up to the
+    last entry an archived class came from (JDK 13+), so the trailing installation path doesn't matter."""
+    source = _jpype_jar()
+    if source is None:
+        return None
+    copy = cache_dir() / "class-data" / f"jpype-{_jpype_jar_digest()}.jar"
+    if not copy.is_file():
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        partial = copy.with_name(f"{copy.name}.{os.getpid()}.tmp")
+        partial.write_bytes(source.read_bytes())
+        # Never rewritten: the JVM checks the jar's size and modification time against the archive's record.
+        os.replace(partial, copy)
+    return copy
+
+
+def _jpype_jar() -> Path | None:
     spec = importlib.util.find_spec("jpype")  # located, not imported: the host never loads JPype
-    return Path(spec.origin).parent if spec is not None and spec.origin else None
+    if spec is None or not spec.origin:
+        return None
+    jar = Path(spec.origin).resolve().parent.parent / "org.jpype.jar"  # where jpype/_core.py looks for it
+    return jar if jar.is_file() else None
+
+
+@functools.cache
+def _jpype_jar_digest() -> str:
+    jar = _jpype_jar()
+    return hashlib.sha256(jar.read_bytes()).hexdigest()[:16] if jar is not None else "no-jpype"
 
 
 def _claim(archive: Path) -> Path:

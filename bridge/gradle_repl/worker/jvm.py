@@ -9,7 +9,7 @@ from pathlib import Path
 import _jpype
 import jpype
 
-from gradle_repl.worker.classdata import jdk_feature
+from gradle_repl.worker.classdata import jdk_feature, jpype_support_jar
 from gradle_repl.errors import JvmNotFound
 from gradle_repl.paths import log_dir
 from gradle_repl.settings import DEFAULTS
@@ -72,7 +72,8 @@ def start_jvm(
         # The exit guard (a security manager, see ExitGuard.kt) may be installed up to JDK 23; 24 has none.
         *(("-Djava.security.manager=allow",) if 12 <= (jdk_feature(java_home) or 0) < 24 else ()),
         *extra_options,
-        classpath=classpath,
+        # JPype's own jar first, from a path that outlives this virtualenv, so a class-data archive does too.
+        classpath=[*(str(j) for j in [jpype_support_jar()] if j is not None), *classpath],
         convertStrings=False,
     )
     _unlink_python_gc_from_java_gc()
