@@ -12,7 +12,9 @@ folded in, so nothing is lost.
 
 from __future__ import annotations
 
-from mcp.types import CallToolResult, ImageContent, TextContent
+# The SDK's wire types from their own package: `mcp.types` would import the whole SDK (client and server, ~0.4 s)
+# into every CLI process that only prints a result.
+from mcp_types import CallToolResult, ImageContent, TextContent
 
 from gradle_repl.errors import GradleReplError
 from gradle_repl.frames import CheckResult, CompletionResult, DisplayFrame, ErrorResult, SnippetResult, StreamFrame, SuccessResult
