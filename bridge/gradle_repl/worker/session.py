@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import sys
 import threading
 import time
@@ -37,14 +36,6 @@ LIBRARIES_NOT_CHECKED = CodeDiagnostic(severity="warning", message=_LIBRARIES_NO
 # How often the loop collects output while a snippet runs: short enough that ordering across
 # threads stays tight, long enough not to burn a core.
 POLL_INTERVAL_MS = 20
-
-
-# Before Kotlin 2.3 the compiler's walk over a snippet's dependencies on earlier snippets remembers nothing it has
-# visited (FirJavaElementFinder.collectAllDependentSourceSessionsTo, reached by a check's or a completion's compile):
-# its time and memory double with each snippet. Measured on 2.2.21: fine at 20 snippets, OutOfMemoryError with a
-# 1.5 GB heap at 24 (and the session damaged after); 2.3.21 answers in milliseconds at 40. Runs are unaffected.
-_UNBOUNDED_ANALYSIS_FROM = (2, 3, 0)
-ANALYSED_SNIPPETS_LIMIT = 20
 
 
 @dataclass(frozen=True)
@@ -106,22 +97,9 @@ class ReplSession:
             return self.check(request)
         return self.complete(request)
 
-    def _analysis_refused(self) -> str | None:
-        """Why this session can't check or complete code any more, if it can't (see ANALYSED_SNIPPETS_LIMIT)."""
-        version = tuple(int(p) for p in re.findall(r"\d+", self._request.environment.kotlin_version)[:3])
-        if version >= _UNBOUNDED_ANALYSIS_FROM or self._snippets.taken < ANALYSED_SNIPPETS_LIMIT:
-            return None
-        return (
-            f"checks and completion are unavailable after {ANALYSED_SNIPPETS_LIMIT} snippets on Kotlin "
-            f"{self._request.environment.kotlin_version}: its compiler walks every path through the earlier snippets, "
-            "which grows exponentially (Kotlin 2.3+ does not); run the code instead, or reset the session"
-        )
-
     def check(self, request: CheckRequest) -> CheckResult | ErrorResult:
         """What compiling the code as the next snippet reports, and its value's type; the session is left as it was."""
         started = time.monotonic()
-        if (reason := self._analysis_refused()) is not None:
-            return ErrorResult(id=request.id, error_kind="internal", message=reason)
         if (refused := self._refuse_libraries(request.code)) is not None:
             return refused.model_copy(update={"id": request.id})
         self._completion.load()  # the analysis add-on ends the check before the backend, when this Kotlin has it
@@ -137,8 +115,6 @@ class ReplSession:
         started = time.monotonic()
         if request.cursor > len(request.code):
             return ErrorResult(id=request.id, error_kind="internal", message=f"cursor {request.cursor} is past the code's end")
-        if (reason := self._analysis_refused()) is not None:
-            return CompletionResult(id=request.id, prefix_start=request.cursor, unavailable=reason)
         earlier = self._declarations.names()
         result = self._completion.complete(request.code, request.cursor, self._snippets.next_file(), earlier)
         return result.model_copy(update={"id": request.id, "duration_ms": int((time.monotonic() - started) * 1000)})

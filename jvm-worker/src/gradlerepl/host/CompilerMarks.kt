@@ -23,14 +23,7 @@ import org.jetbrains.kotlin.scripting.compiler.plugin.services.FirReplHistoryPro
  */
 class CompilerMarks(private val state: K2ReplCompilationState, private val history: FirReplHistoryProviderImpl) {
 
-    private fun modules(): ReplModuleDataProvider {
-        val getter = try {
-            state.javaClass.getMethod("getModuleDataProvider\$kotlin_scripting_compiler")
-        } catch (e: NoSuchMethodException) {
-            throw IllegalStateException("this Kotlin's K2ReplCompilationState has no moduleDataProvider", e)
-        }
-        return getter.invoke(state) as ReplModuleDataProvider
-    }
+    private fun modules(): ReplModuleDataProvider = replModules(state)
 
     @Suppress("UNCHECKED_CAST")
     private fun snippets(): MutableSet<Any?> {

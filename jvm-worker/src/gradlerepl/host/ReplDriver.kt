@@ -93,6 +93,7 @@ class ReplDriver(
     private val state = K2ReplCompiler.createCompilationState(messages, Disposer.newDisposable(), compilationConfiguration, hostConfiguration)
     private val compiler = K2ReplCompiler(state)
     private val marks = CompilerMarks(state, history)
+    private val modules = SnippetModuleChain(state)
     private val evaluator = K2ReplEvaluator()
     private val sessionLoader = SessionContextLoader(snippetLoader)
     // What snippets run with as the thread's context class loader; one a snippet sets stays for the next.
@@ -213,6 +214,7 @@ class ReplDriver(
                 compile(code, sourceName, compilationConfiguration, outcome)
             } finally {
                 marks.releaseBackends()
+                modules.afterCompilation()
             } ?: return outcome
             outcome.compiled = true
             // Cancelled while compiling (the compiler can't be interrupted): it never runs, the session is intact.
