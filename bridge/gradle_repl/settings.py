@@ -53,7 +53,7 @@ class Settings(BaseModel):
     code_cache_mb: int = Field(default=240, ge=16, description="the worker JVM's code cache (-XX:ReservedCodeCacheSize)")
 
     # --- sessions --------------------------------------------------------------------------------------------
-    # Each live session holds a JVM of about 0.5 GB.
+    # Each live session holds a JVM of about 0.35 GB after 100 snippets (bench/README.md).
     max_sessions: int = Field(default=4, description="live sessions at most; the least recently used idle one makes room")
     idle_timeout_seconds: float = Field(default=30 * 60, description="a session idle this long is closed")
     # Idle sessions are looked for this often, so one lives at most this much past its idle timeout.
