@@ -33,7 +33,7 @@ class Settings(BaseModel):
     snippet_timeout_seconds: float = Field(default=60.0, description="a snippet is stopped after this long unless its call says otherwise")
 
     # --- each session's JVM ----------------------------------------------------------------------------------
-    # The K2 REPL keeps about 0.4 MB of compiler data per snippet once each run's backend state and symbol caches
+    # The K2 REPL keeps about 0.5 MB of compiler data per snippet once each run's backend state and symbol caches
     # are let go (jvm-worker CompilerMarks.releaseBackends; 1.8 MB before, bench/README.md); the JVM only takes
     # from the OS what it uses.
     heap_mb: int = Field(default=1536, ge=64, description="heap cap of each session's JVM")
