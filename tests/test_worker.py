@@ -318,7 +318,7 @@ def test_the_jvm_runs_c1_only_unless_full_jit_is_asked_for(sample_worker: SyncWo
     assert int(reserved) >= DEFAULTS.code_cache_mb - 8, reserved
 
 
-def test_the_heap_starts_small_and_grows_to_its_cap(sample_worker: SyncWorker):
+def test_the_heap_starts_at_the_settings_initial_size(sample_worker: SyncWorker):
     """The initial heap is settings' initial_heap_mb, not the JVM's 1/64 of RAM (Serial never shrinks below it)."""
     initial = sample_worker.value("java.lang.management.ManagementFactory.getMemoryMXBean().heapMemoryUsage.init / (1024 * 1024)")
     assert DEFAULTS.initial_heap_mb <= int(initial) <= DEFAULTS.initial_heap_mb + 8, initial
