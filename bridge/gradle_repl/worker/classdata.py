@@ -53,7 +53,7 @@ def archive_path(java_home: str, classpath: list[str]) -> Path | None:
         return None
     digest = hashlib.sha256()
     # The JVM's class path starts with JPype's support jar (jpype_support_jar): another JPype, another archive.
-    digest.update(_jpype_jar_digest().encode())
+    digest.update(str(_jpype_copy().resolve()).encode())
     home = Path(java_home).resolve()
     digest.update(str(home).encode())
     digest.update((home / "release").read_bytes())
@@ -79,14 +79,20 @@ def jpype_support_jar() -> Path | None:
     source = _jpype_jar()
     if source is None:
         return None
-    copy = cache_dir() / "class-data" / f"jpype-{_jpype_jar_digest()}.jar"
+    copy = _jpype_copy()
     if not copy.is_file():
         copy.parent.mkdir(parents=True, exist_ok=True)
         partial = copy.with_name(f"{copy.name}.{os.getpid()}.tmp")
         partial.write_bytes(source.read_bytes())
         # Never rewritten: the JVM checks the jar's size and modification time against the archive's record.
         os.replace(partial, copy)
-    return copy
+    # The real path: an archive records the class path as given, and a cache reached through a link (the test
+    # suite's per-run cache directory) would otherwise name a path that is gone by the next run.
+    return copy.resolve()
+
+
+def _jpype_copy() -> Path:
+    return cache_dir() / "class-data" / f"jpype-{_jpype_jar_digest()}.jar"
 
 
 def _jpype_jar() -> Path | None:
