@@ -58,6 +58,20 @@ def test_one_trainer_at_a_time_across_processes_and_a_dead_ones_claim_expires(tm
     assert not classdata.needs_training(archive)
 
 
+def test_a_new_training_removes_archives_no_worker_mapped_for_a_month(tmp_path: Path):
+    """Each JDK update or compiler version leaves its ~94 MB archive behind; the next training clears those."""
+    month_ago = time.time() - classdata.UNUSED_ARCHIVE_SECONDS - 60
+    unused, in_use, failed = tmp_path / "jdk17-old.jsa", tmp_path / "jdk17-used.jsa", tmp_path / "jdk21-old.failed"
+    for path in (unused, in_use, failed):
+        path.write_bytes(b"archive")
+        os.utime(path, (month_ago, month_ago))
+    classdata.mark_mapped(in_use)  # a worker started from it today
+    new = tmp_path / "jdk17-new.jsa"
+    assert classdata.claim_training(new)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["jdk17-new.training", "jdk17-used.jsa"]
+    classdata.release_training(new)
+
+
 @pytest.fixture
 def first_use(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A cache as on a new machine: no compiled facade, no class-data archive (environments and fetched
@@ -100,7 +114,11 @@ def test_on_a_new_machine_the_facade_compiles_a_trainer_writes_the_archive_later
             assert len(archives) == 1 and archives[0].stat().st_size > 0, list(first_use.iterdir())
             assert not list(first_use.glob("*.training")) and not list(first_use.glob("*.tmp"))
 
+            # Mapping it marks it used, so a later training's clean-up keeps it.
+            month_ago = time.time() - classdata.UNUSED_ARCHIVE_SECONDS - 60
+            os.utime(archives[0], (month_ago, month_ago))
             assert await run("second", 'data class P(val x: Int)\nP(3).copy(x = 4).x') == "4"
+            assert archives[0].stat().st_mtime > month_ago + 60
             second = manager._sessions.get("second").worker  # type: ignore[union-attr]
             assert second is not None and second.ready.class_data_archive == str(archives[0])
             assert not second.ready.facade_compiled, "the facade is compiled once per Kotlin version"

@@ -78,6 +78,8 @@ def boot(request: StartRequest) -> tuple[ReplSession, ReadyFrame, ClassDataUse]:
     started = time.monotonic()
     env = request.environment
     class_data = ClassDataUse.for_request(request)
+    if class_data.mapped is not None:
+        classdata.mark_mapped(class_data.mapped)
     # DependsOn/Repository go on the JVM's classpath: the compiler loads them by name from there. Maven's
     # resolver stays in the facade's loader, out of the compiler's and the project's way.
     annotations = [p for p in env.dependency_resolver_classpath if _DEPENDENCY_ANNOTATIONS_JAR.match(_jar_name(p))]

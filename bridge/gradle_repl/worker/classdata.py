@@ -28,12 +28,16 @@ __all__ = [
     "release_training",
     "mark_training_failed",
     "jpype_support_jar",
+    "mark_mapped",
 ]
 
 # Dynamic archives (-XX:ArchiveClassesAtExit) exist from JDK 13 on.
 MIN_JDK_FEATURE = 13
 # A training claim older than this belongs to a process that died without releasing it.
 STALE_CLAIM_SECONDS = 600.0
+# An archive no worker has mapped for this long is for a JDK or compiler jars no longer in use (~94 MB each): the
+# next training removes it. Every worker that maps one marks it (mark_mapped).
+UNUSED_ARCHIVE_SECONDS = 30 * 24 * 3600.0
 _VERSION = re.compile(r'^JAVA_VERSION="(?:1\.)?(\d+)', re.MULTILINE)
 
 
@@ -138,7 +142,28 @@ def claim_training(archive: Path) -> bool:
     os.write(descriptor, str(os.getpid()).encode())
     os.close(descriptor)
     _remove_abandoned_writes(archive)
+    _remove_unused_archives(archive)
     return True
+
+
+def mark_mapped(archive: Path) -> None:
+    """Records that a worker started from the archive (its modification time), so it is kept."""
+    try:
+        os.utime(archive)
+    except OSError:
+        pass
+
+
+def _remove_unused_archives(keep: Path) -> None:
+    """Archives (and failure markers) of other keys that no worker has mapped for UNUSED_ARCHIVE_SECONDS. A JVM that
+    still maps one keeps its pages (POSIX); where the file can't be removed it stays."""
+    cutoff = time.time() - UNUSED_ARCHIVE_SECONDS
+    for old in [*keep.parent.glob("*.jsa"), *keep.parent.glob("*.failed")]:
+        try:
+            if old.with_suffix(".jsa") != keep and old.stat().st_mtime < cutoff:
+                old.unlink()
+        except OSError:
+            pass
 
 
 def _remove_abandoned_writes(archive: Path) -> None:
