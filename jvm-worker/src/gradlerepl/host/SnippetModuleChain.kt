@@ -37,9 +37,6 @@ internal class SnippetModuleChain(private val state: K2ReplCompilationState) {
         if (!walkRemembersNothing()) null
         else runCatching { FirSourceModuleData::class.java.getDeclaredField("friendDependencies").apply { isAccessible = true } }.getOrNull()
 
-    /** Whether this compiler's Java element finder walks snippet modules into a list (so revisits each path). */
-    val needed: Boolean get() = friends != null
-
     fun afterCompilation() {
         val field = friends ?: return
         try {
