@@ -88,8 +88,14 @@ def jpype_support_jar() -> Path | None:
         copy.parent.mkdir(parents=True, exist_ok=True)
         partial = copy.with_name(f"{copy.name}.{os.getpid()}.tmp")
         partial.write_bytes(source.read_bytes())
-        # Never rewritten: the JVM checks the jar's size and modification time against the archive's record.
-        os.replace(partial, copy)
+        # Never rewritten, not even by a worker that raced this one here: the JVM checks the jar's size and
+        # modification time against an archive's record, so a replaced copy would void an archive written with it.
+        try:
+            os.link(partial, copy)
+        except FileExistsError:
+            pass
+        finally:
+            partial.unlink()
     # The real path: an archive records the class path as given, and a cache reached through a link (the test
     # suite's per-run cache directory) would otherwise name a path that is gone by the next run.
     return copy.resolve()
