@@ -185,7 +185,7 @@ def test_a_kotlin_whose_fir_the_add_on_cannot_compile_gets_a_clear_unavailable(m
         "could not compile the jvm-worker facade's completion add-on with Kotlin 9.9.0:\n"
         "Completer.kt:120:9: error: unresolved reference 'FirFileChecker'.\n"
     )
-    completion = SessionCompletion(driver=None, facade_loader=None, kotlin_version="9.9.0", compile_classpath=[])
+    completion = SessionCompletion(driver=None, facade_loader=None, kotlin_version="9.9.0", compile_classpath=[], index_classpath=[])
     first = completion.complete("numbers.ma", 10, "_5.repl.kts", [])
     assert first.unavailable == (
         "completion is unavailable on Kotlin 9.9.0: its add-on did not compile "

@@ -50,6 +50,7 @@ __all__ = [
     "CheckResult",
     "Completion",
     "CompletionKind",
+    "TextEdit",
     "CompletionResult",
     "ResultFrame",
     "ErrorKind",
@@ -291,12 +292,25 @@ CompletionKind = Literal[
 ]
 
 
+class TextEdit(BaseModel):
+    """Replace `code[start:end]` by `text` (an insertion when they are equal); offsets into the code as it was sent."""
+
+    start: int = Field(ge=0)
+    end: int = Field(ge=0)
+    text: str
+
+
 class Completion(BaseModel):
     """One candidate: what to insert in place of the prefix before the cursor, and what it is."""
 
     text: str
     kind: CompletionKind
     detail: str = Field(default="", description="a function's signature, a property's type, a class's package")
+    edits: list[TextEdit] = Field(
+        default_factory=list,
+        description="edits to make with this one, before the cursor: the import a class not imported yet needs "
+        "(as an IDE's auto-import adds it), in the code as it was sent",
+    )
 
 
 class CompletionResult(Result):

@@ -136,7 +136,9 @@ def boot(request: StartRequest) -> tuple[ReplSession, ReadyFrame, ClassDataUse]:
     if request.train_class_data:
         _train(snippets, output)
     completion = SessionCompletion(
-        driver, facade_loader, kotlin_version=env.kotlin_version, compile_classpath=[*env.repl_host_classpath, str(facade_jar)]
+        driver, facade_loader, kotlin_version=env.kotlin_version, compile_classpath=[*env.repl_host_classpath, str(facade_jar)],
+        # What snippets compile against, less the facade's own jars: classes a snippet may be offered to import.
+        index_classpath=[p for p in [*compile_classpath, *compose.classpath] if p != str(facade_jar) and p not in annotations],
     )
     session = ReplSession(
         request, Facade(driver, output, facade_class("gradlerepl.runtime.Renderer"), exit_guard), snippets,

@@ -18,12 +18,15 @@ from typing import Any
 import jpype
 
 from gradle_repl.errors import WorkerFailed
-from gradle_repl.frames import Completion, CompletionKind, CompletionResult, Declaration
+from gradle_repl.frames import Completion, CompletionKind, CompletionResult, Declaration, TextEdit
 from gradle_repl.worker.facade import build_completion_addon
 from gradle_repl.worker.kotlin_types import without_snippet_classes
 from gradle_repl.worker.safety import jstr
 
-__all__ = ["SessionCompletion", "Candidate", "rank", "prefix_start", "utf16_offset", "MAX_COMPLETIONS", "DEFAULT_PACKAGES", "KEYWORDS"]
+__all__ = [
+    "SessionCompletion", "Candidate", "rank", "prefix_start", "utf16_offset", "import_edit", "MAX_COMPLETIONS", "DEFAULT_PACKAGES",
+    "KEYWORDS",
+]
 
 MAX_COMPLETIONS = 50
 # Kotlin's default imports on the JVM (the language specification's list), searched for callables and classes.
@@ -37,9 +40,13 @@ KEYWORDS = (
     "when", "for", "while", "do", "return", "try", "catch", "finally", "throw", "null", "true", "false", "this", "is",
     "in", "as", "break", "continue", "open", "abstract", "override", "private", "internal", "lateinit", "suspend",
 )
-# Ranks, lower is better (the add-on's: 0 locals, 1 the snippet's own, 2 members, 3 extensions, 4 imported).
+# Ranks, lower is better (the add-on's: 0 locals, 1 the snippet's own, 2 members, 3 extensions, 4 imported, and
+# from its AUTO_IMPORT_RANK, 7, classes not imported yet).
 _EARLIER_SNIPPETS = 1
 _KEYWORD = 6
+# Lines that may stand before a snippet's imports, or are imports: where an added import goes after.
+_HEADER_LINE = re.compile(r"\s*(?:$|//|@file:|import\s)")
+_CLASS_KINDS = frozenset({"class", "interface", "object", "enum", "typealias"})
 _IDENTIFIER = re.compile(r"[A-Za-z0-9_]*$")
 _DECLARATION_KINDS: dict[str, CompletionKind] = {
     "val": "variable", "var": "variable", "fun": "function", "class": "class", "data class": "class", "object": "object",
@@ -53,6 +60,19 @@ class Candidate:
     kind: CompletionKind
     detail: str
     rank: int
+    import_name: str = ""
+    """The class this candidate needs imported (`java.io.File`); empty when it is in scope."""
+
+
+def import_edit(code: str, name: str) -> TextEdit:
+    """The edit that imports `name` into the code: a line of its own after the code's leading `@file:` annotations,
+    comments and imports (where Kotlin allows an import), at the first line of code."""
+    offset = 0
+    for line in code.splitlines(keepends=True):
+        if not _HEADER_LINE.match(line) or not line.endswith("\n"):
+            break
+        offset += len(line)
+    return TextEdit(start=offset, end=offset, text=f"import {name}\n")
 
 
 def utf16_offset(code: str, index: int) -> int:
@@ -67,9 +87,9 @@ def prefix_start(code: str, cursor: int) -> int:
     return match.start() if match else cursor
 
 
-def rank(candidates: list[Candidate], prefix: str, limit: int = MAX_COMPLETIONS) -> list[Completion]:
+def rank(candidates: list[Candidate], prefix: str, limit: int = MAX_COMPLETIONS, *, code: str | None = None) -> list[Completion]:
     """Those that start with the prefix (exact case first, then any case), best rank first, then by name; one
-    entry per text, kind and detail."""
+    entry per text, kind and detail. A candidate that needs an import carries the edit that adds it to `code`."""
     lower = prefix.lower()
     kept: dict[tuple[str, str, str], tuple[int, int, str, Candidate]] = {}
     for candidate in candidates:
@@ -86,7 +106,11 @@ def rank(candidates: list[Candidate], prefix: str, limit: int = MAX_COMPLETIONS)
         if key not in kept or order[:2] < kept[key][:2]:
             kept[key] = order
     best = sorted(kept.values(), key=lambda o: (o[0], o[1], o[2], len(o[3].detail)))
-    return [Completion(text=c.text, kind=c.kind, detail=c.detail) for *_, c in best[:limit]]
+    return [Completion(text=c.text, kind=c.kind, detail=c.detail, edits=_edits(c, code)) for *_, c in best[:limit]]
+
+
+def _edits(candidate: Candidate, code: str | None) -> list[TextEdit]:
+    return [import_edit(code, candidate.import_name)] if candidate.import_name and code is not None else []
 
 
 def _earlier(declarations: list[Declaration]) -> list[Candidate]:
@@ -96,8 +120,12 @@ def _earlier(declarations: list[Declaration]) -> list[Candidate]:
 class SessionCompletion:
     """The add-on's Completer for one session, made on first use."""
 
-    def __init__(self, driver: Any, facade_loader: Any, *, kotlin_version: str, compile_classpath: list[str]) -> None:
+    def __init__(
+        self, driver: Any, facade_loader: Any, *, kotlin_version: str, compile_classpath: list[str], index_classpath: list[str]
+    ) -> None:
+        """`compile_classpath` compiles the add-on; `index_classpath` is what snippets may import from (with the JDK)."""
         self._driver = driver
+        self._index_classpath = index_classpath
         self._facade_loader = facade_loader
         self._kotlin_version = kotlin_version
         self._compile_classpath = compile_classpath
@@ -112,7 +140,8 @@ class SessionCompletion:
                 jar, _ = build_completion_addon(self._kotlin_version, self._compile_classpath)
                 url = jpype.JClass("java.io.File")(str(jar)).toURI().toURL()
                 loader = jpype.JClass("java.net.URLClassLoader")([url], self._facade_loader)
-                self._completer = jpype.JClass("gradlerepl.completion.Completer", loader=loader)(self._driver)
+                completer = jpype.JClass("gradlerepl.completion.Completer", loader=loader)
+                self._completer = completer(self._driver, jpype.JArray(jpype.JString)(self._index_classpath))
             except WorkerFailed as error:
                 self.unavailable = f"completion is unavailable on Kotlin {self._kotlin_version}: its add-on did not compile ({_first_error(str(error))})"
             except (jpype.JException, TypeError) as error:
@@ -134,10 +163,16 @@ class SessionCompletion:
                 prefix_start=start,
                 unavailable=f"completion failed on Kotlin {self._kotlin_version}: {jstr(error.getClass().getName())}: {jstr(error.getMessage())}",
             )
-        found = [Candidate(jstr(c.text), jstr(c.kind), without_snippet_classes(jstr(c.detail)), int(c.rank)) for c in outcome.candidates]  # type: ignore[arg-type]
-        if outcome.found and jstr(outcome.position) == "scope":
+        found = [
+            Candidate(jstr(c.text), jstr(c.kind), without_snippet_classes(jstr(c.detail)), int(c.rank), jstr(c.importName))  # type: ignore[arg-type]
+            for c in outcome.candidates
+        ]
+        position = jstr(outcome.position)
+        if outcome.found and position == "scope":
             found += _earlier(earlier) + [Candidate(k, "keyword", "", _KEYWORD) for k in KEYWORDS]
-        return CompletionResult(prefix_start=start, items=rank(found, code[start:cursor]))
+        elif outcome.found and position == "type":
+            found += [c for c in _earlier(earlier) if c.kind in _CLASS_KINDS]
+        return CompletionResult(prefix_start=start, items=rank(found, code[start:cursor], code=code))
 
 
 def _first_error(message: str) -> str:

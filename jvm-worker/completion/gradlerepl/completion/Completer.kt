@@ -11,6 +11,7 @@ import org.jetbrains.kotlin.cli.common.fir.reportToMessageCollector
 import org.jetbrains.kotlin.diagnostics.impl.BaseDiagnosticsCollector
 import org.jetbrains.kotlin.fir.declarations.FirReplSnippet
 import org.jetbrains.kotlin.fir.types.FirResolvedTypeRef
+import org.jetbrains.kotlin.fir.types.FirUserTypeRef
 import org.jetbrains.kotlin.fir.types.renderReadableWithFqNames
 import org.jetbrains.kotlin.ir.declarations.IrModuleFragment
 import org.jetbrains.kotlin.com.intellij.openapi.project.Project
@@ -74,13 +75,24 @@ class Candidate(
     @JvmField val text: String,
     @JvmField val kind: String,
     @JvmField val detail: String,
-    /** Lower is better: 0 locals, 1 the snippet's own, 2 members, 3 extensions, 4 imported, 5 packages. */
+    /**
+     * Lower is better: 0 locals, 1 the snippet's own, 2 members and a package's contents, 3 extensions, 4 imported;
+     * [AUTO_IMPORT_RANK] and above, classes not imported yet.
+     */
     @JvmField val rank: Int,
+    /** The class this candidate needs imported (`java.io.File`), as IntelliJ's auto-import adds it; else empty. */
+    @JvmField val importName: String = "",
 )
+
+/** Classes not imported yet rank after everything in scope (and the worker's keywords, 6), the likeliest first. */
+const val AUTO_IMPORT_RANK = 7
+/** How many not-yet-imported classes matching the prefix are looked up in the compiler (each a symbol load). */
+const val AUTO_IMPORT_LOOKUPS = 30
 
 class CompletionOutcome {
     @JvmField var candidates: MutableList<Candidate> = mutableListOf()
-    /** What stands before the cursor: `member` after `x.`, `package` after a package name, else `scope`. */
+    /** What stands before the cursor: `member` after `x.`, `package` after a package name, `type` where a type is
+     * written (`val f: Fi`), else `scope`. */
     @JvmField var position: String = "scope"
     /** Set when the compiler never reached the code at the cursor (then the caller answers from what it knows). */
     @JvmField var found = false
@@ -96,7 +108,17 @@ class CompletionOutcome {
  * between Kotlin releases; this add-on is compiled per Kotlin version, and when it doesn't compile the session
  * says completion is unavailable on that version.
  */
-class Completer(private val driver: ReplDriver) : StopBeforeBackend {
+class Completer(private val driver: ReplDriver, classpath: Array<String>) : StopBeforeBackend {
+    /** The classes a snippet could import, indexed on a thread of its own while the first completion compiles. */
+    private val classIndex = java.util.concurrent.CompletableFuture.supplyAsync { ClassIndex.build(classpath.toList()) }
+
+    /** The class index once built; null if building it failed (completion then offers only what is in scope). */
+    internal fun index(): ClassIndex? = try {
+        classIndex.get()
+    } catch (e: java.util.concurrent.ExecutionException) {
+        null
+    }
+
     @Volatile private var active: Request? = null
     /** Set while a check compiles: its checker keeps the diagnostics and the value's type, its IR step ends it. */
     @Volatile internal var checking: Check? = null
@@ -226,6 +248,12 @@ private class Request(private val completer: Completer, private val defaultPacka
             packageMembers(finder.importPackage!!, session)
             return
         }
+        val typeQualifier = finder.typeQualifier
+        if (typeQualifier != null) {
+            outcome.found = true
+            typeAt(typeQualifier, finder.path, file, session, scopeSession)
+            return
+        }
         if (access == null) return
         outcome.found = true
         val receiver = access.explicitReceiver
@@ -246,22 +274,88 @@ private class Request(private val completer: Completer, private val defaultPacka
         if (receiver != null) {
             outcome.position = "member"
             val type = receiver.resolvedType.lowerBoundIfFlexible()
-            // A receiver the compiler could not resolve has no members to offer (and would pass every subtype check).
-            if (type is ConeErrorType) return
+            // A receiver the compiler could not resolve has no members to offer (and would pass every subtype check);
+            // a dotted name may still be a package that holds no class itself (`kotlinx.`).
+            if (type is ConeErrorType) {
+                val name = dottedName(receiver) ?: return
+                if (completer.index()?.subPackages(name).isNullOrEmpty()) return
+                outcome.position = "package"
+                packageMembers(FqName(name), session)
+                return
+            }
             members(type, session, scopeSession)
             extensions(type, session, file)
             return
         }
         locals(finder.path)
         imported(file, session)
+        autoImports(file, session)
+    }
+
+    /**
+     * Where a type is written (`val f: Fi`, `: java.io.Fi`, `@Serializ`): after a qualifier, the package's classes and
+     * sub-packages or the class's nested ones; without one, the classes in scope and those an import would bring.
+     */
+    private fun typeAt(qualifier: List<Name>, path: List<FirElement>, file: FirFile, session: FirSession, scopeSession: ScopeSession) {
+        outcome.position = "type"
+        if (qualifier.isEmpty()) {
+            locals(path)
+            imported(file, session)
+            autoImports(file, session)
+            outcome.candidates.removeAll { it.kind !in CLASSIFIER_KINDS }
+            return
+        }
+        val name = FqName.fromSegments(qualifier.map { it.asString() })
+        val klass = session.symbolProvider.getClassLikeSymbolByClassId(ClassId.topLevel(name)) as? FirRegularClassSymbol
+        if (klass != null) {
+            staticMembers(klass, session, scopeSession)
+            outcome.candidates.removeAll { it.kind !in CLASSIFIER_KINDS }
+        } else {
+            packageMembers(name, session)
+            outcome.candidates.removeAll { it.kind !in CLASSIFIER_KINDS && it.kind != "package" }
+        }
+    }
+
+    /**
+     * Classes not imported yet whose name starts with the prefix, with the import each needs: from the session's
+     * class index (the classpath and the JDK), checked by the compiler (it resolves and is public), the project's own
+     * and the JDK's `java.`/`kotlin.` ones first. Only with a prefix: every class on the classpath is no answer.
+     */
+    private fun autoImports(file: FirFile, session: FirSession) {
+        if (prefix.isEmpty()) return
+        val index = completer.index() ?: return
+        val inScope = importedPackages(file).map { it.asString() }.toSet()
+        // A name already in scope (imported, or a Kotlin alias such as kotlin.collections.RandomAccess) needs no import.
+        val named = file.imports.filter { !it.isAllUnder }.mapNotNull { it.importedFqName?.shortName()?.asString() }.toSet() +
+            outcome.candidates.filter { it.kind in CLASSIFIER_KINDS }.map { it.text }
+        val likeliest = index.classesStartingWith(prefix)
+            .filter { it.packageName.isNotEmpty() && it.packageName !in inScope && it.simpleName !in named }
+            .sortedWith(compareBy({ !it.simpleName.startsWith(prefix) }, ::importPenalty, { it.simpleName.length }, { it.fqName }))
+            .take(AUTO_IMPORT_LOOKUPS)
+        for (indexed in likeliest) {
+            val classId = ClassId(FqName(indexed.packageName), Name.identifier(indexed.simpleName))
+            val symbol = session.symbolProvider.getClassLikeSymbolByClassId(classId) ?: continue
+            val visibility = symbol.resolvedStatus.visibility.name
+            if (visibility != "public" && !(visibility == "internal" && indexed.origin == Origin.PROJECT)) continue
+            addClassifier(symbol, AUTO_IMPORT_RANK + importPenalty(indexed), indexed.fqName)
+        }
+    }
+
+    /** A class's dotted name written as a chain of plain names (`kotlinx.coroutines`), else null. */
+    private fun dottedName(expression: org.jetbrains.kotlin.fir.expressions.FirExpression): String? {
+        if (expression is FirResolvedQualifier) return expression.packageFqName.asString().takeIf { expression.relativeClassFqName == null }
+        val access = expression as? FirQualifiedAccessExpression ?: return null
+        val name = (access.calleeReference as? FirNamedReference)?.name?.asString() ?: return null
+        val receiver = access.explicitReceiver ?: return name
+        return dottedName(receiver)?.let { "$it.$name" }
     }
 
     /** Names the prefix can complete to (any case; the worker ranks exact case first). */
     private fun wanted(name: String): Boolean = name.startsWith(prefix, ignoreCase = true)
 
-    private fun add(name: String, kind: String, detail: String, rank: Int) {
+    private fun add(name: String, kind: String, detail: String, rank: Int, importName: String = "") {
         if (name.isEmpty() || name.startsWith("<") || '$' in name || name.contains(Completer.MARKER) || !wanted(name)) return
-        if (seen.add("$name|$kind|$detail")) outcome.candidates.add(Candidate(name, kind, detail, rank))
+        if (seen.add("$name|$kind|$detail")) outcome.candidates.add(Candidate(name, kind, detail, rank, importName))
     }
 
     private fun addCallable(symbol: FirCallableSymbol<*>, rank: Int) {
@@ -275,7 +369,7 @@ private class Request(private val completer: Completer, private val defaultPacka
         }
     }
 
-    private fun addClassifier(symbol: FirClassLikeSymbol<*>, rank: Int) {
+    private fun addClassifier(symbol: FirClassLikeSymbol<*>, rank: Int, importName: String = "") {
         if (!wanted(symbol.classId.shortClassName.asString()) || !visible(symbol.resolvedStatus.visibility)) return
         val fir = symbol.fir
         val kind = when {
@@ -285,7 +379,7 @@ private class Request(private val completer: Completer, private val defaultPacka
             fir is FirRegularClass && fir.classKind.name == "ENUM_CLASS" -> "enum"
             else -> "class"
         }
-        add(symbol.classId.shortClassName.asString(), kind, symbol.classId.packageFqName.asString(), rank)
+        add(symbol.classId.shortClassName.asString(), kind, symbol.classId.packageFqName.asString(), rank, importName)
     }
 
     /** The receiver type's members as its FIR scope has them: declared and inherited, Java members included. */
@@ -418,6 +512,8 @@ private class Request(private val completer: Completer, private val defaultPacka
         names.getTopLevelCallableNamesInPackage(pkg)?.forEach { name ->
             if (wanted(name.asString())) session.symbolProvider.getTopLevelCallableSymbols(pkg, name).forEach { addCallable(it, 2) }
         }
+        // The compiler's providers list no packages; the class index knows which hold classes below this one.
+        completer.index()?.subPackages(pkg.asString())?.forEach { add(it, "package", pkg.child(Name.identifier(it)).asString(), 2) }
     }
 
     /** `fun Iterable<T>.map(transform: (T) -> R): List<R>`, as Kotlin declares it. */
@@ -434,6 +530,25 @@ private class Request(private val completer: Completer, private val defaultPacka
     }
 }
 
+private val CLASSIFIER_KINDS = setOf("class", "interface", "object", "enum", "typealias")
+
+/**
+ * How far down a not-yet-imported class goes among those of the same prefix: the project's own, then Kotlin's and
+ * the JDK's `java.` packages, then libraries, then `javax.`, then the JDK's others (`sun.`, `jdk.`, `org.w3c.`) and
+ * anyone's `internal` and `impl` packages.
+ */
+private fun importPenalty(indexed: IndexedClass): Int {
+    val pkg = indexed.packageName
+    return when {
+        indexed.origin == Origin.PROJECT -> 0
+        ".internal" in pkg || ".impl" in pkg -> 4
+        pkg.startsWith("kotlin.") || pkg.startsWith("java.") -> 1
+        indexed.origin == Origin.LIBRARY -> 2
+        pkg.startsWith("javax.") -> 3
+        else -> 4
+    }
+}
+
 private fun org.jetbrains.kotlin.fir.types.FirTypeRef.renderType(): String =
     (this as? org.jetbrains.kotlin.fir.types.FirResolvedTypeRef)?.coneType?.renderReadable() ?: ""
 
@@ -441,11 +556,13 @@ private fun org.jetbrains.kotlin.fir.types.FirTypeRef.renderType(): String =
 private class MarkerFinder : FirVisitorVoid() {
     var access: FirQualifiedAccessExpression? = null
     var importPackage: FqName? = null
+    /** Set where the marker is (the last part of) a written type: the qualifier before it, empty for none. */
+    var typeQualifier: List<Name>? = null
     var path: List<FirElement> = emptyList()
     private val stack = ArrayList<FirElement>()
 
     override fun visitElement(element: FirElement) {
-        if (access != null) return
+        if (access != null || typeQualifier != null) return
         if (element is FirFile) {
             for (import in element.imports) {
                 val name = import.importedFqName?.asString() ?: continue
@@ -459,6 +576,16 @@ private class MarkerFinder : FirVisitorVoid() {
             val reference = element.calleeReference
             if (reference is FirNamedReference && reference.name.asString().startsWith(Completer.MARKER)) {
                 access = element
+                path = ArrayList(stack)
+                return
+            }
+        }
+        if (element is FirResolvedTypeRef) {
+            val written = element.delegatedTypeRef as? FirUserTypeRef
+            val parts = written?.qualifier?.map { it.name }.orEmpty()
+            val at = parts.indexOfFirst { it.asString().startsWith(Completer.MARKER) }
+            if (at >= 0) {
+                typeQualifier = parts.subList(0, at)
                 path = ArrayList(stack)
                 return
             }
