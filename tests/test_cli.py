@@ -157,3 +157,33 @@ def test_session_option_flags_become_the_sessions_options_and_bad_ones_are_refus
     assert main(["eval", ".", "--env", "NOEQUALS", "-e", "1"]) == 2 and "write NAME=VALUE" in capsys.readouterr().err
     assert main(["eval", ".", "--jvm-arg", "-XX:+UseG1GC", "-e", "1"]) == 1
     assert "serial collector" in capsys.readouterr().err
+
+
+def _joining(*flags: str) -> object:
+    """What `eval --connect` decides about a live session on `:app`'s test source set built with maven."""
+    from gradle_repl.host.sessions import SessionInfo
+
+    info = SessionInfo(
+        session_id="live", state="idle", project_root=str(SAMPLE_PROJECT), project_path=":app", source_set="test",
+        build_tool="maven", kotlin_version="2.3.21", java_home="/jdk", java_version="17", snippets_run=1,
+        uptime_seconds=1.0, idle_seconds=1.0, worker_pid=None, worker_rss_bytes=None,
+    )
+    args = cli._project_defaults(cli._parser().parse_args(["eval", "--connect", "--session", "live", *flags, "-e", "1"]))
+    try:
+        cli._same_project(info, args)
+    except cli.UsageError as refused:
+        return str(refused)
+    return None
+
+
+def test_connect_refuses_a_project_flag_given_at_its_default_and_joins_when_it_is_left_out():
+    """A flag given at its default value is a choice: `--source-set main` or `--project :` is refused by a session on
+    :app's test source set, naming it; left out, the session's own is used; `--build-tool auto` lets the session's own
+    build tool stand; a run without --connect still gets the defaults."""
+    assert _joining() is None
+    assert "not --source-set main" in str(_joining("--source-set", "main"))
+    assert "not --project :" in str(_joining("--project", ":"))
+    assert _joining("--build-tool", "auto") is None and _joining("--source-set", "test", "--project", ":app") is None
+    assert "not --build-tool gradle" in str(_joining("--build-tool", "gradle"))
+    local = cli._project_defaults(cli._parser().parse_args(["eval", ".", "-e", "1"]))
+    assert (local.project, local.source_set, local.build_tool, local.given) == (":", "main", "auto", set())

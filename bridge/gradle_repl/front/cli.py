@@ -33,9 +33,11 @@ class UsageError(GradleReplError):
 
 def _project_arguments(parser: argparse.ArgumentParser, *, root_optional: bool, default: str | None = ".") -> None:
     parser.add_argument("project_root", nargs="?" if root_optional else None, default=default, help="project directory")
-    parser.add_argument("--project", default=DEFAULT_PROJECT_PATH, help="Gradle project path (:app) or Maven module (default :)")
-    parser.add_argument("--source-set", default=DEFAULT_SOURCE_SET, help="source set (default main); for Kotlin Multiplatform a JVM compilation such as jvmMain or desktopMain")
-    parser.add_argument("--build-tool", choices=(DEFAULT_BUILD_TOOL, *(t.name for t in BUILD_TOOLS)), default=DEFAULT_BUILD_TOOL)
+    # Default None: a flag given at its default value is a choice (--connect refuses a session that runs another),
+    # one not given is not; _project_defaults fills the defaults in after parsing.
+    parser.add_argument("--project", help=f"Gradle project path (:app) or Maven module (default {DEFAULT_PROJECT_PATH})")
+    parser.add_argument("--source-set", help=f"source set (default {DEFAULT_SOURCE_SET}); for Kotlin Multiplatform a JVM compilation such as jvmMain or desktopMain")
+    parser.add_argument("--build-tool", choices=(DEFAULT_BUILD_TOOL, *(t.name for t in BUILD_TOOLS)), help=f"default {DEFAULT_BUILD_TOOL}")
     parser.add_argument("-v", "--verbose", action="store_true", help="show the build tool's own output as it runs")
 
 
@@ -96,6 +98,18 @@ def _connect_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"run in a session of a running `serve --http` (URL default {DEFAULTS.http_url()}); the token is read as the server reads it",
     )
     parser.add_argument("--session", metavar="ID", help="with --connect: the session (default 'default', the tools' default)")
+
+
+_PROJECT_DEFAULTS = {"project": DEFAULT_PROJECT_PATH, "source_set": DEFAULT_SOURCE_SET, "build_tool": DEFAULT_BUILD_TOOL}
+
+
+def _project_defaults(args: argparse.Namespace) -> argparse.Namespace:
+    """The project flags' defaults where they were not given; `args.given` names those that were (at any value)."""
+    args.given = {name for name in _PROJECT_DEFAULTS if getattr(args, name, None) is not None}
+    for name, default in _PROJECT_DEFAULTS.items():
+        if hasattr(args, name) and getattr(args, name) is None:
+            setattr(args, name, default)
+    return args
 
 
 def settings_for(args: argparse.Namespace, **overrides: object) -> Settings:
@@ -235,18 +249,20 @@ async def _joined(client: Any, args: argparse.Namespace) -> dict[str, Any]:
 
 def _same_project(info: SessionInfo | None, args: argparse.Namespace) -> None:
     """A live session runs one project, project path, source set and build tool; naming others would restart it
-    under whoever else uses it. What the command leaves at its default is not a choice: the session's own is used."""
+    under whoever else uses it. A flag left out is not a choice: the session's own is used; one given is, even at its
+    default value (`--source-set main` is refused by a session on `test`). `--build-tool auto` lets the session's stand."""
     if info is None:
         return
     asked = []
     if args.project_root is not None and Path(args.project_root).resolve() != Path(info.project_root).resolve():
         asked.append(f"project directory {Path(args.project_root).resolve()}")
-    for flag, given, default, running in (
-        ("--project", args.project, DEFAULT_PROJECT_PATH, info.project_path),
-        ("--source-set", args.source_set, DEFAULT_SOURCE_SET, info.source_set),
-        ("--build-tool", args.build_tool, DEFAULT_BUILD_TOOL, info.build_tool),
+    for flag, name, running in (
+        ("--project", "project", info.project_path),
+        ("--source-set", "source_set", info.source_set),
+        ("--build-tool", "build_tool", info.build_tool),
     ):
-        if given != default and given != running:
+        given = getattr(args, name)
+        if name in args.given and given != running and not (name == "build_tool" and given == DEFAULT_BUILD_TOOL):
             asked.append(f"{flag} {given}")
     if asked:
         raise UsageError(
@@ -338,7 +354,7 @@ def _flag_values_joined(argv: Sequence[str]) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(_flag_values_joined(sys.argv[1:] if argv is None else argv))
+    args = _project_defaults(_parser().parse_args(_flag_values_joined(sys.argv[1:] if argv is None else argv)))
     try:
         if args.command == "serve":
             from gradle_repl.front.server import serve, serve_http

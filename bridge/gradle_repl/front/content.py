@@ -177,12 +177,17 @@ def check_to_result(analysis: Analysis) -> CallToolResult:
 
 
 def completion_text(result: CompletionResult) -> str:
-    """One candidate a line, best first: the text to insert, its kind and its signature or type."""
+    """One candidate a line, best first: the text to insert, its kind and its signature or type, and the import it
+    adds (`+ import java.io.File`) when it needs one."""
     if result.unavailable is not None:
         return f"Completion unavailable: {result.unavailable}"
     if not result.items:
         return "No completions here."
-    return "\n".join(f"{item.text}    ({item.kind}{': ' + item.detail if item.detail else ''})" for item in result.items)
+    return "\n".join(
+        f"{item.text}    ({item.kind}{': ' + item.detail if item.detail else ''})"
+        + "".join(f"    + {edit.text.strip()}" for edit in item.edits)
+        for item in result.items
+    )
 
 
 def completion_failed(message: str) -> CodeCompletions:

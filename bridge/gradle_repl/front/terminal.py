@@ -238,7 +238,7 @@ async def run_terminal(options: TerminalOptions, manager: Sessions | None = None
         history=FileHistory(str(history)),
         key_bindings=_key_bindings(),
         multiline=True,
-        completer=SessionCompleter(manager, options),
+        completer=SessionCompleter(manager, options, show=printer.line),
         complete_while_typing=False,
         prompt_continuation=CONTINUATION,
     )
