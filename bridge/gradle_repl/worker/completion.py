@@ -24,7 +24,7 @@ from gradle_repl.worker.kotlin_types import without_snippet_classes
 from gradle_repl.worker.safety import jstr
 
 __all__ = [
-    "SessionCompletion", "Candidate", "rank", "prefix_start", "utf16_offset", "import_edit", "MAX_COMPLETIONS", "DEFAULT_PACKAGES",
+    "SessionCompletion", "Candidate", "rank", "used_names", "prefix_start", "utf16_offset", "import_edit", "MAX_COMPLETIONS", "DEFAULT_PACKAGES",
     "KEYWORDS",
 ]
 
@@ -48,6 +48,7 @@ _KEYWORD = 6
 _HEADER_LINE = re.compile(r"\s*(?:$|//|@file:|import\s)")
 _CLASS_KINDS = frozenset({"class", "interface", "object", "enum", "typealias"})
 _IDENTIFIER = re.compile(r"[A-Za-z0-9_]*$")
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _DECLARATION_KINDS: dict[str, CompletionKind] = {
     "val": "variable", "var": "variable", "fun": "function", "class": "class", "data class": "class", "object": "object",
     "interface": "interface", "enum class": "enum", "annotation class": "class", "typealias": "typealias",
@@ -87,9 +88,12 @@ def prefix_start(code: str, cursor: int) -> int:
     return match.start() if match else cursor
 
 
-def rank(candidates: list[Candidate], prefix: str, limit: int = MAX_COMPLETIONS, *, code: str | None = None) -> list[Completion]:
-    """Those that start with the prefix (exact case first, then any case), best rank first, then by name; one
-    entry per text, kind and detail. A candidate that needs an import carries the edit that adds it to `code`."""
+def rank(
+    candidates: list[Candidate], prefix: str, limit: int = MAX_COMPLETIONS, *, code: str | None = None, used: frozenset[str] = frozenset()
+) -> list[Completion]:
+    """Those that start with the prefix (exact case first, then any case), then names the code already uses (what an
+    IDE's statistics learn: `String` where the file writes String), best rank first, then by name; one entry per
+    text, kind and detail. A candidate that needs an import carries the edit that adds it to `code`."""
     lower = prefix.lower()
     kept: dict[tuple[str, str, str], tuple[int, int, str, Candidate]] = {}
     for candidate in candidates:
@@ -102,11 +106,16 @@ def rank(candidates: list[Candidate], prefix: str, limit: int = MAX_COMPLETIONS,
         else:
             continue
         key = (candidate.text, candidate.kind, candidate.detail)
-        order = (tier, candidate.rank, candidate.text.lower(), candidate)
-        if key not in kept or order[:2] < kept[key][:2]:
+        order = (tier, candidate.kind == "keyword" or candidate.text not in used, candidate.rank, candidate.text.lower(), candidate)
+        if key not in kept or order[:3] < kept[key][:3]:
             kept[key] = order
-    best = sorted(kept.values(), key=lambda o: (o[0], o[1], o[2], len(o[3].detail)))
+    best = sorted(kept.values(), key=lambda o: (o[0], o[1], o[2], o[3], len(o[4].detail)))
     return [Completion(text=c.text, kind=c.kind, detail=c.detail, edits=_edits(c, code)) for *_, c in best[:limit]]
+
+
+def used_names(code: str, start: int, cursor: int) -> frozenset[str]:
+    """The identifiers the code writes, but for the prefix being completed."""
+    return frozenset(_WORD.findall(code[:start])) | frozenset(_WORD.findall(code[cursor:]))
 
 
 def _edits(candidate: Candidate, code: str | None) -> list[TextEdit]:
@@ -172,7 +181,8 @@ class SessionCompletion:
             found += _earlier(earlier) + [Candidate(k, "keyword", "", _KEYWORD) for k in KEYWORDS]
         elif outcome.found and position == "type":
             found += [c for c in _earlier(earlier) if c.kind in _CLASS_KINDS]
-        return CompletionResult(prefix_start=start, items=rank(found, code[start:cursor], code=code))
+        items = rank(found, code[start:cursor], code=code, used=used_names(code, start, cursor))
+        return CompletionResult(prefix_start=start, items=items)
 
 
 def _first_error(message: str) -> str:

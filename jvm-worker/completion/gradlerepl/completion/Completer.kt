@@ -267,7 +267,10 @@ private class Request(private val completer: Completer, private val defaultPacka
             val symbol = receiver.symbol as? FirRegularClassSymbol ?: return
             // An object's or a companion's members: the qualifier's type is that object's.
             val type = receiver.resolvedType.lowerBoundIfFlexible()
-            if (type is ConeClassLikeType && type.lookupTag.classId.asString() != "kotlin/Unit") members(type, session, scopeSession)
+            if (type is ConeClassLikeType && type.lookupTag.classId.asString() != "kotlin/Unit") {
+                members(type, session, scopeSession)
+                extensions(type, session, file)  // `Modifier.fillMaxSize`: extensions on a companion object
+            }
             staticMembers(symbol, session, scopeSession)
             return
         }
@@ -288,8 +291,24 @@ private class Request(private val completer: Completer, private val defaultPacka
             return
         }
         locals(finder.path)
+        implicitReceivers(finder.path, session, scopeSession, file)
         imported(file, session)
         autoImports(file, session)
+    }
+
+    /**
+     * What `this` offers without a dot: the members of the receivers of enclosing extension functions and lambdas
+     * (`fun String.slug() = low…`, `buildString { app… }`), and the extensions that take them.
+     */
+    private fun implicitReceivers(path: List<FirElement>, session: FirSession, scopeSession: ScopeSession, file: FirFile) {
+        for (element in path.asReversed()) {
+            // An enclosing class's own declarations are the locals' (a class's default type is an API that moves).
+            val function = element as? FirFunction ?: continue
+            val type = (function.receiverParameter?.typeRef as? FirResolvedTypeRef)?.coneType ?: continue
+            if (type is ConeErrorType) continue
+            members(type, session, scopeSession)
+            extensions(type, session, file)
+        }
     }
 
     /**
@@ -419,12 +438,18 @@ private class Request(private val completer: Completer, private val defaultPacka
                 return bare.lookupTag.typeParameterSymbol.resolvedBounds.all { appliesTo(type, it.coneType, session, depth + 1) }
             is ConeClassLikeType -> bare.withArguments { argument ->
                 val argumentType = (argument as? ConeKotlinType)?.lowerBoundIfFlexible()
-                if (argumentType is ConeTypeParameterType) ConeStarProjection else argument
+                if (argumentType != null && mentionsTypeParameter(argumentType, 0)) ConeStarProjection else argument
             }
             else -> return false
         }
         return AbstractTypeChecker.isSubtypeOf(session.typeContext, type, wanted)
     }
+
+    /** `T`, or `Pair<K, V>` (`Iterable<Pair<K, V>>.toMap`): an argument taken as a star projection. */
+    private fun mentionsTypeParameter(type: ConeKotlinType, depth: Int): Boolean = depth < 4 && (
+        type is ConeTypeParameterType ||
+            type.typeArguments.any { it is ConeKotlinType && mentionsTypeParameter(it.lowerBoundIfFlexible(), depth + 1) }
+        )
 
     /** Public and protected declarations; internal ones too (a project's own module is the session's friend). */
     private fun visible(visibility: org.jetbrains.kotlin.descriptors.Visibility): Boolean =
@@ -552,6 +577,22 @@ private fun importPenalty(indexed: IndexedClass): Int {
 private fun org.jetbrains.kotlin.fir.types.FirTypeRef.renderType(): String =
     (this as? org.jetbrains.kotlin.fir.types.FirResolvedTypeRef)?.coneType?.renderReadable() ?: ""
 
+/** The qualifier before the marker in a written type (`java.io.Fi`, `List<Mo`, `Map<String, Li`), else null. */
+private fun markerIn(typeRef: org.jetbrains.kotlin.fir.types.FirTypeRef?, depth: Int): List<Name>? {
+    val written = typeRef as? FirUserTypeRef ?: return null
+    val parts = written.qualifier
+    val at = parts.indexOfFirst { it.name.asString().startsWith(Completer.MARKER) }
+    if (at >= 0) return parts.subList(0, at).map { it.name }
+    if (depth > 4) return null
+    for (part in parts) {
+        for (argument in part.typeArgumentList.typeArguments) {
+            val inner = (argument as? org.jetbrains.kotlin.fir.types.FirTypeProjectionWithVariance)?.typeRef ?: continue
+            markerIn((inner as? FirResolvedTypeRef)?.delegatedTypeRef ?: inner, depth + 1)?.let { return it }
+        }
+    }
+    return null
+}
+
 /** Walks the file to the marker: the access that names it (with the elements around it), or the import that does. */
 private class MarkerFinder : FirVisitorVoid() {
     var access: FirQualifiedAccessExpression? = null
@@ -581,11 +622,9 @@ private class MarkerFinder : FirVisitorVoid() {
             }
         }
         if (element is FirResolvedTypeRef) {
-            val written = element.delegatedTypeRef as? FirUserTypeRef
-            val parts = written?.qualifier?.map { it.name }.orEmpty()
-            val at = parts.indexOfFirst { it.asString().startsWith(Completer.MARKER) }
-            if (at >= 0) {
-                typeQualifier = parts.subList(0, at)
+            val found = markerIn(element.delegatedTypeRef, 0)
+            if (found != null) {
+                typeQualifier = found
                 path = ArrayList(stack)
                 return
             }
