@@ -13,7 +13,7 @@ import pytest
 
 from conftest import SyncWorker, running_worker
 from gradle_repl.environment import ReplEnvironment
-from gradle_repl.frames import CheckResult, CodeDiagnostic, Completion, CompletionResult, ErrorResult, SuccessResult, WorkerOptions
+from gradle_repl.frames import CheckResult, CodeDiagnostic, Completion, CompletionResult, ErrorResult, SuccessResult, TextEdit, WorkerOptions
 from gradle_repl.host.manager import SessionLimits, SessionManager
 from gradle_repl.worker import facade
 from gradle_repl.worker.completion import Candidate, SessionCompletion, prefix_start, rank, utf16_offset
@@ -230,3 +230,56 @@ def test_a_check_or_completion_after_a_source_edit_keeps_the_sessions_jvm_and_st
             await manager.close_all()
 
     asyncio.run(scenario())
+
+
+def test_an_added_import_goes_after_the_codes_file_annotations_comments_and_imports():
+    from gradle_repl.worker.completion import import_edit
+
+    assert import_edit("val f = Fil", "java.io.File").model_dump() == {"start": 0, "end": 0, "text": "import java.io.File\n"}
+    header = '@file:DependsOn("a:b:1")\n// why\nimport java.util.*\n\n'
+    assert import_edit(header + "val f = Fil", "java.io.File").start == len(header)
+    assert import_edit("import java.util.*", "java.io.File").start == 0  # the line being typed is no header yet
+
+
+def test_names_the_code_already_uses_rank_first_but_keywords_gain_nothing_from_it():
+    from gradle_repl.worker.completion import used_names
+
+    found = [Candidate("Iterable", "interface", "kotlin.collections", 4), Candidate("Int", "class", "kotlin", 4),
+             Candidate("if", "keyword", "", 6), Candidate("ImageBitmap", "class", "p", 4)]
+    code = "fun f(a: Int) { if (a > 0) g(a) }\nfun h(b: I"
+    used = used_names(code, len(code) - 1, len(code))
+    assert [c.text for c in rank(found, "I", used=used)] == ["Int", "ImageBitmap", "Iterable", "if"]
+
+
+def assert_completes_imports_and_packages(worker: SyncWorker) -> None:
+    """What test_completion_offers_classes_not_imported_yet_with_their_import_and_sub_packages proves, on any
+    Kotlin the suite runs."""
+    offered = worker.complete("val f = Fil")
+    file = next(item for item in offered.items if item.text == "File" and item.detail == "java.io")
+    assert [e.model_dump() for e in file.edits] == [{"start": 0, "end": 0, "text": "import java.io.File\n"}]
+    assert all(not item.edits for item in offered.items if item.detail == "kotlin.io")  # default imports need none
+    code = "import java.util.*\nval q = ConcurrentLinkedDe"
+    deque = _item(worker.complete(code), "ConcurrentLinkedDeque")
+    assert deque.edits == [TextEdit(start=len("import java.util.*\n"), end=len("import java.util.*\n"), text="import java.util.concurrent.ConcurrentLinkedDeque\n")]
+    edited = code[: deque.edits[0].start] + deque.edits[0].text + code[deque.edits[0].start :] + "que<Int>()\nq.add(3); q.size"
+    assert worker.value(edited) == "1"  # the edit, applied, makes code that runs
+    assert _item(worker.complete("val g = ConcurrentLinkedDe"), "ConcurrentLinkedDeque").edits == []  # imported now
+    assert {"serialization", "coroutines"} <= {i.text for i in worker.complete("kotlinx.").items if i.kind == "package"}
+    util = worker.complete("java.util.")
+    assert {"concurrent", "function"} <= {i.text for i in util.items if i.kind == "package"} and "ArrayList" in _texts(util)
+    assert _item(worker.complete("java.util.st"), "stream").kind == "package"
+    assert _item(worker.complete("import java.util.conc"), "concurrent").detail == "java.util.concurrent"
+    duration = worker.complete("val d: Dura")
+    assert {(i.detail, bool(i.edits)) for i in duration.items if i.text == "Duration"} >= {("kotlin.time", True), ("java.time", True)}
+    assert all(i.kind in {"class", "interface", "object", "enum", "typealias"} for i in duration.items)  # a type is written
+    assert _item(worker.complete("val x: java.io.Fi"), "File").edits == []
+    assert "File" in _texts(worker.complete("val files: List<Fi"))
+
+
+@jvm
+def test_completion_offers_classes_not_imported_yet_with_their_import_and_sub_packages(worker: SyncWorker):
+    """As IntelliJ's auto-import: a class from the JDK or the classpath not imported yet is offered with the import
+    it needs, as an edit placed after the code's own imports (applied, the code runs); sub-packages follow a package
+    name and an import; a written type offers types only."""
+    assert_completes_imports_and_packages(worker)
+    assert _item(worker.complete("fun String.slug() = low"), "lowercase").kind == "function"  # the receiver's members

@@ -12,6 +12,7 @@ nothing else in the session is affected.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -157,7 +158,10 @@ class SessionCompletion:
                 self.unavailable = f"completion is unavailable on Kotlin {self._kotlin_version}: its add-on could not start ({error})"
         return self._completer
 
-    def complete(self, code: str, cursor: int, source_name: str, earlier: list[Declaration]) -> CompletionResult:
+    def complete(
+        self, code: str, cursor: int, source_name: str, earlier: list[Declaration], *, imported: Sequence[str] = ()
+    ) -> CompletionResult:
+        """`imported`: what earlier snippets imported; a class they import needs no import again."""
         start = prefix_start(code, cursor)
         completer = self.load()
         if completer is None:
@@ -173,7 +177,7 @@ class SessionCompletion:
                 unavailable=f"completion failed on Kotlin {self._kotlin_version}: {jstr(error.getClass().getName())}: {jstr(error.getMessage())}",
             )
         found = [
-            Candidate(jstr(c.text), jstr(c.kind), without_snippet_classes(jstr(c.detail)), int(c.rank), jstr(c.importName))  # type: ignore[arg-type]
+            Candidate(jstr(c.text), jstr(c.kind), without_snippet_classes(jstr(c.detail)), int(c.rank), _needed(jstr(c.importName), imported))  # type: ignore[arg-type]
             for c in outcome.candidates
         ]
         position = jstr(outcome.position)
@@ -183,6 +187,14 @@ class SessionCompletion:
             found += [c for c in _earlier(earlier) if c.kind in _CLASS_KINDS]
         items = rank(found, code[start:cursor], code=code, used=used_names(code, start, cursor))
         return CompletionResult(prefix_start=start, items=items)
+
+
+def _needed(name: str, imported: Sequence[str]) -> str:
+    """The import a candidate needs, unless an earlier snippet imported it or its package (the compiler's file holds
+    only this snippet's imports)."""
+    if not name or name in imported or f"{name.rpartition('.')[0]}.*" in imported:
+        return ""
+    return name
 
 
 def _first_error(message: str) -> str:

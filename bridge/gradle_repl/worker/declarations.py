@@ -104,6 +104,10 @@ class Declarations:
             declarations.append(declaration)
         return SessionDescription(declarations=declarations, imports=list(self._imports))
 
+    def imports(self) -> list[str]:
+        """What the session's snippets imported (`java.io.File`, `java.util.*`), oldest first."""
+        return list(self._imports)
+
     def names(self) -> list[Declaration]:
         """What the session declared, newest definition winning, without reading any value."""
         return [held.declaration for held in self._held.values()]

@@ -116,7 +116,9 @@ class ReplSession:
         if request.cursor > len(request.code):
             return ErrorResult(id=request.id, error_kind="internal", message=f"cursor {request.cursor} is past the code's end")
         earlier = self._declarations.names()
-        result = self._completion.complete(request.code, request.cursor, self._snippets.next_file(), earlier)
+        result = self._completion.complete(
+            request.code, request.cursor, self._snippets.next_file(), earlier, imported=self._declarations.imports()
+        )
         return result.model_copy(update={"id": request.id, "duration_ms": int((time.monotonic() - started) * 1000)})
 
     def describe(self, request: DescribeRequest) -> DescriptionResult:
