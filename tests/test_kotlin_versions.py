@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from test_analysis import assert_completes_imports_and_packages
 from conftest import PROJECTS, SAMPLE_PROJECT, SyncWorker, copy_project, running_worker
 from gradle_repl.environment import ReplEnvironment
 from gradle_repl.project.plugin_support import snippet_class_warnings
@@ -235,6 +236,12 @@ def test_completion_on_the_older_kotlin(older_worker: SyncWorker):
     assert result.unavailable is None, result.unavailable
     assert {"map", "mapNotNull"} <= {item.text for item in result.items}
     assert older_worker.complete("olderN").items[0].text == "olderNumbers"
+
+
+def test_completion_imports_and_sub_packages_on_the_older_kotlin(older_worker: SyncWorker):
+    """Classes not imported yet come with their import, sub-packages follow a package, a written type offers types:
+    the same claims as tests/test_analysis.py's, on this Kotlin's FIR."""
+    assert_completes_imports_and_packages(older_worker)
 
 
 def _live_instances(env: ReplEnvironment, worker: SyncWorker, class_name: str) -> int:
