@@ -114,6 +114,16 @@ def test_a_person_types_multiline_code_cancels_resets_quits_and_finds_their_hist
     term.wait_for(r"compareTo", at)
     term.keys("C-c")  # the menu closes with the line
     term.wait_for(r"x\.co\s*\nkotlin>\s*$", at)
+    at = term.mark()
+    term.keys("-l", "val deque = ConcurrentLinkedDe")
+    term.keys("Tab")  # one candidate, not imported yet: completed, and its import added above the line
+    term.wait_for(r"import java\.util\.concurrent\.ConcurrentLinkedDeque\s*\n\s*\.\.\.> val deque = ConcurrentLinkedDeque", at)
+    term.keys("-l", "<Int>(listOf(4, 5))")
+    term.keys("Enter")  # the import and the line run as one snippet
+    term.wait_for(r"(?m)^kotlin>", at + 1)
+    at = term.mark()
+    term.type("deque.size")
+    term.wait_for(r"2\s+// kotlin\.Int", at)
 
     at = term.mark()
     term.type("sample.classics.books.first().author.name")
