@@ -55,6 +55,7 @@ import org.jetbrains.kotlin.fir.symbols.impl.FirRegularClassSymbol
 import org.jetbrains.kotlin.fir.types.ConeClassLikeType
 import org.jetbrains.kotlin.fir.types.ConeErrorType
 import org.jetbrains.kotlin.fir.types.ConeKotlinType
+import org.jetbrains.kotlin.fir.types.ConeKotlinTypeProjection
 import org.jetbrains.kotlin.fir.types.ConeStarProjection
 import org.jetbrains.kotlin.fir.types.ConeTypeParameterType
 import org.jetbrains.kotlin.fir.types.coneType
@@ -437,7 +438,8 @@ private class Request(private val completer: Completer, private val defaultPacka
             is ConeTypeParameterType ->
                 return bare.lookupTag.typeParameterSymbol.resolvedBounds.all { appliesTo(type, it.coneType, session, depth + 1) }
             is ConeClassLikeType -> bare.withArguments { argument ->
-                val argumentType = (argument as? ConeKotlinType)?.lowerBoundIfFlexible()
+                // `Array<out T>.sumOf`: a projection's type counts too.
+                val argumentType = (argument as? ConeKotlinTypeProjection)?.type?.lowerBoundIfFlexible()
                 if (argumentType != null && mentionsTypeParameter(argumentType, 0)) ConeStarProjection else argument
             }
             else -> return false
@@ -448,7 +450,10 @@ private class Request(private val completer: Completer, private val defaultPacka
     /** `T`, or `Pair<K, V>` (`Iterable<Pair<K, V>>.toMap`): an argument taken as a star projection. */
     private fun mentionsTypeParameter(type: ConeKotlinType, depth: Int): Boolean = depth < 4 && (
         type is ConeTypeParameterType ||
-            type.typeArguments.any { it is ConeKotlinType && mentionsTypeParameter(it.lowerBoundIfFlexible(), depth + 1) }
+            type.typeArguments.any { argument ->
+                val inner = (argument as? ConeKotlinTypeProjection)?.type?.lowerBoundIfFlexible()
+                inner != null && mentionsTypeParameter(inner, depth + 1)
+            }
         )
 
     /** Public and protected declarations; internal ones too (a project's own module is the session's friend). */
