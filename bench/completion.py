@@ -9,7 +9,7 @@ snippet has no package; this keeps the file's meaning), and the cursor at the cu
 completion offers it whole at rank 1 (recall@1) or among the first 5 (recall@5). Cut points: every identifier of the
 code outside strings and comments, except the names a declaration introduces (`fun name`, `val name`, a parameter
 `name:`: nothing can predict a new name) and keywords, cut after 1 to len-1 of its characters (something typed,
-something left). Time is the worker's round trip (request to answer), measured here.
+something left; `--typed-from 0` cuts before the first character too). Time is the worker's round trip (request to answer), measured here.
 """
 
 from __future__ import annotations
@@ -86,25 +86,25 @@ def snippet_before(source: str, offset: int) -> str:
     return re.sub(r"(?m)^package\s+([\w.]+)\s*$", r"import \1.*", source[:offset], count=1)
 
 
-def cuts(project: Path, per_project: int, rng: random.Random) -> list[Cut]:
+def cuts(project: Path, per_project: int, rng: random.Random, typed_from: int) -> list[Cut]:
     files = sorted(p for p in project.rglob("src/main/kotlin/**/*.kt"))
     points = [(f, offset, name) for f in files for offset, name in cut_points(f.read_text())]
     chosen = rng.sample(points, min(per_project, len(points)))
     made = []
     for file, offset, name in chosen:
-        typed = rng.randint(1, len(name) - 1)
+        typed = rng.randint(typed_from, len(name) - 1)
         made.append(Cut(file, snippet_before(file.read_text(), offset + typed), name))
     return made
 
 
-async def measure(project: Path, module: str, per_project: int, rng: random.Random) -> list[tuple[Cut, int | None, float]]:
+async def measure(project: Path, module: str, per_project: int, rng: random.Random, typed_from: int) -> list[tuple[Cut, int | None, float]]:
     """Each cut's rank of the expected identifier (None when not offered) and its time in ms."""
     env = resolve_environment(project, project_path=module, build_tool="maven").environment
     worker = await WorkerHandle.launch(env, WORKER_OPTIONS, label="bench-completion")
     measured = []
     try:
         await worker.complete("lis", 3, timeout_seconds=TIMEOUT_SECONDS)  # loads the add-on and the class index
-        for cut in cuts(project, per_project, rng):
+        for cut in cuts(project, per_project, rng, typed_from):
             started = time.perf_counter()
             analysis = await worker.complete(cut.code, len(cut.code), timeout_seconds=TIMEOUT_SECONDS)
             elapsed = (time.perf_counter() - started) * 1000
@@ -126,12 +126,13 @@ def main() -> int:
     parser.add_argument("--per-project", type=int, default=40)
     parser.add_argument("--seed", type=int, default=34)
     parser.add_argument("--misses", action="store_true", help="print each cut whose identifier was not first")
+    parser.add_argument("--typed-from", type=int, default=1, choices=(0, 1), help="the fewest characters typed (0: cuts before the name too)")
     args = parser.parse_args()
     rng = random.Random(args.seed)
     everything = []
     print(f"{'project':<22}{'cuts':>6}{'recall@1':>10}{'recall@5':>10}{'p50 ms':>9}{'p95 ms':>9}")
     for project, module in PROJECTS:
-        measured = asyncio.run(measure(project, module, args.per_project, rng))
+        measured = asyncio.run(measure(project, module, args.per_project, rng, args.typed_from))
         everything += measured
         _row(project.name, measured)
         if args.misses:
