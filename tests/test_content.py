@@ -121,3 +121,19 @@ def test_a_result_read_back_is_the_reply_it_was_made_from():
 def test_a_call_that_could_not_run_reads_back_as_the_error_it_was():
     with pytest.raises(GradleReplError, match="code is empty"):
         reply_from_result(error_result("code is empty", request_failed("code is empty")), "")
+
+
+def test_a_completion_that_needs_an_import_says_so_in_text_and_carries_it_as_an_edit_in_data():
+    from gradle_repl.front.content import completion_to_result
+    from gradle_repl.frames import Completion, CompletionResult, TextEdit
+    from gradle_repl.host.handle import Analysis
+
+    edit = TextEdit(start=0, end=0, text="import java.io.File\n")
+    items = [Completion(text="FileTreeWalk", kind="class", detail="kotlin.io"),
+             Completion(text="File", kind="class", detail="java.io", edits=[edit])]
+    result = completion_to_result(Analysis(CompletionResult(prefix_start=8, items=items)))
+    assert isinstance(result.content[0], TextContent)
+    assert result.content[0].text == "FileTreeWalk    (class: kotlin.io)\nFile    (class: java.io)    + import java.io.File"
+    assert result.structured_content is not None
+    assert result.structured_content["items"][1]["edits"] == [{"start": 0, "end": 0, "text": "import java.io.File\n"}]
+    assert result.structured_content["items"][0]["edits"] == []
