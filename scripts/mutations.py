@@ -123,6 +123,34 @@ MUTATIONS = (
         "    kept = encoded[:limit].decode(\"utf-8\", errors=\"ignore\")",
         ("tests/test_worker_output.py::test_a_block_over_the_limit_is_cut_and_the_cut_is_counted",),
     ),
+    Mutation(
+        "an added import goes before the code's own imports",
+        "bridge/gradle_repl/worker/completion.py",
+        "        offset += len(line)\n",
+        "        pass\n",
+        ("tests/test_analysis.py::test_an_added_import_goes_after_the_codes_file_annotations_comments_and_imports",),
+    ),
+    Mutation(
+        "Tab inserts a class not imported yet without its import",
+        "bridge/gradle_repl/front/tab_completion.py",
+        "        if taken:\n            self.apply(buffer, taken)\n",
+        "",
+        ("tests/test_tab_completion.py::test_a_taken_candidate_adds_its_import_above_the_code_and_the_cursor_stays_after_it",),
+    ),
+    Mutation(
+        "a session Tab starts loses its notices",
+        "bridge/gradle_repl/front/tab_completion.py",
+        "            await run_in_terminal(lambda: [self._show(line) for line in lines])\n",
+        "",
+        ("tests/test_tab_completion.py::test_the_notices_of_a_session_tab_starts_are_shown_and_its_candidates_offered",),
+    ),
+    Mutation(
+        "--connect takes a project flag given at its default value for one left out",
+        "bridge/gradle_repl/front/cli.py",
+        "        if name in args.given and given != running",
+        "        if name in args.given and given != _PROJECT_DEFAULTS[name] and given != running",
+        ("tests/test_cli.py::test_connect_refuses_a_project_flag_given_at_its_default_and_joins_when_it_is_left_out",),
+    ),
 )
 
 
