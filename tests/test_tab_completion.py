@@ -6,8 +6,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from prompt_toolkit.buffer import Buffer
+from prompt_toolkit.buffer import Buffer, CompletionState
 from prompt_toolkit.completion import CompleteEvent
+from prompt_toolkit.completion import Completion as PromptCompletion
 from prompt_toolkit.document import Document
 
 from gradle_repl.frames import Completion, CompletionResult, TextEdit
@@ -43,6 +44,26 @@ def test_a_candidate_in_scope_adds_nothing_and_two_namesakes_unchosen_add_neithe
                  ("Duration", "class kotlin.time"): [TextEdit(start=0, end=0, text="import kotlin.time.Duration\n")]}
     code = "val d = Dur"
     assert _taken(code, "Duration", namesakes) == "val d = Duration|cursor 16"
+
+
+def test_enter_on_the_highlighted_one_of_two_namesakes_adds_that_ones_import():
+    """The menu path: Tab again highlights a candidate (prompt_toolkit puts its text in the buffer), Enter takes it;
+    of `java.time.Duration` and `kotlin.time.Duration`, the highlighted one's import is made."""
+    code = "val d = Dur"
+    offered = {("Duration", "class java.time"): [TextEdit(start=0, end=0, text="import java.time.Duration\n")],
+               ("Duration", "class kotlin.time"): [TextEdit(start=0, end=0, text="import kotlin.time.Duration\n")]}
+    buffer = Buffer(multiline=True)
+    buffer.document = Document(code, len(code))
+    edits = ImportEdits()
+    edits.offer(None, code, offered)
+    menu = [PromptCompletion("Duration", start_position=-3, display_meta=meta) for _, meta in offered]
+    buffer.complete_state = CompletionState(buffer.document, menu)
+    buffer.go_to_completion(1)  # Tab, Tab: the second highlighted
+    edits.settle(buffer)
+    assert buffer.complete_state is not None and buffer.text == "val d = Duration"
+    buffer.apply_completion(buffer.complete_state.current_completion)  # what Enter does with the menu open
+    edits.settle(buffer)
+    assert buffer.text == "import kotlin.time.Duration\nval d = Duration"
 
 
 class _StartingManager:
