@@ -25,6 +25,7 @@ from gradle_repl.frames import CompletionResult, TextEdit
 
 if TYPE_CHECKING:
     from gradle_repl.front.terminal import TerminalOptions
+    from gradle_repl.host.notices import Notice
     from gradle_repl.host.manager import SessionManager
 
 __all__ = ["SessionCompleter", "ImportEdits", "add_tab_bindings", "INDENT"]
@@ -47,13 +48,13 @@ class ImportEdits:
         self._sent = ""
         self._offered: dict[tuple[str, str], list[TextEdit]] = {}
         self._chosen: tuple[str, str] | None = None
-        self._buffers: set[int] = set()
+        self._watched: Buffer | None = None
 
     def offer(self, buffer: Buffer | None, sent: str, offered: dict[tuple[str, str], list[TextEdit]]) -> None:
         """Candidates (by text and menu detail) just offered for the code `sent`, with the edits each needs."""
         self._sent, self._offered, self._chosen = sent, {key: edits for key, edits in offered.items() if edits}, None
-        if buffer is not None and id(buffer) not in self._buffers:
-            self._buffers.add(id(buffer))
+        if buffer is not None and buffer is not self._watched:
+            self._watched = buffer
             buffer.on_text_changed += lambda changed: asyncio.get_running_loop().call_soon(self.settle, changed)
 
     def settle(self, buffer: Buffer) -> None:
@@ -89,7 +90,8 @@ class ImportEdits:
                 continue
             text = text[: edit.start] + edit.text + text[edit.end :]
             cursor += len(edit.text) - (edit.end - edit.start)
-        buffer.document = Document(text, cursor)
+        if text != buffer.text:
+            buffer.document = Document(text, cursor)
 
 
 class SessionCompleter(Completer):
@@ -113,14 +115,13 @@ class SessionCompleter(Completer):
         except GradleReplError:
             return
         if analysis.notices:
-            lines = [notice.text for notice in analysis.notices]
-            await run_in_terminal(lambda: [self._show(line) for line in lines])
+            await run_in_terminal(lambda: self._show_all(analysis.notices))
         result = analysis.result
         if not isinstance(result, CompletionResult):
             return
         back = result.prefix_start - document.cursor_position
         offered: dict[tuple[str, str], list[TextEdit]] = {}
-        completions = []
+        completions: list[Completion] = []
         for item in result.items:
             meta = f"{item.kind} {item.detail}".strip()[:META_CHARS]
             offered[(item.text, meta)] = item.edits
@@ -129,6 +130,11 @@ class SessionCompleter(Completer):
         self.imports.offer(app.current_buffer if app is not None else None, document.text, offered)
         for completion in completions:
             yield completion
+
+
+    def _show_all(self, notices: Iterable[Notice]) -> None:
+        for notice in notices:
+            self._show(notice.text)
 
 
 def add_tab_bindings(bindings: KeyBindings) -> None:
