@@ -141,7 +141,7 @@ MUTATIONS = (
         "a session Tab starts loses its notices",
         "bridge/gradle_repl/front/tab_completion.py",
         "            await run_in_terminal(lambda: self._show_all(analysis.notices))\n",
-        "",
+        "            pass\n",
         ("tests/test_tab_completion.py::test_the_notices_of_a_session_tab_starts_are_shown_and_its_candidates_offered",),
     ),
     Mutation(
