@@ -25,8 +25,8 @@ from gradle_repl.worker.kotlin_types import without_snippet_classes
 from gradle_repl.worker.safety import jstr
 
 __all__ = [
-    "SessionCompletion", "Candidate", "rank", "used_names", "prefix_start", "utf16_offset", "import_edit", "MAX_COMPLETIONS", "DEFAULT_PACKAGES",
-    "KEYWORDS",
+    "SessionCompletion", "Candidate", "rank", "used_names", "prefix_start", "utf16_offset", "import_edit", "MAX_COMPLETIONS",
+    "DEFAULT_PACKAGES", "KEYWORDS",
 ]
 
 MAX_COMPLETIONS = 50
@@ -96,7 +96,8 @@ def rank(
     IDE's statistics learn: `String` where the file writes String), best rank first, then by name; one entry per
     text, kind and detail. A candidate that needs an import carries the edit that adds it to `code`."""
     lower = prefix.lower()
-    kept: dict[tuple[str, str, str], tuple[int, int, str, Candidate]] = {}
+    # (case tier, not used by the code, rank, name, candidate)
+    kept: dict[tuple[str, str, str], tuple[int, bool, int, str, Candidate]] = {}
     for candidate in candidates:
         if candidate.text == prefix and candidate.kind == "keyword":
             continue

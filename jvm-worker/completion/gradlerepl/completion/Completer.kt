@@ -361,7 +361,7 @@ private class Request(private val completer: Completer, private val defaultPacka
         }
     }
 
-    /** A class's dotted name written as a chain of plain names (`kotlinx.coroutines`), else null. */
+    /** A package name written as a chain of plain names (`kotlinx.coroutines`), else null. */
     private fun dottedName(expression: org.jetbrains.kotlin.fir.expressions.FirExpression): String? {
         if (expression is FirResolvedQualifier) return expression.packageFqName.asString().takeIf { expression.relativeClassFqName == null }
         val access = expression as? FirQualifiedAccessExpression ?: return null
