@@ -154,6 +154,10 @@ class PairRun:
 _MISSING_MODULE = re.compile(r"Cannot locate manifest for module '(gradle-[\w-]+)'")
 # How many unknown Gradle modules one run may discover before giving up (each costs a rerun, once per machine).
 _MODULE_DISCOVERY_RUNS = 8
+# The modules the harness's models make Gradle look up, as discovered on Gradle 7.6-8.11 (base-annotations went in 8.x,
+# logging and stdlib-java-extensions came). Seeded before the first run: discovering them costs a whole harness run each
+# (five or six per pair on a new machine, ~10 s of CPU apiece); a manifest naming a module a version lacks is never read.
+_KNOWN_MODULES = ("base-services", "base-annotations", "core", "core-api", "dependency-management", "logging", "stdlib-java-extensions")
 
 
 def run_pair(pair: Pair, work: Path, *, script: str | None = None, multiplatform: bool | None = None) -> PairRun:
@@ -165,6 +169,8 @@ def run_pair(pair: Pair, work: Path, *, script: str | None = None, multiplatform
     classes = _compile(pair, script, jars)
     stdlib = next(j for j in fetch_test_toolchain().repl_host if Path(j).name.startswith("kotlin-stdlib-"))
     user_home = persistent_test_cache() / "gradle-user-home"
+    for module in _KNOWN_MODULES:
+        _add_module_manifest(pair, f"gradle-{module}")
     for _ in range(_MODULE_DISCOVERY_RUNS):
         # The pinned stdlib first: the harness was compiled by the pinned compiler.
         classpath = [str(classes), stdlib, *_module_manifests(pair), *jars["gradle-api"], *jars["kgp"], *jars["gradle-externals"]]
