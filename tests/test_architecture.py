@@ -68,9 +68,18 @@ def test_only_the_front_ends_speak_mcp():
     assert speakers <= MCP_SPEAKERS, speakers
 
 
+def test_only_the_worker_boundary_touches_jpype():
+    """JPype's untyped objects enter through worker/java.py alone, where they get their types."""
+    users = {
+        str(path.relative_to(PACKAGE)) for path in PACKAGE.rglob("*.py")
+        if any(name.split(".")[0] in ("jpype", "_jpype") for name in _imports(path))
+    }
+    assert users == {"worker/java.py"}, users
+
+
 def test_the_top_level_holds_only_the_base_and_the_entry_point():
     top = {p.name for p in PACKAGE.glob("*.py")}
     assert top == {
-        "__init__.py", "__main__.py", "environment.py", "errors.py", "frames.py", "options.py", "paths.py", "progress.py",
+        "__init__.py", "__main__.py", "display_kinds.py", "environment.py", "errors.py", "frames.py", "options.py", "paths.py", "progress.py",
         "resources.py", "settings.py", "stopping.py",
     }, top

@@ -18,6 +18,7 @@ from typing import Annotated, Literal, Union
 
 from pydantic import BaseModel, Field, TypeAdapter
 
+from gradle_repl.display_kinds import DisplayKind
 from gradle_repl.environment import ReplEnvironment
 from gradle_repl.settings import DEFAULTS
 
@@ -64,7 +65,6 @@ DEFAULT_HEAP_MB = DEFAULTS.heap_mb
 DEFAULT_OUTPUT_LIMIT_BYTES = DEFAULTS.output_limit_bytes
 DEFAULT_FRAME_LIMIT_BYTES = DEFAULTS.frame_limit_bytes
 
-DisplayKind = Literal["text", "markdown", "html", "image"]
 ErrorKind = Literal["compile", "runtime", "timeout", "cancelled", "exited", "out_of_memory", "internal", "protocol"]
 
 
