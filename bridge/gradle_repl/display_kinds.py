@@ -19,7 +19,7 @@ DisplayKind = Literal["text", "markdown", "html", "image"]
 
 @dataclass(frozen=True)
 class DisplayKindRule:
-    mime: str | None  # the MIME type of its frames; None: the frame names its own (an image's format)
+    mime: str  # the MIME type of its frames where their maker names none (an image names its format)
     binary: bool  # data travels base64 encoded: never capped or cleaned as text, never printed as text
     untrusted_markup: bool  # markup a snippet made: shown as labelled text, never rendered
 
@@ -28,7 +28,7 @@ DISPLAY_KINDS: dict[DisplayKind, DisplayKindRule] = {
     "text": DisplayKindRule(mime="text/plain", binary=False, untrusted_markup=False),
     "markdown": DisplayKindRule(mime="text/markdown", binary=False, untrusted_markup=False),
     "html": DisplayKindRule(mime="text/html", binary=False, untrusted_markup=True),
-    "image": DisplayKindRule(mime=None, binary=True, untrusted_markup=False),
+    "image": DisplayKindRule(mime="image/png", binary=True, untrusted_markup=False),
 }
 assert set(DISPLAY_KINDS) == set(get_args(DisplayKind)), "every display kind has its rule"
 

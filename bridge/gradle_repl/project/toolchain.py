@@ -158,7 +158,8 @@ def _pom(name: str, coordinates: list[Coordinate]) -> str:
 def kotlin_version_tuple(version: str) -> tuple[int, int, int]:
     """(major, minor, patch) of a Kotlin version such as 2.2.21 or 2.3.0-Beta1; unreadable parts count as 0."""
     parts = [int(p) if p.isdigit() else 0 for p in version.replace("-", ".").split(".")[:3]]
-    return tuple(parts + [0] * (3 - len(parts)))  # type: ignore[return-value]
+    major, minor, patch = [*parts, 0, 0, 0][:3]
+    return major, minor, patch
 
 
 def repl_kotlin_version(project_version: str) -> tuple[str, str | None]:
