@@ -9,9 +9,9 @@ import re
 import time
 from dataclasses import dataclass
 from functools import cache
-from importlib import metadata
 from pathlib import Path
 
+from gradle_repl import package_version
 from gradle_repl.project.build_inputs import Fingerprint, Inputs
 from gradle_repl.project.buildtools import BuildTool, BuildToolChoice
 from gradle_repl.project.buildtools.choice import candidates, remember
@@ -111,11 +111,7 @@ def _first_line(error: Exception) -> str:
 @cache
 def _resolver_code_hash() -> str:
     """gradle-repl's version and its resolver code: a new release or a local edit must not reuse old results."""
-    try:
-        version = metadata.version("gradle-repl")
-    except metadata.PackageNotFoundError:  # run from a source tree without installing
-        version = "source"
-    digest = hashlib.sha256(version.encode())
+    digest = hashlib.sha256(package_version().encode())
     # Every module of the project side and the model it fills: any of them can change what a resolve reports.
     modules = [*_PACKAGE.rglob("*.py"), _PACKAGE.parent / "environment.py"]
     for path in sorted(modules):
