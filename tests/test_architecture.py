@@ -80,6 +80,6 @@ def test_only_the_worker_boundary_touches_jpype():
 def test_the_top_level_holds_only_the_base_and_the_entry_point():
     top = {p.name for p in PACKAGE.glob("*.py")}
     assert top == {
-        "__init__.py", "__main__.py", "display_kinds.py", "environment.py", "errors.py", "frames.py", "options.py", "paths.py", "progress.py",
+        "__init__.py", "__main__.py", "display_kinds.py", "environment.py", "file_annotations.py", "errors.py", "frames.py", "options.py", "paths.py", "progress.py",
         "resources.py", "settings.py", "stopping.py",
     }, top
