@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "bridge" / "gradle_repl"
@@ -75,6 +77,18 @@ def test_only_the_worker_boundary_touches_jpype():
         if any(name.split(".")[0] in ("jpype", "_jpype") for name in _imports(path))
     }
     assert users == {"worker/java.py"}, users
+
+
+def test_the_front_ends_and_the_host_never_load_jpype():
+    """JPype and its native library load in worker processes only: importing every module of front/ and host/ (in a
+    fresh interpreter) leaves them out, so the server and the CLI start without them."""
+    modules = [
+        "gradle_repl." + ".".join(path.relative_to(PACKAGE).with_suffix("").parts)
+        for layer in ("front", "host") for path in sorted((PACKAGE / layer).glob("*.py")) if path.name != "__init__.py"
+    ]
+    probe = f"import importlib, sys\nfor m in {modules!r}: importlib.import_module(m)\nprint(sorted(m for m in sys.modules if 'jpype' in m))"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert (done.returncode, done.stdout.strip()) == (0, "[]"), done.stderr
 
 
 def test_the_top_level_holds_only_the_base_and_the_entry_point():

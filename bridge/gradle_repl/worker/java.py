@@ -8,6 +8,9 @@ JPype ships no type information, and its proxies answer any attribute at run tim
   chain, the memory beans) are `JavaObject`: they are walked generically, member by member, and every value read
   from one is converted (`str`, `int`, `jstr`) where it is read;
 - JPype's functions are wrapped with types, so no other module imports `jpype`.
+
+Only worker processes import this module at run time (others name its Protocols under TYPE_CHECKING): the server
+and the CLI never load JPype (tests/test_architecture.py).
 """
 
 from __future__ import annotations
@@ -22,8 +25,8 @@ import jpype
 __all__ = [
     "JavaObject", "JavaException", "ReplDriver", "RunningSnippet", "SnippetOutcome", "ReplEvent", "ReplOutput",
     "Renderer", "ExitGuard", "Completer", "CompletionOutcome", "CompletionCandidate",
-    "java_class", "repl_output", "exit_guard", "renderer", "repl_driver", "completer", "string_array", "java_string", "start_vm", "shutdown_vm",
-    "unlink_python_gc_from_java_gc", "implements", "override",
+    "java_class", "repl_output", "exit_guard", "renderer", "repl_driver", "completer", "string_array", "java_string",
+    "start_vm", "shutdown_vm", "unlink_python_gc_from_java_gc", "implements", "override",
 ]
 
 # A JDK object read by reflection (Class, Field, Method, Throwable, ClassLoader, memory beans): JPype's proxy, whose
@@ -105,7 +108,7 @@ class ReplOutput(Protocol):
 class Renderer(Protocol):
     """gradlerepl.runtime.Renderer (a Kotlin object): values as text or images."""
 
-    def fitImage(self, bytes: JavaObject, maxBytes: int) -> JavaObject | None: ...  # byte[] in, byte[] or null out
+    def fitImage(self, image: JavaObject, maxBytes: int) -> JavaObject | None: ...  # byte[] in, byte[] or null out
 
 
 class ExitGuard(Protocol):

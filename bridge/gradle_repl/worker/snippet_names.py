@@ -8,7 +8,10 @@ facade takes the file name it is given.
 
 from __future__ import annotations
 
-from gradle_repl.worker.java import ReplDriver, RunningSnippet
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the Protocols only: the front ends read these names (through worker.report) and never load JPype
+    from gradle_repl.worker.java import ReplDriver, RunningSnippet
 
 __all__ = ["WARM_UP_SNIPPETS", "SNIPPET_CLASS", "SNIPPET_FILE", "SNIPPET_BODY_METHOD", "SnippetCounter", "snippet_file", "users_number", "repl_number"]
 
