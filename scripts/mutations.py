@@ -112,7 +112,7 @@ MUTATIONS = (
     Mutation(
         "snippets run on the compiler's kotlin-reflect",
         "bridge/gradle_repl/project/resolve.py",
-        "    with_project_kotlin_reflect(environment)\n",
+        "    use_project_kotlin_reflect(environment)\n",
         "",
         ("tests/test_spring_boot.py::test_snippets_reflect_with_the_projects_kotlin_reflect",),
     ),

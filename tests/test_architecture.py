@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "bridge" / "gradle_repl"
@@ -68,9 +70,30 @@ def test_only_the_front_ends_speak_mcp():
     assert speakers <= MCP_SPEAKERS, speakers
 
 
+def test_only_the_worker_boundary_touches_jpype():
+    """JPype's untyped objects enter through worker/java.py alone, where they get their types."""
+    users = {
+        str(path.relative_to(PACKAGE)) for path in PACKAGE.rglob("*.py")
+        if any(name.split(".")[0] in ("jpype", "_jpype") for name in _imports(path))
+    }
+    assert users == {"worker/java.py"}, users
+
+
+def test_the_front_ends_and_the_host_never_load_jpype():
+    """JPype and its native library load in worker processes only: importing every module of front/ and host/ (in a
+    fresh interpreter) leaves them out, so the server and the CLI start without them."""
+    modules = [
+        "gradle_repl." + ".".join(path.relative_to(PACKAGE).with_suffix("").parts)
+        for layer in ("front", "host") for path in sorted((PACKAGE / layer).glob("*.py")) if path.name != "__init__.py"
+    ]
+    probe = f"import importlib, sys\nfor m in {modules!r}: importlib.import_module(m)\nprint(sorted(m for m in sys.modules if 'jpype' in m))"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert (done.returncode, done.stdout.strip()) == (0, "[]"), done.stderr
+
+
 def test_the_top_level_holds_only_the_base_and_the_entry_point():
     top = {p.name for p in PACKAGE.glob("*.py")}
     assert top == {
-        "__init__.py", "__main__.py", "environment.py", "errors.py", "frames.py", "options.py", "paths.py", "progress.py",
+        "__init__.py", "__main__.py", "display_kinds.py", "environment.py", "file_annotations.py", "errors.py", "frames.py", "options.py", "paths.py", "progress.py",
         "resources.py", "settings.py", "stopping.py",
     }, top

@@ -199,4 +199,4 @@ def parse_markers(
         )
     if missing:
         raise EnvironmentIncomplete(f"the build did not report: {', '.join(missing)}")
-    return ReplEnvironment(build_tool=build_tool, project_root=project_root, **values, **lists)  # type: ignore[arg-type]
+    return ReplEnvironment.model_validate({"build_tool": build_tool, "project_root": project_root, **values, **lists})

@@ -123,19 +123,24 @@ class SessionOptions(BaseModel):
     def shown(self) -> dict[str, object]:
         """The options as describe shows them: a secret-like variable's or property's value masked."""
         return {
-            "env": {name: masked(name, value) for name, value in sorted(self.env.items())},
+            "env": self._shown_env(),
             "envSource": self.env_source,
-            "jvmArgs": [_masked_flag(flag) for flag in self.jvm_args],
+            "jvmArgs": self._shown_jvm_args(),
             "optIn": list(self.opt_in),
         }
 
+    def _shown_env(self) -> dict[str, str]:
+        return {name: masked(name, value) for name, value in sorted(self.env.items())}
+
+    def _shown_jvm_args(self) -> list[str]:
+        return [_masked_flag(flag) for flag in self.jvm_args]
+
     def summary(self) -> str:
-        shown = self.shown()
         parts = [f"envSource {self.env_source}"]
         if self.env:
-            parts.append("env " + " ".join(f"{k}={v}" for k, v in shown["env"].items()))  # type: ignore[union-attr]
+            parts.append("env " + " ".join(f"{k}={v}" for k, v in self._shown_env().items()))
         if self.jvm_args:
-            parts.append("jvmArgs " + " ".join(shown["jvmArgs"]))  # type: ignore[arg-type]
+            parts.append("jvmArgs " + " ".join(self._shown_jvm_args()))
         if self.opt_in:
             parts.append("optIn " + " ".join(self.opt_in))
         return "; ".join(parts)

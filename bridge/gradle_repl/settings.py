@@ -7,6 +7,8 @@ nothing else writes a default of its own.
 
 from __future__ import annotations
 
+from typing import Final
+
 from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = ["Settings", "DEFAULTS", "TOKEN_ENV", "DEFAULT_SESSION_ID", "DEFAULT_PROJECT_PATH", "DEFAULT_SOURCE_SET", "DEFAULT_BUILD_TOOL"]
@@ -16,7 +18,7 @@ __all__ = ["Settings", "DEFAULTS", "TOKEN_ENV", "DEFAULT_SESSION_ID", "DEFAULT_P
 DEFAULT_SESSION_ID = "default"
 DEFAULT_PROJECT_PATH = ":"
 DEFAULT_SOURCE_SET = "main"
-DEFAULT_BUILD_TOOL = "auto"
+DEFAULT_BUILD_TOOL: Final = "auto"  # Final: its type is the literal, one of BuildToolChoice's
 
 # The variable that gives `serve --http` its bearer token. No worker JVM or build ever sees it: snippets and build
 # scripts are code the token guards against.

@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gradle_repl import package_version
 from gradle_repl.project.buildtools import BUILD_TOOLS
 from gradle_repl.front.content import as_text, check_to_result, reply_to_result
 from gradle_repl.errors import GradleReplError
@@ -110,10 +111,19 @@ def settings_for(args: argparse.Namespace, **overrides: object) -> Settings:
     return Settings.model_validate({**flags, **overrides})
 
 
+class _PrintVersion(argparse.Action):
+    """argparse's version action, except that the package metadata is read only when asked, not on every start."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object, option: str | None = None) -> None:
+        print(f"gradle-repl {package_version()}")
+        parser.exit()
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="gradle-repl", description="Run Kotlin snippets inside a Gradle or Maven JVM project (MCP server and CLI)."
     )
+    parser.add_argument("--version", action=_PrintVersion, nargs=0, help="print gradle-repl's version and exit")
     commands = parser.add_subparsers(dest="command", required=True)
 
     serve = commands.add_parser("serve", help="run the MCP server on stdio (or over Streamable HTTP with --http)")

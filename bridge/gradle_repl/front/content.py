@@ -14,8 +14,9 @@ from __future__ import annotations
 
 # The SDK's wire types from their own package: `mcp.types` would import the whole SDK (client and server, ~0.4 s)
 # into every CLI process that only prints a result.
-from mcp_types import CallToolResult, ImageContent, TextContent
+from mcp_types import CallToolResult, ContentBlock, ImageContent, TextContent
 
+from gradle_repl.display_kinds import DISPLAY_KINDS
 from gradle_repl.errors import GradleReplError
 from gradle_repl.frames import CheckResult, CompletionResult, DisplayFrame, ErrorResult, SnippetResult, StreamFrame, SuccessResult
 from gradle_repl.front.outputs import CodeCheck, CodeCompletions, SnippetError, SnippetRun, Wire
@@ -52,9 +53,9 @@ def request_failed(message: str) -> SnippetRun:
 
 
 def _display(frame: DisplayFrame) -> Content:
-    if frame.kind == "image":
+    if DISPLAY_KINDS[frame.kind].binary:
         return ImageContent(type="image", data=frame.data, mime_type=frame.mime)
-    if frame.kind == "html":
+    if DISPLAY_KINDS[frame.kind].untrusted_markup:
         # HTML from a snippet is untrusted: it travels as labelled text, never rendered markup.
         return TextContent(type="text", text=f"{_HTML_LABEL}{frame.data}")
     return TextContent(type="text", text=frame.data)
@@ -109,7 +110,8 @@ def snippet_run(reply: Reply) -> SnippetRun:
         truncated_bytes=result.truncated_bytes,
         notices=notices,
         duration_ms=result.duration_ms,
-        **streams,
+        stdout=streams["stdout"],
+        stderr=streams["stderr"],
     )
     if isinstance(result, ErrorResult):
         run.error = _worker_error(result)
@@ -117,7 +119,7 @@ def snippet_run(reply: Reply) -> SnippetRun:
         run.value_type = result.value_type
         if result.value is not None:
             run.value_kind = result.value.kind
-            run.value = result.value.data if result.value.kind != "image" else None
+            run.value = result.value.data if not DISPLAY_KINDS[result.value.kind].binary else None
     return run
 
 
@@ -131,7 +133,7 @@ def reply_to_result(reply: Reply) -> CallToolResult:
             parts.append(result.stack)
         parts += [*_heap(result), *_printed(reply.frames), *_truncation_note(result), *notices]
         return CallToolResult(content=[TextContent(type="text", text="\n".join(parts))], is_error=True, structured_content=data)
-    content: list[Content] = [TextContent(type="text", text=w) for w in result.compile_warnings]
+    content: list[ContentBlock] = [TextContent(type="text", text=w) for w in result.compile_warnings]
     content += _result_text(result)
     content += [_display(f) for f in reply.frames if isinstance(f, DisplayFrame)]
     trailing = [*_printed(reply.frames), *_heap(result), *_truncation_note(result), *notices]
@@ -207,9 +209,6 @@ def completion_to_result(analysis: Analysis) -> CallToolResult:
     )
 
 
-_MIME = {"text": "text/plain", "markdown": "text/markdown", "html": "text/html"}
-
-
 def reply_from_result(result: CallToolResult, code: str) -> Reply:
     """A run_kotlin_snippet result as the reply it was made from, for a front end that reaches the session through a
     server (the shell's --connect): the data says what each content block is. What the text alone keeps and the data
@@ -218,7 +217,8 @@ def reply_from_result(result: CallToolResult, code: str) -> Reply:
     if data.error is not None and data.error.kind == "request":
         raise GradleReplError(data.error.message)
     frames: list[StreamFrame | DisplayFrame] = [
-        StreamFrame(event=stream, data=text) for stream, text in (("stdout", data.stdout), ("stderr", data.stderr)) if text
+        *([StreamFrame(event="stdout", data=data.stdout)] if data.stdout else []),
+        *([StreamFrame(event="stderr", data=data.stderr)] if data.stderr else []),
     ]
     heap = next((n.text for n in data.notices if n.kind == "memory"), None)
     notices = tuple(n for n in data.notices if n.kind != "memory")
@@ -230,34 +230,38 @@ def reply_from_result(result: CallToolResult, code: str) -> Reply:
     if data.error is not None:
         error = data.error
         texts = [format_diagnostic(Diagnostic("WARNING", d.message, d.line, d.column), code) for d in warnings]
-        failed = ErrorResult(
-            error_kind=error.kind, message=error.message, stack=error.stack, state_lost=error.state_lost,
-            compile_warnings=texts, **common,  # type: ignore[arg-type]
-        )
+        failed = ErrorResult.model_validate({
+            "error_kind": error.kind, "message": error.message, "stack": error.stack, "state_lost": error.state_lost,
+            "compile_warnings": texts, **common,
+        })
         return Reply(tuple(frames), failed, notices)
     blocks = list(result.content)
-    texts = [getattr(block, "text", "") for block in blocks[: len(warnings)]]
+    texts = [block.text if isinstance(block, TextContent) else "" for block in blocks[: len(warnings)]]
     rest = blocks[len(warnings) + 1 :]  # the result's own text block
     value: DisplayFrame | None = None
     if data.value_kind == "image" and rest and isinstance(rest[0], ImageContent):
         value = DisplayFrame(kind="image", mime=rest[0].mime_type, data=rest[0].data)
         rest = rest[1:]
     elif data.value_kind is not None and data.value is not None:
-        value = DisplayFrame(kind=data.value_kind, mime=_MIME[data.value_kind], data=data.value)
+        value = DisplayFrame(kind=data.value_kind, mime=DISPLAY_KINDS[data.value_kind].mime, data=data.value)
     for block in rest[: data.display_count]:
         if isinstance(block, ImageContent):
             frames.append(DisplayFrame(kind="image", mime=block.mime_type, data=block.data))
-        elif block.text.startswith(_HTML_LABEL):
-            frames.append(DisplayFrame(kind="html", mime=_MIME["html"], data=block.text.removeprefix(_HTML_LABEL)))
+            continue
+        text = block.text if isinstance(block, TextContent) else ""  # the server sends text and image blocks only
+        if text.startswith(_HTML_LABEL):
+            frames.append(DisplayFrame(kind="html", mime=DISPLAY_KINDS["html"].mime, data=text.removeprefix(_HTML_LABEL)))
         else:  # markdown reads as its text, as the terminal shows it
-            frames.append(DisplayFrame(kind="text", mime=_MIME["text"], data=block.text))
-    succeeded = SuccessResult(value=value, value_type=data.value_type, compile_warnings=texts, **common)  # type: ignore[arg-type]
+            frames.append(DisplayFrame(kind="text", mime=DISPLAY_KINDS["text"].mime, data=text))
+    succeeded = SuccessResult.model_validate({"value": value, "value_type": data.value_type, "compile_warnings": texts, **common})
     return Reply(tuple(frames), succeeded, notices)
 
 
 def as_text(result: CallToolResult) -> list[str]:
     """A result's content blocks as a terminal prints them: text as it is, an image as its type and size."""
     return [
-        block.text if isinstance(block, TextContent) else f"[{block.mime_type} image, {len(block.data) * 3 // 4} bytes]"  # type: ignore[union-attr]
+        block.text if isinstance(block, TextContent)
+        else f"[{block.mime_type} image, {len(block.data) * 3 // 4} bytes]" if isinstance(block, ImageContent)
+        else f"[{block.type} content]"
         for block in result.content
     ]

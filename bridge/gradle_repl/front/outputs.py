@@ -12,6 +12,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
+from gradle_repl.display_kinds import DisplayKind
 from gradle_repl.frames import CodeDiagnostic, CompilerDiagnostic, Completion, Declaration, ErrorKind
 from gradle_repl.host.notices import Notice
 from gradle_repl.host.sessions import SessionInfo
@@ -47,7 +48,7 @@ class SnippetRun(Wire):
         default=None, description="the last expression's value as text; null for no value or an image (sent as image content)"
     )
     value_type: str | None = Field(default=None, description="the value's Kotlin type, e.g. kotlin.collections.List<kotlin.Int>")
-    value_kind: Literal["text", "markdown", "html", "image"] | None = None
+    value_kind: DisplayKind | None = None
     error: SnippetError | None = None
     diagnostics: list[CompilerDiagnostic] = Field(
         default_factory=list, description="the compiler's errors and warnings, line and column 1-based in the snippet"

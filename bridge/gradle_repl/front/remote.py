@@ -9,6 +9,7 @@ session: it is the server's, and whoever else uses it keeps it.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
@@ -17,6 +18,9 @@ import httpx2
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult
+
+if sys.version_info < (3, 11):  # built in from 3.11; before, the backport anyio itself uses
+    from exceptiongroup import BaseExceptionGroup
 
 from gradle_repl.errors import GradleReplError
 from gradle_repl.frames import CheckResult, CompletionResult, SessionDescription
@@ -147,9 +151,11 @@ class RemoteSessions:
         self, *, code: str, timeout_seconds: float | None = None, progress: Callable[[str], None] | None = None,
         **_: object,
     ) -> Reply:
-        async def on_progress(done: float, total: float | None, message: str | None) -> None:
-            if progress is not None and message:
-                progress(message)
+        report = progress
+
+        async def on_progress(progress: float, total: float | None, message: str | None) -> None:  # the SDK's ProgressFnT names
+            if report is not None and message:
+                report(message)
 
         arguments = {**self._arguments, "code": code}
         if timeout_seconds is not None:

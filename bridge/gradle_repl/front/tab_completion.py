@@ -18,8 +18,7 @@ from gradle_repl.errors import GradleReplError
 from gradle_repl.frames import CompletionResult
 
 if TYPE_CHECKING:
-    from gradle_repl.front.terminal import TerminalOptions
-    from gradle_repl.host.manager import SessionManager
+    from gradle_repl.front.terminal import Sessions, TerminalOptions
 
 __all__ = ["SessionCompleter", "add_tab_bindings", "INDENT"]
 
@@ -31,7 +30,7 @@ META_CHARS = 60
 class SessionCompleter(Completer):
     """Completions from the session, only when asked (Tab): each one costs a compilation."""
 
-    def __init__(self, manager: SessionManager, options: TerminalOptions) -> None:
+    def __init__(self, manager: Sessions, options: TerminalOptions) -> None:
         self._manager = manager
         self._options = options
 

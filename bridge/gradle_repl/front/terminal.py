@@ -16,6 +16,7 @@ import shutil
 import signal
 import sys
 import tempfile
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, TextIO
@@ -24,6 +25,7 @@ from prompt_toolkit import PromptSession
 from prompt_toolkit.history import FileHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
+from gradle_repl.display_kinds import DISPLAY_KINDS
 from gradle_repl.errors import GradleReplError
 from gradle_repl.frames import CheckResult, DisplayFrame, ErrorResult, SessionDescription, StreamFrame
 from gradle_repl.host.handle import Analysis, Reply
@@ -81,10 +83,16 @@ class TerminalOptions:
 class Sessions(Protocol):
     """What the prompt asks of the sessions: a SessionManager in this process, or a server's (front/remote.py)."""
 
-    async def open_session(self, **arguments: Any) -> tuple[Notice, ...]: ...
-    async def run_snippet(self, **arguments: Any) -> Reply: ...
-    async def check_snippet(self, **arguments: Any) -> Analysis: ...
-    async def complete_snippet(self, **arguments: Any) -> Analysis: ...
+    # Called with keyword arguments only (TerminalOptions.session() and the call's own): each implementation names
+    # the ones it reads, so the members are typed as callables of any keywords.
+    @property
+    def open_session(self) -> Callable[..., Awaitable[tuple[Notice, ...]]]: ...
+    @property
+    def run_snippet(self) -> Callable[..., Awaitable[Reply]]: ...
+    @property
+    def check_snippet(self) -> Callable[..., Awaitable[Analysis]]: ...
+    @property
+    def complete_snippet(self) -> Callable[..., Awaitable[Analysis]]: ...
     async def describe(self, session_id: str) -> SessionDescription: ...
     async def reset(self, session_id: str) -> bool: ...
     async def close_all(self) -> None: ...
@@ -148,7 +156,7 @@ class _Printer:
             self.line(self._display(frame))
 
     def _display(self, frame: DisplayFrame) -> str:
-        if frame.kind != "image":
+        if not DISPLAY_KINDS[frame.kind].binary:
             return frame.data  # markdown and (untrusted) html print as their text
         self._count += 1
         path = self._images / f"image-{self._count}.{frame.mime.rsplit('/', 1)[-1]}"
@@ -212,7 +220,7 @@ async def _check_one(manager: Sessions, options: TerminalOptions, code: str, pri
         printer.line(f"error: {error}")
         return
     for notice in analysis.notices:
-        printer.line(notice)
+        printer.line(str(notice))
     result = analysis.result
     if isinstance(result, CheckResult):
         printer.line(check_text(result))
@@ -220,17 +228,17 @@ async def _check_one(manager: Sessions, options: TerminalOptions, code: str, pri
         printer.line(f"error: {result.message}")
 
 
-def _on_sigint(loop: asyncio.AbstractEventLoop, action: object) -> bool:
+def _on_sigint(loop: asyncio.AbstractEventLoop, action: Callable[[], object]) -> bool:
     try:
-        loop.add_signal_handler(signal.SIGINT, action)  # type: ignore[arg-type]
+        loop.add_signal_handler(signal.SIGINT, action)
         return True
     except (NotImplementedError, RuntimeError):  # Windows' event loops have no signal handlers
         return False
 
 
-async def run_terminal(options: TerminalOptions, manager: Sessions | None = None, out: TextIO = sys.stdout) -> int:
+async def run_terminal(options: TerminalOptions, sessions: Sessions | None = None, out: TextIO = sys.stdout) -> int:
     """The prompt loop; returns the exit code."""
-    manager = manager or SessionManager.from_settings(DEFAULTS.model_copy(update={"spare_worker": False}), resolver=resolve_environment)
+    manager = sessions or SessionManager.from_settings(DEFAULTS.model_copy(update={"spare_worker": False}), resolver=resolve_environment)
     printer = _Printer(out)
     history = data_dir() / "repl-history"
     history.parent.mkdir(parents=True, exist_ok=True)

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
 
-import jpype
+from pydantic import TypeAdapter
 
 from gradle_repl.errors import WorkerFailed
 from gradle_repl.frames import Completion, CompletionKind, CompletionResult, Declaration
 from gradle_repl.worker.facade import build_completion_addon
+from gradle_repl.worker.java import Completer, JavaException, JavaObject, ReplDriver, completer, java_class, string_array
 from gradle_repl.worker.kotlin_types import without_snippet_classes
 from gradle_repl.worker.safety import jstr
 
@@ -45,6 +45,9 @@ _DECLARATION_KINDS: dict[str, CompletionKind] = {
     "val": "variable", "var": "variable", "fun": "function", "class": "class", "data class": "class", "object": "object",
     "interface": "interface", "enum class": "enum", "annotation class": "class", "typealias": "typealias",
 }
+
+# The add-on's kinds (Completer.kt) checked against the frames' names: an unknown one is a ValidationError naming it.
+_COMPLETION_KIND: TypeAdapter[CompletionKind] = TypeAdapter(CompletionKind)
 
 
 @dataclass(frozen=True)
@@ -96,26 +99,26 @@ def _earlier(declarations: list[Declaration]) -> list[Candidate]:
 class SessionCompletion:
     """The add-on's Completer for one session, made on first use."""
 
-    def __init__(self, driver: Any, facade_loader: Any, *, kotlin_version: str, compile_classpath: list[str]) -> None:
+    def __init__(self, driver: ReplDriver, facade_loader: JavaObject, *, kotlin_version: str, compile_classpath: list[str]) -> None:
         self._driver = driver
         self._facade_loader = facade_loader
         self._kotlin_version = kotlin_version
         self._compile_classpath = compile_classpath
-        self._completer: Any = None
+        self._completer: Completer | None = None
         self.unavailable: str | None = None
 
-    def load(self) -> Any:
+    def load(self) -> Completer | None:
         """The add-on's Completer, compiled and loaded on first use; None when this Kotlin can't have it. Once loaded it
         also ends checks before the JVM backend (ReplDriver.analysis)."""
         if self._completer is None and self.unavailable is None:
             try:
                 jar, _ = build_completion_addon(self._kotlin_version, self._compile_classpath)
-                url = jpype.JClass("java.io.File")(str(jar)).toURI().toURL()
-                loader = jpype.JClass("java.net.URLClassLoader")([url], self._facade_loader)
-                self._completer = jpype.JClass("gradlerepl.completion.Completer", loader=loader)(self._driver)
+                url = java_class("java.io.File")(str(jar)).toURI().toURL()
+                loader = java_class("java.net.URLClassLoader")([url], self._facade_loader)
+                self._completer = completer(loader, self._driver)
             except WorkerFailed as error:
                 self.unavailable = f"completion is unavailable on Kotlin {self._kotlin_version}: its add-on did not compile ({_first_error(str(error))})"
-            except (jpype.JException, TypeError) as error:
+            except (JavaException, TypeError) as error:
                 self.unavailable = f"completion is unavailable on Kotlin {self._kotlin_version}: its add-on could not start ({error})"
         return self._completer
 
@@ -126,7 +129,7 @@ class SessionCompletion:
             return CompletionResult(prefix_start=start, unavailable=self.unavailable)
         outcome = completer.complete(
             code, utf16_offset(code, start), utf16_offset(code, cursor), source_name,
-            jpype.JArray(jpype.JString)(list(DEFAULT_PACKAGES)),
+            string_array(DEFAULT_PACKAGES),
         )
         if outcome.internalError is not None:
             error = outcome.internalError
@@ -134,7 +137,10 @@ class SessionCompletion:
                 prefix_start=start,
                 unavailable=f"completion failed on Kotlin {self._kotlin_version}: {jstr(error.getClass().getName())}: {jstr(error.getMessage())}",
             )
-        found = [Candidate(jstr(c.text), jstr(c.kind), without_snippet_classes(jstr(c.detail)), int(c.rank)) for c in outcome.candidates]  # type: ignore[arg-type]
+        found = [
+            Candidate(jstr(c.text), _COMPLETION_KIND.validate_python(jstr(c.kind)), without_snippet_classes(jstr(c.detail)), int(c.rank))
+            for c in outcome.candidates
+        ]
         if outcome.found and jstr(outcome.position) == "scope":
             found += _earlier(earlier) + [Candidate(k, "keyword", "", _KEYWORD) for k in KEYWORDS]
         return CompletionResult(prefix_start=start, items=rank(found, code[start:cursor]))

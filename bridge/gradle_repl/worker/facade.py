@@ -11,11 +11,10 @@ import hashlib
 import os
 from pathlib import Path
 
-import jpype
-
 from gradle_repl.errors import WorkerFailed
 from gradle_repl.paths import cache_dir
 from gradle_repl.resources import jvm_worker_completion_sources, jvm_worker_compose_sources, jvm_worker_dependency_sources, jvm_worker_sources
+from gradle_repl.worker.java import java_class, string_array
 
 __all__ = ["facade_jar_path", "build_facade", "build_dependency_addon", "build_compose_addon", "build_completion_addon", "completion_addon_path"]
 
@@ -94,9 +93,9 @@ def _build(
         raise WorkerFailed(failed.read_text(encoding="utf-8"))
     target.parent.mkdir(parents=True, exist_ok=True)
     temporary = target.with_name(f"{target.stem}.{os.getpid()}.tmp.jar")
-    compiler = jpype.JClass("org.jetbrains.kotlin.cli.jvm.K2JVMCompiler")()
-    messages = jpype.JClass("java.io.ByteArrayOutputStream")()
-    stream = jpype.JClass("java.io.PrintStream")(messages, True, "UTF-8")
+    compiler = java_class("org.jetbrains.kotlin.cli.jvm.K2JVMCompiler")()
+    messages = java_class("java.io.ByteArrayOutputStream")()
+    stream = java_class("java.io.PrintStream")(messages, True, "UTF-8")
     args = [
         "-no-stdlib",
         "-no-reflect",
@@ -108,7 +107,7 @@ def _build(
         *map(str, sources),
     ]
     # JPype renames Java methods that clash with Python keywords: exec → exec_.
-    exit_code = str(compiler.exec_(stream, jpype.JArray(jpype.JString)(args)).name())
+    exit_code = str(compiler.exec_(stream, string_array(args)).name())
     if exit_code != "OK" or not temporary.is_file():
         temporary.unlink(missing_ok=True)
         message = f"could not compile the jvm-worker {what} with Kotlin {kotlin_version}:\n{messages.toString('UTF-8')}"

@@ -8,7 +8,10 @@ facade takes the file name it is given.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the Protocols only: the front ends read these names (through worker.report) and never load JPype
+    from gradle_repl.worker.java import ReplDriver, RunningSnippet
 
 __all__ = ["WARM_UP_SNIPPETS", "SNIPPET_CLASS", "SNIPPET_FILE", "SNIPPET_BODY_METHOD", "SnippetCounter", "snippet_file", "users_number", "repl_number"]
 
@@ -40,16 +43,16 @@ def repl_number(users: int) -> int:
 class SnippetCounter:
     """Starts each snippet on the facade's driver under the next number and that number's file name."""
 
-    def __init__(self, driver: Any) -> None:
+    def __init__(self, driver: ReplDriver) -> None:
         self._driver = driver
         self._last = 0
 
-    def start(self, code: str) -> tuple[int, Any]:
+    def start(self, code: str) -> tuple[int, RunningSnippet]:
         """The snippet's REPL number, and the facade's RunningSnippet running it."""
         self._last += 1
         return self._last, self._driver.start(code, snippet_file(self._last))
 
-    def check(self, code: str) -> Any:
+    def check(self, code: str) -> RunningSnippet:
         """The facade's RunningSnippet compiling `code` under the next snippet's name, which it does not take:
         a check compiles what a run would and leaves the numbering as it was."""
         return self._driver.check(code, self.next_file())
