@@ -6,12 +6,12 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from conftest import SyncWorker, running_worker
+from fakeworker import FakeResolved
 from gradle_repl.environment import ReplEnvironment
 from gradle_repl.frames import CheckResult, CodeDiagnostic, Completion, CompletionResult, ErrorResult, SuccessResult, WorkerOptions
 from gradle_repl.host.manager import SessionLimits, SessionManager
@@ -195,19 +195,14 @@ def test_a_kotlin_whose_fir_the_add_on_cannot_compile_gets_a_clear_unavailable(m
     assert completion.complete("x", 1, "_5.repl.kts", []).unavailable == first.unavailable
 
 
-@dataclass
-class _Resolved:
-    environment: ReplEnvironment
-
-
 @jvm
 def test_a_check_or_completion_after_a_source_edit_keeps_the_sessions_jvm_and_state(sample_env: ReplEnvironment):
     """Through the real manager and a real worker: after an edit (the resolve reports sources compiled later), a check
     and a completion are answered by the same JVM, which still holds what the session declared."""
     edits = [0.0]
 
-    def resolver(project_root: str, **_: object) -> _Resolved:
-        return _Resolved(sample_env.model_copy(update={"sources_stamp": sample_env.sources_stamp + edits[0]}))
+    def resolver(project_root: str, **_: object) -> FakeResolved:
+        return FakeResolved(sample_env.model_copy(update={"sources_stamp": sample_env.sources_stamp + edits[0]}))
 
     async def scenario() -> None:
         manager = SessionManager(

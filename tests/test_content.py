@@ -82,6 +82,7 @@ def test_a_reply_as_data_says_what_the_text_says_field_by_field():
     assert data == {
         "ok": True, "value": "0", "valueType": "kotlin.Int", "valueKind": "text", "error": None, "diagnostics": [],
         "stdout": "a\nb\n", "stderr": "warn\n", "displayCount": 2, "truncatedBytes": 0,
+        "displays": [{"kind": "image", "mime": "image/png", "text": None}, {"kind": "html", "mime": "text/html", "text": "<script>x</script>"}],
         "notices": [{"kind": "restarted", "text": "[session restarted]"}, {"kind": "memory", "text": HEAP_WARNING}],
         "durationMs": 12,
     }

@@ -186,7 +186,7 @@ async def test_a_cancel_over_http_stops_the_snippet_and_keeps_the_session(server
 
 async def _state(client, session_id: str) -> str | None:
     sessions = (await client.call_tool("list_kotlin_sessions", {})).structured_content["sessions"]
-    return next((s["state"] for s in sessions if s["session_id"] == session_id), None)
+    return next((s["state"] for s in sessions if s["sessionId"] == session_id), None)
 
 
 async def test_a_client_that_goes_away_mid_snippet_has_its_snippet_cancelled_and_no_one_elses(server: HttpServer, tmp_path: Path):

@@ -15,15 +15,16 @@ from gradle_repl.project.buildtools import BUILD_TOOLS
 from gradle_repl.front.content import as_text, check_to_result, reply_to_result
 from gradle_repl.errors import GradleReplError
 from gradle_repl.host.manager import SessionManager
-from gradle_repl.host.sessions import SessionInfo
 from gradle_repl.project.process import BuildLine
 from gradle_repl.project.resolve import resolve_environment
 from gradle_repl.front.token import server_token
+from gradle_repl.front.outputs import SessionOptionValues
 from gradle_repl.options import SessionOptions, session_options
 from gradle_repl.settings import DEFAULT_BUILD_TOOL, DEFAULT_PROJECT_PATH, DEFAULT_SESSION_ID, DEFAULT_SOURCE_SET, DEFAULTS, Settings
 
 if TYPE_CHECKING:
     from gradle_repl.front.content import CallToolResult
+    from gradle_repl.front.outputs import LiveSession
 
 __all__ = ["main", "settings_for"]
 
@@ -87,7 +88,7 @@ def _option_arguments(options: SessionOptions | None) -> dict[str, object]:
     """The same options as run_kotlin_snippet's arguments, for a server's session."""
     if options is None:
         return {}
-    return {"env": options.env, "envSource": options.env_source, "jvmArgs": list(options.jvm_args), "optIn": list(options.opt_in)}
+    return SessionOptionValues.model_validate(options).model_dump(mode="json")
 
 
 def _connect_arguments(parser: argparse.ArgumentParser) -> None:
@@ -233,7 +234,7 @@ async def _joined(client: Any, args: argparse.Namespace) -> dict[str, Any]:
     return arguments | _option_arguments(_session_options(args))
 
 
-def _same_project(info: SessionInfo | None, args: argparse.Namespace) -> None:
+def _same_project(info: LiveSession | None, args: argparse.Namespace) -> None:
     """A live session runs one project, project path, source set and build tool; naming others would restart it
     under whoever else uses it. What the command leaves at its default is not a choice: the session's own is used."""
     if info is None:
@@ -261,7 +262,7 @@ async def _sessions(args: argparse.Namespace) -> int:
     async with remote.connected(args.connect) as client:
         live = await remote.sessions(client)
     if args.json:
-        print(json.dumps([info.model_dump() for info in live], indent=2))
+        print(json.dumps([info.model_dump(mode="json") for info in live], indent=2))
     elif not live:
         print("No live sessions.")
     for info in [] if args.json else live:

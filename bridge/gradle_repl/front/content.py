@@ -17,8 +17,11 @@ from __future__ import annotations
 from mcp_types import CallToolResult, ImageContent, TextContent
 
 from gradle_repl.errors import GradleReplError
-from gradle_repl.frames import CheckResult, CompletionResult, DisplayFrame, ErrorResult, SnippetResult, StreamFrame, SuccessResult
-from gradle_repl.front.outputs import CodeCheck, CodeCompletions, SnippetError, SnippetRun, Wire
+from gradle_repl.frames import CheckResult, CompilerDiagnostic, CompletionResult, DisplayFrame, ErrorResult, SnippetResult, StreamFrame, SuccessResult
+from gradle_repl.front.outputs import (
+    CheckDiagnostic, CodeCheck, CodeCompletions, CompletionItem, SnippetDiagnostic, DisplayItem, NoticeItem, SnippetError, SnippetRun, Wire,
+    wire_list,
+)
 from gradle_repl.host.handle import Analysis, Reply
 from gradle_repl.host.notices import Notice
 from gradle_repl.worker.report import Diagnostic, format_diagnostic
@@ -102,12 +105,14 @@ def snippet_run(reply: Reply) -> SnippetRun:
         if isinstance(frame, StreamFrame):
             streams[frame.event] += frame.data
     notices = [*reply.notices, *(Notice(kind="memory", text=warning) for warning in _heap(result))]
+    displays = [frame for frame in reply.frames if isinstance(frame, DisplayFrame)]
     run = SnippetRun(
         ok=not isinstance(result, ErrorResult),
-        diagnostics=result.diagnostics,
-        display_count=sum(isinstance(f, DisplayFrame) for f in reply.frames),
+        diagnostics=wire_list(SnippetDiagnostic, result.diagnostics),
+        display_count=len(displays),
+        displays=[DisplayItem(kind=d.kind, mime=d.mime, text=None if d.kind == "image" else d.data) for d in displays],
         truncated_bytes=result.truncated_bytes,
-        notices=notices,
+        notices=wire_list(NoticeItem, notices),
         duration_ms=result.duration_ms,
         **streams,
     )
@@ -167,10 +172,11 @@ def check_to_result(analysis: Analysis) -> CallToolResult:
     result = analysis.result
     notices = list(analysis.notices)
     if isinstance(result, ErrorResult):
-        data = CodeCheck(ok=False, error=_worker_error(result), notices=notices)
+        data = CodeCheck(ok=False, error=_worker_error(result), notices=wire_list(NoticeItem, notices))
         return error_result("\n".join([result.message, *([result.stack] if result.stack else []), *map(str, notices)]), data)
     assert isinstance(result, CheckResult)
-    data = CodeCheck(ok=result.compiled, value_type=result.value_type, diagnostics=result.diagnostics, notices=notices,
+    data = CodeCheck(ok=result.compiled, value_type=result.value_type, diagnostics=wire_list(CheckDiagnostic, result.diagnostics),
+                     notices=wire_list(NoticeItem, notices),
                      duration_ms=result.duration_ms)
     text = "\n".join([check_text(result), *map(str, notices)])
     return CallToolResult(content=[TextContent(type="text", text=text)], is_error=not result.compiled, structured_content=_data(data))
@@ -196,11 +202,11 @@ def completion_to_result(analysis: Analysis) -> CallToolResult:
     notices = list(analysis.notices)
     if isinstance(result, ErrorResult):
         data = CodeCompletions(ok=False, error=SnippetError(kind=result.error_kind, message=result.message,
-                                                            state_lost=result.state_lost), notices=notices)
+                                                            state_lost=result.state_lost), notices=wire_list(NoticeItem, notices))
         return error_result("\n".join([result.message, *map(str, notices)]), data)
     assert isinstance(result, CompletionResult)
-    data = CodeCompletions(ok=result.unavailable is None, items=result.items, prefix_start=result.prefix_start,
-                           unavailable=result.unavailable, notices=notices, duration_ms=result.duration_ms)
+    data = CodeCompletions(ok=result.unavailable is None, items=wire_list(CompletionItem, result.items), prefix_start=result.prefix_start,
+                           unavailable=result.unavailable, notices=wire_list(NoticeItem, notices), duration_ms=result.duration_ms)
     text = "\n".join([completion_text(result), *map(str, notices)])
     return CallToolResult(
         content=[TextContent(type="text", text=text)], is_error=result.unavailable is not None, structured_content=_data(data)
@@ -221,10 +227,10 @@ def reply_from_result(result: CallToolResult, code: str) -> Reply:
         StreamFrame(event=stream, data=text) for stream, text in (("stdout", data.stdout), ("stderr", data.stderr)) if text
     ]
     heap = next((n.text for n in data.notices if n.kind == "memory"), None)
-    notices = tuple(n for n in data.notices if n.kind != "memory")
+    notices = tuple(Notice(kind=n.kind, text=n.text) for n in data.notices if n.kind != "memory")
     warnings = [d for d in data.diagnostics if d.severity == "warning"]
     common: dict[str, object] = {
-        "diagnostics": data.diagnostics, "heap_warning": heap, "truncated_bytes": data.truncated_bytes,
+        "diagnostics": [CompilerDiagnostic.model_validate(d.model_dump()) for d in data.diagnostics], "heap_warning": heap, "truncated_bytes": data.truncated_bytes,
         "duration_ms": data.duration_ms,
     }
     if data.error is not None:

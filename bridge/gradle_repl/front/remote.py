@@ -19,13 +19,12 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult
 
 from gradle_repl.errors import GradleReplError
-from gradle_repl.frames import CheckResult, CompletionResult, SessionDescription
+from gradle_repl.frames import CheckResult, CodeDiagnostic, Completion, CompletionResult, Declaration, SessionDescription
 from gradle_repl.front.content import reply_from_result
-from gradle_repl.front.outputs import CodeCheck, CodeCompletions, SessionContents, SessionList
+from gradle_repl.front.outputs import CodeCheck, CodeCompletions, LiveSession, NoticeItem, SessionContents, SessionList
 from gradle_repl.front.token import TOKEN_ENV, token_path
 from gradle_repl.host.handle import Analysis, Reply
 from gradle_repl.host.notices import Notice
-from gradle_repl.host.sessions import SessionInfo
 
 __all__ = ["client_token", "connected", "RemoteSessions", "live_session"]
 
@@ -109,16 +108,16 @@ async def connected(url: str) -> AsyncIterator[Client]:
         raise
 
 
-async def sessions(client: Client) -> list[SessionInfo]:
+async def sessions(client: Client) -> list[LiveSession]:
     result = await client.call_tool("list_kotlin_sessions", {})
     return SessionList.model_validate(result.structured_content).sessions
 
 
-async def live_session(client: Client, session_id: str) -> SessionInfo | None:
+async def live_session(client: Client, session_id: str) -> LiveSession | None:
     return next((s for s in await sessions(client) if s.session_id == session_id), None)
 
 
-def snippet_arguments(info: SessionInfo | None, session_id: str, project_root: str | None, **given: Any) -> dict[str, Any]:
+def snippet_arguments(info: LiveSession | None, session_id: str, project_root: str | None, **given: Any) -> dict[str, Any]:
     """run_kotlin_snippet's arguments for a session: a live one's own project (another would restart it), else the
     project the command named."""
     if info is not None:
@@ -131,6 +130,10 @@ def snippet_arguments(info: SessionInfo | None, session_id: str, project_root: s
     else:
         raise GradleReplError(f"session {session_id!r} is not live on the server; name the project to start it there")
     return {**project, "sessionId": session_id}
+
+
+def _notices(items: list[NoticeItem]) -> tuple[Notice, ...]:
+    return tuple(Notice(kind=item.kind, text=item.text) for item in items)
 
 
 class RemoteSessions:
@@ -165,23 +168,26 @@ class RemoteSessions:
         data = CodeCompletions.model_validate(result.structured_content or {})
         if data.error is not None:
             raise GradleReplError(data.error.message)
-        completed = CompletionResult(items=data.items, prefix_start=data.prefix_start, unavailable=data.unavailable)
-        return Analysis(completed, tuple(data.notices))
+        items = [Completion.model_validate(item.model_dump()) for item in data.items]
+        completed = CompletionResult(items=items, prefix_start=data.prefix_start, unavailable=data.unavailable)
+        return Analysis(completed, _notices(data.notices))
 
     async def check_snippet(self, *, code: str, progress: Callable[[str], None] | None = None, **_: object) -> Analysis:
         result = await self._client.call_tool("check_kotlin_snippet", {**self._where(), "code": code})
         data = CodeCheck.model_validate(result.structured_content or {})
         if data.error is not None:
             raise GradleReplError(data.error.message)
-        checked = CheckResult(compiled=data.ok, value_type=data.value_type, diagnostics=data.diagnostics, duration_ms=data.duration_ms)
-        return Analysis(checked, tuple(data.notices))
+        diagnostics = [CodeDiagnostic.model_validate(d.model_dump()) for d in data.diagnostics]
+        checked = CheckResult(compiled=data.ok, value_type=data.value_type, diagnostics=diagnostics, duration_ms=data.duration_ms)
+        return Analysis(checked, _notices(data.notices))
 
     async def describe(self, session_id: str) -> SessionDescription:
         result = await self._client.call_tool("describe_kotlin_session", {"sessionId": session_id})
         if result.is_error:
             raise GradleReplError(getattr(result.content[0], "text", "").removeprefix("Error: "))
         contents = SessionContents.model_validate(result.structured_content)
-        return SessionDescription(declarations=contents.declarations, imports=contents.imports, libraries=contents.libraries)
+        declarations = [Declaration.model_validate(d.model_dump()) for d in contents.declarations]
+        return SessionDescription(declarations=declarations, imports=contents.imports, libraries=contents.libraries)
 
     async def reset(self, session_id: str) -> bool:
         await self._client.call_tool("reset_kotlin_session", {"sessionId": session_id})

@@ -22,7 +22,9 @@ from pydantic import Field
 from gradle_repl.front.content import (
     check_failed, check_to_result, completion_failed, completion_to_result, error_result, reply_to_result, request_failed, text_result,
 )
-from gradle_repl.front.outputs import CodeCheck, CodeCompletions, SessionContents, SessionList, SnippetRun, Wire
+from gradle_repl.front.outputs import (
+    CodeCheck, CodeCompletions, DeclaredName, LiveSession, SessionContents, SessionList, SessionOptionValues, SnippetRun, Wire, wire_list,
+)
 from gradle_repl.errors import GradleReplError
 from gradle_repl.frames import DisplayFrame, StreamFrame
 from gradle_repl.host.manager import BuildToolChoice, SessionManager
@@ -277,9 +279,9 @@ class KotlinTools:
     async def list_kotlin_sessions(self) -> Annotated[CallToolResult, SessionList]:
         """List live sessions as JSON: id, state (starting/idle/running), project, source set, Kotlin version,
         JDK, snippets run, names declared, uptime, idle time, worker pid and resident memory."""
-        infos = self.manager.list()
-        listed = json.dumps([info.model_dump() for info in infos], indent=2)
-        return text_result(listed if infos else "No live sessions.", SessionList(sessions=infos))
+        listed = SessionList(sessions=wire_list(LiveSession, self.manager.list()))
+        text = json.dumps(listed.model_dump(mode="json")["sessions"], indent=2)
+        return text_result(text if listed.sessions else "No live sessions.", listed)
 
     async def describe_kotlin_session(self, sessionId: SessionId = DEFAULT_SESSION_ID) -> Annotated[CallToolResult, SessionContents]:
         """What a session holds, to pick up a session you did not start: its imports, and the names its snippets
@@ -293,7 +295,7 @@ class KotlinTools:
         options = self.manager.session_options(sessionId) or SessionOptions()
         contents = SessionContents(
             session_id=sessionId, imports=description.imports, libraries=description.libraries,
-            declarations=description.declarations, options=options.shown(),
+            declarations=wire_list(DeclaredName, description.declarations), options=SessionOptionValues.model_validate(options.masked()),
         )
         summary = description.summary(sessionId)
         if not options.is_default():
@@ -319,7 +321,7 @@ class KotlinTools:
                 )
         except GradleReplError as error:
             return error_result(str(error))
-        notices = "".join(f"\n{notice}" for notice in getattr(resolved, "notices", ()))
+        notices = "".join(f"\n{notice}" for notice in resolved.notices)
         return text_result(f"{resolved.environment.summary()}\n({resolved.origin()}){notices}")
 
     def annotated(self) -> list[tuple[Callable[..., Any], ToolAnnotations]]:

@@ -48,7 +48,19 @@ Progress = Callable[[str], None]
 
 
 class _Resolved(Protocol):
-    environment: ReplEnvironment
+    """What a resolver hands the host (project/resolve.py's `Resolved`; the host never imports it)."""
+
+    @property
+    def environment(self) -> ReplEnvironment: ...
+
+    @property
+    def notices(self) -> tuple[str, ...]:
+        """One line per build tool that could not run before the one used (buildTool=auto)."""
+        ...
+
+    def origin(self) -> str:
+        """Where the environment came from: the cache, or a build and how long it took."""
+        ...
 
 
 class Resolver(Protocol):
@@ -239,7 +251,7 @@ class SessionManager:
         evicted = self._eviction.take_notice(session.session_id)
         notices = [Notice(kind="evicted", text=evicted)] if evicted is not None else []
         # Said once, on the call where it happened: which build tool could not run and what was used.
-        return notices + [Notice(kind="build_tool", text=text) for text in getattr(resolved, "notices", ())]
+        return notices + [Notice(kind="build_tool", text=text) for text in (resolved.notices if resolved is not None else ())]
 
     def _session_build_tool(self, session_id: str, project_root: str, build_tool: BuildToolChoice) -> BuildToolChoice:
         """`auto` on a session already running this project keeps the session's build tool."""
