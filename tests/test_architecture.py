@@ -72,5 +72,5 @@ def test_the_top_level_holds_only_the_base_and_the_entry_point():
     top = {p.name for p in PACKAGE.glob("*.py")}
     assert top == {
         "__init__.py", "__main__.py", "environment.py", "errors.py", "frames.py", "options.py", "paths.py", "progress.py",
-        "resources.py", "settings.py", "stopping.py",
+        "resources.py", "settings.py", "stopping.py", "target.py",
     }, top

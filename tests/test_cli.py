@@ -10,6 +10,7 @@ import pytest
 
 from conftest import SAMPLE_PROJECT
 from fakeworker import FakeLauncher, fake_resolver
+from gradle_repl.front.remote import option_arguments
 from gradle_repl.front import server
 from gradle_repl.front import cli
 from gradle_repl.front.cli import main
@@ -150,10 +151,10 @@ def test_session_option_flags_become_the_sessions_options_and_bad_ones_are_refus
     ]))
     options = cli._session_options(args)
     assert options == SessionOptions(env={"A": "1", "B": "=2"}, env_source="shell", jvm_args=("-Dk=v",), opt_in=("kotlin.ExperimentalUnsignedTypes",))
-    assert cli._option_arguments(options) == {
+    assert option_arguments(options) == {
         "env": {"A": "1", "B": "=2"}, "envSource": "shell", "jvmArgs": ["-Dk=v"], "optIn": ["kotlin.ExperimentalUnsignedTypes"],
     }
-    assert cli._option_arguments(cli._session_options(cli._parser().parse_args(["eval", "p", "-e", "1"]))) == {}
+    assert option_arguments(cli._session_options(cli._parser().parse_args(["eval", "p", "-e", "1"]))) == {}
     assert main(["eval", ".", "--env", "NOEQUALS", "-e", "1"]) == 2 and "write NAME=VALUE" in capsys.readouterr().err
     assert main(["eval", ".", "--jvm-arg", "-XX:+UseG1GC", "-e", "1"]) == 1
     assert "serial collector" in capsys.readouterr().err

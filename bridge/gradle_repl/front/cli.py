@@ -18,15 +18,18 @@ from gradle_repl.host.manager import SessionManager
 from gradle_repl.project.process import BuildLine
 from gradle_repl.project.resolve import resolve_environment
 from gradle_repl.front.token import server_token
-from gradle_repl.front.outputs import SessionOptionValues
 from gradle_repl.options import SessionOptions, session_options
 from gradle_repl.settings import DEFAULT_BUILD_TOOL, DEFAULT_PROJECT_PATH, DEFAULT_SESSION_ID, DEFAULT_SOURCE_SET, DEFAULTS, Settings
+from gradle_repl.target import SessionTarget
 
 if TYPE_CHECKING:
     from gradle_repl.front.content import CallToolResult
     from gradle_repl.front.outputs import LiveSession
 
 __all__ = ["main", "settings_for"]
+
+# The session of one `eval` or `check` command: its own, in a manager of its own.
+CLI_SESSION_ID = "cli"
 
 class UsageError(GradleReplError):
     """A command line that can't mean anything: exit 2, as argparse's own usage errors."""
@@ -82,13 +85,6 @@ def _session_options(args: argparse.Namespace) -> SessionOptions | None:
     return session_options(
         env=env or None, env_source=args.env_source, jvm_args=args.jvm_arg or None, opt_in=args.opt_in or None,
     )
-
-
-def _option_arguments(options: SessionOptions | None) -> dict[str, object]:
-    """The same options as run_kotlin_snippet's arguments, for a server's session."""
-    if options is None:
-        return {}
-    return SessionOptionValues.model_validate(options).model_dump(mode="json")
 
 
 def _connect_arguments(parser: argparse.ArgumentParser) -> None:
@@ -213,7 +209,8 @@ async def _eval_connected(args: argparse.Namespace) -> int:
     from gradle_repl.front import remote
 
     async with remote.connected(args.connect) as client:
-        arguments = await _joined(client, args)
+        target = await _joined(client, args)
+        arguments = {**remote.tool_arguments(target), **remote.option_arguments(_session_options(args))}
         failed = False
         for code in args.code:
             print(f">>> {code}")
@@ -221,17 +218,19 @@ async def _eval_connected(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-async def _joined(client: Any, args: argparse.Namespace) -> dict[str, Any]:
-    """run_kotlin_snippet's arguments for the session --connect joins: a live one's own project, else the one named."""
+def _target(args: argparse.Namespace, session_id: str) -> SessionTarget:
+    """The session and project the command line names (the project directory "." when it names none)."""
+    return SessionTarget(args.project_root or ".", args.project, args.source_set, args.build_tool, session_id)
+
+
+async def _joined(client: Any, args: argparse.Namespace) -> SessionTarget:
+    """The session --connect joins: a live one with its own project, else the one named."""
     from gradle_repl.front import remote
 
-    session_id = args.session or DEFAULT_SESSION_ID
-    info = await remote.live_session(client, session_id)
+    named = _target(args, args.session or DEFAULT_SESSION_ID)
+    info = await remote.live_session(client, named.session_id)
     _same_project(info, args)
-    arguments = remote.snippet_arguments(
-        info, session_id, args.project_root, projectPath=args.project, sourceSet=args.source_set, buildTool=args.build_tool,
-    )
-    return arguments | _option_arguments(_session_options(args))
+    return remote.joined_target(info, named, root_named=args.project_root is not None)
 
 
 def _same_project(info: LiveSession | None, args: argparse.Namespace) -> None:
@@ -278,11 +277,10 @@ async def _repl_connected(args: argparse.Namespace) -> int:
     from gradle_repl.front.terminal import TerminalOptions, run_terminal
 
     async with remote.connected(args.connect) as client:
-        arguments = await _joined(client, args)
         options = TerminalOptions(
-            project_root=arguments["projectRoot"], session_id=arguments["sessionId"], server=args.connect, timeout_seconds=args.timeout,
+            await _joined(client, args), server=args.connect, timeout_seconds=args.timeout, session_options=_session_options(args),
         )
-        return await run_terminal(options, remote.RemoteSessions(client, arguments))
+        return await run_terminal(options, remote.RemoteSessions(client))
 
 
 async def _eval(args: argparse.Namespace) -> int:
@@ -297,15 +295,14 @@ async def _eval(args: argparse.Namespace) -> int:
         settings_for(args, spare_worker=False, train_class_data=False), resolver=resolve_environment
     )
     failed = False
-    where = {"session_id": "cli", "project_root": args.project_root, "project_path": args.project,
-             "source_set": args.source_set, "build_tool": args.build_tool, "progress": _progress(args)}
+    target = _target(args, CLI_SESSION_ID)
     try:
         for code in args.code:
             print(f">>> {code}")
             if args.command == "check":
-                result = check_to_result(await manager.check_snippet(**where, code=code))
+                result = check_to_result(await manager.check_snippet(target, code=code, progress=_progress(args)))
             else:
-                result = reply_to_result(await manager.run_snippet(**where, code=code, options=options))
+                result = reply_to_result(await manager.run_snippet(target, code=code, options=options, progress=_progress(args)))
             failed |= _print_result(result)
     finally:
         await manager.close_all()
@@ -315,13 +312,10 @@ async def _eval(args: argparse.Namespace) -> int:
 async def _repl(args: argparse.Namespace) -> int:
     if args.connect:
         return await _repl_connected(args)
-    from gradle_repl.front.terminal import TerminalOptions, run_terminal  # prompt_toolkit only when a person asks for it
+    from gradle_repl.front.terminal import SESSION_ID, TerminalOptions, run_terminal  # prompt_toolkit only when a person asks for it
 
     manager = SessionManager.from_settings(settings_for(args, spare_worker=False), resolver=resolve_environment)
-    options = TerminalOptions(
-        project_root=args.project_root or ".", project_path=args.project, source_set=args.source_set,
-        build_tool=args.build_tool, timeout_seconds=args.timeout, session_options=_session_options(args),
-    )
+    options = TerminalOptions(_target(args, SESSION_ID), timeout_seconds=args.timeout, session_options=_session_options(args))
     return await run_terminal(options, manager)
 
 

@@ -8,12 +8,13 @@ session: it is the server's, and whoever else uses it keeps it.
 
 from __future__ import annotations
 
+import dataclasses
 import os
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
-from typing import Any
 
 import httpx2
+from pydantic.alias_generators import to_camel
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult
@@ -21,12 +22,17 @@ from mcp.types import CallToolResult
 from gradle_repl.errors import GradleReplError
 from gradle_repl.frames import CheckResult, CodeDiagnostic, Completion, CompletionResult, Declaration, SessionDescription
 from gradle_repl.front.content import reply_from_result
-from gradle_repl.front.outputs import CodeCheck, CodeCompletions, LiveSession, NoticeItem, SessionContents, SessionList
+from gradle_repl.front.outputs import (
+    CodeCheck, CodeCompletions, LiveSession, NoticeItem, SessionContents, SessionList, SessionOptionValues,
+)
 from gradle_repl.front.token import TOKEN_ENV, token_path
-from gradle_repl.host.handle import Analysis, Reply
+from gradle_repl.host.handle import Analysis, OnFrame, Reply
+from gradle_repl.host.manager import Progress
 from gradle_repl.host.notices import Notice
+from gradle_repl.options import SessionOptions
+from gradle_repl.target import SessionTarget
 
-__all__ = ["client_token", "connected", "RemoteSessions", "live_session"]
+__all__ = ["client_token", "connected", "RemoteSessions", "live_session", "joined_target", "tool_arguments", "option_arguments"]
 
 # A snippet may run for up to an hour (the tool's own cap) without a progress line; a build before it, minutes.
 READ_TIMEOUT_SECONDS = 3600.0
@@ -117,19 +123,24 @@ async def live_session(client: Client, session_id: str) -> LiveSession | None:
     return next((s for s in await sessions(client) if s.session_id == session_id), None)
 
 
-def snippet_arguments(info: LiveSession | None, session_id: str, project_root: str | None, **given: Any) -> dict[str, Any]:
-    """run_kotlin_snippet's arguments for a session: a live one's own project (another would restart it), else the
-    project the command named."""
+def joined_target(info: LiveSession | None, named: SessionTarget, *, root_named: bool) -> SessionTarget:
+    """The target a command joins: a live session's own project (another would restart it), else the project the
+    command named (root_named: it named a directory)."""
     if info is not None:
-        project = {
-            "projectRoot": info.project_root, "projectPath": info.project_path, "sourceSet": info.source_set,
-            "buildTool": info.build_tool,
-        }
-    elif project_root is not None:
-        project = {"projectRoot": os.path.abspath(project_root), **given}
-    else:
-        raise GradleReplError(f"session {session_id!r} is not live on the server; name the project to start it there")
-    return {**project, "sessionId": session_id}
+        return SessionTarget(info.project_root, info.project_path, info.source_set, info.build_tool, info.session_id)
+    if not root_named:
+        raise GradleReplError(f"session {named.session_id!r} is not live on the server; name the project to start it there")
+    return dataclasses.replace(named, project_root=os.path.abspath(named.project_root))
+
+
+def tool_arguments(target: SessionTarget) -> dict[str, str]:
+    """A target as the code tools' arguments: each field under its camelCase name (projectRoot, ..., sessionId)."""
+    return {to_camel(field.name): getattr(target, field.name) for field in dataclasses.fields(target)}
+
+
+def option_arguments(options: SessionOptions | None) -> dict[str, object]:
+    """Session options as run_kotlin_snippet's arguments; none given, none sent (the session keeps its own)."""
+    return SessionOptionValues.model_validate(options).model_dump(mode="json") if options is not None else {}
 
 
 def _notices(items: list[NoticeItem]) -> tuple[Notice, ...]:
@@ -139,32 +150,34 @@ def _notices(items: list[NoticeItem]) -> tuple[Notice, ...]:
 class RemoteSessions:
     """What the terminal REPL asks of a session manager, answered by a server's tools."""
 
-    def __init__(self, client: Client, arguments: dict[str, Any]) -> None:
+    def __init__(self, client: Client) -> None:
         self._client = client
-        self._arguments = arguments
 
-    async def open_session(self, *, progress: Callable[[str], None] | None = None, **_: object) -> tuple[Notice, ...]:
+    async def open_session(
+        self, target: SessionTarget, *, progress: Progress | None = None, options: SessionOptions | None = None
+    ) -> tuple[Notice, ...]:
+        """The server's session starts with its first snippet, which carries the options."""
         return ()
 
     async def run_snippet(
-        self, *, code: str, timeout_seconds: float | None = None, progress: Callable[[str], None] | None = None,
-        **_: object,
+        self, target: SessionTarget, *, code: str, timeout_seconds: float | None = None, progress: Progress | None = None,
+        on_frame: OnFrame | None = None, options: SessionOptions | None = None,
     ) -> Reply:
         async def on_progress(done: float, total: float | None, message: str | None) -> None:
             if progress is not None and message:
                 progress(message)
 
-        arguments = {**self._arguments, "code": code}
+        arguments: dict[str, object] = {**tool_arguments(target), **option_arguments(options), "code": code}
         if timeout_seconds is not None:
             arguments["timeoutSeconds"] = timeout_seconds
         result: CallToolResult = await self._client.call_tool("run_kotlin_snippet", arguments, progress_callback=on_progress)
         return reply_from_result(result, code)
 
-    def _where(self) -> dict[str, Any]:
-        return {name: self._arguments[name] for name in ("projectRoot", "projectPath", "sourceSet", "buildTool", "sessionId")}
-
-    async def complete_snippet(self, *, code: str, cursor: int | None = None, **_: object) -> Analysis:
-        result = await self._client.call_tool("complete_kotlin_snippet", {**self._where(), "code": code, "cursor": cursor})
+    async def complete_snippet(
+        self, target: SessionTarget, *, code: str, cursor: int | None = None, progress: Progress | None = None
+    ) -> Analysis:
+        arguments = {**tool_arguments(target), "code": code, "cursor": cursor}
+        result = await self._client.call_tool("complete_kotlin_snippet", arguments)
         data = CodeCompletions.model_validate(result.structured_content or {})
         if data.error is not None:
             raise GradleReplError(data.error.message)
@@ -172,8 +185,8 @@ class RemoteSessions:
         completed = CompletionResult(items=items, prefix_start=data.prefix_start, unavailable=data.unavailable)
         return Analysis(completed, _notices(data.notices))
 
-    async def check_snippet(self, *, code: str, progress: Callable[[str], None] | None = None, **_: object) -> Analysis:
-        result = await self._client.call_tool("check_kotlin_snippet", {**self._where(), "code": code})
+    async def check_snippet(self, target: SessionTarget, *, code: str, progress: Progress | None = None) -> Analysis:
+        result = await self._client.call_tool("check_kotlin_snippet", {**tool_arguments(target), "code": code})
         data = CodeCheck.model_validate(result.structured_content or {})
         if data.error is not None:
             raise GradleReplError(data.error.message)

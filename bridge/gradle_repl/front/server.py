@@ -12,7 +12,6 @@ import signal
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from typing import Annotated, Any, TypeVar
 
 from mcp.server.mcpserver import Context, MCPServer
@@ -32,6 +31,7 @@ from gradle_repl.project.process import refuse_new_builds, stop_all_builds
 from gradle_repl.project.resolve import resolve_environment
 from gradle_repl.host.handle import Reply
 from gradle_repl.options import EnvSource, SessionOptions, session_options
+from gradle_repl.target import SessionTarget
 from gradle_repl.settings import DEFAULT_BUILD_TOOL, DEFAULT_PROJECT_PATH, DEFAULT_SESSION_ID, DEFAULT_SOURCE_SET, DEFAULTS, Settings
 
 __all__ = ["build_server", "serve", "serve_http", "KotlinTools"]
@@ -112,21 +112,6 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 _T = TypeVar("_T")
 
 
-@dataclass(frozen=True)
-class _Where:
-    """The session and project a code tool's call names."""
-
-    session_id: str
-    project_root: str
-    project_path: str
-    source_set: str
-    build_tool: BuildToolChoice
-
-    def arguments(self) -> dict[str, Any]:
-        return {"session_id": self.session_id, "project_root": self.project_root, "project_path": self.project_path,
-                "source_set": self.source_set, "build_tool": self.build_tool}
-
-
 async def _answered(
     ctx: Context, call: Callable[[_ProgressRelay], Awaitable[_T]], to_result: Callable[[_T], CallToolResult],
     failed: Callable[[str], Wire],
@@ -198,12 +183,12 @@ class KotlinTools:
         Session options (env, envSource, jvmArgs, optIn) apply from a session's first call; given again later, the
         same ones change nothing and other ones restart the session (the reply says so); left out, the session's stay.
         """
-        where = _Where(sessionId, projectRoot, projectPath, sourceSet, buildTool)
+        where = SessionTarget(projectRoot, projectPath, sourceSet, buildTool, sessionId)
 
         async def run(relay: _ProgressRelay) -> Reply:
             options = session_options(env=env, env_source=envSource, jvm_args=jvmArgs, opt_in=optIn)
             return await self.manager.run_snippet(
-                **where.arguments(), code=code, timeout_seconds=timeoutSeconds, progress=relay, on_frame=relay.output,
+                where, code=code, timeout_seconds=timeoutSeconds, progress=relay, on_frame=relay.output,
                 options=options,
             )
 
@@ -233,9 +218,9 @@ class KotlinTools:
         does. structuredContent has the same as data: ok, valueType, diagnostics {severity, message, line, column,
         text}, error, notices.
         """
-        where = _Where(sessionId, projectRoot, projectPath, sourceSet, buildTool)
+        where = SessionTarget(projectRoot, projectPath, sourceSet, buildTool, sessionId)
         return await _answered(
-            ctx, lambda relay: self.manager.check_snippet(**where.arguments(), code=code, progress=relay), check_to_result,
+            ctx, lambda relay: self.manager.check_snippet(where, code=code, progress=relay), check_to_result,
             check_failed,
         )
 
@@ -258,9 +243,9 @@ class KotlinTools:
         the cursor, its kind, and its signature or type; best first, at most 50. Runs nothing and changes nothing,
         and never rebuilds or restarts a live session. structuredContent has the same as data: items {text, kind, detail}, prefixStart, unavailable.
         """
-        where = _Where(sessionId, projectRoot, projectPath, sourceSet, buildTool)
+        where = SessionTarget(projectRoot, projectPath, sourceSet, buildTool, sessionId)
         return await _answered(
-            ctx, lambda relay: self.manager.complete_snippet(**where.arguments(), code=code, cursor=cursor, progress=relay),
+            ctx, lambda relay: self.manager.complete_snippet(where, code=code, cursor=cursor, progress=relay),
             completion_to_result, completion_failed,
         )
 

@@ -18,7 +18,7 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, TextIO
+from typing import Protocol, TextIO
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.history import FileHistory
@@ -26,16 +26,17 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 from gradle_repl.errors import GradleReplError
 from gradle_repl.frames import CheckResult, DisplayFrame, ErrorResult, SessionDescription, StreamFrame
-from gradle_repl.host.handle import Analysis, Reply
-from gradle_repl.host.manager import BuildToolChoice, SessionManager
+from gradle_repl.host.handle import Analysis, OnFrame, Reply
+from gradle_repl.host.manager import Progress, SessionManager
 from gradle_repl.host.notices import Notice
 from gradle_repl.front.content import check_text
 from gradle_repl.front.kotlin_input import is_complete
-from gradle_repl.front.tab_completion import SessionCompleter, add_tab_bindings
+from gradle_repl.front.tab_completion import CompletingSessions, SessionCompleter, add_tab_bindings
 from gradle_repl.options import SessionOptions
 from gradle_repl.paths import data_dir
 from gradle_repl.project.resolve import resolve_environment
 from gradle_repl.settings import DEFAULTS
+from gradle_repl.target import SessionTarget
 
 __all__ = ["TerminalOptions", "run_terminal", "HELP"]
 
@@ -56,35 +57,32 @@ Ctrl-C clears the line, or cancels the running snippet."""
 
 @dataclass(frozen=True)
 class TerminalOptions:
-    project_root: str
-    project_path: str = ":"
-    source_set: str = "main"
-    build_tool: BuildToolChoice = "auto"
+    target: SessionTarget
     timeout_seconds: float = DEFAULTS.snippet_timeout_seconds
-    session_id: str = SESSION_ID
     # Where the session lives when it isn't this process's (repl --connect), for the greeting.
     server: str | None = None
     session_options: SessionOptions | None = None
 
-    def session(self) -> dict[str, Any]:
-        """The arguments that name the terminal's session and its project, for the session manager."""
-        return {
-            "session_id": self.session_id, "project_root": self.project_root, "project_path": self.project_path,
-            "source_set": self.source_set, "build_tool": self.build_tool,
-        }
-
     def greeting(self) -> str:
-        where = f"session {self.session_id!r} of {self.server} ({self.project_root})" if self.server else self.project_root
+        target = self.target
+        where = f"session {target.session_id!r} of {self.server} ({target.project_root})" if self.server else target.project_root
         return f"gradle-repl: Kotlin in {where} (:help for help, Ctrl-D to quit)"
 
 
-class Sessions(Protocol):
+class Sessions(CompletingSessions, Protocol):
     """What the prompt asks of the sessions: a SessionManager in this process, or a server's (front/remote.py)."""
 
-    async def open_session(self, **arguments: Any) -> tuple[Notice, ...]: ...
-    async def run_snippet(self, **arguments: Any) -> Reply: ...
-    async def check_snippet(self, **arguments: Any) -> Analysis: ...
-    async def complete_snippet(self, **arguments: Any) -> Analysis: ...
+    async def open_session(
+        self, target: SessionTarget, *, progress: Progress | None = None, options: SessionOptions | None = None
+    ) -> tuple[Notice, ...]: ...
+
+    async def run_snippet(
+        self, target: SessionTarget, *, code: str, timeout_seconds: float | None = None, progress: Progress | None = None,
+        on_frame: OnFrame | None = None, options: SessionOptions | None = None,
+    ) -> Reply: ...
+
+    async def check_snippet(self, target: SessionTarget, *, code: str, progress: Progress | None = None) -> Analysis: ...
+
     async def describe(self, session_id: str) -> SessionDescription: ...
     async def reset(self, session_id: str) -> bool: ...
     async def close_all(self) -> None: ...
@@ -182,7 +180,7 @@ class _Printer:
 async def _run_one(manager: Sessions, options: TerminalOptions, code: str, printer: _Printer) -> None:
     task = asyncio.ensure_future(
         manager.run_snippet(
-            **options.session(), code=code, timeout_seconds=options.timeout_seconds, progress=printer.status,
+            options.target, code=code, timeout_seconds=options.timeout_seconds, progress=printer.status,
             options=options.session_options,
             on_frame=printer.frame,
         )
@@ -207,7 +205,7 @@ async def _check_one(manager: Sessions, options: TerminalOptions, code: str, pri
         printer.line("usage: :check CODE (compiles CODE against the session; nothing runs)")
         return
     try:
-        analysis = await manager.check_snippet(**options.session(), code=code, progress=printer.status)
+        analysis = await manager.check_snippet(options.target, code=code, progress=printer.status)
     except GradleReplError as error:
         printer.line(f"error: {error}")
         return
@@ -238,14 +236,14 @@ async def run_terminal(options: TerminalOptions, manager: Sessions | None = None
         history=FileHistory(str(history)),
         key_bindings=_key_bindings(),
         multiline=True,
-        completer=SessionCompleter(manager, options),
+        completer=SessionCompleter(manager, options.target),
         complete_while_typing=False,
         prompt_continuation=CONTINUATION,
     )
     try:
         printer.line(options.greeting())
         try:
-            for notice in await manager.open_session(**options.session(), progress=printer.status, options=options.session_options):
+            for notice in await manager.open_session(options.target, progress=printer.status, options=options.session_options):
                 printer.line(notice.text)
             printer.clear_status()
         except GradleReplError as error:
@@ -267,13 +265,13 @@ async def run_terminal(options: TerminalOptions, manager: Sessions | None = None
                 printer.line(HELP)
             elif command == ":session":
                 try:
-                    printer.line((await manager.describe(options.session_id)).summary(options.session_id))
+                    printer.line((await manager.describe(options.target.session_id)).summary(options.target.session_id))
                 except GradleReplError as error:
                     printer.line(f"[{error}]")
             elif command == ":check" or command.startswith(":check "):
                 await _check_one(manager, options, command.removeprefix(":check").strip(), printer)
             elif command == ":reset":
-                await manager.reset(options.session_id)
+                await manager.reset(options.target.session_id)
                 printer.line("[session reset: every declaration is gone]")
             elif command.startswith(":"):
                 printer.line(f"unknown command {command.split()[0]!r}; :help lists them")
