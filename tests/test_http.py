@@ -265,7 +265,7 @@ def test_eval_connect_continues_a_session_and_sessions_lists_it(server: HttpServ
     the session; a session that isn't live needs the project named."""
     assert main(["eval", "--connect", server.url, "--session", OTHER, PROJECT, "-e", "val s = 40"]) == 0
     assert main(["eval", "--connect", server.url, "--session", OTHER, "-e", "s + 2"]) == 0
-    assert "42\n// type: kotlin.Int" in capsys.readouterr().out
+    assert "42   // kotlin.Int" in capsys.readouterr().out
     assert main(["eval", "--connect", server.url, "--session", OTHER, "-e", "missing"]) == 1
     assert "Unresolved reference 'missing'" in capsys.readouterr().out
     assert main(["eval", "--connect", server.url, "--session", OTHER, str(SAMPLE_PROJECT.parent), "-e", "1"]) == 2

@@ -129,7 +129,7 @@ async def test_tools_that_return_data_declare_an_output_schema_and_fill_it():
     assert tools["reset_kotlin_session"].output_schema is None
     assert text(ran) == "A\n// type: kotlin.String"
     assert ran.structured_content == {
-        "ok": True, "value": "A", "valueType": "kotlin.String", "valueKind": "text", "error": None, "diagnostics": [],
+        "ok": True, "value": "A", "valueType": "kotlin.String", "valueKind": "text", "valueMime": "text/plain", "error": None, "diagnostics": [],
         "stdout": "", "stderr": "", "displayCount": 0, "displays": [], "truncatedBytes": 0, "notices": [], "durationMs": 0,
     }
     assert [s["sessionId"] for s in listed.structured_content["sessions"]] == ["data"]

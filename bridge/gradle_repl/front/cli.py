@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gradle_repl.project.buildtools import BUILD_TOOLS
-from gradle_repl.front.content import as_text, check_to_result, reply_to_result
+from gradle_repl.front.reply_text import ReplyPrinter
+from gradle_repl.front.sessions import Sessions
 from gradle_repl.errors import GradleReplError
 from gradle_repl.host.manager import SessionManager
 from gradle_repl.project.process import BuildLine
@@ -23,7 +24,6 @@ from gradle_repl.settings import DEFAULT_BUILD_TOOL, DEFAULT_PROJECT_PATH, DEFAU
 from gradle_repl.target import SessionTarget
 
 if TYPE_CHECKING:
-    from gradle_repl.front.content import CallToolResult
     from gradle_repl.front.outputs import LiveSession
 
 __all__ = ["main", "settings_for"]
@@ -198,24 +198,27 @@ def _resolve(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_result(result: CallToolResult) -> bool:
-    """Prints a result's content as text; true when it is an error."""
-    for block in as_text(result):
-        print(block)
-    return bool(result.is_error)
+async def _run_each(sessions: Sessions, target: SessionTarget, args: argparse.Namespace) -> int:
+    """eval and check: each snippet in the target's session, run or only compiled, printed as the repl prints it;
+    exit 1 when one failed."""
+    printer = ReplyPrinter(sys.stdout)
+    options = _session_options(args) if args.command == "eval" else None
+    failed = False
+    for code in args.code:
+        print(f">>> {code}", flush=True)
+        if args.command == "check":
+            failed |= printer.check(await sessions.check_snippet(target, code=code, progress=_progress(args)))
+        else:
+            reply = await sessions.run_snippet(target, code=code, options=options, progress=_progress(args), on_frame=printer.frame)
+            failed |= printer.result(reply)
+    return 1 if failed else 0
 
 
 async def _eval_connected(args: argparse.Namespace) -> int:
     from gradle_repl.front import remote
 
     async with remote.connected(args.connect) as client:
-        target = await _joined(client, args)
-        arguments = {**remote.tool_arguments(target), **remote.option_arguments(_session_options(args))}
-        failed = False
-        for code in args.code:
-            print(f">>> {code}")
-            failed |= _print_result(await client.call_tool("run_kotlin_snippet", {**arguments, "code": code}))
-    return 1 if failed else 0
+        return await _run_each(remote.RemoteSessions(client), await _joined(client, args), args)
 
 
 def _target(args: argparse.Namespace, session_id: str) -> SessionTarget:
@@ -289,24 +292,14 @@ async def _eval(args: argparse.Namespace) -> int:
         return await _eval_connected(args)
     if args.project_root is None:
         raise UsageError("eval needs the project directory (or --connect to run in a server's session)")
-    options = _session_options(args) if args.command == "eval" else None
     # One-shot: no spare JVM and no archive training, which would only be killed at exit.
     manager = SessionManager.from_settings(
         settings_for(args, spare_worker=False, train_class_data=False), resolver=resolve_environment
     )
-    failed = False
-    target = _target(args, CLI_SESSION_ID)
     try:
-        for code in args.code:
-            print(f">>> {code}")
-            if args.command == "check":
-                result = check_to_result(await manager.check_snippet(target, code=code, progress=_progress(args)))
-            else:
-                result = reply_to_result(await manager.run_snippet(target, code=code, options=options, progress=_progress(args)))
-            failed |= _print_result(result)
+        return await _run_each(manager, _target(args, CLI_SESSION_ID), args)
     finally:
         await manager.close_all()
-    return 1 if failed else 0
 
 
 async def _repl(args: argparse.Namespace) -> int:

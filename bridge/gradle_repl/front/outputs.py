@@ -111,7 +111,8 @@ class SnippetRun(Wire):
         default=None, description="the last expression's value as text; null for no value or an image (sent as image content)"
     )
     value_type: str | None = Field(default=None, description="the value's Kotlin type, e.g. kotlin.collections.List<kotlin.Int>")
-    value_kind: Literal["text", "markdown", "html", "image"] | None = None
+    value_kind: DisplayKind | None = None
+    value_mime: str | None = Field(default=None, description="the value's MIME type: text/plain, text/markdown, text/html, image/png, ...")
     error: SnippetError | None = None
     diagnostics: list[SnippetDiagnostic] = Field(
         default_factory=list, description="the compiler's errors and warnings, line and column 1-based in the snippet"

@@ -10,20 +10,24 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import AsyncIterator
+from typing import TypeVar
+from collections.abc import AsyncIterator, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 
 import httpx2
+from pydantic import BaseModel
 from pydantic.alias_generators import to_camel
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
-from mcp.types import CallToolResult
+from mcp.types import CallToolResult, ImageContent
 
 from gradle_repl.errors import GradleReplError
-from gradle_repl.frames import CheckResult, CodeDiagnostic, Completion, CompletionResult, Declaration, SessionDescription
-from gradle_repl.front.content import reply_from_result
+from gradle_repl.frames import (
+    CheckResult, CodeDiagnostic, CompilerDiagnostic, Completion, CompletionResult, Declaration, DisplayFrame, DisplayKind, ErrorResult,
+    SessionDescription, StreamFrame, SuccessResult,
+)
 from gradle_repl.front.outputs import (
-    CodeCheck, CodeCompletions, LiveSession, NoticeItem, SessionContents, SessionList, SessionOptionValues,
+    CodeCheck, CodeCompletions, LiveSession, NoticeItem, SessionContents, SessionList, SessionOptionValues, SnippetRun,
 )
 from gradle_repl.front.token import TOKEN_ENV, token_path
 from gradle_repl.host.handle import Analysis, OnFrame, Reply
@@ -31,8 +35,9 @@ from gradle_repl.host.manager import Progress
 from gradle_repl.host.notices import Notice
 from gradle_repl.options import SessionOptions
 from gradle_repl.target import SessionTarget
+from gradle_repl.worker.report import Diagnostic, format_diagnostic
 
-__all__ = ["client_token", "connected", "RemoteSessions", "live_session", "joined_target", "tool_arguments", "option_arguments"]
+__all__ = ["client_token", "connected", "RemoteSessions", "live_session", "joined_target", "tool_arguments", "option_arguments", "reply_from_result"]
 
 # A snippet may run for up to an hour (the tool's own cap) without a progress line; a build before it, minutes.
 READ_TIMEOUT_SECONDS = 3600.0
@@ -143,8 +148,66 @@ def option_arguments(options: SessionOptions | None) -> dict[str, object]:
     return SessionOptionValues.model_validate(options).model_dump(mode="json") if options is not None else {}
 
 
+_M = TypeVar("_M", bound=BaseModel)
+
+
+def _internal(model: type[_M], items: Sequence[BaseModel]) -> list[_M]:
+    """Wire items as the internal model they show (a wire item is a subclass of it, which compares unequal)."""
+    return [model.model_validate(item.model_dump(by_alias=False)) for item in items]
+
+
 def _notices(items: list[NoticeItem]) -> tuple[Notice, ...]:
-    return tuple(Notice(kind=item.kind, text=item.text) for item in items)
+    return tuple(_internal(Notice, items))
+
+
+def reply_from_result(result: CallToolResult, code: str) -> Reply:
+    """A run_kotlin_snippet result as the reply it was made from, read from its structuredContent: the value, the
+    displays, the output per stream, the diagnostics (the warnings' text made again from them and the code, as the
+    worker makes it) and the notices. Only an image's bytes are not in the data: they are the result's image content,
+    in order (the value's first when the value is an image). What the data does not keep (how stdout and stderr
+    interleaved) comes back one stream after the other. A call that could not run its snippet is its error."""
+    data = SnippetRun.model_validate(result.structured_content or {})
+    if data.error is not None and data.error.kind == "request":
+        raise GradleReplError(data.error.message)
+    images = iter([block for block in result.content if isinstance(block, ImageContent)])
+
+    def shown(kind: DisplayKind, mime: str, text: str | None) -> DisplayFrame:
+        if kind != "image":
+            return DisplayFrame(kind=kind, mime=mime, data=text or "")
+        image = next(images, None)
+        if image is None:
+            raise GradleReplError("the server's result names an image it does not carry (no image content left)")
+        return DisplayFrame(kind="image", mime=image.mime_type, data=image.data)
+
+    value: DisplayFrame | None = None
+    if data.value_kind == "image":
+        value = shown("image", "", None)
+    elif data.value_kind is not None and data.value is not None:
+        value = shown(data.value_kind, data.value_mime or "", data.value)
+    frames: list[StreamFrame | DisplayFrame] = []
+    if data.stdout:
+        frames.append(StreamFrame(event="stdout", data=data.stdout))
+    if data.stderr:
+        frames.append(StreamFrame(event="stderr", data=data.stderr))
+    frames += [shown(item.kind, item.mime, item.text) for item in data.displays]
+    diagnostics = _internal(CompilerDiagnostic, data.diagnostics)
+    warnings = [format_diagnostic(Diagnostic("WARNING", d.message, d.line, d.column), code) for d in diagnostics if d.severity == "warning"]
+    heap = next((n.text for n in data.notices if n.kind == "memory"), None)
+    notices = _notices([n for n in data.notices if n.kind != "memory"])
+    result_frame: SuccessResult | ErrorResult
+    if data.error is not None:
+        error = data.error
+        assert error.kind != "request"
+        result_frame = ErrorResult(
+            error_kind=error.kind, message=error.message, stack=error.stack, state_lost=error.state_lost, compile_warnings=warnings,
+            diagnostics=diagnostics, heap_warning=heap, truncated_bytes=data.truncated_bytes, duration_ms=data.duration_ms,
+        )
+    else:
+        result_frame = SuccessResult(
+            value=value, value_type=data.value_type, compile_warnings=warnings, diagnostics=diagnostics, heap_warning=heap,
+            truncated_bytes=data.truncated_bytes, duration_ms=data.duration_ms,
+        )
+    return Reply(tuple(frames), result_frame, notices)
 
 
 class RemoteSessions:
@@ -163,15 +226,22 @@ class RemoteSessions:
         self, target: SessionTarget, *, code: str, timeout_seconds: float | None = None, progress: Progress | None = None,
         on_frame: OnFrame | None = None, options: SessionOptions | None = None,
     ) -> Reply:
-        async def on_progress(done: float, total: float | None, message: str | None) -> None:
-            if progress is not None and message:
-                progress(message)
+        show = progress
+
+        async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+            if show is not None and message:
+                show(message)
 
         arguments: dict[str, object] = {**tool_arguments(target), **option_arguments(options), "code": code}
         if timeout_seconds is not None:
             arguments["timeoutSeconds"] = timeout_seconds
         result: CallToolResult = await self._client.call_tool("run_kotlin_snippet", arguments, progress_callback=on_progress)
-        return reply_from_result(result, code)
+        reply = reply_from_result(result, code)
+        if on_frame is not None:
+            # What the snippet printed and showed, as a session in this process hands it over before its reply.
+            for frame in reply.frames:
+                on_frame(frame)
+        return reply
 
     async def complete_snippet(
         self, target: SessionTarget, *, code: str, cursor: int | None = None, progress: Progress | None = None
@@ -181,7 +251,7 @@ class RemoteSessions:
         data = CodeCompletions.model_validate(result.structured_content or {})
         if data.error is not None:
             raise GradleReplError(data.error.message)
-        items = [Completion.model_validate(item.model_dump()) for item in data.items]
+        items = _internal(Completion, data.items)
         completed = CompletionResult(items=items, prefix_start=data.prefix_start, unavailable=data.unavailable)
         return Analysis(completed, _notices(data.notices))
 
@@ -190,7 +260,7 @@ class RemoteSessions:
         data = CodeCheck.model_validate(result.structured_content or {})
         if data.error is not None:
             raise GradleReplError(data.error.message)
-        diagnostics = [CodeDiagnostic.model_validate(d.model_dump()) for d in data.diagnostics]
+        diagnostics = _internal(CodeDiagnostic, data.diagnostics)
         checked = CheckResult(compiled=data.ok, value_type=data.value_type, diagnostics=diagnostics, duration_ms=data.duration_ms)
         return Analysis(checked, _notices(data.notices))
 
@@ -199,7 +269,7 @@ class RemoteSessions:
         if result.is_error:
             raise GradleReplError(getattr(result.content[0], "text", "").removeprefix("Error: "))
         contents = SessionContents.model_validate(result.structured_content)
-        declarations = [Declaration.model_validate(d.model_dump()) for d in contents.declarations]
+        declarations = _internal(Declaration, contents.declarations)
         return SessionDescription(declarations=declarations, imports=contents.imports, libraries=contents.libraries)
 
     async def reset(self, session_id: str) -> bool:

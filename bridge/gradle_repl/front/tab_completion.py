@@ -8,7 +8,6 @@ the cursor indents instead, as an editor's would.
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Iterable
-from typing import Protocol
 
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
@@ -16,23 +15,14 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 from gradle_repl.errors import GradleReplError
 from gradle_repl.frames import CompletionResult
-from gradle_repl.host.handle import Analysis
-from gradle_repl.host.manager import Progress
+from gradle_repl.front.sessions import CompletingSessions
 from gradle_repl.target import SessionTarget
 
-__all__ = ["CompletingSessions", "SessionCompleter", "add_tab_bindings", "INDENT"]
+__all__ = ["SessionCompleter", "add_tab_bindings", "INDENT"]
 
 INDENT = "    "
 # A candidate's signature or type as the menu's second column shows it, cut to stay readable.
 META_CHARS = 60
-
-
-class CompletingSessions(Protocol):
-    """Whoever completes code in a session: a SessionManager in this process, or a server's (front/remote.py)."""
-
-    async def complete_snippet(
-        self, target: SessionTarget, *, code: str, cursor: int | None = None, progress: Progress | None = None
-    ) -> Analysis: ...
 
 
 class SessionCompleter(Completer):
