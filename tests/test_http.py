@@ -306,8 +306,8 @@ def _free_port() -> int:
 
 
 async def test_a_person_at_repl_connect_continues_what_an_agent_built_and_leaves_it_running(server: HttpServer, tmp_path: Path):
-    """The agent declares, the person at `repl --connect` completes and checks against it (Tab, :check), uses it and
-    declares more, the agent sees that; quitting the prompt leaves the session live for the agent."""
+    """The agent declares, the person at `repl --connect` completes and checks against it (Tab, :check), uses it (and
+    sees what the snippet prints) and declares more, the agent sees that; quitting the prompt leaves the session live for the agent."""
     from test_terminal import GRADLE_REPL, Terminal
 
     async with sdk_client(server) as agent:
@@ -327,6 +327,9 @@ async def test_a_person_at_repl_connect_continues_what_an_agent_built_and_leaves
             term.keys("-l", ".uppercase()")
             term.keys("Enter")
             term.wait_for(r"BY THE AGENT\s+// kotlin\.String", at)
+            at = term.mark()
+            term.type('println("printed " + agentBuilt)')  # what a snippet prints reaches the person (not only its value)
+            term.wait_for(r"(?m)^printed by the agent", at)
             at = term.mark()
             term.type(":check agentBuilt.lenght")  # checked in the server's session: nothing runs
             term.wait_for(r"Error: 1 error\(s\); nothing was run\.", at)
