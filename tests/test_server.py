@@ -235,13 +235,13 @@ async def test_state_is_per_session_and_reset_loses_it(shared: Client):
     other = await run(client, "answer", sessionId=PLAIN)
     assert other.is_error and "Unresolved reference 'answer'" in text(other)
     sessions = text(await client.call_tool("list_kotlin_sessions", {}))
-    assert '"session_id": "a"' in sessions and f'"session_id": "{PLAIN}"' in sessions and "2.3.21" in sessions
+    assert '"sessionId": "a"' in sessions and f'"sessionId": "{PLAIN}"' in sessions and "2.3.21" in sessions
     # Only this test's own sessions: others on the shared server are other tests' business.
     for listed in (s for s in json.loads(sessions) if s["sessionId"] in ("a", PLAIN)):
         # Memory is the OS's figure for that very process (psutil, on every platform), not a guess.
         actual = psutil.Process(listed["workerPid"]).memory_info().rss
-        assert listed["state"] == "idle" and listed["snippets_run"] >= 1
-        assert 0.5 * actual < listed["worker_rss_bytes"] < 2 * actual, (listed, actual)
+        assert listed["state"] == "idle" and listed["snippetsRun"] >= 1
+        assert 0.5 * actual < listed["workerRssBytes"] < 2 * actual, (listed, actual)
     reset = await client.call_tool("reset_kotlin_session", {"sessionId": "a"})
     assert "reset" in text(reset)
     after = await run(client, "answer", sessionId="a")
