@@ -128,5 +128,6 @@ def test_no_module_imports_itself_through_others():
 
 
 def test_an_import_circle_is_found():
+    """The search finds a circle through several modules and none where there is none."""
     assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == ["a", "b", "c", "a"]
     assert _cycle({"a": {"b"}, "b": set()}) is None

@@ -50,6 +50,7 @@ def test_a_result_read_back_is_the_reply_it_was_made_from():
 
 
 def test_an_image_value_and_image_displays_take_the_image_contents_in_order():
+    """An image value takes the first image content, each image display the next, in the order shown."""
     value = DisplayFrame(kind="image", mime="image/gif", data="R0lGOD")
     ok = SuccessResult(value=value, value_type="java.awt.image.BufferedImage")
     back = reply_from_result(reply_to_result(Reply(FRAMES, ok)), "image(x)")
@@ -71,6 +72,7 @@ def test_the_text_blocks_of_a_result_are_not_read():
 
 
 def test_a_result_naming_an_image_it_lacks_is_one_clear_error():
+    """Data naming an image the result does not carry is a GradleReplError saying so, not an IndexError."""
     made = reply_to_result(Reply(FRAMES, SuccessResult()))
     stripped = CallToolResult(content=[], structured_content=made.structured_content)
     with pytest.raises(GradleReplError, match="names an image it does not carry"):
@@ -78,10 +80,12 @@ def test_a_result_naming_an_image_it_lacks_is_one_clear_error():
 
 
 def test_a_call_that_could_not_run_reads_back_as_the_error_it_was():
+    """A request error (the call ran nothing) comes back as the GradleReplError a session in this process raises."""
     with pytest.raises(GradleReplError, match="code is empty"):
         reply_from_result(error_result("code is empty", request_failed("code is empty")), "")
 
 
 def test_a_target_is_the_tools_camel_case_arguments():
+    """A SessionTarget becomes the code tools' five arguments under their published names."""
     target = SessionTarget("/p", ":app", "test", "maven", "s")
     assert tool_arguments(target) == {"projectRoot": "/p", "projectPath": ":app", "sourceSet": "test", "buildTool": "maven", "sessionId": "s"}

@@ -39,6 +39,7 @@ def _section() -> str:
 
 
 def test_every_file_the_section_names_exists():
+    """Every file path the section names is a file of the package or the repository."""
     named = set(re.findall(r"`([\w./-]+\.(?:py|kt|json|md))`", _section()))
     assert {"frames.py", "front/content.py", "options.py", "README.md"} <= named
     missing = sorted(path for path in named if not (PACKAGE / path).exists() and not (ROOT / path).exists())
@@ -46,6 +47,7 @@ def test_every_file_the_section_names_exists():
 
 
 def test_the_render_kind_and_session_option_lists_name_their_places():
+    """The two lists name the places this test checks, so the section and the test change together."""
     section = _section()
     for place in ("worker/output_frames.py", "front/reply_text.py", "front/remote.py", "front/outputs.py", "front/server.py",
                   "host/session_env.py", "front/cli.py", "tests/tool_schemas.json"):
@@ -111,6 +113,8 @@ def _cli_session_option_dests() -> set[str]:
 
 
 def test_every_session_option_stands_in_each_place():
+    """Each field of SessionOptions is a parameter of session_options(), shown by summary(), a described parameter of
+    run_kotlin_snippet, a CLI flag, a field of SessionOptionValues and named in the README."""
     fields = set(SessionOptions.model_fields)
     assert set(SAMPLES) == fields, "a new session option: add a sample value for it here"
     options = SessionOptions.model_validate(SAMPLES)
