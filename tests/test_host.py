@@ -385,6 +385,20 @@ async def test_the_environments_warnings_reach_the_first_reply_of_each_jvm():
     await m.close_all()
 
 
+async def test_a_build_tool_that_could_not_run_is_said_on_the_call_it_happened():
+    """The resolver's notices (buildTool=auto fell back to the other build tool) reach that call's reply as build_tool
+    notices, read from the resolved result's own field."""
+    skipped = "[gradle can't run here (no Gradle 7.6+); used maven instead]"
+
+    def falling_back(project_root: str, **_: object) -> FakeResolved:
+        return FakeResolved(fake_resolver(project_root).environment, notices=(skipped,))
+
+    m = SessionManager(limits=SessionLimits(spare_worker=False), launcher=FakeLauncher(), resolver=falling_back)  # type: ignore[arg-type]
+    reply = await m.run_snippet(SessionTarget("/p", session_id="s"), code="A")
+    assert reply.notices == (Notice(kind="build_tool", text=skipped),)
+    await m.close_all()
+
+
 async def test_describe_waits_for_the_running_snippet_and_names_sessions_it_cannot_describe():
     m = manager(FakeLauncher())
     running = asyncio.ensure_future(run(m, "sleep 0.3:late"))
