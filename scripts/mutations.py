@@ -123,6 +123,27 @@ MUTATIONS = (
         "    kept = encoded[:limit].decode(\"utf-8\", errors=\"ignore\")",
         ("tests/test_worker_output.py::test_a_block_over_the_limit_is_cut_and_the_cut_is_counted",),
     ),
+    Mutation(
+        "listed sessions published as the host's snake_case model",
+        "bridge/gradle_repl/front/outputs.py",
+        "    sessions: list[LiveSession]",
+        "    sessions: list[SessionInfo]",
+        ("tests/test_tool_schemas.py",),
+    ),
+    Mutation(
+        "--connect dropping what a snippet printed",
+        "bridge/gradle_repl/front/remote.py",
+        "                on_frame(frame)",
+        "                pass",
+        ("tests/test_http.py::test_a_person_at_repl_connect_continues_what_an_agent_built_and_leaves_it_running",),
+    ),
+    Mutation(
+        "a display kind the terminal prints as nothing",
+        "bridge/gradle_repl/front/reply_text.py",
+        "            return frame.data  # markdown and (untrusted) html print as their text",
+        '            return ""',
+        ("tests/test_where_things_go.py",),
+    ),
 )
 
 

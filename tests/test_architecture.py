@@ -95,5 +95,62 @@ def test_the_top_level_holds_only_the_base_and_the_entry_point():
     top = {p.name for p in PACKAGE.glob("*.py")}
     assert top == {
         "__init__.py", "__main__.py", "display_kinds.py", "environment.py", "file_annotations.py", "errors.py", "frames.py", "options.py", "paths.py", "progress.py",
-        "resources.py", "settings.py", "stopping.py",
+        "resources.py", "settings.py", "stopping.py", "target.py",
     }, top
+
+
+def _module(path: Path) -> str:
+    relative = path.relative_to(PACKAGE).with_suffix("")
+    parts = relative.parts[:-1] if relative.name == "__init__" else relative.parts
+    return ".".join(("gradle_repl", *parts))
+
+
+def _imported_modules(path: Path, modules: set[str]) -> set[str]:
+    """The package's modules path imports anywhere (under TYPE_CHECKING and inside functions too: a type checker and a
+    reader follow those as well); `from package import submodule` imports the submodule."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            submodules = {f"{node.module}.{alias.name}" for alias in node.names} & modules
+            names.update(submodules or {node.module})
+            if len(submodules) < len(node.names):
+                names.add(node.module)
+    return names & modules
+
+
+def _import_graph() -> dict[str, set[str]]:
+    paths = {_module(path): path for path in PACKAGE.rglob("*.py")}
+    return {name: _imported_modules(path, set(paths)) - {name} for name, path in paths.items()}
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One import cycle, as the modules along it, or None."""
+    done: set[str] = set()
+
+    def walk(module: str, path: list[str]) -> list[str] | None:
+        if module in path:
+            return path[path.index(module):] + [module]
+        if module in done:
+            return None
+        for imported in sorted(graph[module]):
+            found = walk(imported, [*path, module])
+            if found:
+                return found
+        done.add(module)
+        return None
+
+    return next((found for module in sorted(graph) if (found := walk(module, []))), None)
+
+
+def test_no_module_imports_itself_through_others():
+    """The package's imports form no circle: each module can be read (and type-checked) after what it uses."""
+    cycle = _cycle(_import_graph())
+    assert cycle is None, " -> ".join(cycle or [])
+
+
+def test_an_import_circle_is_found():
+    """The search finds a circle through several modules and none where there is none."""
+    assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == ["a", "b", "c", "a"]
+    assert _cycle({"a": {"b"}, "b": set()}) is None

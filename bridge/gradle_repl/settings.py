@@ -15,10 +15,10 @@ __all__ = ["Settings", "DEFAULTS", "TOKEN_ENV", "DEFAULT_SESSION_ID", "DEFAULT_P
 
 # What a tool call (and the CLI) runs in when it names none: an agent's first session, the build's root project,
 # its main source set, and the build tool the project's files point to.
-DEFAULT_SESSION_ID = "default"
-DEFAULT_PROJECT_PATH = ":"
-DEFAULT_SOURCE_SET = "main"
-DEFAULT_BUILD_TOOL: Final = "auto"  # Final: its type is the literal, one of BuildToolChoice's
+DEFAULT_SESSION_ID: Final = "default"
+DEFAULT_PROJECT_PATH: Final = ":"
+DEFAULT_SOURCE_SET: Final = "main"
+DEFAULT_BUILD_TOOL: Final = "auto"
 
 # The variable that gives `serve --http` its bearer token. No worker JVM or build ever sees it: snippets and build
 # scripts are code the token guards against.

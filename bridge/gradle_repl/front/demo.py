@@ -8,7 +8,7 @@ from pathlib import Path
 
 from mcp import Client, StdioServerParameters
 
-from gradle_repl.front.content import as_text
+from gradle_repl.front.reply_text import as_text
 from gradle_repl.paths import data_dir
 from gradle_repl.resources import sample_project_source
 

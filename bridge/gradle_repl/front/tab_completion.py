@@ -8,7 +8,6 @@ the cursor indents instead, as an editor's would.
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Iterable
-from typing import TYPE_CHECKING
 
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
@@ -16,9 +15,8 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 from gradle_repl.errors import GradleReplError
 from gradle_repl.frames import CompletionResult
-
-if TYPE_CHECKING:
-    from gradle_repl.front.terminal import Sessions, TerminalOptions
+from gradle_repl.front.sessions import CompletingSessions
+from gradle_repl.target import SessionTarget
 
 __all__ = ["SessionCompleter", "add_tab_bindings", "INDENT"]
 
@@ -30,18 +28,16 @@ META_CHARS = 60
 class SessionCompleter(Completer):
     """Completions from the session, only when asked (Tab): each one costs a compilation."""
 
-    def __init__(self, manager: Sessions, options: TerminalOptions) -> None:
-        self._manager = manager
-        self._options = options
+    def __init__(self, sessions: CompletingSessions, target: SessionTarget) -> None:
+        self._sessions = sessions
+        self._target = target
 
     def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterable[Completion]:
         return []  # the prompt runs in an event loop: get_completions_async answers
 
     async def get_completions_async(self, document: Document, complete_event: CompleteEvent) -> AsyncGenerator[Completion, None]:
         try:
-            analysis = await self._manager.complete_snippet(
-                **self._options.session(), code=document.text, cursor=document.cursor_position
-            )
+            analysis = await self._sessions.complete_snippet(self._target, code=document.text, cursor=document.cursor_position)
         except GradleReplError:
             return
         result = analysis.result

@@ -12,6 +12,7 @@ from functools import cache
 from pathlib import Path
 
 from gradle_repl import package_version
+from gradle_repl.settings import DEFAULT_BUILD_TOOL, DEFAULT_PROJECT_PATH, DEFAULT_SOURCE_SET
 from gradle_repl.project.build_inputs import Fingerprint, Inputs
 from gradle_repl.project.buildtools import BuildTool, BuildToolChoice
 from gradle_repl.project.buildtools.choice import candidates, remember
@@ -59,9 +60,9 @@ def _check_root(project_root: str | Path) -> Path:
 def resolve_environment(
     project_root: str | Path,
     *,
-    project_path: str = ":",
-    source_set: str = "main",
-    build_tool: BuildToolChoice = "auto",
+    project_path: str = DEFAULT_PROJECT_PATH,
+    source_set: str = DEFAULT_SOURCE_SET,
+    build_tool: BuildToolChoice = DEFAULT_BUILD_TOOL,
     refresh: bool = False,
     on_progress: ProgressCallback | None = None,
     cache: EnvironmentCache | None = None,
