@@ -19,7 +19,7 @@ import jpype
 
 from gradle_repl.errors import WorkerFailed
 from gradle_repl.frames import Completion, CompletionKind, CompletionResult, Declaration
-from gradle_repl.worker.facade import build_completion_addon
+from gradle_repl.worker.facade import build_completion_addon, first_compile_error
 from gradle_repl.worker.kotlin_types import without_snippet_classes
 from gradle_repl.worker.safety import jstr
 
@@ -114,7 +114,7 @@ class SessionCompletion:
                 loader = jpype.JClass("java.net.URLClassLoader")([url], self._facade_loader)
                 self._completer = jpype.JClass("gradlerepl.completion.Completer", loader=loader)(self._driver)
             except WorkerFailed as error:
-                self.unavailable = f"completion is unavailable on Kotlin {self._kotlin_version}: its add-on did not compile ({_first_error(str(error))})"
+                self.unavailable = f"completion is unavailable on Kotlin {self._kotlin_version}: its add-on did not compile ({first_compile_error(str(error))})"
             except (jpype.JException, TypeError) as error:
                 self.unavailable = f"completion is unavailable on Kotlin {self._kotlin_version}: its add-on could not start ({error})"
         return self._completer
@@ -138,10 +138,3 @@ class SessionCompletion:
         if outcome.found and jstr(outcome.position) == "scope":
             found += _earlier(earlier) + [Candidate(k, "keyword", "", _KEYWORD) for k in KEYWORDS]
         return CompletionResult(prefix_start=start, items=rank(found, code[start:cursor]))
-
-
-def _first_error(message: str) -> str:
-    for line in message.splitlines():
-        if "error:" in line:
-            return line.strip()
-    return message.splitlines()[0] if message else "no message"
