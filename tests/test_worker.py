@@ -201,8 +201,10 @@ def assert_serializers_through_the_class(worker: SyncWorker) -> None:
 
 def test_a_snippets_serializable_class_has_its_serializer_through_the_class(sample_worker: SyncWorker):
     """`Q.serializer()` on a snippet's @Serializable class, written fully qualified or imported (the K2 REPL never made
-    the plugin's generated companion the class's companion: an unresolved reference)."""
+    the plugin's generated companion the class's companion: an unresolved reference). A check and completion see it too."""
     assert_serializers_through_the_class(sample_worker)
+    assert sample_worker.check("QualifiedNote.serializer()").value_type == "kotlinx.serialization.KSerializer<QualifiedNote>"
+    assert "serializer" in [item.text for item in sample_worker.complete("ImportedNote.ser").items]
 
 
 def test_snippets_see_the_projects_library_versions(sample_worker: SyncWorker):
