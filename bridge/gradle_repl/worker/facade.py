@@ -22,7 +22,7 @@ from gradle_repl.resources import (
 
 __all__ = [
     "facade_jar_path", "build_facade", "build_dependency_addon", "build_compose_addon", "build_completion_addon", "completion_addon_path",
-    "build_companions_addon", "first_compile_error",
+    "build_companions_addon", "companions_addon_path", "first_compile_error",
 ]
 
 
@@ -77,12 +77,17 @@ def build_completion_addon(kotlin_version: str, compile_classpath: list[str]) ->
 def build_companions_addon(kotlin_version: str, compile_classpath: list[str]) -> tuple[Path, bool]:
     """The add-on that makes a plugin's generated companion the companion of a snippet's class (compiled against the
     facade and the compiler's FIR; a Kotlin whose FIR it doesn't fit is remembered, as for completion)."""
-    sources = jvm_worker_companions_sources()
-    target = cache_dir() / "facade" / f"jvm-worker-companions-{kotlin_version}-{_sources_hash(sources + jvm_worker_sources())}.jar"
     return _build(
-        target, sources, compile_classpath, kotlin_version, "facade's generated-companions add-on",
+        companions_addon_path(kotlin_version), jvm_worker_companions_sources(), compile_classpath, kotlin_version,
+        "facade's generated-companions add-on",
         ["-jvm-target", "1.8", "-module-name", "gradle-repl-jvm-worker-companions"], remember_failure=True,
     )
+
+
+def companions_addon_path(kotlin_version: str) -> Path:
+    """Where the generated-companions add-on for this Kotlin version is cached (and, beside it, why it did not compile)."""
+    sources = jvm_worker_companions_sources()
+    return cache_dir() / "facade" / f"jvm-worker-companions-{kotlin_version}-{_sources_hash(sources + jvm_worker_sources())}.jar"
 
 
 def completion_addon_path(kotlin_version: str) -> Path:
