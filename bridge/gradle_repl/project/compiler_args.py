@@ -68,7 +68,7 @@ class PluginOptionArgs(NamedTuple):
 
 
 def plugin_options_in(args: list[str]) -> PluginOptionArgs:
-    """The compiler-plugin options passed as free arguments (`-P plugin:<id>:<key>=<value>`, in any of the
+    """The compiler-plugin options passed as free arguments (`-P plugin:<id>:<key>=<value>`, in either of the
     compiler's spellings), apart from the rest: a build that configures a plugin so means it for snippets too."""
     options: list[str] = []
     rest: list[str] = []

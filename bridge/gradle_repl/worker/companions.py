@@ -21,8 +21,9 @@ from gradle_repl.worker.plugin_hints import Hint
 
 __all__ = ["generated_companions"]
 
-# What the compiler says of a member of the generated companion called through the class.
-_UNRESOLVED = re.compile(r"Unresolved reference")
+# What the compiler says of the generated companion's serializer() called through the class (kotlinx.serialization's is
+# the companion users reach for; a hint on every unresolved name would mislead on each typo).
+_UNRESOLVED = re.compile(r"Unresolved reference 'serializer'")
 
 
 def generated_companions(environment: ReplEnvironment, driver: Any, facade_loader: Any, facade_jar: str) -> list[Hint]:
@@ -45,4 +46,3 @@ def generated_companions(environment: ReplEnvironment, driver: Any, facade_loade
         f"serializer()) is not its class's companion ({why}): call its members through `.Companion`, as in "
         "`Q.Companion.serializer()`."
     ))]
-
