@@ -32,6 +32,20 @@ class Mutation:
 
 MUTATIONS = (
     Mutation(
+        "a snippet class's generated companion is not its companion",
+        "bridge/gradle_repl/worker/boot.py",
+        "    companion_hints = generated_companions(env, driver, facade_loader, str(facade_jar))",
+        "    companion_hints = []",
+        ("tests/test_worker.py::test_a_snippets_serializable_class_has_its_serializer_through_the_class",),
+    ),
+    Mutation(
+        "plugin options among a build's compiler arguments dropped",
+        "bridge/gradle_repl/project/resolve.py",
+        "    environment.compiler_plugin_options = list(dict.fromkeys(environment.compiler_plugin_options + free.options))",
+        "    pass",
+        ("tests/test_compiler_args.py::test_every_build_tools_free_args_pass_the_one_filter",),
+    ),
+    Mutation(
         "an HTTP call whose client went away keeps running",
         "bridge/gradle_repl/front/http.py",
         "                await self._cancel(scope, bytes(body))",

@@ -186,9 +186,13 @@ def _plugins_as_loaded(pair: Pair, env: ReplEnvironment) -> ReplEnvironment:
     load_plugins_at_repl_version(loaded)
     expected = pair.kgp if has_usable_repl(pair.kgp) else PINNED_KOTLIN_VERSION
     names = _names(loaded.compiler_plugin_classpath)
-    for plugin in ("kotlin-compose-compiler-plugin-embeddable", "kotlin-serialization-compiler-plugin-embeddable"):
-        assert f"{plugin}-{expected}.jar" in names, names
-    assert "plugin:androidx.compose.compiler.plugins.kotlin:sourceInformation=true" in loaded.compiler_plugin_options
+    assert f"kotlin-serialization-compiler-plugin-embeddable-{expected}.jar" in names, names
+    if pair.compose:
+        assert f"kotlin-compose-compiler-plugin-embeddable-{expected}.jar" in names, names
+        # The Compose Gradle plugin's own default: false on KGP 2.0, true from 2.1.
+        source_information = "true" if tuple(int(p) for p in pair.kgp.split(".")[:2]) >= (2, 1) else "false"
+        option = f"plugin:androidx.compose.compiler.plugins.kotlin:sourceInformation={source_information}"
+        assert option in loaded.compiler_plugin_options, loaded.compiler_plugin_options
     return loaded
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from conftest import PROJECTS, SAMPLE_PROJECT, SyncWorker, copy_project, running_worker
+from test_worker import assert_serializers_through_the_class
 from gradle_repl.environment import ReplEnvironment
 from gradle_repl.project.plugin_support import snippet_class_warnings
 from gradle_repl.project.resolve import resolve_environment
@@ -59,6 +60,11 @@ def test_serializable_class_in_a_snippet(older_worker: SyncWorker):
     assert value == '{"y":"z"}'
 
 
+def test_a_snippets_serializable_class_has_its_serializer_through_the_class(older_worker: SyncWorker):
+    """On 2.2's REPL (snippet classes are local classes there) as on 2.3's: fully qualified or imported."""
+    assert_serializers_through_the_class(older_worker)
+
+
 @pytest.mark.parametrize(
     ("kotlin", "serialization", "coroutines"), [("1.9.24", "1.6.3", "1.8.1"), ("2.1.20", "1.8.1", "1.10.2")]
 )
@@ -89,6 +95,8 @@ def test_a_project_on_kotlin_without_a_k2_repl_gets_its_plugins_on_the_pinned_re
             '@Serializable data class Q(val y: String, val n: Int = 2)\nJson.encodeToString(Q("z")) + " " + Json.decodeFromString<Q>("""{"y":"a"}""")'
         )
         assert worker.value(declared) == '{"y":"z"} Q(y=a, n=2)'
+        qualified = "@kotlinx.serialization.Serializable data class R(val y: String)\nR.serializer().descriptor.getElementName(0)"
+        assert worker.value(qualified) == "y"
 
 
 @pytest.mark.parametrize(

@@ -18,7 +18,7 @@ from gradle_repl.project.buildtools import BuildTool, BuildToolChoice
 from gradle_repl.project.buildtools.choice import candidates, remember
 from gradle_repl.project.buildlock import build_slot, project_lock
 from gradle_repl.project.cache import CacheKey, EnvironmentCache
-from gradle_repl.project.compiler_args import relevant_compiler_args
+from gradle_repl.project.compiler_args import plugin_options_in, relevant_compiler_args
 from gradle_repl.environment import ReplEnvironment
 from gradle_repl.errors import BuildFailed, BuildToolNotFound, GradleReplError
 from gradle_repl.project.dependency_support import add_dependency_resolver
@@ -176,8 +176,15 @@ def _build(
     # An output directory the build never made (a pom-packaged module, a module without main sources) holds nothing;
     # kept, it would read as "no longer exists" on every later check and rebuild the project each time.
     environment.classpath = [entry for entry in environment.classpath if os.path.exists(entry)]
-    # One filter for every build tool: only arguments that change what code compiles reach the REPL.
-    environment.compiler_args = relevant_compiler_args(environment.compiler_args)
+    # One filter for every build tool: plugin options given as free arguments (`-P plugin:…`) join the plugins'
+    # options, and of the rest only arguments that change what code compiles reach the REPL.
+    free = plugin_options_in(environment.compiler_args)
+    environment.compiler_plugin_options = list(dict.fromkeys(environment.compiler_plugin_options + free.options))
+    environment.warnings += [
+        f"compiler argument -P {value!r} is not a plugin option (plugin:<id>:<option>=<value>); snippets compile without it"
+        for value in free.malformed
+    ]
+    environment.compiler_args = relevant_compiler_args(free.rest)
     # The environment is the resolve's own until stored: the helpers below change it, each named by its verb (a
     # `with_*` name returns a copy instead, as ReplEnvironment.with_options and _with_reported_dirs do).
     load_plugins_at_repl_version(environment, on_progress)

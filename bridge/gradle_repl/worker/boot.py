@@ -19,6 +19,7 @@ from gradle_repl.worker.java import JavaException, JavaObject, ReplOutput, java_
 from gradle_repl.worker.jvm import start_jvm
 from gradle_repl.worker.outcomes import throwable_chain
 from gradle_repl.worker.compose_addon import compose_addon
+from gradle_repl.worker.companions import generated_companions
 from gradle_repl.worker.plugin_hints import compose_hints, serialization_hint
 from gradle_repl.worker.report import format_throwable
 from gradle_repl.worker.session import Facade, ReplSession
@@ -119,6 +120,7 @@ def boot(request: StartRequest) -> tuple[ReplSession, ReadyFrame, ClassDataUse]:
     driver = java.repl_driver(
         facade_loader, [*compile_classpath, *compose.classpath], snippet_loader, env.compiler_options(), libraries, compose.imports,
     )
+    companion_hints = generated_companions(env, driver, facade_loader, str(facade_jar))
     snippets = SnippetCounter(driver)
     _warm_up(snippets, output)
     ready = ReadyFrame(
@@ -137,7 +139,7 @@ def boot(request: StartRequest) -> tuple[ReplSession, ReadyFrame, ClassDataUse]:
     session = ReplSession(
         request, Facade(driver, output, java.renderer(facade_loader), exit_guard), snippets,
         libraries_unavailable=libraries_unavailable,
-        hints=[*filter(None, [serialization_hint(env)]), *compose_hints(env, compose.unavailable)], completion=completion,
+        hints=[*filter(None, [serialization_hint(env)]), *compose_hints(env, compose.unavailable), *companion_hints], completion=completion,
     )
     return session, ready, class_data
 

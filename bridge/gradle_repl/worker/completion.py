@@ -18,8 +18,8 @@ from pydantic import TypeAdapter
 
 from gradle_repl.errors import WorkerFailed
 from gradle_repl.frames import Completion, CompletionKind, CompletionResult, Declaration
-from gradle_repl.worker.facade import build_completion_addon
-from gradle_repl.worker.java import Completer, JavaException, JavaObject, ReplDriver, completer, java_class, string_array
+from gradle_repl.worker.facade import build_completion_addon, first_compile_error
+from gradle_repl.worker.java import Completer, JavaException, JavaObject, ReplDriver, addon_loader, completer, string_array
 from gradle_repl.worker.kotlin_types import without_snippet_classes
 from gradle_repl.worker.safety import jstr
 
@@ -113,11 +113,9 @@ class SessionCompletion:
         if self._completer is None and self.unavailable is None:
             try:
                 jar, _ = build_completion_addon(self._kotlin_version, self._compile_classpath)
-                url = java_class("java.io.File")(str(jar)).toURI().toURL()
-                loader = java_class("java.net.URLClassLoader")([url], self._facade_loader)
-                self._completer = completer(loader, self._driver)
+                self._completer = completer(addon_loader(jar, self._facade_loader), self._driver)
             except WorkerFailed as error:
-                self.unavailable = f"completion is unavailable on Kotlin {self._kotlin_version}: its add-on did not compile ({_first_error(str(error))})"
+                self.unavailable = f"completion is unavailable on Kotlin {self._kotlin_version}: its add-on did not compile ({first_compile_error(str(error))})"
             except (JavaException, TypeError) as error:
                 self.unavailable = f"completion is unavailable on Kotlin {self._kotlin_version}: its add-on could not start ({error})"
         return self._completer
@@ -144,10 +142,3 @@ class SessionCompletion:
         if outcome.found and jstr(outcome.position) == "scope":
             found += _earlier(earlier) + [Candidate(k, "keyword", "", _KEYWORD) for k in KEYWORDS]
         return CompletionResult(prefix_start=start, items=rank(found, code[start:cursor]))
-
-
-def _first_error(message: str) -> str:
-    for line in message.splitlines():
-        if "error:" in line:
-            return line.strip()
-    return message.splitlines()[0] if message else "no message"

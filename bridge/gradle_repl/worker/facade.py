@@ -13,10 +13,16 @@ from pathlib import Path
 
 from gradle_repl.errors import WorkerFailed
 from gradle_repl.paths import cache_dir
-from gradle_repl.resources import jvm_worker_completion_sources, jvm_worker_compose_sources, jvm_worker_dependency_sources, jvm_worker_sources
+from gradle_repl.resources import (
+    jvm_worker_companions_sources, jvm_worker_completion_sources, jvm_worker_compose_sources, jvm_worker_dependency_sources,
+    jvm_worker_sources,
+)
 from gradle_repl.worker.java import java_class, string_array
 
-__all__ = ["facade_jar_path", "build_facade", "build_dependency_addon", "build_compose_addon", "build_completion_addon", "completion_addon_path"]
+__all__ = [
+    "facade_jar_path", "build_facade", "build_dependency_addon", "build_compose_addon", "build_completion_addon", "completion_addon_path",
+    "build_companions_addon", "companions_addon_path", "first_compile_error",
+]
 
 
 def _sources_hash(sources: list[Path], *facts: str) -> str:
@@ -67,10 +73,34 @@ def build_completion_addon(kotlin_version: str, compile_classpath: list[str]) ->
     )
 
 
+def build_companions_addon(kotlin_version: str, compile_classpath: list[str]) -> tuple[Path, bool]:
+    """The add-on that makes a plugin's generated companion the companion of a snippet's class (compiled against the
+    facade and the compiler's FIR; a Kotlin whose FIR it doesn't fit is remembered, as for completion)."""
+    return _build(
+        companions_addon_path(kotlin_version), jvm_worker_companions_sources(), compile_classpath, kotlin_version,
+        "facade's generated-companions add-on",
+        ["-jvm-target", "1.8", "-module-name", "gradle-repl-jvm-worker-companions"], remember_failure=True,
+    )
+
+
+def companions_addon_path(kotlin_version: str) -> Path:
+    """Where the generated-companions add-on for this Kotlin version is cached (and, beside it, why it did not compile)."""
+    sources = jvm_worker_companions_sources()
+    return cache_dir() / "facade" / f"jvm-worker-companions-{kotlin_version}-{_sources_hash(sources + jvm_worker_sources())}.jar"
+
+
 def completion_addon_path(kotlin_version: str) -> Path:
     """Where the completion add-on for this Kotlin version is cached (and, beside it, why it did not compile)."""
     sources = jvm_worker_completion_sources()
     return cache_dir() / "facade" / f"jvm-worker-completion-{kotlin_version}-{_sources_hash(sources + jvm_worker_sources())}.jar"
+
+
+def first_compile_error(message: str) -> str:
+    """The compiler's first error line in a failed add-on compile's message, else the message's first line."""
+    for line in message.splitlines():
+        if "error:" in line:
+            return line.strip()
+    return message.splitlines()[0] if message else "no message"
 
 
 def lasting_failure(exit_code: str) -> bool:

@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 import _jpype
 import jpype
 
 __all__ = [
-    "JavaObject", "JavaException", "ReplDriver", "RunningSnippet", "SnippetOutcome", "ReplEvent", "ReplOutput",
+    "JavaObject", "JavaException", "addon_loader", "ReplDriver", "RunningSnippet", "SnippetOutcome", "ReplEvent", "ReplOutput",
     "Renderer", "ExitGuard", "Completer", "CompletionOutcome", "CompletionCandidate",
     "java_class", "repl_output", "exit_guard", "renderer", "repl_driver", "completer", "string_array", "java_string",
     "start_vm", "shutdown_vm", "unlink_python_gc_from_java_gc", "implements", "override",
@@ -173,6 +174,12 @@ def repl_driver(
     """A session's K2 REPL; `libraries` is the dependencies add-on's AddedLibraries, or None without it."""
     made: ReplDriver = java_class("gradlerepl.host.ReplDriver", loader=loader)(classpath, snippet_loader, compiler_options, libraries, imports)
     return made
+
+
+def addon_loader(jar: Path, parent: JavaObject) -> JavaObject:
+    """A class loader over an add-on jar of the facade's (completion, generated companions), the facade's loader its parent."""
+    url = java_class("java.io.File")(str(jar)).toURI().toURL()
+    return java_class("java.net.URLClassLoader")([url], parent)
 
 
 def completer(loader: JavaObject, driver: ReplDriver) -> Completer:
