@@ -18,7 +18,7 @@ from typing import Any
 import jpype
 
 from gradle_repl.frames import Declaration, SessionDescription
-from gradle_repl.worker.kotlin_types import kotlin_type_name, property_accessors
+from gradle_repl.worker.kotlin_types import kotlin_type_name, property_accessors, without_snippet_classes
 from gradle_repl.worker.safety import jstr
 
 __all__ = ["Declarations", "VALUE_LIMIT_CHARS", "composable_parameters"]
@@ -176,6 +176,8 @@ def _render(field: Any, instance: Any, deadline: float) -> str:
         cause = error.getCause() if error.getCause() is not None else error
         return f"<can't be read: {jstr(cause.getClass().getName())}>"
     length, _, capped = text.partition(":")
+    # As results read: a toString() of Any's names the class as the user wrote it (`K@1b2c3d`, not `_5_repl$K@1b2c3d`).
+    capped = without_snippet_classes(capped)
     capped = " ".join(capped.split()) if "\n" in capped else capped
     cut = int(length) - VALUE_LIMIT_CHARS
     return f"{capped}… ({cut} more characters)" if cut > 0 else capped

@@ -186,7 +186,7 @@ class ReplDriver(
     private fun compile(
         code: String, sourceName: String, configuration: ScriptCompilationConfiguration, outcome: SnippetOutcome,
     ): kotlin.script.experimental.util.LinkedSnippet<CompiledSnippet>? {
-        val source = (if (libraries != null) qualifyFileAnnotations(code) else code).toScriptSource(sourceName)
+        val source = withReplSafeModifiers(if (libraries != null) qualifyFileAnnotations(code) else code).toScriptSource(sourceName)
         messages.clear()
         val compiled = try {
             runSuspend { compiler.compile(listOf(source), configuration) }
