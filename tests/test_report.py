@@ -93,3 +93,10 @@ def test_snippet_classes_in_an_error_read_as_the_user_wrote_them():
     headline, stack = format_throwable([thrown, cast])
     assert headline == "Boom: bad K@244f54f7"
     assert "Caused by: java.lang.ClassCastException: class K cannot" in stack
+
+
+def test_a_snippet_body_mangled_for_a_value_class_reads_as_the_snippet():
+    """Kotlin mangles the body of a snippet whose value is a value class (`$$eval-UwyO8pc`); its frame still reads
+    `at snippet N, line L`."""
+    frame = StackFrame("_7_repl", "$$eval-UwyO8pc", "_7.repl.kts", 1)
+    assert frame.render() == "    at snippet 6, line 1"

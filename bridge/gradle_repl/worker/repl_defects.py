@@ -1,6 +1,7 @@
 """Names a known K2 REPL defect that a snippet met, with the way around it, in place of the compiler's stack trace.
 
-What the worker can work around it does (jvm-worker `SnippetModifiers.kt`: `internal` and `const`); what remains is
+What the worker can work around it does (jvm-worker `SnippetModifiers.kt`: `internal` and `const`;
+`MangledBodyEvaluation.kt`: a value-class value on 2.2, when the value class can be named); what remains is
 recognised here from the failure's own facts (which REPL method failed how), not from a Kotlin version number.
 Pure functions over plain data, tested without a JVM.
 """

@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 
 from gradle_repl.worker.kotlin_types import without_snippet_classes
-from gradle_repl.worker.snippet_names import SNIPPET_BODY_METHOD, SNIPPET_CLASS, SNIPPET_FILE, users_number
+from gradle_repl.worker.snippet_names import SNIPPET_CLASS, SNIPPET_FILE, is_snippet_body, users_number
 
 __all__ = ["Diagnostic", "StackFrame", "ThrowableInfo", "format_diagnostic", "format_throwable", "is_snippet_file"]
 
@@ -50,7 +50,7 @@ class StackFrame:
         snippet = _SNIPPET_CLASS.fullmatch(self.class_name) if is_snippet_file(self.file) else None
         if snippet is not None:
             where = f"snippet {users_number(int(snippet['number']))}, line {self.line}"
-            if self.method == SNIPPET_BODY_METHOD and not snippet["inner"]:
+            if is_snippet_body(self.method) and not snippet["inner"]:
                 return f"    at {where}"
             owner = f"{snippet['inner'].replace('$', '.')}." if snippet["inner"] else ""
             return f"    at {owner}{self.method} ({where})"

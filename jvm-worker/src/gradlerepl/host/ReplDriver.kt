@@ -222,7 +222,13 @@ class ReplDriver(
                 outcome.cancelledBeforeEvaluation = true
                 return outcome
             }
-            val evaluated = withContextLoader { runSuspend { evaluator.eval(linked, evaluationConfiguration) } }
+            val evaluated = withContextLoader {
+                try {
+                    runSuspend { evaluator.eval(linked, evaluationConfiguration) }
+                } catch (e: NullPointerException) {
+                    evaluateMangledBody(evaluator, linked, evaluationConfiguration, e) // Kotlin 2.2, a value-class value
+                }
+            }
             outcome.diagnostics = outcome.diagnostics + evaluated.reports
             val result = evaluated.valueOrNull()?.get()?.result ?: return outcome
             result.scriptClass?.java?.classLoader?.let { sessionLoader.newest = it }
