@@ -1,6 +1,7 @@
 package gradlerepl.host
 
 import org.jetbrains.kotlin.scripting.compiler.plugin.impl.K2ReplEvaluator
+import org.jetbrains.kotlin.scripting.compiler.plugin.irLowerings.REPL_SNIPPET_EVAL_FUN_NAME
 import java.lang.reflect.InvocationTargetException
 import java.security.MessageDigest
 import java.util.Base64
@@ -57,7 +58,8 @@ internal fun evaluateMangledBody(
     return evaluated.asSuccess()
 }
 
-private const val BODY = "\$\$eval"
+// The body method's name as the compiler gives it (`$$eval`), which the evaluator looks for.
+private val BODY = REPL_SNIPPET_EVAL_FUN_NAME.asString()
 
 /**
  * The value class a mangled name's suffix stands for, among the classes the snippet's class file names: the compiler
