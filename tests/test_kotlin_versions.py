@@ -312,6 +312,9 @@ def test_a_value_class_result_shows_as_the_program_would(request: pytest.Fixture
     unsigned = worker.eval("1u").result
     assert (unsigned.value.data, unsigned.value_type) == ("1", "kotlin.UInt"), unsigned
     assert worker.value("keptBeside + 1") == "3"
+    worker.eval('val keptDuration = kotlin.time.Duration.parse("5s")')
+    # Its getter, mangled for the value class on 2.2 (`getKeptDuration-UwyO8pc`), is no function of the session's.
+    assert [d.kind for d in worker.describe().declarations if "eptDuration" in d.name] == ["val"]
     thrown = worker.eval('kotlin.time.Duration.parse("x")').result
     assert thrown.error_kind == "runtime" and "Invalid duration string format" in thrown.message, thrown
     assert re.search(r"^    at snippet \d+, line 1$", thrown.stack, re.MULTILINE), thrown.stack
@@ -333,6 +336,8 @@ def test_snippet_classes_read_as_written_in_results_describe_and_errors(request:
     cast = worker.eval("(NamedK(5) as Any) as String").result
     assert cast.message.startswith("java.lang.ClassCastException: class NamedK cannot be cast to class java.lang.String (NamedK "), cast.message
     assert "_repl" not in thrown.message + cast.message + described.value
+    mismatch = worker.eval('fun takesNamedK(k: NamedK) = k\ntakesNamedK("x")').result
+    assert mismatch.error_kind == "compile" and "'NamedK' was expected" in mismatch.message, mismatch.message
 
 
 def _mixed_snippet(n: int) -> str:

@@ -72,7 +72,8 @@ class Declarations:
             self._put(name, _Held(Declaration(kind=kind, name=name, signature=f"{kind} {name}: {kotlin_type}", snippet=snippet), field, instance, failed))
         for method in owner.getDeclaredMethods():
             name = jstr(method.getName())
-            if method.isSynthetic() or method.isBridge() or "$" in name or name in accessors:
+            # `$`: the compiler's own; `-`: mangled for a value class (`getDur-UwyO8pc`, a val's getter on 2.2).
+            if method.isSynthetic() or method.isBridge() or "$" in name or "-" in name or name in accessors:
                 continue
             written, composable = composable_parameters([jstr(t.getTypeName()) for t in method.getGenericParameterTypes()])
             parameters = ", ".join(kotlin_type_name(t) for t in written)

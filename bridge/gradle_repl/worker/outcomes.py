@@ -134,7 +134,8 @@ def wire_diagnostic(d: Diagnostic) -> CompilerDiagnostic:
 def read_diagnostic(d: Any) -> Diagnostic:
     location = d.getLocation()
     start = location.getStart() if location is not None else None
-    message = jstr(d.getMessage())
+    # Kotlin 2.3 names a snippet's class in diagnostics as the REPL nests it (`'_2_repl.K' was expected`).
+    message = without_snippet_classes(jstr(d.getMessage()))
     if d.getException() is not None:
         message += f" ({d.getException()})"
     return Diagnostic(
