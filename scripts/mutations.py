@@ -158,6 +158,34 @@ MUTATIONS = (
         '            return ""',
         ("tests/test_where_things_go.py",),
     ),
+    Mutation(
+        "snippets compile internal as the REPL mangles it",
+        "jvm-worker/src/gradlerepl/host/SnippetModifiers.kt",
+        "                INTERNAL -> startsDeclaration(type, text)",
+        "                INTERNAL -> false",
+        ("tests/test_kotlin_versions.py::test_internal_declarations_are_used_by_later_snippets",),
+    ),
+    Mutation(
+        "an earlier snippet's const val crashes the backend",
+        "jvm-worker/src/gradlerepl/host/SnippetModifiers.kt",
+        "                CONST -> type == KtTokens.VAL_KEYWORD",
+        "                CONST -> false",
+        ("tests/test_kotlin_versions.py::test_a_constant_of_an_earlier_snippet_is_read_in_objects_and_functions",),
+    ),
+    Mutation(
+        "a value-class value is left to Kotlin 2.2's evaluator",
+        "jvm-worker/src/gradlerepl/host/ReplDriver.kt",
+        "                    evaluateMangledBody(evaluator, linked, evaluationConfiguration, e) // Kotlin 2.2, a value-class value",
+        "                    throw e",
+        ("tests/test_kotlin_versions.py::test_a_value_class_result_shows_as_the_program_would",),
+    ),
+    Mutation(
+        "a result names a snippet class as the REPL nests it",
+        "bridge/gradle_repl/worker/outcomes.py",
+        "                value.data = without_snippet_classes(value.data)",
+        "                pass",
+        ("tests/test_kotlin_versions.py::test_snippet_classes_read_as_written_in_results_describe_and_errors",),
+    ),
 )
 
 

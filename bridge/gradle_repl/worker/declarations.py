@@ -16,7 +16,7 @@ from collections.abc import Callable
 from functools import cache
 from gradle_repl.frames import Declaration, DeclarationKind, SessionDescription
 from gradle_repl.worker.java import JavaException, JavaObject, implements, java_class, java_string, override
-from gradle_repl.worker.kotlin_types import kotlin_type_name, property_accessors
+from gradle_repl.worker.kotlin_types import kotlin_type_name, property_accessors, without_snippet_classes
 from gradle_repl.worker.safety import jstr
 
 __all__ = ["Declarations", "VALUE_LIMIT_CHARS", "composable_parameters"]
@@ -70,7 +70,8 @@ class Declarations:
             self._put(name, _Held(Declaration(kind=kind, name=name, signature=f"{kind} {name}: {kotlin_type}", snippet=snippet), field, instance, failed))
         for method in owner.getDeclaredMethods():
             name = jstr(method.getName())
-            if method.isSynthetic() or method.isBridge() or "$" in name or name in accessors:
+            # `$`: the compiler's own; `-`: mangled for a value class (`getDur-UwyO8pc`, a val's getter on 2.2).
+            if method.isSynthetic() or method.isBridge() or "$" in name or "-" in name or name in accessors:
                 continue
             written, composable = composable_parameters([jstr(t.getTypeName()) for t in method.getGenericParameterTypes()])
             parameters = ", ".join(kotlin_type_name(t) for t in written)
@@ -175,6 +176,8 @@ def _render(field: JavaObject, instance: JavaObject, deadline: float) -> str:
         cause = thrown.getCause() if thrown.getCause() is not None else thrown
         return f"<can't be read: {jstr(cause.getClass().getName())}>"
     length, _, capped = text.partition(":")
+    # As results read: a toString() of Any's names the class as the user wrote it (`K@1b2c3d`, not `_5_repl$K@1b2c3d`).
+    capped = without_snippet_classes(capped)
     capped = " ".join(capped.split()) if "\n" in capped else capped
     cut = int(length) - VALUE_LIMIT_CHARS
     return f"{capped}… ({cut} more characters)" if cut > 0 else capped

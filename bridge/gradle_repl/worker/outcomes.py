@@ -13,8 +13,9 @@ from typing import Literal
 from gradle_repl.frames import CompilerDiagnostic, DisplayFrame, ErrorResult, SuccessResult
 from gradle_repl.worker.failed_uses import FailedUse
 from gradle_repl.worker.java import JavaObject, SnippetOutcome, java_class
-from gradle_repl.worker.kotlin_types import kotlin_type_name
+from gradle_repl.worker.kotlin_types import kotlin_type_name, without_snippet_classes
 from gradle_repl.worker.output_frames import SnippetOutput
+from gradle_repl.worker.repl_defects import known_repl_defect
 from gradle_repl.worker.report import Diagnostic, StackFrame, ThrowableInfo, format_diagnostic, format_throwable
 from gradle_repl.worker.safety import jstr
 from gradle_repl.worker.snippet_names import SNIPPET_BODY_METHOD
@@ -38,7 +39,11 @@ def snippet_result(
     diagnostics = [read_diagnostic(d) for d in outcome.diagnostics]
     compile_warnings = [format_diagnostic(d, code) for d in diagnostics if d.severity == "WARNING"]
     if outcome.internalError is not None:
-        headline, stack = format_throwable(throwable_chain(outcome.internalError))
+        chain = throwable_chain(outcome.internalError)
+        if (defect := known_repl_defect(chain)) is not None:
+            # The REPL refused what the user wrote: like a compile error, it is theirs to write another way.
+            return ErrorResult(error_kind="compile", message=defect, compile_warnings=compile_warnings)
+        headline, stack = format_throwable(chain)
         return ErrorResult(error_kind="internal", message=f"REPL failure: {headline}", stack=stack)
     # Errors and warnings as data too, for clients that read structured results.
     as_data = [wire_diagnostic(d) for d in diagnostics if d.severity in REPORTED_SEVERITIES]
@@ -74,6 +79,9 @@ def snippet_result(
         rendered = outcome.rendered
         if rendered is not None:
             value = output.display(rendered)
+            if value.kind == "text":
+                # A toString() of Any's (`_5_repl$K@1b2c3d`) reads with the class as the user wrote it (`K@1b2c3d`).
+                value.data = without_snippet_classes(value.data)
         else:  # rendering threw: ReplDriver.kt sets either rendered or renderError
             headline, _ = format_throwable(throwable_chain(outcome.renderError))
             value = DisplayFrame(kind="text", mime="text/plain", data=f"<toString() threw {headline}>")
@@ -133,7 +141,8 @@ def wire_diagnostic(d: Diagnostic) -> CompilerDiagnostic:
 def read_diagnostic(d: JavaObject) -> Diagnostic:
     location = d.getLocation()
     start = location.getStart() if location is not None else None
-    message = jstr(d.getMessage())
+    # Kotlin 2.3 names a snippet's class in diagnostics as the REPL nests it (`'_2_repl.K' was expected`).
+    message = without_snippet_classes(jstr(d.getMessage()))
     if d.getException() is not None:
         message += f" ({d.getException()})"
     return Diagnostic(

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # the Protocols only: the front ends read these names (through worker.report) and never load JPype
     from gradle_repl.worker.java import ReplDriver, RunningSnippet
 
-__all__ = ["WARM_UP_SNIPPETS", "SNIPPET_CLASS", "SNIPPET_FILE", "SNIPPET_BODY_METHOD", "SnippetCounter", "snippet_file", "users_number", "repl_number"]
+__all__ = ["WARM_UP_SNIPPETS", "SNIPPET_CLASS", "SNIPPET_FILE", "SNIPPET_BODY_METHOD", "is_snippet_body", "SnippetCounter", "snippet_file", "users_number", "repl_number"]
 
 # The snippets the worker runs before the user's first: one warm-up (worker/boot.py says why).
 WARM_UP_SNIPPETS = 1
@@ -23,6 +23,12 @@ SNIPPET_CLASS = r"_(?P<number>\d+)_repl"
 SNIPPET_BODY_METHOD = "$$eval"
 # The source file name of snippet N (snippet_file), as a regular expression.
 SNIPPET_FILE = r"_(?P<number>\d+)\.repl\.kts"
+
+
+def is_snippet_body(method: str) -> bool:
+    """Whether a method of a snippet's class is its body: `$$eval`, or `$$eval-UwyO8pc` where the compiler mangled
+    it for a value-class value (a Duration, a Result)."""
+    return method == SNIPPET_BODY_METHOD or method.startswith(f"{SNIPPET_BODY_METHOD}-")
 
 
 def snippet_file(number: int) -> str:
