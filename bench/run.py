@@ -129,7 +129,7 @@ async def mcp_measurements(runs: int) -> dict[str, object]:
 
         async def rss() -> int:
             sessions = json.loads((await client.call_tool("list_kotlin_sessions", {})).content[0].text)  # type: ignore[union-attr]
-            return next(s["worker_rss_bytes"] for s in sessions if s["session_id"] == "rss")
+            return next(s["workerRssBytes"] for s in sessions if s["sessionId"] == "rss")
 
         await call(RSS_FIRST, session="rss")
         before = await rss()
@@ -272,7 +272,7 @@ async def idle_memory_measurements(runs: int) -> dict[str, object]:
 
         async def rss(among: list[str]) -> int:
             listed = json.loads((await client.call_tool("list_kotlin_sessions", {})).content[0].text)  # type: ignore[union-attr]
-            return sum(s["worker_rss_bytes"] for s in listed if s["session_id"] in among)
+            return sum(s["workerRssBytes"] for s in listed if s["sessionId"] in among)
 
         busy = 0
         for index, session in enumerate(sessions):

@@ -67,7 +67,7 @@ async def soak(total: int) -> list[tuple[int, float, float, float]]:
                 break
             if i in CHECKPOINTS or i == total:
                 sessions = json.loads((await client.call_tool("list_kotlin_sessions", {})).content[0].text)  # type: ignore[union-attr]
-                rss = next(s["worker_rss_bytes"] for s in sessions if s["session_id"] == "soak") / 2**20
+                rss = next(s["workerRssBytes"] for s in sessions if s["sessionId"] == "soak") / 2**20
                 heap = float((await call(HEAP_AFTER_GC))[1].split("\n")[0])
                 rows.append((i, rss, heap, statistics.median(latencies[-100:]) * 1000))
                 print(f"{i:5d} snippets: RSS {rss:.0f} MB, live heap {heap:.0f} MB, p50 {rows[-1][3]:.0f} ms", flush=True)

@@ -58,7 +58,7 @@ allprojects {
         // script don't see the script's properties. The project is captured at configuration time;
         // this task never runs under the configuration cache (gradle-repl passes --no-configuration-cache).
         val defaultKotlinVersion = target.replPolicy("defaultKotlinVersion")
-        val minimumKotlinVersion = target.replPolicy("minimumKotlinVersion").split('.').map { it.toInt() }
+        val minimumKotlinVersion = KotlinVersions.minimum(target.replPolicy("minimumKotlinVersion"))
         val hostArtifacts = target.replPolicy("replHostArtifacts").split(',')
         doLast {
             ReplEnvironmentReport(
@@ -146,7 +146,7 @@ class ReplEnvironmentReport(
         }
         val projectVersion = kotlinPluginVersion(kotlin)
         emit("projectKotlinVersion", projectVersion)
-        val supported = atLeast(projectVersion, minimumKotlinVersion)
+        val supported = KotlinVersions.atLeast(projectVersion, minimumKotlinVersion)
         val version = if (supported) projectVersion else defaultKotlinVersion
         // Where the two differ, gradle-repl warns and loads the build's plugins at the REPL's Kotlin version.
         emit("kotlinVersion", version)
@@ -158,15 +158,6 @@ class ReplEnvironmentReport(
         reportPlugins(task)
         reportCompilerOptions(task, supported)
         return version
-    }
-
-    private fun atLeast(version: String, minimum: List<Int>): Boolean {
-        val parts = version.split('.', '-').take(3).map { it.toIntOrNull() ?: 0 }
-        for (i in minimum.indices) {
-            val part = parts.getOrElse(i) { 0 }
-            if (part != minimum[i]) return part > minimum[i]
-        }
-        return true
     }
 
     private fun kotlinPluginVersion(kotlin: Any): String {
@@ -400,6 +391,26 @@ class ReplCompilation(
         }
 
         private fun sourceSetName(sourceSet: Any): String = Reflection.call(sourceSet, "getName").toString()
+    }
+}
+
+/**
+ * How a Kotlin version compares with gradle-repl's minimum, by the rule toolchain.py's kotlin_version_tuple follows:
+ * major.minor.patch split at '.' and '-' (a qualifier such as -RC or -Beta1 ignored), a part counting when it is one
+ * to nine ASCII digits, else as 0. The minimum itself comes from toolchain.py; tests/test_init_script_api.py runs one
+ * table of versions through both.
+ */
+object KotlinVersions {
+    /** gradle-repl.minimumKotlinVersion ("2.2.0") as its parts. */
+    fun minimum(property: String): List<Int> = property.split('.').map { it.toInt() }
+
+    fun atLeast(version: String, minimum: List<Int>): Boolean {
+        val parts = version.split('.', '-').take(3).map { if (it.length in 1..9 && it.all { c -> c in '0'..'9' }) it.toInt() else 0 }
+        for (i in minimum.indices) {
+            val part = parts.getOrElse(i) { 0 }
+            if (part != minimum[i]) return part > minimum[i]
+        }
+        return true
     }
 }
 

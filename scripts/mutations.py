@@ -32,6 +32,20 @@ class Mutation:
 
 MUTATIONS = (
     Mutation(
+        "a snippet class's generated companion is not its companion",
+        "bridge/gradle_repl/worker/boot.py",
+        "    companion_hints = generated_companions(env, driver, facade_loader, str(facade_jar))",
+        "    companion_hints = []",
+        ("tests/test_worker.py::test_a_snippets_serializable_class_has_its_serializer_through_the_class",),
+    ),
+    Mutation(
+        "plugin options among a build's compiler arguments dropped",
+        "bridge/gradle_repl/project/resolve.py",
+        "    environment.compiler_plugin_options = list(dict.fromkeys(environment.compiler_plugin_options + free.options))",
+        "    pass",
+        ("tests/test_compiler_args.py::test_every_build_tools_free_args_pass_the_one_filter",),
+    ),
+    Mutation(
         "an HTTP call whose client went away keeps running",
         "bridge/gradle_repl/front/http.py",
         "                await self._cancel(scope, bytes(body))",
@@ -112,7 +126,7 @@ MUTATIONS = (
     Mutation(
         "snippets run on the compiler's kotlin-reflect",
         "bridge/gradle_repl/project/resolve.py",
-        "    with_project_kotlin_reflect(environment)\n",
+        "    use_project_kotlin_reflect(environment)\n",
         "",
         ("tests/test_spring_boot.py::test_snippets_reflect_with_the_projects_kotlin_reflect",),
     ),
@@ -122,6 +136,55 @@ MUTATIONS = (
         "    kept = encoded[: max(0, limit - note_room)].decode(\"utf-8\", errors=\"ignore\")",
         "    kept = encoded[:limit].decode(\"utf-8\", errors=\"ignore\")",
         ("tests/test_worker_output.py::test_a_block_over_the_limit_is_cut_and_the_cut_is_counted",),
+    ),
+    Mutation(
+        "listed sessions published as the host's snake_case model",
+        "bridge/gradle_repl/front/outputs.py",
+        "    sessions: list[LiveSession]",
+        "    sessions: list[SessionInfo]",
+        ("tests/test_tool_schemas.py",),
+    ),
+    Mutation(
+        "--connect dropping what a snippet printed",
+        "bridge/gradle_repl/front/remote.py",
+        "                on_frame(frame)",
+        "                pass",
+        ("tests/test_http.py::test_a_person_at_repl_connect_continues_what_an_agent_built_and_leaves_it_running",),
+    ),
+    Mutation(
+        "a display kind the terminal prints as nothing",
+        "bridge/gradle_repl/front/reply_text.py",
+        "            return frame.data  # markdown and (untrusted) html print as their text",
+        '            return ""',
+        ("tests/test_where_things_go.py",),
+    ),
+    Mutation(
+        "snippets compile internal as the REPL mangles it",
+        "jvm-worker/src/gradlerepl/host/SnippetModifiers.kt",
+        "                INTERNAL -> startsDeclaration(type, text)",
+        "                INTERNAL -> false",
+        ("tests/test_kotlin_versions.py::test_internal_declarations_are_used_by_later_snippets",),
+    ),
+    Mutation(
+        "an earlier snippet's const val crashes the backend",
+        "jvm-worker/src/gradlerepl/host/SnippetModifiers.kt",
+        "                CONST -> type == KtTokens.VAL_KEYWORD",
+        "                CONST -> false",
+        ("tests/test_kotlin_versions.py::test_a_constant_of_an_earlier_snippet_is_read_in_objects_and_functions",),
+    ),
+    Mutation(
+        "a value-class value is left to Kotlin 2.2's evaluator",
+        "jvm-worker/src/gradlerepl/host/ReplDriver.kt",
+        "                    evaluateMangledBody(evaluator, linked, evaluationConfiguration, e) // Kotlin 2.2, a value-class value",
+        "                    throw e",
+        ("tests/test_kotlin_versions.py::test_a_value_class_result_shows_as_the_program_would",),
+    ),
+    Mutation(
+        "a result names a snippet class as the REPL nests it",
+        "bridge/gradle_repl/worker/outcomes.py",
+        "                value.data = without_snippet_classes(value.data)",
+        "                pass",
+        ("tests/test_kotlin_versions.py::test_snippet_classes_read_as_written_in_results_describe_and_errors",),
     ),
     Mutation(
         "an added import goes before the code's own imports",

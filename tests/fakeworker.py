@@ -65,9 +65,13 @@ _PIDS = itertools.count(900_000)
 
 @dataclass
 class FakeResolved:
-    """What a resolver hands the host: the environment (a real resolve also has notices and an origin)."""
+    """What a resolver hands the host: the environment, no build tool that could not run, made without a build."""
 
     environment: ReplEnvironment
+    notices: tuple[str, ...] = ()
+
+    def origin(self) -> str:
+        return "faked"
 
 
 def fake_resolver(project_root: str, **_: object) -> FakeResolved:

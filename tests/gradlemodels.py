@@ -47,13 +47,19 @@ class Pair:
 
     @property
     def multiplatform(self) -> bool:
-        """Whether the run also builds the Kotlin Multiplatform + Compose models (the Compose compiler's Gradle
-        plugin exists from KGP 2.0)."""
+        """Whether the run also builds the Kotlin Multiplatform models: on every pair of the matrix."""
+        return True
+
+    @property
+    def compose(self) -> bool:
+        """Whether the multiplatform models apply the Compose compiler's Gradle plugin (it exists from KGP 2.0)."""
         return tuple(int(p) for p in self.kgp.split(".")[:2]) >= (2, 0)
 
 
 PAIRS = [
     Pair("7.6", "1.9.25", None, "1.6.3"),
+    # KGP 2.0 publishes a variant per Gradle API level up to 8.5; 8.11.1 takes its gradle85 one as it takes 2.1's.
+    Pair("8.11.1", "2.0.21", "gradle85", "1.7.3"),
     Pair("7.6.4", "2.1.20", None, "1.8.1"),
     Pair("8.11.1", "2.1.20", "gradle85", "1.8.1"),
     # KGP 2.2 publishes a variant per Gradle API level up to 8.13; 8.11's own is needed by the multiplatform plugin
@@ -83,9 +89,13 @@ def _jars(pair: Pair) -> dict[str, list[str]]:
             Coordinate(kotlin, "kotlin-gradle-plugin", pair.kgp, classifier=pair.classifier),
             Coordinate(kotlin, "kotlin-serialization", pair.kgp, classifier=pair.classifier),
             Coordinate(kotlin, "kotlin-allopen", pair.kgp, classifier=pair.classifier),
-            *([Coordinate(kotlin, "compose-compiler-gradle-plugin", pair.kgp, classifier=pair.classifier)] if pair.multiplatform else []),
+            *([Coordinate(kotlin, "compose-compiler-gradle-plugin", pair.kgp, classifier=pair.classifier)] if pair.compose else []),
         ],
         "sam": [Coordinate(kotlin, "kotlin-sam-with-receiver-compiler-plugin-embeddable", PINNED_KOTLIN_VERSION, transitive=False)],
+        # A Gradle distribution carries kotlin-reflect (its embedded Kotlin's), the flattened API jar doesn't; KGP 1.9's
+        # multiplatform targets call it (KotlinTargetWithTestsConfigurator: kotlin.reflect.full.KClasses). At the
+        # pinned stdlib's version, which the harness runs on.
+        "reflect": [Coordinate(kotlin, "kotlin-reflect", PINNED_KOTLIN_VERSION, transitive=False)],
         # External modules Gradle's module registry looks up by jar name for project dependencies.
         "gradle-externals": [Coordinate("javax.inject", "javax.inject", "1")],
     }).by_request
@@ -154,6 +164,10 @@ class PairRun:
 _MISSING_MODULE = re.compile(r"Cannot locate manifest for module '(gradle-[\w-]+)'")
 # How many unknown Gradle modules one run may discover before giving up (each costs a rerun, once per machine).
 _MODULE_DISCOVERY_RUNS = 8
+# The modules the harness's models make Gradle look up, as discovered on Gradle 7.6-8.11 (base-annotations went in 8.x,
+# logging and stdlib-java-extensions came). Seeded before the first run: discovering them costs a whole harness run each
+# (five or six per pair on a new machine, ~10 s of CPU apiece); a manifest naming a module a version lacks is never read.
+_KNOWN_MODULES = ("base-services", "base-annotations", "core", "core-api", "dependency-management", "logging", "stdlib-java-extensions")
 
 
 def run_pair(pair: Pair, work: Path, *, script: str | None = None, multiplatform: bool | None = None) -> PairRun:
@@ -165,14 +179,17 @@ def run_pair(pair: Pair, work: Path, *, script: str | None = None, multiplatform
     classes = _compile(pair, script, jars)
     stdlib = next(j for j in fetch_test_toolchain().repl_host if Path(j).name.startswith("kotlin-stdlib-"))
     user_home = persistent_test_cache() / "gradle-user-home"
+    for module in _KNOWN_MODULES:
+        _add_module_manifest(pair, f"gradle-{module}")
     for _ in range(_MODULE_DISCOVERY_RUNS):
         # The pinned stdlib first: the harness was compiled by the pinned compiler.
-        classpath = [str(classes), stdlib, *_module_manifests(pair), *jars["gradle-api"], *jars["kgp"], *jars["gradle-externals"]]
+        classpath = [str(classes), stdlib, *jars["reflect"], *_module_manifests(pair), *jars["gradle-api"], *jars["kgp"], *jars["gradle-externals"]]
         done = subprocess.run(
             # The Kotlin version policy, as gradle-repl passes it to a real Gradle (-P properties).
             ["java", "-Xmx1g", *SHORT_LIVED_JVM_FLAGS, *_ADD_OPENS, *(f"-D{k}={v}" for k, v in kotlin_policy_properties().items()),
              "-cp", os.pathsep.join(classpath), "GradleModelsKt",
-             str(work / f"run{_}"), str(user_home), pair.serialization_runtime, str(with_multiplatform).lower()],
+             str(work / f"run{_}"), str(user_home), pair.serialization_runtime, str(with_multiplatform).lower(),
+             str(pair.compose).lower()],
             capture_output=True, text=True, timeout=RUN_TIMEOUT_SECONDS,
         )
         output = done.stdout + done.stderr

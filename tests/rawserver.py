@@ -77,7 +77,7 @@ class RawServer:
         return [] if text == "No live sessions." else json.loads(text)
 
     def session_states(self) -> dict[str, str]:
-        return {s["session_id"]: s["state"] for s in self.sessions()}
+        return {s["sessionId"]: s["state"] for s in self.sessions()}
 
     def workers(self) -> list[int]:
         """The server's session worker processes (the JVM hosts), from the OS; not a class-data trainer."""

@@ -4,17 +4,19 @@ compiler's own answers, and a session left exactly as it was."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from conftest import SyncWorker, running_worker
+from fakeworker import FakeResolved
 from gradle_repl.environment import ReplEnvironment
 from gradle_repl.frames import CheckResult, CodeDiagnostic, Completion, CompletionResult, ErrorResult, SuccessResult, TextEdit, WorkerOptions
 from gradle_repl.host.manager import SessionLimits, SessionManager
+from gradle_repl.target import SessionTarget
 from gradle_repl.worker import facade
 from gradle_repl.worker.completion import Candidate, SessionCompletion, prefix_start, rank, utf16_offset
 from gradle_repl.worker.analysis import code_diagnostics
@@ -195,19 +197,14 @@ def test_a_kotlin_whose_fir_the_add_on_cannot_compile_gets_a_clear_unavailable(m
     assert completion.complete("x", 1, "_5.repl.kts", []).unavailable == first.unavailable
 
 
-@dataclass
-class _Resolved:
-    environment: ReplEnvironment
-
-
 @jvm
 def test_a_check_or_completion_after_a_source_edit_keeps_the_sessions_jvm_and_state(sample_env: ReplEnvironment):
     """Through the real manager and a real worker: after an edit (the resolve reports sources compiled later), a check
     and a completion are answered by the same JVM, which still holds what the session declared."""
     edits = [0.0]
 
-    def resolver(project_root: str, **_: object) -> _Resolved:
-        return _Resolved(sample_env.model_copy(update={"sources_stamp": sample_env.sources_stamp + edits[0]}))
+    def resolver(project_root: str, **_: object) -> FakeResolved:
+        return FakeResolved(sample_env.model_copy(update={"sources_stamp": sample_env.sources_stamp + edits[0]}))
 
     async def scenario() -> None:
         manager = SessionManager(
@@ -215,15 +212,15 @@ def test_a_check_or_completion_after_a_source_edit_keeps_the_sessions_jvm_and_st
             resolver=resolver,  # type: ignore[arg-type]
         )
         try:
-            where = {"session_id": "edited", "project_root": sample_env.project_root}
-            ran = await manager.run_snippet(**where, code="val keptAcrossEdits = 41")
+            where = SessionTarget(sample_env.project_root, session_id="edited")
+            ran = await manager.run_snippet(where, code="val keptAcrossEdits = 41")
             assert ran.result.type == "success", ran.result
             pid = manager.list()[0].worker_pid
             edits[0] += 1  # a project source was edited and rebuilt
-            checked = await manager.check_snippet(**where, code="keptAcrossEdits + 1", source_set="test")
+            checked = await manager.check_snippet(dataclasses.replace(where, source_set="test"), code="keptAcrossEdits + 1")
             assert isinstance(checked.result, CheckResult) and checked.result.compiled, checked.result
             assert checked.result.value_type == "kotlin.Int" and checked.notices == ()
-            completed = await manager.complete_snippet(**where, code="keptAcross")
+            completed = await manager.complete_snippet(where, code="keptAcross")
             assert isinstance(completed.result, CompletionResult) and _texts(completed.result)[0] == "keptAcrossEdits"
             assert completed.notices == () and [s.worker_pid for s in manager.list()] == [pid]
         finally:

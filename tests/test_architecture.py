@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "bridge" / "gradle_repl"
@@ -68,9 +70,87 @@ def test_only_the_front_ends_speak_mcp():
     assert speakers <= MCP_SPEAKERS, speakers
 
 
+def test_only_the_worker_boundary_touches_jpype():
+    """JPype's untyped objects enter through worker/java.py alone, where they get their types."""
+    users = {
+        str(path.relative_to(PACKAGE)) for path in PACKAGE.rglob("*.py")
+        if any(name.split(".")[0] in ("jpype", "_jpype") for name in _imports(path))
+    }
+    assert users == {"worker/java.py"}, users
+
+
+def test_the_front_ends_and_the_host_never_load_jpype():
+    """JPype and its native library load in worker processes only: importing every module of front/ and host/ (in a
+    fresh interpreter) leaves them out, so the server and the CLI start without them."""
+    modules = [
+        "gradle_repl." + ".".join(path.relative_to(PACKAGE).with_suffix("").parts)
+        for layer in ("front", "host") for path in sorted((PACKAGE / layer).glob("*.py")) if path.name != "__init__.py"
+    ]
+    probe = f"import importlib, sys\nfor m in {modules!r}: importlib.import_module(m)\nprint(sorted(m for m in sys.modules if 'jpype' in m))"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert (done.returncode, done.stdout.strip()) == (0, "[]"), done.stderr
+
+
 def test_the_top_level_holds_only_the_base_and_the_entry_point():
     top = {p.name for p in PACKAGE.glob("*.py")}
     assert top == {
-        "__init__.py", "__main__.py", "environment.py", "errors.py", "frames.py", "options.py", "paths.py", "progress.py",
-        "resources.py", "settings.py", "stopping.py",
+        "__init__.py", "__main__.py", "display_kinds.py", "environment.py", "file_annotations.py", "errors.py", "frames.py", "options.py", "paths.py", "progress.py",
+        "resources.py", "settings.py", "stopping.py", "target.py",
     }, top
+
+
+def _module(path: Path) -> str:
+    relative = path.relative_to(PACKAGE).with_suffix("")
+    parts = relative.parts[:-1] if relative.name == "__init__" else relative.parts
+    return ".".join(("gradle_repl", *parts))
+
+
+def _imported_modules(path: Path, modules: set[str]) -> set[str]:
+    """The package's modules path imports anywhere (under TYPE_CHECKING and inside functions too: a type checker and a
+    reader follow those as well); `from package import submodule` imports the submodule."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            submodules = {f"{node.module}.{alias.name}" for alias in node.names} & modules
+            names.update(submodules or {node.module})
+            if len(submodules) < len(node.names):
+                names.add(node.module)
+    return names & modules
+
+
+def _import_graph() -> dict[str, set[str]]:
+    paths = {_module(path): path for path in PACKAGE.rglob("*.py")}
+    return {name: _imported_modules(path, set(paths)) - {name} for name, path in paths.items()}
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One import cycle, as the modules along it, or None."""
+    done: set[str] = set()
+
+    def walk(module: str, path: list[str]) -> list[str] | None:
+        if module in path:
+            return path[path.index(module):] + [module]
+        if module in done:
+            return None
+        for imported in sorted(graph[module]):
+            found = walk(imported, [*path, module])
+            if found:
+                return found
+        done.add(module)
+        return None
+
+    return next((found for module in sorted(graph) if (found := walk(module, []))), None)
+
+
+def test_no_module_imports_itself_through_others():
+    """The package's imports form no circle: each module can be read (and type-checked) after what it uses."""
+    cycle = _cycle(_import_graph())
+    assert cycle is None, " -> ".join(cycle or [])
+
+
+def test_an_import_circle_is_found():
+    """The search finds a circle through several modules and none where there is none."""
+    assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == ["a", "b", "c", "a"]
+    assert _cycle({"a": {"b"}, "b": set()}) is None

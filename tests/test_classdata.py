@@ -15,6 +15,7 @@ from gradle_repl.worker import classdata
 from gradle_repl.host.manager import SessionLimits, SessionManager
 from gradle_repl.paths import cache_dir
 from gradle_repl.project.resolve import resolve_environment
+from gradle_repl.target import SessionTarget
 
 
 def _jdk(tmp_path: Path, version: str) -> str:
@@ -99,7 +100,7 @@ def test_on_a_new_machine_the_facade_compiles_a_trainer_writes_the_archive_later
         manager = SessionManager(limits=SessionLimits(spare_worker=False, max_sessions=4), resolver=resolve_environment)
         try:
             async def run(session: str, code: str) -> str:
-                reply = await manager.run_snippet(session_id=session, project_root=str(SAMPLE_PROJECT), code=code, build_tool="maven")
+                reply = await manager.run_snippet(SessionTarget(str(SAMPLE_PROJECT), build_tool="maven", session_id=session), code=code)
                 assert reply.result.type == "success", reply.result.message
                 return reply.result.value.data if reply.result.value else ""
 

@@ -10,6 +10,7 @@ import pytest
 
 from conftest import SAMPLE_PROJECT
 from fakeworker import FakeLauncher, fake_resolver
+from gradle_repl.front.remote import option_arguments
 from gradle_repl.front import server
 from gradle_repl.front import cli
 from gradle_repl.front.cli import main
@@ -68,8 +69,8 @@ def test_serve_runs_on_the_default_settings_and_each_flag_replaces_its_own(monke
 
 
 def test_eval_is_one_shot_one_worker_nothing_in_the_background(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
-    """`eval` runs its snippets in one session on one worker, each echoed before its result, with --timeout as each
-    snippet's timeout; it starts neither a spare worker nor a class-data trainer, which would only be killed at exit."""
+    """`eval` runs its snippets in one session on one worker, each echoed before its result (printed as the repl prints
+    it), with --timeout as each snippet's timeout; it starts neither a spare worker nor a class-data trainer, which would only be killed at exit."""
     launcher = FakeLauncher()
     built: list[Settings] = []
     real_from_settings = SessionManager.from_settings
@@ -81,7 +82,7 @@ def test_eval_is_one_shot_one_worker_nothing_in_the_background(monkeypatch: pyte
 
     monkeypatch.setattr(SessionManager, "from_settings", from_settings)
     assert main(["eval", "/p", "--timeout", "7", "-e", "A", "-e", "B"]) == 0
-    assert capsys.readouterr().out.splitlines() == [">>> A", "A", "// type: kotlin.String", ">>> B", "B", "// type: kotlin.String"]
+    assert capsys.readouterr().out.splitlines() == [">>> A", "A   // kotlin.String", ">>> B", "B   // kotlin.String"]
     assert built == [DEFAULTS.model_copy(update={"snippet_timeout_seconds": 7.0, "spare_worker": False, "train_class_data": False})]
     [worker] = launcher.spawned
     assert worker.requests_seen == ["A", "B"] and worker.timeouts_ms == [7000, 7000]
@@ -113,7 +114,7 @@ def test_check_compiles_each_snippet_in_one_session_runs_none_and_exits_1_on_err
 def test_eval_runs_snippets_in_one_session():
     done = gradle_repl("eval", str(SAMPLE_PROJECT), "--build-tool", "maven", "-e", "val x = 6", "-e", "x * 7")
     assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines() == [">>> val x = 6", "OK (no value)", ">>> x * 7", "42", "// type: kotlin.Int"]
+    assert done.stdout.splitlines() == [">>> val x = 6", ">>> x * 7", "42   // kotlin.Int"]
 
 
 @jvm
@@ -123,7 +124,7 @@ def test_eval_exits_1_when_a_snippet_fails():
     assert done.returncode == 1 and "Unresolved reference 'missing'" in done.stdout
     lines = done.stdout.splitlines()
     warning = lines.index("warning: Division by zero. (line 1, col 9)")
-    assert lines[warning + 3] == "Error: java.lang.ArithmeticException: / by zero", done.stdout
+    assert lines[warning + 3] == "error: java.lang.ArithmeticException: / by zero", done.stdout
     assert "warning: warning:" not in done.stdout
 
 
@@ -150,10 +151,10 @@ def test_session_option_flags_become_the_sessions_options_and_bad_ones_are_refus
     ]))
     options = cli._session_options(args)
     assert options == SessionOptions(env={"A": "1", "B": "=2"}, env_source="shell", jvm_args=("-Dk=v",), opt_in=("kotlin.ExperimentalUnsignedTypes",))
-    assert cli._option_arguments(options) == {
+    assert option_arguments(options) == {
         "env": {"A": "1", "B": "=2"}, "envSource": "shell", "jvmArgs": ["-Dk=v"], "optIn": ["kotlin.ExperimentalUnsignedTypes"],
     }
-    assert cli._option_arguments(cli._session_options(cli._parser().parse_args(["eval", "p", "-e", "1"]))) == {}
+    assert option_arguments(cli._session_options(cli._parser().parse_args(["eval", "p", "-e", "1"]))) == {}
     assert main(["eval", ".", "--env", "NOEQUALS", "-e", "1"]) == 2 and "write NAME=VALUE" in capsys.readouterr().err
     assert main(["eval", ".", "--jvm-arg", "-XX:+UseG1GC", "-e", "1"]) == 1
     assert "serial collector" in capsys.readouterr().err
@@ -161,9 +162,9 @@ def test_session_option_flags_become_the_sessions_options_and_bad_ones_are_refus
 
 def _joining(*flags: str) -> object:
     """What `eval --connect` decides about a live session on `:app`'s test source set built with maven."""
-    from gradle_repl.host.sessions import SessionInfo
+    from gradle_repl.front.outputs import LiveSession
 
-    info = SessionInfo(
+    info = LiveSession(
         session_id="live", state="idle", project_root=str(SAMPLE_PROJECT), project_path=":app", source_set="test",
         build_tool="maven", kotlin_version="2.3.21", java_home="/jdk", java_version="17", snippets_run=1,
         uptime_seconds=1.0, idle_seconds=1.0, worker_pid=None, worker_rss_bytes=None,

@@ -83,6 +83,21 @@ async def test_an_image_bitmap_from_the_projects_code_comes_back_as_a_png(compos
     assert {image.getpixel((x, y)) for x in range(6) for y in range(4)} == {GREEN}
 
 
+async def test_a_fully_qualified_composable_annotation_acts_as_the_imported_one(compose: Client):
+    """`@androidx.compose.runtime.Composable` written out, in a session that has not imported it (this test runs before
+    the one that does): the Compose plugin sees a composable (a composable call from elsewhere would not compile), and it
+    draws."""
+    declared = await run(compose, (
+        "import androidx.compose.foundation.background\nimport androidx.compose.foundation.layout.Box\n"
+        "import androidx.compose.foundation.layout.fillMaxSize\nimport androidx.compose.ui.Modifier\n"
+        "import androidx.compose.ui.graphics.Color\n"
+        "@androidx.compose.runtime.Composable fun GreenFill() { Box(Modifier.fillMaxSize().background(Color.Green)) }"
+    ))
+    assert not declared.is_error, text(declared)
+    image = image_of(await run(compose, "renderComposable(width = 5, height = 4) { GreenFill() }"))
+    assert {image.getpixel((x, y)) for x in range(5) for y in range(4)} == {GREEN}
+
+
 async def test_a_composable_declared_in_a_snippet_renders_as_it_draws(compose: Client):
     """A @Composable function declared in a snippet (the Compose compiler plugin at work; the session describes it as
     written, not as the plugin lowered it) rendered with renderComposable: a 40×30 red box on white, every pixel

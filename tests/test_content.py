@@ -2,10 +2,7 @@
 
 from mcp.types import ImageContent, TextContent
 
-import pytest
-
-from gradle_repl.errors import GradleReplError
-from gradle_repl.front.content import error_result, reply_from_result, reply_to_result, request_failed
+from gradle_repl.front.content import reply_to_result
 from gradle_repl.frames import CompilerDiagnostic, DisplayFrame, ErrorResult, StreamFrame, SuccessResult
 from gradle_repl.host.handle import Reply
 from gradle_repl.host.notices import Notice
@@ -81,7 +78,8 @@ def test_a_reply_as_data_says_what_the_text_says_field_by_field():
     data = reply_to_result(Reply(FRAMES, ok, notices=(restarted,))).structured_content
     assert data == {
         "ok": True, "value": "0", "valueType": "kotlin.Int", "valueKind": "text", "error": None, "diagnostics": [],
-        "stdout": "a\nb\n", "stderr": "warn\n", "displayCount": 2, "truncatedBytes": 0,
+        "valueMime": "text/plain", "stdout": "a\nb\n", "stderr": "warn\n", "displayCount": 2, "truncatedBytes": 0,
+        "displays": [{"kind": "image", "mime": "image/png", "text": None}, {"kind": "html", "mime": "text/html", "text": "<script>x</script>"}],
         "notices": [{"kind": "restarted", "text": "[session restarted]"}, {"kind": "memory", "text": HEAP_WARNING}],
         "durationMs": 12,
     }
@@ -94,33 +92,6 @@ def test_a_reply_as_data_says_what_the_text_says_field_by_field():
     assert data["diagnostics"] == [{"severity": "error", "message": "x", "line": 2, "column": 5}]
     lost = ErrorResult(error_kind="timeout", message="stopped", state_lost=True)
     assert reply_to_result(Reply((), lost)).structured_content["error"]["stateLost"] is True
-
-
-def test_a_result_read_back_is_the_reply_it_was_made_from():
-    """The shell's --connect reads a server's result back into the reply the terminal prints: warnings, value and
-    type, displays in order (an image, labelled html), output per stream, notices and the heap warning."""
-    value = DisplayFrame(kind="text", mime="text/plain", data="0")
-    warning = CompilerDiagnostic(severity="warning", message="Division by zero.", line=1, column=9)
-    ok = SuccessResult(
-        value=value, value_type="kotlin.Int", compile_warnings=[DIVISION_WARNING], diagnostics=[warning],
-        heap_warning=HEAP_WARNING, duration_ms=5,
-    )
-    restarted = Notice(kind="restarted", text="[session restarted]")
-    back = reply_from_result(reply_to_result(Reply(FRAMES, ok, notices=(restarted,))), "val d = 1 / 0")
-    assert back.result == ok and back.notices == (restarted,)
-    assert back.frames == (
-        StreamFrame(event="stdout", data="a\nb\n"), StreamFrame(event="stderr", data="warn\n"), FRAMES[1], FRAMES[4],
-    )
-    failed = ErrorResult(
-        error_kind="runtime", message="java.lang.ArithmeticException: / by zero", stack="    at snippet 2, line 1",
-        compile_warnings=[DIVISION_WARNING], diagnostics=[warning],
-    )
-    assert reply_from_result(reply_to_result(Reply((), failed)), "val d = 1 / 0").result == failed
-
-
-def test_a_call_that_could_not_run_reads_back_as_the_error_it_was():
-    with pytest.raises(GradleReplError, match="code is empty"):
-        reply_from_result(error_result("code is empty", request_failed("code is empty")), "")
 
 
 def test_a_completion_that_needs_an_import_says_so_in_text_and_carries_it_as_an_edit_in_data():

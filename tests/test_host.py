@@ -21,7 +21,9 @@ from gradle_repl.host import handle
 from gradle_repl.host.manager import SessionLimits, SessionManager
 from gradle_repl.host.notices import Notice
 from gradle_repl.options import SessionOptions
+from gradle_repl.environment import BuildToolChoice
 from gradle_repl.settings import DEFAULTS, Settings
+from gradle_repl.target import SessionTarget
 
 pytestmark = pytest.mark.anyio
 
@@ -37,8 +39,8 @@ def manager(launcher: FakeLauncher, **limits: object) -> SessionManager:
     )
 
 
-async def run(m: SessionManager, code: str, session: str = "s", **extra: object) -> str:
-    reply = await m.run_snippet(session_id=session, project_root="/p", code=code, **extra)  # type: ignore[arg-type]
+async def run(m: SessionManager, code: str, session: str = "s", build_tool: BuildToolChoice = "auto", **extra: object) -> str:
+    reply = await m.run_snippet(SessionTarget("/p", build_tool=build_tool, session_id=session), code=code, **extra)  # type: ignore[arg-type]
     result = reply.result
     if isinstance(result, ErrorResult):
         return f"{result.error_kind}: {result.message}"
@@ -87,7 +89,7 @@ async def test_a_cancelled_snippet_that_never_answers_costs_the_worker_and_says_
     launcher = FakeLauncher()
     m = manager(launcher)
     await cancel_when(m, "running", run(m, "hang"))
-    reply = await m.run_snippet(session_id="s", project_root="/p", code="B")
+    reply = await m.run_snippet(SessionTarget("/p", session_id="s"), code="B")
     assert isinstance(reply.result, SuccessResult) and reply.result.value is not None and reply.result.value.data == "B"
     assert any(n.kind == "state_lost" and "cancelled snippet" in n.text and "state is lost" in n.text for n in reply.notices), reply.notices
     assert len(launcher.live()) == 1 and launcher.spawned[0].returncode is not None
@@ -207,7 +209,7 @@ async def test_the_least_recently_used_idle_session_makes_room_and_is_told():
     await run(m, "a", "old")
     await run(m, "b", "new")
     assert [s.session_id for s in m.list()] == ["new"] and len(launcher.live()) == 1
-    reply = await m.run_snippet(session_id="old", project_root="/p", code="c")
+    reply = await m.run_snippet(SessionTarget("/p", session_id="old"), code="c")
     assert any(n.kind == "evicted" and "'old' was closed to make room" in n.text for n in reply.notices)
     await m.close_all()
 
@@ -222,7 +224,7 @@ async def test_an_idle_session_is_closed_at_the_idle_timeout_and_its_next_call_i
     async with asyncio.timeout(5):  # the idle timeout plus a poll, observed through the listing and the workers
         while m.list() or launcher.live():
             await asyncio.sleep(0.005)
-    reply = await m.run_snippet(session_id="s", project_root="/p", code="2")
+    reply = await m.run_snippet(SessionTarget("/p", session_id="s"), code="2")
     assert any(
         n.kind == "evicted" and n.text.startswith("[session 's' was closed after") and "idle (--idle-timeout 0.05)" in n.text
         for n in reply.notices
@@ -247,7 +249,7 @@ async def test_a_changed_environment_restarts_the_session_and_says_so():
     launcher = FakeLauncher()
     m = manager(launcher)
     await run(m, "1")
-    reply = await m.run_snippet(session_id="s", project_root="/other", code="2")
+    reply = await m.run_snippet(SessionTarget("/other", session_id="s"), code="2")
     assert any(n.kind == "restarted" and "restarted" in n.text for n in reply.notices)
     assert len(launcher.live()) == 1
     await m.close_all()
@@ -259,7 +261,7 @@ async def test_a_restart_for_a_changed_build_adds_the_reported_libraries_again()
     launcher = FakeLauncher()
     m = manager(launcher)
     await run(m, "libraries added")
-    reply = await m.run_snippet(session_id="s", project_root="/other", code="2")
+    reply = await m.run_snippet(SessionTarget("/other", session_id="s"), code="2")
     assert launcher.spawned[1].requests_seen == ['@file:DependsOn("org.example:lib:1.0")\nUnit', "2"]
     assert Notice(kind="libraries", text='[added again after the restart: @file:DependsOn("org.example:lib:1.0")]') in reply.notices, reply.notices
     await m.close_all()
@@ -279,13 +281,13 @@ async def test_checks_and_completions_use_the_live_worker_even_after_the_build_c
 
     launcher = FakeLauncher()
     m = SessionManager(limits=SessionLimits(spare_worker=False), launcher=launcher, resolver=edited)  # type: ignore[arg-type]
-    first = await m.complete_snippet(session_id="s", project_root="/p", code="x")  # no worker yet: started
+    first = await m.complete_snippet(SessionTarget("/p", session_id="s"), code="x")  # no worker yet: started
     assert isinstance(first.result, CompletionResult) and len(launcher.spawned) == 1 and len(resolves) == 1
     assert await run(m, "kept") == "kept"  # the build changed since: restarted, as a run is
     assert len(launcher.spawned) == 2
     worker = launcher.spawned[1]
-    checked = await m.check_snippet(session_id="s", project_root="/p", code="kept", source_set="test", build_tool="gradle")
-    completed = await m.complete_snippet(session_id="s", project_root="/other", code="ke", project_path=":app")
+    checked = await m.check_snippet(SessionTarget("/p", source_set="test", build_tool="gradle", session_id="s"), code="kept")
+    completed = await m.complete_snippet(SessionTarget("/other", project_path=":app", session_id="s"), code="ke")
     assert isinstance(checked.result, CheckResult) and checked.result.compiled and checked.notices == ()
     assert isinstance(completed.result, CompletionResult) and [i.text for i in completed.result.items] == ["kept"]
     assert completed.notices == () and worker.checks_seen == ["kept"]
@@ -301,7 +303,7 @@ async def test_a_cancelled_check_is_read_to_its_end_and_the_session_keeps_its_wo
     launcher = FakeLauncher()
     m = manager(launcher)
     assert await run(m, "before") == "before"
-    check = asyncio.ensure_future(m.check_snippet(session_id="s", project_root="/p", code="compiling 0.3"))
+    check = asyncio.ensure_future(m.check_snippet(SessionTarget("/p", session_id="s"), code="compiling 0.3"))
     await until_state(m, "running")
     check.cancel()
     with pytest.raises(asyncio.CancelledError):
@@ -315,7 +317,7 @@ async def test_a_cancelled_check_is_read_to_its_end_and_the_session_keeps_its_wo
 async def test_output_reaches_the_listener_while_the_snippet_runs():
     m = manager(FakeLauncher())
     seen: list[str] = []
-    reply = await m.run_snippet(session_id="s", project_root="/p", code="print hello:V", on_frame=lambda f: seen.append(f.data))
+    reply = await m.run_snippet(SessionTarget("/p", session_id="s"), code="print hello:V", on_frame=lambda f: seen.append(f.data))
     assert seen == ["hello\n"] and reply.frames[0].data == "hello\n"
     await m.close_all()
 
@@ -376,10 +378,24 @@ async def test_the_environments_warnings_reach_the_first_reply_of_each_jvm():
         return FakeResolved(environment.model_copy(update={"warnings": ["plugin x does not apply to snippet classes"]}))
 
     m = SessionManager(limits=SessionLimits(spare_worker=False), launcher=FakeLauncher(), resolver=warning_resolver)  # type: ignore[arg-type]
-    first = await m.run_snippet(session_id="s", project_root="/p", code="A")
+    first = await m.run_snippet(SessionTarget("/p", session_id="s"), code="A")
     assert first.notices == (Notice(kind="environment", text="[plugin x does not apply to snippet classes]"),)
-    again = await m.run_snippet(session_id="s", project_root="/p", code="B")
+    again = await m.run_snippet(SessionTarget("/p", session_id="s"), code="B")
     assert again.notices == ()
+    await m.close_all()
+
+
+async def test_a_build_tool_that_could_not_run_is_said_on_the_call_it_happened():
+    """The resolver's notices (buildTool=auto fell back to the other build tool) reach that call's reply as build_tool
+    notices, read from the resolved result's own field."""
+    skipped = "[gradle can't run here (no Gradle 7.6+); used maven instead]"
+
+    def falling_back(project_root: str, **_: object) -> FakeResolved:
+        return FakeResolved(fake_resolver(project_root).environment, notices=(skipped,))
+
+    m = SessionManager(limits=SessionLimits(spare_worker=False), launcher=FakeLauncher(), resolver=falling_back)  # type: ignore[arg-type]
+    reply = await m.run_snippet(SessionTarget("/p", session_id="s"), code="A")
+    assert reply.notices == (Notice(kind="build_tool", text=skipped),)
     await m.close_all()
 
 
@@ -423,7 +439,7 @@ async def test_a_restart_for_new_session_options_adds_the_reported_libraries_aga
     launcher = FakeLauncher()
     m = manager(launcher)
     await run(m, "libraries added")
-    reply = await m.run_snippet(session_id="s", project_root="/p", code="2", options=SessionOptions(env={"MODE": "b"}))
+    reply = await m.run_snippet(SessionTarget("/p", session_id="s"), code="2", options=SessionOptions(env={"MODE": "b"}))
     assert launcher.spawned[1].requests_seen == ['@file:DependsOn("org.example:lib:1.0")\nUnit', "2"]
     assert [n.kind for n in reply.notices] == ["options", "libraries"], reply.notices
     await m.close_all()
@@ -433,7 +449,7 @@ async def test_an_initial_heap_above_the_sessions_cap_is_refused_before_anything
     launcher = FakeLauncher()
     m = manager(launcher)
     with pytest.raises(GradleReplError, match=r"'-Xms64g' asks for an initial heap of 65536 MB, above the session's heap cap"):
-        await m.run_snippet(session_id="s", project_root="/p", code="1", options=SessionOptions(jvm_args=("-Xms64g",)))
+        await m.run_snippet(SessionTarget("/p", session_id="s"), code="1", options=SessionOptions(jvm_args=("-Xms64g",)))
     assert launcher.spawned == [] and m.list() == []
     await m.close_all()
 
@@ -446,13 +462,13 @@ async def test_session_options_apply_from_the_first_call_and_a_change_restarts_t
     await run(m, "1", "plain")  # a plain session starts, and a spare after it
     assert len(launcher.spawned) == 2
     chosen = SessionOptions(env={"MODE": "a"}, opt_in=("kotlin.ExperimentalUnsignedTypes",))
-    first = await m.run_snippet(session_id="s", project_root="/p", code="1", options=chosen)
+    first = await m.run_snippet(SessionTarget("/p", session_id="s"), code="1", options=chosen)
     assert len(launcher.spawned) == 3 and launcher.spawned[1].returncode is None, "the spare is not taken"
     assert m.session_options("s") == chosen
-    kept = await m.run_snippet(session_id="s", project_root="/p", code="2")
-    same = await m.run_snippet(session_id="s", project_root="/p", code="3", options=chosen)
+    kept = await m.run_snippet(SessionTarget("/p", session_id="s"), code="2")
+    same = await m.run_snippet(SessionTarget("/p", session_id="s"), code="3", options=chosen)
     assert len(launcher.spawned) == 3 and kept.notices == () and same.notices == ()
-    changed = await m.run_snippet(session_id="s", project_root="/p", code="4", options=SessionOptions(env={"MODE": "b"}))
+    changed = await m.run_snippet(SessionTarget("/p", session_id="s"), code="4", options=SessionOptions(env={"MODE": "b"}))
     assert len(launcher.spawned) == 4 and m.session_options("s") == SessionOptions(env={"MODE": "b"})
     (notice,) = changed.notices
     assert notice.kind == "options" and "restarted with new session options (envSource inherit; env MODE=b)" in notice.text

@@ -186,7 +186,7 @@ async def test_a_cancel_over_http_stops_the_snippet_and_keeps_the_session(server
 
 async def _state(client, session_id: str) -> str | None:
     sessions = (await client.call_tool("list_kotlin_sessions", {})).structured_content["sessions"]
-    return next((s["state"] for s in sessions if s["session_id"] == session_id), None)
+    return next((s["state"] for s in sessions if s["sessionId"] == session_id), None)
 
 
 async def test_a_client_that_goes_away_mid_snippet_has_its_snippet_cancelled_and_no_one_elses(server: HttpServer, tmp_path: Path):
@@ -265,7 +265,7 @@ def test_eval_connect_continues_a_session_and_sessions_lists_it(server: HttpServ
     the session; a session that isn't live needs the project named."""
     assert main(["eval", "--connect", server.url, "--session", OTHER, PROJECT, "-e", "val s = 40"]) == 0
     assert main(["eval", "--connect", server.url, "--session", OTHER, "-e", "s + 2"]) == 0
-    assert "42\n// type: kotlin.Int" in capsys.readouterr().out
+    assert "42   // kotlin.Int" in capsys.readouterr().out
     assert main(["eval", "--connect", server.url, "--session", OTHER, "-e", "missing"]) == 1
     assert "Unresolved reference 'missing'" in capsys.readouterr().out
     assert main(["eval", "--connect", server.url, "--session", OTHER, str(SAMPLE_PROJECT.parent), "-e", "1"]) == 2
@@ -306,8 +306,8 @@ def _free_port() -> int:
 
 
 async def test_a_person_at_repl_connect_continues_what_an_agent_built_and_leaves_it_running(server: HttpServer, tmp_path: Path):
-    """The agent declares, the person at `repl --connect` completes and checks against it (Tab, :check), uses it and
-    declares more, the agent sees that; quitting the prompt leaves the session live for the agent."""
+    """The agent declares, the person at `repl --connect` completes and checks against it (Tab, :check), uses it (and
+    sees what the snippet prints) and declares more, the agent sees that; quitting the prompt leaves the session live for the agent."""
     from test_terminal import GRADLE_REPL, Terminal
 
     async with sdk_client(server) as agent:
@@ -327,6 +327,9 @@ async def test_a_person_at_repl_connect_continues_what_an_agent_built_and_leaves
             term.keys("-l", ".uppercase()")
             term.keys("Enter")
             term.wait_for(r"BY THE AGENT\s+// kotlin\.String", at)
+            at = term.mark()
+            term.type('println("printed " + agentBuilt)')  # what a snippet prints reaches the person (not only its value)
+            term.wait_for(r"(?m)^printed by the agent", at)
             at = term.mark()
             term.type(":check agentBuilt.lenght")  # checked in the server's session: nothing runs
             term.wait_for(r"Error: 1 error\(s\); nothing was run\.", at)

@@ -12,6 +12,7 @@ import pytest
 
 from test_analysis import assert_completes_imports_and_packages
 from conftest import PROJECTS, SAMPLE_PROJECT, SyncWorker, copy_project, running_worker
+from test_worker import assert_serializers_through_the_class
 from gradle_repl.environment import ReplEnvironment
 from gradle_repl.project.plugin_support import snippet_class_warnings
 from gradle_repl.project.resolve import resolve_environment
@@ -60,6 +61,11 @@ def test_serializable_class_in_a_snippet(older_worker: SyncWorker):
     assert value == '{"y":"z"}'
 
 
+def test_a_snippets_serializable_class_has_its_serializer_through_the_class(older_worker: SyncWorker):
+    """On 2.2's REPL (snippet classes are local classes there) as on 2.3's: fully qualified or imported."""
+    assert_serializers_through_the_class(older_worker)
+
+
 @pytest.mark.parametrize(
     ("kotlin", "serialization", "coroutines"), [("1.9.24", "1.6.3", "1.8.1"), ("2.1.20", "1.8.1", "1.10.2")]
 )
@@ -90,6 +96,8 @@ def test_a_project_on_kotlin_without_a_k2_repl_gets_its_plugins_on_the_pinned_re
             '@Serializable data class Q(val y: String, val n: Int = 2)\nJson.encodeToString(Q("z")) + " " + Json.decodeFromString<Q>("""{"y":"a"}""")'
         )
         assert worker.value(declared) == '{"y":"z"} Q(y=a, n=2)'
+        qualified = "@kotlinx.serialization.Serializable data class R(val y: String)\nR.serializer().descriptor.getElementName(0)"
+        assert worker.value(qualified) == "y"
 
 
 @pytest.mark.parametrize(
@@ -281,21 +289,101 @@ def _declarations_outlive_their_backends(env: ReplEnvironment, worker: SyncWorke
     # Before the release, every run's JvmBackendContext stayed reachable for the session's life (one per snippet).
     assert _live_instances(env, worker, "org.jetbrains.kotlin.backend.jvm.JvmBackendContext") <= 1
 
-def test_a_long_session_on_kotlin_2_2_runs_checks_and_completes(older_worker: SyncWorker):
-    """Kotlin 2.2 to 2.3.10 walk a snippet module's friends of friends into a list at every compilation (2^n entries for
-    the n-th snippet: 3.3 s and 671 MB at snippet 23, OutOfMemoryError at 24, the session lost). SnippetModuleChain keeps
-    the walk quadratic: sixty more snippets that use Java classes, declare and call, then a check and a completion, all
-    answer in the session that the module's other tests already used."""
+
+BOTH_REPLS = pytest.mark.parametrize("worker_fixture", ["older_worker", "sample_worker"], ids=[OLDER_KOTLIN, PINNED_KOTLIN_VERSION])
+
+
+@BOTH_REPLS
+def test_internal_declarations_are_used_by_later_snippets(request: pytest.FixtureRequest, worker_fixture: str):
+    """The K2 REPL mangles an internal member with the snippet's own module and calls it with another (NoSuchMethodError
+    `getV$main`), and 2.2 crashes on a top-level `internal fun`: snippets compile `internal` as public, which is what it
+    means across one module's snippets. The word as a name, in a string or in a comment stays as written."""
+    worker: SyncWorker = request.getfixturevalue(worker_fixture)
+    assert worker.value("internal fun internalTwice(x: Int) = x * 2\ninternalTwice(1)") == "2"
+    declared = worker.eval("class InternalBox { internal val v = 3; internal fun f() = 4; var w = 1\n internal set }\ninternal val internalTop = 5")
+    assert declared.result.type == "success", declared.result.message
+    assert worker.value("internalTwice(InternalBox().v + InternalBox().f()) + internalTop") == "19"
+    assert worker.value('val internal = "internal fun" // internal val\ninternal') == "internal fun"
+
+
+@BOTH_REPLS
+def test_a_constant_of_an_earlier_snippet_is_read_in_objects_and_functions(request: pytest.FixtureRequest, worker_fixture: str):
+    """A later snippet that reads an earlier snippet's `const val` in an object, class or function crashed the compiler's
+    backend (2.3: "Error occurred while optimizing an expression"), and 2.2 refused a top-level one: it compiles as a val."""
+    worker: SyncWorker = request.getfixturevalue(worker_fixture)
+    assert worker.eval("const val CONST_LIMIT = 5\nobject ConstHolder { const val INNER = 7 }").result.type == "success"
+    assert worker.value("object ConstUser { val twice = CONST_LIMIT * 2 }\nfun constSum() = ConstHolder.INNER + CONST_LIMIT\nConstUser.twice + constSum()") == "22"
+
+
+@BOTH_REPLS
+def test_a_value_class_result_shows_as_the_program_would(request: pytest.FixtureRequest, worker_fixture: str):
+    """2.2's evaluator can't find the body of a snippet whose value is of a value class (the compiler mangles it:
+    an NPE in K2ReplEvaluator); the worker runs it itself, names the value class from the mangled name, and the value
+    reads as on 2.3, boxed; the snippet's vals stay for later snippets and its failure points at its line."""
+    worker: SyncWorker = request.getfixturevalue(worker_fixture)
+    duration = worker.eval('val keptBeside = 2\nkotlin.time.Duration.parse("5s")').result
+    assert duration.type == "success" and (duration.value.data, duration.value_type) == ("5s", "kotlin.time.Duration"), duration
+    assert worker.value("Result.success(keptBeside)") == "Success(2)"
+    unsigned = worker.eval("1u").result
+    assert (unsigned.value.data, unsigned.value_type) == ("1", "kotlin.UInt"), unsigned
+    assert worker.value("keptBeside + 1") == "3"
+    worker.eval('val keptDuration = kotlin.time.Duration.parse("5s")')
+    # Its getter, mangled for the value class on 2.2 (`getKeptDuration-UwyO8pc`), is no function of the session's.
+    assert [d.kind for d in worker.describe().declarations if "eptDuration" in d.name] == ["val"]
+    thrown = worker.eval('kotlin.time.Duration.parse("x")').result
+    assert thrown.error_kind == "runtime" and "Invalid duration string format" in thrown.message, thrown
+    assert re.search(r"^    at snippet \d+, line 1$", thrown.stack, re.MULTILINE), thrown.stack
+
+
+@BOTH_REPLS
+def test_snippet_classes_read_as_written_in_results_describe_and_errors(request: pytest.FixtureRequest, worker_fixture: str):
+    """A value without its own toString() shows `NamedK@…`, never the REPL's `_9_repl$NamedK@…`: as a result, in a
+    collection, in describe, in an exception's message and in a ClassCastException."""
+    worker: SyncWorker = request.getfixturevalue(worker_fixture)
+    written = re.compile(r"NamedK@[0-9a-f]+")
+    assert written.fullmatch(worker.value("class NamedK(val x: Int)\nNamedK(1)"))
+    assert re.fullmatch(r"\[NamedK@[0-9a-f]+\]", worker.value("listOf(NamedK(2))"))
+    worker.eval("val namedK = NamedK(3)")
+    (described,) = [d for d in worker.describe().declarations if d.name == "namedK"]
+    assert described.value and written.fullmatch(described.value), described
+    thrown = worker.eval('throw IllegalStateException("bad " + NamedK(4))').result
+    assert re.fullmatch(r"java.lang.IllegalStateException: bad NamedK@[0-9a-f]+", thrown.message), thrown.message
+    cast = worker.eval("(NamedK(5) as Any) as String").result
+    assert cast.message.startswith("java.lang.ClassCastException: class NamedK cannot be cast to class java.lang.String (NamedK "), cast.message
+    assert "_repl" not in thrown.message + cast.message + described.value
+    mismatch = worker.eval('fun takesNamedK(k: NamedK) = k\ntakesNamedK("x")').result
+    assert mismatch.error_kind == "compile" and "'NamedK' was expected" in mismatch.message, mismatch.message
+
+
+def _mixed_snippet(n: int) -> str:
+    """One of a long session's snippets: values, functions, @Serializable classes, a compile error, a throwing val."""
     kinds = (
-        'val long{n} = StringBuilder("{n}").append(java.util.ArrayList<Int>(listOf({n}))).toString()',
-        "fun long{n}(x: Int) = x + {n}\nlong{n}(1)",
-        "data class Long{n}(val x: Int = {n})\nLong{n}().x",
+        'val soak{n} = StringBuilder("{n}").append(java.util.ArrayList<Int>(listOf({n}))).toString()',
+        "fun soak{n}(x: Int) = x + {n}\nsoak{n}(1)",
+        "import kotlinx.serialization.*\nimport kotlinx.serialization.json.*\n"
+        "@Serializable data class Soak{n}(val a: Int = {n})\nJson.encodeToString(Soak{n}())",
+        "soakMissing{n} + 1",
+        'val soakFailed{n}: String = error("soak {n}")',
+        "sample.classics.books.map {{ it.title }}.size",
     )
-    for n in range(60):
-        reply = older_worker.eval(kinds[n % 3].format(n=n))
-        assert reply.result.type == "success", (n, reply.result.message)
-    assert older_worker.value("long57") == "57[57]"
-    checked = older_worker.check("long58(2) + Long59().x")
+    return kinds[n % len(kinds)].format(n=n)
+
+
+def test_two_hundred_mixed_snippets_on_kotlin_2_2_keep_their_memory(older_worker: SyncWorker):
+    """A long 2.2 session with failed snippets, serialization and describes (one died near snippet 49) runs 200 of them
+    at a 512 MB heap without running out of memory or a heap warning, keeps its state, and then checks and completes.
+    Kotlin 2.2 to 2.3.10 walk a snippet module's friends of friends into a list at every compilation (2^n entries for
+    the n-th snippet: 3.3 s and 671 MB at snippet 23, OutOfMemoryError at 24); SnippetModuleChain keeps the walk
+    quadratic, for snippets that use Java classes too. In the session the module's other tests used (measured: ~30 s)."""
+    for n in range(200):
+        result = older_worker.eval(_mixed_snippet(n)).result
+        expected = {3: "compile", 4: "runtime"}.get(n % 6)
+        assert (result.error_kind if result.type == "error" else None) == expected, (n, result.message)
+        assert result.heap_warning is None, (n, result.heap_warning)
+        if n % 10 == 9:
+            assert older_worker.describe().declarations
+    assert older_worker.value("soak0 + soak193(1)") == "0[0]194"
+    checked = older_worker.check("soak193(2) + soak0.length")
     assert checked.compiled and checked.value_type == "kotlin.Int", checked
-    assert {"long57", "long58"} <= {item.text for item in older_worker.complete("long5").items}
-    assert older_worker.value("long58(2) + Long59().x") == "119"
+    assert {"soak192", "soak193"} <= {item.text for item in older_worker.complete("soak19").items}
+    assert older_worker.value("import kotlinx.serialization.json.*\nJson.encodeToString(Soak194(7))") == '{"a":7}'

@@ -85,9 +85,9 @@ def test_describe_shows_secret_like_values_masked():
         jvm_args=["-Dservice.apiKey=abc", "-Dapp.mode=repl"],
     )
     assert options is not None
-    shown = options.shown()
-    assert shown["env"] == {"API_TOKEN": "***", "APP_MODE": "repl", "AWS_SECRET_ACCESS_KEY": "***", "DB_PASSWORD": "***"}
-    assert shown["jvmArgs"] == ["-Dservice.apiKey=***", "-Dapp.mode=repl"]
+    shown = options.masked()
+    assert shown.env == {"API_TOKEN": "***", "APP_MODE": "repl", "AWS_SECRET_ACCESS_KEY": "***", "DB_PASSWORD": "***"}
+    assert shown.jvm_args == ("-Dservice.apiKey=***", "-Dapp.mode=repl")
     assert "t0p" not in options.summary() and "abc" not in options.summary() and "APP_MODE=repl" in options.summary()
 
 

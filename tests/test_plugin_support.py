@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from gradle_repl.environment import ReplEnvironment
-from gradle_repl.project.plugin_support import with_plugins_at_repl_version
+from gradle_repl.project.plugin_support import load_plugins_at_repl_version
 from gradle_repl.project.toolchain import PINNED_KOTLIN_VERSION
 
 GRADLE_CACHE = "/home/u/.gradle/caches/modules-2/files-2.1"
@@ -27,7 +27,7 @@ def test_jetbrains_plugins_come_along_at_the_repl_version_and_a_third_party_one_
         f"{GRADLE_CACHE}/io.arrow-kt/arrow-meta/1.6.2/cd/arrow-meta-1.6.2.jar",
         f"{GRADLE_CACHE}/org.jetbrains.kotlin/kotlin-stdlib/1.9.25/ef/kotlin-stdlib-1.9.25.jar",
     ], ["plugin:org.jetbrains.kotlin.allopen:annotation=a.Open", "plugin:arrow.meta.plugin.compiler:x=y"])
-    with_plugins_at_repl_version(env)
+    load_plugins_at_repl_version(env)
     assert [Path(j).name for j in env.compiler_plugin_classpath] == [f"kotlin-allopen-compiler-plugin-embeddable-{PINNED_KOTLIN_VERSION}.jar"]
     assert Path(env.compiler_plugin_classpath[0]).is_file()
     assert env.compiler_plugin_options == ["plugin:org.jetbrains.kotlin.allopen:annotation=a.Open"]
@@ -41,5 +41,5 @@ def test_a_project_on_the_repls_own_kotlin_keeps_its_plugins_as_reported():
     options = ["plugin:org.jetbrains.kotlin.allopen:annotation=a.Open", "plugin:third.party:k=v"]
     for project in ("2.2.21", None):
         env = _env(project, plugins, options).model_copy(update={"kotlin_version": "2.2.21"})
-        with_plugins_at_repl_version(env)
+        load_plugins_at_repl_version(env)
         assert (env.compiler_plugin_classpath, env.compiler_plugin_options, env.warnings) == (plugins, options, [])

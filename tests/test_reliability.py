@@ -139,7 +139,7 @@ def test_text_that_looks_like_a_frame_stays_text(server: RawServer):
 def test_kill_9_of_a_worker_mid_snippet_is_a_clear_error_then_recovers(server: RawServer):
     prepare(server, LOST)
     sessions = json.loads(text(server.call_tool("list_kotlin_sessions", {})["result"]))
-    victim = next(s["worker_pid"] for s in sessions if s["session_id"] == LOST)
+    victim = next(s["workerPid"] for s in sessions if s["sessionId"] == LOST)
     server.send_call("doomed", "run_kotlin_snippet",
                      {"projectRoot": PROJECT, "code": "Thread.sleep(30_000)", "sessionId": LOST, "buildTool": "maven"})
     wait_for(lambda: server.session_states().get(LOST) == "running", 60)  # killed mid-snippet, not before
@@ -282,7 +282,7 @@ def test_twenty_interleavings_on_one_server_keep_answers_listing_and_processes_r
                 if not text(result).startswith(own.strip('"')):
                     Ledger.data_lost += 1
                 assert text(result).startswith(own.strip('"')), (step, action, text(result))
-            listed = sorted(s["worker_pid"] for s in server.sessions())
+            listed = sorted(s["workerPid"] for s in server.sessions())
             assert listed == server.workers(), (step, action)
         processes = [p.pid for p in descendants(server.pid)]
         assert server.process.stdin

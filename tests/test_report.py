@@ -76,3 +76,27 @@ def test_snippet_frames_read_as_users_number_and_name_them():
     assert frame("_6_repl$Cart$Line", "price", "_6.repl.kts", 1).render() == "    at Cart.Line.price (snippet 5, line 1)"
     assert frame("sample.BooksKt", "parse", "Books.kt", 19).render() == "    at sample.BooksKt.parse(Books.kt:19)"
     assert frame("_4_repl", "f", "Other.kt", 1).render() == "    at _4_repl.f(Other.kt:1)"
+
+
+def test_snippet_classes_in_an_error_read_as_the_user_wrote_them():
+    """A toString() of Any's or a ClassCastException names `K`, never the REPL's `_9_repl$K`; the snippet's own
+    exception class too."""
+    cast = ThrowableInfo(
+        "java.lang.ClassCastException",
+        "class _9_repl$K cannot be cast to class java.lang.String (_9_repl$K is in unnamed module of loader X @16be413a)",
+        (),
+    )
+    thrown = ThrowableInfo("_5_repl$Boom", "bad _9_repl$K@244f54f7", ())
+    assert format_throwable([cast])[0] == (
+        "java.lang.ClassCastException: class K cannot be cast to class java.lang.String (K is in unnamed module of loader X @16be413a)"
+    )
+    headline, stack = format_throwable([thrown, cast])
+    assert headline == "Boom: bad K@244f54f7"
+    assert "Caused by: java.lang.ClassCastException: class K cannot" in stack
+
+
+def test_a_snippet_body_mangled_for_a_value_class_reads_as_the_snippet():
+    """Kotlin mangles the body of a snippet whose value is a value class (`$$eval-UwyO8pc`); its frame still reads
+    `at snippet N, line L`."""
+    frame = StackFrame("_7_repl", "$$eval-UwyO8pc", "_7.repl.kts", 1)
+    assert frame.render() == "    at snippet 6, line 1"

@@ -129,10 +129,10 @@ async def test_tools_that_return_data_declare_an_output_schema_and_fill_it():
     assert tools["reset_kotlin_session"].output_schema is None
     assert text(ran) == "A\n// type: kotlin.String"
     assert ran.structured_content == {
-        "ok": True, "value": "A", "valueType": "kotlin.String", "valueKind": "text", "error": None, "diagnostics": [],
-        "stdout": "", "stderr": "", "displayCount": 0, "truncatedBytes": 0, "notices": [], "durationMs": 0,
+        "ok": True, "value": "A", "valueType": "kotlin.String", "valueKind": "text", "valueMime": "text/plain", "error": None, "diagnostics": [],
+        "stdout": "", "stderr": "", "displayCount": 0, "displays": [], "truncatedBytes": 0, "notices": [], "durationMs": 0,
     }
-    assert [s["session_id"] for s in listed.structured_content["sessions"]] == ["data"]
+    assert [s["sessionId"] for s in listed.structured_content["sessions"]] == ["data"]
     assert described.structured_content["sessionId"] == "data"
     assert [d["name"] for d in described.structured_content["declarations"]] == ["A"]
     assert refused.is_error and refused.structured_content["error"] == {
@@ -175,7 +175,7 @@ async def test_the_tools_are_methods_a_test_can_call():
         await manager.close_all()
     assert not value.is_error and text(value) == "A\n// type: kotlin.String", text(value)
     assert empty.is_error and "code is empty" in text(empty)
-    assert [s["session_id"] for s in listed] == ["default"]
+    assert [s["sessionId"] for s in listed] == ["default"]
     assert nothing_to_reset == "Session 'nobody' had no running JVM; nothing to reset."
     assert nobody == "No session 'nobody'." and closed == "Session 'default' closed."
 
@@ -189,9 +189,9 @@ async def test_a_new_session_takes_the_warmed_spare_worker():
         result = await run(client, "2", sessionId="second")
         sessions = json.loads(text(await client.call_tool("list_kotlin_sessions", {})))
     assert text(result).startswith("2")
-    second = next(s for s in sessions if s["session_id"] == "second")
-    first = next(s for s in sessions if s["session_id"] == "first")
-    assert second["worker_pid"] == spare.pid and second["worker_pid"] != first["worker_pid"]
+    second = next(s for s in sessions if s["sessionId"] == "second")
+    first = next(s for s in sessions if s["sessionId"] == "first")
+    assert second["workerPid"] == spare.pid and second["workerPid"] != first["workerPid"]
 
 
 async def test_session_cap_evicts_the_least_recently_used_idle_session():
@@ -203,7 +203,7 @@ async def test_session_cap_evicts_the_least_recently_used_idle_session():
         sessions = json.loads(text(await client.call_tool("list_kotlin_sessions", {})))
         again = await run(client, "kept", sessionId="old")
         held = text(await client.call_tool("describe_kotlin_session", {"sessionId": "old"}))
-    assert [s["session_id"] for s in sessions] == ["new"]
+    assert [s["sessionId"] for s in sessions] == ["new"]
     assert "[session 'old' was closed to make room: at most 1 sessions live at once" in text(again)
     assert len(launcher.spawned) == 3 and "val kept = 1" not in held and "val kept: kotlin.String" in held, held
 
@@ -235,13 +235,13 @@ async def test_state_is_per_session_and_reset_loses_it(shared: Client):
     other = await run(client, "answer", sessionId=PLAIN)
     assert other.is_error and "Unresolved reference 'answer'" in text(other)
     sessions = text(await client.call_tool("list_kotlin_sessions", {}))
-    assert '"session_id": "a"' in sessions and f'"session_id": "{PLAIN}"' in sessions and "2.3.21" in sessions
+    assert '"sessionId": "a"' in sessions and f'"sessionId": "{PLAIN}"' in sessions and "2.3.21" in sessions
     # Only this test's own sessions: others on the shared server are other tests' business.
-    for listed in (s for s in json.loads(sessions) if s["session_id"] in ("a", PLAIN)):
+    for listed in (s for s in json.loads(sessions) if s["sessionId"] in ("a", PLAIN)):
         # Memory is the OS's figure for that very process (psutil, on every platform), not a guess.
-        actual = psutil.Process(listed["worker_pid"]).memory_info().rss
-        assert listed["state"] == "idle" and listed["snippets_run"] >= 1
-        assert 0.5 * actual < listed["worker_rss_bytes"] < 2 * actual, (listed, actual)
+        actual = psutil.Process(listed["workerPid"]).memory_info().rss
+        assert listed["state"] == "idle" and listed["snippetsRun"] >= 1
+        assert 0.5 * actual < listed["workerRssBytes"] < 2 * actual, (listed, actual)
     reset = await client.call_tool("reset_kotlin_session", {"sessionId": "a"})
     assert "reset" in text(reset)
     after = await run(client, "answer", sessionId="a")
@@ -270,7 +270,7 @@ async def test_describe_lists_what_a_session_holds_newest_definition_winning(sha
     # The newest definition wins and comes last but one; a name whose snippet failed is still resolved, unset.
     assert lines[-2] == "val limit: kotlin.String = redefined    // snippet 3", described
     assert lines[-1] == "val broken: kotlin.Int = <not initialised: its snippet failed>    // snippet 4", described
-    listed = {s["session_id"]: s for s in json.loads(text(await client.call_tool("list_kotlin_sessions", {})))}
+    listed = {s["sessionId"]: s for s in json.loads(text(await client.call_tool("list_kotlin_sessions", {})))}
     assert listed["described"]["declarations"] == 7
     # A value whose toString() blocks costs describe a bounded wait, never the session.
     await run(client, 'val stuck = object { override fun toString(): String { Thread.sleep(120_000); return "never" } }', sessionId="described")
@@ -445,7 +445,7 @@ async def test_session_options_reach_the_jvm_and_describe_shows_them_masked(shar
     assert refused.is_error and refused.structured_content["error"]["kind"] == "request"
     assert "jvmArgs: '-Xmx9g' is refused: the heap cap is the server's (--heap-mb)" in text(refused)
     listed = await client.call_tool("list_kotlin_sessions", {})
-    assert "refused" not in [s["session_id"] for s in listed.structured_content["sessions"]]
+    assert "refused" not in [s["sessionId"] for s in listed.structured_content["sessions"]]
     await client.call_tool("close_kotlin_session", {"sessionId": "optioned"})
 
 

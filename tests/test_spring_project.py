@@ -42,8 +42,26 @@ def spring(spring_env: ReplEnvironment) -> Iterator[SyncWorker]:
 
 
 def test_the_spring_preset_and_no_arg_reach_the_repl(spring_env: ReplEnvironment):
-    assert "plugin:org.jetbrains.kotlin.allopen:preset=spring" in spring_env.compiler_plugin_options
-    assert "plugin:org.jetbrains.kotlin.noarg:annotation=shop.Entity" in spring_env.compiler_plugin_options
+    """<compilerPlugins>, <pluginOptions> and the plugin options the POM's <args> pass (`-P`, then `-P=…`) alike."""
+    assert spring_env.compiler_plugin_options == [
+        "plugin:org.jetbrains.kotlin.allopen:preset=spring",
+        "plugin:org.jetbrains.kotlin.noarg:annotation=shop.Entity",
+        "plugin:org.jetbrains.kotlin.allopen:annotation=shop.Open",
+        "plugin:org.jetbrains.kotlin.noarg:annotation=shop.Record",
+    ]
+    assert not any(arg.startswith("-P") for arg in spring_env.compiler_args), spring_env.compiler_args
+
+
+def test_plugin_options_from_the_poms_args_act_on_project_and_snippet_classes(spring: SyncWorker):
+    """The POM's `<arg>` options (all-open for shop.Open, no-arg for shop.Record) act on the project's classes and on
+    a snippet's, whose annotation is written fully qualified or imported."""
+    assert spring.value('class Wide : shop.Shelf() { override fun label() = "wide" }; Wide().label()') == "wide"
+    assert spring.value("shop.Receipt::class.java.getDeclaredConstructor().newInstance().total") == "0"
+    for name, open_, record in (("Qualified", "@shop.Open", "@shop.Record"), ("Imported", "@Open", "@Record")):
+        spring.eval(f"import shop.Open\nimport shop.Record\n{open_} class {name}Bin {{ fun size() = 1 }}\n"
+                    f"{record} class {name}Slip(val total: Long)")
+        assert spring.value(f"class Big{name} : {name}Bin() {{ override fun size() = 2 }}; Big{name}().size()") == "2"
+        assert spring.value(f"{name}Slip::class.java.getDeclaredConstructor().newInstance().total") == "0"
 
 
 def test_an_application_context_of_the_project_starts_and_wires_its_services(spring: SyncWorker):
@@ -81,6 +99,14 @@ def test_a_configuration_declared_in_a_snippet_is_proxied_like_the_projects(spri
 def test_project_services_are_open_to_a_snippet_subclass(spring: SyncWorker):
     subclass = "class Free : shop.Pricing(shop.Catalog()) { override fun total(vararg skus: String) = 0L }"
     assert spring.value(f'{subclass}; Free().total("tea")') == "0"
+
+
+def test_the_spring_preset_opens_a_snippets_service_written_either_way(spring: SyncWorker):
+    """A snippet's @Service, fully qualified or imported, is open with its members, as the build opens the project's."""
+    spring.eval("@org.springframework.stereotype.Service class QualifiedDesk { fun greet() = \"q\" }")
+    spring.eval("import org.springframework.stereotype.Service\n@Service class ImportedDesk { fun greet() = \"i\" }")
+    for desk in ("QualifiedDesk", "ImportedDesk"):
+        assert spring.value(f'class Front{desk} : {desk}() {{ override fun greet() = "-" }}; Front{desk}().greet()') == "-"
 
 
 def test_no_arg_gives_project_and_snippet_entities_a_default_constructor(spring: SyncWorker):

@@ -13,9 +13,9 @@ from prompt_toolkit.document import Document
 
 from gradle_repl.frames import Completion, CompletionResult, TextEdit
 from gradle_repl.front.tab_completion import ImportEdits, SessionCompleter
-from gradle_repl.front.terminal import TerminalOptions
 from gradle_repl.host.handle import Analysis
 from gradle_repl.host.notices import Notice
+from gradle_repl.target import SessionTarget
 
 FILE_IMPORT = [TextEdit(start=0, end=0, text="import java.io.File\n")]
 
@@ -69,14 +69,14 @@ def test_enter_on_the_highlighted_one_of_two_namesakes_adds_that_ones_import():
 class _StartingManager:
     """A session manager whose session a completion has just started: the answer carries the start's notices."""
 
-    async def complete_snippet(self, **_: Any) -> Analysis:
+    async def complete_snippet(self, target: SessionTarget, **_: Any) -> Analysis:
         items = [Completion(text="File", kind="class", detail="java.io", edits=FILE_IMPORT)]
         return Analysis(CompletionResult(prefix_start=8, items=items), (Notice(kind="restarted", text="[restarted: pom.xml changed]"),))
 
 
 def test_the_notices_of_a_session_tab_starts_are_shown_and_its_candidates_offered():
     shown: list[str] = []
-    completer = SessionCompleter(_StartingManager(), TerminalOptions(project_root="."), show=shown.append)  # type: ignore[arg-type]
+    completer = SessionCompleter(_StartingManager(), SessionTarget(project_root="."), show=shown.append)
 
     async def complete() -> list[str]:
         document = Document("val f = Fil", 11)

@@ -177,6 +177,36 @@ def test_serializable_class_declared_in_a_snippet(sample_worker: SyncWorker):
     assert value == '{"x":3} Point(x=3, label=p)'
 
 
+# A @Serializable class declared in a snippet, its annotation written fully qualified and imported; each line uses
+# the plugin's generated companion through the class, in the declaring snippet and in a later one.
+SERIALIZABLE_BOTH_WAYS = (
+    ("@kotlinx.serialization.Serializable data class QualifiedNote(val text: String)\n"
+     'QualifiedNote.serializer().descriptor.getElementName(0)', "QualifiedNote"),
+    ("import kotlinx.serialization.Serializable\n@Serializable data class ImportedNote(val text: String)\n"
+     'ImportedNote.serializer().descriptor.getElementName(0)', "ImportedNote"),
+)
+
+
+def assert_serializers_through_the_class(worker: SyncWorker) -> None:
+    """The generated companion's serializer() is reached through the class, in its snippet and in later ones; a class
+    with a companion of its own keeps it (and gets serializer() in it, as the plugin adds it there)."""
+    for declared, name in SERIALIZABLE_BOTH_WAYS:
+        assert worker.value(declared) == "text"
+        encoded = f'kotlinx.serialization.json.Json.encodeToString({name}.serializer(), {name}("hi"))'
+        assert worker.value(encoded) == '{"text":"hi"}'
+    own = "@kotlinx.serialization.Serializable class Owned(val n: Int) { companion object { fun one() = Owned(1) } }"
+    assert worker.eval(own).result.type == "success"
+    assert worker.value("kotlinx.serialization.json.Json.encodeToString(Owned.serializer(), Owned.one())") == '{"n":1}'
+
+
+def test_a_snippets_serializable_class_has_its_serializer_through_the_class(sample_worker: SyncWorker):
+    """`Q.serializer()` on a snippet's @Serializable class, written fully qualified or imported (the K2 REPL never made
+    the plugin's generated companion the class's companion: an unresolved reference). A check and completion see it too."""
+    assert_serializers_through_the_class(sample_worker)
+    assert sample_worker.check("QualifiedNote.serializer()").value_type == "kotlinx.serialization.KSerializer<QualifiedNote>"
+    assert "serializer" in [item.text for item in sample_worker.complete("ImportedNote.ser").items]
+
+
 def test_snippets_see_the_projects_library_versions(sample_worker: SyncWorker):
     """sample-project uses kotlinx-coroutines 1.10.2; the compiler carries its own older copy."""
     location = sample_worker.value("kotlinx.coroutines.Job::class.java.protectionDomain.codeSource.location.toString()")

@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field
 
 from gradle_repl.errors import EnvironmentIncomplete
 from gradle_repl.options import SessionOptions
+from gradle_repl.settings import DEFAULT_PROJECT_PATH, DEFAULT_SOURCE_SET
 
 __all__ = ["MARKER", "DEPENDS_ON_UNAVAILABLE", "COMPOSE_PLUGIN_MISSING", "SKIKO_RUNTIME_MISSING", "BuildToolChoice", "BuildToolName", "ReplEnvironment", "is_plugin_jar", "marker_prefix", "new_nonce", "parse_markers"]
 
@@ -64,8 +65,8 @@ class ReplEnvironment(BaseModel):
 
     build_tool: BuildToolName
     project_root: str
-    project_path: str = ":"
-    source_set: str = "main"
+    project_path: str = DEFAULT_PROJECT_PATH
+    source_set: str = DEFAULT_SOURCE_SET
     project_dir: str | None = Field(default=None, description="the module's directory; the worker JVM's working directory")
     java_executable: str
     java_home: str
@@ -199,4 +200,4 @@ def parse_markers(
         )
     if missing:
         raise EnvironmentIncomplete(f"the build did not report: {', '.join(missing)}")
-    return ReplEnvironment(build_tool=build_tool, project_root=project_root, **values, **lists)  # type: ignore[arg-type]
+    return ReplEnvironment.model_validate({"build_tool": build_tool, "project_root": project_root, **values, **lists})

@@ -18,7 +18,9 @@ from typing import Annotated, Literal, Union
 
 from pydantic import BaseModel, Field, TypeAdapter
 
+from gradle_repl.display_kinds import DisplayKind
 from gradle_repl.environment import ReplEnvironment
+from gradle_repl.file_annotations import depends_on
 from gradle_repl.settings import DEFAULTS
 
 __all__ = [
@@ -65,7 +67,6 @@ DEFAULT_HEAP_MB = DEFAULTS.heap_mb
 DEFAULT_OUTPUT_LIMIT_BYTES = DEFAULTS.output_limit_bytes
 DEFAULT_FRAME_LIMIT_BYTES = DEFAULTS.frame_limit_bytes
 
-DisplayKind = Literal["text", "markdown", "html", "image"]
 ErrorKind = Literal["compile", "runtime", "timeout", "cancelled", "exited", "out_of_memory", "internal", "protocol"]
 
 
@@ -188,7 +189,7 @@ class SessionDescription(BaseModel):
         if not self.declarations and not self.imports and not self.libraries:
             return f"Session {session_id!r} holds no declarations, imports or added libraries yet."
         lines = [f"Session {session_id!r}: {len(self.declarations)} declaration(s), {len(self.imports)} import(s)"]
-        lines += [f'@file:DependsOn("{coordinate}")' for coordinate in self.libraries]
+        lines += [depends_on(coordinate) for coordinate in self.libraries]
         lines += [f"import {name}" for name in self.imports]
         for declaration in self.declarations:
             value = f" = {declaration.value}" if declaration.value is not None else ""

@@ -120,22 +120,20 @@ class SessionOptions(BaseModel):
     def compiler_options(self) -> list[str]:
         return [f"-opt-in={name}" for name in self.opt_in]
 
-    def shown(self) -> dict[str, object]:
+    def masked(self) -> SessionOptions:
         """The options as describe shows them: a secret-like variable's or property's value masked."""
-        return {
+        return self.model_copy(update={
             "env": {name: masked(name, value) for name, value in sorted(self.env.items())},
-            "envSource": self.env_source,
-            "jvmArgs": [_masked_flag(flag) for flag in self.jvm_args],
-            "optIn": list(self.opt_in),
-        }
+            "jvm_args": tuple(_masked_flag(flag) for flag in self.jvm_args),
+        })
 
     def summary(self) -> str:
-        shown = self.shown()
+        shown = self.masked()
         parts = [f"envSource {self.env_source}"]
         if self.env:
-            parts.append("env " + " ".join(f"{k}={v}" for k, v in shown["env"].items()))  # type: ignore[union-attr]
+            parts.append("env " + " ".join(f"{k}={v}" for k, v in shown.env.items()))
         if self.jvm_args:
-            parts.append("jvmArgs " + " ".join(shown["jvmArgs"]))  # type: ignore[arg-type]
+            parts.append("jvmArgs " + " ".join(shown.jvm_args))
         if self.opt_in:
             parts.append("optIn " + " ".join(self.opt_in))
         return "; ".join(parts)

@@ -7,16 +7,18 @@ nothing else writes a default of its own.
 
 from __future__ import annotations
 
+from typing import Final
+
 from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = ["Settings", "DEFAULTS", "TOKEN_ENV", "DEFAULT_SESSION_ID", "DEFAULT_PROJECT_PATH", "DEFAULT_SOURCE_SET", "DEFAULT_BUILD_TOOL"]
 
 # What a tool call (and the CLI) runs in when it names none: an agent's first session, the build's root project,
 # its main source set, and the build tool the project's files point to.
-DEFAULT_SESSION_ID = "default"
-DEFAULT_PROJECT_PATH = ":"
-DEFAULT_SOURCE_SET = "main"
-DEFAULT_BUILD_TOOL = "auto"
+DEFAULT_SESSION_ID: Final = "default"
+DEFAULT_PROJECT_PATH: Final = ":"
+DEFAULT_SOURCE_SET: Final = "main"
+DEFAULT_BUILD_TOOL: Final = "auto"
 
 # The variable that gives `serve --http` its bearer token. No worker JVM or build ever sees it: snippets and build
 # scripts are code the token guards against.

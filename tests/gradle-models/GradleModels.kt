@@ -2,7 +2,8 @@
 // real Kotlin Gradle plugin and its compiler-plugin Gradle plugins, runs the shipped init script's body on
 // them and executes its resolveReplEnvironment task's actions. The markers it prints go to stdout; each
 // project's block is framed by "=== <name>" lines. Compiled together with the init script by
-// tests/gradlemodels.py; arguments: <work dir> <gradle user home> <serialization runtime version> <multiplatform: true|false>.
+// tests/gradlemodels.py; arguments: <work dir> <gradle user home> <serialization runtime version> <multiplatform: true|false>
+// <compose: true|false> (the Compose compiler's Gradle plugin exists from KGP 2.0).
 
 import org.gradle.api.Project
 import org.gradle.api.internal.GradleInternal
@@ -18,6 +19,7 @@ fun main(args: Array<String>) {
     val userHome = File(args[1])
     val serializationVersion = args[2]
     val withMultiplatform = args[3].toBoolean()
+    val withCompose = args[4].toBoolean()
     var failed = false
     try {
         // The task reads its source set when it runs: one project model answers for several (blocks "<model>:<name>").
@@ -26,7 +28,7 @@ fun main(args: Array<String>) {
         val root = twoModules(File(work, "multi"), userHome)
         report("multi:app", root, ":app", "main")
         if (withMultiplatform) {
-            val kmp = multiplatformModels(File(work, "kmp"), userHome, serializationVersion)
+            val kmp = multiplatformModels(File(work, "kmp"), userHome, serializationVersion, withCompose)
             for ((model, names) in MULTIPLATFORM_MODELS) for (name in names) report("kmp:$model:$name", kmp, ":$model", name)
         }
     } catch (e: Throwable) {
@@ -89,10 +91,10 @@ private val MULTIPLATFORM_MODELS = mapOf(
 /**
  * kotlin("multiplatform") projects, as a KMP + Compose app declares them: "one" has a single jvm() target, an
  * intermediate source set (jvmSharedMain: commonMain ← jvmSharedMain ← jvmMain), serialization and the Compose
- * compiler plugin, with Compose runtime and kotlinx-serialization in commonMain; "two" has jvm() and
- * jvm("desktop"); "js-only" has a single js() target. KGP's DSL is called by reflection, as in singleModule.
+ * compiler plugin (where the KGP has it), with Compose runtime and kotlinx-serialization in commonMain; "two" has jvm()
+ * and jvm("desktop"); "js-only" has a single js() target. KGP's DSL is called by reflection, as in singleModule.
  */
-private fun multiplatformModels(dir: File, userHome: File, serializationVersion: String): Project {
+private fun multiplatformModels(dir: File, userHome: File, serializationVersion: String, withCompose: Boolean): Project {
     val root = builder(dir, userHome, "kmp").build()
     for (model in MULTIPLATFORM_MODELS.keys) {
         val project = builder(File(dir, model), userHome, model).withParent(root).build()
@@ -103,7 +105,7 @@ private fun multiplatformModels(dir: File, userHome: File, serializationVersion:
             model.startsWith("js") -> kotlin.javaClass.getMethod("js").invoke(kotlin)
             else -> {
                 project.pluginManager.apply("org.jetbrains.kotlin.plugin.serialization")
-                project.pluginManager.apply("org.jetbrains.kotlin.plugin.compose")
+                if (withCompose) project.pluginManager.apply("org.jetbrains.kotlin.plugin.compose")
                 // KotlinMultiplatformExtension.jvm() and jvm(name).
                 kotlin.javaClass.getMethod("jvm").invoke(kotlin)
                 if (model.startsWith("two")) kotlin.javaClass.getMethod("jvm", String::class.java).invoke(kotlin, "desktop")

@@ -11,21 +11,26 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gradle_repl import package_version
 from gradle_repl.project.buildtools import BUILD_TOOLS
-from gradle_repl.front.content import as_text, check_to_result, reply_to_result
+from gradle_repl.front.reply_text import ReplyPrinter
+from gradle_repl.front.sessions import Sessions
 from gradle_repl.errors import GradleReplError
 from gradle_repl.host.manager import SessionManager
-from gradle_repl.host.sessions import SessionInfo
 from gradle_repl.project.process import BuildLine
 from gradle_repl.project.resolve import resolve_environment
 from gradle_repl.front.token import server_token
 from gradle_repl.options import SessionOptions, session_options
 from gradle_repl.settings import DEFAULT_BUILD_TOOL, DEFAULT_PROJECT_PATH, DEFAULT_SESSION_ID, DEFAULT_SOURCE_SET, DEFAULTS, Settings
+from gradle_repl.target import SessionTarget
 
 if TYPE_CHECKING:
-    from gradle_repl.front.content import CallToolResult
+    from gradle_repl.front.outputs import LiveSession
 
 __all__ = ["main", "settings_for"]
+
+# The session of one `eval` or `check` command: its own, in a manager of its own.
+CLI_SESSION_ID = "cli"
 
 class UsageError(GradleReplError):
     """A command line that can't mean anything: exit 2, as argparse's own usage errors."""
@@ -85,13 +90,6 @@ def _session_options(args: argparse.Namespace) -> SessionOptions | None:
     )
 
 
-def _option_arguments(options: SessionOptions | None) -> dict[str, object]:
-    """The same options as run_kotlin_snippet's arguments, for a server's session."""
-    if options is None:
-        return {}
-    return {"env": options.env, "envSource": options.env_source, "jvmArgs": list(options.jvm_args), "optIn": list(options.opt_in)}
-
-
 def _connect_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--connect", nargs="?", const=DEFAULTS.http_url(), metavar="URL",
@@ -124,10 +122,19 @@ def settings_for(args: argparse.Namespace, **overrides: object) -> Settings:
     return Settings.model_validate({**flags, **overrides})
 
 
+class _PrintVersion(argparse.Action):
+    """argparse's version action, except that the package metadata is read only when asked, not on every start."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object, option: str | None = None) -> None:
+        print(f"gradle-repl {package_version()}")
+        parser.exit()
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="gradle-repl", description="Run Kotlin snippets inside a Gradle or Maven JVM project (MCP server and CLI)."
     )
+    parser.add_argument("--version", action=_PrintVersion, nargs=0, help="print gradle-repl's version and exit")
     commands = parser.add_subparsers(dest="command", required=True)
 
     serve = commands.add_parser("serve", help="run the MCP server on stdio (or over Streamable HTTP with --http)")
@@ -215,39 +222,45 @@ def _resolve(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_result(result: CallToolResult) -> bool:
-    """Prints a result's content as text; true when it is an error."""
-    for block in as_text(result):
-        print(block)
-    return bool(result.is_error)
+async def _run_each(sessions: Sessions, target: SessionTarget, args: argparse.Namespace) -> int:
+    """eval and check: each snippet in the target's session, run or only compiled, printed as the repl prints it;
+    exit 1 when one failed."""
+    printer = ReplyPrinter(sys.stdout)
+    options = _session_options(args) if args.command == "eval" else None
+    failed = False
+    for code in args.code:
+        print(f">>> {code}", flush=True)
+        if args.command == "check":
+            failed |= printer.check(await sessions.check_snippet(target, code=code, progress=_progress(args)))
+        else:
+            reply = await sessions.run_snippet(target, code=code, options=options, progress=_progress(args), on_frame=printer.frame)
+            failed |= printer.result(reply)
+    return 1 if failed else 0
 
 
 async def _eval_connected(args: argparse.Namespace) -> int:
     from gradle_repl.front import remote
 
     async with remote.connected(args.connect) as client:
-        arguments = await _joined(client, args)
-        failed = False
-        for code in args.code:
-            print(f">>> {code}")
-            failed |= _print_result(await client.call_tool("run_kotlin_snippet", {**arguments, "code": code}))
-    return 1 if failed else 0
+        return await _run_each(remote.RemoteSessions(client), await _joined(client, args), args)
 
 
-async def _joined(client: Any, args: argparse.Namespace) -> dict[str, Any]:
-    """run_kotlin_snippet's arguments for the session --connect joins: a live one's own project, else the one named."""
+def _target(args: argparse.Namespace, session_id: str) -> SessionTarget:
+    """The session and project the command line names (the project directory "." when it names none)."""
+    return SessionTarget(args.project_root or ".", args.project, args.source_set, args.build_tool, session_id)
+
+
+async def _joined(client: Any, args: argparse.Namespace) -> SessionTarget:
+    """The session --connect joins: a live one with its own project, else the one named."""
     from gradle_repl.front import remote
 
-    session_id = args.session or DEFAULT_SESSION_ID
-    info = await remote.live_session(client, session_id)
+    named = _target(args, args.session or DEFAULT_SESSION_ID)
+    info = await remote.live_session(client, named.session_id)
     _same_project(info, args)
-    arguments = remote.snippet_arguments(
-        info, session_id, args.project_root, projectPath=args.project, sourceSet=args.source_set, buildTool=args.build_tool,
-    )
-    return arguments | _option_arguments(_session_options(args))
+    return remote.joined_target(info, named, root_named=args.project_root is not None)
 
 
-def _same_project(info: SessionInfo | None, args: argparse.Namespace) -> None:
+def _same_project(info: LiveSession | None, args: argparse.Namespace) -> None:
     """A live session runs one project, project path, source set and build tool; naming others would restart it
     under whoever else uses it. A flag left out is not a choice: the session's own is used; one given is, even at its
     default value (`--source-set main` is refused by a session on `test`). `--build-tool auto` lets the session's stand."""
@@ -277,7 +290,7 @@ async def _sessions(args: argparse.Namespace) -> int:
     async with remote.connected(args.connect) as client:
         live = await remote.sessions(client)
     if args.json:
-        print(json.dumps([info.model_dump() for info in live], indent=2))
+        print(json.dumps([info.model_dump(mode="json") for info in live], indent=2))
     elif not live:
         print("No live sessions.")
     for info in [] if args.json else live:
@@ -293,11 +306,10 @@ async def _repl_connected(args: argparse.Namespace) -> int:
     from gradle_repl.front.terminal import TerminalOptions, run_terminal
 
     async with remote.connected(args.connect) as client:
-        arguments = await _joined(client, args)
         options = TerminalOptions(
-            project_root=arguments["projectRoot"], session_id=arguments["sessionId"], server=args.connect, timeout_seconds=args.timeout,
+            await _joined(client, args), server=args.connect, timeout_seconds=args.timeout, session_options=_session_options(args),
         )
-        return await run_terminal(options, remote.RemoteSessions(client, arguments))
+        return await run_terminal(options, remote.RemoteSessions(client))
 
 
 async def _eval(args: argparse.Namespace) -> int:
@@ -306,37 +318,23 @@ async def _eval(args: argparse.Namespace) -> int:
         return await _eval_connected(args)
     if args.project_root is None:
         raise UsageError("eval needs the project directory (or --connect to run in a server's session)")
-    options = _session_options(args) if args.command == "eval" else None
     # One-shot: no spare JVM and no archive training, which would only be killed at exit.
     manager = SessionManager.from_settings(
         settings_for(args, spare_worker=False, train_class_data=False), resolver=resolve_environment
     )
-    failed = False
-    where = {"session_id": "cli", "project_root": args.project_root, "project_path": args.project,
-             "source_set": args.source_set, "build_tool": args.build_tool, "progress": _progress(args)}
     try:
-        for code in args.code:
-            print(f">>> {code}")
-            if args.command == "check":
-                result = check_to_result(await manager.check_snippet(**where, code=code))
-            else:
-                result = reply_to_result(await manager.run_snippet(**where, code=code, options=options))
-            failed |= _print_result(result)
+        return await _run_each(manager, _target(args, CLI_SESSION_ID), args)
     finally:
         await manager.close_all()
-    return 1 if failed else 0
 
 
 async def _repl(args: argparse.Namespace) -> int:
     if args.connect:
         return await _repl_connected(args)
-    from gradle_repl.front.terminal import TerminalOptions, run_terminal  # prompt_toolkit only when a person asks for it
+    from gradle_repl.front.terminal import SESSION_ID, TerminalOptions, run_terminal  # prompt_toolkit only when a person asks for it
 
     manager = SessionManager.from_settings(settings_for(args, spare_worker=False), resolver=resolve_environment)
-    options = TerminalOptions(
-        project_root=args.project_root or ".", project_path=args.project, source_set=args.source_set,
-        build_tool=args.build_tool, timeout_seconds=args.timeout, session_options=_session_options(args),
-    )
+    options = TerminalOptions(_target(args, SESSION_ID), timeout_seconds=args.timeout, session_options=_session_options(args))
     return await run_terminal(options, manager)
 
 

@@ -1,4 +1,5 @@
-"""Turns a snippet's reply into MCP content: the one place CallToolResults are made.
+"""Turns a snippet's reply into MCP content: the one place CallToolResults are made. (How a reply reads in a
+terminal is front/reply_text.py's; how a client reads a result back into a reply, front/remote.py's.)
 
 Every result that carries data carries it twice: as content (text and images, for clients that read text only,
 unchanged) and as `structuredContent`, the tool's output model (front/outputs.py) dumped by alias.
@@ -14,19 +15,21 @@ from __future__ import annotations
 
 # The SDK's wire types from their own package: `mcp.types` would import the whole SDK (client and server, ~0.4 s)
 # into every CLI process that only prints a result.
-from mcp_types import CallToolResult, ImageContent, TextContent
+from mcp_types import CallToolResult, ContentBlock, ImageContent, TextContent
 
-from gradle_repl.errors import GradleReplError
+from gradle_repl.display_kinds import DISPLAY_KINDS
 from gradle_repl.frames import CheckResult, CompletionResult, DisplayFrame, ErrorResult, SnippetResult, StreamFrame, SuccessResult
-from gradle_repl.front.outputs import CodeCheck, CodeCompletions, SnippetError, SnippetRun, Wire
+from gradle_repl.front.outputs import (
+    CheckDiagnostic, CodeCheck, CodeCompletions, CompletionItem, SnippetDiagnostic, DisplayItem, NoticeItem, SnippetError, SnippetRun, Wire,
+    wire_list,
+)
 from gradle_repl.host.handle import Analysis, Reply
 from gradle_repl.host.notices import Notice
-from gradle_repl.worker.report import Diagnostic, format_diagnostic
+from gradle_repl.front.reply_text import check_text, shown_type, truncation_note
 
 __all__ = [
-    "CallToolResult", "as_text", "reply_to_result", "reply_from_result", "error_result", "text_result", "snippet_run",
-    "request_failed", "check_text", "check_to_result", "completion_text", "completion_to_result", "check_failed",
-    "completion_failed",
+    "CallToolResult", "reply_to_result", "error_result", "text_result", "snippet_run", "request_failed", "check_to_result",
+    "completion_text", "completion_to_result", "check_failed", "completion_failed",
 ]
 
 Content = TextContent | ImageContent
@@ -52,9 +55,9 @@ def request_failed(message: str) -> SnippetRun:
 
 
 def _display(frame: DisplayFrame) -> Content:
-    if frame.kind == "image":
+    if DISPLAY_KINDS[frame.kind].binary:
         return ImageContent(type="image", data=frame.data, mime_type=frame.mime)
-    if frame.kind == "html":
+    if DISPLAY_KINDS[frame.kind].untrusted_markup:
         # HTML from a snippet is untrusted: it travels as labelled text, never rendered markup.
         return TextContent(type="text", text=f"{_HTML_LABEL}{frame.data}")
     return TextContent(type="text", text=frame.data)
@@ -75,13 +78,14 @@ def _printed(frames: tuple[StreamFrame | DisplayFrame, ...]) -> list[str]:
 def _result_text(result: SuccessResult) -> list[Content]:
     if result.value is None:
         return [TextContent(type="text", text=f"OK (no value){_type_line(result)}")]
-    if result.value.kind == "image":
+    if DISPLAY_KINDS[result.value.kind].binary:
         return [TextContent(type="text", text=f"{result.value.mime} image{_type_line(result)}"), _display(result.value)]
     return [TextContent(type="text", text=f"{result.value.data}{_type_line(result)}")]
 
 
 def _type_line(result: SuccessResult) -> str:
-    return f"\n// type: {result.value_type}" if result.value_type and result.value_type != "kotlin.Unit" else ""
+    typed = shown_type(result.value_type)
+    return f"\n// type: {typed}" if typed else ""
 
 
 def _heap(result: SnippetResult) -> list[str]:
@@ -89,9 +93,8 @@ def _heap(result: SnippetResult) -> list[str]:
 
 
 def _truncation_note(result: SnippetResult) -> list[str]:
-    if result.truncated_bytes:
-        return [f"[output truncated: {result.truncated_bytes} bytes cut by the output limits]"]
-    return []
+    note = truncation_note(result.truncated_bytes)
+    return [note] if note is not None else []
 
 
 def snippet_run(reply: Reply) -> SnippetRun:
@@ -102,14 +105,17 @@ def snippet_run(reply: Reply) -> SnippetRun:
         if isinstance(frame, StreamFrame):
             streams[frame.event] += frame.data
     notices = [*reply.notices, *(Notice(kind="memory", text=warning) for warning in _heap(result))]
+    displays = [frame for frame in reply.frames if isinstance(frame, DisplayFrame)]
     run = SnippetRun(
         ok=not isinstance(result, ErrorResult),
-        diagnostics=result.diagnostics,
-        display_count=sum(isinstance(f, DisplayFrame) for f in reply.frames),
+        diagnostics=wire_list(SnippetDiagnostic, result.diagnostics),
+        display_count=len(displays),
+        displays=[DisplayItem(kind=d.kind, mime=d.mime, text=None if DISPLAY_KINDS[d.kind].binary else d.data) for d in displays],
         truncated_bytes=result.truncated_bytes,
-        notices=notices,
+        notices=wire_list(NoticeItem, notices),
         duration_ms=result.duration_ms,
-        **streams,
+        stdout=streams["stdout"],
+        stderr=streams["stderr"],
     )
     if isinstance(result, ErrorResult):
         run.error = _worker_error(result)
@@ -117,7 +123,8 @@ def snippet_run(reply: Reply) -> SnippetRun:
         run.value_type = result.value_type
         if result.value is not None:
             run.value_kind = result.value.kind
-            run.value = result.value.data if result.value.kind != "image" else None
+            run.value_mime = result.value.mime
+            run.value = result.value.data if not DISPLAY_KINDS[result.value.kind].binary else None
     return run
 
 
@@ -131,25 +138,12 @@ def reply_to_result(reply: Reply) -> CallToolResult:
             parts.append(result.stack)
         parts += [*_heap(result), *_printed(reply.frames), *_truncation_note(result), *notices]
         return CallToolResult(content=[TextContent(type="text", text="\n".join(parts))], is_error=True, structured_content=data)
-    content: list[Content] = [TextContent(type="text", text=w) for w in result.compile_warnings]
+    content: list[ContentBlock] = [TextContent(type="text", text=w) for w in result.compile_warnings]
     content += _result_text(result)
     content += [_display(f) for f in reply.frames if isinstance(f, DisplayFrame)]
     trailing = [*_printed(reply.frames), *_heap(result), *_truncation_note(result), *notices]
     content += [TextContent(type="text", text=block) for block in trailing]
     return CallToolResult(content=content, structured_content=data)
-
-
-def check_text(result: CheckResult) -> str:
-    """Errors first, each with its line and caret as a run shows it, then warnings; then whether it compiles and the
-    type its last expression would have."""
-    errors = sum(d.severity == "error" for d in result.diagnostics)
-    warnings = sum(d.severity == "warning" for d in result.diagnostics)
-    if errors:
-        head = f"Error: {errors} error(s)" + (f", {warnings} warning(s)" if warnings else "") + "; nothing was run."
-    else:
-        typed = f" Its value would be of type {result.value_type}." if result.value_type and result.value_type != "kotlin.Unit" else ""
-        head = "Compiles" + (f" with {warnings} warning(s)" if warnings else "") + f"; nothing was run.{typed}"
-    return "\n".join([head, *(d.text for d in result.diagnostics)])
 
 
 def _worker_error(result: ErrorResult) -> SnippetError:
@@ -167,10 +161,11 @@ def check_to_result(analysis: Analysis) -> CallToolResult:
     result = analysis.result
     notices = list(analysis.notices)
     if isinstance(result, ErrorResult):
-        data = CodeCheck(ok=False, error=_worker_error(result), notices=notices)
+        data = CodeCheck(ok=False, error=_worker_error(result), notices=wire_list(NoticeItem, notices))
         return error_result("\n".join([result.message, *([result.stack] if result.stack else []), *map(str, notices)]), data)
     assert isinstance(result, CheckResult)
-    data = CodeCheck(ok=result.compiled, value_type=result.value_type, diagnostics=result.diagnostics, notices=notices,
+    data = CodeCheck(ok=result.compiled, value_type=result.value_type, diagnostics=wire_list(CheckDiagnostic, result.diagnostics),
+                     notices=wire_list(NoticeItem, notices),
                      duration_ms=result.duration_ms)
     text = "\n".join([check_text(result), *map(str, notices)])
     return CallToolResult(content=[TextContent(type="text", text=text)], is_error=not result.compiled, structured_content=_data(data))
@@ -201,68 +196,12 @@ def completion_to_result(analysis: Analysis) -> CallToolResult:
     notices = list(analysis.notices)
     if isinstance(result, ErrorResult):
         data = CodeCompletions(ok=False, error=SnippetError(kind=result.error_kind, message=result.message,
-                                                            state_lost=result.state_lost), notices=notices)
+                                                            state_lost=result.state_lost), notices=wire_list(NoticeItem, notices))
         return error_result("\n".join([result.message, *map(str, notices)]), data)
     assert isinstance(result, CompletionResult)
-    data = CodeCompletions(ok=result.unavailable is None, items=result.items, prefix_start=result.prefix_start,
-                           unavailable=result.unavailable, notices=notices, duration_ms=result.duration_ms)
+    data = CodeCompletions(ok=result.unavailable is None, items=wire_list(CompletionItem, result.items), prefix_start=result.prefix_start,
+                           unavailable=result.unavailable, notices=wire_list(NoticeItem, notices), duration_ms=result.duration_ms)
     text = "\n".join([completion_text(result), *map(str, notices)])
     return CallToolResult(
         content=[TextContent(type="text", text=text)], is_error=result.unavailable is not None, structured_content=_data(data)
     )
-
-
-_MIME = {"text": "text/plain", "markdown": "text/markdown", "html": "text/html"}
-
-
-def reply_from_result(result: CallToolResult, code: str) -> Reply:
-    """A run_kotlin_snippet result as the reply it was made from, for a front end that reaches the session through a
-    server (the shell's --connect): the data says what each content block is. What the text alone keeps and the data
-    does not (how stdout and stderr interleaved) comes back one stream after the other."""
-    data = SnippetRun.model_validate(result.structured_content or {})
-    if data.error is not None and data.error.kind == "request":
-        raise GradleReplError(data.error.message)
-    frames: list[StreamFrame | DisplayFrame] = [
-        StreamFrame(event=stream, data=text) for stream, text in (("stdout", data.stdout), ("stderr", data.stderr)) if text
-    ]
-    heap = next((n.text for n in data.notices if n.kind == "memory"), None)
-    notices = tuple(n for n in data.notices if n.kind != "memory")
-    warnings = [d for d in data.diagnostics if d.severity == "warning"]
-    common: dict[str, object] = {
-        "diagnostics": data.diagnostics, "heap_warning": heap, "truncated_bytes": data.truncated_bytes,
-        "duration_ms": data.duration_ms,
-    }
-    if data.error is not None:
-        error = data.error
-        texts = [format_diagnostic(Diagnostic("WARNING", d.message, d.line, d.column), code) for d in warnings]
-        failed = ErrorResult(
-            error_kind=error.kind, message=error.message, stack=error.stack, state_lost=error.state_lost,
-            compile_warnings=texts, **common,  # type: ignore[arg-type]
-        )
-        return Reply(tuple(frames), failed, notices)
-    blocks = list(result.content)
-    texts = [getattr(block, "text", "") for block in blocks[: len(warnings)]]
-    rest = blocks[len(warnings) + 1 :]  # the result's own text block
-    value: DisplayFrame | None = None
-    if data.value_kind == "image" and rest and isinstance(rest[0], ImageContent):
-        value = DisplayFrame(kind="image", mime=rest[0].mime_type, data=rest[0].data)
-        rest = rest[1:]
-    elif data.value_kind is not None and data.value is not None:
-        value = DisplayFrame(kind=data.value_kind, mime=_MIME[data.value_kind], data=data.value)
-    for block in rest[: data.display_count]:
-        if isinstance(block, ImageContent):
-            frames.append(DisplayFrame(kind="image", mime=block.mime_type, data=block.data))
-        elif block.text.startswith(_HTML_LABEL):
-            frames.append(DisplayFrame(kind="html", mime=_MIME["html"], data=block.text.removeprefix(_HTML_LABEL)))
-        else:  # markdown reads as its text, as the terminal shows it
-            frames.append(DisplayFrame(kind="text", mime=_MIME["text"], data=block.text))
-    succeeded = SuccessResult(value=value, value_type=data.value_type, compile_warnings=texts, **common)  # type: ignore[arg-type]
-    return Reply(tuple(frames), succeeded, notices)
-
-
-def as_text(result: CallToolResult) -> list[str]:
-    """A result's content blocks as a terminal prints them: text as it is, an image as its type and size."""
-    return [
-        block.text if isinstance(block, TextContent) else f"[{block.mime_type} image, {len(block.data) * 3 // 4} bytes]"  # type: ignore[union-attr]
-        for block in result.content
-    ]

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from mcp import Client, StdioServerParameters
 
+from gradle_repl.front.reply_text import as_text
 from gradle_repl.paths import data_dir
 from gradle_repl.resources import sample_project_source
 
@@ -49,6 +50,5 @@ async def run_demo() -> int:
         for code in SNIPPETS:
             result = await client.call_tool("run_kotlin_snippet", {"projectRoot": project, "code": code})
             print("\n>>> " + code.replace("\n", "\n... "))
-            for block in result.content:
-                print(getattr(block, "text", None) or f"[{block.mime_type} image]")  # type: ignore[union-attr]
+            print("\n".join(as_text(result)))
     return 0

@@ -181,9 +181,8 @@ def _request_id(body: bytes) -> str | int | None:
         message = json.loads(body)
     except ValueError:
         return None
-    if isinstance(message, dict) and "method" in message and isinstance(message.get("id"), (str, int)):
-        return message["id"]
-    return None
+    request_id = message.get("id") if isinstance(message, dict) and "method" in message else None
+    return request_id if isinstance(request_id, (str, int)) else None
 
 
 def http_app(server: MCPServer, *, token: Token, host: str, max_body_bytes: int) -> App:

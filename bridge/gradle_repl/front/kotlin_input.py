@@ -59,10 +59,10 @@ def is_complete(text: str) -> bool:
             stack.append('"')
             i += 1
         elif c == "'":
-            end = _char_literal_end(text, i)
-            if end is None:
+            literal_end = _char_literal_end(text, i)
+            if literal_end is None:
                 return True  # a stray quote: let the compiler say so
-            i = end
+            i = literal_end
         elif c in _OPENERS:
             stack.append(_OPENERS[c])
             i += 1

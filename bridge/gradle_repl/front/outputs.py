@@ -1,22 +1,34 @@
-"""What the tools return as data (MCP `structuredContent`), one pydantic model per tool that returns data.
+"""What the tools return as data (MCP `structuredContent`): the public schema, one pydantic model per tool that
+returns data, and every model inside them.
 
 Each model is the tool's declared `outputSchema` (the SDK derives it from the tool's return annotation,
 `Annotated[CallToolResult, Model]`) and `front/content.py` fills it beside the text and image content, which
-stay as they are for clients that read text only. Names on the wire are camelCase, as the tools' arguments are.
+stay as they are for clients that read text only. Every model here is a `Wire`: camelCase on the wire, as the tools'
+arguments are, down to list items. An item that shows an internal model (a diagnostic, a declaration, a session)
+is that model's fields under `Wire`'s naming, so its fields are written once; the published schema changes only
+deliberately all the same, since tests/test_tool_schemas.py holds it to its snapshot. A wire item is made from the
+internal one it shows by `model_validate(internal)` (`wire_list`): the names they share are read as attributes.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from collections.abc import Iterable
+from typing import Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
-from gradle_repl.frames import CodeDiagnostic, CompilerDiagnostic, Completion, Declaration, ErrorKind
+from gradle_repl.display_kinds import DisplayKind
+from gradle_repl.frames import CodeDiagnostic, CompilerDiagnostic, Completion, Declaration, ErrorKind, TextEdit
 from gradle_repl.host.notices import Notice
 from gradle_repl.host.sessions import SessionInfo
+from gradle_repl.options import EnvSource
 
-__all__ = ["Wire", "SnippetError", "SnippetRun", "SessionList", "SessionContents", "RunErrorKind", "CodeCheck", "CodeCompletions"]
+__all__ = [
+    "Wire", "SnippetDiagnostic", "CheckDiagnostic", "CodeEdit", "CompletionItem", "DeclaredName", "NoticeItem", "DisplayItem", "LiveSession",
+    "SessionOptionValues", "SnippetError", "SnippetRun", "SessionList", "SessionContents", "RunErrorKind", "CodeCheck",
+    "CodeCompletions", "wire_list",
+]
 
 # A snippet's error kinds, and `request`: the call could not run the snippet (bad arguments, a build that failed,
 # a JVM that could not start); the session, if it had one, is as it was.
@@ -24,9 +36,71 @@ RunErrorKind = Literal[ErrorKind, "request"]
 
 
 class Wire(BaseModel):
-    """A model as clients read it: camelCase names, built from Python's snake_case."""
+    """A model as clients read it: camelCase names, built from Python's snake_case (or from an internal model's
+    attributes of the same names)."""
 
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, serialize_by_alias=True)
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, serialize_by_alias=True, from_attributes=True)
+
+
+_W = TypeVar("_W", bound=Wire)
+
+
+def wire_list(model: type[_W], items: Iterable[object]) -> list[_W]:
+    """Internal models as the wire model that shows them."""
+    return [model.model_validate(item) for item in items]
+
+
+class SnippetDiagnostic(Wire, CompilerDiagnostic):
+    """One of the compiler's errors or warnings."""
+
+
+class CheckDiagnostic(Wire, CodeDiagnostic):
+    """One of the compiler's errors or warnings, with the text a run shows for it."""
+
+
+class CodeEdit(Wire, TextEdit):
+    """Replace `code[start:end]` by `text` (an insertion when they are equal); offsets into the code as it was sent."""
+
+
+class CompletionItem(Wire, Completion):
+    """One candidate: what to insert in place of the prefix before the cursor, and what it is."""
+
+    edits: list[CodeEdit] = Field(  # type: ignore[assignment]  # the wire model of the same edits
+        default_factory=list,
+        description=Completion.model_fields["edits"].description,
+    )
+
+
+class DeclaredName(Wire, Declaration):
+    """One name a session's snippets declared, as the REPL resolves it now (the newest definition)."""
+
+
+class NoticeItem(Wire, Notice):
+    """One thing the user must know besides the result, as text ready to show."""
+
+
+class LiveSession(Wire, SessionInfo):
+    """One live session, as list_kotlin_sessions shows it."""
+
+
+class DisplayItem(Wire):
+    """One item a snippet showed with display(), markdown(), html() or image(), in the order shown."""
+
+    kind: DisplayKind
+    mime: str
+    text: str | None = Field(
+        default=None, description="the item's text (html as text, never to be rendered); null for an image, whose bytes are "
+        "the result's image content: the images in order, after the value's own when the value is an image"
+    )
+
+
+class SessionOptionValues(Wire):
+    """A session's options under run_kotlin_snippet's argument names."""
+
+    env: dict[str, str] = Field(default_factory=dict)
+    env_source: EnvSource = "inherit"
+    jvm_args: list[str] = Field(default_factory=list)
+    opt_in: list[str] = Field(default_factory=list)
 
 
 class SnippetError(Wire):
@@ -47,23 +121,25 @@ class SnippetRun(Wire):
         default=None, description="the last expression's value as text; null for no value or an image (sent as image content)"
     )
     value_type: str | None = Field(default=None, description="the value's Kotlin type, e.g. kotlin.collections.List<kotlin.Int>")
-    value_kind: Literal["text", "markdown", "html", "image"] | None = None
+    value_kind: DisplayKind | None = None
+    value_mime: str | None = Field(default=None, description="the value's MIME type: text/plain, text/markdown, text/html, image/png, ...")
     error: SnippetError | None = None
-    diagnostics: list[CompilerDiagnostic] = Field(
+    diagnostics: list[SnippetDiagnostic] = Field(
         default_factory=list, description="the compiler's errors and warnings, line and column 1-based in the snippet"
     )
     stdout: str = ""
     stderr: str = ""
     display_count: int = Field(default=0, description="items the snippet showed with display(), markdown(), html(), image()")
+    displays: list[DisplayItem] = Field(default_factory=list, description="those items, in the order shown")
     truncated_bytes: int = Field(default=0, description="output cut by the output limits")
-    notices: list[Notice] = Field(default_factory=list, description="what the session went through besides the snippet")
+    notices: list[NoticeItem] = Field(default_factory=list, description="what the session went through besides the snippet")
     duration_ms: int = 0
 
 
 class SessionList(Wire):
     """The result of list_kotlin_sessions."""
 
-    sessions: list[SessionInfo]
+    sessions: list[LiveSession]
 
 
 class SessionContents(Wire):
@@ -72,9 +148,9 @@ class SessionContents(Wire):
     session_id: str
     imports: list[str] = Field(default_factory=list)
     libraries: list[str] = Field(default_factory=list, description="coordinates added with @file:DependsOn, in order")
-    declarations: list[Declaration] = Field(default_factory=list, description="as the REPL resolves them now, oldest first")
-    options: dict[str, Any] = Field(
-        default_factory=dict, description="the session options it runs with (env, envSource, jvmArgs, optIn); secret-like values masked"
+    declarations: list[DeclaredName] = Field(default_factory=list, description="as the REPL resolves them now, oldest first")
+    options: SessionOptionValues = Field(
+        default_factory=SessionOptionValues, description="the session options it runs with; secret-like values masked"
     )
 
 
@@ -83,11 +159,11 @@ class CodeCheck(Wire):
 
     ok: bool = Field(description="true when the code compiles (warnings allowed); false exactly when the call's isError is true")
     value_type: str | None = Field(default=None, description="the last expression's Kotlin type, when it compiles and the REPL names it")
-    diagnostics: list[CodeDiagnostic] = Field(
+    diagnostics: list[CheckDiagnostic] = Field(
         default_factory=list, description="the compiler's errors (first) and warnings, line and column 1-based in the code"
     )
     error: SnippetError | None = Field(default=None, description="why the code could not be checked at all (not a compile error)")
-    notices: list[Notice] = Field(default_factory=list, description="what the session went through besides the check")
+    notices: list[NoticeItem] = Field(default_factory=list, description="what the session went through besides the check")
     duration_ms: int = 0
 
 
@@ -95,9 +171,9 @@ class CodeCompletions(Wire):
     """The result of complete_kotlin_snippet."""
 
     ok: bool = Field(description="false exactly when the call's isError is true")
-    items: list[Completion] = Field(default_factory=list, description="best first, at most 50")
+    items: list[CompletionItem] = Field(default_factory=list, description="best first, at most 50")
     prefix_start: int = Field(default=0, description="where the identifier prefix each item replaces starts, a 0-based offset into code")
     unavailable: str | None = Field(default=None, description="why this session can't complete code, when it can't")
     error: SnippetError | None = None
-    notices: list[Notice] = Field(default_factory=list)
+    notices: list[NoticeItem] = Field(default_factory=list)
     duration_ms: int = 0

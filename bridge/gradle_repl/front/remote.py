@@ -8,26 +8,41 @@ session: it is the server's, and whoever else uses it keeps it.
 
 from __future__ import annotations
 
+import dataclasses
 import os
-from collections.abc import AsyncIterator, Callable
+import sys
+from typing import TypeVar
+from collections.abc import AsyncIterator, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
-from typing import Any
 
 import httpx2
+from pydantic import BaseModel
+from pydantic.alias_generators import to_camel
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
-from mcp.types import CallToolResult
+from mcp.types import CallToolResult, ImageContent
 
+if sys.version_info < (3, 11):  # built in from 3.11; before, the backport anyio itself uses
+    from exceptiongroup import BaseExceptionGroup
+
+from gradle_repl.display_kinds import DISPLAY_KINDS, DisplayKind
 from gradle_repl.errors import GradleReplError
-from gradle_repl.frames import CheckResult, CompletionResult, SessionDescription
-from gradle_repl.front.content import reply_from_result
-from gradle_repl.front.outputs import CodeCheck, CodeCompletions, SessionContents, SessionList
+from gradle_repl.frames import (
+    CheckResult, CodeDiagnostic, CompilerDiagnostic, Completion, CompletionResult, Declaration, DisplayFrame, ErrorResult,
+    SessionDescription, StreamFrame, SuccessResult,
+)
+from gradle_repl.front.outputs import (
+    CodeCheck, CodeCompletions, LiveSession, NoticeItem, SessionContents, SessionList, SessionOptionValues, SnippetRun,
+)
 from gradle_repl.front.token import TOKEN_ENV, token_path
-from gradle_repl.host.handle import Analysis, Reply
+from gradle_repl.host.handle import Analysis, OnFrame, Reply
+from gradle_repl.host.manager import Progress
 from gradle_repl.host.notices import Notice
-from gradle_repl.host.sessions import SessionInfo
+from gradle_repl.options import SessionOptions
+from gradle_repl.target import SessionTarget
+from gradle_repl.worker.report import Diagnostic, format_diagnostic
 
-__all__ = ["client_token", "connected", "RemoteSessions", "live_session"]
+__all__ = ["client_token", "connected", "RemoteSessions", "live_session", "joined_target", "tool_arguments", "option_arguments", "reply_from_result"]
 
 # A snippet may run for up to an hour (the tool's own cap) without a progress line; a build before it, minutes.
 READ_TIMEOUT_SECONDS = 3600.0
@@ -109,79 +124,158 @@ async def connected(url: str) -> AsyncIterator[Client]:
         raise
 
 
-async def sessions(client: Client) -> list[SessionInfo]:
+async def sessions(client: Client) -> list[LiveSession]:
     result = await client.call_tool("list_kotlin_sessions", {})
     return SessionList.model_validate(result.structured_content).sessions
 
 
-async def live_session(client: Client, session_id: str) -> SessionInfo | None:
+async def live_session(client: Client, session_id: str) -> LiveSession | None:
     return next((s for s in await sessions(client) if s.session_id == session_id), None)
 
 
-def snippet_arguments(info: SessionInfo | None, session_id: str, project_root: str | None, **given: Any) -> dict[str, Any]:
-    """run_kotlin_snippet's arguments for a session: a live one's own project (another would restart it), else the
-    project the command named."""
+def joined_target(info: LiveSession | None, named: SessionTarget, *, root_named: bool) -> SessionTarget:
+    """The target a command joins: a live session's own project (another would restart it), else the project the
+    command named (root_named: it named a directory)."""
     if info is not None:
-        project = {
-            "projectRoot": info.project_root, "projectPath": info.project_path, "sourceSet": info.source_set,
-            "buildTool": info.build_tool,
-        }
-    elif project_root is not None:
-        project = {"projectRoot": os.path.abspath(project_root), **given}
+        return SessionTarget(info.project_root, info.project_path, info.source_set, info.build_tool, info.session_id)
+    if not root_named:
+        raise GradleReplError(f"session {named.session_id!r} is not live on the server; name the project to start it there")
+    return dataclasses.replace(named, project_root=os.path.abspath(named.project_root))
+
+
+def tool_arguments(target: SessionTarget) -> dict[str, str]:
+    """A target as the code tools' arguments: each field under its camelCase name (projectRoot, ..., sessionId)."""
+    return {to_camel(field.name): getattr(target, field.name) for field in dataclasses.fields(target)}
+
+
+def option_arguments(options: SessionOptions | None) -> dict[str, object]:
+    """Session options as run_kotlin_snippet's arguments; none given, none sent (the session keeps its own)."""
+    return SessionOptionValues.model_validate(options).model_dump(mode="json") if options is not None else {}
+
+
+_M = TypeVar("_M", bound=BaseModel)
+
+
+def _internal(model: type[_M], items: Sequence[BaseModel]) -> list[_M]:
+    """Wire items as the internal model they show (a wire item is a subclass of it, which compares unequal)."""
+    return [model.model_validate(item.model_dump(by_alias=False)) for item in items]
+
+
+def _notices(items: list[NoticeItem]) -> tuple[Notice, ...]:
+    return tuple(_internal(Notice, items))
+
+
+def reply_from_result(result: CallToolResult, code: str) -> Reply:
+    """A run_kotlin_snippet result as the reply it was made from, read from its structuredContent: the value, the
+    displays, the output per stream, the diagnostics (the warnings' text made again from them and the code, as the
+    worker makes it) and the notices. Only an image's bytes are not in the data: they are the result's image content,
+    in order (the value's first when the value is an image). What the data does not keep (how stdout and stderr
+    interleaved) comes back one stream after the other. A call that could not run its snippet is its error."""
+    data = SnippetRun.model_validate(result.structured_content or {})
+    if data.error is not None and data.error.kind == "request":
+        raise GradleReplError(data.error.message)
+    images = iter([block for block in result.content if isinstance(block, ImageContent)])
+
+    def shown(kind: DisplayKind, mime: str, text: str | None) -> DisplayFrame:
+        if not DISPLAY_KINDS[kind].binary:
+            return DisplayFrame(kind=kind, mime=mime, data=text or "")
+        image = next(images, None)
+        if image is None:
+            raise GradleReplError("the server's result names an image it does not carry (no image content left)")
+        return DisplayFrame(kind=kind, mime=image.mime_type, data=image.data)
+
+    value: DisplayFrame | None = None
+    if data.value_kind is not None and DISPLAY_KINDS[data.value_kind].binary:
+        value = shown(data.value_kind, "", None)
+    elif data.value_kind is not None and data.value is not None:
+        value = shown(data.value_kind, data.value_mime or "", data.value)
+    frames: list[StreamFrame | DisplayFrame] = []
+    if data.stdout:
+        frames.append(StreamFrame(event="stdout", data=data.stdout))
+    if data.stderr:
+        frames.append(StreamFrame(event="stderr", data=data.stderr))
+    frames += [shown(item.kind, item.mime, item.text) for item in data.displays]
+    diagnostics = _internal(CompilerDiagnostic, data.diagnostics)
+    warnings = [format_diagnostic(Diagnostic("WARNING", d.message, d.line, d.column), code) for d in diagnostics if d.severity == "warning"]
+    heap = next((n.text for n in data.notices if n.kind == "memory"), None)
+    notices = _notices([n for n in data.notices if n.kind != "memory"])
+    result_frame: SuccessResult | ErrorResult
+    if data.error is not None:
+        error = data.error
+        assert error.kind != "request"
+        result_frame = ErrorResult(
+            error_kind=error.kind, message=error.message, stack=error.stack, state_lost=error.state_lost, compile_warnings=warnings,
+            diagnostics=diagnostics, heap_warning=heap, truncated_bytes=data.truncated_bytes, duration_ms=data.duration_ms,
+        )
     else:
-        raise GradleReplError(f"session {session_id!r} is not live on the server; name the project to start it there")
-    return {**project, "sessionId": session_id}
+        result_frame = SuccessResult(
+            value=value, value_type=data.value_type, compile_warnings=warnings, diagnostics=diagnostics, heap_warning=heap,
+            truncated_bytes=data.truncated_bytes, duration_ms=data.duration_ms,
+        )
+    return Reply(tuple(frames), result_frame, notices)
 
 
 class RemoteSessions:
     """What the terminal REPL asks of a session manager, answered by a server's tools."""
 
-    def __init__(self, client: Client, arguments: dict[str, Any]) -> None:
+    def __init__(self, client: Client) -> None:
         self._client = client
-        self._arguments = arguments
 
-    async def open_session(self, *, progress: Callable[[str], None] | None = None, **_: object) -> tuple[Notice, ...]:
+    async def open_session(
+        self, target: SessionTarget, *, progress: Progress | None = None, options: SessionOptions | None = None
+    ) -> tuple[Notice, ...]:
+        """The server's session starts with its first snippet, which carries the options."""
         return ()
 
     async def run_snippet(
-        self, *, code: str, timeout_seconds: float | None = None, progress: Callable[[str], None] | None = None,
-        **_: object,
+        self, target: SessionTarget, *, code: str, timeout_seconds: float | None = None, progress: Progress | None = None,
+        on_frame: OnFrame | None = None, options: SessionOptions | None = None,
     ) -> Reply:
-        async def on_progress(done: float, total: float | None, message: str | None) -> None:
-            if progress is not None and message:
-                progress(message)
+        show = progress
 
-        arguments = {**self._arguments, "code": code}
+        async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+            if show is not None and message:
+                show(message)
+
+        arguments: dict[str, object] = {**tool_arguments(target), **option_arguments(options), "code": code}
         if timeout_seconds is not None:
             arguments["timeoutSeconds"] = timeout_seconds
         result: CallToolResult = await self._client.call_tool("run_kotlin_snippet", arguments, progress_callback=on_progress)
-        return reply_from_result(result, code)
+        reply = reply_from_result(result, code)
+        if on_frame is not None:
+            # What the snippet printed and showed, as a session in this process hands it over before its reply.
+            for frame in reply.frames:
+                on_frame(frame)
+        return reply
 
-    def _where(self) -> dict[str, Any]:
-        return {name: self._arguments[name] for name in ("projectRoot", "projectPath", "sourceSet", "buildTool", "sessionId")}
-
-    async def complete_snippet(self, *, code: str, cursor: int | None = None, **_: object) -> Analysis:
-        result = await self._client.call_tool("complete_kotlin_snippet", {**self._where(), "code": code, "cursor": cursor})
+    async def complete_snippet(
+        self, target: SessionTarget, *, code: str, cursor: int | None = None, progress: Progress | None = None
+    ) -> Analysis:
+        arguments = {**tool_arguments(target), "code": code, "cursor": cursor}
+        result = await self._client.call_tool("complete_kotlin_snippet", arguments)
         data = CodeCompletions.model_validate(result.structured_content or {})
         if data.error is not None:
             raise GradleReplError(data.error.message)
-        completed = CompletionResult(items=data.items, prefix_start=data.prefix_start, unavailable=data.unavailable)
-        return Analysis(completed, tuple(data.notices))
+        items = _internal(Completion, data.items)
+        completed = CompletionResult(items=items, prefix_start=data.prefix_start, unavailable=data.unavailable)
+        return Analysis(completed, _notices(data.notices))
 
-    async def check_snippet(self, *, code: str, progress: Callable[[str], None] | None = None, **_: object) -> Analysis:
-        result = await self._client.call_tool("check_kotlin_snippet", {**self._where(), "code": code})
+    async def check_snippet(self, target: SessionTarget, *, code: str, progress: Progress | None = None) -> Analysis:
+        result = await self._client.call_tool("check_kotlin_snippet", {**tool_arguments(target), "code": code})
         data = CodeCheck.model_validate(result.structured_content or {})
         if data.error is not None:
             raise GradleReplError(data.error.message)
-        checked = CheckResult(compiled=data.ok, value_type=data.value_type, diagnostics=data.diagnostics, duration_ms=data.duration_ms)
-        return Analysis(checked, tuple(data.notices))
+        diagnostics = _internal(CodeDiagnostic, data.diagnostics)
+        checked = CheckResult(compiled=data.ok, value_type=data.value_type, diagnostics=diagnostics, duration_ms=data.duration_ms)
+        return Analysis(checked, _notices(data.notices))
 
     async def describe(self, session_id: str) -> SessionDescription:
         result = await self._client.call_tool("describe_kotlin_session", {"sessionId": session_id})
         if result.is_error:
             raise GradleReplError(getattr(result.content[0], "text", "").removeprefix("Error: "))
         contents = SessionContents.model_validate(result.structured_content)
-        return SessionDescription(declarations=contents.declarations, imports=contents.imports, libraries=contents.libraries)
+        declarations = _internal(Declaration, contents.declarations)
+        return SessionDescription(declarations=declarations, imports=contents.imports, libraries=contents.libraries)
 
     async def reset(self, session_id: str) -> bool:
         await self._client.call_tool("reset_kotlin_session", {"sessionId": session_id})

@@ -12,17 +12,19 @@ import signal
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from typing import Annotated, Any, TypeVar
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
+from gradle_repl import package_version
 from gradle_repl.front.content import (
     check_failed, check_to_result, completion_failed, completion_to_result, error_result, reply_to_result, request_failed, text_result,
 )
-from gradle_repl.front.outputs import CodeCheck, CodeCompletions, SessionContents, SessionList, SnippetRun, Wire
+from gradle_repl.front.outputs import (
+    CodeCheck, CodeCompletions, DeclaredName, LiveSession, SessionContents, SessionList, SessionOptionValues, SnippetRun, Wire, wire_list,
+)
 from gradle_repl.errors import GradleReplError
 from gradle_repl.frames import DisplayFrame, StreamFrame
 from gradle_repl.host.manager import BuildToolChoice, SessionManager
@@ -30,6 +32,7 @@ from gradle_repl.project.process import refuse_new_builds, stop_all_builds
 from gradle_repl.project.resolve import resolve_environment
 from gradle_repl.host.handle import Reply
 from gradle_repl.options import EnvSource, SessionOptions, session_options
+from gradle_repl.target import SessionTarget
 from gradle_repl.settings import DEFAULT_BUILD_TOOL, DEFAULT_PROJECT_PATH, DEFAULT_SESSION_ID, DEFAULT_SOURCE_SET, DEFAULTS, Settings
 
 __all__ = ["build_server", "serve", "serve_http", "KotlinTools"]
@@ -110,21 +113,6 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 _T = TypeVar("_T")
 
 
-@dataclass(frozen=True)
-class _Where:
-    """The session and project a code tool's call names."""
-
-    session_id: str
-    project_root: str
-    project_path: str
-    source_set: str
-    build_tool: BuildToolChoice
-
-    def arguments(self) -> dict[str, Any]:
-        return {"session_id": self.session_id, "project_root": self.project_root, "project_path": self.project_path,
-                "source_set": self.source_set, "build_tool": self.build_tool}
-
-
 async def _answered(
     ctx: Context, call: Callable[[_ProgressRelay], Awaitable[_T]], to_result: Callable[[_T], CallToolResult],
     failed: Callable[[str], Wire],
@@ -196,12 +184,12 @@ class KotlinTools:
         Session options (env, envSource, jvmArgs, optIn) apply from a session's first call; given again later, the
         same ones change nothing and other ones restart the session (the reply says so); left out, the session's stay.
         """
-        where = _Where(sessionId, projectRoot, projectPath, sourceSet, buildTool)
+        where = SessionTarget(projectRoot, projectPath, sourceSet, buildTool, sessionId)
 
         async def run(relay: _ProgressRelay) -> Reply:
             options = session_options(env=env, env_source=envSource, jvm_args=jvmArgs, opt_in=optIn)
             return await self.manager.run_snippet(
-                **where.arguments(), code=code, timeout_seconds=timeoutSeconds, progress=relay, on_frame=relay.output,
+                where, code=code, timeout_seconds=timeoutSeconds, progress=relay, on_frame=relay.output,
                 options=options,
             )
 
@@ -231,9 +219,9 @@ class KotlinTools:
         does. structuredContent has the same as data: ok, valueType, diagnostics {severity, message, line, column,
         text}, error, notices.
         """
-        where = _Where(sessionId, projectRoot, projectPath, sourceSet, buildTool)
+        where = SessionTarget(projectRoot, projectPath, sourceSet, buildTool, sessionId)
         return await _answered(
-            ctx, lambda relay: self.manager.check_snippet(**where.arguments(), code=code, progress=relay), check_to_result,
+            ctx, lambda relay: self.manager.check_snippet(where, code=code, progress=relay), check_to_result,
             check_failed,
         )
 
@@ -256,9 +244,9 @@ class KotlinTools:
         the cursor, its kind, and its signature or type; best first, at most 50. Runs nothing and changes nothing,
         and never rebuilds or restarts a live session. structuredContent has the same as data: items {text, kind, detail}, prefixStart, unavailable.
         """
-        where = _Where(sessionId, projectRoot, projectPath, sourceSet, buildTool)
+        where = SessionTarget(projectRoot, projectPath, sourceSet, buildTool, sessionId)
         return await _answered(
-            ctx, lambda relay: self.manager.complete_snippet(**where.arguments(), code=code, cursor=cursor, progress=relay),
+            ctx, lambda relay: self.manager.complete_snippet(where, code=code, cursor=cursor, progress=relay),
             completion_to_result, completion_failed,
         )
 
@@ -277,9 +265,9 @@ class KotlinTools:
     async def list_kotlin_sessions(self) -> Annotated[CallToolResult, SessionList]:
         """List live sessions as JSON: id, state (starting/idle/running), project, source set, Kotlin version,
         JDK, snippets run, names declared, uptime, idle time, worker pid and resident memory."""
-        infos = self.manager.list()
-        listed = json.dumps([info.model_dump() for info in infos], indent=2)
-        return text_result(listed if infos else "No live sessions.", SessionList(sessions=infos))
+        listed = SessionList(sessions=wire_list(LiveSession, self.manager.list()))
+        text = json.dumps(listed.model_dump(mode="json")["sessions"], indent=2)
+        return text_result(text if listed.sessions else "No live sessions.", listed)
 
     async def describe_kotlin_session(self, sessionId: SessionId = DEFAULT_SESSION_ID) -> Annotated[CallToolResult, SessionContents]:
         """What a session holds, to pick up a session you did not start: its imports, and the names its snippets
@@ -293,7 +281,7 @@ class KotlinTools:
         options = self.manager.session_options(sessionId) or SessionOptions()
         contents = SessionContents(
             session_id=sessionId, imports=description.imports, libraries=description.libraries,
-            declarations=description.declarations, options=options.shown(),
+            declarations=wire_list(DeclaredName, description.declarations), options=SessionOptionValues.model_validate(options.masked()),
         )
         summary = description.summary(sessionId)
         if not options.is_default():
@@ -319,7 +307,7 @@ class KotlinTools:
                 )
         except GradleReplError as error:
             return error_result(str(error))
-        notices = "".join(f"\n{notice}" for notice in getattr(resolved, "notices", ()))
+        notices = "".join(f"\n{notice}" for notice in resolved.notices)
         return text_result(f"{resolved.environment.summary()}\n({resolved.origin()}){notices}")
 
     def annotated(self) -> list[tuple[Callable[..., Any], ToolAnnotations]]:
@@ -353,7 +341,7 @@ def build_server(manager: SessionManager, *, end_builds_at_exit: bool = True) ->
                 _end_builds()
             await manager.close_all()
 
-    server = MCPServer("gradle-repl", instructions=INSTRUCTIONS, lifespan=lifespan)
+    server = MCPServer("gradle-repl", version=package_version(), instructions=INSTRUCTIONS, lifespan=lifespan)
     for fn, hints in KotlinTools(manager).annotated():
         server.tool(description=_described(fn), annotations=hints)(fn)
     return server

@@ -22,11 +22,11 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 from gradle_repl.errors import GradleReplError
 from gradle_repl.frames import CompletionResult, TextEdit
+from gradle_repl.front.sessions import CompletingSessions
+from gradle_repl.target import SessionTarget
 
 if TYPE_CHECKING:
-    from gradle_repl.front.terminal import TerminalOptions
     from gradle_repl.host.notices import Notice
-    from gradle_repl.host.manager import SessionManager
 
 __all__ = ["SessionCompleter", "ImportEdits", "add_tab_bindings", "INDENT"]
 
@@ -97,10 +97,10 @@ class ImportEdits:
 class SessionCompleter(Completer):
     """Completions from the session, only when asked (Tab): each one costs a compilation."""
 
-    def __init__(self, manager: SessionManager, options: TerminalOptions, *, show: Callable[[str], None] = print) -> None:
+    def __init__(self, sessions: CompletingSessions, target: SessionTarget, *, show: Callable[[str], None] = print) -> None:
         """`show` prints a line above the prompt: the notices of a session that a Tab started."""
-        self._manager = manager
-        self._options = options
+        self._sessions = sessions
+        self._target = target
         self._show = show
         self.imports = ImportEdits()
 
@@ -109,9 +109,7 @@ class SessionCompleter(Completer):
 
     async def get_completions_async(self, document: Document, complete_event: CompleteEvent) -> AsyncGenerator[Completion, None]:
         try:
-            analysis = await self._manager.complete_snippet(
-                **self._options.session(), code=document.text, cursor=document.cursor_position
-            )
+            analysis = await self._sessions.complete_snippet(self._target, code=document.text, cursor=document.cursor_position)
         except GradleReplError:
             return
         if analysis.notices:

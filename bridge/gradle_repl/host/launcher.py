@@ -29,9 +29,12 @@ _LOG_PATH_ENV = "GRADLE_REPL_WORKER_LOG"
 
 Signal = Literal["terminate", "kill"]
 
-_OWN_PROCESS_GROUP: dict[str, Any] = (
-    {"creationflags": subprocess.CREATE_NEW_PROCESS_GROUP} if sys.platform == "win32" else {"start_new_session": True}
-)
+# A statement on sys.platform (not an expression) so the type checker reads only the running platform's branch.
+_OWN_PROCESS_GROUP: dict[str, Any]
+if sys.platform == "win32":
+    _OWN_PROCESS_GROUP = {"creationflags": subprocess.CREATE_NEW_PROCESS_GROUP}
+else:
+    _OWN_PROCESS_GROUP = {"start_new_session": True}
 
 
 class WorkerTransport(Protocol):

@@ -5,6 +5,7 @@ snippet text."""
 
 from __future__ import annotations
 
+from gradle_repl.file_annotations import depends_on, repository
 from gradle_repl.frames import AddedLibraries
 
 __all__ = ["library_annotations", "replay_snippet"]
@@ -13,21 +14,11 @@ __all__ = ["library_annotations", "replay_snippet"]
 def library_annotations(libraries: AddedLibraries) -> list[str]:
     """One `@file:Repository("…")` per repository, then one `@file:DependsOn("…")` per library, in order."""
     return [
-        *(f"@file:Repository({_kotlin_string(url)})" for url in dict.fromkeys(libraries.repositories)),
-        *(f"@file:DependsOn({_kotlin_string(coordinate)})" for coordinate in dict.fromkeys(libraries.coordinates)),
+        *(repository(url) for url in dict.fromkeys(libraries.repositories)),
+        *(depends_on(coordinate) for coordinate in dict.fromkeys(libraries.coordinates)),
     ]
 
 
 def replay_snippet(annotations: list[str]) -> str:
     """One snippet that adds every library again and does nothing else."""
     return "\n".join([*annotations, "Unit"])
-
-
-# Kotlin's escapes, `$` among them: a coordinate must not become a string template.
-_ESCAPES = {"\\": "\\\\", '"': '\\"', "$": "\\$", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
-
-
-def _kotlin_string(text: str) -> str:
-    """A Kotlin string literal holding text as it is."""
-    escaped = (_ESCAPES.get(c, c if c.isprintable() else f"\\u{ord(c):04x}") for c in text)
-    return f'"{"".join(escaped)}"'

@@ -34,8 +34,9 @@ from gradle_repl.host.spare import SpareWorker
 from gradle_repl.host.spawned import SpawnedWorkers
 from gradle_repl.host.training import ClassDataTraining
 from gradle_repl.settings import Settings
+from gradle_repl.target import SessionTarget
 
-__all__ = ["SessionManager", "SessionInfo", "SessionLimits", "MAX_CODE_BYTES", "Resolver", "BuildToolChoice"]
+__all__ = ["SessionManager", "SessionInfo", "SessionLimits", "MAX_CODE_BYTES", "Resolver", "BuildToolChoice", "Progress"]
 
 # Larger snippets are almost certainly a mistake (a pasted file or binary); the compiler would
 # spend minutes on them.
@@ -48,7 +49,13 @@ Progress = Callable[[str], None]
 
 
 class _Resolved(Protocol):
-    environment: ReplEnvironment
+    """What a resolver hands back (project/resolve.py's Resolved, a frozen dataclass: read-only members)."""
+
+    @property
+    def environment(self) -> ReplEnvironment: ...
+    @property
+    def notices(self) -> tuple[str, ...]: ...  # one line per build tool that could not run before the one used
+    def origin(self) -> str: ...  # "from cache" or how long resolving took
 
 
 class Resolver(Protocol):
@@ -108,22 +115,18 @@ class SessionManager:
 
     async def run_snippet(
         self,
+        target: SessionTarget,
         *,
-        session_id: str,
-        project_root: str,
         code: str,
-        project_path: str = ":",
-        source_set: str = "main",
-        build_tool: BuildToolChoice = "auto",
         timeout_seconds: float | None = None,
         progress: Progress | None = None,
         on_frame: OnFrame | None = None,
         options: SessionOptions | None = None,
     ) -> Reply:
-        """Runs code in the session. `options` apply from a session's first call; on a later call the same ones change
+        """Runs code in the target's session. `options` apply from a session's first call; on a later call the same ones change
         nothing, other ones restart the session (and say so), and none keep the session's."""
         _check_code(code)
-        async with self._entered(session_id, project_root, project_path, source_set, build_tool, progress, options) as (session, worker, notices):
+        async with self._entered(target, progress, options) as (session, worker, notices):
             timeout = timeout_seconds if timeout_seconds is not None else self.limits.default_timeout_seconds
             reply = await worker.request(code, timeout_seconds=timeout, on_frame=on_frame, notices=notices)
             session.last_used = time.monotonic()
@@ -135,28 +138,24 @@ class SessionManager:
                     session.declarations = reply.result.declared
             return reply
 
-    async def check_snippet(
-        self, *, session_id: str, project_root: str, code: str, project_path: str = ":", source_set: str = "main",
-        build_tool: BuildToolChoice = "auto", progress: Progress | None = None,
-    ) -> Analysis:
+    async def check_snippet(self, target: SessionTarget, *, code: str, progress: Progress | None = None) -> Analysis:
         """The diagnostics of `code` compiled in the session's state, and its value's type; nothing runs and the
         session is left as it was. Starts the session the way run_snippet does."""
         _check_code(code)
-        async with self._analysing(session_id, project_root, project_path, source_set, build_tool, progress) as (session, worker, notices):
+        async with self._analysing(target, progress) as (session, worker, notices):
             return self._answered(session, worker, await worker.check(
                 code, timeout_seconds=self.limits.default_timeout_seconds, notices=notices
             ))
 
     async def complete_snippet(
-        self, *, session_id: str, project_root: str, code: str, cursor: int | None = None, project_path: str = ":",
-        source_set: str = "main", build_tool: BuildToolChoice = "auto", progress: Progress | None = None,
+        self, target: SessionTarget, *, code: str, cursor: int | None = None, progress: Progress | None = None
     ) -> Analysis:
         """What may be written at `cursor` (a character offset into `code`; default its end) in the session's state."""
         at = len(code) if cursor is None else cursor
         if not 0 <= at <= len(code):
             raise GradleReplError(f"cursor {at} is outside the code (0 to {len(code)} characters)")
         _check_size(code)
-        async with self._analysing(session_id, project_root, project_path, source_set, build_tool, progress) as (session, worker, notices):
+        async with self._analysing(target, progress) as (session, worker, notices):
             return self._answered(session, worker, await worker.complete(
                 code, at, timeout_seconds=self.limits.default_timeout_seconds, notices=notices
             ))
@@ -169,13 +168,12 @@ class SessionManager:
 
     @asynccontextmanager
     async def _analysing(
-        self, session_id: str, project_root: str, project_path: str, source_set: str, build_tool: BuildToolChoice,
-        progress: Progress | None,
+        self, target: SessionTarget, progress: Progress | None
     ) -> AsyncIterator[tuple[Session, WorkerHandle, list[Notice]]]:
         """A check's or a completion's session and worker: the live worker as it is, never resolved again nor
         restarted (an analysis must not cost the session its state, whatever changed in the build since it
         started); only a session without a live worker is started, as run_snippet starts it."""
-        session = self._sessions.get(session_id)
+        session = self._sessions.get(target.session_id)
         if session is not None:
             async with session.lock:
                 worker = session.worker
@@ -184,13 +182,12 @@ class SessionManager:
                 if worker is not None and worker.alive and not session.closed:
                     yield session, worker, self._enter(session, None)
                     return
-        async with self._entered(session_id, project_root, project_path, source_set, build_tool, progress) as entered:
+        async with self._entered(target, progress) as entered:
             yield entered
 
     @asynccontextmanager
     async def _entered(
-        self, session_id: str, project_root: str, project_path: str, source_set: str, build_tool: BuildToolChoice,
-        progress: Progress | None, options: SessionOptions | None = None,
+        self, target: SessionTarget, progress: Progress | None, options: SessionOptions | None = None
     ) -> AsyncIterator[tuple[Session, WorkerHandle, list[Notice]]]:
         """The project resolved, the session's lock held and its worker up (with the options given, else the
         session's own): the session, its worker and the notices owed to the caller."""
@@ -198,10 +195,10 @@ class SessionManager:
             options.check_heap(self.worker_options.heap_mb)
         await _prepare(options)
         resolved = await self.resolve(
-            project_root, project_path=project_path, source_set=source_set,
-            build_tool=self._session_build_tool(session_id, project_root, build_tool), progress=progress,
+            target.project_root, project_path=target.project_path, source_set=target.source_set,
+            build_tool=self._session_build_tool(target), progress=progress,
         )
-        session = self._session(session_id)
+        session = self._session(target.session_id)
         async with session.lock:
             notices = self._enter(session, resolved)
             environment = resolved.environment.with_options(_options_for(session, options))
@@ -209,18 +206,10 @@ class SessionManager:
             yield session, worker, notices
 
     async def open_session(
-        self,
-        *,
-        session_id: str,
-        project_root: str,
-        project_path: str = ":",
-        source_set: str = "main",
-        build_tool: BuildToolChoice = "auto",
-        progress: Progress | None = None,
-        options: SessionOptions | None = None,
+        self, target: SessionTarget, *, progress: Progress | None = None, options: SessionOptions | None = None
     ) -> tuple[Notice, ...]:
         """Resolves the project and starts the session's JVM before its first snippet; returns what the user must know."""
-        async with self._entered(session_id, project_root, project_path, source_set, build_tool, progress, options) as (_, _, notices):
+        async with self._entered(target, progress, options) as (_, _, notices):
             return tuple(notices)
 
     def session_options(self, session_id: str) -> SessionOptions | None:
@@ -239,16 +228,16 @@ class SessionManager:
         evicted = self._eviction.take_notice(session.session_id)
         notices = [Notice(kind="evicted", text=evicted)] if evicted is not None else []
         # Said once, on the call where it happened: which build tool could not run and what was used.
-        return notices + [Notice(kind="build_tool", text=text) for text in getattr(resolved, "notices", ())]
+        return notices + [Notice(kind="build_tool", text=text) for text in (resolved.notices if resolved is not None else ())]
 
-    def _session_build_tool(self, session_id: str, project_root: str, build_tool: BuildToolChoice) -> BuildToolChoice:
+    def _session_build_tool(self, target: SessionTarget) -> BuildToolChoice:
         """`auto` on a session already running this project keeps the session's build tool."""
-        session = self._sessions.get(session_id)
+        session = self._sessions.get(target.session_id)
         environment = session.environment if session is not None else None
-        if build_tool != "auto" or environment is None:
-            return build_tool
-        same_project = Path(environment.project_root) == Path(project_root).expanduser().resolve()
-        return environment.build_tool if same_project else build_tool
+        if target.build_tool != "auto" or environment is None:
+            return target.build_tool
+        same_project = Path(environment.project_root) == Path(target.project_root).expanduser().resolve()
+        return environment.build_tool if same_project else target.build_tool
 
     async def _worker_for(
         self, session: Session, environment: ReplEnvironment, notices: list[Notice], progress: Progress | None

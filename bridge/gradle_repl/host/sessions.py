@@ -10,7 +10,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from gradle_repl.environment import ReplEnvironment
+from gradle_repl.environment import BuildToolName, ReplEnvironment
 from gradle_repl.host.handle import WorkerHandle
 from gradle_repl.host.spawned import SpawnedWorkers
 
@@ -23,7 +23,7 @@ class SessionInfo(BaseModel):
     project_root: str
     project_path: str
     source_set: str
-    build_tool: str
+    build_tool: BuildToolName
     kotlin_version: str
     java_home: str
     java_version: str | None

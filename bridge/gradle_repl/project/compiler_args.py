@@ -1,8 +1,19 @@
-"""Which of a build's free compiler arguments matter to the REPL, and the compiler plugins known by name."""
+"""Which of a build's free compiler arguments matter to the REPL, and the compiler-plugin options among them."""
 
 from __future__ import annotations
 
-__all__ = ["relevant_compiler_args"]
+import re
+from typing import NamedTuple
+
+__all__ = ["PluginOptionArgs", "plugin_options_in", "relevant_compiler_args"]
+
+# kotlinc's `-P` (K2JVMCompilerArguments.pluginOptions): its value follows as the next argument or, in one argument,
+# after "=" ("-P=plugin:…"); an array argument, split on commas as the compiler splits it. kotlinc 2.3.21 refuses
+# "-P plugin:…" and "-Pplugin:…" as one argument ("Invalid argument"), so a build never gets past them.
+_PLUGIN_OPTION_FLAG = "-P"
+_JOINED_PLUGIN_OPTION = re.compile(r"-P=(.*)", re.DOTALL)
+# What each option must look like: plugin:<plugin id>:<option name>=<value>.
+_PLUGIN_OPTION = re.compile(r"plugin:[^:\s]+:[^=\s]+=.*", re.DOTALL)
 
 # Arguments with a separate value that changes what code compiles.
 _WITH_VALUE = ("-language-version", "-api-version")
@@ -48,3 +59,32 @@ def relevant_compiler_args(args: list[str]) -> list[str]:
             kept.append(arg)
         i += 1
     return kept
+
+
+class PluginOptionArgs(NamedTuple):
+    options: list[str]  # each as plugin:<id>:<key>=<value>, as ReplEnvironment.compiler_plugin_options holds them
+    rest: list[str]  # the other arguments, in order
+    malformed: list[str]  # -P values that name no plugin option (one warning each)
+
+
+def plugin_options_in(args: list[str]) -> PluginOptionArgs:
+    """The compiler-plugin options passed as free arguments (`-P plugin:<id>:<key>=<value>`, in either of the
+    compiler's spellings), apart from the rest: a build that configures a plugin so means it for snippets too."""
+    options: list[str] = []
+    rest: list[str] = []
+    malformed: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i].strip()
+        if arg == _PLUGIN_OPTION_FLAG and i + 1 < len(args):
+            value: str | None = args[i + 1].strip()
+            i += 2
+        else:
+            joined = _JOINED_PLUGIN_OPTION.fullmatch(arg)
+            value = joined.group(1) if joined else None
+            if value is None:
+                rest.append(args[i])
+            i += 1
+        for part in (value.split(",") if value is not None else []):
+            (options if _PLUGIN_OPTION.fullmatch(part.strip()) else malformed).append(part.strip())
+    return PluginOptionArgs(list(dict.fromkeys(options)), rest, malformed)

@@ -14,7 +14,7 @@ from gradle_repl.errors import GradleReplError
 from gradle_repl.project.process import ProgressCallback, plain_text
 from gradle_repl.project.toolchain import dependency_resolver_coordinates, resolve_jars
 
-__all__ = ["with_dependency_resolver", "why_not_fetched"]
+__all__ = ["add_dependency_resolver", "why_not_fetched"]
 
 # How a warning saying why a session can't add libraries begins; the worker repeats it to a snippet that asks.
 # The warning is repeated in each session's first reply: a reason past this length is cut, saying how much.
@@ -25,8 +25,9 @@ _ARTIFACT = re.compile(r"[\w.-]+(?::[\w.-]+){3,4}")
 _TOOLCHAIN_PROJECT = "gradle-repl.toolchain:"
 
 
-def with_dependency_resolver(environment: ReplEnvironment, on_progress: ProgressCallback | None = None) -> None:
-    """Sets environment.dependency_resolver_classpath, or says in a warning why @file:DependsOn is unavailable."""
+def add_dependency_resolver(environment: ReplEnvironment, on_progress: ProgressCallback | None = None) -> None:
+    """Sets environment.dependency_resolver_classpath, or says in a warning why @file:DependsOn is unavailable
+    (the environment is changed, not copied)."""
     try:
         jars = resolve_jars({"resolver": dependency_resolver_coordinates(environment.kotlin_version)}, on_progress=on_progress)
     except GradleReplError as error:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from gradle_repl.environment import ReplEnvironment
 
-__all__ = ["with_project_kotlin_reflect", "is_kotlin_reflect"]
+__all__ = ["use_project_kotlin_reflect", "is_kotlin_reflect"]
 
 # kotlin-reflect-2.2.21.jar, not kotlin-reflect-api or a sources jar.
 _KOTLIN_REFLECT = re.compile(r"kotlin-reflect-\d[\w.+-]*(?<!-sources)\.jar")
@@ -28,8 +28,9 @@ def is_kotlin_reflect(jar: str) -> bool:
     return _KOTLIN_REFLECT.fullmatch(Path(jar).name) is not None
 
 
-def with_project_kotlin_reflect(environment: ReplEnvironment) -> None:
-    """Puts the project's kotlin-reflect on the REPL host classpath in place of the compiler's own."""
+def use_project_kotlin_reflect(environment: ReplEnvironment) -> None:
+    """Puts the project's kotlin-reflect on `environment`'s REPL host classpath in place of the compiler's own (the
+    environment is changed, not copied)."""
     project = next((jar for jar in environment.classpath if is_kotlin_reflect(jar)), None)
     if project is None:
         return

@@ -12,7 +12,7 @@ from gradle_repl.errors import GradleReplError
 from gradle_repl.project.process import ProgressCallback
 from gradle_repl.project.toolchain import Coordinate, kotlin_version_tuple, repl_kotlin_version, resolve_jars
 
-__all__ = ["snippet_class_warnings", "with_plugins_at_repl_version"]
+__all__ = ["snippet_class_warnings", "load_plugins_at_repl_version"]
 
 # JetBrains publishes each of its compiler plugins with every Kotlin release, under one artifact name, plugin id and
 # set of options: kotlin-serialization-compiler-plugin-embeddable-1.9.24.jar has a 2.3.21 twin.
@@ -52,10 +52,10 @@ def snippet_class_warnings(environment: ReplEnvironment) -> list[str]:
     ]
 
 
-def with_plugins_at_repl_version(environment: ReplEnvironment, on_progress: ProgressCallback | None = None) -> None:
+def load_plugins_at_repl_version(environment: ReplEnvironment, on_progress: ProgressCallback | None = None) -> None:
     """On a project whose Kotlin has no K2 REPL, loads the build's JetBrains compiler plugins at the REPL's Kotlin
     version (a plugin must match the compiler that loads it) with the build's options, and names in a warning
-    each plugin that can't come along."""
+    each plugin that can't come along. Changes `environment` itself."""
     project = environment.project_kotlin_version
     if project is None or project == environment.kotlin_version:
         return

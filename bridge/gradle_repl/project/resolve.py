@@ -9,22 +9,23 @@ import re
 import time
 from dataclasses import dataclass
 from functools import cache
-from importlib import metadata
 from pathlib import Path
 
+from gradle_repl import package_version
+from gradle_repl.settings import DEFAULT_BUILD_TOOL, DEFAULT_PROJECT_PATH, DEFAULT_SOURCE_SET
 from gradle_repl.project.build_inputs import Fingerprint, Inputs
 from gradle_repl.project.buildtools import BuildTool, BuildToolChoice
 from gradle_repl.project.buildtools.choice import candidates, remember
 from gradle_repl.project.buildlock import build_slot, project_lock
 from gradle_repl.project.cache import CacheKey, EnvironmentCache
-from gradle_repl.project.compiler_args import relevant_compiler_args
+from gradle_repl.project.compiler_args import plugin_options_in, relevant_compiler_args
 from gradle_repl.environment import ReplEnvironment
 from gradle_repl.errors import BuildFailed, BuildToolNotFound, GradleReplError
-from gradle_repl.project.dependency_support import with_dependency_resolver
-from gradle_repl.project.host_jars import with_project_kotlin_reflect
+from gradle_repl.project.dependency_support import add_dependency_resolver
+from gradle_repl.project.host_jars import use_project_kotlin_reflect
 from gradle_repl.project.freshness import observe, remember_unchanged, stale_reason
 from gradle_repl.project.compose_support import compose_warnings
-from gradle_repl.project.plugin_support import snippet_class_warnings, with_plugins_at_repl_version
+from gradle_repl.project.plugin_support import snippet_class_warnings, load_plugins_at_repl_version
 from gradle_repl.project.process import ProgressCallback
 
 __all__ = ["BuildToolChoice", "Resolved", "resolve_environment"]
@@ -59,9 +60,9 @@ def _check_root(project_root: str | Path) -> Path:
 def resolve_environment(
     project_root: str | Path,
     *,
-    project_path: str = ":",
-    source_set: str = "main",
-    build_tool: BuildToolChoice = "auto",
+    project_path: str = DEFAULT_PROJECT_PATH,
+    source_set: str = DEFAULT_SOURCE_SET,
+    build_tool: BuildToolChoice = DEFAULT_BUILD_TOOL,
     refresh: bool = False,
     on_progress: ProgressCallback | None = None,
     cache: EnvironmentCache | None = None,
@@ -111,11 +112,7 @@ def _first_line(error: Exception) -> str:
 @cache
 def _resolver_code_hash() -> str:
     """gradle-repl's version and its resolver code: a new release or a local edit must not reuse old results."""
-    try:
-        version = metadata.version("gradle-repl")
-    except metadata.PackageNotFoundError:  # run from a source tree without installing
-        version = "source"
-    digest = hashlib.sha256(version.encode())
+    digest = hashlib.sha256(package_version().encode())
     # Every module of the project side and the model it fills: any of them can change what a resolve reports.
     modules = [*_PACKAGE.rglob("*.py"), _PACKAGE.parent / "environment.py"]
     for path in sorted(modules):
@@ -179,12 +176,21 @@ def _build(
     # An output directory the build never made (a pom-packaged module, a module without main sources) holds nothing;
     # kept, it would read as "no longer exists" on every later check and rebuild the project each time.
     environment.classpath = [entry for entry in environment.classpath if os.path.exists(entry)]
-    # One filter for every build tool: only arguments that change what code compiles reach the REPL.
-    environment.compiler_args = relevant_compiler_args(environment.compiler_args)
-    with_plugins_at_repl_version(environment, on_progress)
+    # One filter for every build tool: plugin options given as free arguments (`-P plugin:…`) join the plugins'
+    # options, and of the rest only arguments that change what code compiles reach the REPL.
+    free = plugin_options_in(environment.compiler_args)
+    environment.compiler_plugin_options = list(dict.fromkeys(environment.compiler_plugin_options + free.options))
+    environment.warnings += [
+        f"compiler argument -P {value!r} is not a plugin option (plugin:<id>:<option>=<value>); snippets compile without it"
+        for value in free.malformed
+    ]
+    environment.compiler_args = relevant_compiler_args(free.rest)
+    # The environment is the resolve's own until stored: the helpers below change it, each named by its verb (a
+    # `with_*` name returns a copy instead, as ReplEnvironment.with_options and _with_reported_dirs do).
+    load_plugins_at_repl_version(environment, on_progress)
     environment.warnings += snippet_class_warnings(environment) + compose_warnings(environment)
-    with_project_kotlin_reflect(environment)
-    with_dependency_resolver(environment, on_progress)
+    use_project_kotlin_reflect(environment)
+    add_dependency_resolver(environment, on_progress)
     fingerprint = _with_reported_dirs(fingerprint, inputs, environment)
     environment.build_inputs_hash = fingerprint.build_hash()
     environment.sources_stamp = resolved_at

@@ -28,6 +28,7 @@ __all__ = [
     "find_mvn",
     "repl_kotlin_version",
     "kotlin_version_tuple",
+    "has_usable_repl",
     "kotlin_policy_properties",
 ]
 
@@ -156,14 +157,22 @@ def _pom(name: str, coordinates: list[Coordinate]) -> str:
 
 
 def kotlin_version_tuple(version: str) -> tuple[int, int, int]:
-    """(major, minor, patch) of a Kotlin version such as 2.2.21 or 2.3.0-Beta1; unreadable parts count as 0."""
-    parts = [int(p) if p.isdigit() else 0 for p in version.replace("-", ".").split(".")[:3]]
-    return tuple(parts + [0] * (3 - len(parts)))  # type: ignore[return-value]
+    """(major, minor, patch) of a Kotlin version such as 2.2.21 or 2.3.0-Beta1, split at '.' and '-'; a part counts
+    when it is one to nine ASCII digits (a JVM Int), else as 0. The init script's KotlinVersions.atLeast follows the
+    same rule (tests/test_init_script_api.py runs one table through both)."""
+    parts = [int(p) if p.isascii() and p.isdigit() and len(p) <= 9 else 0 for p in version.replace("-", ".").split(".")[:3]]
+    major, minor, patch = [*parts, 0, 0, 0][:3]
+    return major, minor, patch
+
+
+def has_usable_repl(version: str) -> bool:
+    """Whether Kotlin `version` ships a usable K2 REPL (MINIMUM_REPL_KOTLIN or later)."""
+    return kotlin_version_tuple(version) >= MINIMUM_REPL_KOTLIN
 
 
 def repl_kotlin_version(project_version: str) -> tuple[str, str | None]:
     """The Kotlin the REPL runs for a project, and a warning when it can't be the project's own."""
-    if kotlin_version_tuple(project_version) >= MINIMUM_REPL_KOTLIN:
+    if has_usable_repl(project_version):
         return project_version, None
     return PINNED_KOTLIN_VERSION, (
         f"Kotlin {project_version} has no K2 REPL; snippets compile with Kotlin {PINNED_KOTLIN_VERSION}, and with the "

@@ -67,19 +67,22 @@ class ChangeWatcher:
                 while True:
                     remaining_ms = int((deadline - time.monotonic()) * 1000)
                     if remaining_ms <= 0:
-                        return self._break()
+                        self._break()
+                        return None
                     # No sleep between checks (step 0): the sentinel lands within microseconds and a
                     # 1 ms step would cost 2 ms per poll; grouping changes waits at most 1 ms.
                     result = self._notify.watch(1, 0, remaining_ms, None)
                     if not isinstance(result, set):
-                        return self._break()
+                        self._break()
+                        return None
                     paths = {path for _, path in result}
                     changed |= paths
                     if str(sentinel) in paths:
                         break
                 sentinel.unlink()
             except Exception:  # noqa: BLE001 - any watcher failure means "can't tell", never a wrong answer
-                return self._break()
+                self._break()
+                return None
             roots: dict[Path, bool] = {}
             changed = {p for p in changed if not p.startswith(str(self._sentinel_dir)) and not self._ignored(Path(p), roots)}
             if changed:
@@ -93,7 +96,6 @@ class ChangeWatcher:
         """Closes a watcher that failed; it answers None from now on."""
         self.close()
         self._broken = True
-        return None
 
     def close(self) -> None:
         try:

@@ -6,9 +6,8 @@ compilation back (jvm-worker CompilerMarks.kt), so nothing here can change the s
 
 from __future__ import annotations
 
-from typing import Any
-
 from gradle_repl.frames import CheckResult, CodeDiagnostic, ErrorResult
+from gradle_repl.worker.java import SnippetOutcome
 from gradle_repl.worker.kotlin_types import kotlin_type_name
 from gradle_repl.worker.outcomes import REPORTED_SEVERITIES, read_diagnostic, throwable_chain, wire_diagnostic
 from gradle_repl.worker.report import Diagnostic, format_diagnostic, format_throwable
@@ -24,7 +23,7 @@ def code_diagnostics(diagnostics: list[Diagnostic], code: str) -> list[CodeDiagn
     return [CodeDiagnostic(**wire_diagnostic(d).model_dump(), text=format_diagnostic(d, code)) for d in kept]
 
 
-def check_result(outcome: Any, code: str) -> CheckResult | ErrorResult:
+def check_result(outcome: SnippetOutcome | None, code: str) -> CheckResult | ErrorResult:
     """A check's answer from the facade's outcome: diagnostics, and the value's type when the code compiles."""
     if outcome is None:
         return ErrorResult(error_kind="internal", message="the check ended without an outcome")

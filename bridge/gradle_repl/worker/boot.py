@@ -7,9 +7,6 @@ import os
 import re
 import time
 from pathlib import Path
-from typing import Any
-
-import jpype
 
 from gradle_repl.environment import DEPENDS_ON_UNAVAILABLE, ReplEnvironment
 from gradle_repl.errors import WorkerFailed
@@ -17,9 +14,12 @@ from gradle_repl.frames import ReadyFrame, StartRequest
 from gradle_repl.worker import classdata
 from gradle_repl.worker.completion import SessionCompletion
 from gradle_repl.worker.facade import build_dependency_addon, build_facade
+from gradle_repl.worker import java
+from gradle_repl.worker.java import JavaException, JavaObject, ReplOutput, java_class, shutdown_vm
 from gradle_repl.worker.jvm import start_jvm
 from gradle_repl.worker.outcomes import throwable_chain
 from gradle_repl.worker.compose_addon import compose_addon
+from gradle_repl.worker.companions import generated_companions
 from gradle_repl.worker.plugin_hints import compose_hints, serialization_hint
 from gradle_repl.worker.report import format_throwable
 from gradle_repl.worker.session import Facade, ReplSession
@@ -66,7 +66,7 @@ class ClassDataUse:
         """Training only: ends the JVM, which writes the archive, and moves it into place."""
         if self._written is None or self.archive is None:
             raise WorkerFailed("this worker was not started to write a class-data archive")
-        jpype.shutdownJVM()  # the JVM writes the archive while it shuts down
+        shutdown_vm()  # the JVM writes the archive while it shuts down
         if self._written.is_file():
             os.replace(self._written, self.archive)
         else:
@@ -91,7 +91,7 @@ def boot(request: StartRequest) -> tuple[ReplSession, ReadyFrame, ClassDataUse]:
     )
     facade_jar, compiled = build_facade(env.kotlin_version, env.repl_host_classpath)
     # Why @file:DependsOn can't be used in this session; None when it can.
-    libraries_unavailable = env.dependency_resolver_unavailable or DEPENDS_ON_UNAVAILABLE
+    libraries_unavailable: str | None = env.dependency_resolver_unavailable or DEPENDS_ON_UNAVAILABLE
     addon: Path | None = None
     if env.dependency_resolver_classpath:
         try:
@@ -99,36 +99,34 @@ def boot(request: StartRequest) -> tuple[ReplSession, ReadyFrame, ClassDataUse]:
         except WorkerFailed as error:  # an optional add-on: the session starts without it
             libraries_unavailable = f"{DEPENDS_ON_UNAVAILABLE}: its add-on did not compile ({str(error).splitlines()[0]})"
     jars = [str(facade_jar), *([str(addon), *resolver] if addon is not None else [])]
-    urls = [jpype.JClass("java.io.File")(jar).toURI().toURL() for jar in jars]
-    system = jpype.JClass("java.lang.ClassLoader").getSystemClassLoader()
-    facade_loader = jpype.JClass("java.net.URLClassLoader")(urls, system)
+    urls = [java_class("java.io.File")(jar).toURI().toURL() for jar in jars]
+    system = java_class("java.lang.ClassLoader").getSystemClassLoader()
+    facade_loader = java_class("java.net.URLClassLoader")(urls, system)
 
-    def facade_class(name: str) -> Any:
-        return jpype.JClass(name, loader=facade_loader)
-
-    output = facade_class("gradlerepl.runtime.ReplOutput")
+    output = java.repl_output(facade_loader)
     output.install()
-    exit_guard = facade_class("gradlerepl.host.ExitGuard")
+    exit_guard = java.exit_guard(facade_loader)
     exit_guard.install()
     compile_classpath = _compile_classpath(env, str(facade_jar), annotations)
     compose = compose_addon(env, compile_classpath)
-    snippet_loader = facade_class("gradlerepl.host.SnippetClassLoaders").create([*env.classpath, *compose.classpath], facade_loader)
-    libraries = None
+    snippet_loader = java_class("gradlerepl.host.SnippetClassLoaders", loader=facade_loader).create([*env.classpath, *compose.classpath], facade_loader)
+    libraries: JavaObject = None
     if addon is not None:
         try:
-            libraries = facade_class("gradlerepl.dependencies.AddedLibraries")(env.classpath, env.repositories)
+            libraries = java_class("gradlerepl.dependencies.AddedLibraries", loader=facade_loader)(env.classpath, env.repositories)
             libraries_unavailable = None
-        except (jpype.JException, TypeError) as error:
+        except (JavaException, TypeError) as error:
             libraries_unavailable = f"{DEPENDS_ON_UNAVAILABLE}: its resolver could not be made ({error})"
-    driver = facade_class("gradlerepl.host.ReplDriver")(
-        [*compile_classpath, *compose.classpath], snippet_loader, env.compiler_options(), libraries, compose.imports,
+    driver = java.repl_driver(
+        facade_loader, [*compile_classpath, *compose.classpath], snippet_loader, env.compiler_options(), libraries, compose.imports,
     )
+    companion_hints = generated_companions(env, driver, facade_loader, str(facade_jar))
     snippets = SnippetCounter(driver)
     _warm_up(snippets, output)
     ready = ReadyFrame(
         pid=os.getpid(),
         kotlin_version=env.kotlin_version,
-        java_version=str(jpype.JClass("java.lang.System").getProperty("java.version")),
+        java_version=str(java_class("java.lang.System").getProperty("java.version")),
         facade_compiled=compiled,
         startup_ms=int((time.monotonic() - started) * 1000),
         class_data_archive=str(class_data.mapped) if class_data.mapped else None,
@@ -141,14 +139,14 @@ def boot(request: StartRequest) -> tuple[ReplSession, ReadyFrame, ClassDataUse]:
         index_classpath=[p for p in [*compile_classpath, *compose.classpath] if p != str(facade_jar) and p not in annotations],
     )
     session = ReplSession(
-        request, Facade(driver, output, facade_class("gradlerepl.runtime.Renderer"), exit_guard), snippets,
+        request, Facade(driver, output, java.renderer(facade_loader), exit_guard), snippets,
         libraries_unavailable=libraries_unavailable,
-        hints=[*filter(None, [serialization_hint(env)]), *compose_hints(env, compose.unavailable)], completion=completion,
+        hints=[*filter(None, [serialization_hint(env)]), *compose_hints(env, compose.unavailable), *companion_hints], completion=completion,
     )
     return session, ready, class_data
 
 
-def _warm_up(snippets: SnippetCounter, output: Any) -> None:
+def _warm_up(snippets: SnippetCounter, output: ReplOutput) -> None:
     """Runs the first snippets, which cannot fail (WARM_UP_SNIPPETS counts them).
 
     The K2 REPL emits its shared state class into the first snippet it compiles; if a user's
@@ -167,7 +165,7 @@ def _warm_up(snippets: SnippetCounter, output: Any) -> None:
     output.drain()
 
 
-def _train(snippets: SnippetCounter, output: Any) -> None:
+def _train(snippets: SnippetCounter, output: ReplOutput) -> None:
     """Compiles what typical snippets need (a class, a lambda, a template), so the archive holds it."""
     for code in _TRAINING_SNIPPETS:
         _, running = snippets.start(code)

@@ -14,13 +14,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
-import jpype
+from pydantic import TypeAdapter
 
 from gradle_repl.errors import WorkerFailed
 from gradle_repl.frames import Completion, CompletionKind, CompletionResult, Declaration, TextEdit
-from gradle_repl.worker.facade import build_completion_addon
+from gradle_repl.worker.facade import build_completion_addon, first_compile_error
+from gradle_repl.worker.java import Completer, JavaException, JavaObject, ReplDriver, addon_loader, completer, string_array
 from gradle_repl.worker.kotlin_types import without_snippet_classes
 from gradle_repl.worker.safety import jstr
 
@@ -54,6 +54,9 @@ _DECLARATION_KINDS: dict[str, CompletionKind] = {
     "val": "variable", "var": "variable", "fun": "function", "class": "class", "data class": "class", "object": "object",
     "interface": "interface", "enum class": "enum", "annotation class": "class", "typealias": "typealias",
 }
+
+# The add-on's kinds (Completer.kt) checked against the frames' names: an unknown one is a ValidationError naming it.
+_COMPLETION_KIND: TypeAdapter[CompletionKind] = TypeAdapter(CompletionKind)
 
 
 @dataclass(frozen=True)
@@ -132,7 +135,8 @@ class SessionCompletion:
     """The add-on's Completer for one session, made on first use."""
 
     def __init__(
-        self, driver: Any, facade_loader: Any, *, kotlin_version: str, compile_classpath: list[str], index_classpath: list[str]
+        self, driver: ReplDriver, facade_loader: JavaObject, *, kotlin_version: str, compile_classpath: list[str],
+        index_classpath: list[str],
     ) -> None:
         """`compile_classpath` compiles the add-on; `index_classpath` is what snippets may import from (with the JDK)."""
         self._driver = driver
@@ -140,22 +144,19 @@ class SessionCompletion:
         self._facade_loader = facade_loader
         self._kotlin_version = kotlin_version
         self._compile_classpath = compile_classpath
-        self._completer: Any = None
+        self._completer: Completer | None = None
         self.unavailable: str | None = None
 
-    def load(self) -> Any:
+    def load(self) -> Completer | None:
         """The add-on's Completer, compiled and loaded on first use; None when this Kotlin can't have it. Once loaded it
         also ends checks before the JVM backend (ReplDriver.analysis)."""
         if self._completer is None and self.unavailable is None:
             try:
                 jar, _ = build_completion_addon(self._kotlin_version, self._compile_classpath)
-                url = jpype.JClass("java.io.File")(str(jar)).toURI().toURL()
-                loader = jpype.JClass("java.net.URLClassLoader")([url], self._facade_loader)
-                completer = jpype.JClass("gradlerepl.completion.Completer", loader=loader)
-                self._completer = completer(self._driver, jpype.JArray(jpype.JString)(self._index_classpath))
+                self._completer = completer(addon_loader(jar, self._facade_loader), self._driver, self._index_classpath)
             except WorkerFailed as error:
-                self.unavailable = f"completion is unavailable on Kotlin {self._kotlin_version}: its add-on did not compile ({_first_error(str(error))})"
-            except (jpype.JException, TypeError) as error:
+                self.unavailable = f"completion is unavailable on Kotlin {self._kotlin_version}: its add-on did not compile ({first_compile_error(str(error))})"
+            except (JavaException, TypeError) as error:
                 self.unavailable = f"completion is unavailable on Kotlin {self._kotlin_version}: its add-on could not start ({error})"
         return self._completer
 
@@ -169,7 +170,7 @@ class SessionCompletion:
             return CompletionResult(prefix_start=start, unavailable=self.unavailable)
         outcome = completer.complete(
             code, utf16_offset(code, start), utf16_offset(code, cursor), source_name,
-            jpype.JArray(jpype.JString)(list(DEFAULT_PACKAGES)),
+            string_array(DEFAULT_PACKAGES),
         )
         if outcome.internalError is not None:
             error = outcome.internalError
@@ -178,7 +179,10 @@ class SessionCompletion:
                 unavailable=f"completion failed on Kotlin {self._kotlin_version}: {jstr(error.getClass().getName())}: {jstr(error.getMessage())}",
             )
         found = [
-            Candidate(jstr(c.text), jstr(c.kind), without_snippet_classes(jstr(c.detail)), int(c.rank), _needed(jstr(c.importName), imported))  # type: ignore[arg-type]
+            Candidate(
+                jstr(c.text), _COMPLETION_KIND.validate_python(jstr(c.kind)), without_snippet_classes(jstr(c.detail)), int(c.rank),
+                _needed(jstr(c.importName), imported),
+            )
             for c in outcome.candidates
         ]
         position = jstr(outcome.position)
@@ -196,10 +200,3 @@ def _needed(name: str, imported: Sequence[str]) -> str:
     if not name or name in imported or f"{name.rpartition('.')[0]}.*" in imported:
         return ""
     return name
-
-
-def _first_error(message: str) -> str:
-    for line in message.splitlines():
-        if "error:" in line:
-            return line.strip()
-    return message.splitlines()[0] if message else "no message"

@@ -12,13 +12,11 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass
+from collections.abc import Callable
 from functools import cache
-from typing import Any
-
-import jpype
-
-from gradle_repl.frames import Declaration, SessionDescription
-from gradle_repl.worker.kotlin_types import kotlin_type_name, property_accessors
+from gradle_repl.frames import Declaration, DeclarationKind, SessionDescription
+from gradle_repl.worker.java import JavaException, JavaObject, implements, java_class, java_string, override
+from gradle_repl.worker.kotlin_types import kotlin_type_name, property_accessors, without_snippet_classes
 from gradle_repl.worker.safety import jstr
 
 __all__ = ["Declarations", "VALUE_LIMIT_CHARS", "composable_parameters"]
@@ -37,8 +35,8 @@ _TYPEALIAS = re.compile(r"^\s*(?:(?:private|internal|public)\s+)?typealias\s+(\w
 @dataclass
 class _Held:
     declaration: Declaration
-    field: Any = None  # the field holding a val's or var's value: static on 2.3, the snippet instance's on 2.2
-    instance: Any = None
+    field: JavaObject = None  # the field holding a val's or var's value: static on 2.3, the snippet instance's on 2.2
+    instance: JavaObject = None
     failed: bool = False  # its snippet threw: the REPL still resolves the name, but it holds no value
 
 
@@ -51,10 +49,10 @@ class Declarations:
     def __len__(self) -> int:
         return len(self._held)
 
-    def record(self, script_class: Any, instance: Any, snippet: int, code: str, *, failed: bool) -> None:
+    def record(self, script_class: JavaObject, instance: JavaObject, snippet: int, code: str, *, failed: bool) -> None:
         """Adds what a snippet that ran declared; a name declared again moves to the end with its new meaning.
         A snippet that threw still counts: later snippets resolve its names (to values never set)."""
-        owner = jpype.JClass("kotlin.jvm.JvmClassMappingKt").getJavaClass(script_class)
+        owner = java_class("kotlin.jvm.JvmClassMappingKt").getJavaClass(script_class)
         accessors: set[str] = set()
         methods = {jstr(m.getName()) for m in owner.getDeclaredMethods()}
         for field in owner.getDeclaredFields():
@@ -66,13 +64,14 @@ class Declarations:
             if field.isSynthetic() or name == "INSTANCE" or "$" in name:
                 continue
             getter, setter = property_accessors(name)
-            kind = "var" if setter in methods else "val"
+            kind: DeclarationKind = "var" if setter in methods else "val"
             accessors |= {getter, setter}
             kotlin_type = kotlin_type_name(jstr(field.getGenericType().getTypeName()))
             self._put(name, _Held(Declaration(kind=kind, name=name, signature=f"{kind} {name}: {kotlin_type}", snippet=snippet), field, instance, failed))
         for method in owner.getDeclaredMethods():
             name = jstr(method.getName())
-            if method.isSynthetic() or method.isBridge() or "$" in name or name in accessors:
+            # `$`: the compiler's own; `-`: mangled for a value class (`getDur-UwyO8pc`, a val's getter on 2.2).
+            if method.isSynthetic() or method.isBridge() or "$" in name or "-" in name or name in accessors:
                 continue
             written, composable = composable_parameters([jstr(t.getTypeName()) for t in method.getGenericParameterTypes()])
             parameters = ", ".join(kotlin_type_name(t) for t in written)
@@ -137,17 +136,17 @@ def composable_parameters(types: list[str]) -> tuple[list[str], bool]:
     return types, False
 
 
-def _holds_null(field: Any, instance: Any) -> bool:
+def _holds_null(field: JavaObject, instance: JavaObject) -> bool:
     """Whether a val's or var's field holds null; one that can't be read counts as null, as its snippet failed."""
     try:
         field.setAccessible(True)
-        static = jpype.JClass("java.lang.reflect.Modifier").isStatic(field.getModifiers())
+        static = java_class("java.lang.reflect.Modifier").isStatic(field.getModifiers())
         return field.get(None if static else instance) is None
-    except (jpype.JException, TypeError):
+    except (JavaException, TypeError):
         return True
 
 
-def _class_kind(nested: Any) -> str:
+def _class_kind(nested: JavaObject) -> DeclarationKind:
     if nested.isAnnotation():
         return "annotation class"
     if nested.isInterface():
@@ -161,46 +160,49 @@ def _class_kind(nested: Any) -> str:
     return "data class" if {"copy", "component1"} <= methods else "class"
 
 
-def _render(field: Any, instance: Any, deadline: float) -> str:
+def _render(field: JavaObject, instance: JavaObject, deadline: float) -> str:
     """The value's toString(), capped, on its own thread: a toString that blocks (a lazy proxy, a closed
     connection) costs at most VALUE_SECONDS, and the whole description at most DESCRIBE_SECONDS."""
     left = min(VALUE_SECONDS, deadline - time.monotonic())
     if left <= 0:
         return f"<not rendered: describing took its {DESCRIBE_SECONDS:g} s>"
-    task = jpype.JClass("java.util.concurrent.FutureTask")(_reader()(field, instance))
-    thread = jpype.JClass("java.lang.Thread")(task, "describe-value")
+    task = java_class("java.util.concurrent.FutureTask")(_reader()(field, instance))
+    thread = java_class("java.lang.Thread")(task, "describe-value")
     thread.setDaemon(True)
     thread.start()
     try:
-        text = jstr(task.get(int(left * 1000), jpype.JClass("java.util.concurrent.TimeUnit").MILLISECONDS))
-    except jpype.JClass("java.util.concurrent.TimeoutException"):
+        text = jstr(task.get(int(left * 1000), java_class("java.util.concurrent.TimeUnit").MILLISECONDS))
+    except java_class("java.util.concurrent.TimeoutException"):
         thread.interrupt()
         return f"<toString() did not finish within {left:.1f} s>"
-    except jpype.JException as error:
-        cause = error.getCause() if error.getCause() is not None else error
+    except JavaException as error:
+        thrown: JavaObject = error  # a Java throwable, read as one
+        cause = thrown.getCause() if thrown.getCause() is not None else thrown
         return f"<can't be read: {jstr(cause.getClass().getName())}>"
     length, _, capped = text.partition(":")
+    # As results read: a toString() of Any's names the class as the user wrote it (`K@1b2c3d`, not `_5_repl$K@1b2c3d`).
+    capped = without_snippet_classes(capped)
     capped = " ".join(capped.split()) if "\n" in capped else capped
     cut = int(length) - VALUE_LIMIT_CHARS
     return f"{capped}… ({cut} more characters)" if cut > 0 else capped
 
 
 @cache
-def _reader() -> Any:
+def _reader() -> Callable[[JavaObject, JavaObject], JavaObject]:
     """A java.util.concurrent.Callable reading one field's value as "<length>:<first VALUE_LIMIT_CHARS chars>"
     (made once the JVM runs, which JPype's proxies need)."""
 
-    @jpype.JImplements("java.util.concurrent.Callable")
+    @implements("java.util.concurrent.Callable")
     class _ReadValue:
-        def __init__(self, field: Any, instance: Any) -> None:
+        def __init__(self, field: JavaObject, instance: JavaObject) -> None:
             self._field, self._instance = field, instance
 
-        @jpype.JOverride
-        def call(self) -> Any:
+        @override
+        def call(self) -> JavaObject:
             self._field.setAccessible(True)
-            static = jpype.JClass("java.lang.reflect.Modifier").isStatic(self._field.getModifiers())
+            static = java_class("java.lang.reflect.Modifier").isStatic(self._field.getModifiers())
             value = self._field.get(None if static else self._instance)
-            text = jpype.JClass("java.lang.String").valueOf(value) if value is not None else jpype.JString("null")
-            return jpype.JString(f"{text.length()}:{jstr(text.substring(0, min(text.length(), VALUE_LIMIT_CHARS)))}")
+            text = java_class("java.lang.String").valueOf(value) if value is not None else java_string("null")
+            return java_string(f"{text.length()}:{jstr(text.substring(0, min(text.length(), VALUE_LIMIT_CHARS)))}")
 
     return _ReadValue

@@ -11,13 +11,18 @@ import hashlib
 import os
 from pathlib import Path
 
-import jpype
-
 from gradle_repl.errors import WorkerFailed
 from gradle_repl.paths import cache_dir
-from gradle_repl.resources import jvm_worker_completion_sources, jvm_worker_compose_sources, jvm_worker_dependency_sources, jvm_worker_sources
+from gradle_repl.resources import (
+    jvm_worker_companions_sources, jvm_worker_completion_sources, jvm_worker_compose_sources, jvm_worker_dependency_sources,
+    jvm_worker_sources,
+)
+from gradle_repl.worker.java import java_class, string_array
 
-__all__ = ["facade_jar_path", "build_facade", "build_dependency_addon", "build_compose_addon", "build_completion_addon", "completion_addon_path"]
+__all__ = [
+    "facade_jar_path", "build_facade", "build_dependency_addon", "build_compose_addon", "build_completion_addon", "completion_addon_path",
+    "build_companions_addon", "companions_addon_path", "first_compile_error",
+]
 
 
 def _sources_hash(sources: list[Path], *facts: str) -> str:
@@ -68,10 +73,34 @@ def build_completion_addon(kotlin_version: str, compile_classpath: list[str]) ->
     )
 
 
+def build_companions_addon(kotlin_version: str, compile_classpath: list[str]) -> tuple[Path, bool]:
+    """The add-on that makes a plugin's generated companion the companion of a snippet's class (compiled against the
+    facade and the compiler's FIR; a Kotlin whose FIR it doesn't fit is remembered, as for completion)."""
+    return _build(
+        companions_addon_path(kotlin_version), jvm_worker_companions_sources(), compile_classpath, kotlin_version,
+        "facade's generated-companions add-on",
+        ["-jvm-target", "1.8", "-module-name", "gradle-repl-jvm-worker-companions"], remember_failure=True,
+    )
+
+
+def companions_addon_path(kotlin_version: str) -> Path:
+    """Where the generated-companions add-on for this Kotlin version is cached (and, beside it, why it did not compile)."""
+    sources = jvm_worker_companions_sources()
+    return cache_dir() / "facade" / f"jvm-worker-companions-{kotlin_version}-{_sources_hash(sources + jvm_worker_sources())}.jar"
+
+
 def completion_addon_path(kotlin_version: str) -> Path:
     """Where the completion add-on for this Kotlin version is cached (and, beside it, why it did not compile)."""
     sources = jvm_worker_completion_sources()
     return cache_dir() / "facade" / f"jvm-worker-completion-{kotlin_version}-{_sources_hash(sources + jvm_worker_sources())}.jar"
+
+
+def first_compile_error(message: str) -> str:
+    """The compiler's first error line in a failed add-on compile's message, else the message's first line."""
+    for line in message.splitlines():
+        if "error:" in line:
+            return line.strip()
+    return message.splitlines()[0] if message else "no message"
 
 
 def lasting_failure(exit_code: str) -> bool:
@@ -94,9 +123,9 @@ def _build(
         raise WorkerFailed(failed.read_text(encoding="utf-8"))
     target.parent.mkdir(parents=True, exist_ok=True)
     temporary = target.with_name(f"{target.stem}.{os.getpid()}.tmp.jar")
-    compiler = jpype.JClass("org.jetbrains.kotlin.cli.jvm.K2JVMCompiler")()
-    messages = jpype.JClass("java.io.ByteArrayOutputStream")()
-    stream = jpype.JClass("java.io.PrintStream")(messages, True, "UTF-8")
+    compiler = java_class("org.jetbrains.kotlin.cli.jvm.K2JVMCompiler")()
+    messages = java_class("java.io.ByteArrayOutputStream")()
+    stream = java_class("java.io.PrintStream")(messages, True, "UTF-8")
     args = [
         "-no-stdlib",
         "-no-reflect",
@@ -108,7 +137,7 @@ def _build(
         *map(str, sources),
     ]
     # JPype renames Java methods that clash with Python keywords: exec → exec_.
-    exit_code = str(compiler.exec_(stream, jpype.JArray(jpype.JString)(args)).name())
+    exit_code = str(compiler.exec_(stream, string_array(args)).name())
     if exit_code != "OK" or not temporary.is_file():
         temporary.unlink(missing_ok=True)
         message = f"could not compile the jvm-worker {what} with Kotlin {kotlin_version}:\n{messages.toString('UTF-8')}"

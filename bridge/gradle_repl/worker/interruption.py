@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Any, Literal
+from typing import Literal
 
 from gradle_repl.frames import ErrorResult
+from gradle_repl.worker.java import RunningSnippet
 from gradle_repl.worker.deadlines import COMPILE_AFTER_CANCEL_SECONDS, INTERRUPT_GRACE_SECONDS
 from gradle_repl.worker.safety import jstr
 
@@ -22,7 +23,7 @@ __all__ = ["stop_snippet"]
 _LOOK_MS = 100
 
 
-def stop_snippet(running: Any, *, request_id: int, timeout_ms: int, cancelled: bool) -> ErrorResult:
+def stop_snippet(running: RunningSnippet, *, request_id: int, timeout_ms: int, cancelled: bool) -> ErrorResult:
     """Stops the facade's RunningSnippet; the result says whether the session's state survived (`state_lost`)."""
     why = "Cancelled by the client" if cancelled else f"Timed out after {timeout_ms / 1000:g} s"
     kind: Literal["cancelled", "timeout"] = "cancelled" if cancelled else "timeout"
@@ -46,7 +47,7 @@ def stop_snippet(running: Any, *, request_id: int, timeout_ms: int, cancelled: b
     )
 
 
-def _stopped_in_time(running: Any) -> bool:
+def _stopped_in_time(running: RunningSnippet) -> bool:
     cancelled_at = time.monotonic()
     # The grace counts from when the code is seen running: a compile that ends after the cancel starts no code.
     running_since = cancelled_at if running.getEvaluating() else None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import jpype
+from gradle_repl.worker.java import java_class
 
 __all__ = ["HeapWatch", "WARN_FRACTION"]
 
@@ -42,12 +42,12 @@ class HeapWatch:
 
 def _heap_bytes() -> tuple[int, int]:
     """(live after each pool's last collection, maximum) over the heap's pools."""
-    management = jpype.JClass("java.lang.management.ManagementFactory")
-    heap = jpype.JClass("java.lang.management.MemoryType").HEAP
+    management = java_class("java.lang.management.ManagementFactory")
+    heap = java_class("java.lang.management.MemoryType").HEAP
     live = 0
     for pool in management.getMemoryPoolMXBeans():
         if pool.getType() != heap:
             continue
         collected = pool.getCollectionUsage() if pool.isCollectionUsageThresholdSupported() else None
         live += int(collected.getUsed()) if collected is not None else int(pool.getUsage().getUsed())
-    return live, int(jpype.JClass("java.lang.Runtime").getRuntime().maxMemory())
+    return live, int(java_class("java.lang.Runtime").getRuntime().maxMemory())

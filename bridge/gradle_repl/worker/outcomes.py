@@ -7,14 +7,15 @@ with its Kotlin type, or Unit; an OutOfMemoryError is the one runtime error that
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Literal
 
-import jpype
 
 from gradle_repl.frames import CompilerDiagnostic, DisplayFrame, ErrorResult, SuccessResult
 from gradle_repl.worker.failed_uses import FailedUse
-from gradle_repl.worker.kotlin_types import kotlin_type_name
+from gradle_repl.worker.java import JavaObject, SnippetOutcome, java_class
+from gradle_repl.worker.kotlin_types import kotlin_type_name, without_snippet_classes
 from gradle_repl.worker.output_frames import SnippetOutput
+from gradle_repl.worker.repl_defects import known_repl_defect
 from gradle_repl.worker.report import Diagnostic, StackFrame, ThrowableInfo, format_diagnostic, format_throwable
 from gradle_repl.worker.safety import jstr
 from gradle_repl.worker.snippet_names import SNIPPET_BODY_METHOD
@@ -32,13 +33,17 @@ ExplainFailedUse = Callable[[list[ThrowableInfo]], FailedUse | None]
 
 
 def snippet_result(
-    outcome: Any, code: str, output: SnippetOutput, *, heap_mb: int, explain: ExplainFailedUse
+    outcome: SnippetOutcome, code: str, output: SnippetOutput, *, heap_mb: int, explain: ExplainFailedUse
 ) -> SuccessResult | ErrorResult:
     """The result of a snippet that ran to its end (not stopped), from the driver's outcome."""
     diagnostics = [read_diagnostic(d) for d in outcome.diagnostics]
     compile_warnings = [format_diagnostic(d, code) for d in diagnostics if d.severity == "WARNING"]
     if outcome.internalError is not None:
-        headline, stack = format_throwable(throwable_chain(outcome.internalError))
+        chain = throwable_chain(outcome.internalError)
+        if (defect := known_repl_defect(chain)) is not None:
+            # The REPL refused what the user wrote: like a compile error, it is theirs to write another way.
+            return ErrorResult(error_kind="compile", message=defect, compile_warnings=compile_warnings)
+        headline, stack = format_throwable(chain)
         return ErrorResult(error_kind="internal", message=f"REPL failure: {headline}", stack=stack)
     # Errors and warnings as data too, for clients that read structured results.
     as_data = [wire_diagnostic(d) for d in diagnostics if d.severity in REPORTED_SEVERITIES]
@@ -51,7 +56,9 @@ def snippet_result(
             diagnostics=as_data,
         )
     result = outcome.result
-    kind = str(result.getClass().getSimpleName()) if result is not None else "NotEvaluated"
+    if result is None:
+        return _not_evaluated()
+    kind = str(result.getClass().getSimpleName())
     if kind == "Error":
         chain = throwable_chain(result.getError())
         headline, stack = format_throwable(chain)
@@ -69,18 +76,26 @@ def snippet_result(
         return ErrorResult(error_kind="runtime", message=headline, stack=stack, compile_warnings=compile_warnings, diagnostics=as_data)
     if kind == "Value":
         value_type = kotlin_type_name(_declared_type(result))
-        if outcome.renderError is not None:
+        rendered = outcome.rendered
+        if rendered is not None:
+            value = output.display(rendered)
+            if value.kind == "text":
+                # A toString() of Any's (`_5_repl$K@1b2c3d`) reads with the class as the user wrote it (`K@1b2c3d`).
+                value.data = without_snippet_classes(value.data)
+        else:  # rendering threw: ReplDriver.kt sets either rendered or renderError
             headline, _ = format_throwable(throwable_chain(outcome.renderError))
             value = DisplayFrame(kind="text", mime="text/plain", data=f"<toString() threw {headline}>")
-        else:
-            value = output.display(outcome.rendered)
         return SuccessResult(value=value, value_type=value_type, compile_warnings=compile_warnings, diagnostics=as_data)
     if kind == "Unit":
         return SuccessResult(value_type="kotlin.Unit", compile_warnings=compile_warnings, diagnostics=as_data)
+    return _not_evaluated()
+
+
+def _not_evaluated() -> ErrorResult:
     return ErrorResult(error_kind="internal", message="the snippet was compiled but not evaluated")
 
 
-def throwable_chain(throwable: Any) -> list[ThrowableInfo]:
+def throwable_chain(throwable: JavaObject) -> list[ThrowableInfo]:
     """A Java throwable and its causes as plain data, outermost first."""
     chain: list[ThrowableInfo] = []
     while throwable is not None and len(chain) < _MAX_CAUSES:
@@ -100,14 +115,14 @@ def throwable_chain(throwable: Any) -> list[ThrowableInfo]:
     return chain
 
 
-def _declared_type(result: Any) -> str:
+def _declared_type(result: JavaObject) -> str:
     """The result's type as the REPL reports it; where that is an erased JVM name (Kotlin 2.2), the result
     snippet's generic return type, so `List<Int>` doesn't read as a bare `java.util.List`."""
     reported = jstr(result.getType())
     if reported.startswith("kotlin.") or "->" in reported or "<" in reported:
         return reported
     try:
-        owner = jpype.JClass("kotlin.jvm.JvmClassMappingKt").getJavaClass(result.getScriptClass())
+        owner = java_class("kotlin.jvm.JvmClassMappingKt").getJavaClass(result.getScriptClass())
         # K2 snippets return their value from their body method; its generic return type is the value's declared type.
         method = owner.getDeclaredMethod(SNIPPET_BODY_METHOD)
         if jstr(method.getReturnType().getName()) == reported:
@@ -119,14 +134,15 @@ def _declared_type(result: Any) -> str:
 
 def wire_diagnostic(d: Diagnostic) -> CompilerDiagnostic:
     """A diagnostic as the result frame carries it as data."""
-    severity = "warning" if d.severity == "WARNING" else "error"
+    severity: Literal["error", "warning"] = "warning" if d.severity == "WARNING" else "error"
     return CompilerDiagnostic(severity=severity, message=d.message, line=d.line, column=d.column)
 
 
-def read_diagnostic(d: Any) -> Diagnostic:
+def read_diagnostic(d: JavaObject) -> Diagnostic:
     location = d.getLocation()
     start = location.getStart() if location is not None else None
-    message = jstr(d.getMessage())
+    # Kotlin 2.3 names a snippet's class in diagnostics as the REPL nests it (`'_2_repl.K' was expected`).
+    message = without_snippet_classes(jstr(d.getMessage()))
     if d.getException() is not None:
         message += f" ({d.getException()})"
     return Diagnostic(

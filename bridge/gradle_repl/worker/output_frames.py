@@ -8,22 +8,24 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
+from gradle_repl.display_kinds import DISPLAY_KINDS, display_kind
 from gradle_repl.frames import DisplayFrame, StreamFrame
+from gradle_repl.worker.java import ReplEvent, ReplOutput, Renderer
 from gradle_repl.worker.safety import cap_text, jstr
 
 __all__ = ["SnippetOutput", "Send"]
 
 Send = Callable[[Any], None]
 # ReplEventKind (jvm-worker ReplOutput.kt) of a snippet's streams, by enum name, as the frames name them.
-_STREAMS = {"STDOUT": "stdout", "STDERR": "stderr"}
+_STREAMS: dict[str, Literal["stdout", "stderr"]] = {"STDOUT": "stdout", "STDERR": "stderr"}
 
 
 class SnippetOutput:
     """The frames of one snippet's output; `truncated` counts the bytes the frame limit cut."""
 
-    def __init__(self, output: Any, renderer: Any, frame_limit: int) -> None:
+    def __init__(self, output: ReplOutput, renderer: Renderer, frame_limit: int) -> None:
         self._output = output
         self._renderer = renderer
         self._limit = frame_limit
@@ -34,16 +36,16 @@ class SnippetOutput:
         for event in self._output.drain():
             stream = _STREAMS.get(str(event.kind.name()))
             if stream is not None:
-                send(StreamFrame(event=stream, data=self._text(jstr(event.text))))  # type: ignore[arg-type]
+                send(StreamFrame(event=stream, data=self._text(jstr(event.text))))
             else:
                 send(self.display(event))
 
-    def display(self, event: Any) -> DisplayFrame:
+    def display(self, event: ReplEvent) -> DisplayFrame:
         """A display event (or a rendered value) as a frame within the limit."""
-        kind = str(event.displayKind)
+        kind = display_kind(str(event.displayKind))
         mime = str(event.mime)
-        if kind != "image":
-            return DisplayFrame(kind=kind, mime=mime, data=self._text(jstr(event.text)))  # type: ignore[arg-type]
+        if not DISPLAY_KINDS[kind].binary:
+            return DisplayFrame(kind=kind, mime=mime, data=self._text(jstr(event.text)))
         data = bytes(event.bytes)
         # base64 grows data by a third: fit the encoded frame, not the raw bytes.
         raw_limit = self._limit * 3 // 4

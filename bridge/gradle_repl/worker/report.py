@@ -8,7 +8,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from gradle_repl.worker.snippet_names import SNIPPET_BODY_METHOD, SNIPPET_CLASS, SNIPPET_FILE, users_number
+from gradle_repl.worker.kotlin_types import without_snippet_classes
+from gradle_repl.worker.snippet_names import SNIPPET_CLASS, SNIPPET_FILE, is_snippet_body, users_number
 
 __all__ = ["Diagnostic", "StackFrame", "ThrowableInfo", "format_diagnostic", "format_throwable", "is_snippet_file"]
 
@@ -49,7 +50,7 @@ class StackFrame:
         snippet = _SNIPPET_CLASS.fullmatch(self.class_name) if is_snippet_file(self.file) else None
         if snippet is not None:
             where = f"snippet {users_number(int(snippet['number']))}, line {self.line}"
-            if self.method == SNIPPET_BODY_METHOD and not snippet["inner"]:
+            if is_snippet_body(self.method) and not snippet["inner"]:
                 return f"    at {where}"
             owner = f"{snippet['inner'].replace('$', '.')}." if snippet["inner"] else ""
             return f"    at {owner}{self.method} ({where})"
@@ -101,7 +102,9 @@ def _trim(frames: tuple[StackFrame, ...]) -> tuple[list[StackFrame], int]:
 def format_throwable(chain: list[ThrowableInfo]) -> tuple[str, str]:
     """(headline, trimmed stack with causes) for an exception and its causes, outermost first."""
     def headline(info: ThrowableInfo) -> str:
-        return f"{info.class_name}: {info.message}" if info.message is not None else info.class_name
+        # Snippet classes as written (`K@1b2c3d`, `class K cannot be cast…`), not as the REPL nests them (`_5_repl$K`).
+        text = f"{info.class_name}: {info.message}" if info.message is not None else info.class_name
+        return without_snippet_classes(text)
 
     lines: list[str] = []
     for depth, info in enumerate(chain):

@@ -8,14 +8,20 @@ sends, and every byte cut is counted in the result's `truncated_bytes`.
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 from pydantic import BaseModel
 
+from gradle_repl.display_kinds import DISPLAY_KINDS
+from gradle_repl.worker.java import JavaObject
 from gradle_repl.frames import DisplayFrame, ErrorResult, SnippetResult, StreamFrame, SuccessResult
 
 __all__ = ["sanitize_text", "jstr", "cap_text", "safe_frame", "MAX_WARNINGS"]
 
 # A snippet that produces more warnings than this has a problem no reader needs 10,000 lines for.
 MAX_WARNINGS = 50
+
+_Model = TypeVar("_Model", bound=BaseModel)
 
 
 def sanitize_text(text: str) -> str:
@@ -27,13 +33,13 @@ def sanitize_text(text: str) -> str:
         return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
-def jstr(value: object) -> str:
+def jstr(value: JavaObject) -> str:
     """A Java string as Python text, even when it holds lone surrogates (JPype's own conversion raises)."""
     try:
         return str(value)
     except UnicodeDecodeError:
         # UTF-16 is the String's own encoding: every char survives, a lone surrogate becomes U+FFFD.
-        units = bytes(value.getBytes("UTF-16LE"))  # type: ignore[attr-defined]
+        units = bytes(value.getBytes("UTF-16LE"))
         return sanitize_text(units.decode("utf-16-le", "surrogatepass"))
 
 
@@ -63,14 +69,18 @@ def _clean(value: object) -> object:
     if isinstance(value, dict):
         return {_clean(k): _clean(v) for k, v in value.items()}
     if isinstance(value, BaseModel):
-        return value.model_copy(update={name: _clean(getattr(value, name)) for name in type(value).model_fields})
+        return _clean_model(value)
     return value
+
+
+def _clean_model(model: _Model) -> _Model:
+    return model.model_copy(update={name: _clean(getattr(model, name)) for name in type(model).model_fields})
 
 
 def safe_frame(frame: BaseModel, limit: int) -> BaseModel:
     """A copy of frame with valid text and every text field of a stream, display or result frame capped."""
-    frame = _clean(frame)  # type: ignore[assignment]
-    if isinstance(frame, (StreamFrame, DisplayFrame)) and not (isinstance(frame, DisplayFrame) and frame.kind == "image"):
+    frame = _clean_model(frame)
+    if isinstance(frame, (StreamFrame, DisplayFrame)) and not (isinstance(frame, DisplayFrame) and DISPLAY_KINDS[frame.kind].binary):
         data, _ = cap_text(frame.data, limit)
         return frame.model_copy(update={"data": data})
     if not isinstance(frame, SnippetResult):
@@ -82,7 +92,7 @@ def safe_frame(frame: BaseModel, limit: int) -> BaseModel:
         cut += n
         update["stack"], n = cap_text(frame.stack, limit)
         cut += n
-    if isinstance(frame, SuccessResult) and frame.value is not None and frame.value.kind != "image":
+    if isinstance(frame, SuccessResult) and frame.value is not None and not DISPLAY_KINDS[frame.value.kind].binary:
         data, n = cap_text(frame.value.data, limit)
         cut += n
         update["value"] = frame.value.model_copy(update={"data": data})

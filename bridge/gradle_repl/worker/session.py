@@ -6,7 +6,6 @@ import sys
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any
 
 from gradle_repl.frames import (
     AddedLibraries, CheckRequest, CheckResult, CodeDiagnostic, CompleteRequest, CompletionResult, DescribeRequest, DescriptionResult, ErrorResult,
@@ -16,6 +15,7 @@ from gradle_repl.worker.analysis import check_result
 from gradle_repl.worker.completion import SessionCompletion
 from gradle_repl.worker.declarations import Declarations
 from gradle_repl.worker.failures import FailedSnippets
+from gradle_repl.worker.java import ExitGuard, Renderer, ReplDriver, ReplOutput, SnippetOutcome
 from gradle_repl.worker.interruption import stop_snippet
 from gradle_repl.worker.memory import HeapWatch
 from gradle_repl.worker.outcomes import snippet_result
@@ -42,10 +42,10 @@ POLL_INTERVAL_MS = 20
 class Facade:
     """The jvm-worker facade's objects a session drives (Kotlin, through JPype)."""
 
-    driver: Any  # gradlerepl.host.ReplDriver: the K2 REPL
-    output: Any  # gradlerepl.runtime.ReplOutput: everything snippets print or display
-    renderer: Any  # gradlerepl.runtime.Renderer: values as text or images
-    exit_guard: Any  # gradlerepl.host.ExitGuard: a snippet's System.exit, refused and remembered
+    driver: ReplDriver
+    output: ReplOutput
+    renderer: Renderer
+    exit_guard: ExitGuard
 
 
 class ReplSession:
@@ -141,6 +141,8 @@ class ReplSession:
             if cancel.is_set() or time.monotonic() > deadline:
                 return stop_snippet(running, request_id=request.id, timeout_ms=request.timeout_ms, cancelled=cancel.is_set())
         outcome = running.getOutcome()
+        if outcome is None:  # the snippet's thread ended without reporting (an error outside the facade's own handling)
+            return ErrorResult(error_kind="internal", message="the snippet ended without an outcome; the worker log may say why")
         result = snippet_result(
             outcome, request.code, output, heap_mb=self._request.heap_mb, explain=self._failures.explainer(request.code, number)
         )
@@ -149,12 +151,13 @@ class ReplSession:
         self._record_declarations(outcome, request.code, number, failed=isinstance(result, ErrorResult))
         return result
 
-    def _record_declarations(self, outcome: Any, code: str, number: int, *, failed: bool) -> None:
+    def _record_declarations(self, outcome: SnippetOutcome, code: str, number: int, *, failed: bool) -> None:
         try:
-            script_class = outcome.result.getScriptClass() if outcome.result is not None else None
-            if script_class is None:
+            evaluated = outcome.result
+            script_class = evaluated.getScriptClass() if evaluated is not None else None
+            if evaluated is None or script_class is None:
                 return
-            instance = outcome.result.getScriptInstance()
+            instance = evaluated.getScriptInstance()
             self._declarations.record(script_class, instance, users_number(number), code, failed=failed)
         except Exception as error:  # noqa: BLE001 - describing less must never cost the snippet its reply
             print(f"reading the declarations of snippet {number} failed: {error}", file=sys.stderr)

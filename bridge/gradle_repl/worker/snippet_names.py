@@ -8,9 +8,12 @@ facade takes the file name it is given.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
-__all__ = ["WARM_UP_SNIPPETS", "SNIPPET_CLASS", "SNIPPET_FILE", "SNIPPET_BODY_METHOD", "SnippetCounter", "snippet_file", "users_number", "repl_number"]
+if TYPE_CHECKING:  # the Protocols only: the front ends read these names (through worker.report) and never load JPype
+    from gradle_repl.worker.java import ReplDriver, RunningSnippet
+
+__all__ = ["WARM_UP_SNIPPETS", "SNIPPET_CLASS", "SNIPPET_FILE", "SNIPPET_BODY_METHOD", "is_snippet_body", "SnippetCounter", "snippet_file", "users_number", "repl_number"]
 
 # The snippets the worker runs before the user's first: one warm-up (worker/boot.py says why).
 WARM_UP_SNIPPETS = 1
@@ -20,6 +23,12 @@ SNIPPET_CLASS = r"_(?P<number>\d+)_repl"
 SNIPPET_BODY_METHOD = "$$eval"
 # The source file name of snippet N (snippet_file), as a regular expression.
 SNIPPET_FILE = r"_(?P<number>\d+)\.repl\.kts"
+
+
+def is_snippet_body(method: str) -> bool:
+    """Whether a method of a snippet's class is its body: `$$eval`, or `$$eval-UwyO8pc` where the compiler mangled
+    it for a value-class value (a Duration, a Result)."""
+    return method == SNIPPET_BODY_METHOD or method.startswith(f"{SNIPPET_BODY_METHOD}-")
 
 
 def snippet_file(number: int) -> str:
@@ -40,16 +49,16 @@ def repl_number(users: int) -> int:
 class SnippetCounter:
     """Starts each snippet on the facade's driver under the next number and that number's file name."""
 
-    def __init__(self, driver: Any) -> None:
+    def __init__(self, driver: ReplDriver) -> None:
         self._driver = driver
         self._last = 0
 
-    def start(self, code: str) -> tuple[int, Any]:
+    def start(self, code: str) -> tuple[int, RunningSnippet]:
         """The snippet's REPL number, and the facade's RunningSnippet running it."""
         self._last += 1
         return self._last, self._driver.start(code, snippet_file(self._last))
 
-    def check(self, code: str) -> Any:
+    def check(self, code: str) -> RunningSnippet:
         """The facade's RunningSnippet compiling `code` under the next snippet's name, which it does not take:
         a check compiles what a run would and leaves the numbering as it was."""
         return self._driver.check(code, self.next_file())

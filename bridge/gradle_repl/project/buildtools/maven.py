@@ -173,7 +173,7 @@ def resolve_maven_environment(
     kotlin = pom.kotlin_settings(project, test=test)
     java_home = _java_home(outcome.lines)
     # Every plugin is resolved at the REPL's Kotlin version: the same as the project's, or the pinned one
-    # (plugin_support.with_plugins_at_repl_version says so for both build tools).
+    # (plugin_support.load_plugins_at_repl_version says so for both build tools).
     repl_version, too_old = repl_kotlin_version(kotlin.version)
     plugin_artifacts = sorted({pom.PLUGINS[name][0] for name in kotlin.plugins if name in pom.PLUGINS} | set(kotlin.plugin_artifacts))
     requests = {"host": repl_host_coordinates(repl_version)}

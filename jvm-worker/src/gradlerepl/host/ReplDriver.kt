@@ -186,7 +186,7 @@ class ReplDriver(
     private fun compile(
         code: String, sourceName: String, configuration: ScriptCompilationConfiguration, outcome: SnippetOutcome,
     ): kotlin.script.experimental.util.LinkedSnippet<CompiledSnippet>? {
-        val source = (if (libraries != null) qualifyFileAnnotations(code) else code).toScriptSource(sourceName)
+        val source = withReplSafeModifiers(if (libraries != null) qualifyFileAnnotations(code) else code).toScriptSource(sourceName)
         messages.clear()
         val compiled = try {
             runSuspend { compiler.compile(listOf(source), configuration) }
@@ -222,7 +222,13 @@ class ReplDriver(
                 outcome.cancelledBeforeEvaluation = true
                 return outcome
             }
-            val evaluated = withContextLoader { runSuspend { evaluator.eval(linked, evaluationConfiguration) } }
+            val evaluated = withContextLoader {
+                try {
+                    runSuspend { evaluator.eval(linked, evaluationConfiguration) }
+                } catch (e: NullPointerException) {
+                    evaluateMangledBody(evaluator, linked, evaluationConfiguration, e) // Kotlin 2.2, a value-class value
+                }
+            }
             outcome.diagnostics = outcome.diagnostics + evaluated.reports
             val result = evaluated.valueOrNull()?.get()?.result ?: return outcome
             result.scriptClass?.java?.classLoader?.let { sessionLoader.newest = it }

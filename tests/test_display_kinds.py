@@ -1,0 +1,43 @@
+"""display_kinds.py is the one table of display kinds, and it matches what the facade's Kotlin emits."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from gradle_repl.display_kinds import DISPLAY_KINDS, display_kind
+
+JVM_WORKER = Path(__file__).resolve().parents[1] / "jvm-worker"
+# ReplEvent(kind, mime, text, bytes, displayKind) as the facade's sources construct it (ReplOutput.kt).
+_EVENT = re.compile(r'ReplEvent\(\s*([^,]+),\s*([^,]+),\s*([^,]+),\s*([^,]+),\s*"(\w+)"\s*\)')
+
+
+def _emitted() -> list[tuple[str, str, str, str]]:
+    """(displayKind, mime, text, bytes) of every ReplEvent the jvm-worker sources make."""
+    return [
+        (kind, mime.strip(), text.strip(), data.strip())
+        for source in sorted(JVM_WORKER.rglob("*.kt"))
+        for _, mime, text, data, kind in _EVENT.findall(source.read_text(encoding="utf-8"))
+    ]
+
+
+def test_every_kind_the_facade_emits_has_its_rule_and_every_rule_is_emitted():
+    """The Kotlin side names only kinds of the table, each of the table's kinds is emitted somewhere, a text kind
+    with the table's MIME type, and a binary kind with bytes and no text."""
+    emitted = _emitted()
+    assert {kind for kind, *_ in emitted} == set(DISPLAY_KINDS)
+    for kind, mime, text, data in emitted:
+        rule = DISPLAY_KINDS[display_kind(kind)]
+        if rule.binary:
+            assert (text, data != "null") == ("null", True), (kind, mime, text, data)
+        else:
+            assert (mime, data) == (f'"{rule.mime}"', "null"), (kind, mime, text, data)
+
+
+def test_an_unknown_kind_is_refused_by_name():
+    """A kind the table lacks is a validation error naming it, never passed on as a string."""
+    with pytest.raises(ValidationError, match="chart"):
+        display_kind("chart")

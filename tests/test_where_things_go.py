@@ -1,0 +1,133 @@
+"""ARCHITECTURE.md's "Where a new thing goes" holds for the code: every file it names exists, every display kind of
+the one table is handled in each place it lists for a render kind, and every session option stands in each place it
+lists for an option. A new kind or option left out of one of them fails here, naming the place."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import inspect
+import io
+import re
+from pathlib import Path
+from typing import Annotated, get_args, get_origin, get_type_hints
+
+import pytest
+from mcp.types import ImageContent, TextContent
+from pydantic.alias_generators import to_camel
+
+from gradle_repl.display_kinds import DisplayKind
+from gradle_repl.frames import DisplayFrame, SuccessResult
+from gradle_repl.front import cli
+from gradle_repl.front.content import reply_to_result
+from gradle_repl.front.outputs import SessionOptionValues
+from gradle_repl.front.remote import reply_from_result
+from gradle_repl.front.reply_text import ReplyPrinter
+from gradle_repl.front.server import KotlinTools, _ProgressRelay
+from gradle_repl.host.handle import Reply
+from gradle_repl.options import SessionOptions, session_options
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "bridge" / "gradle_repl"
+KOTLIN_RUNTIME = ROOT / "jvm-worker" / "src" / "gradlerepl" / "runtime"
+KINDS = get_args(DisplayKind)
+
+
+def _section() -> str:
+    text = (ROOT / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    start = text.index("## Where a new thing goes")
+    return text[start : text.index("\n## ", start + 1)]
+
+
+def test_every_file_the_section_names_exists():
+    """Every file path the section names is a file of the package or the repository."""
+    named = set(re.findall(r"`([\w./-]+\.(?:py|kt|json|md))`", _section()))
+    assert {"frames.py", "front/content.py", "options.py", "README.md"} <= named
+    missing = sorted(path for path in named if not (PACKAGE / path).exists() and not (ROOT / path).exists())
+    assert missing == []
+
+
+def test_the_render_kind_and_session_option_lists_name_their_places():
+    """The two lists name the places this test checks, so the section and the test change together."""
+    section = _section()
+    for place in ("worker/output_frames.py", "front/reply_text.py", "front/remote.py", "front/outputs.py", "front/server.py",
+                  "host/session_env.py", "front/cli.py", "tests/tool_schemas.json"):
+        assert f"`{place}`" in section, place
+
+
+def test_every_display_kind_is_emitted_by_the_kotlin_side():
+    """Renderer.kt or Display.kt makes a display event of each kind (its last argument, the kind's name)."""
+    kotlin = "".join((KOTLIN_RUNTIME / name).read_text(encoding="utf-8") for name in ("Renderer.kt", "Display.kt"))
+    assert [kind for kind in KINDS if f'"{kind}")' not in kotlin] == []
+
+
+MIMES = {"text": "text/plain", "markdown": "text/markdown", "html": "text/html", "image": "image/png"}
+DATA = {"text": "plain words", "markdown": "**bold**", "html": "<b>x</b>", "image": "iVBORw0KGgo="}
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_every_display_kind_goes_through_each_place_in_the_front_ends(kind: DisplayKind):
+    """MCP content carries it, the data names it, --connect reads it back as it was, a terminal prints it and a
+    progress line names it."""
+    assert set(MIMES) == set(KINDS), "a new display kind: give it a MIME type and data here"
+    frame = DisplayFrame(kind=kind, mime=MIMES[kind], data=DATA[kind])
+    reply = Reply((frame,), SuccessResult(value=frame, value_type="T"))
+    result = reply_to_result(reply)
+    carried = [b.data if isinstance(b, ImageContent) else b.text for b in result.content if isinstance(b, ImageContent | TextContent)]
+    assert sum(DATA[kind] in block for block in carried) == 2, carried  # the value and the display
+    assert result.structured_content is not None
+    assert [d["kind"] for d in result.structured_content["displays"]] == [kind]
+    assert result.structured_content["valueKind"] == kind
+    assert reply_from_result(result, "x") == reply
+
+    out = io.StringIO()
+    ReplyPrinter(out).frame(frame)
+    assert (DATA[kind] if kind != "image" else "[image/png image, 8 bytes: ") in out.getvalue()
+
+    async def progress_line() -> str:
+        relay = _ProgressRelay(ctx=None)  # type: ignore[arg-type]
+        relay.output(frame)
+        return await asyncio.wait_for(relay._queue.get(), timeout=5)
+
+    assert asyncio.run(progress_line()) == f"[display {kind}]"
+
+
+# A value other than the default for each option: a new option needs one here, which makes its places checked too.
+SAMPLES: dict[str, object] = {"env": {"MODE": "b"}, "env_source": "shell", "jvm_args": ("-Dk=v",), "opt_in": ("a.B",)}
+
+
+def _described_parameters(fn: object) -> dict[str, str]:
+    """A tool's parameters and their descriptions."""
+    described: dict[str, str] = {}
+    for name, hint in get_type_hints(fn, include_extras=True).items():
+        if get_origin(hint) is Annotated:
+            described[name] = next((getattr(m, "description", None) or "" for m in hint.__metadata__), "")
+    return described
+
+
+def _cli_session_option_dests() -> set[str]:
+    eval_parser = next(
+        action for action in cli._parser()._actions if isinstance(action, argparse._SubParsersAction)
+    ).choices["eval"]
+    group = next(g for g in eval_parser._action_groups if (g.title or "").startswith("session options"))
+    return {action.dest for action in group._group_actions}
+
+
+def test_every_session_option_stands_in_each_place():
+    """Each field of SessionOptions is a parameter of session_options(), shown by summary(), a described parameter of
+    run_kotlin_snippet, a CLI flag, a field of SessionOptionValues and named in the README."""
+    fields = set(SessionOptions.model_fields)
+    assert set(SAMPLES) == fields, "a new session option: add a sample value for it here"
+    options = SessionOptions.model_validate(SAMPLES)
+    tool = _described_parameters(KotlinTools.run_kotlin_snippet)
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    dests = _cli_session_option_dests()
+    for name in sorted(fields):
+        camel = to_camel(name)
+        assert getattr(options, name) != SessionOptions.model_fields[name].get_default(call_default_factory=True), name
+        assert name in inspect.signature(session_options).parameters, f"options.session_options() lacks {name}"
+        assert camel in options.summary(), f"SessionOptions.summary() doesn't show {name}"
+        assert tool.get(camel, "").startswith("Session option:"), f"run_kotlin_snippet lacks the parameter {camel}"
+        assert any(dest.rstrip("s") == name.rstrip("s") for dest in dests), f"the CLI has no flag for {name}: {dests}"
+        assert name in SessionOptionValues.model_fields, f"front/outputs.py's SessionOptionValues lacks {name}"
+        assert f"`{camel}`" in readme, f"README.md doesn't describe {camel}"
