@@ -55,7 +55,11 @@ class ImportEdits:
         self._sent, self._offered, self._chosen = sent, {key: edits for key, edits in offered.items() if edits}, None
         if buffer is not None and buffer is not self._watched:
             self._watched = buffer
-            buffer.on_text_changed += lambda changed: asyncio.get_running_loop().call_soon(self.settle, changed)
+            buffer.on_text_changed += self._settle_soon
+
+    def _settle_soon(self, buffer: Buffer) -> None:
+        # After the change that fired this has finished: the menu's state is read as it stands then.
+        asyncio.get_running_loop().call_soon(self.settle, buffer)
 
     def settle(self, buffer: Buffer) -> None:
         """Remembers the candidate the menu highlights; once the menu is closed, makes the taken one's edits."""
