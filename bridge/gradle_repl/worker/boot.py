@@ -15,6 +15,8 @@ from gradle_repl.environment import DEPENDS_ON_UNAVAILABLE, ReplEnvironment
 from gradle_repl.errors import WorkerFailed
 from gradle_repl.frames import ReadyFrame, StartRequest
 from gradle_repl.worker import classdata
+from gradle_repl.worker.agent import agent_jar
+from gradle_repl.worker.class_updates import ClassUpdater
 from gradle_repl.worker.completion import SessionCompletion
 from gradle_repl.worker.facade import build_dependency_addon, build_facade
 from gradle_repl.worker.jvm import start_jvm
@@ -84,10 +86,12 @@ def boot(request: StartRequest) -> tuple[ReplSession, ReadyFrame, ClassDataUse]:
     # resolver stays in the facade's loader, out of the compiler's and the project's way.
     annotations = [p for p in env.dependency_resolver_classpath if _DEPENDENCY_ANNOTATIONS_JAR.match(_jar_name(p))]
     resolver = [p for p in env.dependency_resolver_classpath if p not in annotations]
+    # The agent that lets a rebuild's changed classes be redefined in place (class_updates.py).
+    agent = agent_jar(env.java_home)
     start_jvm(
         env.java_home, [*env.repl_host_classpath, *annotations],
         heap_mb=request.heap_mb, full_jit=request.full_jit, code_cache_mb=request.code_cache_mb,
-        extra_options=[*class_data.jvm_options(), *env.session_options.jvm_args],
+        extra_options=[*class_data.jvm_options(), *agent.jvm_options(), *env.session_options.jvm_args],
     )
     facade_jar, compiled = build_facade(env.kotlin_version, env.repl_host_classpath)
     # Why @file:DependsOn can't be used in this session; None when it can.
@@ -123,6 +127,10 @@ def boot(request: StartRequest) -> tuple[ReplSession, ReadyFrame, ClassDataUse]:
     driver = facade_class("gradlerepl.host.ReplDriver")(
         [*compile_classpath, *compose.classpath], snippet_loader, env.compiler_options(), libraries, compose.imports,
     )
+    # Read before any project class loads (neither the driver nor the warm-up loads one): the bytes the JVM will run.
+    classes = ClassUpdater(
+        env.classpath, snippet_loader, unavailable=agent.unavailable, add_compile_root=lambda root: driver.addCompileRoots([root]),
+    )
     snippets = SnippetCounter(driver)
     _warm_up(snippets, output)
     ready = ReadyFrame(
@@ -142,6 +150,7 @@ def boot(request: StartRequest) -> tuple[ReplSession, ReadyFrame, ClassDataUse]:
         request, Facade(driver, output, facade_class("gradlerepl.runtime.Renderer"), exit_guard), snippets,
         libraries_unavailable=libraries_unavailable,
         hints=[*filter(None, [serialization_hint(env)]), *compose_hints(env, compose.unavailable)], completion=completion,
+        classes=classes,
     )
     return session, ready, class_data
 
