@@ -142,7 +142,11 @@ def _parser() -> argparse.ArgumentParser:
 
     evaluate = commands.add_parser("eval", help="run snippets in one session and print the results")
     _project_arguments(evaluate, root_optional=True, default=None)
-    evaluate.add_argument("-e", "--code", action="append", required=True, help="a snippet (repeat for more)")
+    evaluate.add_argument("-e", "--code", action="append", default=[], help="a snippet (repeat for more)")
+    evaluate.add_argument(
+        "--replay", action="store_true",
+        help="with --connect: first restart the server's session and run its earlier successful snippets again, in order",
+    )
     _worker_arguments(evaluate)
     _session_option_arguments(evaluate)
     _connect_arguments(evaluate)
@@ -214,6 +218,8 @@ async def _eval_connected(args: argparse.Namespace) -> int:
     async with remote.connected(args.connect) as client:
         arguments = await _joined(client, args)
         failed = False
+        if args.replay:
+            failed |= _print_result(await client.call_tool("reset_kotlin_session", {"sessionId": arguments["sessionId"], "replay": True}))
         for code in args.code:
             print(f">>> {code}")
             failed |= _print_result(await client.call_tool("run_kotlin_snippet", {**arguments, "code": code}))
@@ -288,6 +294,8 @@ async def _eval(args: argparse.Namespace) -> int:
     """eval and check: each snippet in one session, run or only compiled."""
     if args.command == "eval" and args.connect:
         return await _eval_connected(args)
+    if getattr(args, "replay", False):
+        raise UsageError("--replay restarts a server's session and runs its snippets again: use it with --connect")
     if args.project_root is None:
         raise UsageError("eval needs the project directory (or --connect to run in a server's session)")
     options = _session_options(args) if args.command == "eval" else None
@@ -338,7 +346,11 @@ def _flag_values_joined(argv: Sequence[str]) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(_flag_values_joined(sys.argv[1:] if argv is None else argv))
+    parser = _parser()
+    args = parser.parse_args(_flag_values_joined(sys.argv[1:] if argv is None else argv))
+    if args.command == "eval" and not args.code and not args.replay:
+        # -e is optional only for --replay, which restarts the session and runs its earlier snippets.
+        parser.parse_args(["eval", "--code"])
     try:
         if args.command == "serve":
             from gradle_repl.front.server import serve, serve_http
