@@ -531,8 +531,9 @@ async def test_a_running_snippets_output_arrives_as_progress(shared: Client):
 
 @jvm
 async def test_changed_sources_restart_the_session_and_say_so(tmp_path):
-    """A snippet must see current code; the restart that brings it is announced, not silent. The first
-    call's build shows life as progress while the environment resolves."""
+    """A snippet must see current code; a change the JVM can't take in place (a function added) restarts the session,
+    and the restart is announced, not silent. The first call's build shows life as progress while the environment
+    resolves."""
     from conftest import copy_project
 
     project = str(copy_project(SAMPLE_PROJECT, tmp_path / "sample"))
@@ -548,7 +549,9 @@ async def test_changed_sources_restart_the_session_and_say_so(tmp_path):
         assert any(m.startswith("resolving ") for m in messages), messages
         assert any("starting a JVM with Kotlin 2.3.21" in m for m in messages), messages
         books = tmp_path / "sample/src/main/kotlin/sample/Books.kt"
-        books.write_text(books.read_text().replace("WordUtils.capitalizeFully(title)", 'WordUtils.capitalizeFully(title) + "!"'))
+        books.write_text(
+            books.read_text().replace("WordUtils.capitalizeFully(title)", 'WordUtils.capitalizeFully(title) + "!"') + "\nfun addedLater() = 1\n"
+        )
         later = time.time() + 2
         os.utime(books, (later, later))
         result = await client.call_tool("run_kotlin_snippet", {**args, "code": 'sample.displayTitle("new code")'})
@@ -556,6 +559,7 @@ async def test_changed_sources_restart_the_session_and_say_so(tmp_path):
         bag = await client.call_tool("run_kotlin_snippet", {**args, "code": "org.apache.commons.collections4.bag.HashBag<Int>().size"})
     assert text(result).startswith("New Code!")
     assert "restarted: the project's build or sources changed" in text(result)
+    assert "sample.BooksKt: a method was added: addedLater()I" in text(result), text(result)
     assert f"added again after the restart: {COLLECTIONS}" in text(result)
     assert not bag.is_error and text(bag).startswith("0"), text(bag)
 
