@@ -91,11 +91,11 @@ def refusal(old: ClassShape, new: ClassShape) -> str | None:
     for what, before, after in (("method", old.methods, new.methods), ("field", old.fields, new.fields)):
         before_names, after_names = {m for m, _ in before}, {m for m, _ in after}
         if added := sorted(after_names - before_names):
-            return f"a {what} was added: {_shown(added[0])}"
+            return f"a {what} was added: {_shown(added[0], what)}"
         if removed := sorted(before_names - after_names):
-            return f"a {what} was removed: {_shown(removed[0])}"
+            return f"a {what} was removed: {_shown(removed[0], what)}"
         if changed := sorted(m for m, access in after - before):
-            return f"a {what}'s modifiers changed: {_shown(changed[0])}"
+            return f"a {what}'s modifiers changed: {_shown(changed[0], what)}"
     return None
 
 
@@ -104,9 +104,10 @@ def initialiser_changed(old: ClassShape, new: ClassShape) -> bool:
     return old.initialiser != new.initialiser
 
 
-def _shown(member: str) -> str:
+def _shown(member: str, what: str) -> str:
+    """A method as `name(descriptor)` (overloads differ only there), a field by its name."""
     name, descriptor = member.split(" ", 1)
-    return f"{name}{descriptor}"
+    return f"{name}{descriptor}" if what == "method" else name
 
 
 def _constant_pool(reader: _Reader) -> list[object]:
