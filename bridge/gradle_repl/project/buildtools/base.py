@@ -70,3 +70,11 @@ class BuildTool(Protocol):
     ) -> ReplEnvironment:
         """Builds the project and reports the environment its source set's code runs in."""
         ...
+
+    def recompile(
+        self, root: Path, *, project_path: str, source_set: str, on_progress: ProgressCallback | None = None
+    ) -> bool:
+        """Only compiles the source set again, for a build whose build files did not change since it was resolved
+        (its environment stays what it was: project/recompile.py). False when it did not succeed or this tool can't do
+        only that: the caller then resolves as usual, which reports a failure the usual way."""
+        ...
