@@ -214,13 +214,13 @@ class WorkerHandle:
             lambda request_id: EvalRequest(id=request_id, code=code, timeout_ms=int(timeout_seconds * 1000)),
             timeout_seconds, on_frame,
         )
-        assert not isinstance(result, DescriptionResult)  # _ANSWERS: an eval is never answered so
+        assert isinstance(result, (SuccessResult, ErrorResult))  # _ANSWERS
         return Reply(frames, result, tuple(notices))
 
     async def describe(self) -> DescriptionResult | ErrorResult:
         """What the session holds (frames.SessionDescription), read between snippets."""
         _, result = await self._send(lambda request_id: DescribeRequest(id=request_id), DESCRIBE_TIMEOUT_SECONDS, None)
-        assert not isinstance(result, SuccessResult)  # _ANSWERS: a describe is never answered so
+        assert isinstance(result, (DescriptionResult, ErrorResult))  # _ANSWERS
         return result
 
     async def update_classes(self) -> UpdateResult | ErrorResult:

@@ -100,33 +100,43 @@ class ClassUpdater:
             if now.classes[name].stat != before.classes[name].stat and now.bytes_of(name) != before.bytes_of(name)
         )
         added = sorted(set(now.classes) - set(before.classes))
-        agent = jpype.JClass(AGENT_CLASS) if self._unavailable is None and changed else None
-        if changed and (self._unavailable is not None or agent is None or not agent.available()):
+        if not changed:
+            return self._taken(now, [], 0, added, [])
+        if self._unavailable is not None or not (agent := jpype.JClass(AGENT_CLASS)).available():
             return UpdateResult(refused=self._unavailable or "the JVM can't redefine classes")
-        loaded = {jstr(name) for name in agent.loadedBy(self._loader)} if agent is not None else set()
-        redefined = [name for name in changed if name in loaded]
-        reasons, initialisers = [], []
-        # A class not loaded yet would load its new shape, but the compiler has read the old one, and later snippets
-        # would be compiled against members that are gone: a changed shape restarts the session, loaded or not.
-        for name in changed:
-            old, new = read_class(before.bytes_of(name)), read_class(now.bytes_of(name))
-            if (why := refusal(old, new)) is not None:
-                reasons.append(f"{name}: {why}")
-            elif name in loaded and initialiser_changed(old, new):
-                initialisers.append(name)
+        loaded = {jstr(name) for name in agent.loadedBy(self._loader)}
+        reasons, initialisers = _shape_changes(before, now, changed, loaded)
         if reasons:
             return UpdateResult(refused="; ".join(reasons[:_NAMED]) + (f" (and {len(reasons) - _NAMED} more)" if len(reasons) > _NAMED else ""))
+        redefined = [name for name in changed if name in loaded]
         if redefined:
             contents = jpype.JArray(jpype.JArray(jpype.JByte))([jpype.JArray(jpype.JByte)(now.bytes_of(name)) for name in redefined])
             failure = agent.redefine(self._loader, jpype.JArray(jpype.JString)(redefined), contents)
             if failure is not None:
                 return UpdateResult(refused=f"the JVM refused to redefine {_named(redefined)}: {jstr(failure)}")
+        return self._taken(now, redefined, len(changed) - len(redefined), added, initialisers)
+
+    def _taken(self, now: ClassOutputs, redefined: list[str], reloaded: int, added: list[str], initialisers: list[str]) -> UpdateResult:
+        """The outputs as the session runs them from now on, and what changed."""
         self._outputs = now
         if added:
             self._add_compile_root(_copied(now, added, self._classpath))
-        return UpdateResult(
-            redefined=redefined, reloaded=len(changed) - len(redefined), added=added, initialisers=initialisers,
-        )
+        return UpdateResult(redefined=redefined, reloaded=reloaded, added=added, initialisers=initialisers)
+
+
+def _shape_changes(before: ClassOutputs, now: ClassOutputs, changed: list[str], loaded: set[str]) -> tuple[list[str], list[str]]:
+    """Why the JVM would refuse the changed classes (`Foo: a method was added: …`), and the loaded ones whose static
+    initialiser changed. A class not loaded yet would load its new shape, but the compiler has read the old one and
+    would compile later snippets against members that are gone: a changed shape refuses, loaded or not."""
+    reasons: list[str] = []
+    initialisers: list[str] = []
+    for name in changed:
+        old, new = read_class(before.bytes_of(name)), read_class(now.bytes_of(name))
+        if (why := refusal(old, new)) is not None:
+            reasons.append(f"{name}: {why}")
+        elif name in loaded and initialiser_changed(old, new):
+            initialisers.append(name)
+    return reasons, initialisers
 
 
 def _copied(outputs: ClassOutputs, names: list[str], classpath: list[str]) -> str:
