@@ -3,10 +3,10 @@
     .venv/bin/python bench/edits.py [--edits 5]
 
 Two sessions on two private copies of sample-project, through the real SessionManager and the real resolver (Maven):
-one as gradle-repl now works (the rebuilt classes updated in place), one as before in-place updates (every rebuild
-restarts the JVM: `restart_reason` patched to always give a reason). Each edit changes one function body, then runs
-a snippet that reads a `val` declared before the edits and calls the edited function through an object made before
-them. Per edit: the time from the edit to the result, the build's share (the resolver's own time), the session's own
+one as gradle-repl now works (a source edit compiles only, and the rebuilt classes are updated in place), one as
+before issue 35 (every edit resolves in full and restarts the JVM: `recompiled` and `restart_reason` patched).
+Each edit changes one function body, then runs a snippet that reads a `val` declared before the edits and calls the
+edited function through an object made before them. Per edit: the time from the edit to the result, the build's share (the resolver's own time), the session's own
 part (the rest: update or restart, then the snippet), the in-place update's own cost (the worker's update request),
 and whether the `val` survived. Nothing here is asserted by tests.
 """
@@ -28,6 +28,7 @@ from gradle_repl.frames import SuccessResult, WorkerOptions
 from gradle_repl.host import hotswap, manager as manager_module
 from gradle_repl.host.handle import WorkerHandle
 from gradle_repl.host.manager import SessionLimits, SessionManager
+from gradle_repl.project import resolve as resolve_module
 from gradle_repl.project.resolve import resolve_environment
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample-project"
@@ -105,10 +106,13 @@ def main() -> None:
     results: dict[str, list[dict[str, float | bool]]] = {}
     with tempfile.TemporaryDirectory(prefix="gradle-repl-bench-edits-") as work:
         results["in place"] = asyncio.run(measure("in-place", args.edits, Path(work) / "in-place"))
-        # Before in-place updates: every rebuild restarted the session.
+        # Before issue 35: every edit resolved in full, and every rebuild restarted the session.
+        compile_only = resolve_module.recompiled
+        resolve_module.recompiled = lambda *args, **kwargs: None  # type: ignore[assignment]
         manager_module.restart_reason = lambda old, new: "bench: as before in-place updates"  # type: ignore[assignment]
         results["restart"] = asyncio.run(measure("restart", args.edits, Path(work) / "restart"))
         manager_module.restart_reason = hotswap.restart_reason
+        resolve_module.recompiled = compile_only
     print(f"{'measure (p50 of ' + str(args.edits) + ' one-line body edits)':<58} | {'in place':>10} | {'restart':>10} | ratio")
     for key, label in (("total", "edit to result"), ("build", "the build (resolve)"), ("session", "the session's part (after the build)"), ("update", "the in-place update request")):
         a = statistics.median(float(r[key]) for r in results["in place"]) * 1000

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import jpype
+import psutil
 
 from gradle_repl.frames import UpdateResult
 from gradle_repl.worker.agent import AGENT_CLASS
@@ -31,6 +32,9 @@ __all__ = ["ClassOutputs", "ClassUpdater"]
 
 # How many names a refusal lists before "and N more".
 _NAMED = 3
+# New classes are copied for the compiler into temporary directories named for the worker's pid; a worker ends with
+# os._exit (no clean-up runs), so each new worker removes those of workers no longer running.
+_ADDED_PREFIX = "gradle-repl-added-classes-"
 
 
 @dataclass(frozen=True)
@@ -84,6 +88,7 @@ class ClassUpdater:
     ) -> None:
         self._classpath = classpath
         self._loader = loader
+        _remove_dead_workers_copies()
         self._outputs = ClassOutputs.read(classpath)
         self._unavailable = unavailable
         self._add_compile_root = add_compile_root
@@ -142,7 +147,7 @@ def _shape_changes(before: ClassOutputs, now: ClassOutputs, changed: list[str], 
 def _copied(outputs: ClassOutputs, names: list[str], classpath: list[str]) -> str:
     """A new directory holding the named classes and the output directories' Kotlin module files (how the compiler
     finds top-level functions in a new file's facade class), for the compiler to index as a root of its own."""
-    root = Path(tempfile.mkdtemp(prefix="gradle-repl-added-classes-"))
+    root = Path(tempfile.mkdtemp(prefix=f"{_ADDED_PREFIX}{os.getpid()}-"))
     for name in names:
         target = root / (name.replace(".", "/") + ".class")
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -152,6 +157,13 @@ def _copied(outputs: ClassOutputs, names: list[str], classpath: list[str]) -> st
             (root / "META-INF").mkdir(exist_ok=True)
             shutil.copyfile(module, root / "META-INF" / module.name)
     return str(root)
+
+
+def _remove_dead_workers_copies() -> None:
+    for directory in Path(tempfile.gettempdir()).glob(f"{_ADDED_PREFIX}*-*"):
+        pid = directory.name.removeprefix(_ADDED_PREFIX).split("-", 1)[0]
+        if pid.isdigit() and not psutil.pid_exists(int(pid)):
+            shutil.rmtree(directory, ignore_errors=True)
 
 
 def _named(names: list[str]) -> str:
