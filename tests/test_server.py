@@ -458,6 +458,23 @@ async def test_resolve_tool_summarises_the_environment(shared: Client):
 
 
 @jvm
+async def test_reset_with_replay_runs_the_sessions_snippets_again_and_says_how_many():
+    """reset_kotlin_session(replay=true) answers with the new JVM's replay (failed snippets are not in it);
+    run_kotlin_snippet takes replay as a session option that changes nothing by itself; a session without a JVM
+    to replay is one clear error, the server usable."""
+    async with fake_server() as (client, launcher):
+        await run(client, "one", sessionId="r", replay="on_restart")
+        await run(client, "fail not kept", sessionId="r")
+        assert len(launcher.spawned) == 1, "the replay option never restarts a session"
+        reset = await client.call_tool("reset_kotlin_session", {"sessionId": "r", "replay": True})
+        missing = await client.call_tool("reset_kotlin_session", {"sessionId": "nobody", "replay": True})
+        still = await run(client, "two", sessionId="r")
+    assert not reset.is_error and text(reset) == "Session 'r' was restarted.\n[replayed 1 of 1 earlier snippet(s)]", text(reset)
+    assert launcher.spawned[1].requests_seen == ["one", "two"]
+    assert missing.is_error and "session 'nobody' has no running JVM and nothing to replay" in text(missing)
+    assert not still.is_error
+
+
 async def test_leaving_out_build_tool_keeps_a_maven_session_on_maven(shared: Client, tmp_path):
     """A project with both builds, resolved with Maven once: later calls without buildTool stay on Maven
     (Gradle is never tried, the session keeps its state) even though its Gradle wrapper is there."""
