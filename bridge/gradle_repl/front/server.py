@@ -236,8 +236,8 @@ class KotlinTools:
         Errors come back with isError; warnings alone don't. @file:DependsOn libraries are not resolved by a check.
         Once the session has answered a completion, a check stops before the JVM backend: errors only the backend
         finds (a platform declaration clash, an accidental override) are then reported by running the code, not here.
-        A live session is checked as it is, never rebuilt or restarted (a project changed since it started restarts
-        it on the next run); a session without a JVM is started (and the project built) the way run_kotlin_snippet
+        A live session is checked as it is, never rebuilt or restarted (a project changed since it started is picked
+        up by the next run: updated in place or restarted); a session without a JVM is started (and the project built) the way run_kotlin_snippet
         does. structuredContent has the same as data: ok, valueType, diagnostics {severity, message, line, column,
         text}, error, notices.
         """
