@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from gradle_repl.environment import ReplEnvironment
-from gradle_repl.project.buildtools.maven import recompile_command
+from gradle_repl.errors import BuildFailed
+from gradle_repl.project.buildtools.maven import is_compile_failure, recompile_command
 from gradle_repl.project.cache import EnvironmentCache
 from gradle_repl.project.resolve import _resolve_locked
 from test_compiler_args import _ScriptedTool
@@ -97,9 +98,9 @@ def test_a_build_file_touched_without_a_change_still_compiles_only(project: Path
     assert tool.calls == ["resolve", "compile"]
 
 
-def test_a_failed_compile_resolves_in_full(project: Path, tmp_path: Path):
-    """A compile that fails (a compile error, or offline Maven missing something) is not trusted: the full resolve
-    runs and reports it the usual way."""
+def test_a_compile_that_fails_for_another_reason_resolves_in_full(project: Path, tmp_path: Path):
+    """A compile that fails other than on the sources (offline Maven missing an artifact) is not trusted: the full
+    resolve runs and reports what it finds the usual way."""
     tool, cache = _CountingTool(compiles=False), EnvironmentCache(tmp_path / "cache")
     _resolve(project, tool, cache)
     _touch(project / "Source.kt", "fun f() = ")
@@ -115,3 +116,39 @@ def test_maven_compiles_offline_with_the_resolves_own_flags(tmp_path: Path):
     assert ["-pl", "app", "-am"] == command[command.index("-pl") : command.index("-pl") + 3]
     assert "-Dkotlin.compiler.daemon=false" in command and "-Dkotlin.compiler.incremental=false" in command
     assert not any(goal in command for goal in ("dependency:build-classpath", "help:effective-pom"))
+
+
+# What kotlin-maven-plugin 2.3.21 printed for a source that doesn't compile (mvn -B compile -o), and what offline
+# Maven prints when an artifact is missing.
+_COMPILE_ERROR = [
+    "[ERROR] file:///p/src/main/kotlin/sample/Broken.kt:2:21 Return type mismatch: expected 'Int', actual 'String'.",
+    "[ERROR] Failed to execute goal org.jetbrains.kotlin:kotlin-maven-plugin:2.3.21:compile (compile) on project "
+    "sample-project: Compilation failure",
+    "[ERROR] -> [Help 1]",
+]
+_OFFLINE = [
+    "[ERROR] Failed to execute goal on project sample-project: Could not resolve dependencies for project "
+    "org.example:sample-project:jar:1.0: Cannot access central (https://repo.maven.apache.org/maven2) in offline mode",
+]
+
+
+def test_a_compile_error_is_told_from_an_artifact_missing_offline():
+    """Sources that don't compile fail the full build the same way (reported at once); an artifact offline Maven
+    lacks is not a compile failure (the full, online resolve runs)."""
+    assert is_compile_failure(_COMPILE_ERROR) and not is_compile_failure(_OFFLINE)
+
+
+class _FailingCompile(_CountingTool):
+    def recompile(self, root: Path, *, project_path: str, source_set: str, on_progress=None) -> bool:
+        self.calls.append("compile")
+        raise BuildFailed("Maven build failed:\nReturn type mismatch", started=True)
+
+
+def test_sources_that_dont_compile_are_reported_after_one_build(project: Path, tmp_path: Path):
+    """An edit with a compile error costs one build, not the compile and then a full resolve failing the same way."""
+    tool, cache = _FailingCompile(), EnvironmentCache(tmp_path / "cache")
+    _resolve(project, tool, cache)
+    _touch(project / "Source.kt", "fun f(): Int = \"x\"")
+    with pytest.raises(BuildFailed, match="Return type mismatch"):
+        _resolve(project, tool, cache)
+    assert tool.calls == ["resolve", "compile"]

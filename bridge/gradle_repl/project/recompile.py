@@ -5,8 +5,9 @@ POM; the REPL's jars). When the inputs changed but the build files did not (ever
 or went, the single files outside the trees too), the environment is a function of what did not change: only the
 classes can differ. Then the tool compiles the source set again (Maven: the compile phase alone, offline) and the
 cached environment is kept with the new sources stamp — the session decides keep or restart from it as from a full
-resolve. Anything else, or a compile that fails, goes the full way, which reports a failure as a resolve does: a
-stale class is never run for a shortcut taken.
+resolve. Sources that don't compile are reported from that compile (one build, not two); anything else, or a
+compile that fails otherwise (offline Maven missing an artifact), goes the full way: a stale class is never run for
+a shortcut taken.
 """
 
 from __future__ import annotations

@@ -78,10 +78,21 @@ class MavenBuild:
         root = root.resolve()
         command = recompile_command(find_maven(root), root, find_module(root, project_path), test=source_set == "test")
         outcome = run_streaming(command, cwd=root, timeout_seconds=MAVEN_TIMEOUT_SECONDS, on_line=on_progress)
+        if not outcome.timed_out and outcome.returncode != 0 and is_compile_failure(outcome.lines):
+            # The sources don't compile: a full resolve would fail the same way, a second build later.
+            raise BuildFailed("Maven build failed:\n" + maven_errors(outcome.lines), started=True)
         return not outcome.timed_out and outcome.returncode == 0
 
 
 MAVEN = MavenBuild()
+
+# How Maven ends a build whose sources don't compile (kotlin-maven-plugin's and maven-compiler-plugin's goals alike).
+_COMPILE_FAILURE = re.compile(r"^\[ERROR\] Failed to execute goal \S+:(test-)?compile \(.*Compilation failure")
+
+
+def is_compile_failure(lines: list[str]) -> bool:
+    """Whether a build failed because the sources don't compile (not, say, an artifact missing offline)."""
+    return any(_COMPILE_FAILURE.match(line) for line in lines)
 
 
 def _module_name(module: Path, root: Path) -> str:
