@@ -289,7 +289,7 @@ class SessionManager:
                         return worker
                 reason = why or "its JVM had stopped"
                 notices.append(restart_notice(session.session_id, reason, session.snippets_run, await lost_names(worker)))
-                replaying = session.replay == "on_restart"
+                replaying = session.replay == "on_restart" and bool(session.history)
                 # What the old worker reported it added, replayed in the new one.
                 libraries = library_annotations(worker.libraries)
                 if progress:
@@ -385,12 +385,10 @@ class SessionManager:
         environment = session.environment or session.starting if session is not None else None
         if session is None or environment is None:
             raise GradleReplError(f"session {session_id!r} has no running JVM and nothing to replay")
-        history = list(session.history)
         worker = session.worker
         if worker is not None:
-            self._forget_worker(session, worker)
+            self._forget_worker(session, worker)  # the session's history stays: it is what runs again
             await self._workers.stop(worker, reason="reset")
-        session.history = history
         async with self._entered(
             session_id, environment.project_root, environment.project_path, environment.source_set, environment.build_tool,
             progress, environment.session_options,
