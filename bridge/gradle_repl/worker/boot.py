@@ -15,7 +15,7 @@ from gradle_repl.environment import DEPENDS_ON_UNAVAILABLE, ReplEnvironment
 from gradle_repl.errors import WorkerFailed
 from gradle_repl.frames import ReadyFrame, StartRequest
 from gradle_repl.worker import classdata
-from gradle_repl.worker.agent import agent_jar
+from gradle_repl.worker.agent import AgentJar, agent_jar
 from gradle_repl.worker.class_updates import ClassUpdater
 from gradle_repl.worker.completion import SessionCompletion
 from gradle_repl.worker.facade import build_dependency_addon, build_facade
@@ -86,8 +86,10 @@ def boot(request: StartRequest) -> tuple[ReplSession, ReadyFrame, ClassDataUse]:
     # resolver stays in the facade's loader, out of the compiler's and the project's way.
     annotations = [p for p in env.dependency_resolver_classpath if _DEPENDENCY_ANNOTATIONS_JAR.match(_jar_name(p))]
     resolver = [p for p in env.dependency_resolver_classpath if p not in annotations]
-    # The agent that lets a rebuild's changed classes be redefined in place (class_updates.py).
-    agent = agent_jar(env.java_home)
+    # The agent that lets a rebuild's changed classes be redefined in place (class_updates.py). Not in a training
+    # worker: the JVM writes no class-data archive at exit with a java.lang.instrument agent loaded, and a trainer
+    # runs no project code anyway.
+    agent = agent_jar(env.java_home) if not request.train_class_data else AgentJar(None, "a training worker has no agent")
     start_jvm(
         env.java_home, [*env.repl_host_classpath, *annotations],
         heap_mb=request.heap_mb, full_jit=request.full_jit, code_cache_mb=request.code_cache_mb,
