@@ -128,3 +128,16 @@ async def test_a_plain_reset_forgets_the_history():
     await m.reset_and_replay("s")
     assert launcher.spawned[-1].requests_seen[-1:] == ["two"] and "one" not in launcher.spawned[-1].requests_seen
     await m.close_all()
+
+
+async def test_a_session_whose_jvm_ended_is_started_again_and_replayed():
+    """After the JVM ended under a snippet (System.exit, a crash), restart and run all brings back what ran before."""
+    launcher = FakeLauncher()
+    m = _manager(launcher, fake_resolver)
+    await m.run_snippet(session_id="s", project_root="/p", code="one")
+    ended = await m.run_snippet(session_id="s", project_root="/p", code="exit 1")
+    assert ended.state_lost
+    notices = await m.reset_and_replay("s")
+    assert [n.text for n in notices if n.kind == "replayed"] == ["[replayed 1 of 1 earlier snippet(s)]"]
+    assert launcher.spawned[-1].requests_seen == ["one"]
+    await m.close_all()

@@ -471,7 +471,7 @@ async def test_reset_with_replay_runs_the_sessions_snippets_again_and_says_how_m
         still = await run(client, "two", sessionId="r")
     assert not reset.is_error and text(reset) == "Session 'r' was restarted.\n[replayed 1 of 1 earlier snippet(s)]", text(reset)
     assert launcher.spawned[1].requests_seen == ["one", "two"]
-    assert missing.is_error and "session 'nobody' has no running JVM and nothing to replay" in text(missing)
+    assert missing.is_error and "session 'nobody' has never run a snippet: there is nothing to replay" in text(missing)
     assert not still.is_error
 
 

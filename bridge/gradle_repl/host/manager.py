@@ -336,6 +336,7 @@ class SessionManager:
             await worker.stop()
             raise GradleReplError(f"session {session.session_id!r} was closed while its JVM started")
         session.worker, session.environment, session.snippets_run = worker, environment, 0
+        session.last_environment = environment
         # The spare and the class-data trainer are for sessions as gradle-repl starts them: without a session's options.
         plain = environment.with_options(SessionOptions())
         self._spare.refill(plain)
@@ -382,9 +383,9 @@ class SessionManager:
         """Restart and run all: a new JVM for the session's project (rebuilt if it changed), then the session's
         successful snippets again in order, stopping at the first that fails; the notices say how many ran."""
         session = self._sessions.get(session_id)
-        environment = session.environment or session.starting if session is not None else None
+        environment = session.environment or session.last_environment if session is not None else None
         if session is None or environment is None:
-            raise GradleReplError(f"session {session_id!r} has no running JVM and nothing to replay")
+            raise GradleReplError(f"session {session_id!r} has never run a snippet: there is nothing to replay")
         worker = session.worker
         if worker is not None:
             self._forget_worker(session, worker)  # the session's history stays: it is what runs again

@@ -53,6 +53,8 @@ class Session:
     history: list[str] = field(default_factory=list)
     # Whether a restart a project change forced replays the history by itself (host/replay.py).
     replay: ReplayPolicy = "never"
+    # The environment of the session's last JVM, kept when the JVM ends (a crash, a reset): what a replay starts again.
+    last_environment: ReplEnvironment | None = None
 
     @property
     def holds_jvm(self) -> bool:
