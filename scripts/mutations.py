@@ -46,6 +46,20 @@ MUTATIONS = (
         ("tests/test_compiler_args.py::test_every_build_tools_free_args_pass_the_one_filter",),
     ),
     Mutation(
+        "a rebuild's loaded classes never redefined",
+        "bridge/gradle_repl/worker/class_updates.py",
+        "        redefined = [name for name in changed if name in loaded]",
+        "        redefined: list[str] = []",
+        ("tests/test_hotswap.py::test_a_body_edit_keeps_values_and_objects_and_runs_the_new_body_through_them",),
+    ),
+    Mutation(
+        "every rebuild restarts the session",
+        "bridge/gradle_repl/host/hotswap.py",
+        "    if not changed:\n        return None",
+        '    if not changed:\n        return "a rebuild"',
+        ("tests/test_hotswap_policy.py::test_a_rebuild_of_only_classes_keeps_the_worker_and_says_what_was_updated",),
+    ),
+    Mutation(
         "an HTTP call whose client went away keeps running",
         "bridge/gradle_repl/front/http.py",
         "                await self._cancel(scope, bytes(body))",
@@ -62,8 +76,8 @@ MUTATIONS = (
     Mutation(
         "session JVM flags dropped",
         "bridge/gradle_repl/worker/boot.py",
-        "        extra_options=[*class_data.jvm_options(), *env.session_options.jvm_args],",
-        "        extra_options=class_data.jvm_options(),",
+        "        extra_options=[*class_data.jvm_options(), *agent.jvm_options(), *env.session_options.jvm_args],",
+        "        extra_options=[*class_data.jvm_options(), *agent.jvm_options()],",
         ("tests/test_server.py::test_session_options_reach_the_jvm_and_describe_shows_them_masked",),
     ),
     Mutation(

@@ -14,12 +14,14 @@ WorkerHandle and SessionManager run against it unchanged. What a snippet does is
     "heap V"       answers V with a nearly-full-heap warning, as a real worker does past 85%
     "system-exit"  says a snippet's System.exit is ending it, then dies by SIGABRT (native exit handlers)
     "libraries V"  answers V, reporting a library added (frames.AddedLibraries)
+    "fail V"       fails at run time with message V
     anything else  answers the code itself as the value
 
 A check request is answered as the compiler would: code containing "missing" has an unresolved reference on
 line 1, "compiling S" takes S seconds whatever cancels arrive (the real worker compiles on its main loop), anything
 else compiles to a kotlin.String; nothing is run or counted as a snippet. A complete request offers each earlier
-snippet's code (its "val"), as a completion of the session's names would.
+snippet's code (its "val"), as a completion of the session's names would. An update request (the project rebuilt)
+is answered with `sample.Changed` redefined, or refused with the transport's `update_refusal` when set.
 
 `fake_resolver` stands in for the project side: every project root resolves at once to the same
 kind of environment, so session policy and the front ends run without a build.
@@ -43,6 +45,8 @@ from gradle_repl.frames import (
     CompleteRequest,
     Completion,
     CompletionResult,
+    UpdateRequest,
+    UpdateResult,
     Declaration,
     DescribeRequest,
     DescriptionResult,
@@ -97,6 +101,11 @@ class FakeTransport:
         self._exited = asyncio.Event()
         # Answers describe requests as if they were snippets (a broken worker).
         self.describe_as_snippet = False
+        # Why an update request is refused (the JVM can't redefine the classes); None: updated in place.
+        self.update_refusal: str | None = None
+        self.updates_seen = 0
+        # Snippets that fail at run time in this worker (FakeLauncher.failing).
+        self.failing: set[str] = set()
         self._start_delay = start_delay
         self._crash_on_start = crash_on_start
         self.requests_seen: list[str] = []
@@ -168,6 +177,9 @@ class FakeTransport:
             elif isinstance(request, DescribeRequest):
                 # Queued behind the evals, as the real worker answers requests in order.
                 self._evals.put_nowait(EvalRequest(id=request.id, code="__describe__"))
+            elif isinstance(request, UpdateRequest):
+                self.updates_seen += 1
+                self._evals.put_nowait(EvalRequest(id=request.id, code=_UPDATE))
 
     async def _run(self) -> None:
         first = await self._evals.get()
@@ -211,11 +223,17 @@ class FakeTransport:
                 await self._wait_or_cancel(rid, float(seconds), honour_cancel=False)
             self._send(_checked(rid, code.removeprefix(_CHECK)))
             return
+        if code == _UPDATE:
+            refused = self.update_refusal
+            self._send(UpdateResult(id=rid, refused=refused, redefined=[] if refused else ["sample.Changed"]))
+            return
         if code == _COMPLETE:
             held = [Completion(text=c, kind="property", detail="String") for c in self._answered]
             self._send(CompletionResult(id=rid, items=held, prefix_start=0))
             return
         self._answered.append(code)
+        if code in self.failing:
+            code = f"fail {code} failed this time"
         verb, _, rest = code.partition(" ")
         if verb in ("sleep", "stubborn"):
             seconds, _, value = rest.partition(":")
@@ -242,6 +260,8 @@ class FakeTransport:
         elif code == "system-exit":
             self._send(ExitingFrame(id=rid))
             self._exit(-6)
+        elif verb == "fail":
+            self._send(ErrorResult(id=rid, error_kind="runtime", message=rest))
         elif verb == "libraries":
             self._value(rid, rest, libraries=AddedLibraries(coordinates=["org.example:lib:1.0"]))
         else:
@@ -254,6 +274,7 @@ class FakeTransport:
 
 _CHECK = "__check__"
 _COMPLETE = "__complete__"
+_UPDATE = "__update__"
 
 
 def _checked(rid: int, code: str) -> CheckResult:
@@ -274,9 +295,12 @@ class FakeLauncher:
         self.start_delay = start_delay
         self.crash_on_start = crash_on_start
         self.spawned: list[FakeTransport] = []
+        # Snippets that workers spawned from now on fail at run time (code that worked in an earlier JVM).
+        self.failing: set[str] = set()
 
     async def spawn(self, environment: ReplEnvironment, *, label: str, keep_logs: set[Path], role: str = "session") -> FakeTransport:
         transport = FakeTransport(start_delay=self.start_delay, crash_on_start=self.crash_on_start)
+        transport.failing = set(self.failing)
         self.spawned.append(transport)
         return transport
 

@@ -45,6 +45,9 @@ class _ScriptedTool:
     def facts(self) -> dict[str, str]:
         return {}
 
+    def recompile(self, root: Path, *, project_path: str, source_set: str, on_progress=None) -> bool:
+        return False
+
     def resolve(self, root: Path, *, project_path: str, source_set: str, on_progress=None) -> ReplEnvironment:
         java = Path(sys.executable)
         return ReplEnvironment(

@@ -458,6 +458,23 @@ async def test_resolve_tool_summarises_the_environment(shared: Client):
 
 
 @jvm
+async def test_reset_with_replay_runs_the_sessions_snippets_again_and_says_how_many():
+    """reset_kotlin_session(replay=true) answers with the new JVM's replay (failed snippets are not in it);
+    run_kotlin_snippet takes replay as a session option that changes nothing by itself; a session without a JVM
+    to replay is one clear error, the server usable."""
+    async with fake_server() as (client, launcher):
+        await run(client, "one", sessionId="r", replay="on_restart")
+        await run(client, "fail not kept", sessionId="r")
+        assert len(launcher.spawned) == 1, "the replay option never restarts a session"
+        reset = await client.call_tool("reset_kotlin_session", {"sessionId": "r", "replay": True})
+        missing = await client.call_tool("reset_kotlin_session", {"sessionId": "nobody", "replay": True})
+        still = await run(client, "two", sessionId="r")
+    assert not reset.is_error and text(reset) == "Session 'r' was restarted.\n[replayed 1 of 1 earlier snippet(s)]", text(reset)
+    assert launcher.spawned[1].requests_seen == ["one", "two"]
+    assert missing.is_error and "session 'nobody' has never run a snippet: there is nothing to replay" in text(missing)
+    assert not still.is_error
+
+
 async def test_leaving_out_build_tool_keeps_a_maven_session_on_maven(shared: Client, tmp_path):
     """A project with both builds, resolved with Maven once: later calls without buildTool stay on Maven
     (Gradle is never tried, the session keeps its state) even though its Gradle wrapper is there."""
@@ -531,8 +548,9 @@ async def test_a_running_snippets_output_arrives_as_progress(shared: Client):
 
 @jvm
 async def test_changed_sources_restart_the_session_and_say_so(tmp_path):
-    """A snippet must see current code; the restart that brings it is announced, not silent. The first
-    call's build shows life as progress while the environment resolves."""
+    """A snippet must see current code; a change the JVM can't take in place (a function added) restarts the session,
+    and the restart is announced, not silent. The first call's build shows life as progress while the environment
+    resolves."""
     from conftest import copy_project
 
     project = str(copy_project(SAMPLE_PROJECT, tmp_path / "sample"))
@@ -548,7 +566,9 @@ async def test_changed_sources_restart_the_session_and_say_so(tmp_path):
         assert any(m.startswith("resolving ") for m in messages), messages
         assert any("starting a JVM with Kotlin 2.3.21" in m for m in messages), messages
         books = tmp_path / "sample/src/main/kotlin/sample/Books.kt"
-        books.write_text(books.read_text().replace("WordUtils.capitalizeFully(title)", 'WordUtils.capitalizeFully(title) + "!"'))
+        books.write_text(
+            books.read_text().replace("WordUtils.capitalizeFully(title)", 'WordUtils.capitalizeFully(title) + "!"') + "\nfun addedLater() = 1\n"
+        )
         later = time.time() + 2
         os.utime(books, (later, later))
         result = await client.call_tool("run_kotlin_snippet", {**args, "code": 'sample.displayTitle("new code")'})
@@ -556,6 +576,7 @@ async def test_changed_sources_restart_the_session_and_say_so(tmp_path):
         bag = await client.call_tool("run_kotlin_snippet", {**args, "code": "org.apache.commons.collections4.bag.HashBag<Int>().size"})
     assert text(result).startswith("New Code!")
     assert "restarted: the project's build or sources changed" in text(result)
+    assert "sample.BooksKt: a method was added: addedLater()I" in text(result), text(result)
     assert f"added again after the restart: {COLLECTIONS}" in text(result)
     assert not bag.is_error and text(bag).startswith("0"), text(bag)
 

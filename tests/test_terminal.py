@@ -74,6 +74,9 @@ def _repl(tmux: str, name: str, data: Path) -> Terminal:
 
 
 def test_a_person_types_multiline_code_cancels_resets_quits_and_finds_their_history(tmux: str, tmp_path: Path):
+    """A person's session at the prompt: multi-line input, checks, Tab completion, a warning before its error, a
+    cancel that keeps the state, :session, :reset --replay (the successful inputs run again in a new JVM), :reset,
+    Ctrl-D ending the worker, and the history kept for the next prompt."""
     data = tmp_path / "data"
     term = _repl(tmux, "first", data)
     term.wait_for(r"(?m)^kotlin>", seconds=300)
@@ -146,6 +149,13 @@ def test_a_person_types_multiline_code_cancels_resets_quits_and_finds_their_hist
     term.type(":session")
     term.wait_for(r"fun twice\(kotlin\.Int\): kotlin\.Int\s+// snippet 2", at)
     assert "checkedOnly" not in term.screen()[at:]
+
+    at = term.mark()
+    term.type(":reset --replay")  # a new JVM, the successful inputs again (not the failed or cancelled ones)
+    term.wait_for(r"\[replayed (\d+) of \1 earlier snippet\(s\)\]", at, seconds=180)
+    at = term.mark()
+    term.type("twice(x)")
+    term.wait_for(r"42\s+// kotlin\.Int", at)
 
     term.type(":reset")
     at = term.mark()

@@ -7,9 +7,10 @@ can never be taken for another request's. A cancel request names the eval it can
 exception to "exactly one result": an exiting frame says the snippet's System.exit is ending the
 JVM, and the process's end (its exit status) is the answer.
 
-A result is one of five kinds, told apart by `type`: a snippet's success (its value), an error
+A result is one of six kinds, told apart by `type`: a snippet's success (its value), an error
 (a snippet's, or the worker's), a session's description (the answer to a describe request), a check's
-diagnostics or a completion's candidates. Describe, check and complete requests run nothing and change nothing.
+diagnostics, a completion's candidates or an update's classes. Describe, check and complete requests run nothing and
+change nothing; an update request redefines the project's changed classes in place (or changes nothing and says why).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ __all__ = [
     "DescribeRequest",
     "CheckRequest",
     "CompleteRequest",
+    "UpdateRequest",
     "Request",
     "Declaration",
     "CompilerDiagnostic",
@@ -54,6 +56,7 @@ __all__ = [
     "CompletionKind",
     "TextEdit",
     "CompletionResult",
+    "UpdateResult",
     "ResultFrame",
     "ErrorKind",
     "Frame",
@@ -134,8 +137,16 @@ class CompleteRequest(_CodeRequest):
     cursor: int = Field(ge=0)
 
 
+class UpdateRequest(BaseModel):
+    """The project was rebuilt with only its classes changed: update the loaded ones in place, or say why not."""
+
+    op: Literal["update"] = "update"
+    id: int = 0
+
+
 Request = Annotated[
-    Union[StartRequest, EvalRequest, CancelRequest, DescribeRequest, CheckRequest, CompleteRequest], Field(discriminator="op")
+    Union[StartRequest, EvalRequest, CancelRequest, DescribeRequest, CheckRequest, CompleteRequest, UpdateRequest],
+    Field(discriminator="op"),
 ]
 
 
@@ -323,8 +334,21 @@ class CompletionResult(Result):
     unavailable: str | None = Field(default=None, description="why completion can't be offered in this session, when it can't")
 
 
+class UpdateResult(Result):
+    """The answer to an update request: the classes redefined in place, or why the session must restart."""
+
+    type: Literal["update"] = "update"
+    redefined: list[str] = Field(default_factory=list, description="loaded classes whose new bytes the JVM now runs")
+    reloaded: int = Field(default=0, description="changed classes not loaded yet: they load from the new class files")
+    added: list[str] = Field(default_factory=list, description="class files that appeared: loadable from now on")
+    initialisers: list[str] = Field(
+        default_factory=list, description="redefined classes whose static initialiser changed (it does not run again)"
+    )
+    refused: str | None = Field(default=None, description="why the classes can't be updated in place; nothing changed")
+
+
 ResultFrame = Annotated[
-    Union[SuccessResult, ErrorResult, DescriptionResult, CheckResult, CompletionResult], Field(discriminator="type")
+    Union[SuccessResult, ErrorResult, DescriptionResult, CheckResult, CompletionResult, UpdateResult], Field(discriminator="type")
 ]
 Frame = Annotated[Union[ReadyFrame, StreamFrame, DisplayFrame, ExitingFrame, ResultFrame], Field(discriminator="event")]
 
@@ -339,9 +363,14 @@ def encode(model: BaseModel) -> bytes:
 
 def decode_frame(
     line: bytes | str,
-) -> ReadyFrame | StreamFrame | DisplayFrame | ExitingFrame | SuccessResult | ErrorResult | DescriptionResult | CheckResult | CompletionResult:
+) -> (
+    ReadyFrame | StreamFrame | DisplayFrame | ExitingFrame | SuccessResult | ErrorResult | DescriptionResult | CheckResult
+    | CompletionResult | UpdateResult
+):
     return _FRAME.validate_json(line)
 
 
-def decode_request(line: bytes | str) -> StartRequest | EvalRequest | CancelRequest | DescribeRequest | CheckRequest | CompleteRequest:
+def decode_request(
+    line: bytes | str,
+) -> StartRequest | EvalRequest | CancelRequest | DescribeRequest | CheckRequest | CompleteRequest | UpdateRequest:
     return _REQUEST.validate_json(line)

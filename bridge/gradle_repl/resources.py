@@ -7,7 +7,8 @@ from pathlib import Path
 
 __all__ = [
     "init_script_path", "maven_extension_sources", "jvm_worker_sources", "jvm_worker_dependency_sources",
-    "jvm_worker_compose_sources", "jvm_worker_completion_sources", "jvm_worker_companions_sources", "sample_project_source",
+    "jvm_worker_compose_sources", "jvm_worker_completion_sources", "jvm_worker_companions_sources", "jvm_worker_class_updates_sources",
+    "sample_project_source",
 ]
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
@@ -53,6 +54,11 @@ def jvm_worker_completion_sources() -> list[Path]:
 def jvm_worker_companions_sources() -> list[Path]:
     """The facade's add-on that gives snippet classes the companions compiler plugins generate (reads the FIR too)."""
     return sorted((_shipped("jvm-worker") / "companions").rglob("*.kt"))
+
+
+def jvm_worker_class_updates_sources() -> list[Path]:
+    """The Java sources of the session JVM's instrumentation agent (in-place class updates), built with the JDK's javac."""
+    return sorted((_shipped("jvm-worker") / "class-updates").rglob("*.java"))
 
 
 def sample_project_source() -> Path:

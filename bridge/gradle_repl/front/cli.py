@@ -163,7 +163,13 @@ def _parser() -> argparse.ArgumentParser:
 
     evaluate = commands.add_parser("eval", help="run snippets in one session and print the results")
     _project_arguments(evaluate, root_optional=True, default=None)
-    evaluate.add_argument("-e", "--code", action="append", required=True, help="a snippet (repeat for more)")
+    evaluate.add_argument("-e", "--code", action="append", default=[], help="a snippet (repeat for more)")
+    # -e is optional for --replay alone; otherwise its absence is eval's own usage error (checked after parsing).
+    evaluate.set_defaults(usage_error=evaluate.error)
+    evaluate.add_argument(
+        "--replay", action="store_true",
+        help="with --connect: first restart the server's session and run its earlier successful snippets again, in order",
+    )
     _worker_arguments(evaluate)
     _session_option_arguments(evaluate)
     _connect_arguments(evaluate)
@@ -242,7 +248,12 @@ async def _eval_connected(args: argparse.Namespace) -> int:
     from gradle_repl.front import remote
 
     async with remote.connected(args.connect) as client:
-        return await _run_each(remote.RemoteSessions(client), await _joined(client, args), args)
+        sessions = remote.RemoteSessions(client)
+        target = await _joined(client, args)
+        if args.replay:
+            for notice in await sessions.reset_and_replay(target.session_id):
+                print(notice.text, flush=True)
+        return await _run_each(sessions, target, args)
 
 
 def _target(args: argparse.Namespace, session_id: str) -> SessionTarget:
@@ -316,6 +327,8 @@ async def _eval(args: argparse.Namespace) -> int:
     """eval and check: each snippet in one session, run or only compiled."""
     if args.command == "eval" and args.connect:
         return await _eval_connected(args)
+    if getattr(args, "replay", False):
+        raise UsageError("--replay restarts a server's session and runs its snippets again: use it with --connect")
     if args.project_root is None:
         raise UsageError("eval needs the project directory (or --connect to run in a server's session)")
     # One-shot: no spare JVM and no archive training, which would only be killed at exit.
@@ -352,7 +365,10 @@ def _flag_values_joined(argv: Sequence[str]) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _project_defaults(_parser().parse_args(_flag_values_joined(sys.argv[1:] if argv is None else argv)))
+    parser = _parser()
+    args = _project_defaults(parser.parse_args(_flag_values_joined(sys.argv[1:] if argv is None else argv)))
+    if args.command == "eval" and not args.code and not args.replay:
+        args.usage_error("eval needs code (-e CODE); only --connect --replay runs without it")
     try:
         if args.command == "serve":
             from gradle_repl.front.server import serve, serve_http

@@ -281,5 +281,13 @@ class RemoteSessions:
         await self._client.call_tool("reset_kotlin_session", {"sessionId": session_id})
         return True
 
+    async def reset_and_replay(self, session_id: str) -> tuple[Notice, ...]:
+        """The server's session restarted and its snippets run again; its reply's lines after the first, as notices."""
+        result = await self._client.call_tool("reset_kotlin_session", {"sessionId": session_id, "replay": True})
+        lines = getattr(result.content[0], "text", "").splitlines() if result.content else []
+        if result.is_error:
+            raise GradleReplError(" ".join(lines).removeprefix("Error: "))
+        return tuple(Notice(kind="replayed", text=line) for line in lines[1:])
+
     async def close_all(self) -> None:
         """Leaving keeps the session: it is the server's."""

@@ -31,6 +31,7 @@ from gradle_repl.host.manager import BuildToolChoice, SessionManager
 from gradle_repl.project.process import refuse_new_builds, stop_all_builds
 from gradle_repl.project.resolve import resolve_environment
 from gradle_repl.host.handle import Reply
+from gradle_repl.host.replay import ReplayPolicy
 from gradle_repl.options import EnvSource, SessionOptions, session_options
 from gradle_repl.target import SessionTarget
 from gradle_repl.settings import DEFAULT_BUILD_TOOL, DEFAULT_PROJECT_PATH, DEFAULT_SESSION_ID, DEFAULT_SOURCE_SET, DEFAULTS, Settings
@@ -170,12 +171,21 @@ class KotlinTools:
         optIn: Annotated[
             list[str] | None, Field(description="Session option: annotation names the compiler opts in to (-opt-in), e.g. kotlin.ExperimentalUnsignedTypes.")
         ] = None,
+        replay: Annotated[
+            ReplayPolicy | None,
+            Field(description="Session option: 'on_restart' runs the session's earlier successful snippets again, in order, "
+                  "after a restart a project change forced; 'never' (the default) doesn't, since snippets can have side "
+                  "effects. Changing it never restarts the session."),
+        ] = None,
     ) -> Annotated[CallToolResult, SnippetRun]:
         """Run Kotlin code in a REPL session with the project's classes, dependencies, JDK and compiler plugins.
 
         The first call for a project builds it (cached until build files or sources change) and starts a JVM
         (a few seconds); later calls take well under a second. Declarations, imports and values persist across
-        calls with the same sessionId; a session restarts when the project's build or sources changed.
+        calls with the same sessionId. After an edit to the project's sources, the rebuilt classes are updated in the
+        live session (state kept; the next snippet runs the new bodies); a change the JVM can't take in place (a
+        method, field or lambda added or removed, a class deleted, a dependency, plugin or JDK changed) restarts the
+        session, and the reply says why and what was lost.
         In snippets: display(value), markdown(text), html(fragment), image(bytes or BufferedImage) show rich output;
         println goes to the reply. Returns the last expression's value and type, then displays, then printed output.
         Compile errors, exceptions (with a stack trimmed to the snippet) and timeouts come back with isError.
@@ -190,7 +200,7 @@ class KotlinTools:
             options = session_options(env=env, env_source=envSource, jvm_args=jvmArgs, opt_in=optIn)
             return await self.manager.run_snippet(
                 where, code=code, timeout_seconds=timeoutSeconds, progress=relay, on_frame=relay.output,
-                options=options,
+                options=options, replay=replay,
             )
 
         return await _answered(ctx, run, reply_to_result, request_failed)
@@ -214,8 +224,8 @@ class KotlinTools:
         Errors come back with isError; warnings alone don't. @file:DependsOn libraries are not resolved by a check.
         Once the session has answered a completion, a check stops before the JVM backend: errors only the backend
         finds (a platform declaration clash, an accidental override) are then reported by running the code, not here.
-        A live session is checked as it is, never rebuilt or restarted (a project changed since it started restarts
-        it on the next run); a session without a JVM is started (and the project built) the way run_kotlin_snippet
+        A live session is checked as it is, never rebuilt or restarted (a project changed since it started is picked
+        up by the next run: updated in place or restarted); a session without a JVM is started (and the project built) the way run_kotlin_snippet
         does. structuredContent has the same as data: ok, valueType, diagnostics {severity, message, line, column,
         text}, error, notices.
         """
@@ -250,8 +260,22 @@ class KotlinTools:
             completion_to_result, completion_failed,
         )
 
-    async def reset_kotlin_session(self, sessionId: SessionId = DEFAULT_SESSION_ID) -> CallToolResult:
-        """Hard-reset a session: its JVM is killed and all its state dropped; the next snippet starts fresh."""
+    async def reset_kotlin_session(
+        self, sessionId: SessionId = DEFAULT_SESSION_ID,
+        replay: Annotated[
+            bool, Field(description="Restart and run all: start a new JVM now (the project rebuilt if it changed) and run "
+                        "the session's successful snippets again in order, stopping at the first that fails.")
+        ] = False,
+    ) -> CallToolResult:
+        """Hard-reset a session: its JVM is killed and all its state dropped; the next snippet starts fresh. With
+        replay=true, a new JVM starts at once and the session's earlier successful snippets run again in order (their
+        side effects too); the reply says how many ran."""
+        if replay:
+            try:
+                notices = await self.manager.reset_and_replay(sessionId)
+            except GradleReplError as error:
+                return error_result(str(error))
+            return text_result("\n".join([f"Session {sessionId!r} was restarted.", *(n.text for n in notices)]))
         if await self.manager.reset(sessionId):
             return text_result(f"Session {sessionId!r} was reset; the next snippet starts a fresh JVM.")
         return text_result(f"Session {sessionId!r} had no running JVM; nothing to reset.")

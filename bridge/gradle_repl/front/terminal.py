@@ -44,6 +44,7 @@ Kotlin snippets run in the project's JVM; declarations stay for later inputs.
   :session  the imports and names this session holds, with their types and values
   :check CODE  compile CODE against the session without running it: errors, warnings, its value's type
   :reset    forget every declaration (a fresh JVM on the next input)
+  :reset --replay  restart the JVM now and run this session's successful inputs again, in order
   :quit     leave (Ctrl-D does the same)
 Enter runs the input once brackets, strings and comments are closed; Esc then Enter runs it as is.
 Tab completes from the session (names, members after `x.`, extensions, packages, keywords); Tab again moves on.
@@ -175,6 +176,12 @@ async def run_terminal(options: TerminalOptions, sessions: Sessions | None = Non
             elif command == ":reset":
                 await manager.reset(options.target.session_id)
                 printer.line("[session reset: every declaration is gone]")
+            elif command == ":reset --replay":
+                try:
+                    for notice in await manager.reset_and_replay(options.target.session_id):
+                        printer.line(notice.text)
+                except GradleReplError as error:
+                    printer.line(f"[{error}]")
             elif command.startswith(":"):
                 printer.line(f"unknown command {command.split()[0]!r}; :help lists them")
             else:

@@ -40,6 +40,8 @@ from gradle_repl.frames import (
     StartRequest,
     StreamFrame,
     SuccessResult,
+    UpdateRequest,
+    UpdateResult,
     WorkerOptions,
     decode_frame,
     encode,
@@ -81,16 +83,19 @@ class Reply:
 
 
 # What each request is answered with; anything else is a broken protocol.
-_Request = EvalRequest | DescribeRequest | CheckRequest | CompleteRequest
+_Request = EvalRequest | DescribeRequest | CheckRequest | CompleteRequest | UpdateRequest
 _ANSWERS: dict[type[_Request], tuple[type[Result], ...]] = {
     EvalRequest: (SuccessResult, ErrorResult),
     DescribeRequest: (DescriptionResult, ErrorResult),
     CheckRequest: (CheckResult, ErrorResult),
     CompleteRequest: (CompletionResult, ErrorResult),
+    UpdateRequest: (UpdateResult, ErrorResult),
 }
 
 # Answered on the worker's main loop, which reads no cancel until they are done.
-_UNINTERRUPTIBLE = (CheckRequest, CompleteRequest)
+_UNINTERRUPTIBLE = (CheckRequest, CompleteRequest, UpdateRequest)
+# Reading the class outputs and one redefinition: seconds at the very most, even for thousands of classes.
+UPDATE_TIMEOUT_SECONDS = 60.0
 
 
 @dataclass(frozen=True)
@@ -216,6 +221,12 @@ class WorkerHandle:
         """What the session holds (frames.SessionDescription), read between snippets."""
         _, result = await self._send(lambda request_id: DescribeRequest(id=request_id), DESCRIBE_TIMEOUT_SECONDS, None)
         assert isinstance(result, (DescriptionResult, ErrorResult))  # _ANSWERS
+        return result
+
+    async def update_classes(self) -> UpdateResult | ErrorResult:
+        """Brings the project's rebuilt classes into the session in place, or says why it can't (nothing changed)."""
+        _, result = await self._send(lambda request_id: UpdateRequest(id=request_id), UPDATE_TIMEOUT_SECONDS, None)
+        assert isinstance(result, (UpdateResult, ErrorResult))  # _ANSWERS
         return result
 
     async def check(self, code: str, *, timeout_seconds: float, notices: Sequence[Notice] = ()) -> Analysis:

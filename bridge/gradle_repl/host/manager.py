@@ -24,10 +24,12 @@ from gradle_repl.errors import GradleReplError
 from gradle_repl.frames import ErrorResult, SessionDescription, WorkerOptions
 from gradle_repl.host.eviction import SessionEviction
 from gradle_repl.host.handle import Analysis, OnFrame, Reply, WorkerHandle
+from gradle_repl.host.hotswap import lost_names, restart_notice, restart_reason, update_in_place
 from gradle_repl.host.libraries import library_annotations, replay_snippet
 from gradle_repl.host.launcher import SubprocessLauncher, WorkerLauncher
 from gradle_repl.host.limits import SessionLimits, worker_options as default_worker_options
 from gradle_repl.host.notices import Notice
+from gradle_repl.host.replay import ReplayPolicy, replay
 from gradle_repl.host.session_env import login_shell_environment
 from gradle_repl.host.sessions import Session, SessionInfo, SessionTable
 from gradle_repl.host.spare import SpareWorker
@@ -122,10 +124,14 @@ class SessionManager:
         progress: Progress | None = None,
         on_frame: OnFrame | None = None,
         options: SessionOptions | None = None,
+        replay: ReplayPolicy | None = None,
     ) -> Reply:
         """Runs code in the target's session. `options` apply from a session's first call; on a later call the same ones change
-        nothing, other ones restart the session (and say so), and none keep the session's."""
+        nothing, other ones restart the session (and say so), and none keep the session's. `replay`, when given,
+        becomes the session's policy for restarts a project change forces (it never restarts the session itself)."""
         _check_code(code)
+        if replay is not None:
+            self._session(target.session_id).replay = replay
         async with self._entered(target, progress, options) as (session, worker, notices):
             timeout = timeout_seconds if timeout_seconds is not None else self.limits.default_timeout_seconds
             reply = await worker.request(code, timeout_seconds=timeout, on_frame=on_frame, notices=notices)
@@ -134,6 +140,8 @@ class SessionManager:
                 self._forget_worker(session, worker)
             else:
                 session.snippets_run += 1
+                if reply.result.type == "success":
+                    session.history.append(code)
                 if reply.result.declared is not None:
                     session.declarations = reply.result.declared
             return reply
@@ -250,6 +258,7 @@ class SessionManager:
         if worker is not None and worker.alive and session.environment == environment:
             return worker
         libraries: list[str] = []
+        replaying = False
         if worker is not None:
             if worker.lost_notice:
                 notices.append(Notice(kind="state_lost", text=worker.lost_notice))
@@ -260,11 +269,16 @@ class SessionManager:
                 )))
                 # Added libraries are the session's, like its options: the new JVM gets them again.
                 libraries = library_annotations(worker.libraries)
-            elif session.environment != environment:
-                notices.append(Notice(kind="restarted", text=(
-                    f"[session {session.session_id!r} restarted: the project's build or sources changed since its JVM "
-                    f"started; state from its {session.snippets_run} earlier snippet(s) is gone]"
-                )))
+            elif session.environment is not None and session.environment != environment:
+                # Only the classes can differ: the JVM may take them in place (host/hotswap.py), keeping the state.
+                why = restart_reason(session.environment, environment)
+                if why is None and worker.alive:
+                    if (why := await update_in_place(worker, session.session_id, notices)) is None:
+                        session.environment = environment
+                        return worker
+                reason = why or "its JVM had stopped"
+                notices.append(restart_notice(session.session_id, reason, session.snippets_run, await lost_names(worker)))
+                replaying = session.replay == "on_restart" and bool(session.history)
                 # What the old worker reported it added, replayed in the new one.
                 libraries = library_annotations(worker.libraries)
                 if progress:
@@ -276,7 +290,14 @@ class SessionManager:
         worker = await self._start_worker(session, environment, progress)
         if libraries:
             await self._add_libraries_again(session, worker, libraries, notices)
+        if replaying:
+            await self._replay(session, worker, notices)
         return worker
+
+    async def _replay(self, session: Session, worker: WorkerHandle, notices: list[Notice]) -> None:
+        ran, notice = await replay(worker, session.history, timeout_seconds=self.limits.default_timeout_seconds)
+        session.history, session.snippets_run = ran, len(ran)
+        notices.append(notice)
 
     async def _add_libraries_again(self, session: Session, worker: WorkerHandle, libraries: list[str], notices: list[Notice]) -> None:
         reply = await worker.request(replay_snippet(libraries), timeout_seconds=self.limits.default_timeout_seconds)
@@ -304,6 +325,7 @@ class SessionManager:
             await worker.stop()
             raise GradleReplError(f"session {session.session_id!r} was closed while its JVM started")
         session.worker, session.environment, session.snippets_run = worker, environment, 0
+        session.last_environment = environment
         # The spare and the class-data trainer are for sessions as gradle-repl starts them: without a session's options.
         plain = environment.with_options(SessionOptions())
         self._spare.refill(plain)
@@ -340,10 +362,29 @@ class SessionManager:
         session = self._sessions.get(session_id)
         if session is None or session.worker is None:
             return False
+        session.history = []
         worker = session.worker
         self._forget_worker(session, worker)
         await self._workers.stop(worker, reason="reset")
         return True
+
+    async def reset_and_replay(self, session_id: str, progress: Progress | None = None) -> tuple[Notice, ...]:
+        """Restart and run all: a new JVM for the session's project (rebuilt if it changed), then the session's
+        successful snippets again in order, stopping at the first that fails; the notices say how many ran."""
+        session = self._sessions.get(session_id)
+        environment = session.environment or session.last_environment if session is not None else None
+        if session is None or environment is None:
+            raise GradleReplError(f"session {session_id!r} has never run a snippet: there is nothing to replay")
+        worker = session.worker
+        if worker is not None:
+            self._forget_worker(session, worker)  # the session's history stays: it is what runs again
+            await self._workers.stop(worker, reason="reset")
+        target = SessionTarget(
+            environment.project_root, environment.project_path, environment.source_set, environment.build_tool, session_id
+        )
+        async with self._entered(target, progress, environment.session_options) as (session, worker, notices):
+            await self._replay(session, worker, notices)
+            return tuple(notices)
 
     async def close(self, session_id: str) -> bool:
         """Closes a session at once: a running snippet is stopped and a starting JVM is stopped when it's up."""

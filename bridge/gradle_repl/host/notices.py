@@ -9,7 +9,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = ["Notice", "NoticeKind"]
 
-NoticeKind = Literal["evicted", "restarted", "state_lost", "build_tool", "environment", "libraries", "options", "memory"]
+NoticeKind = Literal[
+    "evicted", "restarted", "updated", "replayed", "state_lost", "build_tool", "environment", "libraries", "options", "memory",
+]
 
 
 class Notice(BaseModel):
@@ -18,7 +20,9 @@ class Notice(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     kind: NoticeKind = Field(
-        description="evicted: closed for room or idleness; restarted: the build or sources changed; state_lost: a "
+        description="evicted: closed for room or idleness; restarted: the build or sources changed in a way the JVM "
+        "can't apply in place; updated: the rebuilt project's classes were updated in place, state kept; replayed: the "
+        "session's earlier successful snippets ran again after a restart; state_lost: a "
         "cancelled snippet ended the JVM; build_tool: the other build tool was used; environment: what the build "
         "can't give snippets; libraries: added again after a restart (or not); options: changed session options "
         "restarted the session; memory: the heap is nearly full"

@@ -12,6 +12,7 @@ from pydantic import BaseModel, Field
 
 from gradle_repl.environment import BuildToolName, ReplEnvironment
 from gradle_repl.host.handle import WorkerHandle
+from gradle_repl.host.replay import ReplayPolicy
 from gradle_repl.host.spawned import SpawnedWorkers
 
 __all__ = ["Session", "SessionInfo", "SessionTable"]
@@ -47,6 +48,13 @@ class Session:
     last_used: float = field(default_factory=time.monotonic)
     starting: ReplEnvironment | None = None
     closed: bool = False
+    # The code of each snippet that succeeded, in order, for a replay (host/replay.py); kept across a restart the
+    # project forced, cleared by a plain reset.
+    history: list[str] = field(default_factory=list)
+    # Whether a restart a project change forced replays the history by itself (host/replay.py).
+    replay: ReplayPolicy = "never"
+    # The environment of the session's last JVM, kept when the JVM ends (a crash, a reset): what a replay starts again.
+    last_environment: ReplEnvironment | None = None
 
     @property
     def holds_jvm(self) -> bool:

@@ -24,6 +24,7 @@ from gradle_repl.errors import BuildFailed, BuildToolNotFound, GradleReplError
 from gradle_repl.project.dependency_support import add_dependency_resolver
 from gradle_repl.project.host_jars import use_project_kotlin_reflect
 from gradle_repl.project.freshness import observe, remember_unchanged, stale_reason
+from gradle_repl.project.recompile import recompiled
 from gradle_repl.project.compose_support import compose_warnings
 from gradle_repl.project.plugin_support import snippet_class_warnings, load_plugins_at_repl_version
 from gradle_repl.project.process import ProgressCallback
@@ -152,6 +153,10 @@ def _resolve_locked(
     with build_slot(root, on_progress) as waited:
         if waited and not refresh and (entry := cache.get(key)) is not None and stale_reason(entry) is None:
             return Resolved(entry.environment, True, time.monotonic() - started)  # built while this one waited
+        if entry is not None and (environment := recompiled(
+            root, tool, entry, cache, key, project_path=project_path, source_set=source_set, on_progress=on_progress,
+        )) is not None:
+            return Resolved(environment, False, time.monotonic() - started)
         return _build(root, tool, project_path, source_set, on_progress, cache, key, started)
 
 

@@ -20,7 +20,8 @@ from pydantic import ValidationError
 
 from gradle_repl.errors import GradleReplError
 from gradle_repl.frames import (
-    CancelRequest, CheckRequest, CompleteRequest, DescribeRequest, ErrorResult, EvalRequest, ExitingFrame, StartRequest, decode_request,
+    CancelRequest, CheckRequest, CompleteRequest, DescribeRequest, ErrorResult, EvalRequest, ExitingFrame, StartRequest, UpdateRequest,
+    decode_request,
 )
 from gradle_repl.worker.channel import FrameChannel
 
@@ -123,8 +124,8 @@ def main() -> None:
         except ValidationError as error:
             channel.send(ErrorResult(error_kind="internal", message=f"bad request: {error}"))
             continue
-        if isinstance(request, (DescribeRequest, CheckRequest, CompleteRequest)):
-            # Questions about the session: answered on this thread, nothing runs and nothing changes.
+        if isinstance(request, (DescribeRequest, CheckRequest, CompleteRequest, UpdateRequest)):
+            # Questions about the session, answered on this thread (nothing runs), and class updates between snippets.
             channel.current_id = request.id
             try:
                 channel.send(session.answer(request))

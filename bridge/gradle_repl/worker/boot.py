@@ -12,6 +12,8 @@ from gradle_repl.environment import DEPENDS_ON_UNAVAILABLE, ReplEnvironment
 from gradle_repl.errors import WorkerFailed
 from gradle_repl.frames import ReadyFrame, StartRequest
 from gradle_repl.worker import classdata
+from gradle_repl.worker.class_update_agent import AgentJar, agent_jar
+from gradle_repl.worker.class_updates import ClassUpdater
 from gradle_repl.worker.completion import SessionCompletion
 from gradle_repl.worker.facade import build_dependency_addon, build_facade
 from gradle_repl.worker import java
@@ -84,10 +86,14 @@ def boot(request: StartRequest) -> tuple[ReplSession, ReadyFrame, ClassDataUse]:
     # resolver stays in the facade's loader, out of the compiler's and the project's way.
     annotations = [p for p in env.dependency_resolver_classpath if _DEPENDENCY_ANNOTATIONS_JAR.match(_jar_name(p))]
     resolver = [p for p in env.dependency_resolver_classpath if p not in annotations]
+    # The agent that lets a rebuild's changed classes be redefined in place (class_updates.py). Not in a training
+    # worker: the JVM writes no class-data archive at exit with a java.lang.instrument agent loaded, and a trainer
+    # runs no project code anyway.
+    agent = agent_jar(env.java_home) if not request.train_class_data else AgentJar(None, "a training worker has no agent")
     start_jvm(
         env.java_home, [*env.repl_host_classpath, *annotations],
         heap_mb=request.heap_mb, full_jit=request.full_jit, code_cache_mb=request.code_cache_mb,
-        extra_options=[*class_data.jvm_options(), *env.session_options.jvm_args],
+        extra_options=[*class_data.jvm_options(), *agent.jvm_options(), *env.session_options.jvm_args],
     )
     facade_jar, compiled = build_facade(env.kotlin_version, env.repl_host_classpath)
     # Why @file:DependsOn can't be used in this session; None when it can.
@@ -121,6 +127,10 @@ def boot(request: StartRequest) -> tuple[ReplSession, ReadyFrame, ClassDataUse]:
         facade_loader, [*compile_classpath, *compose.classpath], snippet_loader, env.compiler_options(), libraries, compose.imports,
     )
     companion_hints = generated_companions(env, driver, facade_loader, str(facade_jar))
+    # Read before any project class loads (neither the driver nor the warm-up loads one): the bytes the JVM will run.
+    classes = ClassUpdater(
+        env.classpath, snippet_loader, unavailable=agent.unavailable, add_compile_root=lambda root: driver.addCompileRoots(java.string_array([root])),
+    )
     snippets = SnippetCounter(driver)
     _warm_up(snippets, output)
     ready = ReadyFrame(
@@ -142,6 +152,7 @@ def boot(request: StartRequest) -> tuple[ReplSession, ReadyFrame, ClassDataUse]:
         request, Facade(driver, output, java.renderer(facade_loader), exit_guard), snippets,
         libraries_unavailable=libraries_unavailable,
         hints=[*filter(None, [serialization_hint(env)]), *compose_hints(env, compose.unavailable), *companion_hints], completion=completion,
+        classes=classes,
     )
     return session, ready, class_data
 

@@ -24,7 +24,7 @@ import _jpype
 import jpype
 
 __all__ = [
-    "JavaObject", "JavaException", "addon_loader", "ReplDriver", "RunningSnippet", "SnippetOutcome", "ReplEvent", "ReplOutput",
+    "JavaObject", "JavaException", "addon_loader", "byte_arrays", "ReplDriver", "RunningSnippet", "SnippetOutcome", "ReplEvent", "ReplOutput",
     "Renderer", "ExitGuard", "Completer", "CompletionOutcome", "CompletionCandidate",
     "java_class", "repl_output", "exit_guard", "renderer", "repl_driver", "completer", "string_array", "java_string",
     "start_vm", "shutdown_vm", "unlink_python_gc_from_java_gc", "implements", "override",
@@ -95,6 +95,7 @@ class ReplDriver(Protocol):
     def namesLibraries(self, code: str) -> bool: ...
     def addedLibraries(self) -> Sequence[JavaObject]: ...  # String[]
     def addedRepositories(self) -> Sequence[JavaObject]: ...  # String[]
+    def addCompileRoots(self, paths: JavaObject) -> None: ...  # String[]: class directories later snippets compile against
 
 
 class ReplOutput(Protocol):
@@ -193,6 +194,11 @@ def completer(loader: JavaObject, driver: ReplDriver, index_classpath: Sequence[
 def string_array(items: Sequence[str]) -> JavaObject:
     """A Java String[] of the items."""
     return jpype.JArray(jpype.JString)(list(items))
+
+
+def byte_arrays(items: Sequence[bytes]) -> JavaObject:
+    """A Java byte[][] of the items (class files handed to the JVM)."""
+    return jpype.JArray(jpype.JArray(jpype.JByte))([jpype.JArray(jpype.JByte)(item) for item in items])
 
 
 def java_string(text: str) -> JavaObject:

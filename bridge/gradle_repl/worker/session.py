@@ -9,9 +9,10 @@ from dataclasses import dataclass
 
 from gradle_repl.frames import (
     AddedLibraries, CheckRequest, CheckResult, CodeDiagnostic, CompleteRequest, CompletionResult, DescribeRequest, DescriptionResult, ErrorResult,
-    EvalRequest, StartRequest, SuccessResult,
+    EvalRequest, StartRequest, SuccessResult, UpdateRequest, UpdateResult,
 )
 from gradle_repl.worker.analysis import check_result
+from gradle_repl.worker.class_updates import ClassUpdater
 from gradle_repl.worker.completion import SessionCompletion
 from gradle_repl.worker.declarations import Declarations
 from gradle_repl.worker.failures import FailedSnippets
@@ -53,7 +54,7 @@ class ReplSession:
 
     def __init__(
         self, request: StartRequest, facade: Facade, snippets: SnippetCounter, *, libraries_unavailable: str | None,
-        hints: list[Hint], completion: SessionCompletion,
+        hints: list[Hint], completion: SessionCompletion, classes: ClassUpdater,
     ) -> None:
         self._request = request
         self._facade = facade
@@ -61,6 +62,7 @@ class ReplSession:
         # Why @file:DependsOn can't be used in this session; None when it can.
         self._libraries_unavailable = libraries_unavailable
         self._completion = completion
+        self._classes = classes
         self._heap = HeapWatch()
         self._declarations = Declarations()
         self._failures = FailedSnippets(self._declarations, hints)
@@ -89,8 +91,14 @@ class ReplSession:
             "libraries": None if lost else self._added_libraries(),
         }))
 
-    def answer(self, request: DescribeRequest | CheckRequest | CompleteRequest) -> DescriptionResult | CheckResult | CompletionResult | ErrorResult:
-        """A question about the session, answered without running anything or changing it."""
+    def answer(
+        self, request: DescribeRequest | CheckRequest | CompleteRequest | UpdateRequest,
+    ) -> DescriptionResult | CheckResult | CompletionResult | UpdateResult | ErrorResult:
+        """A question about the session, answered without running anything or changing it; or, between snippets, the
+        project's rebuilt classes brought into the session."""
+        if isinstance(request, UpdateRequest):
+            started = time.monotonic()
+            return self._classes.update().model_copy(update={"id": request.id, "duration_ms": int((time.monotonic() - started) * 1000)})
         if isinstance(request, DescribeRequest):
             return self.describe(request)
         if isinstance(request, CheckRequest):

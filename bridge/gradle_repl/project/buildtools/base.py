@@ -70,3 +70,12 @@ class BuildTool(Protocol):
     ) -> ReplEnvironment:
         """Builds the project and reports the environment its source set's code runs in."""
         ...
+
+    def recompile(
+        self, root: Path, *, project_path: str, source_set: str, on_progress: ProgressCallback | None = None
+    ) -> bool:
+        """Only compiles the source set again, for a build whose build files did not change since it was resolved
+        (its environment stays what it was: project/recompile.py). Raises BuildFailed when the sources don't compile (a
+        full resolve would fail the same way); False when it failed otherwise or this tool can't do only that: the
+        caller then resolves as usual."""
+        ...

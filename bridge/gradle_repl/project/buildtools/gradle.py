@@ -82,6 +82,13 @@ class GradleBuild:
     ) -> ReplEnvironment:
         return resolve_gradle_environment(root, project_path=project_path, source_set=source_set, on_progress=on_progress)
 
+    def recompile(
+        self, root: Path, *, project_path: str, source_set: str, on_progress: ProgressCallback | None = None
+    ) -> bool:
+        # Gradle's own up-to-date checks already skip the resolve's unchanged work, and no Gradle launcher can be
+        # tested here: a Gradle project resolves again after an edit, as before.
+        return False
+
 
 GRADLE = GradleBuild()
 

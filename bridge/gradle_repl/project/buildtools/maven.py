@@ -72,8 +72,27 @@ class MavenBuild:
     ) -> ReplEnvironment:
         return resolve_maven_environment(root, project_path=project_path, source_set=source_set, on_progress=on_progress)
 
+    def recompile(
+        self, root: Path, *, project_path: str, source_set: str, on_progress: ProgressCallback | None = None
+    ) -> bool:
+        root = root.resolve()
+        command = recompile_command(find_maven(root), root, find_module(root, project_path), test=source_set == "test")
+        outcome = run_streaming(command, cwd=root, timeout_seconds=MAVEN_TIMEOUT_SECONDS, on_line=on_progress)
+        if not outcome.timed_out and outcome.returncode != 0 and is_compile_failure(outcome.lines):
+            # The sources don't compile: a full resolve would fail the same way, a second build later.
+            raise BuildFailed("Maven build failed:\n" + maven_errors(outcome.lines), started=True)
+        return not outcome.timed_out and outcome.returncode == 0
+
 
 MAVEN = MavenBuild()
+
+# How Maven ends a build whose sources don't compile (kotlin-maven-plugin's and maven-compiler-plugin's goals alike).
+_COMPILE_FAILURE = re.compile(r"^\[ERROR\] Failed to execute goal \S+:(test-)?compile \(.*Compilation failure")
+
+
+def is_compile_failure(lines: list[str]) -> bool:
+    """Whether a build failed because the sources don't compile (not, say, an artifact missing offline)."""
+    return any(_COMPILE_FAILURE.match(line) for line in lines)
 
 
 def _module_name(module: Path, root: Path) -> str:
@@ -106,11 +125,8 @@ def find_maven(root: Path) -> list[str]:
 def maven_command(mvn: list[str], root: Path, module: Path, *, test: bool, extension: Path | None = None) -> list[str]:
     """One mvn run that compiles the module (and the modules it needs) and reports its classpath and effective
     POM. Given gradle-repl's Maven extension, a main classpath resolves the runtime scope alone."""
-    command = [*mvn, "-B", "-V", "-f", str(root / "pom.xml")]
-    if module != root:
-        command += ["-pl", _module_name(module, root), "-am"]
-    command += [
-        "test-compile" if test else "compile",
+    command = [
+        *_compile_command(mvn, root, module, test=test),
         "dependency:build-classpath",
         f"-Dmdep.outputFile={_OUT_DIR}/classpath.txt",
         # maven-dependency-plugin's own property (not mdep.*): runtime is compile + runtime scope.
@@ -118,6 +134,25 @@ def maven_command(mvn: list[str], root: Path, module: Path, *, test: bool, exten
         "help:effective-pom",
         # Absolute: with -pl/-am it runs once, in whichever project the reactor orders first.
         f"-Doutput={root / _OUT_DIR / 'effective-pom.xml'}",
+    ]
+    if extension is not None and not test:
+        command += extension_arguments(extension, "runtime")
+    return command
+
+
+def recompile_command(mvn: list[str], root: Path, module: Path, *, test: bool) -> list[str]:
+    """The compile alone, offline: the build files are as when the project was resolved, so every dependency and
+    plugin the compile needs is in the local repository already, and the classpath and POM can't have changed."""
+    return [*_compile_command(mvn, root, module, test=test), "-o"]
+
+
+def _compile_command(mvn: list[str], root: Path, module: Path, *, test: bool) -> list[str]:
+    """mvn, the module (and the modules it needs) and the compile phase, as every run of gradle-repl's invokes them."""
+    command = [*mvn, "-B", "-V", "-f", str(root / "pom.xml")]
+    if module != root:
+        command += ["-pl", _module_name(module, root), "-am"]
+    return command + [
+        "test-compile" if test else "compile",
         # kotlin-maven-plugin 2.2.20+ compiles in a Kotlin daemon that outlives the build; in process, nothing stays.
         "-Dkotlin.compiler.daemon=false",
         # ...and in process, 2.2.20's incremental compile doesn't see Java sources in <sourceDirs>: a Kotlin + Java
@@ -125,9 +160,6 @@ def maven_command(mvn: list[str], root: Path, module: Path, *, test: bool, exten
         # maven-mixed). A whole-module compile is what a resolve needs anyway: its classes, as the build makes them.
         "-Dkotlin.compiler.incremental=false",
     ]
-    if extension is not None and not test:
-        command += extension_arguments(extension, "runtime")
-    return command
 
 
 def _runtime_scope_extension() -> tuple[Path | None, str | None]:

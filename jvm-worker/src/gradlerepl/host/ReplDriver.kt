@@ -102,6 +102,21 @@ class ReplDriver(
     private fun <T> withContextLoader(block: () -> T): T =
         runWithContextLoader(contextLoader, { contextLoader = it }, block)
 
+    // Class directories added after the session started: a rebuild's new class files, which the compiler's index of
+    // the project's output directories (read once) doesn't see. Snippets and checks compile against them from then on;
+    // at run time the project's loader finds the classes in the output directories themselves.
+    @Volatile private var addedRoots: List<File> = emptyList()
+
+    /** Adds class directories to what later snippets compile against. */
+    fun addCompileRoots(paths: Array<String>) {
+        addedRoots = addedRoots + paths.map(::File)
+    }
+
+    private fun withAddedRoots(configuration: ScriptCompilationConfiguration): ScriptCompilationConfiguration {
+        val roots = addedRoots
+        return if (roots.isEmpty()) configuration else ScriptCompilationConfiguration(configuration) { jvm { updateClasspath(roots) } }
+    }
+
     /** The `@file:DependsOn` coordinates this session's snippets added, in order. */
     fun addedLibraries(): Array<String> = libraries?.added() ?: emptyArray()
 
@@ -189,7 +204,7 @@ class ReplDriver(
         val source = withReplSafeModifiers(if (libraries != null) qualifyFileAnnotations(code) else code).toScriptSource(sourceName)
         messages.clear()
         val compiled = try {
-            runSuspend { compiler.compile(listOf(source), configuration) }
+            runSuspend { compiler.compile(listOf(source), withAddedRoots(configuration)) }
         } catch (t: Throwable) {
             outcome.diagnostics = messages.diagnostics.toList()
             if (outcome.diagnostics.any { it.severity >= ScriptDiagnostic.Severity.ERROR }) return null

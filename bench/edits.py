@@ -1,0 +1,139 @@
+"""Edit-to-result after a one-line body edit (issue 35), in one run on sample-project with Maven.
+
+    .venv/bin/python bench/edits.py [--edits 5]
+
+Two sessions on two private copies of sample-project, through the real SessionManager and the real resolver (Maven):
+one as gradle-repl now works (a source edit compiles only, and the rebuilt classes are updated in place), one as
+before issue 35 (every edit resolves in full and restarts the JVM: `recompiled` and `restart_reason` answer so for
+that copy). The edits alternate between the two, so that both see the same load on a shared machine. Each edit
+changes one function body, then runs a snippet that reads a `val` declared before the edits and calls the edited
+function through an object made before them. Per edit: the time from the edit to the result, the build's share (the
+resolver's own time), the session's part (the rest: the update or the restart, then the snippet), the in-place update
+request's own cost, and whether the `val` survived. Nothing here is asserted by tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from gradle_repl.environment import ReplEnvironment
+from gradle_repl.frames import SuccessResult, WorkerOptions
+from gradle_repl.host import hotswap, manager as manager_module
+from gradle_repl.host.handle import WorkerHandle
+from gradle_repl.host.manager import SessionLimits, SessionManager
+from gradle_repl.project import resolve as resolve_module
+from gradle_repl.project.resolve import resolve_environment
+
+SAMPLE = Path(__file__).resolve().parents[1] / "sample-project"
+EDITED = "src/main/kotlin/sample/Edited.kt"
+SOURCE = "package sample\n\nclass Counter(val start: Int) {\n    fun next(n: Int): Int = start + n + {k}\n}\n"
+DECLARE = "val kept = 41\nval counter = sample.Counter(1000)"
+Row = dict[str, float | bool]
+
+
+class Side:
+    """One copy of the project, its manager and session, and the durations its last edit cost."""
+
+    def __init__(self, mode: str, root: Path) -> None:
+        self.mode, self.root = mode, root
+        shutil.copytree(SAMPLE, root, ignore=shutil.ignore_patterns("target", "build", ".gradle"))
+        (root / EDITED).write_text(SOURCE.replace("{k}", "0"))
+        self.resolve_s = self.update_s = 0.0
+        self.manager = SessionManager(
+            limits=SessionLimits(spare_worker=mode == "before", train_class_data=False), worker_options=WorkerOptions(),
+            resolver=self.resolver,
+        )
+        self.rows: list[Row] = []
+
+    def resolver(self, *args: Any, **kwargs: Any) -> Any:
+        started = time.perf_counter()
+        try:
+            return resolve_environment(*args, **kwargs)
+        finally:
+            self.resolve_s += time.perf_counter() - started
+
+    async def run(self, code: str) -> Any:
+        return await self.manager.run_snippet(session_id=self.mode, project_root=str(self.root), code=code, build_tool="maven")
+
+    async def edit(self, k: int) -> None:
+        source = self.root / EDITED
+        source.write_text(SOURCE.replace("{k}", str(k)))
+        later = time.time() + k
+        os.utime(source, (later, later))
+        self.resolve_s = self.update_s = 0.0
+        started = time.perf_counter()
+        reply = await self.run("counter.next(1) + kept")
+        total = time.perf_counter() - started
+        kept = isinstance(reply.result, SuccessResult)
+        if kept:
+            assert reply.result.value.data == str(1000 + 1 + k + 41), reply
+        else:  # the state was lost: declare it again for the next edit, as a user would
+            await self.run(DECLARE)
+        self.rows.append({"total": total, "build": self.resolve_s, "session": total - self.resolve_s, "update": self.update_s, "kept": kept})
+        print(f"{self.mode} edit {k}: {total * 1000:.0f} ms (build {self.resolve_s * 1000:.0f} ms, update {self.update_s * 1000:.0f} ms), kept={kept}", file=sys.stderr)
+
+
+async def measure(edits: int, work: Path) -> dict[str, Side]:
+    sides = {mode: Side(mode, work / mode) for mode in ("now", "before")}
+    before_root = str(sides["before"].root)
+    original_update, compile_only, keep_or_restart = WorkerHandle.update_classes, resolve_module.recompiled, hotswap.restart_reason
+    owner = {}
+
+    async def timed_update(self: WorkerHandle) -> Any:
+        started = time.perf_counter()
+        try:
+            return await original_update(self)
+        finally:
+            owner[id(self)].update_s += time.perf_counter() - started
+
+    def recompiled(root: Path, *args: Any, **kwargs: Any) -> Any:
+        return None if str(root) == before_root else compile_only(root, *args, **kwargs)
+
+    def restart_reason(old: ReplEnvironment, new: ReplEnvironment) -> str | None:
+        return "as before issue 35" if old.project_root == before_root else keep_or_restart(old, new)
+
+    WorkerHandle.update_classes = timed_update  # type: ignore[method-assign]
+    resolve_module.recompiled = recompiled  # type: ignore[assignment]
+    manager_module.restart_reason = restart_reason  # type: ignore[assignment]
+    try:
+        for side in sides.values():
+            await side.run(DECLARE)
+            await side.run("counter.next(1)")
+        for k in range(1, edits + 1):
+            for side in sides.values():
+                worker = side.manager._sessions.get(side.mode).worker  # type: ignore[union-attr]
+                owner[id(worker)] = side
+                await side.edit(k)
+    finally:
+        for side in sides.values():
+            await side.manager.close_all()
+    return sides
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--edits", type=int, default=5)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="gradle-repl-bench-edits-") as work:
+        sides = asyncio.run(measure(args.edits, Path(work)))
+    now, before = sides["now"].rows, sides["before"].rows
+    print(f"{'measure (p50 of ' + str(args.edits) + ' one-line body edits, alternating)':<58} | {'now':>10} | {'before':>10} | ratio")
+    for key, label in (("total", "edit to result"), ("build", "the build (resolve)"), ("session", "the session's part (after the build)"), ("update", "the in-place update request")):
+        a = statistics.median(float(r[key]) for r in now) * 1000
+        b = statistics.median(float(r[key]) for r in before) * 1000
+        print(f"{label:<58} | {a:>7.0f} ms | {b:>7.0f} ms | {f'{a / b:.2f}x' if b else '—'}")
+    for mode, rows in (("now", now), ("before", before)):
+        print(f"state kept ({mode}): {sum(bool(r['kept']) for r in rows)} of {len(rows)}")
+
+
+if __name__ == "__main__":
+    main()
