@@ -7,7 +7,7 @@ from pathlib import Path
 
 __all__ = [
     "init_script_path", "maven_extension_sources", "jvm_worker_sources", "jvm_worker_dependency_sources",
-    "jvm_worker_compose_sources", "jvm_worker_completion_sources", "sample_project_source",
+    "jvm_worker_compose_sources", "jvm_worker_completion_sources", "jvm_worker_agent_sources", "sample_project_source",
 ]
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
@@ -48,6 +48,11 @@ def jvm_worker_compose_sources() -> list[Path]:
 def jvm_worker_completion_sources() -> list[Path]:
     """The facade's completion add-on: reads the K2 compiler's FIR, whose API moves between Kotlin releases."""
     return sorted((_shipped("jvm-worker") / "completion").rglob("*.kt"))
+
+
+def jvm_worker_agent_sources() -> list[Path]:
+    """The Java sources of the agent an attached session loads into a running application (plain Java, no dependencies)."""
+    return sorted((_shipped("jvm-worker") / "agent").rglob("*.java"))
 
 
 def sample_project_source() -> Path:

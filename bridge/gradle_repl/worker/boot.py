@@ -15,6 +15,7 @@ from gradle_repl.environment import DEPENDS_ON_UNAVAILABLE, ReplEnvironment
 from gradle_repl.errors import WorkerFailed
 from gradle_repl.frames import ReadyFrame, StartRequest
 from gradle_repl.worker import classdata
+from gradle_repl.worker.attached import ATTACHED_LIBRARIES_UNAVAILABLE, AttachedSession, attach_agent, warm_up_attached
 from gradle_repl.worker.completion import SessionCompletion
 from gradle_repl.worker.facade import build_dependency_addon, build_facade
 from gradle_repl.worker.jvm import start_jvm
@@ -124,11 +125,16 @@ def boot(request: StartRequest) -> tuple[ReplSession, ReadyFrame, ClassDataUse]:
         [*compile_classpath, *compose.classpath], snippet_loader, env.compiler_options(), libraries, compose.imports,
     )
     snippets = SnippetCounter(driver)
-    _warm_up(snippets, output)
+    connection = attach_agent(env.attached_pid, env.java_home) if env.attached_pid is not None else None
+    if connection is not None:
+        warm_up_attached(snippets, connection, WARM_UP_SNIPPET)
+        libraries_unavailable = ATTACHED_LIBRARIES_UNAVAILABLE
+    else:
+        _warm_up(snippets, output)
     ready = ReadyFrame(
         pid=os.getpid(),
         kotlin_version=env.kotlin_version,
-        java_version=str(jpype.JClass("java.lang.System").getProperty("java.version")),
+        java_version=connection.hello.java_version if connection is not None else str(jpype.JClass("java.lang.System").getProperty("java.version")),
         facade_compiled=compiled,
         startup_ms=int((time.monotonic() - started) * 1000),
         class_data_archive=str(class_data.mapped) if class_data.mapped else None,
@@ -138,10 +144,15 @@ def boot(request: StartRequest) -> tuple[ReplSession, ReadyFrame, ClassDataUse]:
     completion = SessionCompletion(
         driver, facade_loader, kotlin_version=env.kotlin_version, compile_classpath=[*env.repl_host_classpath, str(facade_jar)]
     )
-    session = ReplSession(
-        request, Facade(driver, output, facade_class("gradlerepl.runtime.Renderer"), exit_guard), snippets,
-        libraries_unavailable=libraries_unavailable,
-        hints=[*filter(None, [serialization_hint(env)]), *compose_hints(env, compose.unavailable)], completion=completion,
+    facade = Facade(driver, output, facade_class("gradlerepl.runtime.Renderer"), exit_guard)
+    hints = [*filter(None, [serialization_hint(env)]), *compose_hints(env, compose.unavailable)]
+    session = (
+        ReplSession(request, facade, snippets, libraries_unavailable=libraries_unavailable, hints=hints, completion=completion)
+        if connection is None or env.attached_pid is None
+        else AttachedSession(
+            request, facade, snippets, libraries_unavailable=libraries_unavailable, hints=hints, completion=completion,
+            connection=connection, pid=env.attached_pid,
+        )
     )
     return session, ready, class_data
 

@@ -17,10 +17,11 @@ from gradle_repl.errors import WorkerFailed
 from gradle_repl.paths import cache_dir
 from gradle_repl.resources import jvm_worker_completion_sources, jvm_worker_compose_sources, jvm_worker_dependency_sources, jvm_worker_sources
 
-__all__ = ["facade_jar_path", "build_facade", "build_dependency_addon", "build_compose_addon", "build_completion_addon", "completion_addon_path"]
+__all__ = ["sources_hash", "facade_jar_path", "build_facade", "build_dependency_addon", "build_compose_addon", "build_completion_addon", "completion_addon_path"]
 
 
-def _sources_hash(sources: list[Path], *facts: str) -> str:
+def sources_hash(sources: list[Path], *facts: str) -> str:
+    """A short digest of the sources' names and bytes and the given facts: what a built jar is named by."""
     digest = hashlib.sha256()
     for source in sources:
         digest.update(source.name.encode())
@@ -31,7 +32,7 @@ def _sources_hash(sources: list[Path], *facts: str) -> str:
 
 
 def facade_jar_path(kotlin_version: str) -> Path:
-    return cache_dir() / "facade" / f"jvm-worker-{kotlin_version}-{_sources_hash(jvm_worker_sources())}.jar"
+    return cache_dir() / "facade" / f"jvm-worker-{kotlin_version}-{sources_hash(jvm_worker_sources())}.jar"
 
 
 def build_facade(kotlin_version: str, compile_classpath: list[str]) -> tuple[Path, bool]:
@@ -42,7 +43,7 @@ def build_facade(kotlin_version: str, compile_classpath: list[str]) -> tuple[Pat
 def build_dependency_addon(kotlin_version: str, compile_classpath: list[str]) -> tuple[Path, bool]:
     """The @file:DependsOn add-on (compiled against the facade and Kotlin scripting's Maven resolver)."""
     sources = jvm_worker_dependency_sources()
-    target = cache_dir() / "facade" / f"jvm-worker-dependencies-{kotlin_version}-{_sources_hash(sources + jvm_worker_sources())}.jar"
+    target = cache_dir() / "facade" / f"jvm-worker-dependencies-{kotlin_version}-{sources_hash(sources + jvm_worker_sources())}.jar"
     return _build(target, sources, compile_classpath, kotlin_version, "facade's @file:DependsOn add-on")
 
 
@@ -51,7 +52,7 @@ def build_compose_addon(kotlin_version: str, compile_classpath: list[str], compo
     Compose: one jar per Kotlin version, plugin and classpath (the jars' names carry their versions)."""
     sources = jvm_worker_compose_sources()
     names = [Path(entry).name for entry in compile_classpath]
-    key = _sources_hash(sources, Path(compose_plugin).name, jvm_target, *names)
+    key = sources_hash(sources, Path(compose_plugin).name, jvm_target, *names)
     target = cache_dir() / "facade" / f"jvm-worker-compose-{kotlin_version}-{key}.jar"
     # Its own module name: the compiler finds top-level functions through each jar's META-INF/<module>.kotlin_module.
     options = [f"-Xplugin={compose_plugin}", "-jvm-target", jvm_target, "-module-name", "gradle-repl-jvm-worker-compose"]
@@ -71,7 +72,7 @@ def build_completion_addon(kotlin_version: str, compile_classpath: list[str]) ->
 def completion_addon_path(kotlin_version: str) -> Path:
     """Where the completion add-on for this Kotlin version is cached (and, beside it, why it did not compile)."""
     sources = jvm_worker_completion_sources()
-    return cache_dir() / "facade" / f"jvm-worker-completion-{kotlin_version}-{_sources_hash(sources + jvm_worker_sources())}.jar"
+    return cache_dir() / "facade" / f"jvm-worker-completion-{kotlin_version}-{sources_hash(sources + jvm_worker_sources())}.jar"
 
 
 def lasting_failure(exit_code: str) -> bool:

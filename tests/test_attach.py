@@ -1,0 +1,95 @@
+"""Attached sessions on a plain Kotlin `main` app started with `java -cp`: snippets compile in the worker and run in
+the app, against its live objects; what they print comes back to the session, not to the app's console."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from conftest import PROJECTS, SyncWorker, running_worker
+from gradle_repl.environment import ReplEnvironment
+from gradle_repl.frames import ErrorResult, StreamFrame, SuccessResult
+from gradle_repl.project.resolve import resolve_environment
+from runningapp import RunningApp, running_app
+
+pytestmark = pytest.mark.jvm
+
+SHOP = PROJECTS / "attach-plain"
+
+
+@pytest.fixture(scope="module")
+def shop_env() -> ReplEnvironment:
+    return resolve_environment(SHOP, build_tool="maven").environment
+
+
+@pytest.fixture(scope="module")
+def shop(shop_env: ReplEnvironment) -> Iterator[RunningApp]:
+    command = [shop_env.java_executable, "-cp", ":".join(shop_env.classpath), "shop.ShopKt"]
+    with running_app(command, ready="ready") as app:
+        yield app
+
+
+@pytest.fixture(scope="module")
+def attached(shop_env: ReplEnvironment, shop: RunningApp) -> Iterator[SyncWorker]:
+    with running_worker(shop_env.model_copy(update={"attached_pid": shop.pid})) as worker:
+        yield worker
+
+
+def test_a_snippet_changes_the_apps_state_and_the_app_sees_it(attached: SyncWorker, shop: RunningApp):
+    """The snippet runs against the app's own `Inventory` object: a change it makes is what the app's loop reports."""
+    assert attached.value("shop.Inventory.total()") == "8"
+    attached.value('shop.Inventory.items += shop.Item("fig", 2); shop.Inventory.items.size')
+    line, _ = shop.ask("total", "total=")
+    assert line == "total=10 open=true"
+    shop.ask("buy", "bought")
+    assert attached.value("shop.Inventory.total()") == "17"
+
+
+def test_the_sessions_declarations_live_on_and_use_the_apps_types(attached: SyncWorker):
+    """Earlier snippets' values and classes are seen by later ones, and snippet classes hold the app's objects."""
+    for declaration in ("data class Sale(val item: shop.Item, val count: Int)", "val sale = Sale(shop.Inventory.items.first(), 3)"):
+        assert isinstance(attached.eval(declaration).result, SuccessResult)
+    reply = attached.eval("sale.item.price * sale.count")
+    assert isinstance(reply.result, SuccessResult)
+    assert reply.result.value is not None and reply.result.value.data == "9"
+    assert reply.result.value_type == "kotlin.Int"
+
+
+def test_what_a_snippet_prints_comes_back_and_never_reaches_the_apps_console(attached: SyncWorker, shop: RunningApp):
+    """Only the snippet's thread is captured: the app's own output stays on its console, the snippet's comes back."""
+    reply = attached.eval('println("from the snippet"); System.err.println("and its stderr")')
+    printed = "".join(f.data for f in reply.frames if isinstance(f, StreamFrame))
+    assert "from the snippet" in printed and "and its stderr" in printed
+    line, before = shop.ask("total", "total=")
+    assert not any("snippet" in seen for seen in before), before
+
+
+def test_an_exception_is_the_snippets_with_its_own_stack(attached: SyncWorker):
+    """A throwing snippet answers with its exception and the user's frames; the session goes on."""
+    result = attached.eval('fun fail(): Int = error("no stock")\nfail()').result
+    assert isinstance(result, ErrorResult) and result.error_kind == "runtime"
+    assert result.message == "java.lang.IllegalStateException: no stock"
+    assert "at fail (snippet" in result.stack
+    assert attached.value("1 + 1") == "2"
+
+
+def test_a_timeout_interrupts_the_snippet_and_the_app_keeps_answering(attached: SyncWorker, shop: RunningApp):
+    """A snippet past its timeout is interrupted in the app; the session and the app both go on."""
+    result = attached.eval("Thread.sleep(600_000)", timeout=2.0).result
+    assert isinstance(result, ErrorResult) and result.error_kind == "timeout", result
+    assert "interrupted and stopped" in result.message
+    shop.ask("total", "total=")
+    assert attached.value("sale.count") == "3"
+
+
+def test_the_app_never_loads_the_compiler(attached: SyncWorker, shop: RunningApp, shop_env: ReplEnvironment):
+    """Only compiled classes travel: the app's JVM has no class of the Kotlin compiler or scripting host loaded."""
+    attached.value("shop.Inventory.open")
+    jcmd = Path(shop_env.java_home) / "bin" / "jcmd"
+    histogram = subprocess.run([str(jcmd), str(shop.pid), "GC.class_histogram"], capture_output=True, text=True, check=True).stdout
+    assert "gradlerepl.agent.AttachedSession" in histogram  # the histogram does list the agent
+    assert "org.jetbrains.kotlin." not in histogram
+    assert "kotlin.script.experimental." not in histogram
