@@ -3,6 +3,7 @@ the app, against its live objects; what they print comes back to the session, no
 
 from __future__ import annotations
 
+import os
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,8 +12,11 @@ import pytest
 
 from conftest import PROJECTS, SyncWorker, running_worker
 from gradle_repl.environment import ReplEnvironment
+from gradle_repl.errors import GradleReplError
 from gradle_repl.frames import ErrorResult, StreamFrame, SuccessResult
+from gradle_repl.project.attach_target import attach_environment
 from gradle_repl.project.resolve import resolve_environment
+from gradle_repl.project.running_jvms import list_running_jvms
 from runningapp import RunningApp, running_app
 
 pytestmark = pytest.mark.jvm
@@ -33,8 +37,9 @@ def shop(shop_env: ReplEnvironment) -> Iterator[RunningApp]:
 
 
 @pytest.fixture(scope="module")
-def attached(shop_env: ReplEnvironment, shop: RunningApp) -> Iterator[SyncWorker]:
-    with running_worker(shop_env.model_copy(update={"attached_pid": shop.pid})) as worker:
+def attached(shop: RunningApp) -> Iterator[SyncWorker]:
+    """A session attached without a project: classpath, JDK and Kotlin version are read from the running app."""
+    with running_worker(attach_environment(shop.pid)) as worker:
         yield worker
 
 
@@ -93,3 +98,27 @@ def test_the_app_never_loads_the_compiler(attached: SyncWorker, shop: RunningApp
     assert "gradlerepl.agent.AttachedSession" in histogram  # the histogram does list the agent
     assert "org.jetbrains.kotlin." not in histogram
     assert "kotlin.script.experimental." not in histogram
+
+
+def test_the_attach_environment_is_the_apps_own(shop: RunningApp, shop_env: ReplEnvironment):
+    """Without a project, the session compiles against the app's class path, on its JDK, at its stdlib's Kotlin."""
+    environment = attach_environment(shop.pid)
+    assert environment.classpath == shop_env.classpath
+    assert environment.kotlin_version == "2.3.21"
+    assert environment.attached_pid == shop.pid
+    assert Path(environment.java_home) == Path(shop_env.java_executable).resolve().parent.parent
+
+
+def test_what_cannot_be_attached_to_is_said_in_one_line(shop_env: ReplEnvironment):
+    """No such process, a process that is no JVM, a JVM refusing attach: each a one-line reason."""
+    with pytest.raises(GradleReplError, match=r"^no process has pid"):
+        attach_environment(2**22 + 7)
+    with pytest.raises(GradleReplError, match=r"is not a Java VM"):
+        attach_environment(os.getpid())
+    command = [shop_env.java_executable, "-XX:+DisableAttachMechanism", "-cp", ":".join(shop_env.classpath), "shop.ShopKt"]
+    with running_app(command, ready="ready") as closed:
+        with pytest.raises(GradleReplError, match=r"^cannot attach to JVM \d+: it was started with -XX:\+DisableAttachMechanism$"):
+            attach_environment(closed.pid)
+        listed = {jvm.pid: jvm for jvm in list_running_jvms()}
+        assert listed[closed.pid].why_not == "it was started with -XX:+DisableAttachMechanism"
+        assert listed[closed.pid].main == "shop.ShopKt"
