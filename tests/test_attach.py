@@ -3,17 +3,23 @@ the app, against its live objects; what they print comes back to the session, no
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
+from typing import Any
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from mcp import Client
+from mcp.types import TextContent
 
 from conftest import PROJECTS, SyncWorker, running_worker
 from gradle_repl.environment import ReplEnvironment
 from gradle_repl.errors import GradleReplError
+from gradle_repl.front.server import build_server
 from gradle_repl.frames import ErrorResult, StreamFrame, SuccessResult
+from gradle_repl.host.manager import SessionLimits, SessionManager
 from gradle_repl.project.attach_target import attach_environment
 from gradle_repl.project.resolve import resolve_environment
 from gradle_repl.project.running_jvms import list_running_jvms
@@ -122,3 +128,39 @@ def test_what_cannot_be_attached_to_is_said_in_one_line(shop_env: ReplEnvironmen
         listed = {jvm.pid: jvm for jvm in list_running_jvms()}
         assert listed[closed.pid].why_not == "it was started with -XX:+DisableAttachMechanism"
         assert listed[closed.pid].main == "shop.ShopKt"
+
+
+def test_over_mcp_two_sessions_attach_to_one_app_each_with_its_own_state_and_detach(shop: RunningApp):
+    """attach_kotlin_session twice (the agent already there is reused): each session has its own snippets' state
+    but both see the one app; list_kotlin_sessions names the app; closing detaches and the app keeps answering."""
+
+    async def scenario() -> None:
+        manager = SessionManager(limits=SessionLimits(spare_worker=False), resolver=resolve_environment)
+        async with Client(build_server(manager, end_builds_at_exit=False)) as client:
+            jvms = await client.call_tool("list_running_jvms", {})
+            assert f"{shop.pid}" in _text(jvms) and "shop.ShopKt" in _text(jvms)
+            for session in ("a", "b"):
+                attached = await client.call_tool("attach_kotlin_session", {"pid": shop.pid, "sessionId": session})
+                assert not attached.is_error, _text(attached)
+            run = lambda code, session: client.call_tool("run_kotlin_snippet", {"projectRoot": "/", "code": code, "sessionId": session})  # noqa: E731
+            assert not (await run("val mine = 1", "a")).is_error
+            other = await run("mine", "b")
+            assert other.is_error and "Unresolved reference 'mine'" in _text(other)
+            assert not (await run("shop.Inventory.open = false", "a")).is_error
+            assert _text(await run("shop.Inventory.open", "b")).startswith("false")
+            listed = (await client.call_tool("list_kotlin_sessions", {})).structured_content
+            assert {s["session_id"]: s["attached_pid"] for s in listed["sessions"]} == {"a": shop.pid, "b": shop.pid}
+            await client.call_tool("close_kotlin_session", {"sessionId": "a"})
+            detached = await run("mine + 1", "a")  # an ordinary session again: it names a project, and "/" is none
+            assert detached.is_error and "has no Gradle build" in _text(detached)
+            assert not (await run("shop.Inventory.open = true", "b")).is_error
+            await client.call_tool("close_kotlin_session", {"sessionId": "b"})
+            await client.call_tool("close_kotlin_session", {"sessionId": "a"})
+        line, _ = shop.ask("total", "total=")
+        assert line.endswith("open=true")
+
+    asyncio.run(scenario())
+
+
+def _text(result: Any) -> str:
+    return "\n".join(block.text for block in result.content if isinstance(block, TextContent))
