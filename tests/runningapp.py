@@ -21,6 +21,7 @@ class RunningApp:
     def __init__(self, process: subprocess.Popen[str]) -> None:
         self.process = process
         self.lines: queue.Queue[str] = queue.Queue()
+        self.ready_line = ""
         threading.Thread(target=self._read, daemon=True).start()
 
     @property
@@ -58,7 +59,7 @@ def running_app(command: list[str], *, ready: str, cwd: str | None = None) -> It
     )
     try:
         app = RunningApp(process)
-        app.wait_for(ready, READY_TIMEOUT_SECONDS)
+        app.ready_line, _ = app.wait_for(ready, READY_TIMEOUT_SECONDS)
         yield app
     finally:
         process.kill()

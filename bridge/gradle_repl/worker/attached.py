@@ -7,6 +7,7 @@ the REPL compiled. The target never loads the compiler; the session's state (its
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from dataclasses import dataclass
@@ -18,6 +19,7 @@ import jpype
 from gradle_repl.errors import WorkerFailed
 from gradle_repl.frames import DisplayFrame, ErrorResult, EvalRequest, StreamFrame, SuccessResult
 from gradle_repl.worker.agent_jar import build_agent_jar
+from gradle_repl.worker.facade import build_spring_addon
 from gradle_repl.worker.agent_socket import socket_path
 from gradle_repl.worker.agent_wire import AgentConnection, AgentError, AgentGone, AgentOutput, AgentReply, AgentStopped, AgentUnit, AgentValue
 from gradle_repl.worker.deadlines import INTERRUPT_GRACE_SECONDS, REPLY_SECONDS
@@ -29,7 +31,7 @@ from gradle_repl.worker.safety import cap_text, jstr
 from gradle_repl.worker.session import POLL_INTERVAL_MS, ReplSession
 from gradle_repl.worker.snippet_names import WARM_UP_SNIPPETS, SnippetCounter
 
-__all__ = ["ATTACHED_LIBRARIES_UNAVAILABLE", "AttachedSession", "attach_agent", "warm_up_attached"]
+__all__ = ["ATTACHED_LIBRARIES_UNAVAILABLE", "AttachedSession", "SpringHelpers", "attach_agent", "spring_helpers", "warm_up_attached"]
 
 ATTACHED_LIBRARIES_UNAVAILABLE = "an attached session can't add libraries: the running application's classpath is fixed"
 # Connecting to a listening agent and reading its hello: it answers at once unless the JVM is stopped or hung.
@@ -38,6 +40,30 @@ CONNECT_TIMEOUT_SECONDS = 10.0
 # the host gives up on this worker (deadlines.STOPPED_ANSWER_SECONDS).
 _CANCEL_ANSWER_SECONDS = INTERRUPT_GRACE_SECONDS + REPLY_SECONDS - 1.0
 _POLL_SECONDS = POLL_INTERVAL_MS / 1000
+# Spring Boot's own jar (spring-boot-4.0.7.jar), not a starter's or an autoconfigure jar.
+_SPRING_BOOT_JAR = re.compile(r"spring-boot-\d[\w.-]*\.jar")
+# The Spring helpers' package, imported into every snippet of a session attached to a Spring Boot app.
+_SPRING_IMPORT = "gradlerepl.attached.*"
+
+
+@dataclass(frozen=True)
+class SpringHelpers:
+    """What the snippets of a session attached to a Spring Boot app compile with besides the app's classpath."""
+
+    classpath: list[str]
+    imports: list[str]
+    unavailable: str | None = None  # why a Spring Boot app's session has no bean<T>()
+
+
+def spring_helpers(compile_classpath: list[str], kotlin_version: str) -> SpringHelpers:
+    """bean<T>(), bean(name), beanNames() and applicationContext for an app with Spring Boot on its classpath."""
+    if not any(_SPRING_BOOT_JAR.fullmatch(Path(entry).name) for entry in compile_classpath):
+        return SpringHelpers([], [])
+    try:
+        jar, _ = build_spring_addon(kotlin_version, compile_classpath)
+    except WorkerFailed as error:
+        return SpringHelpers([], [], f"bean<T>() and applicationContext are unavailable: they did not compile against the app's Spring ({str(error).splitlines()[-1]})")
+    return SpringHelpers([str(jar)], [_SPRING_IMPORT])
 
 
 def attach_agent(pid: int, java_home: str) -> AgentConnection:
@@ -79,7 +105,8 @@ def warm_up_attached(snippets: SnippetCounter, connection: AgentConnection, code
         running.join(0)  # Thread.join(0): until compiled
         outcome = running.getOutcome()
         if outcome is None or outcome.compiledScript is None:
-            raise WorkerFailed("the Kotlin REPL failed to compile its warm-up snippet for the attached JVM")
+            why = [jstr(d.getMessage()) for d in outcome.diagnostics] if outcome is not None else []
+            raise WorkerFailed(f"the Kotlin REPL failed to compile the attached session's first snippet: {'; '.join(why) or outcome}")
         ran = _run_there(connection, 0, outcome.compiledScript, output_limit=1_000, deadline=time.monotonic() + CONNECT_TIMEOUT_SECONDS)
         if not isinstance(ran.reply, (AgentUnit, AgentValue)):
             raise WorkerFailed(f"the attached JVM failed the warm-up snippet: {ran.reply}")
@@ -180,9 +207,9 @@ class AttachedSession(ReplSession):
             )
         if isinstance(reply, AgentStopped):
             return ErrorResult(error_kind=kind, message=f"{why}; the snippet ignored its interrupt and was {reply.note}. The application keeps running.")
+        if ran.stopped:  # whatever it came to after its interrupt, as a session's own snippet answers
+            return ErrorResult(error_kind=kind, message=f"{why}; the snippet was interrupted and stopped. The session's state is kept.")
         if isinstance(reply, AgentError):
-            if ran.stopped:
-                return ErrorResult(error_kind=kind, message=f"{why}; the snippet was interrupted and stopped. The session's state is kept.")
             headline, stack = format_throwable(reply.chain)
             return ErrorResult(error_kind="runtime", message=headline, stack=stack)
         if isinstance(reply, AgentValue):

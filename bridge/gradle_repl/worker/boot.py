@@ -4,6 +4,7 @@ Compose's renderComposable), the class-data archive, then a warm-up snippet; a t
 from __future__ import annotations
 
 import os
+import sys
 import re
 import time
 from pathlib import Path
@@ -15,7 +16,7 @@ from gradle_repl.environment import DEPENDS_ON_UNAVAILABLE, ReplEnvironment
 from gradle_repl.errors import WorkerFailed
 from gradle_repl.frames import ReadyFrame, StartRequest
 from gradle_repl.worker import classdata
-from gradle_repl.worker.attached import ATTACHED_LIBRARIES_UNAVAILABLE, AttachedSession, attach_agent, warm_up_attached
+from gradle_repl.worker.attached import ATTACHED_LIBRARIES_UNAVAILABLE, AttachedSession, SpringHelpers, attach_agent, spring_helpers, warm_up_attached
 from gradle_repl.worker.completion import SessionCompletion
 from gradle_repl.worker.facade import build_dependency_addon, build_facade
 from gradle_repl.worker.jvm import start_jvm
@@ -121,8 +122,11 @@ def boot(request: StartRequest) -> tuple[ReplSession, ReadyFrame, ClassDataUse]:
             libraries_unavailable = None
         except (jpype.JException, TypeError) as error:
             libraries_unavailable = f"{DEPENDS_ON_UNAVAILABLE}: its resolver could not be made ({error})"
+    # Compiled against, never loaded here: a session attached to a Spring Boot app gets its inline Spring helpers.
+    spring = spring_helpers(compile_classpath, env.kotlin_version) if env.attached_pid is not None else SpringHelpers([], [])
     driver = facade_class("gradlerepl.host.ReplDriver")(
-        [*compile_classpath, *compose.classpath], snippet_loader, env.compiler_options(), libraries, compose.imports,
+        [*compile_classpath, *compose.classpath, *spring.classpath], snippet_loader, env.compiler_options(), libraries,
+        [*compose.imports, *spring.imports],
     )
     snippets = SnippetCounter(driver)
     connection = attach_agent(env.attached_pid, env.java_home) if env.attached_pid is not None else None
@@ -146,6 +150,8 @@ def boot(request: StartRequest) -> tuple[ReplSession, ReadyFrame, ClassDataUse]:
     )
     facade = Facade(driver, output, facade_class("gradlerepl.runtime.Renderer"), exit_guard)
     hints = [*filter(None, [serialization_hint(env)]), *compose_hints(env, compose.unavailable)]
+    if spring.unavailable is not None:
+        print(f"[gradle-repl] {spring.unavailable}", file=sys.stderr, flush=True)
     session = (
         ReplSession(request, facade, snippets, libraries_unavailable=libraries_unavailable, hints=hints, completion=completion)
         if connection is None or env.attached_pid is None

@@ -15,9 +15,9 @@ import jpype
 
 from gradle_repl.errors import WorkerFailed
 from gradle_repl.paths import cache_dir
-from gradle_repl.resources import jvm_worker_completion_sources, jvm_worker_compose_sources, jvm_worker_dependency_sources, jvm_worker_sources
+from gradle_repl.resources import jvm_worker_attached_spring_sources, jvm_worker_completion_sources, jvm_worker_compose_sources, jvm_worker_dependency_sources, jvm_worker_sources
 
-__all__ = ["sources_hash", "facade_jar_path", "build_facade", "build_dependency_addon", "build_compose_addon", "build_completion_addon", "completion_addon_path"]
+__all__ = ["sources_hash", "facade_jar_path", "build_facade", "build_dependency_addon", "build_compose_addon", "build_completion_addon", "completion_addon_path", "build_spring_addon"]
 
 
 def sources_hash(sources: list[Path], *facts: str) -> str:
@@ -57,6 +57,16 @@ def build_compose_addon(kotlin_version: str, compile_classpath: list[str], compo
     # Its own module name: the compiler finds top-level functions through each jar's META-INF/<module>.kotlin_module.
     options = [f"-Xplugin={compose_plugin}", "-jvm-target", jvm_target, "-module-name", "gradle-repl-jvm-worker-compose"]
     return _build(target, sources, compile_classpath, kotlin_version, "facade's Compose add-on", options)
+
+
+def build_spring_addon(kotlin_version: str, compile_classpath: list[str]) -> tuple[Path, bool]:
+    """The Spring helpers of attached sessions, compiled against the app's Spring: one jar per Kotlin version and
+    classpath (the jars' names carry their versions)."""
+    sources = jvm_worker_attached_spring_sources()
+    key = sources_hash(sources, *(Path(entry).name for entry in compile_classpath))
+    target = cache_dir() / "facade" / f"jvm-worker-attached-spring-{kotlin_version}-{key}.jar"
+    options = ["-jvm-target", "1.8", "-module-name", "gradle-repl-jvm-worker-attached-spring"]
+    return _build(target, sources, compile_classpath, kotlin_version, "Spring helpers of attached sessions", options)
 
 
 def build_completion_addon(kotlin_version: str, compile_classpath: list[str]) -> tuple[Path, bool]:

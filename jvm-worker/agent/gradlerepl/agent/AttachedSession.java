@@ -12,6 +12,8 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 
 /**
  * One attached session: the snippets' class loaders and instances, evaluated the way the K2 REPL's evaluator does
@@ -32,6 +34,15 @@ final class AttachedSession {
     /** The snippets' instances: the session's state, alive as long as the session. */
     private final List<Object> instances = new ArrayList<>();
     private volatile Running running;
+    /**
+     * Sends every reply, so no snippet thread ever writes to the socket: an interrupted thread's write would close the
+     * channel (it is interruptible), and a snippet's thread is interrupted on its cancel.
+     */
+    private final ExecutorService writer = Executors.newSingleThreadExecutor(task -> {
+        Thread thread = new Thread(task, "gradle-repl-session-writer");
+        thread.setDaemon(true);
+        return thread;
+    });
 
     AttachedSession(InputStream in, OutputStream out, Closeable connection, ClassLoader appLoader) {
         this.in = in;
@@ -81,6 +92,7 @@ final class AttachedSession {
             if (last != null) {
                 last.thread.interrupt();
             }
+            writer.shutdown();
             synchronized (this) {
                 instances.clear();
                 newest = appLoader;
@@ -228,11 +240,14 @@ final class AttachedSession {
             }
             snippet.answered = true;
         }
-        try {
-            new Wire.Out('O').number(snippet.id).text(snippet.capture.text()).number(snippet.capture.dropped()).sendTo(out);
-            reply.sendTo(out);
-        } catch (IOException e) {
-            // The worker is gone; serve() ends the session.
-        }
+        Wire.Out printed = new Wire.Out('O').number(snippet.id).text(snippet.capture.text()).number(snippet.capture.dropped());
+        writer.execute(() -> {
+            try {
+                printed.sendTo(out);
+                reply.sendTo(out);
+            } catch (IOException e) {
+                // The worker is gone; serve() ends the session.
+            }
+        });
     }
 }
