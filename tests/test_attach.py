@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import subprocess
+import sys
 from typing import Any
 from collections.abc import Iterator
 from pathlib import Path
@@ -128,6 +130,25 @@ def test_what_cannot_be_attached_to_is_said_in_one_line(shop_env: ReplEnvironmen
         listed = {jvm.pid: jvm for jvm in list_running_jvms()}
         assert listed[closed.pid].why_not == "it was started with -XX:+DisableAttachMechanism"
         assert listed[closed.pid].main == "shop.ShopKt"
+
+
+def test_the_cli_lists_the_app_and_evaluates_inside_it(shop: RunningApp):
+    """`gradle-repl jvms` shows the app as attachable; `gradle-repl eval --attach PID` runs snippets in it."""
+    listed = _cli("jvms")
+    assert listed.returncode == 0 and re.search(rf"^\s*{shop.pid}\s+Java \S+\s+shop\.ShopKt .*; attachable\)$", listed.stdout, re.MULTILINE), listed.stdout
+    ran = _cli("eval", "--attach", str(shop.pid), "-e", "val n = shop.Inventory.items.size", "-e", "n * 10")
+    assert ran.returncode == 0, ran.stderr
+    assert f"{10 * int(_cli_value(shop))}\n// type: kotlin.Int" in ran.stdout, ran.stdout
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "gradle_repl", *args], capture_output=True, text=True, timeout=600)
+
+
+def _cli_value(shop: RunningApp) -> str:
+    """How many items the app itself counts now, from its own answer."""
+    line, _ = shop.ask("count", "count=")
+    return line.removeprefix("count=")
 
 
 def test_over_mcp_two_sessions_attach_to_one_app_each_with_its_own_state_and_detach(shop: RunningApp):

@@ -16,17 +16,11 @@ from pydantic import Field
 from gradle_repl.errors import GradleReplError
 from gradle_repl.front.content import error_result, text_result
 from gradle_repl.host.manager import BuildToolChoice, SessionManager
-from gradle_repl.project.attach_target import attach_environment
-from gradle_repl.project.running_jvms import RunningJvm, list_running_jvms
+from gradle_repl.front.attaching import attach_session, jvm_line
+from gradle_repl.project.running_jvms import list_running_jvms
 from gradle_repl.settings import DEFAULT_BUILD_TOOL, DEFAULT_PROJECT_PATH, DEFAULT_SESSION_ID, DEFAULT_SOURCE_SET
 
-__all__ = ["AttachTools", "jvm_line"]
-
-
-def jvm_line(jvm: RunningJvm) -> str:
-    """One JVM as `gradle-repl jvms` and list_running_jvms's text show it."""
-    state = "attachable" if jvm.attachable else f"not attachable: {jvm.why_not}"
-    return f"{jvm.pid:>8}  Java {jvm.java_version or '?':<8} {jvm.main}  (in {jvm.cwd or '?'}; {state})"
+__all__ = ["AttachTools"]
 
 
 class AttachTools:
@@ -68,14 +62,9 @@ class AttachTools:
         process, so never attach to production without meaning to.
         """
         try:
-            project = None
-            if projectRoot is not None:
-                resolved = await self.manager.resolve(
-                    projectRoot, project_path=projectPath, source_set=sourceSet, build_tool=buildTool, progress=None,
-                )
-                project = resolved.environment
-            environment = await asyncio.to_thread(attach_environment, pid, project)
-            notices = await self.manager.attach(sessionId, environment)
+            environment, notices = await attach_session(
+                self.manager, sessionId, pid, project_root=projectRoot, project_path=projectPath, source_set=sourceSet, build_tool=buildTool,
+            )
         except GradleReplError as error:
             return error_result(str(error))
         told = "".join(f"\n{notice.text}" for notice in notices)

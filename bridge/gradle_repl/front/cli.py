@@ -1,4 +1,4 @@
-"""The `gradle-repl` command: serve (MCP on stdio or HTTP), resolve, eval, check, repl, sessions, token, demo. Exit 0 ok,
+"""The `gradle-repl` command: serve (MCP on stdio or HTTP), resolve, eval, check, repl, sessions, jvms, token, demo. Exit 0 ok,
 1 failure, 2 usage."""
 
 from __future__ import annotations
@@ -12,12 +12,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gradle_repl.project.buildtools import BUILD_TOOLS
+from gradle_repl.front.attaching import attach_session, jvm_line
 from gradle_repl.front.content import as_text, check_to_result, reply_to_result
 from gradle_repl.errors import GradleReplError
 from gradle_repl.host.manager import SessionManager
 from gradle_repl.host.sessions import SessionInfo
 from gradle_repl.project.process import BuildLine
 from gradle_repl.project.resolve import resolve_environment
+from gradle_repl.project.running_jvms import list_running_jvms
 from gradle_repl.front.token import server_token
 from gradle_repl.options import SessionOptions, session_options
 from gradle_repl.settings import DEFAULT_BUILD_TOOL, DEFAULT_PROJECT_PATH, DEFAULT_SESSION_ID, DEFAULT_SOURCE_SET, DEFAULTS, Settings
@@ -146,6 +148,7 @@ def _parser() -> argparse.ArgumentParser:
     _worker_arguments(evaluate)
     _session_option_arguments(evaluate)
     _connect_arguments(evaluate)
+    evaluate.add_argument("--attach", metavar="PID", type=int, help="run the snippets inside this running JVM (`gradle-repl jvms` lists them)")
 
     check = commands.add_parser("check", help="compile snippets in one session without running them; print diagnostics")
     _project_arguments(check, root_optional=False)
@@ -165,6 +168,7 @@ def _parser() -> argparse.ArgumentParser:
     sessions.add_argument("--connect", metavar="URL", default=DEFAULTS.http_url(), help=f"the server (default {DEFAULTS.http_url()})")
     sessions.add_argument("--json", action="store_true", help="print them as JSON")
 
+    commands.add_parser("jvms", help="list the JVMs running here and whether eval --attach can attach to each")
     commands.add_parser("demo", help="run a short session against the bundled sample-project through the MCP server")
     commands.add_parser("token", help="print the bearer token `serve --http` requires (made on first use)")
     return parser
@@ -288,17 +292,22 @@ async def _eval(args: argparse.Namespace) -> int:
     """eval and check: each snippet in one session, run or only compiled."""
     if args.command == "eval" and args.connect:
         return await _eval_connected(args)
-    if args.project_root is None:
-        raise UsageError("eval needs the project directory (or --connect to run in a server's session)")
+    if args.project_root is None and not getattr(args, "attach", None):
+        raise UsageError("eval needs the project directory (or --connect to run in a server's session, or --attach PID)")
     options = _session_options(args) if args.command == "eval" else None
     # One-shot: no spare JVM and no archive training, which would only be killed at exit.
     manager = SessionManager.from_settings(
         settings_for(args, spare_worker=False, train_class_data=False), resolver=resolve_environment
     )
     failed = False
-    where = {"session_id": "cli", "project_root": args.project_root, "project_path": args.project,
+    where = {"session_id": "cli", "project_root": args.project_root or ".", "project_path": args.project,
              "source_set": args.source_set, "build_tool": args.build_tool, "progress": _progress(args)}
     try:
+        if getattr(args, "attach", None):
+            await attach_session(
+                manager, "cli", args.attach, project_root=args.project_root, project_path=args.project, source_set=args.source_set,
+                build_tool=args.build_tool,
+            )
         for code in args.code:
             print(f">>> {code}")
             if args.command == "check":
@@ -368,6 +377,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return asyncio.run(_repl(args))
         if args.command == "sessions":
             return asyncio.run(_sessions(args))
+        if args.command == "jvms":
+            for jvm in list_running_jvms():
+                print(jvm_line(jvm))
+            return 0
         from gradle_repl.front.demo import run_demo
 
         return asyncio.run(run_demo())

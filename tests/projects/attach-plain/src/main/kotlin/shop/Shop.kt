@@ -14,8 +14,8 @@ object Inventory {
 }
 
 /**
- * Prints "ready" once started, then answers each line on stdin: `total` prints the inventory's total as the app
- * sees it, so a test sees a change a snippet made from the app's own side.
+ * Prints "ready" once started, then answers each line on stdin: `total` and `count` print the inventory's total and
+ * size as the app sees them, so a test sees a change a snippet made from the app's own side; `buy` adds an item.
  */
 fun main() {
     println("ready")
@@ -24,6 +24,7 @@ fun main() {
         val line = input.readLine() ?: break
         when (line.trim()) {
             "total" -> println("total=${Inventory.total()} open=${Inventory.open}")
+            "count" -> println("count=${Inventory.items.size}")
             "buy" -> { Inventory.items += Item("plum", 7); println("bought") }
         }
     }
