@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import signal
 import subprocess
 import sys
 from typing import Any
@@ -96,6 +97,19 @@ def test_a_timeout_interrupts_the_snippet_and_the_app_keeps_answering(attached: 
     assert "interrupted and stopped" in result.message
     shop.ask("total", "total=")
     assert attached.value("sale.count") == "3"
+
+
+def test_a_stopped_app_is_answered_by_the_timeout_and_the_session_goes_on_once_it_continues(attached: SyncWorker, shop: RunningApp):
+    """An app stopped with SIGSTOP can't answer: the timeout says so (nothing hangs), and after SIGCONT the session
+    runs its next snippet, the stopped one's late answer dropped."""
+    os.kill(shop.pid, signal.SIGSTOP)
+    try:
+        result = attached.eval("shop.Inventory.items.size", timeout=2.0).result
+    finally:
+        os.kill(shop.pid, signal.SIGCONT)
+    assert isinstance(result, ErrorResult) and result.error_kind == "timeout", result
+    assert f"the attached JVM (pid {shop.pid}) did not answer: is it stopped (SIGSTOP) or hung?" in result.message
+    assert attached.value("40 + 2") == "42"
 
 
 def test_the_app_never_loads_the_compiler(attached: SyncWorker, shop: RunningApp, shop_env: ReplEnvironment):
