@@ -227,7 +227,7 @@ final class AttachedSession {
             current.thread.stop();
             note = "stopped";
         } catch (UnsupportedOperationException e) {
-            note = "still running: this JDK (" + Runtime.version().feature() + ") cannot stop a thread, and the snippet ignored its interrupt";
+            note = "left running: Java " + Runtime.version().feature() + " cannot stop a thread, so it runs on in the app until it ends";
         }
         answer(current, new Wire.Out('S').number(id).text(note));
     }

@@ -1,0 +1,47 @@
+"""An app on JDK 25, where agents loaded at run time are warned about and Thread.stop is gone: the session works, and a
+snippet ignoring its interrupt is said to keep running in the app, which keeps answering."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from conftest import PROJECTS, SyncWorker, running_worker
+from gradle_repl.frames import ErrorResult
+from gradle_repl.project.attach_target import attach_environment
+from gradle_repl.project.resolve import resolve_environment
+from runningapp import RunningApp, running_app
+
+pytestmark = pytest.mark.jvm
+
+# This machine's second JDK (the README's setup installs it beside the default 17).
+JDK25 = Path("/usr/lib/jvm/temurin-25-jdk-amd64")
+
+
+@pytest.fixture(scope="module")
+def app25() -> Iterator[RunningApp]:
+    if not (JDK25 / "bin" / "java").is_file():
+        pytest.fail(f"no JDK 25 at {JDK25}: install temurin-25-jdk (README, Testing)")
+    classpath = resolve_environment(PROJECTS / "attach-plain", build_tool="maven").environment.classpath
+    with running_app([str(JDK25 / "bin" / "java"), "-cp", ":".join(classpath), "shop.ShopKt"], ready="ready") as app:
+        yield app
+
+
+@pytest.fixture(scope="module")
+def attached25(app25: RunningApp) -> Iterator[SyncWorker]:
+    with running_worker(attach_environment(app25.pid)) as worker:
+        yield worker
+
+
+def test_a_jdk_25_app_runs_snippets_and_a_runaway_one_is_said_to_run_on(attached25: SyncWorker, app25: RunningApp):
+    """Snippets run on the app's JDK 25; one that ignores its interrupt can't be stopped there, and the reply says so."""
+    assert attached25.value("Runtime.version().feature()") == "25"
+    result = attached25.eval("while (true) { }", timeout=2.0).result
+    assert isinstance(result, ErrorResult) and result.error_kind == "timeout", result
+    assert "left running: Java 25 cannot stop a thread, so it runs on in the app until it ends" in result.message
+    line, before = app25.ask("total", "total=")
+    assert line == "total=8 open=true"
+    assert any("A Java agent has been loaded dynamically" in seen for seen in before), before
+    assert attached25.value("shop.Inventory.items.size") == "2"
