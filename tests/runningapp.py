@@ -64,3 +64,13 @@ def running_app(command: list[str], *, ready: str, cwd: str | None = None) -> It
     finally:
         process.kill()
         process.wait()
+
+
+# The plain Kotlin app of tests/projects/attach-plain: it prints this line once it runs.
+SHOP_MAIN = "shop.ShopKt"
+SHOP_READY = "ready"
+
+
+def shop_command(java: str, classpath: list[str], *jvm_options: str) -> list[str]:
+    """The plain app started as its users start it: `java -cp <its runtime classpath> shop.ShopKt`."""
+    return [java, *jvm_options, "-cp", ":".join(classpath), SHOP_MAIN]

@@ -26,7 +26,7 @@ from gradle_repl.host.manager import SessionLimits, SessionManager
 from gradle_repl.project.attach_target import attach_environment
 from gradle_repl.project.resolve import resolve_environment
 from gradle_repl.project.running_jvms import list_running_jvms
-from runningapp import RunningApp, running_app
+from runningapp import SHOP_READY, RunningApp, running_app, shop_command
 
 pytestmark = pytest.mark.jvm
 
@@ -40,8 +40,7 @@ def shop_env() -> ReplEnvironment:
 
 @pytest.fixture(scope="module")
 def shop(shop_env: ReplEnvironment) -> Iterator[RunningApp]:
-    command = [shop_env.java_executable, "-cp", ":".join(shop_env.classpath), "shop.ShopKt"]
-    with running_app(command, ready="ready") as app:
+    with running_app(shop_command(shop_env.java_executable, shop_env.classpath), ready=SHOP_READY) as app:
         yield app
 
 
@@ -137,8 +136,8 @@ def test_what_cannot_be_attached_to_is_said_in_one_line(shop_env: ReplEnvironmen
         attach_environment(2**22 + 7)
     with pytest.raises(GradleReplError, match=r"is not a Java VM"):
         attach_environment(os.getpid())
-    command = [shop_env.java_executable, "-XX:+DisableAttachMechanism", "-cp", ":".join(shop_env.classpath), "shop.ShopKt"]
-    with running_app(command, ready="ready") as closed:
+    command = shop_command(shop_env.java_executable, shop_env.classpath, "-XX:+DisableAttachMechanism")
+    with running_app(command, ready=SHOP_READY) as closed:
         with pytest.raises(GradleReplError, match=r"^cannot attach to JVM \d+: it was started with -XX:\+DisableAttachMechanism$"):
             attach_environment(closed.pid)
         listed = {jvm.pid: jvm for jvm in list_running_jvms()}

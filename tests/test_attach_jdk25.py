@@ -12,7 +12,7 @@ from conftest import PROJECTS, SyncWorker, running_worker
 from gradle_repl.frames import ErrorResult
 from gradle_repl.project.attach_target import attach_environment
 from gradle_repl.project.resolve import resolve_environment
-from runningapp import RunningApp, running_app
+from runningapp import SHOP_READY, RunningApp, running_app, shop_command
 
 pytestmark = pytest.mark.jvm
 
@@ -21,27 +21,24 @@ JDK25 = Path("/usr/lib/jvm/temurin-25-jdk-amd64")
 
 
 @pytest.fixture(scope="module")
-def app25() -> Iterator[RunningApp]:
+def app25() -> Iterator[tuple[RunningApp, SyncWorker]]:
+    """The plain app on JDK 25, and a session attached to it."""
     if not (JDK25 / "bin" / "java").is_file():
         pytest.fail(f"no JDK 25 at {JDK25}: install temurin-25-jdk (README, Testing)")
     classpath = resolve_environment(PROJECTS / "attach-plain", build_tool="maven").environment.classpath
-    with running_app([str(JDK25 / "bin" / "java"), "-cp", ":".join(classpath), "shop.ShopKt"], ready="ready") as app:
-        yield app
+    with running_app(shop_command(str(JDK25 / "bin" / "java"), classpath), ready=SHOP_READY) as app:
+        with running_worker(attach_environment(app.pid)) as worker:
+            yield app, worker
 
 
-@pytest.fixture(scope="module")
-def attached25(app25: RunningApp) -> Iterator[SyncWorker]:
-    with running_worker(attach_environment(app25.pid)) as worker:
-        yield worker
-
-
-def test_a_jdk_25_app_runs_snippets_and_a_runaway_one_is_said_to_run_on(attached25: SyncWorker, app25: RunningApp):
+def test_a_jdk_25_app_runs_snippets_and_a_runaway_one_is_said_to_run_on(app25: tuple[RunningApp, SyncWorker]):
     """Snippets run on the app's JDK 25; one that ignores its interrupt can't be stopped there, and the reply says so."""
+    app, attached25 = app25
     assert attached25.value("Runtime.version().feature()") == "25"
     result = attached25.eval("while (true) { }", timeout=2.0).result
     assert isinstance(result, ErrorResult) and result.error_kind == "timeout", result
     assert "left running: Java 25 cannot stop a thread, so it runs on in the app until it ends" in result.message
-    line, before = app25.ask("total", "total=")
+    line, before = app.ask("total", "total=")
     assert line == "total=8 open=true"
     assert any("A Java agent has been loaded dynamically" in seen for seen in before), before
     assert attached25.value("shop.Inventory.items.size") == "2"
