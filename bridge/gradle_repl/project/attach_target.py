@@ -64,11 +64,11 @@ def attach_environment(pid: int, project: ReplEnvironment | None = None, *, on_p
     jvm = attachable_jvm(pid)
     properties = system_properties(jvm)
     classpath = target_classpath(properties.get("java.class.path", ""))
-    java = {"java_home": jvm.java_home, "java_executable": str(Path(jvm.java_home) / "bin" / "java")}
+    java_executable = str(Path(jvm.java_home) / "bin" / "java")
     if project is not None:
-        return project.model_copy(update={"classpath": classpath, "attached_pid": pid, **java})
+        return project.model_copy(update={"classpath": classpath, "attached_pid": pid, "java_home": jvm.java_home, "java_executable": java_executable})
     stdlib = next((found.group(1) for entry in classpath if (found := _STDLIB.fullmatch(Path(entry).name))), None)
-    warnings = []
+    warnings: list[str] = []
     if stdlib is None:
         warnings.append(f"JVM {pid} has no kotlin-stdlib on its class path: snippets compile with Kotlin {PINNED_KOTLIN_VERSION}, "
                         "and run only where the app can load the Kotlin classes they use")
@@ -84,5 +84,6 @@ def attach_environment(pid: int, project: ReplEnvironment | None = None, *, on_p
         repl_host_classpath=host,
         warnings=[*warnings, *([too_old] if too_old else [])],
         attached_pid=pid,
-        **java,
+        java_home=jvm.java_home,
+        java_executable=java_executable,
     )
