@@ -3,7 +3,9 @@ always stopped at the end of the block."""
 
 from __future__ import annotations
 
+import os
 import queue
+import signal
 import subprocess
 import threading
 from collections.abc import Iterator
@@ -54,15 +56,20 @@ class RunningApp:
 
 @contextmanager
 def running_app(command: list[str], *, ready: str, cwd: str | None = None) -> Iterator[RunningApp]:
+    """The app started in a process group of its own (a launcher such as `mvn spring-boot:run` forks the app's JVM),
+    ready once a line contains `ready`; the whole group is killed however the block ends."""
     process = subprocess.Popen(
-        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=cwd,
+        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=cwd, start_new_session=True,
     )
     try:
         app = RunningApp(process)
         app.ready_line, _ = app.wait_for(ready, READY_TIMEOUT_SECONDS)
         yield app
     finally:
-        process.kill()
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
         process.wait()
 
 

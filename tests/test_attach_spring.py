@@ -10,6 +10,7 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
+import psutil
 import pytest
 
 from conftest import PROJECTS, SyncWorker, running_worker
@@ -89,6 +90,19 @@ def test_a_timeout_stops_the_snippet_and_the_app_keeps_serving(attached: SyncWor
     assert isinstance(result, ErrorResult) and result.error_kind == "timeout", result
     assert get().startswith("Howdy #")
     assert attached.value("bean<greet.Greeter>().greeting") == "Howdy"
+
+
+def test_an_app_started_with_mvn_spring_boot_run_is_attached_to_its_forked_jvm(greet_jar: Path):
+    """`mvn spring-boot:run` forks the app's JVM with its main class on a class path: that JVM is found among Maven's
+    children, and its beans are reached as in the jar's (the snippets' loaders sit on the app class loader)."""
+    command = [find_mvn(), "-q", "-B", "spring-boot:run", "-Dspring-boot.run.arguments=--spring.application.name=forked"]
+    with running_app(command, ready="Tomcat started on port", cwd=str(GREET)) as maven:
+        forked = [p for p in psutil.Process(maven.pid).children(recursive=True) if "greet.GreetApplicationKt" in p.cmdline()]
+        assert len(forked) == 1, [p.cmdline() for p in psutil.Process(maven.pid).children(recursive=True)]
+        with running_worker(attach_environment(forked[0].pid)) as worker:
+            assert worker.value("applicationContext.id") == "forked"
+            assert worker.value('bean<greet.Greeter>().greeting') == "Hello"
+            assert worker.value("greet.Greeter::class.java.classLoader.javaClass.simpleName") == "AppClassLoader"
 
 
 def test_the_app_exiting_during_a_snippet_ends_the_session_with_a_clear_answer(attached: SyncWorker, greet: RunningApp, tmp_path: Path):
