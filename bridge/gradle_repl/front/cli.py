@@ -100,6 +100,13 @@ def _connect_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--session", metavar="ID", help="with --connect: the session (default 'default', the tools' default)")
 
 
+def _attach_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--attach", metavar="PID", type=int,
+        help="run the snippets inside this running JVM (`gradle-repl jvms` lists them); PROJECT_ROOT, when given, adds its Kotlin and compiler plugins",
+    )
+
+
 def settings_for(args: argparse.Namespace, **overrides: object) -> Settings:
     """The settings a command runs with: the defaults, the command's flags over them, then the overrides."""
     flags: dict[str, object] = {
@@ -148,10 +155,11 @@ def _parser() -> argparse.ArgumentParser:
     _worker_arguments(evaluate)
     _session_option_arguments(evaluate)
     _connect_arguments(evaluate)
-    evaluate.add_argument("--attach", metavar="PID", type=int, help="run the snippets inside this running JVM (`gradle-repl jvms` lists them)")
+    _attach_argument(evaluate)
 
     check = commands.add_parser("check", help="compile snippets in one session without running them; print diagnostics")
     _project_arguments(check, root_optional=False)
+    check.set_defaults(attach=None)
     check.add_argument(
         "-e", "--code", action="append", required=True,
         help="a snippet to check (repeat for more; each is checked against the session as it is, none is run)",
@@ -163,6 +171,7 @@ def _parser() -> argparse.ArgumentParser:
     _worker_arguments(repl)
     _session_option_arguments(repl)
     _connect_arguments(repl)
+    _attach_argument(repl)
 
     sessions = commands.add_parser("sessions", help="list the live sessions of a running `serve --http`")
     sessions.add_argument("--connect", metavar="URL", default=DEFAULTS.http_url(), help=f"the server (default {DEFAULTS.http_url()})")
@@ -292,7 +301,7 @@ async def _eval(args: argparse.Namespace) -> int:
     """eval and check: each snippet in one session, run or only compiled."""
     if args.command == "eval" and args.connect:
         return await _eval_connected(args)
-    if args.project_root is None and not getattr(args, "attach", None):
+    if args.project_root is None and not args.attach:
         raise UsageError("eval needs the project directory (or --connect to run in a server's session, or --attach PID)")
     options = _session_options(args) if args.command == "eval" else None
     # One-shot: no spare JVM and no archive training, which would only be killed at exit.
@@ -303,7 +312,7 @@ async def _eval(args: argparse.Namespace) -> int:
     where = {"session_id": "cli", "project_root": args.project_root or ".", "project_path": args.project,
              "source_set": args.source_set, "build_tool": args.build_tool, "progress": _progress(args)}
     try:
-        if getattr(args, "attach", None):
+        if args.attach:
             await attach_session(
                 manager, "cli", args.attach, project_root=args.project_root, project_path=args.project, source_set=args.source_set,
                 build_tool=args.build_tool,
@@ -330,6 +339,11 @@ async def _repl(args: argparse.Namespace) -> int:
         project_root=args.project_root or ".", project_path=args.project, source_set=args.source_set,
         build_tool=args.build_tool, timeout_seconds=args.timeout, session_options=_session_options(args),
     )
+    if args.attach:
+        await attach_session(
+            manager, options.session_id, args.attach, project_root=args.project_root, project_path=args.project,
+            source_set=args.source_set, build_tool=args.build_tool,
+        )
     return await run_terminal(options, manager)
 
 
