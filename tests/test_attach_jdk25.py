@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from conftest import PROJECTS, SyncWorker, running_worker
+from gradle_repl.front.attaching import agent_option
 from gradle_repl.frames import ErrorResult
 from gradle_repl.project.attach_target import attach_environment
 from gradle_repl.project.resolve import resolve_environment
@@ -21,11 +22,15 @@ JDK25 = Path("/usr/lib/jvm/temurin-25-jdk-amd64")
 
 
 @pytest.fixture(scope="module")
-def app25() -> Iterator[tuple[RunningApp, SyncWorker]]:
-    """The plain app on JDK 25, and a session attached to it."""
+def classpath() -> list[str]:
     if not (JDK25 / "bin" / "java").is_file():
-        pytest.fail(f"no JDK 25 at {JDK25}: install temurin-25-jdk (README, Testing)")
-    classpath = resolve_environment(PROJECTS / "attach-plain", build_tool="maven").environment.classpath
+        pytest.fail(f"no JDK 25 at {JDK25}: install temurin-25-jdk (README, On a fresh machine)")
+    return resolve_environment(PROJECTS / "attach-plain", build_tool="maven").environment.classpath
+
+
+@pytest.fixture(scope="module")
+def app25(classpath: list[str]) -> Iterator[tuple[RunningApp, SyncWorker]]:
+    """The plain app on JDK 25, and a session attached to it."""
     with running_app(shop_command(str(JDK25 / "bin" / "java"), classpath), ready=SHOP_READY) as app:
         with running_worker(attach_environment(app.pid)) as worker:
             yield app, worker
@@ -42,3 +47,13 @@ def test_a_jdk_25_app_runs_snippets_and_a_runaway_one_is_said_to_run_on(app25: t
     assert line == "total=8 open=true"
     assert any("A Java agent has been loaded dynamically" in seen for seen in before), before
     assert attached25.value("shop.Inventory.items.size") == "2"
+
+
+def test_an_app_started_with_the_agent_option_is_attached_without_the_warning(classpath: list[str]):
+    """`gradle-repl agent-path`'s -javaagent: option loads the agent at the app's start: Java 25 prints no warning,
+    and attaching uses the agent already listening."""
+    with running_app(shop_command(str(JDK25 / "bin" / "java"), classpath, agent_option()), ready=SHOP_READY) as app:
+        with running_worker(attach_environment(app.pid)) as worker:
+            assert worker.value("shop.Inventory.total()") == "8"
+        line, before = app.ask("total", "total=")
+        assert not any("loaded dynamically" in seen for seen in [app.ready_line, *before]), before

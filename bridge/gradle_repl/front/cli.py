@@ -1,5 +1,5 @@
-"""The `gradle-repl` command: serve (MCP on stdio or HTTP), resolve, eval, check, repl, sessions, jvms, token, demo. Exit 0 ok,
-1 failure, 2 usage."""
+"""The `gradle-repl` command: serve (MCP on stdio or HTTP), resolve, eval, check, repl, sessions, jvms, agent-path, token,
+demo. Exit 0 ok, 1 failure, 2 usage."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gradle_repl.project.buildtools import BUILD_TOOLS
-from gradle_repl.front.attaching import attach_session, jvm_line
+from gradle_repl.front.attaching import agent_option, attach_session, jvm_line
 from gradle_repl.front.content import as_text, check_to_result, reply_to_result
 from gradle_repl.errors import GradleReplError
 from gradle_repl.host.manager import SessionManager
@@ -178,6 +178,7 @@ def _parser() -> argparse.ArgumentParser:
     sessions.add_argument("--json", action="store_true", help="print them as JSON")
 
     commands.add_parser("jvms", help="list the JVMs running here and whether eval --attach can attach to each")
+    commands.add_parser("agent-path", help="print the -javaagent: option that loads the attach agent at an app's start (Java 21+ then doesn't warn)")
     commands.add_parser("demo", help="run a short session against the bundled sample-project through the MCP server")
     commands.add_parser("token", help="print the bearer token `serve --http` requires (made on first use)")
     return parser
@@ -391,6 +392,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return asyncio.run(_repl(args))
         if args.command == "sessions":
             return asyncio.run(_sessions(args))
+        if args.command == "agent-path":
+            print(agent_option())
+            return 0
         if args.command == "jvms":
             for jvm in list_running_jvms():
                 print(jvm_line(jvm))

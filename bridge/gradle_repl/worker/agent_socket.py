@@ -2,8 +2,8 @@
 
 Any process that can connect to the socket can run code in the application, so the directory is made 0700 and
 checked to be this user's own and private before its socket is used: another user can neither connect nor put a
-socket of their own there. The socket is named by the target's pid and the agent's jar (its content digest), so a
-new agent never talks to an old one.
+socket of their own there. Each agent jar (named by its content digest) has a directory of its own, so a new agent
+never talks to an old one; in it, the socket is named by the target's pid.
 """
 
 from __future__ import annotations
@@ -15,14 +15,14 @@ from pathlib import Path
 
 from gradle_repl.errors import WorkerFailed
 
-__all__ = ["socket_path"]
+__all__ = ["agent_dir", "socket_path"]
 
 # sockaddr_un's sun_path holds 108 bytes with its terminating NUL.
 _MAX_SOCKET_PATH = 107
 
 
-def _private_dir() -> Path:
-    directory = Path(tempfile.gettempdir()) / f"gradle-repl-{os.getuid()}"
+def _private(directory: Path) -> Path:
+    """The directory, made if missing, when it is this user's own and only theirs."""
     directory.mkdir(mode=0o700, exist_ok=True)
     info = directory.lstat()
     if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or stat.S_IMODE(info.st_mode) & 0o077:
@@ -30,9 +30,15 @@ def _private_dir() -> Path:
     return directory
 
 
+def agent_dir(agent_jar: Path) -> Path:
+    """The directory the agent of this jar is told to listen in (its argument, dynamic or -javaagent's)."""
+    base = _private(Path(tempfile.gettempdir()) / f"gradle-repl-{os.getuid()}")
+    return _private(base / f"agent-{agent_jar.stem.rsplit('-', 1)[-1]}")
+
+
 def socket_path(pid: int, agent_jar: Path) -> str:
-    """The socket the agent in JVM `pid` listens on (this agent jar's)."""
-    path = str(_private_dir() / f"{pid}-{agent_jar.stem.rsplit('-', 1)[-1]}.sock")
+    """The socket the agent in JVM `pid` listens on: `<pid>.sock` in its directory (AttachAgent.listen names it so)."""
+    path = str(agent_dir(agent_jar) / f"{pid}.sock")
     if len(path.encode()) > _MAX_SOCKET_PATH:
         raise WorkerFailed(f"the attach socket's path {path} is longer than a Unix socket allows: set TMPDIR to a shorter directory")
     return path

@@ -90,7 +90,7 @@ def _load_agent(pid: int, jar: Path, path: str) -> None:
     except jpype.JException as error:
         raise WorkerFailed(f"cannot attach to JVM {pid}: {jstr(error.getMessage()) or error.getClass().getName()}") from error
     try:
-        target.loadAgent(str(jar), path)
+        target.loadAgent(str(jar), str(Path(path).parent))
     except jpype.JException as error:
         raise WorkerFailed(f"JVM {pid} did not load gradle-repl's agent: {error.getClass().getSimpleName()}: {jstr(error.getMessage())}") from error
     finally:
