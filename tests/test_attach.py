@@ -145,6 +145,19 @@ def test_what_cannot_be_attached_to_is_said_in_one_line(shop_env: ReplEnvironmen
         assert listed[closed.pid].main == "shop.ShopKt"
 
 
+def test_with_the_project_its_compiler_plugins_apply_to_snippets_run_in_the_app(shop: RunningApp, shop_env: ReplEnvironment):
+    """Attached with its project, a session compiles with the project's kotlinx-serialization plugin: a @Serializable
+    class declared in a snippet is encoded by the app's own kotlinx-serialization."""
+    with running_worker(attach_environment(shop.pid, shop_env)) as worker:
+        code = (
+            "import kotlinx.serialization.*\nimport kotlinx.serialization.json.*\n"
+            "@Serializable data class Price(val item: String, val cents: Int)\n"
+            "val text = Json.encodeToString(Price(shop.Inventory.items.first().name, 300))\n"
+            'text + " " + Json.decodeFromString<Price>(text)'
+        )
+        assert worker.value(code) == '{"item":"apple","cents":300} Price(item=apple, cents=300)'
+
+
 def test_the_cli_lists_the_app_and_evaluates_inside_it(shop: RunningApp):
     """`gradle-repl jvms` shows the app as attachable; `gradle-repl eval --attach PID` runs snippets in it."""
     listed = _cli("jvms")
