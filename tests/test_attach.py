@@ -195,6 +195,8 @@ def test_over_mcp_two_sessions_attach_to_one_app_each_with_its_own_state_and_det
             assert other.is_error and "Unresolved reference 'mine'" in _text(other)
             assert not (await run("shop.Inventory.open = false", "a")).is_error
             assert _text(await run("shop.Inventory.open", "b")).startswith("false")
+            described = await client.call_tool("describe_kotlin_session", {"sessionId": "b"})
+            assert described.is_error and f"it runs inside JVM {shop.pid}, and describing an attached session's declarations is not supported yet" in _text(described)
             listed = (await client.call_tool("list_kotlin_sessions", {})).structured_content
             assert {s["session_id"]: s["attached_pid"] for s in listed["sessions"]} == {"a": shop.pid, "b": shop.pid}
             await client.call_tool("close_kotlin_session", {"sessionId": "a"})

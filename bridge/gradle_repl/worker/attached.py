@@ -17,7 +17,7 @@ from typing import Any, Literal
 import jpype
 
 from gradle_repl.errors import WorkerFailed
-from gradle_repl.frames import DisplayFrame, ErrorResult, EvalRequest, StreamFrame, SuccessResult
+from gradle_repl.frames import DescribeRequest, DescriptionResult, DisplayFrame, ErrorResult, EvalRequest, StreamFrame, SuccessResult
 from gradle_repl.worker.agent_jar import build_agent_jar
 from gradle_repl.worker.facade import build_spring_addon
 from gradle_repl.worker.agent_socket import socket_path
@@ -172,6 +172,13 @@ class AttachedSession(ReplSession):
         super().__init__(*args, **kwargs)
         self._connection = connection
         self._pid = pid
+
+    def describe(self, request: DescribeRequest) -> DescriptionResult | ErrorResult:  # type: ignore[override]
+        """Not listed yet: the session's values live in the app, where the worker can't read them."""
+        return ErrorResult(
+            id=request.id, error_kind="internal",
+            message=f"it runs inside JVM {self._pid}, and describing an attached session's declarations is not supported yet",
+        )
 
     def _run(self, request: EvalRequest, output: SnippetOutput, send: Send, cancel: threading.Event) -> SuccessResult | ErrorResult:
         _, running = self._snippets.compile_only(request.code)
