@@ -7,7 +7,6 @@ the REPL compiled. The target never loads the compiler; the session's state (its
 
 from __future__ import annotations
 
-import re
 import threading
 import time
 from dataclasses import dataclass
@@ -19,7 +18,6 @@ import jpype
 from gradle_repl.errors import WorkerFailed
 from gradle_repl.frames import DescribeRequest, DescriptionResult, DisplayFrame, ErrorResult, EvalRequest, StreamFrame, SuccessResult
 from gradle_repl.worker.agent_jar import build_agent_jar
-from gradle_repl.worker.facade import build_spring_addon
 from gradle_repl.worker.agent_socket import socket_path
 from gradle_repl.worker.agent_wire import AgentConnection, AgentError, AgentGone, AgentOutput, AgentReply, AgentStopped, AgentUnit, AgentValue
 from gradle_repl.worker.deadlines import INTERRUPT_GRACE_SECONDS, REPLY_SECONDS
@@ -31,7 +29,7 @@ from gradle_repl.worker.safety import cap_text, jstr
 from gradle_repl.worker.session import POLL_INTERVAL_MS, ReplSession
 from gradle_repl.worker.snippet_names import WARM_UP_SNIPPETS, SnippetCounter
 
-__all__ = ["ATTACHED_LIBRARIES_UNAVAILABLE", "AttachedSession", "SpringHelpers", "attach_agent", "spring_helpers", "warm_up_attached"]
+__all__ = ["ATTACHED_LIBRARIES_UNAVAILABLE", "AttachedSession", "attach_agent", "warm_up_attached"]
 
 ATTACHED_LIBRARIES_UNAVAILABLE = "an attached session can't add libraries: the running application's classpath is fixed"
 # Connecting to a listening agent and reading its hello: it answers at once unless the JVM is stopped or hung.
@@ -40,32 +38,6 @@ CONNECT_TIMEOUT_SECONDS = 10.0
 # the host gives up on this worker (deadlines.STOPPED_ANSWER_SECONDS).
 _CANCEL_ANSWER_SECONDS = INTERRUPT_GRACE_SECONDS + REPLY_SECONDS - 1.0
 _POLL_SECONDS = POLL_INTERVAL_MS / 1000
-# Spring Boot's own jar (spring-boot-4.0.7.jar), not a starter's or an autoconfigure jar.
-_SPRING_BOOT_JAR = re.compile(r"spring-boot-\d[\w.-]*\.jar")
-# The Spring helpers' package, imported into every snippet of a session attached to a Spring Boot app.
-_SPRING_IMPORT = "gradlerepl.attached.*"
-
-
-@dataclass(frozen=True)
-class SpringHelpers:
-    """What the snippets of a session attached to a Spring Boot app compile with besides the app's classpath."""
-
-    classpath: list[str]
-    imports: list[str]
-    unavailable: str | None = None  # why a Spring Boot app's session has no bean<T>()
-
-
-def spring_helpers(compile_classpath: list[str], kotlin_version: str) -> SpringHelpers:
-    """bean<T>(), bean(name), beanNames() and applicationContext for an app with Spring Boot on its classpath."""
-    if not any(_SPRING_BOOT_JAR.fullmatch(Path(entry).name) for entry in compile_classpath):
-        return SpringHelpers([], [])
-    try:
-        jar, _ = build_spring_addon(kotlin_version, compile_classpath)
-    except WorkerFailed as error:
-        return SpringHelpers([], [], f"bean<T>() and applicationContext are unavailable: they did not compile against the app's Spring ({str(error).splitlines()[-1]})")
-    return SpringHelpers([str(jar)], [_SPRING_IMPORT])
-
-
 def attach_agent(pid: int, java_home: str) -> AgentConnection:
     """A connection to gradle-repl's agent in JVM `pid`, loading the agent there first when it isn't listening yet
     (a second attach finds the first one's agent)."""

@@ -16,7 +16,8 @@ from gradle_repl.environment import DEPENDS_ON_UNAVAILABLE, ReplEnvironment
 from gradle_repl.errors import WorkerFailed
 from gradle_repl.frames import ReadyFrame, StartRequest
 from gradle_repl.worker import classdata
-from gradle_repl.worker.attached import ATTACHED_LIBRARIES_UNAVAILABLE, AttachedSession, SpringHelpers, attach_agent, spring_helpers, warm_up_attached
+from gradle_repl.worker.attached import ATTACHED_LIBRARIES_UNAVAILABLE, AttachedSession, attach_agent, warm_up_attached
+from gradle_repl.worker.spring_helpers import SpringHelpers, spring_helpers
 from gradle_repl.worker.completion import SessionCompletion
 from gradle_repl.worker.facade import build_dependency_addon, build_facade
 from gradle_repl.worker.jvm import start_jvm
