@@ -26,6 +26,7 @@ from gradle_repl.host.manager import SessionLimits, SessionManager
 from gradle_repl.project.attach_target import attach_environment
 from gradle_repl.project.resolve import resolve_environment
 from gradle_repl.project.running_jvms import list_running_jvms
+from gradle_repl.worker.agent_jar import build_agent_jar
 from runningapp import SHOP_READY, RunningApp, running_app, shop_command
 
 pytestmark = pytest.mark.jvm
@@ -175,6 +176,22 @@ def _cli_value(shop: RunningApp) -> str:
     """How many items the app itself counts now, from its own answer."""
     line, _ = shop.ask("count", "count=")
     return line.removeprefix("count=")
+
+
+def test_the_agent_refuses_a_socket_directory_others_can_enter(shop_env: ReplEnvironment, tmp_path: Path):
+    """Whoever can enter the socket's directory could run code in the app: the agent listens only in one that is its
+    owner's alone (the JVM refuses to start with it otherwise)."""
+    shared = tmp_path / "shared"
+    shared.mkdir(mode=0o755)
+    shared.chmod(0o755)
+    jar = build_agent_jar(shop_env.java_home)
+    started = subprocess.run(
+        shop_command(shop_env.java_executable, shop_env.classpath, f"-javaagent:{jar}={shared}"),
+        input="", capture_output=True, text=True, timeout=120,
+    )
+    assert started.returncode != 0 and "ready" not in started.stdout
+    assert f"gradle-repl's agent refuses {shared}: its socket directory must be accessible to its owner only (0700)" in started.stderr
+    assert list(shared.iterdir()) == []
 
 
 def test_over_mcp_two_sessions_attach_to_one_app_each_with_its_own_state_and_detach(shop: RunningApp):
