@@ -31,8 +31,8 @@ class AttachTools:
 
     async def list_running_jvms(self) -> CallToolResult:
         """List the JVMs running on this machine: pid, main class or jar, working directory, Java version, and
-        whether attach_kotlin_session can attach to it (same user, attach not disabled, Java 17+) or why not.
-        JSON in structuredContent-free text: one object per JVM."""
+        whether attach_kotlin_session can attach to it (same user, attach not disabled, Java 17+) or why not: a line
+        per JVM, then the same as a JSON list (pid, main, cwd, java_version, java_home, user, attachable, why_not)."""
         jvms = await asyncio.to_thread(list_running_jvms)
         if not jvms:
             return text_result("No JVMs are running on this machine.")
