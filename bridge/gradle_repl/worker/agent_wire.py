@@ -25,8 +25,13 @@ __all__ = [
 ]
 
 
+# A message to the agent fits the socket's buffer unless the app has stopped reading (SIGSTOP, a hung JVM): then the
+# connection is given up rather than the worker blocked for good.
+SEND_TIMEOUT_SECONDS = 30.0
+
+
 class AgentGone(GradleReplError):
-    """The agent's end of the channel closed: the attached JVM exited (or closed the session)."""
+    """The agent's end of the channel closed (the attached JVM exited), or it took nothing for SEND_TIMEOUT_SECONDS."""
 
 
 @dataclass(frozen=True)
@@ -207,8 +212,11 @@ class AgentConnection:
 
     def _send(self, frame: bytes) -> None:
         try:
-            self._socket.settimeout(None)
+            self._socket.settimeout(SEND_TIMEOUT_SECONDS)
             self._socket.sendall(frame)
+        except socket.timeout as error:
+            # Part of the message may have gone: the channel can't be trusted any more.
+            raise AgentGone(f"the attached JVM took no data for {SEND_TIMEOUT_SECONDS:g} s (stopped or hung)") from error
         except (ConnectionResetError, BrokenPipeError) as error:
             raise AgentGone(f"the attached JVM closed the connection ({error})") from error
 

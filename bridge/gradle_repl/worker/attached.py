@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import jpype
+import psutil
 
 from gradle_repl.errors import WorkerFailed
 from gradle_repl.frames import DescribeRequest, DescriptionResult, DisplayFrame, ErrorResult, EvalRequest, StreamFrame, SuccessResult
@@ -137,6 +138,14 @@ def _run_there(
         return _Ran(message, stopped_at is not None, dropped)  # type: ignore[arg-type]
 
 
+def _still_running(pid: int) -> bool:
+    """Whether the process runs on (a killed one its parent hasn't waited for yet is a zombie: it has exited)."""
+    try:
+        return psutil.Process(pid).status() not in (psutil.STATUS_ZOMBIE, psutil.STATUS_DEAD)
+    except psutil.NoSuchProcess:
+        return False
+
+
 class AttachedSession(ReplSession):
     """A ReplSession whose snippets run in the attached JVM; checks, completion and describe are the REPL's, here."""
 
@@ -165,12 +174,14 @@ class AttachedSession(ReplSession):
                 self._connection, request.id, outcome.compiledScript, output_limit=self._request.output_limit_bytes,
                 deadline=time.monotonic() + request.timeout_ms / 1000, cancel=cancel, send=send, frame_limit=self._request.frame_limit_bytes,
             )
-        except AgentGone:
+        except AgentGone as gone:
             self.exit_code = 0
-            return ErrorResult(
-                error_kind="exited", state_lost=True,
-                message=f"The attached JVM (pid {self._pid}) exited; the session's state in it is gone. Attach again to a running JVM.",
-            )
+            if _still_running(self._pid):
+                message = (f"The connection to the attached JVM (pid {self._pid}) was lost: {gone}; the session's state in it "
+                           "is released. Attach again to go on.")
+            else:
+                message = f"The attached JVM (pid {self._pid}) exited; the session's state in it is gone. Attach again to a running JVM."
+            return ErrorResult(error_kind="exited", state_lost=True, message=message)
         output.truncated += ran.dropped
         return self._result(ran, outcome.compiledScript, request, cancelled=cancel.is_set())
 
