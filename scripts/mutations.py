@@ -60,6 +60,20 @@ MUTATIONS = (
         ("tests/test_hotswap_policy.py::test_a_rebuild_of_only_classes_keeps_the_worker_and_says_what_was_updated",),
     ),
     Mutation(
+        "an attached snippet's output also reaches the app's console",
+        "jvm-worker/agent/gradlerepl/agent/SnippetOutput.java",
+        "                    capture.write(b, off, len);",
+        "                    capture.write(b, off, len);\n                    app.write(b, off, len);",
+        ("tests/test_attach.py::test_what_a_snippet_prints_comes_back_and_never_reaches_the_apps_console",),
+    ),
+    Mutation(
+        "the attach agent listens in a directory others can enter",
+        "jvm-worker/agent/gradlerepl/agent/AttachAgent.java",
+        "        if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS) || !OWNER_ONLY.containsAll(permissions)) {",
+        "        if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {",
+        ("tests/test_attach.py::test_the_agent_refuses_a_socket_directory_others_can_enter",),
+    ),
+    Mutation(
         "an HTTP call whose client went away keeps running",
         "bridge/gradle_repl/front/http.py",
         "                await self._cancel(scope, bytes(body))",

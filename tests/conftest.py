@@ -31,7 +31,7 @@ PROJECTS = Path(__file__).resolve().parent / "projects"
 
 # Caches keyed by content alone (Kotlin version + sources, Maven coordinates, JDK + jars, extension sources) can't make one
 # run see another's state, only skip minutes of identical work: they persist across runs here.
-CONTENT_ADDRESSED_CACHES = ("facade", "toolchain", "class-data", "maven-extension")
+CONTENT_ADDRESSED_CACHES = ("facade", "toolchain", "class-data", "maven-extension", "agent")
 
 
 def persistent_test_cache() -> Path:

@@ -19,7 +19,7 @@ ALLOWED = {
 }
 # The demo is an MCP client of the real server.
 # front/http.py serves the SDK's Streamable HTTP transport; front/remote.py is the shell's client of it.
-MCP_SPEAKERS = {"front/server.py", "front/content.py", "front/demo.py", "front/http.py", "front/remote.py"}
+MCP_SPEAKERS = {"front/server.py", "front/attach_tools.py", "front/content.py", "front/demo.py", "front/http.py", "front/remote.py"}
 
 
 def _layer(path: Path) -> str:

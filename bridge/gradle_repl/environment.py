@@ -98,6 +98,9 @@ class ReplEnvironment(BaseModel):
     session_options: SessionOptions = Field(
         default_factory=SessionOptions, description="what the session's first call chose (never part of a resolve)"
     )
+    attached_pid: int | None = Field(
+        default=None, description="the running JVM an attached session's snippets run in (classpath and JDK are its own)"
+    )
 
     def compiler_options(self) -> list[str]:
         """The REPL compiler's options: plugins, their options, free args, the JVM target and the session's opt-ins."""

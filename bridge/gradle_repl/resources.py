@@ -8,6 +8,7 @@ from pathlib import Path
 __all__ = [
     "init_script_path", "maven_extension_sources", "jvm_worker_sources", "jvm_worker_dependency_sources",
     "jvm_worker_compose_sources", "jvm_worker_completion_sources", "jvm_worker_companions_sources", "jvm_worker_class_updates_sources",
+    "jvm_worker_agent_sources", "jvm_worker_attached_spring_sources",
     "sample_project_source",
 ]
 
@@ -59,6 +60,17 @@ def jvm_worker_companions_sources() -> list[Path]:
 def jvm_worker_class_updates_sources() -> list[Path]:
     """The Java sources of the session JVM's instrumentation agent (in-place class updates), built with the JDK's javac."""
     return sorted((_shipped("jvm-worker") / "class-updates").rglob("*.java"))
+
+
+def jvm_worker_agent_sources() -> list[Path]:
+    """The Java sources of the agent an attached session loads into a running application (plain Java, no dependencies)."""
+    return sorted((_shipped("jvm-worker") / "agent").rglob("*.java"))
+
+
+def jvm_worker_attached_spring_sources() -> list[Path]:
+    """The Spring helpers of sessions attached to a Spring Boot app (bean<T>(), applicationContext): inline functions,
+    compiled against the app's Spring, on the snippets' compile classpath only."""
+    return sorted((_shipped("jvm-worker") / "attach").rglob("*.kt"))
 
 
 def sample_project_source() -> Path:

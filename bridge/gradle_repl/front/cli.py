@@ -1,5 +1,5 @@
-"""The `gradle-repl` command: serve (MCP on stdio or HTTP), resolve, eval, check, repl, sessions, token, demo. Exit 0 ok,
-1 failure, 2 usage."""
+"""The `gradle-repl` command: serve (MCP on stdio or HTTP), resolve, eval, check, repl, sessions, jvms, agent-path, token,
+demo. Exit 0 ok, 1 failure, 2 usage."""
 
 from __future__ import annotations
 
@@ -15,10 +15,12 @@ from gradle_repl import package_version
 from gradle_repl.project.buildtools import BUILD_TOOLS
 from gradle_repl.front.reply_text import ReplyPrinter
 from gradle_repl.front.sessions import Sessions
+from gradle_repl.front.attaching import agent_option, attach_session, jvm_line
 from gradle_repl.errors import GradleReplError
 from gradle_repl.host.manager import SessionManager
 from gradle_repl.project.process import BuildLine
 from gradle_repl.project.resolve import resolve_environment
+from gradle_repl.project.running_jvms import list_running_jvms
 from gradle_repl.front.token import server_token
 from gradle_repl.options import SessionOptions, session_options
 from gradle_repl.settings import DEFAULT_BUILD_TOOL, DEFAULT_PROJECT_PATH, DEFAULT_SESSION_ID, DEFAULT_SOURCE_SET, DEFAULTS, Settings
@@ -110,6 +112,13 @@ def _project_defaults(args: argparse.Namespace) -> argparse.Namespace:
     return args
 
 
+def _attach_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--attach", metavar="PID", type=int,
+        help="run the snippets inside this running JVM (`gradle-repl jvms` lists them); PROJECT_ROOT, when given, adds its Kotlin and compiler plugins",
+    )
+
+
 def settings_for(args: argparse.Namespace, **overrides: object) -> Settings:
     """The settings a command runs with: the defaults, the command's flags over them, then the overrides."""
     flags: dict[str, object] = {
@@ -173,9 +182,11 @@ def _parser() -> argparse.ArgumentParser:
     _worker_arguments(evaluate)
     _session_option_arguments(evaluate)
     _connect_arguments(evaluate)
+    _attach_argument(evaluate)
 
     check = commands.add_parser("check", help="compile snippets in one session without running them; print diagnostics")
     _project_arguments(check, root_optional=False)
+    check.set_defaults(attach=None)
     check.add_argument(
         "-e", "--code", action="append", required=True,
         help="a snippet to check (repeat for more; each is checked against the session as it is, none is run)",
@@ -187,11 +198,14 @@ def _parser() -> argparse.ArgumentParser:
     _worker_arguments(repl)
     _session_option_arguments(repl)
     _connect_arguments(repl)
+    _attach_argument(repl)
 
     sessions = commands.add_parser("sessions", help="list the live sessions of a running `serve --http`")
     sessions.add_argument("--connect", metavar="URL", default=DEFAULTS.http_url(), help=f"the server (default {DEFAULTS.http_url()})")
     sessions.add_argument("--json", action="store_true", help="print them as JSON")
 
+    commands.add_parser("jvms", help="list the JVMs running here and whether eval --attach can attach to each")
+    commands.add_parser("agent-path", help="print the -javaagent: option that loads the attach agent at an app's start (Java 21+ then doesn't warn)")
     commands.add_parser("demo", help="run a short session against the bundled sample-project through the MCP server")
     commands.add_parser("token", help="print the bearer token `serve --http` requires (made on first use)")
     return parser
@@ -329,14 +343,20 @@ async def _eval(args: argparse.Namespace) -> int:
         return await _eval_connected(args)
     if getattr(args, "replay", False):
         raise UsageError("--replay restarts a server's session and runs its snippets again: use it with --connect")
-    if args.project_root is None:
-        raise UsageError("eval needs the project directory (or --connect to run in a server's session)")
+    if args.project_root is None and not args.attach:
+        raise UsageError("eval needs the project directory (or --connect to run in a server's session, or --attach PID)")
     # One-shot: no spare JVM and no archive training, which would only be killed at exit.
     manager = SessionManager.from_settings(
         settings_for(args, spare_worker=False, train_class_data=False), resolver=resolve_environment
     )
+    target = _target(args, CLI_SESSION_ID)
     try:
-        return await _run_each(manager, _target(args, CLI_SESSION_ID), args)
+        if args.attach:
+            await attach_session(
+                manager, target.session_id, args.attach, project_root=args.project_root, project_path=args.project,
+                source_set=args.source_set, build_tool=args.build_tool,
+            )
+        return await _run_each(manager, target, args)
     finally:
         await manager.close_all()
 
@@ -348,6 +368,11 @@ async def _repl(args: argparse.Namespace) -> int:
 
     manager = SessionManager.from_settings(settings_for(args, spare_worker=False), resolver=resolve_environment)
     options = TerminalOptions(_target(args, SESSION_ID), timeout_seconds=args.timeout, session_options=_session_options(args))
+    if args.attach:
+        await attach_session(
+            manager, options.target.session_id, args.attach, project_root=args.project_root, project_path=args.project,
+            source_set=args.source_set, build_tool=args.build_tool,
+        )
     return await run_terminal(options, manager)
 
 
@@ -398,6 +423,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             return asyncio.run(_repl(args))
         if args.command == "sessions":
             return asyncio.run(_sessions(args))
+        if args.command == "agent-path":
+            print(agent_option())
+            return 0
+        if args.command == "jvms":
+            for jvm in list_running_jvms():
+                print(jvm_line(jvm))
+            return 0
         from gradle_repl.front.demo import run_demo
 
         return asyncio.run(run_demo())

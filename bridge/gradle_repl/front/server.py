@@ -19,6 +19,7 @@ from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
 from gradle_repl import package_version
+from gradle_repl.front.attach_tools import AttachTools
 from gradle_repl.front.content import (
     check_failed, check_to_result, completion_failed, completion_to_result, error_result, reply_to_result, request_failed, text_result,
 )
@@ -366,7 +367,7 @@ def build_server(manager: SessionManager, *, end_builds_at_exit: bool = True) ->
             await manager.close_all()
 
     server = MCPServer("gradle-repl", version=package_version(), instructions=INSTRUCTIONS, lifespan=lifespan)
-    for fn, hints in KotlinTools(manager).annotated():
+    for fn, hints in [*KotlinTools(manager).annotated(), *AttachTools(manager).annotated()]:
         server.tool(description=_described(fn), annotations=hints)(fn)
     return server
 

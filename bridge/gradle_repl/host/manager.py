@@ -14,6 +14,7 @@ import asyncio
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Protocol
@@ -60,6 +61,17 @@ class _Resolved(Protocol):
     def origin(self) -> str: ...  # "from cache" or how long resolving took
 
 
+@dataclass(frozen=True)
+class _Pinned:
+    """An attached session's environment, which stands for a resolve."""
+
+    environment: ReplEnvironment
+    notices: tuple[str, ...] = ()
+
+    def origin(self) -> str:
+        return "read from the running JVM"
+
+
 class Resolver(Protocol):
     def __call__(
         self, project_root: str, *, project_path: str, source_set: str, build_tool: BuildToolChoice,
@@ -86,6 +98,8 @@ class SessionManager:
         self._spare = SpareWorker(self._workers, enabled=self.limits.spare_worker)
         self._training = ClassDataTraining(self._workers, enabled=self.limits.train_class_data)
         self._resolve_pool = ThreadPoolExecutor(RESOLVE_THREADS, thread_name_prefix="resolve")
+        # Sessions attached to a running JVM: their environment is the target's, given once, never resolved again.
+        self._attached: dict[str, _Pinned] = {}
 
     @classmethod
     def from_settings(
@@ -202,7 +216,7 @@ class SessionManager:
         if options is not None:
             options.check_heap(self.worker_options.heap_mb)
         await _prepare(options)
-        resolved = await self.resolve(
+        resolved = self._attached.get(target.session_id) or await self.resolve(
             target.project_root, project_path=target.project_path, source_set=target.source_set,
             build_tool=self._session_build_tool(target), progress=progress,
         )
@@ -219,6 +233,24 @@ class SessionManager:
         """Resolves the project and starts the session's JVM before its first snippet; returns what the user must know."""
         async with self._entered(target, progress, options) as (_, _, notices):
             return tuple(notices)
+
+    async def attach(self, session_id: str, environment: ReplEnvironment, *, progress: Progress | None = None) -> tuple[Notice, ...]:
+        """Runs the session in the JVM `environment.attached_pid` names from now on; a session of that id is closed
+        first (its state, wherever it lived, is released). Its later calls ignore the project they name."""
+        await self.close(session_id)
+        self._attached[session_id] = _Pinned(environment)
+        try:
+            target = SessionTarget(environment.project_root, environment.project_path, environment.source_set, "auto", session_id)
+            async with self._entered(target, progress) as (_, _, notices):
+                return tuple(notices)
+        except BaseException:
+            await self.close(session_id)
+            raise
+
+    def attached_pid(self, session_id: str) -> int | None:
+        """The running JVM the session is attached to, if it is."""
+        pinned = self._attached.get(session_id)
+        return pinned.environment.attached_pid if pinned is not None else None
 
     def session_options(self, session_id: str) -> SessionOptions | None:
         """The options a live session runs with."""
@@ -328,8 +360,9 @@ class SessionManager:
         session.last_environment = environment
         # The spare and the class-data trainer are for sessions as gradle-repl starts them: without a session's options.
         plain = environment.with_options(SessionOptions())
-        self._spare.refill(plain)
-        self._training.start_if_missing(plain)
+        if plain.attached_pid is None:  # a spare or a trainer for an attached session would attach to the app as well
+            self._spare.refill(plain)
+            self._training.start_if_missing(plain)
         if progress and worker.ready.facade_compiled:
             progress(f"compiled the jvm-worker facade for Kotlin {environment.kotlin_version} (cached from now on)")
         return worker
@@ -388,6 +421,7 @@ class SessionManager:
 
     async def close(self, session_id: str) -> bool:
         """Closes a session at once: a running snippet is stopped and a starting JVM is stopped when it's up."""
+        self._attached.pop(session_id, None)  # detaches: the app keeps running, the session's state there is released
         session = self._sessions.remove(session_id)
         self._eviction.take_notice(session_id)
         if session is None:

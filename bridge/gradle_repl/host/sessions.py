@@ -34,6 +34,7 @@ class SessionInfo(BaseModel):
     worker_pid: int | None
     worker_rss_bytes: int | None
     declarations: int = Field(default=0, description="names the session's snippets declared (describe_kotlin_session lists them)")
+    attached_pid: int | None = Field(default=None, description="the running JVM the session's snippets run in, when it is attached to one")
 
 
 @dataclass(eq=False)
@@ -100,6 +101,7 @@ class Session:
             worker_pid=worker.pid if worker else None,
             worker_rss_bytes=worker.rss_bytes() if worker else None,
             declarations=self.declarations if worker else 0,
+            attached_pid=env.attached_pid,
         )
 
 

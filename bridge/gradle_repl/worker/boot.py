@@ -4,6 +4,7 @@ Compose's renderComposable), the class-data archive, then a warm-up snippet; a t
 from __future__ import annotations
 
 import os
+import sys
 import re
 import time
 from pathlib import Path
@@ -14,6 +15,8 @@ from gradle_repl.frames import ReadyFrame, StartRequest
 from gradle_repl.worker import classdata
 from gradle_repl.worker.class_update_agent import AgentJar, agent_jar
 from gradle_repl.worker.class_updates import ClassUpdater
+from gradle_repl.worker.attached import ATTACHED_LIBRARIES_UNAVAILABLE, AttachedSession, attach_agent, warm_up_attached
+from gradle_repl.worker.spring_helpers import SpringHelpers, spring_helpers
 from gradle_repl.worker.completion import SessionCompletion
 from gradle_repl.worker.facade import build_dependency_addon, build_facade
 from gradle_repl.worker import java
@@ -123,8 +126,11 @@ def boot(request: StartRequest) -> tuple[ReplSession, ReadyFrame, ClassDataUse]:
             libraries_unavailable = None
         except (JavaException, TypeError) as error:
             libraries_unavailable = f"{DEPENDS_ON_UNAVAILABLE}: its resolver could not be made ({error})"
+    # Compiled against, never loaded here: a session attached to a Spring Boot app gets its inline Spring helpers.
+    spring = spring_helpers(compile_classpath, env.kotlin_version) if env.attached_pid is not None else SpringHelpers([], [])
     driver = java.repl_driver(
-        facade_loader, [*compile_classpath, *compose.classpath], snippet_loader, env.compiler_options(), libraries, compose.imports,
+        facade_loader, [*compile_classpath, *compose.classpath, *spring.classpath], snippet_loader, env.compiler_options(), libraries,
+        [*compose.imports, *spring.imports],
     )
     companion_hints = generated_companions(env, driver, facade_loader, str(facade_jar))
     # Read before any project class loads (neither the driver nor the warm-up loads one): the bytes the JVM will run.
@@ -132,11 +138,16 @@ def boot(request: StartRequest) -> tuple[ReplSession, ReadyFrame, ClassDataUse]:
         env.classpath, snippet_loader, unavailable=agent.unavailable, add_compile_root=lambda root: driver.addCompileRoots(java.string_array([root])),
     )
     snippets = SnippetCounter(driver)
-    _warm_up(snippets, output)
+    connection = attach_agent(env.attached_pid, env.java_home) if env.attached_pid is not None else None
+    if connection is not None:
+        warm_up_attached(snippets, connection, WARM_UP_SNIPPET)
+        libraries_unavailable = ATTACHED_LIBRARIES_UNAVAILABLE
+    else:
+        _warm_up(snippets, output)
     ready = ReadyFrame(
         pid=os.getpid(),
         kotlin_version=env.kotlin_version,
-        java_version=str(java_class("java.lang.System").getProperty("java.version")),
+        java_version=connection.hello.java_version if connection is not None else str(java_class("java.lang.System").getProperty("java.version")),
         facade_compiled=compiled,
         startup_ms=int((time.monotonic() - started) * 1000),
         class_data_archive=str(class_data.mapped) if class_data.mapped else None,
@@ -148,11 +159,19 @@ def boot(request: StartRequest) -> tuple[ReplSession, ReadyFrame, ClassDataUse]:
         # What snippets compile against, less the facade's own jars: classes a snippet may be offered to import.
         index_classpath=[p for p in [*compile_classpath, *compose.classpath] if p != str(facade_jar) and p not in annotations],
     )
-    session = ReplSession(
-        request, Facade(driver, output, java.renderer(facade_loader), exit_guard), snippets,
-        libraries_unavailable=libraries_unavailable,
-        hints=[*filter(None, [serialization_hint(env)]), *compose_hints(env, compose.unavailable), *companion_hints], completion=completion,
-        classes=classes,
+    facade = Facade(driver, output, java.renderer(facade_loader), exit_guard)
+    hints = [*filter(None, [serialization_hint(env)]), *compose_hints(env, compose.unavailable), *companion_hints]
+    if spring.unavailable is not None:
+        print(f"[gradle-repl] {spring.unavailable}", file=sys.stderr, flush=True)
+    session = (
+        ReplSession(
+            request, facade, snippets, libraries_unavailable=libraries_unavailable, hints=hints, completion=completion, classes=classes,
+        )
+        if connection is None or env.attached_pid is None
+        else AttachedSession(
+            request, facade, snippets, libraries_unavailable=libraries_unavailable, hints=hints, completion=completion,
+            classes=classes, connection=connection, pid=env.attached_pid,
+        )
     )
     return session, ready, class_data
 

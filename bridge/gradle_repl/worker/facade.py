@@ -7,36 +7,26 @@ place, so two workers compiling at once never see a half-written jar.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from pathlib import Path
 
 from gradle_repl.errors import WorkerFailed
 from gradle_repl.paths import cache_dir
 from gradle_repl.resources import (
-    jvm_worker_companions_sources, jvm_worker_completion_sources, jvm_worker_compose_sources, jvm_worker_dependency_sources,
-    jvm_worker_sources,
+    jvm_worker_attached_spring_sources, jvm_worker_companions_sources, jvm_worker_completion_sources, jvm_worker_compose_sources,
+    jvm_worker_dependency_sources, jvm_worker_sources,
 )
 from gradle_repl.worker.java import java_class, string_array
+from gradle_repl.worker.java_jars import sources_hash
 
 __all__ = [
-    "facade_jar_path", "build_facade", "build_dependency_addon", "build_compose_addon", "build_completion_addon", "completion_addon_path",
-    "build_companions_addon", "companions_addon_path", "first_compile_error",
+    "facade_jar_path", "build_facade", "build_dependency_addon", "build_compose_addon", "build_completion_addon",
+    "completion_addon_path", "build_companions_addon", "companions_addon_path", "first_compile_error", "build_spring_addon",
 ]
 
 
-def _sources_hash(sources: list[Path], *facts: str) -> str:
-    digest = hashlib.sha256()
-    for source in sources:
-        digest.update(source.name.encode())
-        digest.update(source.read_bytes())
-    for fact in facts:
-        digest.update(b"\0" + fact.encode())
-    return digest.hexdigest()[:16]
-
-
 def facade_jar_path(kotlin_version: str) -> Path:
-    return cache_dir() / "facade" / f"jvm-worker-{kotlin_version}-{_sources_hash(jvm_worker_sources())}.jar"
+    return cache_dir() / "facade" / f"jvm-worker-{kotlin_version}-{sources_hash(jvm_worker_sources())}.jar"
 
 
 def build_facade(kotlin_version: str, compile_classpath: list[str]) -> tuple[Path, bool]:
@@ -47,7 +37,7 @@ def build_facade(kotlin_version: str, compile_classpath: list[str]) -> tuple[Pat
 def build_dependency_addon(kotlin_version: str, compile_classpath: list[str]) -> tuple[Path, bool]:
     """The @file:DependsOn add-on (compiled against the facade and Kotlin scripting's Maven resolver)."""
     sources = jvm_worker_dependency_sources()
-    target = cache_dir() / "facade" / f"jvm-worker-dependencies-{kotlin_version}-{_sources_hash(sources + jvm_worker_sources())}.jar"
+    target = cache_dir() / "facade" / f"jvm-worker-dependencies-{kotlin_version}-{sources_hash(sources + jvm_worker_sources())}.jar"
     return _build(target, sources, compile_classpath, kotlin_version, "facade's @file:DependsOn add-on")
 
 
@@ -56,11 +46,21 @@ def build_compose_addon(kotlin_version: str, compile_classpath: list[str], compo
     Compose: one jar per Kotlin version, plugin and classpath (the jars' names carry their versions)."""
     sources = jvm_worker_compose_sources()
     names = [Path(entry).name for entry in compile_classpath]
-    key = _sources_hash(sources, Path(compose_plugin).name, jvm_target, *names)
+    key = sources_hash(sources, Path(compose_plugin).name, jvm_target, *names)
     target = cache_dir() / "facade" / f"jvm-worker-compose-{kotlin_version}-{key}.jar"
     # Its own module name: the compiler finds top-level functions through each jar's META-INF/<module>.kotlin_module.
     options = [f"-Xplugin={compose_plugin}", "-jvm-target", jvm_target, "-module-name", "gradle-repl-jvm-worker-compose"]
     return _build(target, sources, compile_classpath, kotlin_version, "facade's Compose add-on", options)
+
+
+def build_spring_addon(kotlin_version: str, compile_classpath: list[str]) -> tuple[Path, bool]:
+    """The Spring helpers of attached sessions, compiled against the app's Spring: one jar per Kotlin version and
+    classpath (the jars' names carry their versions)."""
+    sources = jvm_worker_attached_spring_sources()
+    key = sources_hash(sources, *(Path(entry).name for entry in compile_classpath))
+    target = cache_dir() / "facade" / f"jvm-worker-attached-spring-{kotlin_version}-{key}.jar"
+    options = ["-jvm-target", "1.8", "-module-name", "gradle-repl-jvm-worker-attached-spring"]
+    return _build(target, sources, compile_classpath, kotlin_version, "Spring helpers of attached sessions", options)
 
 
 def build_completion_addon(kotlin_version: str, compile_classpath: list[str]) -> tuple[Path, bool]:
@@ -86,13 +86,13 @@ def build_companions_addon(kotlin_version: str, compile_classpath: list[str]) ->
 def companions_addon_path(kotlin_version: str) -> Path:
     """Where the generated-companions add-on for this Kotlin version is cached (and, beside it, why it did not compile)."""
     sources = jvm_worker_companions_sources()
-    return cache_dir() / "facade" / f"jvm-worker-companions-{kotlin_version}-{_sources_hash(sources + jvm_worker_sources())}.jar"
+    return cache_dir() / "facade" / f"jvm-worker-companions-{kotlin_version}-{sources_hash(sources + jvm_worker_sources())}.jar"
 
 
 def completion_addon_path(kotlin_version: str) -> Path:
     """Where the completion add-on for this Kotlin version is cached (and, beside it, why it did not compile)."""
     sources = jvm_worker_completion_sources()
-    return cache_dir() / "facade" / f"jvm-worker-completion-{kotlin_version}-{_sources_hash(sources + jvm_worker_sources())}.jar"
+    return cache_dir() / "facade" / f"jvm-worker-completion-{kotlin_version}-{sources_hash(sources + jvm_worker_sources())}.jar"
 
 
 def first_compile_error(message: str) -> str:

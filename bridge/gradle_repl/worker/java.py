@@ -70,6 +70,8 @@ class SnippetOutcome(Protocol):
     @property
     def renderError(self) -> JavaObject | None: ...  # a Throwable
     @property
+    def compiledScript(self) -> JavaObject | None: ...  # the compiled snippet an attached session sends to its JVM
+    @property
     def internalError(self) -> JavaObject | None: ...  # a Throwable
     @property
     def cancelledBeforeEvaluation(self) -> bool: ...
@@ -92,6 +94,7 @@ class ReplDriver(Protocol):
 
     def start(self, code: str, sourceName: str) -> RunningSnippet: ...
     def check(self, code: str, sourceName: str) -> RunningSnippet: ...
+    def compileOnly(self, code: str, sourceName: str) -> RunningSnippet: ...  # compiles, runs nothing (attached sessions)
     def namesLibraries(self, code: str) -> bool: ...
     def addedLibraries(self) -> Sequence[JavaObject]: ...  # String[]
     def addedRepositories(self) -> Sequence[JavaObject]: ...  # String[]

@@ -21,6 +21,7 @@ _INTERNAL_PREFIXES = (
     "org.jetbrains.kotlin.",
     "kotlin.script.experimental.",
     "gradlerepl.host.",
+    "gradlerepl.agent.",
     "java.lang.reflect.",
     "jdk.internal.reflect.",
     "sun.reflect.",

@@ -58,6 +58,11 @@ class SnippetCounter:
         self._last += 1
         return self._last, self._driver.start(code, snippet_file(self._last))
 
+    def compile_only(self, code: str) -> tuple[int, RunningSnippet]:
+        """As start, but the facade's RunningSnippet only compiles: an attached session runs the classes elsewhere."""
+        self._last += 1
+        return self._last, self._driver.compileOnly(code, snippet_file(self._last))
+
     def check(self, code: str) -> RunningSnippet:
         """The facade's RunningSnippet compiling `code` under the next snippet's name, which it does not take:
         a check compiles what a run would and leaves the numbering as it was."""

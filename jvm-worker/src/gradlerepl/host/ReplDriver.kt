@@ -39,6 +39,8 @@ class SnippetOutcome {
     @JvmField var cancelledBeforeEvaluation = false
     /** A check's answer: the declared type of the snippet's last expression, when it compiled and has one. */
     @JvmField var valueType: String? = null
+    /** An attached session's compiled snippet (a KJvmCompiledScript), to be run in another JVM. */
+    @JvmField var compiledScript: CompiledSnippet? = null
 }
 
 /**
@@ -135,6 +137,25 @@ class ReplDriver(
         RunningSnippet().also { running -> running.launch { evaluate(code, sourceName, running) } }
 
     /**
+     * Compiles the code as the session's next snippet and keeps it in the REPL's history, without running it: an
+     * attached session runs the compiled classes in the application's JVM (outcome.compiledScript).
+     */
+    fun compileOnly(code: String, sourceName: String): RunningSnippet =
+        RunningSnippet().also { running -> running.launch { compileToRunElsewhere(code, sourceName) } }
+
+    private fun compileToRunElsewhere(code: String, sourceName: String): SnippetOutcome {
+        val outcome = SnippetOutcome()
+        try {
+            val linked = compileRun(code, sourceName, outcome) ?: return outcome
+            outcome.compiled = true
+            outcome.compiledScript = linked.get()
+        } catch (t: Throwable) {
+            outcome.internalError = t
+        }
+        return outcome
+    }
+
+    /**
      * Compiles the code as the session's next snippet would be compiled, reports its diagnostics and the type of its
      * last expression, and then takes back everything the compilation recorded (CompilerMarks): nothing runs and the
      * session is as it was. Libraries named with @file:DependsOn are not resolved (the annotations are blanked).
@@ -222,15 +243,18 @@ class ReplDriver(
         return compiled.valueOrNull()
     }
 
+    /** A run's compilation, which stays in the session's history; what only the compilation needed is let go. */
+    private fun compileRun(code: String, sourceName: String, outcome: SnippetOutcome) = try {
+        compile(code, sourceName, compilationConfiguration, outcome)
+    } finally {
+        marks.releaseBackends()
+        modules.afterCompilation()
+    }
+
     private fun evaluate(code: String, sourceName: String, running: RunningSnippet): SnippetOutcome {
         val outcome = SnippetOutcome()
         try {
-            val linked = try {
-                compile(code, sourceName, compilationConfiguration, outcome)
-            } finally {
-                marks.releaseBackends()
-                modules.afterCompilation()
-            } ?: return outcome
+            val linked = compileRun(code, sourceName, outcome) ?: return outcome
             outcome.compiled = true
             // Cancelled while compiling (the compiler can't be interrupted): it never runs, the session is intact.
             if (!running.beginEvaluation()) {

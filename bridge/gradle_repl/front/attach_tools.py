@@ -1,0 +1,81 @@
+"""The MCP tools of attached sessions: the JVMs running here, and attaching a session to one (registered by
+front/server.py beside the session tools; the session tools then work on it as on any session)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from dataclasses import asdict
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import Context
+from mcp.types import CallToolResult, ToolAnnotations
+from pydantic import Field
+
+from gradle_repl.errors import GradleReplError
+from gradle_repl.front.content import error_result, text_result
+from gradle_repl.host.manager import BuildToolChoice, SessionManager
+from gradle_repl.front.attaching import attach_session, jvm_line
+from gradle_repl.project.running_jvms import list_running_jvms
+from gradle_repl.settings import DEFAULT_BUILD_TOOL, DEFAULT_PROJECT_PATH, DEFAULT_SESSION_ID, DEFAULT_SOURCE_SET
+
+__all__ = ["AttachTools"]
+
+
+class AttachTools:
+    """Tools over the session manager for sessions inside running applications."""
+
+    def __init__(self, manager: SessionManager) -> None:
+        self.manager = manager
+
+    async def list_running_jvms(self) -> CallToolResult:
+        """List the JVMs running on this machine: pid, main class or jar, working directory, Java version, and
+        whether attach_kotlin_session can attach to it (same user, attach not disabled, Java 17+) or why not: a line
+        per JVM, then the same as a JSON list (pid, main, cwd, java_version, java_home, user, attachable, why_not)."""
+        jvms = await asyncio.to_thread(list_running_jvms)
+        if not jvms:
+            return text_result("No JVMs are running on this machine.")
+        return text_result("\n".join(jvm_line(jvm) for jvm in jvms) + "\n" + json.dumps([asdict(jvm) for jvm in jvms], indent=2))
+
+    async def attach_kotlin_session(
+        self,
+        pid: Annotated[int, Field(description="The process id of a running JVM (list_running_jvms lists them).", gt=0)],
+        ctx: Context,
+        sessionId: Annotated[str, Field(description="The session to run inside that JVM; a session of that id is closed first.")] = DEFAULT_SESSION_ID,
+        projectRoot: Annotated[
+            str | None,
+            Field(description="The app's Gradle or Maven project, for its Kotlin version and compiler plugins (kotlinx-serialization, "
+                  "all-open, ...); left out, snippets compile with the Kotlin of the app's kotlin-stdlib and no plugins."),
+        ] = None,
+        projectPath: Annotated[str, Field(description="Gradle project path or Maven module of the app, with projectRoot.")] = DEFAULT_PROJECT_PATH,
+        sourceSet: Annotated[str, Field(description="The source set whose compiler plugins apply, with projectRoot.")] = DEFAULT_SOURCE_SET,
+        buildTool: Annotated[BuildToolChoice, Field(description="The build tool for projectRoot, as for run_kotlin_snippet.")] = DEFAULT_BUILD_TOOL,
+    ) -> CallToolResult:
+        """Attach a session to a JVM that is already running: its snippets then run inside that application, against
+        its live objects (its classes, their static state and objects; a Spring app's beans), and run_kotlin_snippet,
+        check_kotlin_snippet, complete_kotlin_snippet and describe_kotlin_session work on it as on any session
+        (their projectRoot is then ignored). Snippets compile in gradle-repl's own JVM; only their compiled classes go
+        to a small agent loaded into the app, whose socket only this user can reach. What a snippet prints comes back
+        here (the app's own output stays on its console). close_kotlin_session detaches: the app keeps running and the
+        session's state in it is released. Only this user's JVMs can be attached to; attaching runs code inside that
+        process, so never attach to production without meaning to.
+        """
+        try:
+            environment, notices = await attach_session(
+                self.manager, sessionId, pid, project_root=projectRoot, project_path=projectPath, source_set=sourceSet, build_tool=buildTool,
+            )
+        except GradleReplError as error:
+            return error_result(str(error))
+        told = "".join(f"\n{notice.text}" for notice in notices)
+        return text_result(
+            f"Session {sessionId!r} is attached to JVM {pid}: snippets run inside it (Kotlin {environment.kotlin_version}, "
+            f"JDK {environment.java_home}). close_kotlin_session detaches.{told}"
+        )
+
+    def annotated(self) -> list[tuple[Callable[..., Any], ToolAnnotations]]:
+        return [
+            (self.list_running_jvms, ToolAnnotations(read_only_hint=True, open_world_hint=False)),
+            # It loads an agent into another process, which then runs the session's snippets.
+            (self.attach_kotlin_session, ToolAnnotations(destructive_hint=True, open_world_hint=False)),
+        ]

@@ -1,0 +1,89 @@
+"""The environment of a session attached to a running JVM: its snippets compile against what the JVM runs.
+
+The class path is the target's own (`java.class.path`, read with the JDK's jcmd, the attach mechanism's client), a
+Spring Boot fat jar expanded (boot_jar.py); the worker runs on the target's JDK. With a project, the project's
+compiler plugins, options and Kotlin version are kept and only the classpath and JDK are the target's; without one,
+the REPL's Kotlin is the target's kotlin-stdlib version (by the policy of toolchain.repl_kotlin_version) and the
+app's working directory stands for its project root.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+from gradle_repl.environment import ReplEnvironment
+from gradle_repl.errors import GradleReplError
+from gradle_repl.progress import ProgressCallback
+from gradle_repl.project.boot_jar import expanded_classpath, is_boot_jar
+from gradle_repl.project.running_jvms import RunningJvm, attachable_jvm
+from gradle_repl.project.toolchain import PINNED_KOTLIN_VERSION, repl_host_coordinates, repl_kotlin_version, resolve_jars
+
+__all__ = ["attach_environment", "system_properties", "target_classpath"]
+
+# jcmd starts a small JVM and asks the target through the attach mechanism: seconds, unless the target is stopped.
+JCMD_TIMEOUT_SECONDS = 60.0
+_STDLIB = re.compile(r"kotlin-stdlib-(\d+\.\d+\.\d+(?:-[\w.]+)?)\.jar")
+
+
+def system_properties(jvm: RunningJvm) -> dict[str, str]:
+    """The target's system properties (jcmd VM.system_properties), or a one-line error saying why not."""
+    jcmd = Path(jvm.java_home) / "bin" / "jcmd"
+    if not jcmd.is_file():
+        raise GradleReplError(f"JVM {jvm.pid} runs on {jvm.java_home}, which has no jcmd (a JRE?): attaching needs the app to run on a JDK")
+    try:
+        answer = subprocess.run(
+            [str(jcmd), str(jvm.pid), "VM.system_properties"], capture_output=True, text=True, timeout=JCMD_TIMEOUT_SECONDS, check=False,
+        )
+    except subprocess.TimeoutExpired:
+        raise GradleReplError(f"JVM {jvm.pid} did not answer the attach mechanism within {JCMD_TIMEOUT_SECONDS:g} s: is it stopped (SIGSTOP) or hung?") from None
+    if answer.returncode != 0 or "java.class.path" not in answer.stdout:
+        detail = (answer.stdout + answer.stderr).strip().splitlines()
+        raise GradleReplError(f"cannot attach to JVM {jvm.pid}: {detail[-1] if detail else 'jcmd failed'}")
+    properties: dict[str, str] = {}
+    for line in answer.stdout.splitlines():
+        key, separator, value = line.partition("=")
+        if separator and not key.startswith("#"):
+            # java.util.Properties.store escapes these.
+            properties[key.strip()] = value.replace("\\:", ":").replace("\\=", "=").replace("\\\\", "\\")
+    return properties
+
+
+def target_classpath(class_path: str) -> list[str]:
+    """The target's class path as the compiler reads it: a Spring Boot fat jar's nested classes and jars expanded."""
+    entries = [entry for entry in class_path.split(":") if entry]
+    expanded: list[str] = []
+    for entry in entries:
+        expanded.extend(expanded_classpath(entry) if is_boot_jar(entry) else [entry])
+    return expanded
+
+
+def attach_environment(pid: int, project: ReplEnvironment | None = None, *, on_progress: ProgressCallback | None = None) -> ReplEnvironment:
+    """The environment of a session attached to JVM `pid` (with `project`'s compiler plugins and Kotlin when given)."""
+    jvm = attachable_jvm(pid)
+    properties = system_properties(jvm)
+    classpath = target_classpath(properties.get("java.class.path", ""))
+    java_executable = str(Path(jvm.java_home) / "bin" / "java")
+    if project is not None:
+        return project.model_copy(update={"classpath": classpath, "attached_pid": pid, "java_home": jvm.java_home, "java_executable": java_executable})
+    stdlib = next((found.group(1) for entry in classpath if (found := _STDLIB.fullmatch(Path(entry).name))), None)
+    warnings: list[str] = []
+    if stdlib is None:
+        warnings.append(f"JVM {pid} has no kotlin-stdlib on its class path: snippets compile with Kotlin {PINNED_KOTLIN_VERSION}, "
+                        "and run only where the app can load the Kotlin classes they use")
+    kotlin_version, too_old = repl_kotlin_version(stdlib or PINNED_KOTLIN_VERSION)
+    host = resolve_jars({"host": repl_host_coordinates(kotlin_version)}, on_progress=on_progress).by_request["host"]
+    cwd = properties.get("user.dir") or jvm.cwd or "/"
+    return ReplEnvironment(
+        build_tool="maven",  # the toolchain's: the REPL's jars come through Maven
+        project_root=cwd,
+        kotlin_version=kotlin_version,
+        project_kotlin_version=stdlib if too_old else None,
+        classpath=classpath,
+        repl_host_classpath=host,
+        warnings=[*warnings, *([too_old] if too_old else [])],
+        attached_pid=pid,
+        java_home=jvm.java_home,
+        java_executable=java_executable,
+    )

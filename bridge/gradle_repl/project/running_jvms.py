@@ -1,0 +1,124 @@
+"""The JVMs running on this machine that a session could attach to, and why one can't be attached to.
+
+Found without starting a JVM: every process whose executable is a `java` launcher (psutil), its user, command line,
+working directory, and its JDK's `release` file. A JVM can be attached to when it runs as this user (the attach API
+lets no one else in), was not started with -XX:+DisableAttachMechanism, and is Java 17+ (the agent's class files).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import psutil
+
+from gradle_repl.errors import GradleReplError
+
+__all__ = ["RunningJvm", "list_running_jvms", "running_jvm", "java_home_of", "attachable_jvm"]
+
+# The oldest Java the agent is compiled for (worker/agent_jar.py).
+MINIMUM_JAVA = 17
+_RELEASE_VERSION = re.compile(r'^JAVA_VERSION="([^"]+)"', re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class RunningJvm:
+    pid: int
+    main: str  # the main class, or the jar of `java -jar`
+    cwd: str | None
+    java_version: str | None
+    java_home: str
+    user: str
+    attachable: bool
+    why_not: str | None  # when it can't be attached to
+
+
+def java_home_of(executable: str) -> str:
+    """The JDK (or JRE) a `java` launcher belongs to: `<home>/bin/java`."""
+    return str(Path(executable).resolve().parent.parent)
+
+
+def _java_version(java_home: str) -> str | None:
+    try:
+        found = _RELEASE_VERSION.search((Path(java_home) / "release").read_text(encoding="utf-8", errors="replace"))
+    except OSError:
+        return None
+    return found.group(1) if found else None
+
+
+def _main(arguments: list[str]) -> str:
+    """The main class or jar a java command line names: the first argument after the options."""
+    skip_next = {"-cp", "-classpath", "--class-path", "-p", "--module-path", "--add-opens", "--add-exports", "--add-modules"}
+    index = 1
+    while index < len(arguments):
+        argument = arguments[index]
+        if argument in ("-jar", "-m", "--module"):
+            return arguments[index + 1] if index + 1 < len(arguments) else argument
+        if argument in skip_next:
+            index += 2
+            continue
+        if not argument.startswith("-") and not argument.startswith("@"):
+            return argument
+        index += 1
+    return "(unknown)"
+
+
+def _describe(process: psutil.Process) -> RunningJvm | None:
+    try:
+        with process.oneshot():
+            executable = process.exe()
+            if Path(executable).name != "java":
+                return None
+            arguments = process.cmdline()
+            user = process.username()
+            uid = process.uids().real
+            try:
+                cwd: str | None = process.cwd()
+            except psutil.AccessDenied:
+                cwd = None
+    except (psutil.NoSuchProcess, psutil.ZombieProcess):
+        return None
+    except psutil.AccessDenied:
+        return None
+    java_home = java_home_of(executable)
+    version = _java_version(java_home)
+    why_not = None
+    if uid != os.getuid():
+        why_not = f"it runs as user {user}: gradle-repl attaches only to this user's JVMs"
+    elif "-XX:+DisableAttachMechanism" in arguments:
+        why_not = "it was started with -XX:+DisableAttachMechanism"
+    elif version is not None and int(version.split(".")[0]) < MINIMUM_JAVA:
+        why_not = f"it runs Java {version}; attaching needs Java {MINIMUM_JAVA}+"
+    return RunningJvm(process.pid, _main(arguments), cwd, version, java_home, user, why_not is None, why_not)
+
+
+def list_running_jvms() -> list[RunningJvm]:
+    """Every JVM running here, by pid, the ones that can't be attached to with the reason."""
+    found = (_describe(process) for process in psutil.process_iter())
+    return sorted((jvm for jvm in found if jvm is not None and jvm.pid != os.getpid()), key=lambda jvm: jvm.pid)
+
+
+def running_jvm(pid: int) -> RunningJvm:
+    """The JVM `pid`, or a one-line error saying why there is none to attach to."""
+    try:
+        process = psutil.Process(pid)
+    except psutil.NoSuchProcess:
+        raise GradleReplError(f"no process has pid {pid}; `gradle-repl jvms` (list_running_jvms) lists the JVMs running here") from None
+    jvm = _describe(process)
+    if jvm is None:
+        try:
+            name = process.name()
+        except psutil.Error:
+            name = "?"
+        raise GradleReplError(f"process {pid} ({name}) is not a Java VM; `gradle-repl jvms` (list_running_jvms) lists the JVMs running here")
+    return jvm
+
+
+def attachable_jvm(pid: int) -> RunningJvm:
+    """The JVM `pid` when it can be attached to, else a one-line error saying why not."""
+    jvm = running_jvm(pid)
+    if not jvm.attachable:
+        raise GradleReplError(f"cannot attach to JVM {pid}: {jvm.why_not}")
+    return jvm

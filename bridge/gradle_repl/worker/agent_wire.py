@@ -1,0 +1,224 @@
+"""The worker's side of the attach agent's channel (jvm-worker/agent: AttachedSession.java, Wire.java).
+
+Frames are an int length and that many bytes; inside, big-endian numbers and strings as an int byte count (-1: null)
+and UTF-8. On connecting, the agent says hello: `H` app-loader text, Java version, pid (long). The worker sends
+`E` (evaluate): id (long), output limit (int), snippet class, result field (or null), class count (int), then each
+class's binary name and bytes (int length, bytes); and `C` (cancel): id, grace (long, ms: how long the interrupted snippet may take to end). For each evaluation the agent answers once
+with `O` (what the snippet thread printed): id, text, bytes dropped (long), then one of `V` (a value): id, its text,
+its runtime class (null for null), the eval method's generic return type; `U` (Unit): id; `X` (a throwable): id, cause
+count, each cause's class, message and frames (class, method, file, line: int); `S` (stopped or left running after a
+cancel): id, what happened.
+"""
+
+from __future__ import annotations
+
+import socket
+import struct
+from dataclasses import dataclass
+
+from gradle_repl.errors import GradleReplError
+from gradle_repl.worker.report import StackFrame, ThrowableInfo
+
+__all__ = [
+    "AgentGone", "AgentHello", "AgentOutput", "AgentValue", "AgentUnit", "AgentError", "AgentStopped", "AgentReply",
+    "AgentConnection",
+]
+
+
+# A message to the agent fits the socket's buffer unless the app has stopped reading (SIGSTOP, a hung JVM): then the
+# connection is given up rather than the worker blocked for good.
+SEND_TIMEOUT_SECONDS = 30.0
+
+
+class AgentGone(GradleReplError):
+    """The agent's end of the channel closed (the attached JVM exited), or it took nothing for SEND_TIMEOUT_SECONDS."""
+
+
+@dataclass(frozen=True)
+class AgentHello:
+    app_loader: str
+    java_version: str
+    pid: int
+
+
+@dataclass(frozen=True)
+class AgentOutput:
+    id: int
+    text: str
+    dropped: int
+
+
+@dataclass(frozen=True)
+class AgentValue:
+    id: int
+    text: str
+    runtime_class: str | None
+    return_type: str
+
+
+@dataclass(frozen=True)
+class AgentUnit:
+    id: int
+
+
+@dataclass(frozen=True)
+class AgentError:
+    id: int
+    chain: list[ThrowableInfo]
+
+
+@dataclass(frozen=True)
+class AgentStopped:
+    id: int
+    note: str
+
+
+AgentReply = AgentOutput | AgentValue | AgentUnit | AgentError | AgentStopped
+
+
+class _Reader:
+    def __init__(self, data: bytes) -> None:
+        self._data = data
+        self._at = 0
+
+    def _take(self, size: int) -> bytes:
+        chunk = self._data[self._at:self._at + size]
+        if len(chunk) != size:
+            raise GradleReplError("the attach agent sent a truncated message")
+        self._at += size
+        return chunk
+
+    def kind(self) -> str:
+        return self._take(1).decode("ascii")
+
+    def number(self) -> int:
+        return int(struct.unpack(">q", self._take(8))[0])
+
+    def count(self) -> int:
+        return int(struct.unpack(">i", self._take(4))[0])
+
+    def text(self) -> str | None:
+        size = self.count()
+        return None if size < 0 else self._take(size).decode("utf-8", errors="replace")
+
+    def required_text(self) -> str:
+        return self.text() or ""
+
+
+class _Writer:
+    def __init__(self, kind: str) -> None:
+        self._parts = [kind.encode("ascii")]
+
+    def number(self, value: int) -> _Writer:
+        self._parts.append(struct.pack(">q", value))
+        return self
+
+    def count(self, value: int) -> _Writer:
+        self._parts.append(struct.pack(">i", value))
+        return self
+
+    def raw(self, data: bytes) -> _Writer:
+        self.count(len(data))
+        self._parts.append(data)
+        return self
+
+    def text(self, value: str | None) -> _Writer:
+        return self.count(-1) if value is None else self.raw(value.encode("utf-8"))
+
+    def frame(self) -> bytes:
+        body = b"".join(self._parts)
+        return struct.pack(">i", len(body)) + body
+
+
+def _decode(data: bytes) -> AgentReply | AgentHello:
+    message = _Reader(data)
+    kind = message.kind()
+    if kind == "H":
+        return AgentHello(message.required_text(), message.required_text(), message.number())
+    reply_id = message.number()
+    if kind == "O":
+        return AgentOutput(reply_id, message.required_text(), message.number())
+    if kind == "V":
+        return AgentValue(reply_id, message.required_text(), message.text(), message.required_text())
+    if kind == "U":
+        return AgentUnit(reply_id)
+    if kind == "S":
+        return AgentStopped(reply_id, message.required_text())
+    if kind == "X":
+        chain = []
+        for _ in range(message.count()):
+            class_name, text = message.required_text(), message.text()
+            frames = tuple(
+                StackFrame(class_name=message.required_text(), method=message.required_text(), file=message.text(), line=message.count())
+                for _ in range(message.count())
+            )
+            chain.append(ThrowableInfo(class_name, text, frames))
+        return AgentError(reply_id, chain)
+    raise GradleReplError(f"the attach agent sent a message of unknown kind {kind!r}")
+
+
+class AgentConnection:
+    """One session's connection to the agent in the attached JVM; closing it releases the session's state there."""
+
+    def __init__(self, sock: socket.socket, hello: AgentHello) -> None:
+        self._socket = sock
+        self.hello = hello
+        self._buffer = b""
+
+    @classmethod
+    def connect(cls, path: str, *, timeout: float) -> AgentConnection:
+        """Connects and reads the agent's hello; OSError when nothing listens there."""
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            sock.settimeout(timeout)
+            sock.connect(path)
+            connection = cls(sock, AgentHello("", "", 0))
+            hello = connection.receive(timeout)
+        except BaseException:
+            sock.close()
+            raise
+        if not isinstance(hello, AgentHello):
+            sock.close()
+            raise GradleReplError("the attach agent did not say hello")
+        connection.hello = hello
+        return connection
+
+    def evaluate(self, request_id: int, *, output_limit: int, class_name: str, result_field: str | None, classes: dict[str, bytes]) -> None:
+        message = _Writer("E").number(request_id).count(output_limit).text(class_name).text(result_field).count(len(classes))
+        for name, data in classes.items():
+            message.text(name).raw(data)
+        self._send(message.frame())
+
+    def cancel(self, request_id: int, *, grace_seconds: float) -> None:
+        self._send(_Writer("C").number(request_id).number(int(grace_seconds * 1000)).frame())
+
+    def receive(self, timeout: float) -> AgentReply | AgentHello | None:
+        """The next message, or None when none came within the timeout; AgentGone when the agent's end closed."""
+        self._socket.settimeout(timeout)
+        try:
+            while len(self._buffer) < 4 or len(self._buffer) < 4 + struct.unpack(">i", self._buffer[:4])[0]:
+                chunk = self._socket.recv(1 << 16)
+                if not chunk:
+                    raise AgentGone("the attached JVM closed the connection")
+                self._buffer += chunk
+                self._socket.settimeout(timeout)
+        except (socket.timeout, BlockingIOError):
+            return None
+        except (ConnectionResetError, BrokenPipeError) as error:
+            raise AgentGone(f"the attached JVM closed the connection ({error})") from error
+        size = struct.unpack(">i", self._buffer[:4])[0]
+        data, self._buffer = self._buffer[4:4 + size], self._buffer[4 + size:]
+        return _decode(data)
+
+    def _send(self, frame: bytes) -> None:
+        try:
+            self._socket.settimeout(SEND_TIMEOUT_SECONDS)
+            self._socket.sendall(frame)
+        except socket.timeout as error:
+            # Part of the message may have gone: the channel can't be trusted any more.
+            raise AgentGone(f"the attached JVM took no data for {SEND_TIMEOUT_SECONDS:g} s (stopped or hung)") from error
+        except (ConnectionResetError, BrokenPipeError) as error:
+            raise AgentGone(f"the attached JVM closed the connection ({error})") from error
+
+    def close(self) -> None:
+        self._socket.close()

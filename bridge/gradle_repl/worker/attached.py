@@ -1,0 +1,214 @@
+"""An attached session: snippets compile here, in the worker's K2 REPL, and run in a JVM that is already running.
+
+The worker loads gradle-repl's agent into the target (the attach API's VirtualMachine.loadAgent, from this worker's
+JVM) unless it already listens there, connects to it (worker/agent_wire.py), and for each snippet sends the classes
+the REPL compiled. The target never loads the compiler; the session's state (its snippets' instances) lives there.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import psutil
+
+from gradle_repl.errors import WorkerFailed
+from gradle_repl.frames import DescribeRequest, DescriptionResult, DisplayFrame, ErrorResult, EvalRequest, StreamFrame, SuccessResult
+from gradle_repl.worker.agent_jar import build_agent_jar
+from gradle_repl.worker.agent_socket import socket_path
+from gradle_repl.worker.agent_wire import AgentConnection, AgentError, AgentGone, AgentOutput, AgentReply, AgentStopped, AgentUnit, AgentValue
+from gradle_repl.worker.java import JavaException, JavaObject, java_class
+from gradle_repl.worker.deadlines import INTERRUPT_GRACE_SECONDS, REPLY_SECONDS
+from gradle_repl.worker.kotlin_types import kotlin_type_name
+from gradle_repl.worker.outcomes import snippet_result
+from gradle_repl.worker.output_frames import Send, SnippetOutput
+from gradle_repl.worker.report import format_throwable
+from gradle_repl.worker.safety import cap_text, jstr
+from gradle_repl.worker.session import POLL_INTERVAL_MS, ReplSession
+from gradle_repl.worker.snippet_names import WARM_UP_SNIPPETS, SnippetCounter
+
+__all__ = ["ATTACHED_LIBRARIES_UNAVAILABLE", "AttachedSession", "attach_agent", "warm_up_attached"]
+
+ATTACHED_LIBRARIES_UNAVAILABLE = "an attached session can't add libraries: the running application's classpath is fixed"
+# Connecting to a listening agent and reading its hello: it answers at once unless the JVM is stopped or hung.
+CONNECT_TIMEOUT_SECONDS = 10.0
+# After a cancel, how long the agent may take to say how the snippet ended: its grace, and a margin that ends before
+# the host gives up on this worker (deadlines.STOPPED_ANSWER_SECONDS).
+_CANCEL_ANSWER_SECONDS = INTERRUPT_GRACE_SECONDS + REPLY_SECONDS - 1.0
+_POLL_SECONDS = POLL_INTERVAL_MS / 1000
+def attach_agent(pid: int, java_home: str) -> AgentConnection:
+    """A connection to gradle-repl's agent in JVM `pid`, loading the agent there first when it isn't listening yet
+    (a second attach finds the first one's agent)."""
+    jar = build_agent_jar(java_home)
+    path = socket_path(pid, jar)
+    if Path(path).exists():
+        try:
+            return AgentConnection.connect(path, timeout=CONNECT_TIMEOUT_SECONDS)
+        except OSError:
+            pass  # left by an earlier JVM with this pid, or an agent that is gone: load it (again)
+    _load_agent(pid, jar, path)
+    try:
+        return AgentConnection.connect(path, timeout=CONNECT_TIMEOUT_SECONDS)
+    except OSError as error:
+        raise WorkerFailed(f"gradle-repl's agent was loaded into JVM {pid} but does not answer on {path}: {error}") from error
+
+
+def _load_agent(pid: int, jar: Path, path: str) -> None:
+    virtual_machine = java_class("com.sun.tools.attach.VirtualMachine")
+    try:
+        target = virtual_machine.attach(str(pid))
+    except JavaException as error:
+        thrown: JavaObject = error  # a Java throwable, read as one
+        raise WorkerFailed(f"cannot attach to JVM {pid}: {jstr(thrown.getMessage()) or thrown.getClass().getName()}") from error
+    try:
+        target.loadAgent(str(jar), str(Path(path).parent))
+    except JavaException as error:
+        thrown = error
+        raise WorkerFailed(f"JVM {pid} did not load gradle-repl's agent: {thrown.getClass().getSimpleName()}: {jstr(thrown.getMessage())}") from error
+    finally:
+        target.detach()
+
+
+def warm_up_attached(snippets: SnippetCounter, connection: AgentConnection, code: str) -> None:
+    """The worker's warm-up snippets, compiled here and run in the target: the first snippet carries what the REPL
+    shares with every later one, so it must run there too."""
+    for _ in range(WARM_UP_SNIPPETS):
+        _, running = snippets.compile_only(code)
+        running.join(0)  # Thread.join(0): until compiled
+        outcome = running.getOutcome()
+        if outcome is None or outcome.compiledScript is None:
+            why = [jstr(d.getMessage()) for d in outcome.diagnostics] if outcome is not None else []
+            raise WorkerFailed(f"the Kotlin REPL failed to compile the attached session's first snippet: {'; '.join(why) or outcome}")
+        ran = _run_there(connection, 0, outcome.compiledScript, output_limit=1_000, deadline=time.monotonic() + CONNECT_TIMEOUT_SECONDS)
+        if not isinstance(ran.reply, (AgentUnit, AgentValue)):
+            raise WorkerFailed(f"the attached JVM failed the warm-up snippet: {ran.reply}")
+
+
+@dataclass(frozen=True)
+class _Ran:
+    reply: AgentReply | None  # None: the agent said nothing, even after the cancel
+    stopped: bool  # a cancel was sent (the client's, or the timeout's)
+    dropped: int  # bytes of output the agent or the frame limit cut
+
+
+def _classes(script: Any) -> dict[str, bytes]:
+    """The compiled snippet's classes by binary name, from the REPL's in-memory module (the module of this snippet
+    alone: earlier snippets' classes are already in the target)."""
+    files = script.getCompiledModule().getCompilerOutputFiles()
+    classes: dict[str, bytes] = {}
+    for entry in files.entrySet():
+        path = jstr(entry.getKey())
+        if path.endswith(".class"):
+            classes[path.removesuffix(".class").replace("/", ".")] = bytes(entry.getValue())
+    return classes
+
+
+def _run_there(
+    connection: AgentConnection, request_id: int, script: Any, *, output_limit: int, deadline: float,
+    cancel: threading.Event | None = None, send: Send | None = None, frame_limit: int = 1 << 20,
+) -> _Ran:
+    """Sends the compiled snippet to the agent and waits for its one answer, forwarding what it printed; at the
+    deadline or on a cancel, asks the agent to stop it and waits for its word on that."""
+    result_field = script.getResultField()
+    connection.evaluate(
+        request_id, output_limit=output_limit, class_name=jstr(script.getScriptClassFQName()),
+        result_field=jstr(result_field.getFirst()) if result_field is not None else None, classes=_classes(script),
+    )
+    stopped_at: float | None = None
+    dropped = 0
+    while True:
+        message = connection.receive(_POLL_SECONDS)
+        now = time.monotonic()
+        if message is None:
+            if stopped_at is None and ((cancel is not None and cancel.is_set()) or now > deadline):
+                connection.cancel(request_id, grace_seconds=INTERRUPT_GRACE_SECONDS)
+                stopped_at = now
+            elif stopped_at is not None and now - stopped_at > _CANCEL_ANSWER_SECONDS:
+                return _Ran(None, True, dropped)
+            continue
+        if getattr(message, "id", None) != request_id:
+            continue  # the late answer of a snippet given up on earlier
+        if isinstance(message, AgentOutput):
+            text, cut = cap_text(message.text, frame_limit)
+            dropped += message.dropped + cut
+            if send is not None and text:
+                send(StreamFrame(event="stdout", data=text))
+            continue
+        return _Ran(message, stopped_at is not None, dropped)  # type: ignore[arg-type]
+
+
+def _still_running(pid: int) -> bool:
+    """Whether the process runs on (a killed one its parent hasn't waited for yet is a zombie: it has exited)."""
+    try:
+        return psutil.Process(pid).status() not in (psutil.STATUS_ZOMBIE, psutil.STATUS_DEAD)
+    except psutil.NoSuchProcess:
+        return False
+
+
+class AttachedSession(ReplSession):
+    """A ReplSession whose snippets run in the attached JVM; checks, completion and describe are the REPL's, here."""
+
+    def __init__(self, *args: Any, connection: AgentConnection, pid: int, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._connection = connection
+        self._pid = pid
+
+    def describe(self, request: DescribeRequest) -> DescriptionResult | ErrorResult:  # type: ignore[override]
+        """Not listed yet: the session's values live in the app, where the worker can't read them."""
+        return ErrorResult(
+            id=request.id, error_kind="internal",
+            message=f"it runs inside JVM {self._pid}, and describing an attached session's declarations is not supported yet",
+        )
+
+    def _run(self, request: EvalRequest, output: SnippetOutput, send: Send, cancel: threading.Event) -> SuccessResult | ErrorResult:
+        _, running = self._snippets.compile_only(request.code)
+        running.join(0)  # the compiler can't be interrupted: a cancel meanwhile ends the snippet before it runs
+        outcome = running.getOutcome()
+        assert outcome is not None  # join(0) returns once the compiling thread has set its outcome
+        if outcome.compiledScript is None:
+            return snippet_result(outcome, request.code, output, heap_mb=self._request.heap_mb, explain=lambda _: None)
+        if cancel.is_set():
+            return ErrorResult(error_kind="cancelled", message="Cancelled by the client while the snippet compiled; it never ran. The session's state is kept.")
+        try:
+            ran = _run_there(
+                self._connection, request.id, outcome.compiledScript, output_limit=self._request.output_limit_bytes,
+                deadline=time.monotonic() + request.timeout_ms / 1000, cancel=cancel, send=send, frame_limit=self._request.frame_limit_bytes,
+            )
+        except AgentGone as gone:
+            self.exit_code = 0
+            if _still_running(self._pid):
+                message = (f"The connection to the attached JVM (pid {self._pid}) was lost: {gone}; the session's state in it "
+                           "is released. Attach again to go on.")
+            else:
+                message = f"The attached JVM (pid {self._pid}) exited; the session's state in it is gone. Attach again to a running JVM."
+            return ErrorResult(error_kind="exited", state_lost=True, message=message)
+        output.truncated += ran.dropped
+        return self._result(ran, outcome.compiledScript, request, cancelled=cancel.is_set())
+
+    def _result(self, ran: _Ran, script: Any, request: EvalRequest, *, cancelled: bool) -> SuccessResult | ErrorResult:
+        why = "Cancelled by the client" if cancelled else f"Timed out after {request.timeout_ms / 1000:g} s"
+        kind: Literal["cancelled", "timeout"] = "cancelled" if cancelled else "timeout"
+        reply = ran.reply
+        if reply is None:
+            return ErrorResult(
+                error_kind=kind,
+                message=f"{why}, and the attached JVM (pid {self._pid}) did not answer: is it stopped (SIGSTOP) or hung? "
+                "The session stays attached; its next snippet runs once the JVM answers again.",
+            )
+        if isinstance(reply, AgentStopped):
+            return ErrorResult(error_kind=kind, message=f"{why}; the snippet ignored its interrupt and was {reply.note}. The application keeps running.")
+        if ran.stopped:  # whatever it came to after its interrupt, as a session's own snippet answers
+            return ErrorResult(error_kind=kind, message=f"{why}; the snippet was interrupted and stopped. The session's state is kept.")
+        if isinstance(reply, AgentError):
+            headline, stack = format_throwable(reply.chain)
+            return ErrorResult(error_kind="runtime", message=headline, stack=stack)
+        if isinstance(reply, AgentValue):
+            # Kotlin 2.3+ records the value's declared type with the compiled snippet; 2.2 only in the eval method's signature.
+            result_field = script.getResultField()
+            declared = jstr(result_field.getSecond().getTypeName()) if result_field is not None else reply.return_type
+            text, cut = cap_text(reply.text, self._request.frame_limit_bytes)
+            return SuccessResult(value=DisplayFrame(kind="text", mime="text/plain", data=text), value_type=kotlin_type_name(declared), truncated_bytes=cut)
+        return SuccessResult(value_type="kotlin.Unit")

@@ -1,0 +1,253 @@
+package gradlerepl.agent;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.lang.reflect.Field;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+
+/**
+ * One attached session: the snippets' class loaders and instances, evaluated the way the K2 REPL's evaluator does
+ * ({@code K2ReplEvaluator.evalSnippet}: the snippet class's {@code INSTANCE}, its {@code $$eval} method, then its
+ * result field, or on Kotlin 2.2 the method's return value). Everything is released when the worker's connection
+ * closes: the loaders and instances are reachable from nothing else.
+ */
+final class AttachedSession {
+    /** The longest value text sent: the worker fits values to its frames, this only keeps a runaway toString small. */
+    private static final int MAX_VALUE_CHARS = 1 << 20;
+    private static final String EVAL_METHOD = "$$eval";
+
+    private final InputStream in;
+    private final OutputStream out;
+    private final Closeable connection;
+    private final ClassLoader appLoader;
+    private ClassLoader newest;
+    /** The snippets' instances: the session's state, alive as long as the session. */
+    private final List<Object> instances = new ArrayList<>();
+    private volatile Running running;
+    /**
+     * Sends every reply, so no snippet thread ever writes to the socket: an interrupted thread's write would close the
+     * channel (it is interruptible), and a snippet's thread is interrupted on its cancel.
+     */
+    private final ExecutorService writer = Executors.newSingleThreadExecutor(task -> {
+        Thread thread = new Thread(task, "gradle-repl-session-writer");
+        thread.setDaemon(true);
+        return thread;
+    });
+
+    AttachedSession(InputStream in, OutputStream out, Closeable connection, ClassLoader appLoader) {
+        this.in = in;
+        this.out = out;
+        this.connection = connection;
+        this.appLoader = appLoader;
+        this.newest = appLoader;
+    }
+
+    /** A snippet on its own thread; its reply is sent once, by whoever finishes it first. */
+    private static final class Running {
+        final long id;
+        final Thread thread;
+        final SnippetOutput.Capture capture;
+        boolean answered;
+
+        Running(long id, Thread thread, SnippetOutput.Capture capture) {
+            this.id = id;
+            this.thread = thread;
+            this.capture = capture;
+        }
+    }
+
+    void serve() {
+        try {
+            new Wire.Out('H')
+                    .text(appLoader.toString())
+                    .text(System.getProperty("java.version"))
+                    .number(ProcessHandle.current().pid())
+                    .sendTo(out);
+            for (Wire.In message = Wire.read(in); message != null; message = Wire.read(in)) {
+                byte kind = message.kind();
+                if (kind == 'E') {
+                    start(message);
+                } else if (kind == 'C') {
+                    cancel(message.number(), message.number());
+                }
+            }
+        } catch (IOException e) {
+            // The worker is gone: the session ends with it.
+        } catch (RuntimeException | Error e) {
+            // A fault of the agent's own: the application's console is the only place left to say so.
+            System.err.println("gradle-repl's agent ended a session: " + e);
+            e.printStackTrace();
+        } finally {
+            Running last = running;
+            if (last != null) {
+                last.thread.interrupt();
+            }
+            writer.shutdown();
+            synchronized (this) {
+                instances.clear();
+                newest = appLoader;
+            }
+            try {
+                connection.close();
+            } catch (IOException ignored) {
+                // closing a socket the peer already closed
+            }
+        }
+    }
+
+    private void start(Wire.In message) throws IOException {
+        long id = message.number();
+        int outputLimit = message.count();
+        String className = message.text();
+        String resultField = message.text();
+        int count = message.count();
+        Map<String, byte[]> classes = new HashMap<>();
+        for (int i = 0; i < count; i++) {
+            classes.put(message.text(), message.bytes());
+        }
+        SnippetLoader loader = new SnippetLoader(className, classes, newest);
+        SnippetOutput.Capture capture = new SnippetOutput.Capture(outputLimit);
+        Running[] self = new Running[1];
+        Thread thread = new Thread(() -> {
+            SnippetOutput.begin(capture);
+            Wire.Out reply;
+            try {
+                reply = evaluate(id, loader, className, resultField);
+            } catch (Throwable t) {
+                reply = error(id, t);
+            } finally {
+                SnippetOutput.end();
+            }
+            answer(self[0], reply);
+        }, "gradle-repl-snippet-" + className);
+        thread.setDaemon(true);
+        thread.setContextClassLoader(loader);
+        self[0] = new Running(id, thread, capture);
+        running = self[0];
+        thread.start();
+    }
+
+    private Wire.Out evaluate(long id, SnippetLoader loader, String className, String resultField) throws Throwable {
+        Class<?> snippetClass = Class.forName(className, true, loader);
+        Method eval = Arrays.stream(snippetClass.getMethods()).filter(m -> m.getName().equals(EVAL_METHOD)).findFirst()
+                .orElseThrow(() -> new IllegalStateException(className + " has no " + EVAL_METHOD + " method"));
+        Object instance = snippetClass.getField("INSTANCE").get(null);
+        synchronized (this) {
+            // Later snippets resolve this one's declarations through its loader, whatever its run came to.
+            newest = loader;
+            instances.add(instance);
+        }
+        Object returned;
+        try {
+            returned = eval.invoke(instance);
+        } catch (InvocationTargetException e) {
+            return error(id, e.getTargetException());
+        }
+        Object value;
+        if (resultField != null) {
+            Field field = snippetClass.getDeclaredField(resultField);
+            field.setAccessible(true);
+            value = field.get(instance);
+        } else if (eval.getReturnType() == void.class) {
+            return new Wire.Out('U').number(id);
+        } else {
+            value = returned;
+        }
+        return new Wire.Out('V').number(id)
+                .text(text(value))
+                .text(value == null ? null : value.getClass().getName())
+                .text(eval.getGenericReturnType().getTypeName());
+    }
+
+    private static String text(Object value) {
+        String text;
+        try {
+            // Arrays as Kotlin's contentDeepToString shows them, not as [I@1b6d3586.
+            if (value != null && value.getClass().isArray()) {
+                Object[] items = new Object[java.lang.reflect.Array.getLength(value)];
+                Arrays.setAll(items, i -> java.lang.reflect.Array.get(value, i));
+                text = Arrays.deepToString(items);
+            } else {
+                text = String.valueOf(value);
+            }
+        } catch (Throwable t) {
+            text = "<toString() threw " + t + ">";
+        }
+        return text.length() > MAX_VALUE_CHARS ? text.substring(0, MAX_VALUE_CHARS) : text;
+    }
+
+    private static Wire.Out error(long id, Throwable thrown) {
+        List<Throwable> chain = new ArrayList<>();
+        for (Throwable t = thrown; t != null && chain.size() < 20 && !chain.contains(t); t = t.getCause()) {
+            chain.add(t);
+        }
+        Wire.Out reply = new Wire.Out('X').number(id).count(chain.size());
+        for (Throwable t : chain) {
+            StackTraceElement[] frames = t.getStackTrace();
+            reply.text(t.getClass().getName()).text(t.getMessage()).count(frames.length);
+            for (StackTraceElement frame : frames) {
+                reply.text(frame.getClassName()).text(frame.getMethodName()).text(frame.getFileName()).count(frame.getLineNumber());
+            }
+        }
+        return reply;
+    }
+
+    /**
+     * Interrupts the snippet's thread and waits the worker's grace for it to end; one that ignores interrupts is stopped where the JDK still can (17 to 19) and
+     * otherwise keeps running in the application, which the reply says. The application's threads are not touched.
+     */
+    @SuppressWarnings("removal")
+    private void cancel(long id, long graceMillis) {
+        Running current = running;
+        if (current == null || current.id != id) {
+            return;
+        }
+        current.thread.interrupt();
+        try {
+            current.thread.join(graceMillis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return;
+        }
+        if (!current.thread.isAlive()) {
+            return;
+        }
+        String note;
+        try {
+            current.thread.stop();
+            note = "stopped";
+        } catch (UnsupportedOperationException e) {
+            note = "left running: Java " + Runtime.version().feature() + " cannot stop a thread, so it runs on in the app until it ends";
+        }
+        answer(current, new Wire.Out('S').number(id).text(note));
+    }
+
+    /** Sends a snippet's one reply, with what it printed: the first of its end or its cancel to get here. */
+    private void answer(Running snippet, Wire.Out reply) {
+        synchronized (snippet) {
+            if (snippet.answered) {
+                return;
+            }
+            snippet.answered = true;
+        }
+        Wire.Out printed = new Wire.Out('O').number(snippet.id).text(snippet.capture.text()).number(snippet.capture.dropped());
+        writer.execute(() -> {
+            try {
+                printed.sendTo(out);
+                reply.sendTo(out);
+            } catch (IOException e) {
+                // The worker is gone; serve() ends the session.
+            }
+        });
+    }
+}

@@ -1,0 +1,31 @@
+package gradlerepl.agent;
+
+import java.util.Map;
+
+/**
+ * The classes of one snippet, defined on first use. Its parent is the previous snippet's loader (the first one's is
+ * the application's), as the K2 REPL chains its snippets' loaders: a snippet sees the application and every earlier
+ * snippet, and nothing of it is visible to the application.
+ */
+final class SnippetLoader extends ClassLoader {
+    static {
+        registerAsParallelCapable();
+    }
+
+    private final Map<String, byte[]> classes;
+
+    /** @param classes by binary name ({@code _3_repl$Point}) */
+    SnippetLoader(String name, Map<String, byte[]> classes, ClassLoader parent) {
+        super(name, parent);
+        this.classes = classes;
+    }
+
+    @Override
+    protected Class<?> findClass(String name) throws ClassNotFoundException {
+        byte[] bytes = classes.get(name);
+        if (bytes == null) {
+            throw new ClassNotFoundException(name);
+        }
+        return defineClass(name, bytes, 0, bytes.length);
+    }
+}

@@ -1,0 +1,83 @@
+"""A real application process for attach tests: started as its users start it, ready when it says so on its stdout,
+always stopped at the end of the block."""
+
+from __future__ import annotations
+
+import os
+import queue
+import signal
+import subprocess
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+# A JVM app with a small classpath prints its first line within seconds; a loaded CI machine may take tens.
+READY_TIMEOUT_SECONDS = 120.0
+# How long the app may take to answer one line on its stdin.
+ANSWER_TIMEOUT_SECONDS = 30.0
+
+
+class RunningApp:
+    """The app's process, its stdout as lines, and a way to ask it something on its stdin."""
+
+    def __init__(self, process: subprocess.Popen[str]) -> None:
+        self.process = process
+        self.lines: queue.Queue[str] = queue.Queue()
+        self.ready_line = ""
+        threading.Thread(target=self._read, daemon=True).start()
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            self.lines.put(line.rstrip("\n"))
+
+    def wait_for(self, predicate: str, timeout: float = ANSWER_TIMEOUT_SECONDS) -> tuple[str, list[str]]:
+        """The first line containing `predicate`, and the lines before it."""
+        seen: list[str] = []
+        while True:
+            try:
+                line = self.lines.get(timeout=timeout)
+            except queue.Empty:
+                raise AssertionError(f"the app printed no line with {predicate!r} within {timeout:g} s; it printed {seen}") from None
+            if predicate in line:
+                return line, seen
+            seen.append(line)
+
+    def ask(self, line: str, answer_contains: str) -> tuple[str, list[str]]:
+        assert self.process.stdin is not None
+        self.process.stdin.write(line + "\n")
+        self.process.stdin.flush()
+        return self.wait_for(answer_contains)
+
+
+@contextmanager
+def running_app(command: list[str], *, ready: str, cwd: str | None = None) -> Iterator[RunningApp]:
+    """The app started in a process group of its own (a launcher such as `mvn spring-boot:run` forks the app's JVM),
+    ready once a line contains `ready`; the whole group is killed however the block ends."""
+    process = subprocess.Popen(
+        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=cwd, start_new_session=True,
+    )
+    try:
+        app = RunningApp(process)
+        app.ready_line, _ = app.wait_for(ready, READY_TIMEOUT_SECONDS)
+        yield app
+    finally:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        process.wait()
+
+
+# The plain Kotlin app of tests/projects/attach-plain: it prints this line once it runs.
+SHOP_MAIN = "shop.ShopKt"
+SHOP_READY = "ready"
+
+
+def shop_command(java: str, classpath: list[str], *jvm_options: str) -> list[str]:
+    """The plain app started as its users start it: `java -cp <its runtime classpath> shop.ShopKt`."""
+    return [java, *jvm_options, "-cp", ":".join(classpath), SHOP_MAIN]

@@ -1,0 +1,232 @@
+"""Attached sessions on a plain Kotlin `main` app started with `java -cp`: snippets compile in the worker and run in
+the app, against its live objects; what they print comes back to the session, not to the app's console."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import signal
+import subprocess
+import sys
+from typing import Any
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from mcp import Client
+from mcp.types import TextContent
+
+from conftest import PROJECTS, SyncWorker, running_worker
+from gradle_repl.environment import ReplEnvironment
+from gradle_repl.errors import GradleReplError
+from gradle_repl.front.server import build_server
+from gradle_repl.frames import ErrorResult, StreamFrame, SuccessResult
+from gradle_repl.host.manager import SessionLimits, SessionManager
+from gradle_repl.project.attach_target import attach_environment
+from gradle_repl.project.resolve import resolve_environment
+from gradle_repl.project.running_jvms import list_running_jvms
+from gradle_repl.worker.agent_jar import build_agent_jar
+from runningapp import SHOP_READY, RunningApp, running_app, shop_command
+
+pytestmark = pytest.mark.jvm
+
+SHOP = PROJECTS / "attach-plain"
+
+
+@pytest.fixture(scope="module")
+def shop_env() -> ReplEnvironment:
+    return resolve_environment(SHOP, build_tool="maven").environment
+
+
+@pytest.fixture(scope="module")
+def shop(shop_env: ReplEnvironment) -> Iterator[RunningApp]:
+    with running_app(shop_command(shop_env.java_executable, shop_env.classpath), ready=SHOP_READY) as app:
+        yield app
+
+
+@pytest.fixture(scope="module")
+def attached(shop: RunningApp) -> Iterator[SyncWorker]:
+    """A session attached without a project: classpath, JDK and Kotlin version are read from the running app."""
+    with running_worker(attach_environment(shop.pid)) as worker:
+        yield worker
+
+
+def test_a_snippet_changes_the_apps_state_and_the_app_sees_it(attached: SyncWorker, shop: RunningApp):
+    """The snippet runs against the app's own `Inventory` object: a change it makes is what the app's loop reports."""
+    assert attached.value("shop.Inventory.total()") == "8"
+    attached.value('shop.Inventory.items += shop.Item("fig", 2); shop.Inventory.items.size')
+    line, _ = shop.ask("total", "total=")
+    assert line == "total=10 open=true"
+    shop.ask("buy", "bought")
+    assert attached.value("shop.Inventory.total()") == "17"
+
+
+def test_the_sessions_declarations_live_on_and_use_the_apps_types(attached: SyncWorker):
+    """Earlier snippets' values and classes are seen by later ones, and snippet classes hold the app's objects."""
+    for declaration in ("data class Sale(val item: shop.Item, val count: Int)", "val sale = Sale(shop.Inventory.items.first(), 3)"):
+        assert isinstance(attached.eval(declaration).result, SuccessResult)
+    reply = attached.eval("sale.item.price * sale.count")
+    assert isinstance(reply.result, SuccessResult)
+    assert reply.result.value is not None and reply.result.value.data == "9"
+    assert reply.result.value_type == "kotlin.Int"
+
+
+def test_what_a_snippet_prints_comes_back_and_never_reaches_the_apps_console(attached: SyncWorker, shop: RunningApp):
+    """Only the snippet's thread is captured: the app's own output stays on its console, the snippet's comes back."""
+    reply = attached.eval('println("from the snippet"); System.err.println("and its stderr")')
+    printed = "".join(f.data for f in reply.frames if isinstance(f, StreamFrame))
+    assert "from the snippet" in printed and "and its stderr" in printed
+    line, before = shop.ask("total", "total=")
+    assert not any("snippet" in seen for seen in before), before
+
+
+def test_an_exception_is_the_snippets_with_its_own_stack(attached: SyncWorker):
+    """A throwing snippet answers with its exception and the user's frames; the session goes on."""
+    result = attached.eval('fun fail(): Int = error("no stock")\nfail()').result
+    assert isinstance(result, ErrorResult) and result.error_kind == "runtime"
+    assert result.message == "java.lang.IllegalStateException: no stock"
+    assert "at fail (snippet" in result.stack
+    assert attached.value("1 + 1") == "2"
+
+
+def test_a_timeout_interrupts_the_snippet_and_the_app_keeps_answering(attached: SyncWorker, shop: RunningApp):
+    """A snippet past its timeout is interrupted in the app; the session and the app both go on."""
+    result = attached.eval("Thread.sleep(600_000)", timeout=2.0).result
+    assert isinstance(result, ErrorResult) and result.error_kind == "timeout", result
+    assert "interrupted and stopped" in result.message
+    shop.ask("total", "total=")
+    assert attached.value("sale.count") == "3"
+
+
+def test_a_stopped_app_is_answered_by_the_timeout_and_the_session_goes_on_once_it_continues(attached: SyncWorker, shop: RunningApp):
+    """An app stopped with SIGSTOP can't answer: the timeout says so (nothing hangs), and after SIGCONT the session
+    runs its next snippet, the stopped one's late answer dropped."""
+    os.kill(shop.pid, signal.SIGSTOP)
+    try:
+        result = attached.eval("shop.Inventory.items.size", timeout=2.0).result
+    finally:
+        os.kill(shop.pid, signal.SIGCONT)
+    assert isinstance(result, ErrorResult) and result.error_kind == "timeout", result
+    assert f"the attached JVM (pid {shop.pid}) did not answer: is it stopped (SIGSTOP) or hung?" in result.message
+    assert attached.value("40 + 2") == "42"
+
+
+def test_the_app_never_loads_the_compiler(attached: SyncWorker, shop: RunningApp, shop_env: ReplEnvironment):
+    """Only compiled classes travel: the app's JVM has no class of the Kotlin compiler or scripting host loaded."""
+    attached.value("shop.Inventory.open")
+    jcmd = Path(shop_env.java_home) / "bin" / "jcmd"
+    histogram = subprocess.run([str(jcmd), str(shop.pid), "GC.class_histogram"], capture_output=True, text=True, check=True).stdout
+    assert "gradlerepl.agent.AttachedSession" in histogram  # the histogram does list the agent
+    assert "org.jetbrains.kotlin." not in histogram
+    assert "kotlin.script.experimental." not in histogram
+
+
+def test_the_attach_environment_is_the_apps_own(shop: RunningApp, shop_env: ReplEnvironment):
+    """Without a project, the session compiles against the app's class path, on its JDK, at its stdlib's Kotlin."""
+    environment = attach_environment(shop.pid)
+    assert environment.classpath == shop_env.classpath
+    assert environment.kotlin_version == "2.3.21"
+    assert environment.attached_pid == shop.pid
+    assert Path(environment.java_home) == Path(shop_env.java_executable).resolve().parent.parent
+
+
+def test_what_cannot_be_attached_to_is_said_in_one_line(shop_env: ReplEnvironment):
+    """No such process, a process that is no JVM, a JVM refusing attach: each a one-line reason."""
+    with pytest.raises(GradleReplError, match=r"^no process has pid"):
+        attach_environment(2**22 + 7)
+    with pytest.raises(GradleReplError, match=r"is not a Java VM"):
+        attach_environment(os.getpid())
+    command = shop_command(shop_env.java_executable, shop_env.classpath, "-XX:+DisableAttachMechanism")
+    with running_app(command, ready=SHOP_READY) as closed:
+        with pytest.raises(GradleReplError, match=r"^cannot attach to JVM \d+: it was started with -XX:\+DisableAttachMechanism$"):
+            attach_environment(closed.pid)
+        listed = {jvm.pid: jvm for jvm in list_running_jvms()}
+        assert listed[closed.pid].why_not == "it was started with -XX:+DisableAttachMechanism"
+        assert listed[closed.pid].main == "shop.ShopKt"
+
+
+def test_with_the_project_its_compiler_plugins_apply_to_snippets_run_in_the_app(shop: RunningApp, shop_env: ReplEnvironment):
+    """Attached with its project, a session compiles with the project's kotlinx-serialization plugin: a @Serializable
+    class declared in a snippet is encoded by the app's own kotlinx-serialization."""
+    with running_worker(attach_environment(shop.pid, shop_env)) as worker:
+        code = (
+            "import kotlinx.serialization.*\nimport kotlinx.serialization.json.*\n"
+            "@Serializable data class Price(val item: String, val cents: Int)\n"
+            "val text = Json.encodeToString(Price(shop.Inventory.items.first().name, 300))\n"
+            'text + " " + Json.decodeFromString<Price>(text)'
+        )
+        assert worker.value(code) == '{"item":"apple","cents":300} Price(item=apple, cents=300)'
+
+
+def test_the_cli_lists_the_app_and_evaluates_inside_it(shop: RunningApp):
+    """`gradle-repl jvms` shows the app as attachable; `gradle-repl eval --attach PID` runs snippets in it."""
+    listed = _cli("jvms")
+    assert listed.returncode == 0 and re.search(rf"^\s*{shop.pid}\s+Java \S+\s+shop\.ShopKt .*; attachable\)$", listed.stdout, re.MULTILINE), listed.stdout
+    ran = _cli("eval", "--attach", str(shop.pid), "-e", "val n = shop.Inventory.items.size", "-e", "n * 10")
+    assert ran.returncode == 0, ran.stderr
+    assert f"{10 * int(_cli_value(shop))}\n// type: kotlin.Int" in ran.stdout, ran.stdout
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "gradle_repl", *args], capture_output=True, text=True, timeout=600)
+
+
+def _cli_value(shop: RunningApp) -> str:
+    """How many items the app itself counts now, from its own answer."""
+    line, _ = shop.ask("count", "count=")
+    return line.removeprefix("count=")
+
+
+def test_the_agent_refuses_a_socket_directory_others_can_enter(shop_env: ReplEnvironment, tmp_path: Path):
+    """Whoever can enter the socket's directory could run code in the app: the agent listens only in one that is its
+    owner's alone (the JVM refuses to start with it otherwise)."""
+    shared = tmp_path / "shared"
+    shared.mkdir(mode=0o755)
+    shared.chmod(0o755)
+    jar = build_agent_jar(shop_env.java_home)
+    started = subprocess.run(
+        shop_command(shop_env.java_executable, shop_env.classpath, f"-javaagent:{jar}={shared}"),
+        input="", capture_output=True, text=True, timeout=120,
+    )
+    assert started.returncode != 0 and "ready" not in started.stdout
+    assert f"gradle-repl's agent refuses {shared}: its socket directory must be accessible to its owner only (0700)" in started.stderr
+    assert list(shared.iterdir()) == []
+
+
+def test_over_mcp_two_sessions_attach_to_one_app_each_with_its_own_state_and_detach(shop: RunningApp):
+    """attach_kotlin_session twice (the agent already there is reused): each session has its own snippets' state
+    but both see the one app; list_kotlin_sessions names the app; closing detaches and the app keeps answering."""
+
+    async def scenario() -> None:
+        manager = SessionManager(limits=SessionLimits(spare_worker=False), resolver=resolve_environment)
+        async with Client(build_server(manager, end_builds_at_exit=False)) as client:
+            jvms = await client.call_tool("list_running_jvms", {})
+            assert f"{shop.pid}" in _text(jvms) and "shop.ShopKt" in _text(jvms)
+            for session in ("a", "b"):
+                attached = await client.call_tool("attach_kotlin_session", {"pid": shop.pid, "sessionId": session})
+                assert not attached.is_error, _text(attached)
+            run = lambda code, session: client.call_tool("run_kotlin_snippet", {"projectRoot": "/", "code": code, "sessionId": session})  # noqa: E731
+            assert not (await run("val mine = 1", "a")).is_error
+            other = await run("mine", "b")
+            assert other.is_error and "Unresolved reference 'mine'" in _text(other)
+            assert not (await run("shop.Inventory.open = false", "a")).is_error
+            assert _text(await run("shop.Inventory.open", "b")).startswith("false")
+            described = await client.call_tool("describe_kotlin_session", {"sessionId": "b"})
+            assert described.is_error and f"it runs inside JVM {shop.pid}, and describing an attached session's declarations is not supported yet" in _text(described)
+            listed = (await client.call_tool("list_kotlin_sessions", {})).structured_content
+            assert {s["session_id"]: s["attached_pid"] for s in listed["sessions"]} == {"a": shop.pid, "b": shop.pid}
+            await client.call_tool("close_kotlin_session", {"sessionId": "a"})
+            detached = await run("mine + 1", "a")  # an ordinary session again: it names a project, and "/" is none
+            assert detached.is_error and "has no Gradle build" in _text(detached)
+            assert not (await run("shop.Inventory.open = true", "b")).is_error
+            await client.call_tool("close_kotlin_session", {"sessionId": "b"})
+            await client.call_tool("close_kotlin_session", {"sessionId": "a"})
+        line, _ = shop.ask("total", "total=")
+        assert line.endswith("open=true")
+
+    asyncio.run(scenario())
+
+
+def _text(result: Any) -> str:
+    return "\n".join(block.text for block in result.content if isinstance(block, TextContent))
