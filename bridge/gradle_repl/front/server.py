@@ -31,7 +31,7 @@ from gradle_repl.frames import DisplayFrame, StreamFrame
 from gradle_repl.host.manager import BuildToolChoice, SessionManager
 from gradle_repl.project.process import refuse_new_builds, stop_all_builds
 from gradle_repl.project.resolve import resolve_environment
-from gradle_repl.host.handle import Reply
+from gradle_repl.host.handle import Analysis, Reply
 from gradle_repl.host.replay import ReplayPolicy
 from gradle_repl.options import EnvSource, SessionOptions, session_options
 from gradle_repl.target import SessionTarget
@@ -51,6 +51,11 @@ classes, imports) persists per sessionId like a notebook. Use it to try an API, 
 class, check a serializer or reproduce a bug without writing a test."""
 
 ProjectRoot = Annotated[str, Field(description="Absolute path of the Gradle or Maven project's root directory.")]
+SessionProjectRoot = Annotated[
+    str | None,
+    Field(description="Absolute path of the Gradle or Maven project's root directory; may be left out for a session "
+          "attached to a running JVM (attach_kotlin_session)."),
+]
 ProjectPath = Annotated[
     str, Field(description="Gradle project path (':' for the root, ':app' for a subproject) or Maven module (dir or artifactId).")
 ]
@@ -143,11 +148,24 @@ class KotlinTools:
     def __init__(self, manager: SessionManager) -> None:
         self.manager = manager
 
+    def _target(
+        self, project_root: str | None, project_path: str, source_set: str, build_tool: BuildToolChoice, session_id: str,
+    ) -> SessionTarget:
+        """The session a call names. Only a session attached to a running JVM may leave its project out: it runs
+        the JVM's classes, whatever project a call names."""
+        if project_root is None:
+            if self.manager.attached_pid(session_id) is None:
+                raise GradleReplError(
+                    f"projectRoot is needed: session {session_id!r} is not attached to a running JVM (attach_kotlin_session)"
+                )
+            project_root = "."
+        return SessionTarget(project_root, project_path, source_set, build_tool, session_id)
+
     async def run_kotlin_snippet(
         self,
-        projectRoot: ProjectRoot,
         code: Annotated[str, Field(description="Kotlin code; the last expression's value is returned.")],
         ctx: Context,
+        projectRoot: SessionProjectRoot = None,
         projectPath: ProjectPath = DEFAULT_PROJECT_PATH,
         sourceSet: SourceSet = DEFAULT_SOURCE_SET,
         sessionId: SessionId = DEFAULT_SESSION_ID,
@@ -195,12 +213,10 @@ class KotlinTools:
         Session options (env, envSource, jvmArgs, optIn) apply from a session's first call; given again later, the
         same ones change nothing and other ones restart the session (the reply says so); left out, the session's stay.
         """
-        where = SessionTarget(projectRoot, projectPath, sourceSet, buildTool, sessionId)
-
         async def run(relay: _ProgressRelay) -> Reply:
             options = session_options(env=env, env_source=envSource, jvm_args=jvmArgs, opt_in=optIn)
             return await self.manager.run_snippet(
-                where, code=code, timeout_seconds=timeoutSeconds, progress=relay, on_frame=relay.output,
+                self._target(projectRoot, projectPath, sourceSet, buildTool, sessionId), code=code, timeout_seconds=timeoutSeconds, progress=relay, on_frame=relay.output,
                 options=options, replay=replay,
             )
 
@@ -208,9 +224,9 @@ class KotlinTools:
 
     async def check_kotlin_snippet(
         self,
-        projectRoot: ProjectRoot,
         code: Annotated[str, Field(description="Kotlin code to check as the session's next snippet.")],
         ctx: Context,
+        projectRoot: SessionProjectRoot = None,
         projectPath: ProjectPath = DEFAULT_PROJECT_PATH,
         sourceSet: SourceSet = DEFAULT_SOURCE_SET,
         sessionId: SessionId = DEFAULT_SESSION_ID,
@@ -230,17 +246,17 @@ class KotlinTools:
         does. structuredContent has the same as data: ok, valueType, diagnostics {severity, message, line, column,
         text}, error, notices.
         """
-        where = SessionTarget(projectRoot, projectPath, sourceSet, buildTool, sessionId)
-        return await _answered(
-            ctx, lambda relay: self.manager.check_snippet(where, code=code, progress=relay), check_to_result,
-            check_failed,
-        )
+        async def check(relay: _ProgressRelay) -> Analysis:
+            where = self._target(projectRoot, projectPath, sourceSet, buildTool, sessionId)
+            return await self.manager.check_snippet(where, code=code, progress=relay)
+
+        return await _answered(ctx, check, check_to_result, check_failed)
 
     async def complete_kotlin_snippet(
         self,
-        projectRoot: ProjectRoot,
         code: Annotated[str, Field(description="The Kotlin code being written (a snippet, as it would be run).")],
         ctx: Context,
+        projectRoot: SessionProjectRoot = None,
         cursor: Annotated[
             int | None, Field(description="0-based character offset into code where completion is wanted; default: the end.", ge=0)
         ] = None,
@@ -255,11 +271,11 @@ class KotlinTools:
         the cursor, its kind, and its signature or type; best first, at most 50. Runs nothing and changes nothing,
         and never rebuilds or restarts a live session. structuredContent has the same as data: items {text, kind, detail}, prefixStart, unavailable.
         """
-        where = SessionTarget(projectRoot, projectPath, sourceSet, buildTool, sessionId)
-        return await _answered(
-            ctx, lambda relay: self.manager.complete_snippet(where, code=code, cursor=cursor, progress=relay),
-            completion_to_result, completion_failed,
-        )
+        async def complete(relay: _ProgressRelay) -> Analysis:
+            where = self._target(projectRoot, projectPath, sourceSet, buildTool, sessionId)
+            return await self.manager.complete_snippet(where, code=code, cursor=cursor, progress=relay)
+
+        return await _answered(ctx, complete, completion_to_result, completion_failed)
 
     async def reset_kotlin_session(
         self, sessionId: SessionId = DEFAULT_SESSION_ID,
