@@ -103,7 +103,7 @@ async def test_tools_are_listed_with_schemas():
         "close_kotlin_session", "list_kotlin_sessions", "describe_kotlin_session", "resolve_gradle_environment",
         "list_running_jvms", "attach_kotlin_session",
     }
-    assert set(tools["check_kotlin_snippet"].input_schema["required"]) == {"projectRoot", "code"}
+    assert set(tools["check_kotlin_snippet"].input_schema["required"]) == {"code"}  # projectRoot: not for an attached session
     assert tools["complete_kotlin_snippet"].input_schema["properties"]["cursor"].get("description")
     assert tools["describe_kotlin_session"].input_schema["properties"]["sessionId"].get("description")
     assert tools["describe_kotlin_session"].annotations.read_only_hint is True

@@ -55,6 +55,10 @@ def attach_agent(pid: int, java_home: str) -> AgentConnection:
     except OSError as error:
         raise WorkerFailed(f"gradle-repl's agent was loaded into JVM {pid} but does not answer on {path}: {error}") from error
 
+# How long a JVM whose connection closed may take to be marked exited before it counts as running on: the kernel
+# closes a killed process's files first, then marks it; moments, even on a loaded machine.
+EXIT_SETTLE_SECONDS = 2.0
+
 
 def _load_agent(pid: int, jar: Path, path: str) -> None:
     virtual_machine = java_class("com.sun.tools.attach.VirtualMachine")
@@ -140,12 +144,23 @@ def _run_there(
         return _Ran(message, stopped_at is not None, dropped)  # type: ignore[arg-type]
 
 
-def _still_running(pid: int) -> bool:
-    """Whether the process runs on (a killed one its parent hasn't waited for yet is a zombie: it has exited)."""
+def _running(pid: int) -> bool:
     try:
         return psutil.Process(pid).status() not in (psutil.STATUS_ZOMBIE, psutil.STATUS_DEAD)
     except psutil.NoSuchProcess:
         return False
+
+
+def _still_running(pid: int) -> bool:
+    """Whether the process runs on after its connection closed (a killed one its parent hasn't waited for yet is a
+    zombie: it has exited). A process being killed closes its sockets before the kernel marks it exited, so a
+    closed connection is followed by that mark within moments: looked for until EXIT_SETTLE_SECONDS have passed."""
+    deadline = time.monotonic() + EXIT_SETTLE_SECONDS
+    while _running(pid):
+        if time.monotonic() >= deadline:
+            return True
+        time.sleep(0.05)
+    return False
 
 
 class AttachedSession(ReplSession):
