@@ -108,7 +108,7 @@ async def test_tools_are_listed_with_schemas():
     assert tools["describe_kotlin_session"].input_schema["properties"]["sessionId"].get("description")
     assert tools["describe_kotlin_session"].annotations.read_only_hint is True
     schema = tools["run_kotlin_snippet"].input_schema
-    assert set(schema["required"]) == {"projectRoot", "code"}
+    assert set(schema["required"]) == {"code"}
     for name in ("projectPath", "sourceSet", "sessionId", "timeoutSeconds", "buildTool"):
         assert schema["properties"][name].get("description"), name
     assert tools["run_kotlin_snippet"].description and "sessionId" in tools["run_kotlin_snippet"].description
