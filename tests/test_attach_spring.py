@@ -21,6 +21,9 @@ from runningapp import RunningApp, running_app
 
 pytestmark = pytest.mark.jvm
 
+# kotlin-maven-plugin 2.2.20+ compiles in a Kotlin daemon that outlives the build (the product passes the same).
+NO_KOTLIN_DAEMON = ("-Dkotlin.compiler.daemon=false",)
+
 GREET = PROJECTS / "attach-spring-web"
 # Maven downloads the web starter once per machine; later packages take seconds.
 PACKAGE_TIMEOUT_SECONDS = 900
@@ -31,7 +34,7 @@ STARTED_TIMEOUT_SECONDS = 60
 
 @pytest.fixture(scope="module")
 def greet_jar() -> Path:
-    subprocess.run([find_mvn(), "-q", "-B", "package", "-DskipTests"], cwd=GREET, check=True, timeout=PACKAGE_TIMEOUT_SECONDS)
+    subprocess.run([find_mvn(), "-q", "-B", "package", "-DskipTests", *NO_KOTLIN_DAEMON], cwd=GREET, check=True, timeout=PACKAGE_TIMEOUT_SECONDS)
     return GREET / "target" / "greet-1.0.jar"
 
 
@@ -95,7 +98,7 @@ def test_a_timeout_stops_the_snippet_and_the_app_keeps_serving(attached: SyncWor
 def test_an_app_started_with_mvn_spring_boot_run_is_attached_to_its_forked_jvm(greet_jar: Path):
     """`mvn spring-boot:run` forks the app's JVM with its main class on a class path: that JVM is found among Maven's
     children, and its beans are reached as in the jar's (the snippets' loaders sit on the app class loader)."""
-    command = [find_mvn(), "-q", "-B", "spring-boot:run", "-Dspring-boot.run.arguments=--spring.application.name=forked"]
+    command = [find_mvn(), "-q", "-B", "spring-boot:run", *NO_KOTLIN_DAEMON, "-Dspring-boot.run.arguments=--spring.application.name=forked"]
     with running_app(command, ready="Tomcat started on port", cwd=str(GREET)) as maven:
         forked = [p for p in psutil.Process(maven.pid).children(recursive=True) if "greet.GreetApplicationKt" in p.cmdline()]
         assert len(forked) == 1, [p.cmdline() for p in psutil.Process(maven.pid).children(recursive=True)]
