@@ -32,6 +32,7 @@ from gradle_repl.host.handle import WorkerHandle
 from gradle_repl.host.manager import SessionLimits, SessionManager
 from gradle_repl.project import resolve as resolve_module
 from gradle_repl.project.resolve import resolve_environment
+from gradle_repl.target import SessionTarget
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample-project"
 EDITED = "src/main/kotlin/sample/Edited.kt"
@@ -62,7 +63,7 @@ class Side:
             self.resolve_s += time.perf_counter() - started
 
     async def run(self, code: str) -> Any:
-        return await self.manager.run_snippet(session_id=self.mode, project_root=str(self.root), code=code, build_tool="maven")
+        return await self.manager.run_snippet(SessionTarget(str(self.root), build_tool="maven", session_id=self.mode), code=code)
 
     async def edit(self, k: int) -> None:
         source = self.root / EDITED
