@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gradle_repl.environment import BuildToolChoice
+from gradle_repl.environment import BuildToolChoice, ReplEnvironment
 from gradle_repl.settings import DEFAULT_BUILD_TOOL, DEFAULT_PROJECT_PATH, DEFAULT_SESSION_ID, DEFAULT_SOURCE_SET
 
 __all__ = ["SessionTarget"]
@@ -22,3 +22,8 @@ class SessionTarget:
     source_set: str = DEFAULT_SOURCE_SET
     build_tool: BuildToolChoice = DEFAULT_BUILD_TOOL
     session_id: str = DEFAULT_SESSION_ID
+
+    @classmethod
+    def of(cls, environment: ReplEnvironment, session_id: str) -> SessionTarget:
+        """The target that resolves to `environment` again (a restart of the session that runs it)."""
+        return cls(environment.project_root, environment.project_path, environment.source_set, environment.build_tool, session_id)

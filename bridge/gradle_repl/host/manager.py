@@ -240,8 +240,7 @@ class SessionManager:
         await self.close(session_id)
         self._attached[session_id] = _Pinned(environment)
         try:
-            target = SessionTarget(environment.project_root, environment.project_path, environment.source_set, "auto", session_id)
-            async with self._entered(target, progress) as (_, _, notices):
+            async with self._entered(SessionTarget.of(environment, session_id), progress) as (_, _, notices):
                 return tuple(notices)
         except BaseException:
             await self.close(session_id)
@@ -412,10 +411,7 @@ class SessionManager:
         if worker is not None:
             self._forget_worker(session, worker)  # the session's history stays: it is what runs again
             await self._workers.stop(worker, reason="reset")
-        target = SessionTarget(
-            environment.project_root, environment.project_path, environment.source_set, environment.build_tool, session_id
-        )
-        async with self._entered(target, progress, environment.session_options) as (session, worker, notices):
+        async with self._entered(SessionTarget.of(environment, session_id), progress, environment.session_options) as (session, worker, notices):
             await self._replay(session, worker, notices)
             return tuple(notices)
 

@@ -37,7 +37,7 @@ def build_facade(kotlin_version: str, compile_classpath: list[str]) -> tuple[Pat
 def build_dependency_addon(kotlin_version: str, compile_classpath: list[str]) -> tuple[Path, bool]:
     """The @file:DependsOn add-on (compiled against the facade and Kotlin scripting's Maven resolver)."""
     sources = jvm_worker_dependency_sources()
-    target = cache_dir() / "facade" / f"jvm-worker-dependencies-{kotlin_version}-{sources_hash(sources + jvm_worker_sources())}.jar"
+    target = _addon_path("dependencies", sources, kotlin_version)
     return _build(target, sources, compile_classpath, kotlin_version, "facade's @file:DependsOn add-on")
 
 
@@ -85,14 +85,17 @@ def build_companions_addon(kotlin_version: str, compile_classpath: list[str]) ->
 
 def companions_addon_path(kotlin_version: str) -> Path:
     """Where the generated-companions add-on for this Kotlin version is cached (and, beside it, why it did not compile)."""
-    sources = jvm_worker_companions_sources()
-    return cache_dir() / "facade" / f"jvm-worker-companions-{kotlin_version}-{sources_hash(sources + jvm_worker_sources())}.jar"
+    return _addon_path("companions", jvm_worker_companions_sources(), kotlin_version)
 
 
 def completion_addon_path(kotlin_version: str) -> Path:
     """Where the completion add-on for this Kotlin version is cached (and, beside it, why it did not compile)."""
-    sources = jvm_worker_completion_sources()
-    return cache_dir() / "facade" / f"jvm-worker-completion-{kotlin_version}-{sources_hash(sources + jvm_worker_sources())}.jar"
+    return _addon_path("completion", jvm_worker_completion_sources(), kotlin_version)
+
+
+def _addon_path(name: str, sources: list[Path], kotlin_version: str) -> Path:
+    """Where an add-on compiled against the facade is cached: named by its sources and the facade's, which it links to."""
+    return cache_dir() / "facade" / f"jvm-worker-{name}-{kotlin_version}-{sources_hash(sources + jvm_worker_sources())}.jar"
 
 
 def first_compile_error(message: str) -> str:
