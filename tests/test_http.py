@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import time
 from collections.abc import Iterator
@@ -261,7 +262,8 @@ def test_a_sessions_jvm_never_sees_the_servers_token(server: HttpServer):
 
 def test_eval_connect_continues_a_session_and_sessions_lists_it(server: HttpServer, capsys: pytest.CaptureFixture[str], tmp_path: Path):
     """eval --connect runs in a live session whether or not it names the project (another project is refused: it
-    would restart the session under its other users), a failed snippet exits 1 as eval does, and `sessions` lists
+    would restart the session under its other users), a failed snippet exits 1 as eval does, --replay restarts it and
+    runs its snippets again, and `sessions` lists
     the session; a session that isn't live needs the project named."""
     assert main(["eval", "--connect", server.url, "--session", OTHER, PROJECT, "-e", "val s = 40"]) == 0
     assert main(["eval", "--connect", server.url, "--session", OTHER, "-e", "s + 2"]) == 0
@@ -280,6 +282,10 @@ def test_eval_connect_continues_a_session_and_sessions_lists_it(server: HttpServ
     link.symlink_to(SAMPLE_PROJECT)
     assert main(["eval", "--connect", server.url, "--session", OTHER, str(link), "--source-set", "main", "--build-tool", "maven", "-e", "s + 1"]) == 0
     assert "41" in capsys.readouterr().out
+    # --replay: the server's session restarts and its successful snippets run again; the value declared is back.
+    assert main(["eval", "--connect", server.url, "--session", OTHER, "--replay", "-e", "s"]) == 0
+    replayed = capsys.readouterr().out
+    assert re.search(r"\[replayed (\d+) of \1 earlier snippet\(s\)\]", replayed) and "40   // kotlin.Int" in replayed, replayed
     assert main(["sessions", "--connect", server.url]) == 0
     line = next(line for line in capsys.readouterr().out.splitlines() if line.startswith(f"{OTHER}\t"))
     assert PROJECT in line and "idle" in line, line

@@ -115,7 +115,7 @@ async def test_tools_are_listed_with_schemas():
 
 
 async def test_tools_that_return_data_declare_an_output_schema_and_fill_it():
-    """run, list and describe declare what their structuredContent holds; a reply carries it beside the unchanged
+    """run, list, describe and reset declare what their structuredContent holds; a reply carries it beside the unchanged
     text (the SDK's client validates every non-error reply against the schema, so a wrong shape fails here)."""
     async with fake_server() as (client, _):
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
@@ -127,7 +127,7 @@ async def test_tools_that_return_data_declare_an_output_schema_and_fill_it():
     assert run_schema is not None and {"ok", "value", "valueType", "error", "diagnostics", "stdout", "stderr",
                                        "displayCount", "notices"} <= set(run_schema["properties"])
     assert tools["list_kotlin_sessions"].output_schema and tools["describe_kotlin_session"].output_schema
-    assert tools["reset_kotlin_session"].output_schema is None
+    assert tools["reset_kotlin_session"].output_schema and tools["close_kotlin_session"].output_schema is None
     assert text(ran) == "A\n// type: kotlin.String"
     assert ran.structured_content == {
         "ok": True, "value": "A", "valueType": "kotlin.String", "valueKind": "text", "valueMime": "text/plain", "error": None, "diagnostics": [],
@@ -244,7 +244,7 @@ async def test_state_is_per_session_and_reset_loses_it(shared: Client):
         assert listed["state"] == "idle" and listed["snippetsRun"] >= 1
         assert 0.5 * actual < listed["workerRssBytes"] < 2 * actual, (listed, actual)
     reset = await client.call_tool("reset_kotlin_session", {"sessionId": "a"})
-    assert "reset" in text(reset)
+    assert "reset" in text(reset) and reset.structured_content == {"sessionId": "a", "outcome": "reset", "notices": []}
     after = await run(client, "answer", sessionId="a")
     assert after.is_error and "Unresolved reference" in text(after)
 
@@ -460,7 +460,8 @@ async def test_resolve_tool_summarises_the_environment(shared: Client):
 
 @jvm
 async def test_reset_with_replay_runs_the_sessions_snippets_again_and_says_how_many():
-    """reset_kotlin_session(replay=true) answers with the new JVM's replay (failed snippets are not in it);
+    """reset_kotlin_session(replay=true) answers with the new JVM's replay (failed snippets are not in it), as text and
+    as data;
     run_kotlin_snippet takes replay as a session option that changes nothing by itself; a session without a JVM
     to replay is one clear error, the server usable."""
     async with fake_server() as (client, launcher):
@@ -471,6 +472,9 @@ async def test_reset_with_replay_runs_the_sessions_snippets_again_and_says_how_m
         missing = await client.call_tool("reset_kotlin_session", {"sessionId": "nobody", "replay": True})
         still = await run(client, "two", sessionId="r")
     assert not reset.is_error and text(reset) == "Session 'r' was restarted.\n[replayed 1 of 1 earlier snippet(s)]", text(reset)
+    assert reset.structured_content == {
+        "sessionId": "r", "outcome": "restarted", "notices": [{"kind": "replayed", "text": "[replayed 1 of 1 earlier snippet(s)]"}],
+    }
     assert launcher.spawned[1].requests_seen == ["one", "two"]
     assert missing.is_error and "session 'nobody' has never run a snippet: there is nothing to replay" in text(missing)
     assert not still.is_error

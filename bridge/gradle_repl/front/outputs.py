@@ -27,7 +27,7 @@ from gradle_repl.options import EnvSource
 __all__ = [
     "Wire", "SnippetDiagnostic", "CheckDiagnostic", "CodeEdit", "CompletionItem", "DeclaredName", "NoticeItem", "DisplayItem", "LiveSession",
     "SessionOptionValues", "SnippetError", "SnippetRun", "SessionList", "SessionContents", "RunErrorKind", "CodeCheck",
-    "CodeCompletions", "wire_list",
+    "CodeCompletions", "SessionReset", "wire_list",
 ]
 
 # A snippet's error kinds, and `request`: the call could not run the snippet (bad arguments, a build that failed,
@@ -177,3 +177,14 @@ class CodeCompletions(Wire):
     error: SnippetError | None = None
     notices: list[NoticeItem] = Field(default_factory=list)
     duration_ms: int = 0
+
+
+class SessionReset(Wire):
+    """What reset_kotlin_session did to a session."""
+
+    session_id: str
+    outcome: Literal["reset", "not running", "restarted"] = Field(
+        description="reset: its JVM was stopped and the next snippet starts a fresh one; not running: it had no JVM, "
+        "nothing was done; restarted (replay=true): a new JVM runs now and the earlier snippets ran again"
+    )
+    notices: list[NoticeItem] = Field(default_factory=list, description="what the restart and the replay went through: the replayed notice says how many snippets ran again")

@@ -32,7 +32,8 @@ from gradle_repl.frames import (
     SessionDescription, StreamFrame, SuccessResult,
 )
 from gradle_repl.front.outputs import (
-    CodeCheck, CodeCompletions, LiveSession, NoticeItem, SessionContents, SessionList, SessionOptionValues, SnippetRun,
+    CodeCheck, CodeCompletions, LiveSession, NoticeItem, SessionContents, SessionList, SessionOptionValues, SessionReset,
+    SnippetRun,
 )
 from gradle_repl.front.token import TOKEN_ENV, token_path
 from gradle_repl.host.handle import Analysis, OnFrame, Reply
@@ -282,12 +283,11 @@ class RemoteSessions:
         return True
 
     async def reset_and_replay(self, session_id: str) -> tuple[Notice, ...]:
-        """The server's session restarted and its snippets run again; its reply's lines after the first, as notices."""
+        """The server's session restarted and its snippets run again; the notices its reply carries."""
         result = await self._client.call_tool("reset_kotlin_session", {"sessionId": session_id, "replay": True})
-        lines = getattr(result.content[0], "text", "").splitlines() if result.content else []
         if result.is_error:
-            raise GradleReplError(" ".join(lines).removeprefix("Error: "))
-        return tuple(Notice(kind="replayed", text=line) for line in lines[1:])
+            raise GradleReplError(getattr(result.content[0], "text", "").removeprefix("Error: ") if result.content else "the reset failed")
+        return _notices(SessionReset.model_validate(result.structured_content or {}).notices)
 
     async def close_all(self) -> None:
         """Leaving keeps the session: it is the server's."""

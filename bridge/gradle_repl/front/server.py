@@ -24,7 +24,8 @@ from gradle_repl.front.content import (
     check_failed, check_to_result, completion_failed, completion_to_result, error_result, reply_to_result, request_failed, text_result,
 )
 from gradle_repl.front.outputs import (
-    CodeCheck, CodeCompletions, DeclaredName, LiveSession, SessionContents, SessionList, SessionOptionValues, SnippetRun, Wire, wire_list,
+    CodeCheck, CodeCompletions, DeclaredName, LiveSession, NoticeItem, SessionContents, SessionList, SessionOptionValues, SessionReset,
+    SnippetRun, Wire, wire_list,
 )
 from gradle_repl.errors import GradleReplError
 from gradle_repl.frames import DisplayFrame, StreamFrame
@@ -283,7 +284,7 @@ class KotlinTools:
             bool, Field(description="Restart and run all: start a new JVM now (the project rebuilt if it changed) and run "
                         "the session's successful snippets again in order, stopping at the first that fails.")
         ] = False,
-    ) -> CallToolResult:
+    ) -> Annotated[CallToolResult, SessionReset]:
         """Hard-reset a session: its JVM is killed and all its state dropped; the next snippet starts fresh. With
         replay=true, a new JVM starts at once and the session's earlier successful snippets run again in order (their
         side effects too); the reply says how many ran."""
@@ -292,10 +293,13 @@ class KotlinTools:
                 notices = await self.manager.reset_and_replay(sessionId)
             except GradleReplError as error:
                 return error_result(str(error))
-            return text_result("\n".join([f"Session {sessionId!r} was restarted.", *(n.text for n in notices)]))
+            restarted = SessionReset(session_id=sessionId, outcome="restarted", notices=wire_list(NoticeItem, notices))
+            return text_result("\n".join([f"Session {sessionId!r} was restarted.", *(n.text for n in notices)]), restarted)
         if await self.manager.reset(sessionId):
-            return text_result(f"Session {sessionId!r} was reset; the next snippet starts a fresh JVM.")
-        return text_result(f"Session {sessionId!r} had no running JVM; nothing to reset.")
+            reset = SessionReset(session_id=sessionId, outcome="reset")
+            return text_result(f"Session {sessionId!r} was reset; the next snippet starts a fresh JVM.", reset)
+        idle = SessionReset(session_id=sessionId, outcome="not running")
+        return text_result(f"Session {sessionId!r} had no running JVM; nothing to reset.", idle)
 
     async def close_kotlin_session(self, sessionId: SessionId = DEFAULT_SESSION_ID) -> CallToolResult:
         """Close a session and free its JVM (about 0.5 GB). Its state is gone."""
