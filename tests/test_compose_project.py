@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 from mcp import Client
-from mcp.types import ImageContent, TextContent
+from mcp.types import ImageContent
 from PIL import Image
 
 from conftest import PROJECTS

@@ -10,7 +10,6 @@ import json
 import os
 import re
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
