@@ -112,6 +112,33 @@ def test_a_stopped_app_is_answered_by_the_timeout_and_the_session_goes_on_once_i
     assert attached.value("40 + 2") == "42"
 
 
+def test_describe_lists_the_sessions_names_and_types_with_values_read_in_the_app(attached: SyncWorker, shop: RunningApp):
+    """describe on an attached session lists what its snippets declared, typed by the worker's compiler, with each
+    value read in the app when asked (a change the app made since shows); a toString() that throws or blocks is said
+    on its own entry and the rest is listed; a long value is capped as a session's own."""
+    code = (
+        'class Count { override fun toString() = "count=${shop.Inventory.items.size}" }\n'
+        "class Boom { override fun toString(): String = error(\"no text\") }\n"
+        "class Slow { override fun toString(): String { Thread.sleep(600_000); return \"late\" } }\n"
+        "val count = Count()\nval boom = Boom()\nval slow = Slow()\n"
+        'var long = "x".repeat(500)\nfun twice(n: Int): Int = n * 2\nval firstItem = shop.Inventory.items.first()'
+    )
+    assert isinstance(attached.eval(code).result, SuccessResult)
+    assert isinstance(attached.eval('val broken: String = error("never set")').result, ErrorResult)
+    before = {d.name: d for d in attached.describe().declarations}
+    assert before["count"].signature == "val count: Count" and before["count"].value == f"count={_cli_value(shop)}"
+    assert before["boom"].value == "<can't be read: java.lang.IllegalStateException>"
+    assert before["slow"].value is not None and before["slow"].value.startswith("<toString() did not finish within")
+    assert before["long"].signature == "var long: kotlin.String" and before["long"].value == "x" * 200 + "… (300 more characters)"
+    assert before["twice"].signature == "fun twice(kotlin.Int): kotlin.Int" and before["twice"].value is None
+    assert before["firstItem"].signature == "val firstItem: shop.Item" and before["firstItem"].value == "Item(name=apple, price=3)"
+    assert before["broken"].value == "<not initialised: its snippet failed>"
+    assert before["Count"].signature == "class Count"
+    shop.ask("buy", "bought")
+    after = {d.name: d.value for d in attached.describe().declarations}
+    assert after["count"] == f"count={_cli_value(shop)}" != before["count"].value
+
+
 def test_the_app_never_loads_the_compiler(attached: SyncWorker, shop: RunningApp, shop_env: ReplEnvironment):
     """Only compiled classes travel: the app's JVM has no class of the Kotlin compiler or scripting host loaded."""
     attached.value("shop.Inventory.open")
@@ -213,8 +240,11 @@ def test_over_mcp_two_sessions_attach_to_one_app_each_with_its_own_state_and_det
             assert other.is_error and "Unresolved reference 'mine'" in _text(other)
             assert not (await run("shop.Inventory.open = false", "a")).is_error
             assert _text(await run("shop.Inventory.open", "b")).startswith("false")
-            described = await client.call_tool("describe_kotlin_session", {"sessionId": "b"})
-            assert described.is_error and f"it runs inside JVM {shop.pid}, and describing an attached session's declarations is not supported yet" in _text(described)
+            described = await client.call_tool("describe_kotlin_session", {"sessionId": "a"})
+            assert not described.is_error, _text(described)
+            assert f"Attached to JVM {shop.pid}" in _text(described) and "val mine: kotlin.Int = 1    // snippet 1" in _text(described)
+            contents = described.structured_content
+            assert contents["attachedPid"] == shop.pid and [d["name"] for d in contents["declarations"]] == ["mine"]
             listed = (await client.call_tool("list_kotlin_sessions", {})).structured_content
             assert {s["sessionId"]: s["attachedPid"] for s in listed["sessions"]} == {"a": shop.pid, "b": shop.pid}
             await client.call_tool("close_kotlin_session", {"sessionId": "a"})

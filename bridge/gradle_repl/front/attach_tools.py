@@ -54,8 +54,9 @@ class AttachTools:
     ) -> CallToolResult:
         """Attach a session to a JVM that is already running: its snippets then run inside that application, against
         its live objects (its classes, their static state and objects; a Spring app's beans), and run_kotlin_snippet,
-        check_kotlin_snippet and complete_kotlin_snippet work on it as on any session (their projectRoot may be left
-        out and is ignored); describe_kotlin_session can't list an attached session's declarations yet. Snippets compile in gradle-repl's own JVM; only their compiled classes go
+        check_kotlin_snippet, complete_kotlin_snippet and describe_kotlin_session work on it as on any session (their
+        projectRoot may be left out and is ignored; describe reads the values inside the app). Snippets compile in
+        gradle-repl's own JVM; only their compiled classes go
         to a small agent loaded into the app, whose socket only this user can reach. What a snippet prints comes back
         here (the app's own output stays on its console). close_kotlin_session detaches: the app keeps running and the
         session's state in it is released. Only this user's JVMs can be attached to; attaching runs code inside that

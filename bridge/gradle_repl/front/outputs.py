@@ -152,6 +152,9 @@ class SessionContents(Wire):
     options: SessionOptionValues = Field(
         default_factory=SessionOptionValues, description="the session options it runs with; secret-like values masked"
     )
+    attached_pid: int | None = Field(
+        default=None, description="the running JVM the session is attached to (its values are read there), when it is"
+    )
 
 
 class CodeCheck(Wire):

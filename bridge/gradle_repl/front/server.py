@@ -314,17 +314,22 @@ class KotlinTools:
         """What a session holds, to pick up a session you did not start: its imports, and the names its snippets
         declared as the REPL resolves them now (newest definition wins) — vals and vars with their type and
         current value (capped), functions with their signatures, classes, objects, interfaces, typealiases —
-        each with the snippet that declared it. Waits for a running snippet to finish."""
+        each with the snippet that declared it. For a session attached to a running JVM, the values are read inside
+        that application when asked, and attachedPid names it. Waits for a running snippet to finish."""
         try:
             description = await self.manager.describe(sessionId)
         except GradleReplError as error:
             return error_result(str(error))
         options = self.manager.session_options(sessionId) or SessionOptions()
+        attached = self.manager.attached_pid(sessionId)
         contents = SessionContents(
             session_id=sessionId, imports=description.imports, libraries=description.libraries,
             declarations=wire_list(DeclaredName, description.declarations), options=SessionOptionValues.model_validate(options.masked()),
+            attached_pid=attached,
         )
         summary = description.summary(sessionId)
+        if attached is not None:
+            summary += f"\nAttached to JVM {attached}: its snippets run, and its values live, inside that application."
         if not options.is_default():
             summary += f"\nSession options: {options.summary()}"
         return text_result(summary, contents)
