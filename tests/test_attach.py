@@ -230,6 +230,9 @@ def test_over_mcp_two_sessions_attach_to_one_app_each_with_its_own_state_and_det
         async with Client(build_server(manager, end_builds_at_exit=False)) as client:
             jvms = await client.call_tool("list_running_jvms", {})
             assert f"{shop.pid}" in _text(jvms) and "shop.ShopKt" in _text(jvms)
+            listed_jvm = {jvm["pid"]: jvm for jvm in jvms.structured_content["jvms"]}[shop.pid]
+            assert listed_jvm["main"] == "shop.ShopKt" and listed_jvm["attachable"] is True and listed_jvm["whyNot"] is None
+            assert listed_jvm["workingDirectory"] == os.getcwd() and listed_jvm["javaVersion"]
             for session in ("a", "b"):
                 attached = await client.call_tool("attach_kotlin_session", {"pid": shop.pid, "sessionId": session})
                 assert not attached.is_error, _text(attached)

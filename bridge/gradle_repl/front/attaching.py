@@ -35,7 +35,7 @@ async def attach_session(
 def jvm_line(jvm: RunningJvm) -> str:
     """One JVM as `gradle-repl jvms` and list_running_jvms show it."""
     state = "attachable" if jvm.attachable else f"not attachable: {jvm.why_not}"
-    return f"{jvm.pid:>8}  Java {jvm.java_version or '?':<8} {jvm.main}  (in {jvm.cwd or '?'}; {state})"
+    return f"{jvm.pid:>8}  Java {jvm.java_version or '?':<8} {jvm.main}  (in {jvm.working_directory or '?'}; {state})"
 
 
 def agent_option() -> str:

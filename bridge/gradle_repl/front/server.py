@@ -20,6 +20,7 @@ from pydantic import Field
 
 from gradle_repl import package_version
 from gradle_repl.front.attach_tools import AttachTools
+from gradle_repl.front.parameters import BuildToolArg, ProjectPath, ProjectRoot, SessionId, SessionProjectRoot, SourceSet
 from gradle_repl.front.content import (
     check_failed, check_to_result, completion_failed, completion_to_result, error_result, reply_to_result, request_failed, text_result,
 )
@@ -49,30 +50,6 @@ Run Kotlin snippets inside a Gradle or Maven JVM project: its compiled classes, 
 JDK and Kotlin compiler plugins (kotlinx-serialization, all-open, ...). State (vals, funs,
 classes, imports) persists per sessionId like a notebook. Use it to try an API, inspect a data
 class, check a serializer or reproduce a bug without writing a test."""
-
-ProjectRoot = Annotated[str, Field(description="Absolute path of the Gradle or Maven project's root directory.")]
-SessionProjectRoot = Annotated[
-    str | None,
-    Field(description="Absolute path of the Gradle or Maven project's root directory; may be left out for a session "
-          "attached to a running JVM (attach_kotlin_session)."),
-]
-ProjectPath = Annotated[
-    str, Field(description="Gradle project path (':' for the root, ':app' for a subproject) or Maven module (dir or artifactId).")
-]
-SourceSet = Annotated[
-    str,
-    Field(description="Source set whose classpath the snippet sees: 'main' or 'test', another Gradle source set, or a Kotlin "
-          "Multiplatform JVM compilation ('jvmMain', 'desktopMain', 'jvmTest'; 'main' when the project has one JVM target)."),
-]
-SessionId = Annotated[str, Field(description="Names the REPL session; calls with the same id share state.")]
-BuildToolArg = Annotated[
-    BuildToolChoice,
-    Field(
-        description="'auto' uses the build tool that last worked for this project, else Gradle when its build files "
-        "exist, else Maven; when one can't run and the other's build files exist, the other is used and the reply says so."
-    ),
-]
-
 
 class _ProgressRelay:
     """Carries build-tool lines from the resolver's thread to MCP progress notifications."""

@@ -27,7 +27,7 @@ _RELEASE_VERSION = re.compile(r'^JAVA_VERSION="([^"]+)"', re.MULTILINE)
 class RunningJvm:
     pid: int
     main: str  # the main class, or the jar of `java -jar`
-    cwd: str | None
+    working_directory: str | None
     java_version: str | None
     java_home: str
     user: str
