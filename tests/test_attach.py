@@ -6,9 +6,11 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 from typing import Any
 from collections.abc import Iterator
 from pathlib import Path
@@ -264,3 +266,64 @@ def test_over_mcp_two_sessions_attach_to_one_app_each_with_its_own_state_and_det
 
 def _text(result: Any) -> str:
     return "\n".join(block.text for block in result.content if isinstance(block, TextContent))
+
+
+_IDLE_JAVA = """
+public class Idle {
+    public static void main(String[] args) throws Exception {
+        System.out.println("ready");
+        System.out.flush();
+        System.in.read();
+    }
+}
+"""
+
+
+@pytest.fixture
+def nobodys_jvm(shop_env: ReplEnvironment) -> Iterator[RunningApp]:
+    """A small JVM running as user `nobody`, from a directory that user can read (pytest's tmp_path is root's alone);
+    the directory is removed and the JVM killed at the end."""
+    directory = Path(tempfile.mkdtemp(prefix="gradle-repl-other-user-"))
+    try:
+        directory.chmod(0o755)
+        (directory / "Idle.java").write_text(_IDLE_JAVA, encoding="utf-8")
+        subprocess.run([str(Path(shop_env.java_home) / "bin" / "javac"), "Idle.java"], cwd=directory, check=True, timeout=120)
+        command = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", shop_env.java_executable, "-cp", str(directory), "Idle"]
+        with running_app(command, ready="ready", cwd=str(directory)) as app:
+            yield app
+    finally:
+        shutil.rmtree(directory)
+
+
+def test_another_users_jvm_is_listed_as_not_attachable_and_refused_before_any_attach(nobodys_jvm: RunningApp, shop_env: ReplEnvironment):
+    """A JVM of another user is listed as not attachable with the one-line reason; attaching to it answers that line,
+    before any attach API call reaches it (root could attach: the same-user policy is gradle-repl's) and before the
+    named project is built; the server goes on answering."""
+    pid = nobodys_jvm.pid
+    why = "it runs as user nobody: gradle-repl attaches only to this user's JVMs"
+    attach_listener = Path(f"/proc/{pid}/root/tmp/.java_pid{pid}")  # HotSpot's socket once something attached to it
+
+    async def scenario() -> None:
+        manager = SessionManager(limits=SessionLimits(spare_worker=False), resolver=resolve_environment)
+        async with Client(build_server(manager, end_builds_at_exit=False)) as client:
+            listed = await client.call_tool("list_running_jvms", {})
+            jvm = {j["pid"]: j for j in listed.structured_content["jvms"]}[pid]
+            assert (jvm["user"], jvm["attachable"], jvm["whyNot"]) == ("nobody", False, why)
+            assert re.search(rf"^\s*{pid}\s+Java .* Idle  \(in .*; not attachable: {re.escape(why)}\)$", _text(listed), re.MULTILINE)
+            refused = await client.call_tool("attach_kotlin_session", {"pid": pid, "sessionId": "other"})
+            assert refused.is_error and _text(refused) == f"Error: cannot attach to JVM {pid}: {why}"
+            # With a project named, the JVM is refused before the project is looked at (this one doesn't exist).
+            unbuilt = await client.call_tool("attach_kotlin_session", {"pid": pid, "projectRoot": "/no/such/project"})
+            assert unbuilt.is_error and _text(unbuilt) == f"Error: cannot attach to JVM {pid}: {why}"
+            assert not attach_listener.exists()
+            again = await client.call_tool("list_kotlin_sessions", {})
+            assert not again.is_error and _text(again) == "No live sessions."
+
+    asyncio.run(scenario())
+    with pytest.raises(GradleReplError, match=rf"^cannot attach to JVM {pid}: {re.escape(why)}$"):
+        attach_environment(pid)
+    assert not attach_listener.exists()
+    # HotSpot itself lets root in: the refusal above is gradle-repl's policy, and the listener is what an attach leaves.
+    jcmd = Path(shop_env.java_home) / "bin" / "jcmd"
+    assert subprocess.run([str(jcmd), str(pid), "VM.version"], capture_output=True, text=True, timeout=120).returncode == 0
+    assert attach_listener.exists()
