@@ -141,6 +141,22 @@ def test_describe_lists_the_sessions_names_and_types_with_values_read_in_the_app
     assert after["count"] == f"count={_cli_value(shop)}" != before["count"].value
 
 
+def test_describe_of_a_stopped_app_lists_the_names_and_says_the_values_were_not_read(attached: SyncWorker, shop: RunningApp):
+    """An app stopped with SIGSTOP can't read its values: describe still lists the names and types, each value saying
+    the app did not answer, within the host's describe timeout; once it continues, the session goes on (the late
+    answer dropped)."""
+    assert isinstance(attached.eval("val kept = 5").result, SuccessResult)
+    os.kill(shop.pid, signal.SIGSTOP)
+    try:
+        described = {d.name: d for d in attached.describe().declarations}
+    finally:
+        os.kill(shop.pid, signal.SIGCONT)
+    assert described["kept"].signature == "val kept: kotlin.Int"
+    assert described["kept"].value is not None and described["kept"].value.startswith(f"<not read: the attached JVM (pid {shop.pid}) did not answer")
+    assert attached.value("kept + 1") == "6"
+    assert {d.name: d.value for d in attached.describe().declarations}["kept"] == "5"
+
+
 def test_the_app_never_loads_the_compiler(attached: SyncWorker, shop: RunningApp, shop_env: ReplEnvironment):
     """Only compiled classes travel: the app's JVM has no class of the Kotlin compiler or scripting host loaded."""
     attached.value("shop.Inventory.open")
