@@ -232,7 +232,7 @@ class AttachedSession(ReplSession):
         assert outcome is not None  # join(0) returns once the compiling thread has set its outcome
         if outcome.compiledScript is None:
             return snippet_result(outcome, request.code, output, heap_mb=self._request.heap_mb, explain=lambda _: None)
-        script_class = self._mirror.add(outcome.compiledScript)
+        class_name = self._mirror.add(outcome.compiledScript)
         if cancel.is_set():
             return ErrorResult(error_kind="cancelled", message="Cancelled by the client while the snippet compiled; it never ran. The session's state is kept.")
         try:
@@ -244,8 +244,8 @@ class AttachedSession(ReplSession):
             return self._gone(gone)
         output.truncated += ran.dropped
         result = self._result(ran, outcome.compiledScript, request, cancelled=cancel.is_set())
-        # Its values live in the app: none held here.
-        self._record(lambda: (script_class, None), request.code, number, failed=isinstance(result, ErrorResult))
+        # Its values live in the app: no instance here.
+        self._record(lambda: (self._mirror.snippet_class(class_name), None), request.code, number, failed=isinstance(result, ErrorResult))
         return result
 
     def _result(self, ran: _Ran, script: Any, request: EvalRequest, *, cancelled: bool) -> SuccessResult | ErrorResult:

@@ -17,9 +17,14 @@ class SnippetMirror:
     def __init__(self, base_loader: JavaObject) -> None:
         self._newest = base_loader
 
-    def add(self, script: JavaObject) -> JavaObject:
-        """The snippet's Java class (`_N_repl`) from its compiled script (a KJvmCompiledScript), defined here and not
-        initialised: none of its code runs in the worker. Every compiled snippet is added, whatever its run came to:
-        later snippets' classes refer to it, the first one's to what the REPL shares with all of them."""
+    def add(self, script: JavaObject) -> str:
+        """Defines the compiled snippet's classes (from a KJvmCompiledScript) after the previous one's, and names its
+        class (`_N_repl`). Every compiled snippet is added, whatever its run came to: later snippets' classes refer to
+        it, and the first one's to what the REPL shares with all of them."""
         self._newest = script.getCompiledModule().createClassLoader(self._newest)
-        return java_class("java.lang.Class").forName(jstr(script.getScriptClassFQName()), False, self._newest)
+        return jstr(script.getScriptClassFQName())
+
+    def snippet_class(self, name: str) -> JavaObject:
+        """A snippet's Java class, loaded here and not initialised: none of its code runs in the worker. A JavaException
+        when it can't be loaded (a class it names missing from the classpath here)."""
+        return java_class("java.lang.Class").forName(name, False, self._newest)
