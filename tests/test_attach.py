@@ -284,6 +284,30 @@ def _text(result: Any) -> str:
     return "\n".join(block.text for block in result.content if isinstance(block, TextContent))
 
 
+def test_describe_after_the_app_exited_says_so_in_one_answer_and_the_server_goes_on(shop_env: ReplEnvironment):
+    """An app that exited since the last snippet: describe_kotlin_session answers that its state is gone, and the
+    server answers the next call."""
+
+    async def scenario(app: RunningApp) -> None:
+        manager = SessionManager(limits=SessionLimits(spare_worker=False), resolver=resolve_environment)
+        async with Client(build_server(manager, end_builds_at_exit=False)) as client:
+            attached = await client.call_tool("attach_kotlin_session", {"pid": app.pid, "sessionId": "gone"})
+            assert not attached.is_error, _text(attached)
+            assert not (await client.call_tool("run_kotlin_snippet", {"code": "val held = 1", "sessionId": "gone"})).is_error
+            app.process.kill()
+            app.process.wait()
+            described = await client.call_tool("describe_kotlin_session", {"sessionId": "gone"})
+            assert described.is_error
+            assert _text(described) == (
+                f"Error: session 'gone' could not be described: The attached JVM (pid {app.pid}) exited; the session's state "
+                "in it is gone. Attach again to a running JVM."
+            )
+            assert not (await client.call_tool("list_running_jvms", {})).is_error
+
+    with running_app(shop_command(shop_env.java_executable, shop_env.classpath), ready=SHOP_READY) as app:
+        asyncio.run(scenario(app))
+
+
 _IDLE_JAVA = """
 public class Idle {
     public static void main(String[] args) throws Exception {
