@@ -67,6 +67,27 @@ MUTATIONS = (
         ("tests/test_attach.py::test_what_a_snippet_prints_comes_back_and_never_reaches_the_apps_console",),
     ),
     Mutation(
+        "another user's JVM counts as attachable",
+        "bridge/gradle_repl/project/running_jvms.py",
+        "    if uid != os.getuid():",
+        "    if uid != os.getuid() and False:",
+        ("tests/test_attach.py::test_another_users_jvm_is_listed_as_not_attachable_and_refused_before_any_attach",),
+    ),
+    Mutation(
+        "attaching builds the named project before refusing a JVM it can't attach to",
+        "bridge/gradle_repl/front/attaching.py",
+        "    await asyncio.to_thread(attachable_jvm, pid)\n",
+        "",
+        ("tests/test_attach.py::test_another_users_jvm_is_listed_as_not_attachable_and_refused_before_any_attach",),
+    ),
+    Mutation(
+        "an attached session's describe shows a value other than the app's own",
+        "jvm-worker/agent/gradlerepl/agent/SnippetValues.java",
+        "                outcome.set(text(value));",
+        '                outcome.set("");',
+        ("tests/test_attach.py::test_describe_lists_the_sessions_names_and_types_with_values_read_in_the_app",),
+    ),
+    Mutation(
         "the attach agent listens in a directory others can enter",
         "jvm-worker/agent/gradlerepl/agent/AttachAgent.java",
         "        if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS) || !OWNER_ONLY.containsAll(permissions)) {",

@@ -6,9 +6,11 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 from typing import Any
 from collections.abc import Iterator
 from pathlib import Path
@@ -112,6 +114,49 @@ def test_a_stopped_app_is_answered_by_the_timeout_and_the_session_goes_on_once_i
     assert attached.value("40 + 2") == "42"
 
 
+def test_describe_lists_the_sessions_names_and_types_with_values_read_in_the_app(attached: SyncWorker, shop: RunningApp):
+    """describe on an attached session lists what its snippets declared, typed by the worker's compiler, with each
+    value read in the app when asked (a change the app made since shows); a toString() that throws or blocks is said
+    on its own entry and the rest is listed; a long value is capped as a session's own."""
+    code = (
+        'class Count { override fun toString() = "count=${shop.Inventory.items.size}" }\n'
+        "class Boom { override fun toString(): String = error(\"no text\") }\n"
+        "class Slow { override fun toString(): String { Thread.sleep(600_000); return \"late\" } }\n"
+        "val count = Count()\nval boom = Boom()\nval slow = Slow()\n"
+        'var long = "x".repeat(500)\nfun twice(n: Int): Int = n * 2\nval firstItem = shop.Inventory.items.first()'
+    )
+    assert isinstance(attached.eval(code).result, SuccessResult)
+    assert isinstance(attached.eval('val broken: String = error("never set")').result, ErrorResult)
+    before = {d.name: d for d in attached.describe().declarations}
+    assert before["count"].signature == "val count: Count" and before["count"].value == f"count={_cli_value(shop)}"
+    assert before["boom"].value == "<can't be read: java.lang.IllegalStateException>"
+    assert before["slow"].value is not None and before["slow"].value.startswith("<toString() did not finish within")
+    assert before["long"].signature == "var long: kotlin.String" and before["long"].value == "x" * 200 + "… (300 more characters)"
+    assert before["twice"].signature == "fun twice(kotlin.Int): kotlin.Int" and before["twice"].value is None
+    assert before["firstItem"].signature == "val firstItem: shop.Item" and before["firstItem"].value == "Item(name=apple, price=3)"
+    assert before["broken"].value == "<not initialised: its snippet failed>"
+    assert before["Count"].signature == "class Count"
+    shop.ask("buy", "bought")
+    after = {d.name: d.value for d in attached.describe().declarations}
+    assert after["count"] == f"count={_cli_value(shop)}" != before["count"].value
+
+
+def test_describe_of_a_stopped_app_lists_the_names_and_says_the_values_were_not_read(attached: SyncWorker, shop: RunningApp):
+    """An app stopped with SIGSTOP can't read its values: describe still lists the names and types, each value saying
+    the app did not answer, within the host's describe timeout; once it continues, the session goes on (the late
+    answer dropped)."""
+    assert isinstance(attached.eval("val kept = 5").result, SuccessResult)
+    os.kill(shop.pid, signal.SIGSTOP)
+    try:
+        described = {d.name: d for d in attached.describe().declarations}
+    finally:
+        os.kill(shop.pid, signal.SIGCONT)
+    assert described["kept"].signature == "val kept: kotlin.Int"
+    assert described["kept"].value is not None and described["kept"].value.startswith(f"<not read: the attached JVM (pid {shop.pid}) did not answer")
+    assert attached.value("kept + 1") == "6"
+    assert {d.name: d.value for d in attached.describe().declarations}["kept"] == "5"
+
+
 def test_the_app_never_loads_the_compiler(attached: SyncWorker, shop: RunningApp, shop_env: ReplEnvironment):
     """Only compiled classes travel: the app's JVM has no class of the Kotlin compiler or scripting host loaded."""
     attached.value("shop.Inventory.open")
@@ -203,6 +248,9 @@ def test_over_mcp_two_sessions_attach_to_one_app_each_with_its_own_state_and_det
         async with Client(build_server(manager, end_builds_at_exit=False)) as client:
             jvms = await client.call_tool("list_running_jvms", {})
             assert f"{shop.pid}" in _text(jvms) and "shop.ShopKt" in _text(jvms)
+            listed_jvm = {jvm["pid"]: jvm for jvm in jvms.structured_content["jvms"]}[shop.pid]
+            assert listed_jvm["main"] == "shop.ShopKt" and listed_jvm["attachable"] is True and listed_jvm["whyNot"] is None
+            assert listed_jvm["workingDirectory"] == os.getcwd() and listed_jvm["javaVersion"]
             for session in ("a", "b"):
                 attached = await client.call_tool("attach_kotlin_session", {"pid": shop.pid, "sessionId": session})
                 assert not attached.is_error, _text(attached)
@@ -213,8 +261,11 @@ def test_over_mcp_two_sessions_attach_to_one_app_each_with_its_own_state_and_det
             assert other.is_error and "Unresolved reference 'mine'" in _text(other)
             assert not (await run("shop.Inventory.open = false", "a")).is_error
             assert _text(await run("shop.Inventory.open", "b")).startswith("false")
-            described = await client.call_tool("describe_kotlin_session", {"sessionId": "b"})
-            assert described.is_error and f"it runs inside JVM {shop.pid}, and describing an attached session's declarations is not supported yet" in _text(described)
+            described = await client.call_tool("describe_kotlin_session", {"sessionId": "a"})
+            assert not described.is_error, _text(described)
+            assert f"Attached to JVM {shop.pid}" in _text(described) and "val mine: kotlin.Int = 1    // snippet 1" in _text(described)
+            contents = described.structured_content
+            assert contents["attachedPid"] == shop.pid and [d["name"] for d in contents["declarations"]] == ["mine"]
             listed = (await client.call_tool("list_kotlin_sessions", {})).structured_content
             assert {s["sessionId"]: s["attachedPid"] for s in listed["sessions"]} == {"a": shop.pid, "b": shop.pid}
             await client.call_tool("close_kotlin_session", {"sessionId": "a"})
@@ -231,3 +282,88 @@ def test_over_mcp_two_sessions_attach_to_one_app_each_with_its_own_state_and_det
 
 def _text(result: Any) -> str:
     return "\n".join(block.text for block in result.content if isinstance(block, TextContent))
+
+
+def test_describe_after_the_app_exited_says_so_in_one_answer_and_the_server_goes_on(shop_env: ReplEnvironment):
+    """An app that exited since the last snippet: describe_kotlin_session answers that its state is gone, and the
+    server answers the next call."""
+
+    async def scenario(app: RunningApp) -> None:
+        manager = SessionManager(limits=SessionLimits(spare_worker=False), resolver=resolve_environment)
+        async with Client(build_server(manager, end_builds_at_exit=False)) as client:
+            attached = await client.call_tool("attach_kotlin_session", {"pid": app.pid, "sessionId": "gone"})
+            assert not attached.is_error, _text(attached)
+            assert not (await client.call_tool("run_kotlin_snippet", {"code": "val held = 1", "sessionId": "gone"})).is_error
+            app.process.kill()
+            app.process.wait()
+            described = await client.call_tool("describe_kotlin_session", {"sessionId": "gone"})
+            assert described.is_error
+            assert _text(described) == (
+                f"Error: session 'gone' could not be described: The attached JVM (pid {app.pid}) exited; the session's state "
+                "in it is gone. Attach again to a running JVM."
+            )
+            assert not (await client.call_tool("list_running_jvms", {})).is_error
+
+    with running_app(shop_command(shop_env.java_executable, shop_env.classpath), ready=SHOP_READY) as app:
+        asyncio.run(scenario(app))
+
+
+_IDLE_JAVA = """
+public class Idle {
+    public static void main(String[] args) throws Exception {
+        System.out.println("ready");
+        System.out.flush();
+        System.in.read();
+    }
+}
+"""
+
+
+@pytest.fixture
+def nobodys_jvm(shop_env: ReplEnvironment) -> Iterator[RunningApp]:
+    """A small JVM running as user `nobody`, from a directory that user can read (pytest's tmp_path is root's alone);
+    the directory is removed and the JVM killed at the end."""
+    directory = Path(tempfile.mkdtemp(prefix="gradle-repl-other-user-"))
+    try:
+        directory.chmod(0o755)
+        (directory / "Idle.java").write_text(_IDLE_JAVA, encoding="utf-8")
+        subprocess.run([str(Path(shop_env.java_home) / "bin" / "javac"), "Idle.java"], cwd=directory, check=True, timeout=120)
+        command = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", shop_env.java_executable, "-cp", str(directory), "Idle"]
+        with running_app(command, ready="ready", cwd=str(directory)) as app:
+            yield app
+    finally:
+        shutil.rmtree(directory)
+
+
+def test_another_users_jvm_is_listed_as_not_attachable_and_refused_before_any_attach(nobodys_jvm: RunningApp, shop_env: ReplEnvironment):
+    """A JVM of another user is listed as not attachable with the one-line reason; attaching to it answers that line,
+    before any attach API call reaches it (root could attach: the same-user policy is gradle-repl's) and before the
+    named project is built; the server goes on answering."""
+    pid = nobodys_jvm.pid
+    why = "it runs as user nobody: gradle-repl attaches only to this user's JVMs"
+    attach_listener = Path(f"/proc/{pid}/root/tmp/.java_pid{pid}")  # HotSpot's socket once something attached to it
+
+    async def scenario() -> None:
+        manager = SessionManager(limits=SessionLimits(spare_worker=False), resolver=resolve_environment)
+        async with Client(build_server(manager, end_builds_at_exit=False)) as client:
+            listed = await client.call_tool("list_running_jvms", {})
+            jvm = {j["pid"]: j for j in listed.structured_content["jvms"]}[pid]
+            assert (jvm["user"], jvm["attachable"], jvm["whyNot"]) == ("nobody", False, why)
+            assert re.search(rf"^\s*{pid}\s+Java .* Idle  \(in .*; not attachable: {re.escape(why)}\)$", _text(listed), re.MULTILINE)
+            refused = await client.call_tool("attach_kotlin_session", {"pid": pid, "sessionId": "other"})
+            assert refused.is_error and _text(refused) == f"Error: cannot attach to JVM {pid}: {why}"
+            # With a project named, the JVM is refused before the project is looked at (this one doesn't exist).
+            unbuilt = await client.call_tool("attach_kotlin_session", {"pid": pid, "projectRoot": "/no/such/project"})
+            assert unbuilt.is_error and _text(unbuilt) == f"Error: cannot attach to JVM {pid}: {why}"
+            assert not attach_listener.exists()
+            again = await client.call_tool("list_kotlin_sessions", {})
+            assert not again.is_error and _text(again) == "No live sessions."
+
+    asyncio.run(scenario())
+    with pytest.raises(GradleReplError, match=rf"^cannot attach to JVM {pid}: {re.escape(why)}$"):
+        attach_environment(pid)
+    assert not attach_listener.exists()
+    # HotSpot itself lets root in: the refusal above is gradle-repl's policy, and the listener is what an attach leaves.
+    jcmd = Path(shop_env.java_home) / "bin" / "jcmd"
+    assert subprocess.run([str(jcmd), str(pid), "VM.version"], capture_output=True, text=True, timeout=120).returncode == 0
+    assert attach_listener.exists()

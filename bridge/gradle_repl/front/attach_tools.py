@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Callable
-from dataclasses import asdict
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context
@@ -15,8 +14,10 @@ from pydantic import Field
 
 from gradle_repl.errors import GradleReplError
 from gradle_repl.front.content import error_result, text_result
-from gradle_repl.host.manager import BuildToolChoice, SessionManager
+from gradle_repl.host.manager import SessionManager
 from gradle_repl.front.attaching import attach_session, jvm_line
+from gradle_repl.front.outputs import RunningJvmItem, RunningJvms, wire_list
+from gradle_repl.front.parameters import BuildToolArg, ProjectPath, SourceSet
 from gradle_repl.project.running_jvms import list_running_jvms
 from gradle_repl.settings import DEFAULT_BUILD_TOOL, DEFAULT_PROJECT_PATH, DEFAULT_SESSION_ID, DEFAULT_SOURCE_SET
 
@@ -29,14 +30,17 @@ class AttachTools:
     def __init__(self, manager: SessionManager) -> None:
         self.manager = manager
 
-    async def list_running_jvms(self) -> CallToolResult:
+    async def list_running_jvms(self) -> Annotated[CallToolResult, RunningJvms]:
         """List the JVMs running on this machine: pid, main class or jar, working directory, Java version, and
-        whether attach_kotlin_session can attach to it (same user, attach not disabled, Java 17+) or why not: a line
-        per JVM, then the same as a JSON list (pid, main, cwd, java_version, java_home, user, attachable, why_not)."""
+        whether attach_kotlin_session can attach to it (same user, attach not disabled, Java 17+) or why not, in one
+        line. A line per JVM, then the same as JSON; structuredContent has it as data: jvms {pid, main,
+        workingDirectory, javaVersion, javaHome, user, attachable, whyNot}."""
         jvms = await asyncio.to_thread(list_running_jvms)
+        listed = RunningJvms(jvms=wire_list(RunningJvmItem, jvms))
         if not jvms:
-            return text_result("No JVMs are running on this machine.")
-        return text_result("\n".join(jvm_line(jvm) for jvm in jvms) + "\n" + json.dumps([asdict(jvm) for jvm in jvms], indent=2))
+            return text_result("No JVMs are running on this machine.", listed)
+        lines = [jvm_line(jvm) for jvm in jvms]
+        return text_result("\n".join([*lines, json.dumps(listed.model_dump(mode="json")["jvms"], indent=2)]), listed)
 
     async def attach_kotlin_session(
         self,
@@ -48,18 +52,21 @@ class AttachTools:
             Field(description="The app's Gradle or Maven project, for its Kotlin version and compiler plugins (kotlinx-serialization, "
                   "all-open, ...); left out, snippets compile with the Kotlin of the app's kotlin-stdlib and no plugins."),
         ] = None,
-        projectPath: Annotated[str, Field(description="Gradle project path or Maven module of the app, with projectRoot.")] = DEFAULT_PROJECT_PATH,
-        sourceSet: Annotated[str, Field(description="The source set whose compiler plugins apply, with projectRoot.")] = DEFAULT_SOURCE_SET,
-        buildTool: Annotated[BuildToolChoice, Field(description="The build tool for projectRoot, as for run_kotlin_snippet.")] = DEFAULT_BUILD_TOOL,
+        projectPath: ProjectPath = DEFAULT_PROJECT_PATH,
+        sourceSet: SourceSet = DEFAULT_SOURCE_SET,
+        buildTool: BuildToolArg = DEFAULT_BUILD_TOOL,
     ) -> CallToolResult:
         """Attach a session to a JVM that is already running: its snippets then run inside that application, against
         its live objects (its classes, their static state and objects; a Spring app's beans), and run_kotlin_snippet,
-        check_kotlin_snippet and complete_kotlin_snippet work on it as on any session (their projectRoot may be left
-        out and is ignored); describe_kotlin_session can't list an attached session's declarations yet. Snippets compile in gradle-repl's own JVM; only their compiled classes go
-        to a small agent loaded into the app, whose socket only this user can reach. What a snippet prints comes back
-        here (the app's own output stays on its console). close_kotlin_session detaches: the app keeps running and the
-        session's state in it is released. Only this user's JVMs can be attached to; attaching runs code inside that
-        process, so never attach to production without meaning to.
+        check_kotlin_snippet, complete_kotlin_snippet and describe_kotlin_session work on it as on any session (their
+        projectRoot may be left out and is ignored; describe reads the values inside the app). With projectRoot,
+        projectPath, sourceSet and buildTool name the app's project as for run_kotlin_snippet, and only its Kotlin
+        version and compiler plugins are taken: the classpath is always the running app's. Snippets compile in
+        gradle-repl's own JVM; only their compiled classes go to a small agent loaded into the app, whose socket only
+        this user can reach. What a snippet prints comes back here (the app's own output stays on its console).
+        close_kotlin_session detaches: the app keeps running and the session's state in it is released. Only this
+        user's JVMs can be attached to; attaching runs code inside that process, so never attach to production
+        without meaning to.
         """
         try:
             environment, notices = await attach_session(

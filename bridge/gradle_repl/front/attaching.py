@@ -12,7 +12,7 @@ from gradle_repl.host.manager import SessionManager
 from gradle_repl.host.notices import Notice
 from gradle_repl.project.attach_target import attach_environment
 from gradle_repl.errors import GradleReplError
-from gradle_repl.project.running_jvms import RunningJvm, java_home_of
+from gradle_repl.project.running_jvms import RunningJvm, attachable_jvm, java_home_of
 from gradle_repl.worker.agent_jar import build_agent_jar
 from gradle_repl.worker.agent_socket import agent_dir
 
@@ -23,7 +23,9 @@ async def attach_session(
     manager: SessionManager, session_id: str, pid: int, *, project_root: str | None, project_path: str, source_set: str,
     build_tool: BuildToolChoice,
 ) -> tuple[ReplEnvironment, tuple[Notice, ...]]:
-    """Attaches `session_id` to JVM `pid`: the environment it runs with and what the user must know."""
+    """Attaches `session_id` to JVM `pid`: the environment it runs with and what the user must know. A JVM that can't
+    be attached to (another user's, one refusing attach) is refused first, before its project is built."""
+    await asyncio.to_thread(attachable_jvm, pid)
     project = None
     if project_root is not None:
         resolved = await manager.resolve(project_root, project_path=project_path, source_set=source_set, build_tool=build_tool, progress=None)
@@ -35,7 +37,7 @@ async def attach_session(
 def jvm_line(jvm: RunningJvm) -> str:
     """One JVM as `gradle-repl jvms` and list_running_jvms show it."""
     state = "attachable" if jvm.attachable else f"not attachable: {jvm.why_not}"
-    return f"{jvm.pid:>8}  Java {jvm.java_version or '?':<8} {jvm.main}  (in {jvm.cwd or '?'}; {state})"
+    return f"{jvm.pid:>8}  Java {jvm.java_version or '?':<8} {jvm.main}  (in {jvm.working_directory or '?'}; {state})"
 
 
 def agent_option() -> str:

@@ -27,7 +27,7 @@ from gradle_repl.options import EnvSource
 __all__ = [
     "Wire", "SnippetDiagnostic", "CheckDiagnostic", "CodeEdit", "CompletionItem", "DeclaredName", "NoticeItem", "DisplayItem", "LiveSession",
     "SessionOptionValues", "SnippetError", "SnippetRun", "SessionList", "SessionContents", "RunErrorKind", "CodeCheck",
-    "CodeCompletions", "SessionReset", "wire_list",
+    "CodeCompletions", "SessionReset", "RunningJvmItem", "RunningJvms", "wire_list",
 ]
 
 # A snippet's error kinds, and `request`: the call could not run the snippet (bad arguments, a build that failed,
@@ -152,6 +152,9 @@ class SessionContents(Wire):
     options: SessionOptionValues = Field(
         default_factory=SessionOptionValues, description="the session options it runs with; secret-like values masked"
     )
+    attached_pid: int | None = Field(
+        default=None, description="the running JVM the session is attached to (its values are read there), when it is"
+    )
 
 
 class CodeCheck(Wire):
@@ -188,3 +191,22 @@ class SessionReset(Wire):
         "nothing was done; restarted (replay=true): a new JVM runs now and the earlier snippets ran again"
     )
     notices: list[NoticeItem] = Field(default_factory=list, description="what the restart and the replay went through: the replayed notice says how many snippets ran again")
+
+
+class RunningJvmItem(Wire):
+    """One JVM running on this machine (project/running_jvms.py's RunningJvm under Wire's naming)."""
+
+    pid: int
+    main: str = Field(description="the main class, or the jar of `java -jar`, as its command line names it")
+    working_directory: str | None = Field(default=None, description="null when this user may not read it")
+    java_version: str | None = Field(default=None, description="from its JDK's release file, e.g. 17.0.12; null when unknown")
+    java_home: str = Field(description="the JDK (or JRE) it runs on")
+    user: str = Field(description="the user it runs as")
+    attachable: bool = Field(description="whether attach_kotlin_session can attach a session to it")
+    why_not: str | None = Field(default=None, description="why it can't be attached to, in one line; null when it can")
+
+
+class RunningJvms(Wire):
+    """The result of list_running_jvms."""
+
+    jvms: list[RunningJvmItem] = Field(default_factory=list, description="by pid; gradle-repl's own process left out")

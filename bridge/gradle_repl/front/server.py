@@ -20,6 +20,7 @@ from pydantic import Field
 
 from gradle_repl import package_version
 from gradle_repl.front.attach_tools import AttachTools
+from gradle_repl.front.parameters import BuildToolArg, ProjectPath, ProjectRoot, SessionId, SessionProjectRoot, SourceSet
 from gradle_repl.front.content import (
     check_failed, check_to_result, completion_failed, completion_to_result, error_result, reply_to_result, request_failed, text_result,
 )
@@ -50,30 +51,6 @@ Run Kotlin snippets inside a Gradle or Maven JVM project: its compiled classes, 
 JDK and Kotlin compiler plugins (kotlinx-serialization, all-open, ...). State (vals, funs,
 classes, imports) persists per sessionId like a notebook. Use it to try an API, inspect a data
 class, check a serializer or reproduce a bug without writing a test."""
-
-ProjectRoot = Annotated[str, Field(description="Absolute path of the Gradle or Maven project's root directory.")]
-SessionProjectRoot = Annotated[
-    str | None,
-    Field(description="Absolute path of the Gradle or Maven project's root directory; may be left out for a session "
-          "attached to a running JVM (attach_kotlin_session)."),
-]
-ProjectPath = Annotated[
-    str, Field(description="Gradle project path (':' for the root, ':app' for a subproject) or Maven module (dir or artifactId).")
-]
-SourceSet = Annotated[
-    str,
-    Field(description="Source set whose classpath the snippet sees: 'main' or 'test', another Gradle source set, or a Kotlin "
-          "Multiplatform JVM compilation ('jvmMain', 'desktopMain', 'jvmTest'; 'main' when the project has one JVM target)."),
-]
-SessionId = Annotated[str, Field(description="Names the REPL session; calls with the same id share state.")]
-BuildToolArg = Annotated[
-    BuildToolChoice,
-    Field(
-        description="'auto' uses the build tool that last worked for this project, else Gradle when its build files "
-        "exist, else Maven; when one can't run and the other's build files exist, the other is used and the reply says so."
-    ),
-]
-
 
 class _ProgressRelay:
     """Carries build-tool lines from the resolver's thread to MCP progress notifications."""
@@ -318,17 +295,22 @@ class KotlinTools:
         """What a session holds, to pick up a session you did not start: its imports, and the names its snippets
         declared as the REPL resolves them now (newest definition wins) — vals and vars with their type and
         current value (capped), functions with their signatures, classes, objects, interfaces, typealiases —
-        each with the snippet that declared it. Waits for a running snippet to finish."""
+        each with the snippet that declared it. For a session attached to a running JVM, the values are read inside
+        that application when asked, and attachedPid names it. Waits for a running snippet to finish."""
         try:
             description = await self.manager.describe(sessionId)
         except GradleReplError as error:
             return error_result(str(error))
         options = self.manager.session_options(sessionId) or SessionOptions()
+        attached = self.manager.attached_pid(sessionId)
         contents = SessionContents(
             session_id=sessionId, imports=description.imports, libraries=description.libraries,
             declarations=wire_list(DeclaredName, description.declarations), options=SessionOptionValues.model_validate(options.masked()),
+            attached_pid=attached,
         )
         summary = description.summary(sessionId)
+        if attached is not None:
+            summary += f"\nAttached to JVM {attached}: its snippets run, and its values live, inside that application."
         if not options.is_default():
             summary += f"\nSession options: {options.summary()}"
         return text_result(summary, contents)

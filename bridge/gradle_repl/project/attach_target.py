@@ -74,7 +74,7 @@ def attach_environment(pid: int, project: ReplEnvironment | None = None, *, on_p
                         "and run only where the app can load the Kotlin classes they use")
     kotlin_version, too_old = repl_kotlin_version(stdlib or PINNED_KOTLIN_VERSION)
     host = resolve_jars({"host": repl_host_coordinates(kotlin_version)}, on_progress=on_progress).by_request["host"]
-    cwd = properties.get("user.dir") or jvm.cwd or "/"
+    cwd = properties.get("user.dir") or jvm.working_directory or "/"
     return ReplEnvironment(
         build_tool="maven",  # the toolchain's: the REPL's jars come through Maven
         project_root=cwd,

@@ -1,8 +1,10 @@
 """The JVMs running on this machine that a session could attach to, and why one can't be attached to.
 
 Found without starting a JVM: every process whose executable is a `java` launcher (psutil), its user, command line,
-working directory, and its JDK's `release` file. A JVM can be attached to when it runs as this user (the attach API
-lets no one else in), was not started with -XX:+DisableAttachMechanism, and is Java 17+ (the agent's class files).
+working directory, and its JDK's `release` file. A JVM can be attached to when it runs as this user, was not started
+with -XX:+DisableAttachMechanism, and is Java 17+ (the agent's class files). Same user only is gradle-repl's rule, for
+root too: HotSpot's attach mechanism lets root into any JVM, and attaching runs code in that process with its rights.
+Every attach (front/attaching.py, project/attach_target.py) asks attachable_jvm first, before any attach API call.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ _RELEASE_VERSION = re.compile(r'^JAVA_VERSION="([^"]+)"', re.MULTILINE)
 class RunningJvm:
     pid: int
     main: str  # the main class, or the jar of `java -jar`
-    cwd: str | None
+    working_directory: str | None
     java_version: str | None
     java_home: str
     user: str

@@ -131,6 +131,8 @@ def main() -> None:
                 channel.send(session.answer(request))
             except Exception as error:  # noqa: BLE001 - a bug here must cost one reply, not the session
                 channel.send(ErrorResult(id=request.id, error_kind="internal", message=f"the {request.op} request failed: {error!r}"))
+            if session.exit_code is not None:
+                break  # the answer found the session gone (an attached JVM that exited)
             continue
         if not isinstance(request, EvalRequest):
             channel.send(ErrorResult(error_kind="internal", message="the worker is already started"))

@@ -8,6 +8,12 @@ with `O` (what the snippet thread printed): id, text, bytes dropped (long), then
 its runtime class (null for null), the eval method's generic return type; `U` (Unit): id; `X` (a throwable): id, cause
 count, each cause's class, message and frames (class, method, file, line: int); `S` (stopped or left running after a
 cancel): id, what happened.
+
+Between snippets the worker may send `D` (describe): id, the longest value text wanted (int, chars), how long one
+value may take and all of them (long, ms each), value count (int), then each value's snippet class and field name.
+The agent answers `D`: id, value count, then per value its state (int: 0 read, 1 its reading threw, 2 not finished in
+time, 3 no such snippet or field), a text (the value's first characters, the throwable's class, or what is missing)
+and a number (the value's whole length in chars, or the ms waited).
 """
 
 from __future__ import annotations
@@ -15,13 +21,14 @@ from __future__ import annotations
 import socket
 import struct
 from dataclasses import dataclass
+from typing import Literal
 
 from gradle_repl.errors import GradleReplError
 from gradle_repl.worker.report import StackFrame, ThrowableInfo
 
 __all__ = [
     "AgentGone", "AgentHello", "AgentOutput", "AgentValue", "AgentUnit", "AgentError", "AgentStopped", "AgentReply",
-    "AgentConnection",
+    "AgentConnection", "AgentRead", "AgentValues", "ReadState",
 ]
 
 
@@ -74,6 +81,27 @@ class AgentStopped:
 
 
 AgentReply = AgentOutput | AgentValue | AgentUnit | AgentError | AgentStopped
+
+ReadState = Literal["read", "threw", "unfinished", "missing"]
+_READ_STATES: tuple[ReadState, ...] = ("read", "threw", "unfinished", "missing")
+
+
+@dataclass(frozen=True)
+class AgentRead:
+    """One value a describe asked for: its first characters and whole length (read), the class of what its reading
+    threw (threw), the ms waited for it (unfinished), or what the agent could not find (missing)."""
+
+    state: ReadState
+    text: str
+    number: int
+
+
+@dataclass(frozen=True)
+class AgentValues:
+    """The answer to a describe: one AgentRead per value asked for, in order."""
+
+    id: int
+    values: list[AgentRead]
 
 
 class _Reader:
@@ -130,7 +158,7 @@ class _Writer:
         return struct.pack(">i", len(body)) + body
 
 
-def _decode(data: bytes) -> AgentReply | AgentHello:
+def _decode(data: bytes) -> AgentReply | AgentHello | AgentValues:
     message = _Reader(data)
     kind = message.kind()
     if kind == "H":
@@ -144,6 +172,10 @@ def _decode(data: bytes) -> AgentReply | AgentHello:
         return AgentUnit(reply_id)
     if kind == "S":
         return AgentStopped(reply_id, message.required_text())
+    if kind == "D":
+        return AgentValues(reply_id, [
+            AgentRead(_READ_STATES[message.count()], message.required_text(), message.number()) for _ in range(message.count())
+        ])
     if kind == "X":
         chain = []
         for _ in range(message.count()):
@@ -192,7 +224,15 @@ class AgentConnection:
     def cancel(self, request_id: int, *, grace_seconds: float) -> None:
         self._send(_Writer("C").number(request_id).number(int(grace_seconds * 1000)).frame())
 
-    def receive(self, timeout: float) -> AgentReply | AgentHello | None:
+    def describe(self, request_id: int, values: list[tuple[str, str]], *, limit_chars: int, value_seconds: float, total_seconds: float) -> None:
+        """Asks for the text of each (snippet class, field) value, answered with AgentValues."""
+        message = _Writer("D").number(request_id).count(limit_chars).number(int(value_seconds * 1000)).number(int(total_seconds * 1000))
+        message.count(len(values))
+        for snippet_class, field in values:
+            message.text(snippet_class).text(field)
+        self._send(message.frame())
+
+    def receive(self, timeout: float) -> AgentReply | AgentHello | AgentValues | None:
         """The next message, or None when none came within the timeout; AgentGone when the agent's end closed."""
         self._socket.settimeout(timeout)
         try:

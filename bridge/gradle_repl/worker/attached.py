@@ -19,7 +19,10 @@ from gradle_repl.errors import WorkerFailed
 from gradle_repl.frames import DescribeRequest, DescriptionResult, DisplayFrame, ErrorResult, EvalRequest, StreamFrame, SuccessResult
 from gradle_repl.worker.agent_jar import build_agent_jar
 from gradle_repl.worker.agent_socket import socket_path
-from gradle_repl.worker.agent_wire import AgentConnection, AgentError, AgentGone, AgentOutput, AgentReply, AgentStopped, AgentUnit, AgentValue
+from gradle_repl.worker.agent_wire import (
+    AgentConnection, AgentError, AgentGone, AgentOutput, AgentRead, AgentReply, AgentStopped, AgentUnit, AgentValue, AgentValues,
+)
+from gradle_repl.worker.declarations import DESCRIBE_SECONDS, VALUE_LIMIT_CHARS, VALUE_SECONDS, StoredValue, shown_value, unfinished, unreadable
 from gradle_repl.worker.java import JavaException, JavaObject, java_class
 from gradle_repl.worker.deadlines import INTERRUPT_GRACE_SECONDS, REPLY_SECONDS
 from gradle_repl.worker.kotlin_types import kotlin_type_name
@@ -28,6 +31,7 @@ from gradle_repl.worker.output_frames import Send, SnippetOutput
 from gradle_repl.worker.report import format_throwable
 from gradle_repl.worker.safety import cap_text, jstr
 from gradle_repl.worker.session import POLL_INTERVAL_MS, ReplSession
+from gradle_repl.worker.snippet_mirror import SnippetMirror
 from gradle_repl.worker.snippet_names import WARM_UP_SNIPPETS, SnippetCounter
 
 __all__ = ["ATTACHED_LIBRARIES_UNAVAILABLE", "AttachedSession", "attach_agent", "warm_up_attached"]
@@ -76,9 +80,9 @@ def _load_agent(pid: int, jar: Path, path: str) -> None:
         target.detach()
 
 
-def warm_up_attached(snippets: SnippetCounter, connection: AgentConnection, code: str) -> None:
+def warm_up_attached(snippets: SnippetCounter, connection: AgentConnection, code: str, mirror: SnippetMirror) -> None:
     """The worker's warm-up snippets, compiled here and run in the target: the first snippet carries what the REPL
-    shares with every later one, so it must run there too."""
+    shares with every later one, so it must run there too (and be in the mirror describe reflects on)."""
     for _ in range(WARM_UP_SNIPPETS):
         _, running = snippets.compile_only(code)
         running.join(0)  # Thread.join(0): until compiled
@@ -86,6 +90,7 @@ def warm_up_attached(snippets: SnippetCounter, connection: AgentConnection, code
         if outcome is None or outcome.compiledScript is None:
             why = [jstr(d.getMessage()) for d in outcome.diagnostics] if outcome is not None else []
             raise WorkerFailed(f"the Kotlin REPL failed to compile the attached session's first snippet: {'; '.join(why) or outcome}")
+        mirror.add(outcome.compiledScript)
         ran = _run_there(connection, 0, outcome.compiledScript, output_limit=1_000, deadline=time.monotonic() + CONNECT_TIMEOUT_SECONDS)
         if not isinstance(ran.reply, (AgentUnit, AgentValue)):
             raise WorkerFailed(f"the attached JVM failed the warm-up snippet: {ran.reply}")
@@ -163,28 +168,71 @@ def _still_running(pid: int) -> bool:
     return False
 
 
-class AttachedSession(ReplSession):
-    """A ReplSession whose snippets run in the attached JVM; checks, completion and describe are the REPL's, here."""
+def _shown(read: AgentRead) -> str:
+    """One value the agent read, as a session's own describe shows it."""
+    if read.state == "read":
+        return shown_value(read.text, read.number)
+    if read.state == "threw":
+        return unreadable(read.text)
+    if read.state == "unfinished":
+        return unfinished(read.number / 1000)
+    return f"<not found in the attached JVM: {read.text}>"
 
-    def __init__(self, *args: Any, connection: AgentConnection, pid: int, **kwargs: Any) -> None:
+
+class AttachedSession(ReplSession):
+    """A ReplSession whose snippets run in the attached JVM; checks and completion are the REPL's, here; describe
+    reflects on the snippets' classes here (SnippetMirror) and reads their values there."""
+
+    def __init__(self, *args: Any, connection: AgentConnection, pid: int, mirror: SnippetMirror, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._connection = connection
         self._pid = pid
+        self._mirror = mirror
 
     def describe(self, request: DescribeRequest) -> DescriptionResult | ErrorResult:  # type: ignore[override]
-        """Not listed yet: the session's values live in the app, where the worker can't read them."""
-        return ErrorResult(
-            id=request.id, error_kind="internal",
-            message=f"it runs inside JVM {self._pid}, and describing an attached session's declarations is not supported yet",
+        """The names the snippets declared, with their types, and their values as the app holds them now."""
+        try:
+            description = self._declarations.describe(lambda values: self._read_there(request.id, values))
+        except AgentGone as gone:
+            return self._gone(gone).model_copy(update={"id": request.id})
+        return DescriptionResult(id=request.id, description=description, declared=len(self._declarations))
+
+    def _read_there(self, request_id: int, values: list[StoredValue]) -> list[str]:
+        """Each value's text, read in the attached JVM; a JVM that doesn't answer in time (stopped, hung) leaves each
+        value saying so, and the names and types are listed all the same."""
+        if not values:
+            return []
+        self._connection.describe(
+            request_id, [(v.snippet_class, v.field) for v in values], limit_chars=VALUE_LIMIT_CHARS, value_seconds=VALUE_SECONDS,
+            total_seconds=DESCRIBE_SECONDS,
         )
+        deadline = time.monotonic() + DESCRIBE_SECONDS + REPLY_SECONDS
+        while (left := deadline - time.monotonic()) > 0:
+            message = self._connection.receive(min(left, _POLL_SECONDS * 10))
+            if isinstance(message, AgentValues) and message.id == request_id:
+                return [_shown(read) for read in message.values]
+            # anything else: the late answer or output of a snippet given up on earlier
+        waited = DESCRIBE_SECONDS + REPLY_SECONDS
+        return [f"<not read: the attached JVM (pid {self._pid}) did not answer within {waited:g} s; is it stopped or hung?>"] * len(values)
+
+    def _gone(self, gone: AgentGone) -> ErrorResult:
+        """The connection closed: the JVM exited, or the channel broke; either way the session ends."""
+        self.exit_code = 0
+        if _still_running(self._pid):
+            message = (f"The connection to the attached JVM (pid {self._pid}) was lost: {gone}; the session's state in it "
+                       "is released. Attach again to go on.")
+        else:
+            message = f"The attached JVM (pid {self._pid}) exited; the session's state in it is gone. Attach again to a running JVM."
+        return ErrorResult(error_kind="exited", state_lost=True, message=message)
 
     def _run(self, request: EvalRequest, output: SnippetOutput, send: Send, cancel: threading.Event) -> SuccessResult | ErrorResult:
-        _, running = self._snippets.compile_only(request.code)
+        number, running = self._snippets.compile_only(request.code)
         running.join(0)  # the compiler can't be interrupted: a cancel meanwhile ends the snippet before it runs
         outcome = running.getOutcome()
         assert outcome is not None  # join(0) returns once the compiling thread has set its outcome
         if outcome.compiledScript is None:
             return snippet_result(outcome, request.code, output, heap_mb=self._request.heap_mb, explain=lambda _: None)
+        class_name = self._mirror.add(outcome.compiledScript)
         if cancel.is_set():
             return ErrorResult(error_kind="cancelled", message="Cancelled by the client while the snippet compiled; it never ran. The session's state is kept.")
         try:
@@ -193,15 +241,12 @@ class AttachedSession(ReplSession):
                 deadline=time.monotonic() + request.timeout_ms / 1000, cancel=cancel, send=send, frame_limit=self._request.frame_limit_bytes,
             )
         except AgentGone as gone:
-            self.exit_code = 0
-            if _still_running(self._pid):
-                message = (f"The connection to the attached JVM (pid {self._pid}) was lost: {gone}; the session's state in it "
-                           "is released. Attach again to go on.")
-            else:
-                message = f"The attached JVM (pid {self._pid}) exited; the session's state in it is gone. Attach again to a running JVM."
-            return ErrorResult(error_kind="exited", state_lost=True, message=message)
+            return self._gone(gone)
         output.truncated += ran.dropped
-        return self._result(ran, outcome.compiledScript, request, cancelled=cancel.is_set())
+        result = self._result(ran, outcome.compiledScript, request, cancelled=cancel.is_set())
+        # Its values live in the app: no instance here.
+        self._record(lambda: (self._mirror.snippet_class(class_name), None), request.code, number, failed=isinstance(result, ErrorResult))
+        return result
 
     def _result(self, ran: _Ran, script: Any, request: EvalRequest, *, cancelled: bool) -> SuccessResult | ErrorResult:
         why = "Cancelled by the client" if cancelled else f"Timed out after {request.timeout_ms / 1000:g} s"

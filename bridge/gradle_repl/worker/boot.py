@@ -16,6 +16,7 @@ from gradle_repl.worker import classdata
 from gradle_repl.worker.class_update_agent import AgentJar, agent_jar
 from gradle_repl.worker.class_updates import ClassUpdater
 from gradle_repl.worker.attached import ATTACHED_LIBRARIES_UNAVAILABLE, AttachedSession, attach_agent, warm_up_attached
+from gradle_repl.worker.snippet_mirror import SnippetMirror
 from gradle_repl.worker.spring_helpers import SpringHelpers, spring_helpers
 from gradle_repl.worker.completion import SessionCompletion
 from gradle_repl.worker.facade import build_dependency_addon, build_facade
@@ -139,8 +140,9 @@ def boot(request: StartRequest) -> tuple[ReplSession, ReadyFrame, ClassDataUse]:
     )
     snippets = SnippetCounter(driver)
     connection = attach_agent(env.attached_pid, env.java_home) if env.attached_pid is not None else None
+    mirror = SnippetMirror(snippet_loader)
     if connection is not None:
-        warm_up_attached(snippets, connection, WARM_UP_SNIPPET)
+        warm_up_attached(snippets, connection, WARM_UP_SNIPPET, mirror)
         libraries_unavailable = ATTACHED_LIBRARIES_UNAVAILABLE
     else:
         _warm_up(snippets, output)
@@ -170,7 +172,7 @@ def boot(request: StartRequest) -> tuple[ReplSession, ReadyFrame, ClassDataUse]:
         if connection is None or env.attached_pid is None
         else AttachedSession(
             request, facade, snippets, libraries_unavailable=libraries_unavailable, hints=hints, completion=completion,
-            classes=classes, connection=connection, pid=env.attached_pid,
+            classes=classes, connection=connection, pid=env.attached_pid, mirror=mirror,
         )
     )
     return session, ready, class_data

@@ -19,7 +19,10 @@ from gradle_repl.worker.java import JavaException, JavaObject, implements, java_
 from gradle_repl.worker.kotlin_types import kotlin_type_name, property_accessors, without_snippet_classes
 from gradle_repl.worker.safety import jstr
 
-__all__ = ["Declarations", "VALUE_LIMIT_CHARS", "composable_parameters"]
+__all__ = [
+    "Declarations", "StoredValue", "ValueReader", "VALUE_LIMIT_CHARS", "VALUE_SECONDS", "DESCRIBE_SECONDS", "composable_parameters",
+    "shown_value", "unreadable", "unfinished",
+]
 
 VALUE_LIMIT_CHARS = 200
 # A value's toString() may block; describing waits this long for one, and this long for all of them
@@ -30,6 +33,19 @@ _RESULT_FIELD = re.compile(r"res\d+$")
 _IMPORT = re.compile(r"^\s*import\s+([\w.`]+(?:\.\*)?(?:\s+as\s+\w+)?)\s*;?\s*$", re.MULTILINE)
 _COMPOSER = "androidx.compose.runtime.Composer"
 _TYPEALIAS = re.compile(r"^\s*(?:(?:private|internal|public)\s+)?typealias\s+(\w+)(\s*<[^=]*>)?\s*=\s*(.+?)\s*$", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class StoredValue:
+    """Where a val's or var's value is held, by name: a field of a snippet class (static on 2.3, of the snippet's
+    instance on 2.2). What a session attached to another JVM asks that JVM to read."""
+
+    snippet_class: str
+    field: str
+
+
+# Reads the values of the given fields, in order, each as describe shows it (capped, or why it can't be read).
+ValueReader = Callable[[list[StoredValue]], list[str]]
 
 
 @dataclass
@@ -49,10 +65,10 @@ class Declarations:
     def __len__(self) -> int:
         return len(self._held)
 
-    def record(self, script_class: JavaObject, instance: JavaObject, snippet: int, code: str, *, failed: bool) -> None:
-        """Adds what a snippet that ran declared; a name declared again moves to the end with its new meaning.
-        A snippet that threw still counts: later snippets resolve its names (to values never set)."""
-        owner = java_class("kotlin.jvm.JvmClassMappingKt").getJavaClass(script_class)
+    def record(self, owner: JavaObject, instance: JavaObject, snippet: int, code: str, *, failed: bool) -> None:
+        """Adds what a snippet that ran declared, read from its Java class (`_N_repl`); a name declared again moves to
+        the end with its new meaning. A snippet that threw still counts: later snippets resolve its names (to values
+        never set). `instance` is None when the snippet ran in another JVM: its values are read there."""
         accessors: set[str] = set()
         methods = {jstr(m.getName()) for m in owner.getDeclaredMethods()}
         for field in owner.getDeclaredFields():
@@ -91,15 +107,22 @@ class Declarations:
             self._imports.pop(imported, None)
             self._imports[imported] = None
 
-    def describe(self) -> SessionDescription:
+    def describe(self, read: ValueReader | None = None) -> SessionDescription:
+        """The declarations with their values: read here, or by `read` (the JVM the snippets ran in)."""
+        readable = [held for held in self._held.values() if not held.failed and held.field is not None]
+        if read is None:
+            deadline = time.monotonic() + DESCRIBE_SECONDS
+            texts = [_render(held.field, held.instance, deadline) for held in readable]
+        else:
+            texts = read([StoredValue(jstr(h.field.getDeclaringClass().getName()), jstr(h.field.getName())) for h in readable])
+        values = {id(held): text for held, text in zip(readable, texts, strict=True)}
         declarations = []
-        deadline = time.monotonic() + DESCRIBE_SECONDS
         for held in self._held.values():
             declaration = held.declaration.model_copy()
             if held.failed:
                 declaration.value = "<not initialised: its snippet failed>"
             elif held.field is not None:
-                declaration.value = _render(held.field, held.instance, deadline)
+                declaration.value = values[id(held)]
             declarations.append(declaration)
         return SessionDescription(declarations=declarations, imports=list(self._imports))
 
@@ -165,7 +188,7 @@ def _render(field: JavaObject, instance: JavaObject, deadline: float) -> str:
     connection) costs at most VALUE_SECONDS, and the whole description at most DESCRIBE_SECONDS."""
     left = min(VALUE_SECONDS, deadline - time.monotonic())
     if left <= 0:
-        return f"<not rendered: describing took its {DESCRIBE_SECONDS:g} s>"
+        return unfinished(0)
     task = java_class("java.util.concurrent.FutureTask")(_reader()(field, instance))
     thread = java_class("java.lang.Thread")(task, "describe-value")
     thread.setDaemon(True)
@@ -174,17 +197,35 @@ def _render(field: JavaObject, instance: JavaObject, deadline: float) -> str:
         text = jstr(task.get(int(left * 1000), java_class("java.util.concurrent.TimeUnit").MILLISECONDS))
     except java_class("java.util.concurrent.TimeoutException"):
         thread.interrupt()
-        return f"<toString() did not finish within {left:.1f} s>"
+        return unfinished(left)
     except JavaException as error:
         thrown: JavaObject = error  # a Java throwable, read as one
         cause = thrown.getCause() if thrown.getCause() is not None else thrown
-        return f"<can't be read: {jstr(cause.getClass().getName())}>"
+        return unreadable(jstr(cause.getClass().getName()))
     length, _, capped = text.partition(":")
+    return shown_value(capped, int(length))
+
+
+def shown_value(capped: str, length: int) -> str:
+    """A value's text as describe shows it: its first VALUE_LIMIT_CHARS characters (`capped`) on one line, and how
+    many of its `length` were cut."""
     # As results read: a toString() of Any's names the class as the user wrote it (`K@1b2c3d`, not `_5_repl$K@1b2c3d`).
     capped = without_snippet_classes(capped)
     capped = " ".join(capped.split()) if "\n" in capped else capped
-    cut = int(length) - VALUE_LIMIT_CHARS
+    cut = length - VALUE_LIMIT_CHARS
     return f"{capped}… ({cut} more characters)" if cut > 0 else capped
+
+
+def unreadable(thrown_class: str) -> str:
+    """A value whose reading or toString() threw, as describe shows it: the listing goes on."""
+    return f"<can't be read: {thrown_class}>"
+
+
+def unfinished(waited_seconds: float) -> str:
+    """A value whose toString() did not finish in its time, or that was never read because describing took all of its."""
+    if waited_seconds <= 0:
+        return f"<not rendered: describing took its {DESCRIBE_SECONDS:g} s>"
+    return f"<toString() did not finish within {waited_seconds:.1f} s>"
 
 
 @cache

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from gradle_repl.frames import (
@@ -16,7 +17,7 @@ from gradle_repl.worker.class_updates import ClassUpdater
 from gradle_repl.worker.completion import SessionCompletion
 from gradle_repl.worker.declarations import Declarations
 from gradle_repl.worker.failures import FailedSnippets
-from gradle_repl.worker.java import ExitGuard, Renderer, ReplDriver, ReplOutput, SnippetOutcome
+from gradle_repl.worker.java import ExitGuard, JavaObject, Renderer, ReplDriver, ReplOutput, SnippetOutcome, java_class
 from gradle_repl.worker.interruption import stop_snippet
 from gradle_repl.worker.memory import HeapWatch
 from gradle_repl.worker.outcomes import snippet_result
@@ -160,13 +161,21 @@ class ReplSession:
         return result
 
     def _record_declarations(self, outcome: SnippetOutcome, code: str, number: int, *, failed: bool) -> None:
-        try:
+        def ran() -> tuple[JavaObject, JavaObject] | None:
             evaluated = outcome.result
             script_class = evaluated.getScriptClass() if evaluated is not None else None
             if evaluated is None or script_class is None:
-                return
-            instance = evaluated.getScriptInstance()
-            self._declarations.record(script_class, instance, users_number(number), code, failed=failed)
+                return None
+            return java_class("kotlin.jvm.JvmClassMappingKt").getJavaClass(script_class), evaluated.getScriptInstance()
+
+        self._record(ran, code, number, failed=failed)
+
+    def _record(self, snippet: Callable[[], tuple[JavaObject, JavaObject] | None], code: str, number: int, *, failed: bool) -> None:
+        """Records what the snippet (its Java class and instance, when it has them) declared."""
+        try:
+            found = snippet()
+            if found is not None:
+                self._declarations.record(*found, users_number(number), code, failed=failed)
         except Exception as error:  # noqa: BLE001 - describing less must never cost the snippet its reply
             print(f"reading the declarations of snippet {number} failed: {error}", file=sys.stderr)
 

@@ -33,6 +33,8 @@ final class AttachedSession {
     private ClassLoader newest;
     /** The snippets' instances: the session's state, alive as long as the session. */
     private final List<Object> instances = new ArrayList<>();
+    /** The same instances by snippet class, where a describe reads the values of the snippets' vals and vars. */
+    private final Map<String, Object> instancesByClass = new HashMap<>();
     private volatile Running running;
     /**
      * Sends every reply, so no snippet thread ever writes to the socket: an interrupted thread's write would close the
@@ -79,6 +81,8 @@ final class AttachedSession {
                     start(message);
                 } else if (kind == 'C') {
                     cancel(message.number(), message.number());
+                } else if (kind == 'D') {
+                    describe(message);
                 }
             }
         } catch (IOException e) {
@@ -95,6 +99,7 @@ final class AttachedSession {
             writer.shutdown();
             synchronized (this) {
                 instances.clear();
+                instancesByClass.clear();
                 newest = appLoader;
             }
             try {
@@ -146,6 +151,7 @@ final class AttachedSession {
             // Later snippets resolve this one's declarations through its loader, whatever its run came to.
             newest = loader;
             instances.add(instance);
+            instancesByClass.put(className, instance);
         }
         Object returned;
         try {
@@ -169,17 +175,28 @@ final class AttachedSession {
                 .text(eval.getGenericReturnType().getTypeName());
     }
 
+    /** Reads the values a describe asks for (between snippets) and sends them, as every reply, from the writer. */
+    private void describe(Wire.In message) throws IOException {
+        Map<String, Object> byClass;
+        ClassLoader loader;
+        synchronized (this) {
+            byClass = new HashMap<>(instancesByClass);
+            loader = newest;
+        }
+        Wire.Out reply = SnippetValues.read(message, byClass, loader);
+        writer.execute(() -> {
+            try {
+                reply.sendTo(out);
+            } catch (IOException e) {
+                // The worker is gone; serve() ends the session.
+            }
+        });
+    }
+
     private static String text(Object value) {
         String text;
         try {
-            // Arrays as Kotlin's contentDeepToString shows them, not as [I@1b6d3586.
-            if (value != null && value.getClass().isArray()) {
-                Object[] items = new Object[java.lang.reflect.Array.getLength(value)];
-                Arrays.setAll(items, i -> java.lang.reflect.Array.get(value, i));
-                text = Arrays.deepToString(items);
-            } else {
-                text = String.valueOf(value);
-            }
+            text = SnippetValues.text(value);
         } catch (Throwable t) {
             text = "<toString() threw " + t + ">";
         }
