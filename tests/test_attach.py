@@ -12,16 +12,17 @@ import struct
 import subprocess
 import sys
 from typing import Any
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from mcp import Client
-from mcp.types import TextContent
+from mcp.types import ImageContent, TextContent
 
 from conftest import PROJECTS, SyncWorker, running_worker
 from gradle_repl.environment import ReplEnvironment
 from gradle_repl.errors import GradleReplError
+from gradle_repl.front.content import printed_blocks
 from gradle_repl.front.server import build_server
 from gradle_repl.frames import DEFAULT_OUTPUT_LIMIT_BYTES, DisplayFrame, ErrorResult, StreamFrame, SuccessResult
 from gradle_repl.host.manager import SessionLimits, SessionManager
@@ -87,7 +88,7 @@ def test_stdout_and_stderr_come_back_as_their_own_streams_in_the_order_printed(a
     """What the snippet's thread prints on System.out and System.err arrives as stdout and stderr frames, interleaved as
     it printed them."""
     reply = attached.eval('println("one"); System.err.println("two"); println("three"); System.err.print("four")')
-    assert _streams(reply.frames) == [("stdout", "one\n"), ("stderr", "two\n"), ("stdout", "three\n"), ("stderr", "four")]
+    assert printed_blocks(reply.frames) == [("stdout", "one\n"), ("stderr", "two\n"), ("stdout", "three\n"), ("stderr", "four")]
 
 
 def test_output_arrives_while_the_snippet_runs(attached: SyncWorker, tmp_path: Path):
@@ -110,7 +111,7 @@ def test_output_arrives_while_the_snippet_runs(attached: SyncWorker, tmp_path: P
     reply = attached.eval(code, timeout=30.0, on_frame=on_frame)
     assert isinstance(reply.result, SuccessResult), reply.result
     assert reply.result.value is not None and reply.result.value.data == "through"
-    assert _streams(reply.frames) == [("stdout", "started\nwaiting for the gate - open\n")]
+    assert printed_blocks(reply.frames) == [("stdout", "started\nwaiting for the gate - open\n")]
 
 
 def test_output_over_the_limit_is_cut_and_the_cut_is_counted(attached: SyncWorker):
@@ -153,18 +154,6 @@ def test_a_display_from_a_thread_that_is_not_the_snippets_says_why_it_cannot(att
         "other.start(); other.join(); failure?.message"
     )
     assert "html() shows things from a snippet's own thread only" in attached.value(code)
-
-
-def _streams(frames: Sequence[StreamFrame | DisplayFrame]) -> list[tuple[str, str]]:
-    """The printed frames with consecutive frames of one stream joined: how they were chunked is the agent's choice."""
-    joined: list[tuple[str, str]] = []
-    for frame in frames:
-        if isinstance(frame, StreamFrame):
-            if joined and joined[-1][0] == frame.event:
-                joined[-1] = (frame.event, joined[-1][1] + frame.data)
-            else:
-                joined.append((frame.event, frame.data))
-    return joined
 
 
 def _png_size(data: str) -> tuple[int, int]:
@@ -290,7 +279,8 @@ def test_the_agent_refuses_a_socket_directory_others_can_enter(shop_env: ReplEnv
 
 def test_over_mcp_two_sessions_attach_to_one_app_each_with_its_own_state_and_detach(shop: RunningApp):
     """attach_kotlin_session twice (the agent already there is reused): each session has its own snippets' state
-    but both see the one app; list_kotlin_sessions names the app; closing detaches and the app keeps answering."""
+    but both see the one app; what a snippet prints and shows comes back as a session's own does (stdout, stderr,
+    HTML, an image value); list_kotlin_sessions names the app; closing detaches and the app keeps answering."""
 
     async def scenario() -> None:
         manager = SessionManager(limits=SessionLimits(spare_worker=False), resolver=resolve_environment)
@@ -305,6 +295,9 @@ def test_over_mcp_two_sessions_attach_to_one_app_each_with_its_own_state_and_det
             assert not (await run("val mine = 1", "a")).is_error
             other = await run("mine", "b")
             assert other.is_error and "Unresolved reference 'mine'" in _text(other)
+            shown = await run('println("hi"); System.err.println("oops"); html("<b>x</b>"); java.awt.image.BufferedImage(2, 2, 1)', "a")
+            assert not shown.is_error and [block.mime_type for block in shown.content if isinstance(block, ImageContent)] == ["image/png"]
+            assert "[stdout]\nhi" in _text(shown) and "[stderr]\noops" in _text(shown) and "<b>x</b>" in _text(shown)
             assert not (await run("shop.Inventory.open = false", "a")).is_error
             assert _text(await run("shop.Inventory.open", "b")).startswith("false")
             described = await client.call_tool("describe_kotlin_session", {"sessionId": "b"})
