@@ -250,11 +250,15 @@ class AgentConnection:
     def cancel(self, request_id: int, *, grace_seconds: float) -> None:
         self._send(_Writer("C").number(request_id).number(int(grace_seconds * 1000)).frame())
 
+    def buffered(self) -> bool:
+        """Whether a whole message has arrived and waits to be received: receive() returns it without waiting."""
+        return len(self._buffer) >= 4 and len(self._buffer) >= 4 + struct.unpack(">i", self._buffer[:4])[0]
+
     def receive(self, timeout: float) -> AgentReply | AgentHello | None:
         """The next message, or None when none came within the timeout; AgentGone when the agent's end closed."""
         self._socket.settimeout(timeout)
         try:
-            while len(self._buffer) < 4 or len(self._buffer) < 4 + struct.unpack(">i", self._buffer[:4])[0]:
+            while not self.buffered():
                 chunk = self._socket.recv(1 << 16)
                 if not chunk:
                     raise AgentGone("the attached JVM closed the connection")

@@ -138,25 +138,57 @@ def _run_there(
     )
     stopped_at: float | None = None
     dropped = 0
+    printed = _Printed(output, send)
     while True:
+        if not connection.buffered():
+            printed.flush()  # before waiting: what arrived is sent as it arrived
         message = connection.receive(_POLL_SECONDS)
         now = time.monotonic()
-        if message is None:
-            if stopped_at is None and ((cancel is not None and cancel.is_set()) or now > deadline):
-                connection.cancel(request_id, grace_seconds=INTERRUPT_GRACE_SECONDS)
-                stopped_at = now
-            elif stopped_at is not None and now - stopped_at > _CANCEL_ANSWER_SECONDS:
-                return _Ran(None, True, dropped)
+        # Checked whatever came: a snippet that prints all the time must still meet its deadline.
+        if stopped_at is None and ((cancel is not None and cancel.is_set()) or now > deadline):
+            connection.cancel(request_id, grace_seconds=INTERRUPT_GRACE_SECONDS)
+            stopped_at = now
+        elif stopped_at is not None and now - stopped_at > _CANCEL_ANSWER_SECONDS:
+            return _Ran(None, True, dropped)
+        if message is None or getattr(message, "id", None) != request_id:
+            continue  # nothing yet, or the late answer of a snippet given up on earlier
+        if isinstance(message, AgentOutput):
+            printed.add(message)
             continue
-        if getattr(message, "id", None) != request_id:
-            continue  # the late answer of a snippet given up on earlier
+        printed.flush()
         if isinstance(message, AgentCut):
             dropped += message.dropped
-        elif isinstance(message, (AgentOutput, AgentDisplay)):
+        elif isinstance(message, AgentDisplay):
             if output is not None and send is not None:
-                send(output.stream(message.stream, message.text) if isinstance(message, AgentOutput) else _shown(output, message))
+                send(_shown(output, message))
         else:
             return _Ran(message, stopped_at is not None, dropped)  # type: ignore[arg-type]  # an AgentHello has no id
+
+
+class _Printed:
+    """Chunks of one stream that arrived back to back, sent as one frame once no more are waiting: the agent sends a
+    chunk per line, and a snippet printing thousands of lines would otherwise cost a frame each. A frame's text stays
+    within the frame limit (a character is at most 4 UTF-8 bytes), so merging never makes a cut."""
+
+    def __init__(self, output: SnippetOutput | None, send: Send | None) -> None:
+        self._output = output
+        self._send = send
+        self._stream: Literal["stdout", "stderr"] = "stdout"
+        self._parts: list[str] = []
+        self._chars = 0
+
+    def add(self, chunk: AgentOutput) -> None:
+        if chunk.stream != self._stream or (self._output is not None and self._chars + len(chunk.text) > self._output.frame_limit // 4):
+            self.flush()
+        self._stream = chunk.stream
+        self._parts.append(chunk.text)
+        self._chars += len(chunk.text)
+
+    def flush(self) -> None:
+        if self._parts and self._output is not None and self._send is not None:
+            self._send(self._output.stream(self._stream, "".join(self._parts)))
+        self._parts = []
+        self._chars = 0
 
 
 def _shown(output: SnippetOutput, item: AgentDisplay) -> DisplayFrame:

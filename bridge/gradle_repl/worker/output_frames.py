@@ -41,6 +41,11 @@ class SnippetOutput:
             else:
                 send(self.display(event))
 
+    @property
+    def frame_limit(self) -> int:
+        """The most bytes one frame's data may hold."""
+        return self._limit
+
     def stream(self, stream: Literal["stdout", "stderr"], text: str) -> StreamFrame:
         """Printed text as a frame within the limit."""
         return StreamFrame(event=stream, data=self._text(text))
