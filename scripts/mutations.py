@@ -88,11 +88,18 @@ MUTATIONS = (
         ("tests/test_attach.py::test_output_over_the_limit_is_cut_and_the_cut_is_counted",),
     ),
     Mutation(
+        "an attached session's printed chunks sent one frame each",
+        "bridge/gradle_repl/worker/attached.py",
+        "            printed.add(message)\n            continue",
+        "            printed.add(message)\n            printed.flush()\n            continue",
+        ("tests/test_attached.py::test_chunks_waiting_back_to_back_make_one_frame_per_stream_and_a_pause_ends_one",),
+    ),
+    Mutation(
         "an attached session's deadline checked only while nothing arrives",
         "bridge/gradle_repl/worker/attached.py",
         "        if stopped_at is None and ((cancel is not None and cancel.is_set()) or now > deadline):",
         "        if message is None and stopped_at is None and ((cancel is not None and cancel.is_set()) or now > deadline):",
-        ("tests/test_attach.py::test_a_snippet_printing_all_the_time_still_meets_its_timeout",),
+        ("tests/test_attached.py::test_output_that_never_pauses_still_meets_the_deadline",),
     ),
     Mutation(
         "the attach agent listens in a directory others can enter",

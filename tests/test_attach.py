@@ -183,8 +183,8 @@ def test_a_timeout_interrupts_the_snippet_and_the_app_keeps_answering(attached: 
 
 
 def test_a_snippet_printing_all_the_time_still_meets_its_timeout(attached: SyncWorker, shop: RunningApp):
-    """Output arriving without a pause doesn't hold off the deadline: the snippet is interrupted on time, what it
-    printed until then came back, and the app goes on."""
+    """A snippet printing in a loop is interrupted by the agent at its timeout: what it printed until then came back,
+    and the session and the app go on (test_attached.py proves the deadline is met while output never pauses)."""
     reply = attached.eval('while (true) { println("tick"); Thread.sleep(1) }', timeout=2.0)
     assert isinstance(reply.result, ErrorResult) and reply.result.error_kind == "timeout", reply.result
     assert "the snippet was interrupted and stopped" in reply.result.message
