@@ -62,8 +62,8 @@ MUTATIONS = (
     Mutation(
         "an attached snippet's output also reaches the app's console",
         "jvm-worker/agent/gradlerepl/agent/SnippetOutput.java",
-        "                    capture.write(b, off, len);",
-        "                    capture.write(b, off, len);\n                    app.write(b, off, len);",
+        "                    sink.print(stream, b, off, len);",
+        "                    sink.print(stream, b, off, len);\n                    app.write(b, off, len);",
         ("tests/test_attach.py::test_what_a_snippet_prints_comes_back_and_never_reaches_the_apps_console",),
     ),
     Mutation(
@@ -86,6 +86,41 @@ MUTATIONS = (
         "                outcome.set(text(value));",
         '                outcome.set("");',
         ("tests/test_attach.py::test_describe_lists_the_sessions_names_and_types_with_values_read_in_the_app",),
+    ),
+    Mutation(
+        "an attached snippet's stderr merged into its stdout",
+        "jvm-worker/agent/gradlerepl/agent/SnippetOutput.java",
+        "        System.setErr(routed(System.err, SnippetSink.STDERR));",
+        "        System.setErr(routed(System.err, SnippetSink.STDOUT));",
+        ("tests/test_attach.py::test_stdout_and_stderr_come_back_as_their_own_streams_in_the_order_printed",),
+    ),
+    Mutation(
+        "an attached snippet's text without a line end held until the snippet ends",
+        "jvm-worker/agent/gradlerepl/agent/SnippetSink.java",
+        "                scheduler.schedule(this::flush, FLUSH_MILLIS, TimeUnit.MILLISECONDS);",
+        "                scheduler.schedule(this::flush, 600_000, TimeUnit.MILLISECONDS);",
+        ("tests/test_attach.py::test_output_arrives_while_the_snippet_runs",),
+    ),
+    Mutation(
+        "what an attached snippet's output limit cut goes unsaid",
+        "jvm-worker/agent/gradlerepl/agent/SnippetSink.java",
+        "        if (dropped > 0) {",
+        "        if (false) {",
+        ("tests/test_attach.py::test_output_over_the_limit_is_cut_and_the_cut_is_counted",),
+    ),
+    Mutation(
+        "an attached session's printed chunks sent one frame each",
+        "bridge/gradle_repl/worker/attached.py",
+        "            printed.add(message)\n            continue",
+        "            printed.add(message)\n            printed.flush()\n            continue",
+        ("tests/test_attached.py::test_chunks_waiting_back_to_back_make_one_frame_per_stream_and_a_pause_ends_one",),
+    ),
+    Mutation(
+        "an attached session's deadline checked only while nothing arrives",
+        "bridge/gradle_repl/worker/attached.py",
+        "        if stopped_at is None and ((cancel is not None and cancel.is_set()) or now > deadline):",
+        "        if message is None and stopped_at is None and ((cancel is not None and cancel.is_set()) or now > deadline):",
+        ("tests/test_attached.py::test_output_that_never_pauses_still_meets_the_deadline",),
     ),
     Mutation(
         "the attach agent listens in a directory others can enter",

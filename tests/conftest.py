@@ -20,7 +20,7 @@ import anyio._core._subprocesses  # noqa: F401
 from gradle_repl.environment import ReplEnvironment
 from gradle_repl.project.resolve import resolve_environment
 from gradle_repl.frames import CheckResult, CompletionResult, DescriptionResult, SessionDescription, SuccessResult, WorkerOptions
-from gradle_repl.host.handle import Reply, WorkerHandle
+from gradle_repl.host.handle import OnFrame, Reply, WorkerHandle
 from ledger import FIELDS as LEDGER_FIELDS, Ledger
 from mavenjvm import maven_opts
 
@@ -109,8 +109,9 @@ class SyncWorker:
             WorkerHandle.launch(environment, options or WorkerOptions(heap_mb=512), label="test")
         )
 
-    def eval(self, code: str, *, timeout: float = 60.0) -> Reply:
-        return self._loop.run_until_complete(self.process.request(code, timeout_seconds=timeout))
+    def eval(self, code: str, *, timeout: float = 60.0, on_frame: OnFrame | None = None) -> Reply:
+        """Runs a snippet; `on_frame` sees each of its output frames as it arrives."""
+        return self._loop.run_until_complete(self.process.request(code, timeout_seconds=timeout, on_frame=on_frame))
 
     def value(self, code: str) -> str:
         """The rendered value of a snippet that must succeed."""

@@ -4,10 +4,12 @@ the app, against its live objects; what they print comes back to the session, no
 from __future__ import annotations
 
 import asyncio
+import base64
 import os
 import re
 import shutil
 import signal
+import struct
 import subprocess
 import sys
 import tempfile
@@ -17,13 +19,14 @@ from pathlib import Path
 
 import pytest
 from mcp import Client
-from mcp.types import TextContent
+from mcp.types import ImageContent, TextContent
 
 from conftest import PROJECTS, SyncWorker, running_worker
 from gradle_repl.environment import ReplEnvironment
 from gradle_repl.errors import GradleReplError
+from gradle_repl.front.content import printed_blocks
 from gradle_repl.front.server import build_server
-from gradle_repl.frames import ErrorResult, StreamFrame, SuccessResult
+from gradle_repl.frames import DEFAULT_OUTPUT_LIMIT_BYTES, DisplayFrame, ErrorResult, StreamFrame, SuccessResult
 from gradle_repl.host.manager import SessionLimits, SessionManager
 from gradle_repl.project.attach_target import attach_environment
 from gradle_repl.project.resolve import resolve_environment
@@ -83,6 +86,86 @@ def test_what_a_snippet_prints_comes_back_and_never_reaches_the_apps_console(att
     assert not any("snippet" in seen for seen in before), before
 
 
+def test_stdout_and_stderr_come_back_as_their_own_streams_in_the_order_printed(attached: SyncWorker):
+    """What the snippet's thread prints on System.out and System.err arrives as stdout and stderr frames, interleaved as
+    it printed them."""
+    reply = attached.eval('println("one"); System.err.println("two"); println("three"); System.err.print("four")')
+    assert printed_blocks(reply.frames) == [("stdout", "one\n"), ("stderr", "two\n"), ("stdout", "three\n"), ("stderr", "four")]
+
+
+def test_output_arrives_while_the_snippet_runs(attached: SyncWorker, tmp_path: Path):
+    """A line, and text without a line end, reach the session while the snippet still runs: the snippet waits for a
+    file that the test creates only once that text has arrived, so it can only end if its output came first."""
+    gate = tmp_path / "gate"
+    seen: list[StreamFrame | DisplayFrame] = []
+
+    def on_frame(frame: StreamFrame | DisplayFrame) -> None:
+        seen.append(frame)
+        if "".join(f.data for f in seen if isinstance(f, StreamFrame)) == "started\nwaiting for the gate":
+            gate.touch()
+
+    code = (
+        f'val gate = java.io.File("{gate}")\n'
+        'println("started"); print("waiting for the gate")\n'
+        "while (!gate.exists()) Thread.sleep(10)\n"
+        'println(" - open"); "through"'
+    )
+    reply = attached.eval(code, timeout=30.0, on_frame=on_frame)
+    assert isinstance(reply.result, SuccessResult), reply.result
+    assert reply.result.value is not None and reply.result.value.data == "through"
+    assert printed_blocks(reply.frames) == [("stdout", "started\nwaiting for the gate - open\n")]
+
+
+def test_output_over_the_limit_is_cut_and_the_cut_is_counted(attached: SyncWorker):
+    """Past the session's output limit (1 MB) the agent keeps nothing more, and the result counts every byte cut."""
+    reply = attached.eval('repeat(15_000) { println("x".repeat(99)) }; "printed"')
+    assert isinstance(reply.result, SuccessResult) and reply.result.value is not None and reply.result.value.data == "printed"
+    printed = "".join(f.data for f in reply.frames if isinstance(f, StreamFrame))
+    assert len(printed) == DEFAULT_OUTPUT_LIMIT_BYTES and printed.startswith("x" * 99 + "\n")
+    assert reply.result.truncated_bytes == 15_000 * 100 - DEFAULT_OUTPUT_LIMIT_BYTES
+
+
+def test_a_snippet_displays_html_markdown_and_images_in_order_with_its_output(attached: SyncWorker):
+    """display(), html(), markdown() and image() run in the app and reach the session as display frames, between the
+    lines printed before and after them; an image value renders as an image, as in a session of its own."""
+    code = (
+        "import java.awt.image.BufferedImage\n"
+        'println("before"); html("<b>stock</b>"); markdown("# shop")\n'
+        "image(BufferedImage(3, 2, BufferedImage.TYPE_INT_RGB))\n"
+        'display(shop.Inventory.items.first()); println("after")\n'
+        "BufferedImage(5, 4, BufferedImage.TYPE_INT_ARGB)"
+    )
+    reply = attached.eval(code)
+    assert isinstance(reply.result, SuccessResult), reply.result
+    shown = [(f.event, f.kind if isinstance(f, DisplayFrame) else f.data) for f in reply.frames]
+    assert shown == [("stdout", "before\n"), ("display", "html"), ("display", "markdown"), ("display", "image"), ("display", "text"), ("stdout", "after\n")]
+    html, markdown, drawn, text = (f for f in reply.frames if isinstance(f, DisplayFrame))
+    assert (html.mime, html.data) == ("text/html", "<b>stock</b>") and (markdown.mime, markdown.data) == ("text/markdown", "# shop")
+    assert text.data == "Item(name=apple, price=3)"
+    assert drawn.mime == "image/png" and _png_size(drawn.data) == (3, 2)
+    value = reply.result.value
+    assert value is not None and value.kind == "image" and _png_size(value.data) == (5, 4)
+    assert reply.result.value_type == "java.awt.image.BufferedImage"
+
+
+def test_a_display_from_a_thread_that_is_not_the_snippets_says_why_it_cannot(attached: SyncWorker):
+    """Only the snippet's own thread is the session's: a display call on another thread fails with the reason."""
+    code = (
+        "var failure: Throwable? = null\n"
+        'val other = Thread { try { html("<i>late</i>") } catch (e: Throwable) { failure = e } }\n'
+        "other.start(); other.join(); failure?.message"
+    )
+    assert "html() shows things from a snippet's own thread only" in attached.value(code)
+
+
+def _png_size(data: str) -> tuple[int, int]:
+    """A base64 PNG's width and height, from its header."""
+    raw = base64.b64decode(data)
+    assert raw.startswith(b"\x89PNG\r\n\x1a\n"), raw[:8]
+    width, height = struct.unpack(">II", raw[16:24])
+    return width, height
+
+
 def test_an_exception_is_the_snippets_with_its_own_stack(attached: SyncWorker):
     """A throwing snippet answers with its exception and the user's frames; the session goes on."""
     result = attached.eval('fun fail(): Int = error("no stock")\nfail()').result
@@ -99,6 +182,17 @@ def test_a_timeout_interrupts_the_snippet_and_the_app_keeps_answering(attached: 
     assert "interrupted and stopped" in result.message
     shop.ask("total", "total=")
     assert attached.value("sale.count") == "3"
+
+
+def test_a_snippet_printing_all_the_time_still_meets_its_timeout(attached: SyncWorker, shop: RunningApp):
+    """A snippet printing in a loop is interrupted by the agent at its timeout: what it printed until then came back,
+    and the session and the app go on (test_attached.py proves the deadline is met while output never pauses)."""
+    reply = attached.eval('while (true) { println("tick"); Thread.sleep(1) }', timeout=2.0)
+    assert isinstance(reply.result, ErrorResult) and reply.result.error_kind == "timeout", reply.result
+    assert "the snippet was interrupted and stopped" in reply.result.message
+    assert printed_blocks(reply.frames)[0][1].startswith("tick\ntick\n")
+    shop.ask("total", "total=")
+    assert attached.value("40 + 2") == "42"
 
 
 def test_a_stopped_app_is_answered_by_the_timeout_and_the_session_goes_on_once_it_continues(attached: SyncWorker, shop: RunningApp):
@@ -241,7 +335,8 @@ def test_the_agent_refuses_a_socket_directory_others_can_enter(shop_env: ReplEnv
 
 def test_over_mcp_two_sessions_attach_to_one_app_each_with_its_own_state_and_detach(shop: RunningApp):
     """attach_kotlin_session twice (the agent already there is reused): each session has its own snippets' state
-    but both see the one app; list_kotlin_sessions names the app; closing detaches and the app keeps answering."""
+    but both see the one app; what a snippet prints and shows comes back as a session's own does (stdout, stderr,
+    HTML, an image value); list_kotlin_sessions names the app; closing detaches and the app keeps answering."""
 
     async def scenario() -> None:
         manager = SessionManager(limits=SessionLimits(spare_worker=False), resolver=resolve_environment)
@@ -259,6 +354,9 @@ def test_over_mcp_two_sessions_attach_to_one_app_each_with_its_own_state_and_det
             assert not (await run("val mine = 1", "a")).is_error
             other = await run("mine", "b")
             assert other.is_error and "Unresolved reference 'mine'" in _text(other)
+            shown = await run('println("hi"); System.err.println("oops"); html("<b>x</b>"); java.awt.image.BufferedImage(2, 2, 1)', "a")
+            assert not shown.is_error and [block.mime_type for block in shown.content if isinstance(block, ImageContent)] == ["image/png"]
+            assert "[stdout]\nhi" in _text(shown) and "[stderr]\noops" in _text(shown) and "<b>x</b>" in _text(shown)
             assert not (await run("shop.Inventory.open = false", "a")).is_error
             assert _text(await run("shop.Inventory.open", "b")).startswith("false")
             described = await client.call_tool("describe_kotlin_session", {"sessionId": "a"})

@@ -14,7 +14,7 @@ import psutil
 import pytest
 
 from conftest import PROJECTS, SyncWorker, running_worker
-from gradle_repl.frames import ErrorResult
+from gradle_repl.frames import DisplayFrame, ErrorResult, SuccessResult
 from gradle_repl.project.attach_target import attach_environment
 from gradle_repl.project.toolchain import find_mvn
 from runningapp import RunningApp, running_app
@@ -85,6 +85,15 @@ def test_beans_by_name_and_the_context_are_the_apps(attached: SyncWorker):
     assert attached.value('bean("greeter") === bean<greet.Greeter>()') == "true"
     assert attached.value("applicationContext.id") == "greet"
     assert attached.value("greet.Greeter::class.java.classLoader.javaClass.simpleName") == "LaunchedClassLoader"
+
+
+def test_what_a_snippet_shows_comes_back_from_under_the_fat_jars_loader(attached: SyncWorker):
+    """Under the fat jar's LaunchedClassLoader too, html() and display() of a bean's state reach the session as display
+    frames, between the lines printed around them."""
+    reply = attached.eval('println("greeting:"); html("<p>${bean<greet.Greeter>().greeting}</p>"); display(bean<greet.Greeter>().greeting)')
+    assert isinstance(reply.result, SuccessResult), reply.result
+    shown = [(f.kind, f.data) if isinstance(f, DisplayFrame) else (f.event, f.data) for f in reply.frames]
+    assert shown == [("stdout", "greeting:\n"), ("html", "<p>Howdy</p>"), ("text", "Howdy")]
 
 
 def test_a_timeout_stops_the_snippet_and_the_app_keeps_serving(attached: SyncWorker, get):

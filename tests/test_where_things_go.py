@@ -30,6 +30,7 @@ from gradle_repl.options import SessionOptions, session_options
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "bridge" / "gradle_repl"
 KOTLIN_RUNTIME = ROOT / "jvm-worker" / "src" / "gradlerepl" / "runtime"
+AGENT = ROOT / "jvm-worker" / "agent" / "gradlerepl" / "agent"
 KINDS = get_args(DisplayKind)
 
 
@@ -59,6 +60,12 @@ def test_every_display_kind_is_emitted_by_the_kotlin_side():
     """Renderer.kt or Display.kt makes a display event of each kind (its last argument, the kind's name)."""
     kotlin = "".join((KOTLIN_RUNTIME / name).read_text(encoding="utf-8") for name in ("Renderer.kt", "Display.kt"))
     assert [kind for kind in KINDS if f'"{kind}")' not in kotlin] == []
+
+
+def test_every_display_kind_is_emitted_by_the_attach_agent():
+    """In an attached session the agent's Rendering.java or Display.java makes an item of each kind (named as a string)."""
+    java = "".join((AGENT / name).read_text(encoding="utf-8") for name in ("Rendering.java", "Display.java"))
+    assert [kind for kind in KINDS if f'"{kind}"' not in java] == []
 
 
 MIMES = {"text": "text/plain", "markdown": "text/markdown", "html": "text/html", "image": "image/png"}

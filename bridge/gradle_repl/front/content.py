@@ -13,6 +13,8 @@ folded in, so nothing is lost.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 # The SDK's wire types from their own package: `mcp.types` would import the whole SDK (client and server, ~0.4 s)
 # into every CLI process that only prints a result.
 from mcp_types import CallToolResult, ContentBlock, ImageContent, TextContent
@@ -29,7 +31,7 @@ from gradle_repl.front.reply_text import check_text, shown_type, truncation_note
 
 __all__ = [
     "CallToolResult", "reply_to_result", "error_result", "text_result", "snippet_run", "request_failed", "check_to_result",
-    "completion_text", "completion_to_result", "check_failed", "completion_failed",
+    "completion_text", "completion_to_result", "check_failed", "completion_failed", "printed_blocks",
 ]
 
 Content = TextContent | ImageContent
@@ -63,8 +65,9 @@ def _display(frame: DisplayFrame) -> Content:
     return TextContent(type="text", text=frame.data)
 
 
-def _printed(frames: tuple[StreamFrame | DisplayFrame, ...]) -> list[str]:
-    """Consecutive stdout/stderr frames merged into labelled blocks, in the order printed."""
+def printed_blocks(frames: Sequence[StreamFrame | DisplayFrame]) -> list[tuple[str, str]]:
+    """Consecutive stdout/stderr frames merged, as (stream, text) in the order printed: how a worker chunked what a
+    snippet printed is no part of what it printed."""
     blocks: list[tuple[str, str]] = []
     for frame in frames:
         if isinstance(frame, StreamFrame):
@@ -72,7 +75,12 @@ def _printed(frames: tuple[StreamFrame | DisplayFrame, ...]) -> list[str]:
                 blocks[-1] = (frame.event, blocks[-1][1] + frame.data)
             else:
                 blocks.append((frame.event, frame.data))
-    return [f"[{stream}]\n{text.rstrip(chr(10))}" for stream, text in blocks]
+    return blocks
+
+
+def _printed(frames: tuple[StreamFrame | DisplayFrame, ...]) -> list[str]:
+    """Consecutive stdout/stderr frames merged into labelled blocks, in the order printed."""
+    return [f"[{stream}]\n{text.rstrip(chr(10))}" for stream, text in printed_blocks(frames)]
 
 
 def _result_text(result: SuccessResult) -> list[Content]:

@@ -3,11 +3,16 @@
 Frames are an int length and that many bytes; inside, big-endian numbers and strings as an int byte count (-1: null)
 and UTF-8. On connecting, the agent says hello: `H` app-loader text, Java version, pid (long). The worker sends
 `E` (evaluate): id (long), output limit (int), snippet class, result field (or null), class count (int), then each
-class's binary name and bytes (int length, bytes); and `C` (cancel): id, grace (long, ms: how long the interrupted snippet may take to end). For each evaluation the agent answers once
-with `O` (what the snippet thread printed): id, text, bytes dropped (long), then one of `V` (a value): id, its text,
-its runtime class (null for null), the eval method's generic return type; `U` (Unit): id; `X` (a throwable): id, cause
-count, each cause's class, message and frames (class, method, file, line: int); `S` (stopped or left running after a
-cancel): id, what happened.
+class's binary name and bytes (int length, bytes); and `C` (cancel): id, grace (long, ms: how long the interrupted snippet may take to end).
+
+While a snippet runs, the agent sends what its thread prints and shows, in that order (jvm-worker SnippetSink.java):
+`O` (printed): id, stream (int: 1 stdout, 2 stderr), text (complete lines, or what waited a moment for its line's
+end); `I` (a display item): id, display kind (display_kinds.py), MIME type, text (null for an image), bytes (int
+length, -1: none; an image's encoded bytes). Then, once per evaluation: `L` (cut by the output limit, only when
+anything was): id, bytes (long); and one closing answer: `V` (a value): id, its text, its runtime class (null for
+null), the eval method's generic return type; `M` (a value shown as an image): id, display kind, MIME type, text
+(null), bytes, runtime class, return type; `U` (Unit): id; `X` (a throwable): id, cause count, each cause's class,
+message and frames (class, method, file, line: int); `S` (stopped or left running after a cancel): id, what happened.
 
 Between snippets the worker may send `D` (describe): id, the longest value text wanted (int, chars), how long one
 value may take and all of them (long, ms each), value count (int), then each value's snippet class and field name.
@@ -27,9 +32,12 @@ from gradle_repl.errors import GradleReplError
 from gradle_repl.worker.report import StackFrame, ThrowableInfo
 
 __all__ = [
-    "AgentGone", "AgentHello", "AgentOutput", "AgentValue", "AgentUnit", "AgentError", "AgentStopped", "AgentReply",
-    "AgentConnection", "AgentRead", "AgentValues", "ReadState",
+    "AgentGone", "AgentHello", "AgentOutput", "AgentDisplay", "AgentCut", "AgentValue", "AgentImageValue", "AgentUnit",
+    "AgentError", "AgentStopped", "AgentAnswer", "AgentReply", "AgentConnection", "AgentRead", "AgentValues", "ReadState",
 ]
+
+# The agent's stream numbers (SnippetSink.STDOUT, STDERR), as frames name them.
+_STREAMS: dict[int, Literal["stdout", "stderr"]] = {1: "stdout", 2: "stderr"}
 
 
 # A message to the agent fits the socket's buffer unless the app has stopped reading (SIGSTOP, a hung JVM): then the
@@ -50,8 +58,29 @@ class AgentHello:
 
 @dataclass(frozen=True)
 class AgentOutput:
+    """A chunk of what the snippet's thread printed on one stream, sent while it runs."""
+
     id: int
+    stream: Literal["stdout", "stderr"]
     text: str
+
+
+@dataclass(frozen=True)
+class AgentDisplay:
+    """Something the snippet showed (display, markdown, html, image), in order with what it printed."""
+
+    id: int
+    kind: str
+    mime: str
+    text: str | None
+    data: bytes | None
+
+
+@dataclass(frozen=True)
+class AgentCut:
+    """How many bytes of output and display items the agent dropped past the snippet's output limit."""
+
+    id: int
     dropped: int
 
 
@@ -59,6 +88,16 @@ class AgentOutput:
 class AgentValue:
     id: int
     text: str
+    runtime_class: str | None
+    return_type: str
+
+
+@dataclass(frozen=True)
+class AgentImageValue:
+    """A value shown as an image (a BufferedImage, encoded PNG or JPEG bytes)."""
+
+    id: int
+    shown: AgentDisplay
     runtime_class: str | None
     return_type: str
 
@@ -80,7 +119,8 @@ class AgentStopped:
     note: str
 
 
-AgentReply = AgentOutput | AgentValue | AgentUnit | AgentError | AgentStopped
+AgentAnswer = AgentValue | AgentImageValue | AgentUnit | AgentError | AgentStopped  # the one closing message
+AgentReply = AgentOutput | AgentDisplay | AgentCut | AgentAnswer
 
 ReadState = Literal["read", "threw", "unfinished", "missing"]
 _READ_STATES: tuple[ReadState, ...] = ("read", "threw", "unfinished", "missing")
@@ -132,6 +172,10 @@ class _Reader:
     def required_text(self) -> str:
         return self.text() or ""
 
+    def data(self) -> bytes | None:
+        size = self.count()
+        return None if size < 0 else self._take(size)
+
 
 class _Writer:
     def __init__(self, kind: str) -> None:
@@ -165,9 +209,18 @@ def _decode(data: bytes) -> AgentReply | AgentHello | AgentValues:
         return AgentHello(message.required_text(), message.required_text(), message.number())
     reply_id = message.number()
     if kind == "O":
-        return AgentOutput(reply_id, message.required_text(), message.number())
+        stream = message.count()
+        if stream not in _STREAMS:
+            raise GradleReplError(f"the attach agent sent output of unknown stream {stream}")
+        return AgentOutput(reply_id, _STREAMS[stream], message.required_text())
+    if kind == "I":
+        return _display(reply_id, message)
+    if kind == "L":
+        return AgentCut(reply_id, message.number())
     if kind == "V":
         return AgentValue(reply_id, message.required_text(), message.text(), message.required_text())
+    if kind == "M":
+        return AgentImageValue(reply_id, _display(reply_id, message), message.text(), message.required_text())
     if kind == "U":
         return AgentUnit(reply_id)
     if kind == "S":
@@ -187,6 +240,10 @@ def _decode(data: bytes) -> AgentReply | AgentHello | AgentValues:
             chain.append(ThrowableInfo(class_name, text, frames))
         return AgentError(reply_id, chain)
     raise GradleReplError(f"the attach agent sent a message of unknown kind {kind!r}")
+
+
+def _display(reply_id: int, message: _Reader) -> AgentDisplay:
+    return AgentDisplay(reply_id, message.required_text(), message.required_text(), message.text(), message.data())
 
 
 class AgentConnection:
@@ -232,11 +289,15 @@ class AgentConnection:
             message.text(snippet_class).text(field)
         self._send(message.frame())
 
+    def buffered(self) -> bool:
+        """Whether a whole message has arrived and waits to be received: receive() returns it without waiting."""
+        return len(self._buffer) >= 4 and len(self._buffer) >= 4 + struct.unpack(">i", self._buffer[:4])[0]
+
     def receive(self, timeout: float) -> AgentReply | AgentHello | AgentValues | None:
         """The next message, or None when none came within the timeout; AgentGone when the agent's end closed."""
         self._socket.settimeout(timeout)
         try:
-            while len(self._buffer) < 4 or len(self._buffer) < 4 + struct.unpack(">i", self._buffer[:4])[0]:
+            while not self.buffered():
                 chunk = self._socket.recv(1 << 16)
                 if not chunk:
                     raise AgentGone("the attached JVM closed the connection")

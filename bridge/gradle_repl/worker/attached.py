@@ -16,11 +16,12 @@ from typing import Any, Literal
 import psutil
 
 from gradle_repl.errors import WorkerFailed
-from gradle_repl.frames import DescribeRequest, DescriptionResult, DisplayFrame, ErrorResult, EvalRequest, StreamFrame, SuccessResult
+from gradle_repl.frames import DescribeRequest, DescriptionResult, DisplayFrame, ErrorResult, EvalRequest, SuccessResult
 from gradle_repl.worker.agent_jar import build_agent_jar
 from gradle_repl.worker.agent_socket import socket_path
 from gradle_repl.worker.agent_wire import (
-    AgentConnection, AgentError, AgentGone, AgentOutput, AgentRead, AgentReply, AgentStopped, AgentUnit, AgentValue, AgentValues,
+    AgentAnswer, AgentConnection, AgentCut, AgentDisplay, AgentError, AgentGone, AgentImageValue, AgentOutput, AgentRead,
+    AgentStopped, AgentUnit, AgentValue, AgentValues,
 )
 from gradle_repl.worker.declarations import DESCRIBE_SECONDS, VALUE_LIMIT_CHARS, VALUE_SECONDS, StoredValue, shown_value, unfinished, unreadable
 from gradle_repl.worker.java import JavaException, JavaObject, java_class
@@ -29,12 +30,12 @@ from gradle_repl.worker.kotlin_types import kotlin_type_name
 from gradle_repl.worker.outcomes import snippet_result
 from gradle_repl.worker.output_frames import Send, SnippetOutput
 from gradle_repl.worker.report import format_throwable
-from gradle_repl.worker.safety import cap_text, jstr
+from gradle_repl.worker.safety import jstr
 from gradle_repl.worker.session import POLL_INTERVAL_MS, ReplSession
 from gradle_repl.worker.snippet_mirror import SnippetMirror
 from gradle_repl.worker.snippet_names import WARM_UP_SNIPPETS, SnippetCounter
 
-__all__ = ["ATTACHED_LIBRARIES_UNAVAILABLE", "AttachedSession", "attach_agent", "warm_up_attached"]
+__all__ = ["ATTACHED_LIBRARIES_UNAVAILABLE", "AttachedSession", "attach_agent", "attached_display_api", "warm_up_attached"]
 
 ATTACHED_LIBRARIES_UNAVAILABLE = "an attached session can't add libraries: the running application's classpath is fixed"
 # Connecting to a listening agent and reading its hello: it answers at once unless the JVM is stopped or hung.
@@ -43,6 +44,18 @@ CONNECT_TIMEOUT_SECONDS = 10.0
 # the host gives up on this worker (deadlines.STOPPED_ANSWER_SECONDS).
 _CANCEL_ANSWER_SECONDS = INTERRUPT_GRACE_SECONDS + REPLY_SECONDS - 1.0
 _POLL_SECONDS = POLL_INTERVAL_MS / 1000
+# The display calls of an attached session's snippets (jvm-worker/agent Display.java), imported into each by name: an
+# explicit import outranks the facade's `gradlerepl.runtime.*`, whose display functions can't load in the app.
+_DISPLAY_CLASS = "gradlerepl.agent.Display"
+_DISPLAY_CALLS = ("display", "markdown", "html", "image")
+
+
+def attached_display_api(java_home: str) -> tuple[list[str], list[str]]:
+    """What an attached session's snippets compile against to show things (the agent's jar, which the app's side
+    hands to snippets' loaders), and the imports that name its calls."""
+    return [str(build_agent_jar(java_home))], [f"{_DISPLAY_CLASS}.{call}" for call in _DISPLAY_CALLS]
+
+
 def attach_agent(pid: int, java_home: str) -> AgentConnection:
     """A connection to gradle-repl's agent in JVM `pid`, loading the agent there first when it isn't listening yet
     (a second attach finds the first one's agent)."""
@@ -98,9 +111,9 @@ def warm_up_attached(snippets: SnippetCounter, connection: AgentConnection, code
 
 @dataclass(frozen=True)
 class _Ran:
-    reply: AgentReply | None  # None: the agent said nothing, even after the cancel
+    reply: AgentAnswer | None  # None: the agent said nothing, even after the cancel
     stopped: bool  # a cancel was sent (the client's, or the timeout's)
-    dropped: int  # bytes of output the agent or the frame limit cut
+    dropped: int  # bytes of output the agent's output limit cut (what the frame limit cut, `output` counts)
 
 
 def _classes(script: Any) -> dict[str, bytes]:
@@ -117,10 +130,11 @@ def _classes(script: Any) -> dict[str, bytes]:
 
 def _run_there(
     connection: AgentConnection, request_id: int, script: Any, *, output_limit: int, deadline: float,
-    cancel: threading.Event | None = None, send: Send | None = None, frame_limit: int = 1 << 20,
+    cancel: threading.Event | None = None, output: SnippetOutput | None = None, send: Send | None = None,
 ) -> _Ran:
-    """Sends the compiled snippet to the agent and waits for its one answer, forwarding what it printed; at the
-    deadline or on a cancel, asks the agent to stop it and waits for its word on that."""
+    """Sends the compiled snippet to the agent and waits for its one answer, forwarding what it prints and shows as
+    it comes (frames fitted by `output`; without it, as during warm-up, they are dropped); at the deadline or on a
+    cancel, asks the agent to stop it and waits for its word on that."""
     result_field = script.getResultField()
     connection.evaluate(
         request_id, output_limit=output_limit, class_name=jstr(script.getScriptClassFQName()),
@@ -128,25 +142,61 @@ def _run_there(
     )
     stopped_at: float | None = None
     dropped = 0
+    printed = _Printed(output, send)
     while True:
+        if not connection.buffered():
+            printed.flush()  # before waiting: what arrived is sent as it arrived
         message = connection.receive(_POLL_SECONDS)
         now = time.monotonic()
-        if message is None:
-            if stopped_at is None and ((cancel is not None and cancel.is_set()) or now > deadline):
-                connection.cancel(request_id, grace_seconds=INTERRUPT_GRACE_SECONDS)
-                stopped_at = now
-            elif stopped_at is not None and now - stopped_at > _CANCEL_ANSWER_SECONDS:
-                return _Ran(None, True, dropped)
-            continue
-        if getattr(message, "id", None) != request_id:
-            continue  # the late answer of a snippet given up on earlier
+        # Checked whatever came: a snippet that prints all the time must still meet its deadline.
+        if stopped_at is None and ((cancel is not None and cancel.is_set()) or now > deadline):
+            connection.cancel(request_id, grace_seconds=INTERRUPT_GRACE_SECONDS)
+            stopped_at = now
+        elif stopped_at is not None and now - stopped_at > _CANCEL_ANSWER_SECONDS:
+            return _Ran(None, True, dropped)
+        if message is None or getattr(message, "id", None) != request_id:
+            continue  # nothing yet, or the late answer of a snippet given up on earlier
         if isinstance(message, AgentOutput):
-            text, cut = cap_text(message.text, frame_limit)
-            dropped += message.dropped + cut
-            if send is not None and text:
-                send(StreamFrame(event="stdout", data=text))
+            printed.add(message)
             continue
-        return _Ran(message, stopped_at is not None, dropped)  # type: ignore[arg-type]
+        printed.flush()
+        if isinstance(message, AgentCut):
+            dropped += message.dropped
+        elif isinstance(message, AgentDisplay):
+            if output is not None and send is not None:
+                send(_shown(output, message))
+        else:
+            return _Ran(message, stopped_at is not None, dropped)  # type: ignore[arg-type]  # an AgentHello has no id
+
+
+class _Printed:
+    """Chunks of one stream that arrived back to back, sent as one frame once no more are waiting: the agent sends a
+    chunk per line, and a snippet printing thousands of lines would otherwise cost a frame each. A frame's text stays
+    within the frame limit (a character is at most 4 UTF-8 bytes), so merging never makes a cut."""
+
+    def __init__(self, output: SnippetOutput | None, send: Send | None) -> None:
+        self._output = output
+        self._send = send
+        self._stream: Literal["stdout", "stderr"] = "stdout"
+        self._parts: list[str] = []
+        self._chars = 0
+
+    def add(self, chunk: AgentOutput) -> None:
+        if chunk.stream != self._stream or (self._output is not None and self._chars + len(chunk.text) > self._output.frame_limit // 4):
+            self.flush()
+        self._stream = chunk.stream
+        self._parts.append(chunk.text)
+        self._chars += len(chunk.text)
+
+    def flush(self) -> None:
+        if self._parts and self._output is not None and self._send is not None:
+            self._send(self._output.stream(self._stream, "".join(self._parts)))
+        self._parts = []
+        self._chars = 0
+
+
+def _shown(output: SnippetOutput, item: AgentDisplay) -> DisplayFrame:
+    return output.item(item.kind, item.mime, item.text, item.data)
 
 
 def _running(pid: int) -> bool:
@@ -168,7 +218,7 @@ def _still_running(pid: int) -> bool:
     return False
 
 
-def _shown(read: AgentRead) -> str:
+def _value_text(read: AgentRead) -> str:
     """One value the agent read, as a session's own describe shows it."""
     if read.state == "read":
         return shown_value(read.text, read.number)
@@ -210,7 +260,7 @@ class AttachedSession(ReplSession):
         while (left := deadline - time.monotonic()) > 0:
             message = self._connection.receive(min(left, _POLL_SECONDS * 10))
             if isinstance(message, AgentValues) and message.id == request_id:
-                return [_shown(read) for read in message.values]
+                return [_value_text(read) for read in message.values]
             # anything else: the late answer or output of a snippet given up on earlier
         waited = DESCRIBE_SECONDS + REPLY_SECONDS
         return [f"<not read: the attached JVM (pid {self._pid}) did not answer within {waited:g} s; is it stopped or hung?>"] * len(values)
@@ -238,17 +288,17 @@ class AttachedSession(ReplSession):
         try:
             ran = _run_there(
                 self._connection, request.id, outcome.compiledScript, output_limit=self._request.output_limit_bytes,
-                deadline=time.monotonic() + request.timeout_ms / 1000, cancel=cancel, send=send, frame_limit=self._request.frame_limit_bytes,
+                deadline=time.monotonic() + request.timeout_ms / 1000, cancel=cancel, output=output, send=send,
             )
         except AgentGone as gone:
             return self._gone(gone)
         output.truncated += ran.dropped
-        result = self._result(ran, outcome.compiledScript, request, cancelled=cancel.is_set())
+        result = self._result(ran, outcome.compiledScript, request, output, cancelled=cancel.is_set())
         # Its values live in the app: no instance here.
         self._record(lambda: (self._mirror.snippet_class(class_name), None), request.code, number, failed=isinstance(result, ErrorResult))
         return result
 
-    def _result(self, ran: _Ran, script: Any, request: EvalRequest, *, cancelled: bool) -> SuccessResult | ErrorResult:
+    def _result(self, ran: _Ran, script: Any, request: EvalRequest, output: SnippetOutput, *, cancelled: bool) -> SuccessResult | ErrorResult:
         why = "Cancelled by the client" if cancelled else f"Timed out after {request.timeout_ms / 1000:g} s"
         kind: Literal["cancelled", "timeout"] = "cancelled" if cancelled else "timeout"
         reply = ran.reply
@@ -265,10 +315,11 @@ class AttachedSession(ReplSession):
         if isinstance(reply, AgentError):
             headline, stack = format_throwable(reply.chain)
             return ErrorResult(error_kind="runtime", message=headline, stack=stack)
-        if isinstance(reply, AgentValue):
+        if isinstance(reply, (AgentValue, AgentImageValue)):
             # Kotlin 2.3+ records the value's declared type with the compiled snippet; 2.2 only in the eval method's signature.
             result_field = script.getResultField()
             declared = jstr(result_field.getSecond().getTypeName()) if result_field is not None else reply.return_type
-            text, cut = cap_text(reply.text, self._request.frame_limit_bytes)
-            return SuccessResult(value=DisplayFrame(kind="text", mime="text/plain", data=text), value_type=kotlin_type_name(declared), truncated_bytes=cut)
+            # Fitted to the frame limit as a session's own value is, what is cut counted with its output's.
+            value = _shown(output, reply.shown) if isinstance(reply, AgentImageValue) else output.item("text", "text/plain", reply.text, None)
+            return SuccessResult(value=value, value_type=kotlin_type_name(declared))
         return SuccessResult(value_type="kotlin.Unit")

@@ -15,7 +15,7 @@ from gradle_repl.frames import ReadyFrame, StartRequest
 from gradle_repl.worker import classdata
 from gradle_repl.worker.class_update_agent import AgentJar, agent_jar
 from gradle_repl.worker.class_updates import ClassUpdater
-from gradle_repl.worker.attached import ATTACHED_LIBRARIES_UNAVAILABLE, AttachedSession, attach_agent, warm_up_attached
+from gradle_repl.worker.attached import ATTACHED_LIBRARIES_UNAVAILABLE, AttachedSession, attach_agent, attached_display_api, warm_up_attached
 from gradle_repl.worker.snippet_mirror import SnippetMirror
 from gradle_repl.worker.spring_helpers import SpringHelpers, spring_helpers
 from gradle_repl.worker.completion import SessionCompletion
@@ -129,9 +129,11 @@ def boot(request: StartRequest) -> tuple[ReplSession, ReadyFrame, ClassDataUse]:
             libraries_unavailable = f"{DEPENDS_ON_UNAVAILABLE}: its resolver could not be made ({error})"
     # Compiled against, never loaded here: a session attached to a Spring Boot app gets its inline Spring helpers.
     spring = spring_helpers(compile_classpath, env.kotlin_version) if env.attached_pid is not None else SpringHelpers([], [])
+    # An attached session's display calls are the agent's, which run in the app; a session's own are the facade's.
+    display_classpath, display_imports = attached_display_api(env.java_home) if env.attached_pid is not None else ([], [])
     driver = java.repl_driver(
-        facade_loader, [*compile_classpath, *compose.classpath, *spring.classpath], snippet_loader, env.compiler_options(), libraries,
-        [*compose.imports, *spring.imports],
+        facade_loader, [*compile_classpath, *compose.classpath, *spring.classpath, *display_classpath], snippet_loader,
+        env.compiler_options(), libraries, [*compose.imports, *spring.imports, *display_imports],
     )
     companion_hints = generated_companions(env, driver, facade_loader, str(facade_jar))
     # Read before any project class loads (neither the driver nor the warm-up loads one): the bytes the JVM will run.

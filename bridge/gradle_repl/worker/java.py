@@ -24,7 +24,7 @@ import _jpype
 import jpype
 
 __all__ = [
-    "JavaObject", "JavaException", "addon_loader", "byte_arrays", "ReplDriver", "RunningSnippet", "SnippetOutcome", "ReplEvent", "ReplOutput",
+    "JavaObject", "JavaException", "addon_loader", "byte_array", "byte_arrays", "ReplDriver", "RunningSnippet", "SnippetOutcome", "ReplEvent", "ReplOutput",
     "Renderer", "ExitGuard", "Completer", "CompletionOutcome", "CompletionCandidate",
     "java_class", "repl_output", "exit_guard", "renderer", "repl_driver", "completer", "string_array", "java_string",
     "start_vm", "shutdown_vm", "unlink_python_gc_from_java_gc", "implements", "override",
@@ -199,9 +199,14 @@ def string_array(items: Sequence[str]) -> JavaObject:
     return jpype.JArray(jpype.JString)(list(items))
 
 
+def byte_array(data: bytes) -> JavaObject:
+    """A Java byte[] of the bytes."""
+    return jpype.JArray(jpype.JByte)(data)
+
+
 def byte_arrays(items: Sequence[bytes]) -> JavaObject:
     """A Java byte[][] of the items (class files handed to the JVM)."""
-    return jpype.JArray(jpype.JArray(jpype.JByte))([jpype.JArray(jpype.JByte)(item) for item in items])
+    return jpype.JArray(jpype.JArray(jpype.JByte))([byte_array(item) for item in items])
 
 
 def java_string(text: str) -> JavaObject:

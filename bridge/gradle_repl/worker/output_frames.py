@@ -1,4 +1,5 @@
-"""Turns what a snippet printed and displayed (the facade's ReplEvents) into frames that fit the frame limit.
+"""Turns what a snippet printed and displayed (the facade's ReplEvents, or an attached session's agent's messages) into
+frames that fit the frame limit.
 
 Text over the limit is cut with a note; an image over it is downscaled by the facade's renderer, else
 replaced by a line saying so. Every byte cut is counted, for the result's `truncated_bytes`.
@@ -12,7 +13,7 @@ from typing import Any, Literal
 
 from gradle_repl.display_kinds import DISPLAY_KINDS, display_kind
 from gradle_repl.frames import DisplayFrame, StreamFrame
-from gradle_repl.worker.java import ReplEvent, ReplOutput, Renderer
+from gradle_repl.worker.java import ReplEvent, ReplOutput, Renderer, byte_array
 from gradle_repl.worker.safety import cap_text, jstr
 
 __all__ = ["SnippetOutput", "Send"]
@@ -36,22 +37,35 @@ class SnippetOutput:
         for event in self._output.drain():
             stream = _STREAMS.get(str(event.kind.name()))
             if stream is not None:
-                send(StreamFrame(event=stream, data=self._text(jstr(event.text))))
+                send(self.stream(stream, jstr(event.text)))
             else:
                 send(self.display(event))
 
+    @property
+    def frame_limit(self) -> int:
+        """The most bytes one frame's data may hold."""
+        return self._limit
+
+    def stream(self, stream: Literal["stdout", "stderr"], text: str) -> StreamFrame:
+        """Printed text as a frame within the limit."""
+        return StreamFrame(event=stream, data=self._text(text))
+
     def display(self, event: ReplEvent) -> DisplayFrame:
         """A display event (or a rendered value) as a frame within the limit."""
-        kind = display_kind(str(event.displayKind))
-        mime = str(event.mime)
+        binary = event.bytes is not None
+        return self.item(str(event.displayKind), str(event.mime), None if binary else jstr(event.text), bytes(event.bytes) if binary else None)
+
+    def item(self, kind_name: str, mime: str, text: str | None, data: bytes | None) -> DisplayFrame:
+        """A display item of kind `kind_name` (text for the text kinds, bytes for an image) as a frame within the limit."""
+        kind = display_kind(kind_name)
         if not DISPLAY_KINDS[kind].binary:
-            return DisplayFrame(kind=kind, mime=mime, data=self._text(jstr(event.text)))
-        data = bytes(event.bytes)
+            return DisplayFrame(kind=kind, mime=mime, data=self._text(text or ""))
+        data = data or b""
         # base64 grows data by a third: fit the encoded frame, not the raw bytes.
         raw_limit = self._limit * 3 // 4
         if len(data) <= raw_limit:
             return DisplayFrame(kind="image", mime=mime, data=base64.b64encode(data).decode())
-        fitted = self._renderer.fitImage(event.bytes, raw_limit)
+        fitted = self._renderer.fitImage(byte_array(data), raw_limit)
         if fitted is None:
             self.truncated += len(data)
             return DisplayFrame(

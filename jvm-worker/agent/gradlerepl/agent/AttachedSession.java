@@ -12,8 +12,8 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 
 /**
  * One attached session: the snippets' class loaders and instances, evaluated the way the K2 REPL's evaluator does
@@ -22,8 +22,6 @@ import java.util.concurrent.Executors;
  * closes: the loaders and instances are reachable from nothing else.
  */
 final class AttachedSession {
-    /** The longest value text sent: the worker fits values to its frames, this only keeps a runaway toString small. */
-    private static final int MAX_VALUE_CHARS = 1 << 20;
     private static final String EVAL_METHOD = "$$eval";
 
     private final InputStream in;
@@ -37,10 +35,11 @@ final class AttachedSession {
     private final Map<String, Object> instancesByClass = new HashMap<>();
     private volatile Running running;
     /**
-     * Sends every reply, so no snippet thread ever writes to the socket: an interrupted thread's write would close the
-     * channel (it is interruptible), and a snippet's thread is interrupted on its cancel.
+     * Sends every message, in the order handed to it, so no snippet thread ever writes to the socket: an interrupted
+     * thread's write would close the channel (it is interruptible), and a snippet's thread is interrupted on its
+     * cancel. Its scheduler also runs the snippets' output flushes ({@link SnippetSink#FLUSH_MILLIS}).
      */
-    private final ExecutorService writer = Executors.newSingleThreadExecutor(task -> {
+    private final ScheduledExecutorService writer = Executors.newSingleThreadScheduledExecutor(task -> {
         Thread thread = new Thread(task, "gradle-repl-session-writer");
         thread.setDaemon(true);
         return thread;
@@ -58,13 +57,13 @@ final class AttachedSession {
     private static final class Running {
         final long id;
         final Thread thread;
-        final SnippetOutput.Capture capture;
+        final SnippetSink output;
         boolean answered;
 
-        Running(long id, Thread thread, SnippetOutput.Capture capture) {
+        Running(long id, Thread thread, SnippetSink output) {
             this.id = id;
             this.thread = thread;
-            this.capture = capture;
+            this.output = output;
         }
     }
 
@@ -121,10 +120,10 @@ final class AttachedSession {
             classes.put(message.text(), message.bytes());
         }
         SnippetLoader loader = new SnippetLoader(className, classes, newest);
-        SnippetOutput.Capture capture = new SnippetOutput.Capture(outputLimit);
+        SnippetSink output = new SnippetSink(id, outputLimit, SnippetOutput.charset(), this::send, writer);
         Running[] self = new Running[1];
         Thread thread = new Thread(() -> {
-            SnippetOutput.begin(capture);
+            SnippetOutput.begin(output);
             Wire.Out reply;
             try {
                 reply = evaluate(id, loader, className, resultField);
@@ -137,7 +136,7 @@ final class AttachedSession {
         }, "gradle-repl-snippet-" + className);
         thread.setDaemon(true);
         thread.setContextClassLoader(loader);
-        self[0] = new Running(id, thread, capture);
+        self[0] = new Running(id, thread, output);
         running = self[0];
         thread.start();
     }
@@ -169,10 +168,14 @@ final class AttachedSession {
         } else {
             value = returned;
         }
-        return new Wire.Out('V').number(id)
-                .text(text(value))
-                .text(value == null ? null : value.getClass().getName())
-                .text(eval.getGenericReturnType().getTypeName());
+        String runtimeClass = value == null ? null : value.getClass().getName();
+        String returnType = eval.getGenericReturnType().getTypeName();
+        Rendering.Item shown = Rendering.of(value);
+        if (shown.isImage()) {
+            // An image value, as a session of its own shows one.
+            return shown.message(new Wire.Out('M').number(id)).text(runtimeClass).text(returnType);
+        }
+        return new Wire.Out('V').number(id).text(shown.text).text(runtimeClass).text(returnType);
     }
 
     /** Reads the values a describe asks for (between snippets) and sends them, as every reply, from the writer. */
@@ -183,24 +186,7 @@ final class AttachedSession {
             byClass = new HashMap<>(instancesByClass);
             loader = newest;
         }
-        Wire.Out reply = SnippetValues.read(message, byClass, loader);
-        writer.execute(() -> {
-            try {
-                reply.sendTo(out);
-            } catch (IOException e) {
-                // The worker is gone; serve() ends the session.
-            }
-        });
-    }
-
-    private static String text(Object value) {
-        String text;
-        try {
-            text = SnippetValues.text(value);
-        } catch (Throwable t) {
-            text = "<toString() threw " + t + ">";
-        }
-        return text.length() > MAX_VALUE_CHARS ? text.substring(0, MAX_VALUE_CHARS) : text;
+        send(SnippetValues.read(message, byClass, loader));
     }
 
     private static Wire.Out error(long id, Throwable thrown) {
@@ -249,7 +235,10 @@ final class AttachedSession {
         answer(current, new Wire.Out('S').number(id).text(note));
     }
 
-    /** Sends a snippet's one reply, with what it printed: the first of its end or its cancel to get here. */
+    /**
+     * Sends a snippet's one reply, after the rest of what it printed and how much its limit cut: the first of its
+     * end or its cancel to get here.
+     */
     private void answer(Running snippet, Wire.Out reply) {
         synchronized (snippet) {
             if (snippet.answered) {
@@ -257,14 +246,25 @@ final class AttachedSession {
             }
             snippet.answered = true;
         }
-        Wire.Out printed = new Wire.Out('O').number(snippet.id).text(snippet.capture.text()).number(snippet.capture.dropped());
-        writer.execute(() -> {
-            try {
-                printed.sendTo(out);
-                reply.sendTo(out);
-            } catch (IOException e) {
-                // The worker is gone; serve() ends the session.
-            }
-        });
+        synchronized (snippet.output) {
+            // Under the sink's lock, so nothing the snippet prints meanwhile goes between its last output and its reply.
+            snippet.output.end();
+            send(reply);
+        }
+    }
+
+    /** Queues a message for the writer thread; a session whose writer has shut down has no worker to send it to. */
+    private void send(Wire.Out message) {
+        try {
+            writer.execute(() -> {
+                try {
+                    message.sendTo(out);
+                } catch (IOException e) {
+                    // The worker is gone; serve() ends the session.
+                }
+            });
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // serve() has ended the session: its worker is gone.
+        }
     }
 }

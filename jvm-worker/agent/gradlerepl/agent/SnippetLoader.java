@@ -5,7 +5,8 @@ import java.util.Map;
 /**
  * The classes of one snippet, defined on first use. Its parent is the previous snippet's loader (the first one's is
  * the application's), as the K2 REPL chains its snippets' loaders: a snippet sees the application and every earlier
- * snippet, and nothing of it is visible to the application.
+ * snippet, and nothing of it is visible to the application. Besides, it hands snippets the agent's display API
+ * ({@link Display}) itself: the application's loaders may not delegate to the one that loaded the agent.
  */
 final class SnippetLoader extends ClassLoader {
     static {
@@ -18,6 +19,11 @@ final class SnippetLoader extends ClassLoader {
     SnippetLoader(String name, Map<String, byte[]> classes, ClassLoader parent) {
         super(name, parent);
         this.classes = classes;
+    }
+
+    @Override
+    protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
+        return name.equals(Display.class.getName()) ? Display.class : super.loadClass(name, resolve);
     }
 
     @Override

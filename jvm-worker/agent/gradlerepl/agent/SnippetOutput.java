@@ -1,6 +1,5 @@
 package gradlerepl.agent;
 
-import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.io.UnsupportedEncodingException;
@@ -8,59 +7,50 @@ import java.nio.charset.Charset;
 
 /**
  * What a snippet prints, and only that: System.out and System.err become streams that send a snippet thread's bytes
- * to its session and every other thread's to the application's own streams, unchanged. The application's logs never
- * reach a session, and nothing a snippet prints reaches the application's console.
+ * to its session's {@link SnippetSink} (each stream as itself) and every other thread's to the application's own
+ * streams, unchanged. The application's logs never reach a session, and nothing a snippet prints reaches the
+ * application's console.
  */
 final class SnippetOutput {
-    private static final ThreadLocal<Capture> CAPTURE = new ThreadLocal<>();
+    private static final ThreadLocal<SnippetSink> SINK = new ThreadLocal<>();
     private static boolean installed;
 
     private SnippetOutput() {}
-
-    /** What one snippet printed, up to a limit; the bytes over it are counted, not kept. */
-    static final class Capture {
-        private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        private final int limit;
-        private long dropped;
-
-        Capture(int limit) {
-            this.limit = limit;
-        }
-
-        synchronized void write(byte[] b, int off, int len) {
-            int kept = Math.max(0, Math.min(len, limit - bytes.size()));
-            bytes.write(b, off, kept);
-            dropped += len - kept;
-        }
-
-        synchronized String text() {
-            return bytes.toString(charset());
-        }
-
-        synchronized long dropped() {
-            return dropped;
-        }
-    }
 
     static synchronized void install() {
         if (installed) {
             return;
         }
         installed = true;
-        System.setOut(routed(System.out));
-        System.setErr(routed(System.err));
+        System.setOut(routed(System.out, SnippetSink.STDOUT));
+        System.setErr(routed(System.err, SnippetSink.STDERR));
     }
 
-    /** Captures what the current thread prints until {@link #end}. */
-    static void begin(Capture capture) {
-        CAPTURE.set(capture);
+    /** Sends what the current thread prints to {@code sink} until {@link #end}. */
+    static void begin(SnippetSink sink) {
+        SINK.set(sink);
     }
 
     static void end() {
-        CAPTURE.remove();
+        SINK.remove();
     }
 
-    private static PrintStream routed(PrintStream app) {
+    /** The sink of the current thread's snippet, or null on any other thread. */
+    static SnippetSink current() {
+        return SINK.get();
+    }
+
+    /** The console's encoding, in which System.out and System.err encode what they print. */
+    static Charset charset() {
+        String name = System.getProperty("stdout.encoding", System.getProperty("sun.stdout.encoding"));
+        try {
+            return name != null ? Charset.forName(name) : Charset.defaultCharset();
+        } catch (IllegalArgumentException e) {
+            return Charset.defaultCharset();
+        }
+    }
+
+    private static PrintStream routed(PrintStream app, int stream) {
         OutputStream router = new OutputStream() {
             @Override
             public void write(int b) {
@@ -69,9 +59,9 @@ final class SnippetOutput {
 
             @Override
             public void write(byte[] b, int off, int len) {
-                Capture capture = CAPTURE.get();
-                if (capture != null) {
-                    capture.write(b, off, len);
+                SnippetSink sink = SINK.get();
+                if (sink != null) {
+                    sink.print(stream, b, off, len);
                 } else {
                     app.write(b, off, len);
                 }
@@ -79,7 +69,7 @@ final class SnippetOutput {
 
             @Override
             public void flush() {
-                if (CAPTURE.get() == null) {
+                if (SINK.get() == null) {
                     app.flush();
                 }
             }
@@ -88,16 +78,6 @@ final class SnippetOutput {
             return new PrintStream(router, true, charset().name());
         } catch (UnsupportedEncodingException e) {
             throw new IllegalStateException(e);
-        }
-    }
-
-    /** The console's encoding as the JDK picked it for System.out (JDK 17 names it in sun.stdout.encoding). */
-    private static Charset charset() {
-        String name = System.getProperty("stdout.encoding", System.getProperty("sun.stdout.encoding"));
-        try {
-            return name != null ? Charset.forName(name) : Charset.defaultCharset();
-        } catch (IllegalArgumentException e) {
-            return Charset.defaultCharset();
         }
     }
 }

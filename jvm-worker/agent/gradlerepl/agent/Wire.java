@@ -87,6 +87,16 @@ final class Wire {
             return this;
         }
 
+        /** An int byte count (-1 for null) and the bytes. */
+        Out bytes(byte[] b) {
+            if (b == null) {
+                return count(-1);
+            }
+            count(b.length);
+            buffer.write(b, 0, b.length);
+            return this;
+        }
+
         void sendTo(OutputStream out) throws IOException {
             synchronized (out) {
                 DataOutputStream framed = new DataOutputStream(out);

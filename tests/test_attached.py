@@ -1,0 +1,99 @@
+"""The worker's loop over an attached snippet's messages (worker/attached.py `_run_there`), against a fake agent
+connection that plays the agent's messages on cue: what reaches the session as frames, and when a cancel is sent.
+The real agent is tested end to end in test_attach.py; these are the orderings a real app can't be made to
+produce on demand (output that never pauses, chunks already waiting back to back)."""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any, cast
+
+from gradle_repl.frames import StreamFrame
+from gradle_repl.worker.agent_wire import AgentConnection, AgentCut, AgentOutput, AgentReply, AgentStopped, AgentUnit
+from gradle_repl.worker.attached import _run_there
+from gradle_repl.worker.output_frames import SnippetOutput
+
+REQUEST = 7
+
+
+class _Script:
+    """A compiled snippet as `_run_there` reads it: a class name, no result field, no classes."""
+
+    class _Module:
+        def getCompilerOutputFiles(self) -> Any:
+            return cast(Any, type("Files", (), {"entrySet": lambda self: []}))()
+
+    def getResultField(self) -> None:
+        return None
+
+    def getScriptClassFQName(self) -> str:
+        return "_3_repl"
+
+    def getCompiledModule(self) -> _Module:
+        return self._Module()
+
+
+class _Agent:
+    """Plays `waiting` messages as if they had already arrived (buffered), then `later` ones one per receive, each
+    after a pause; `printing` makes it print a line on every receive until it is cancelled, then answer stopped."""
+
+    def __init__(self, waiting: list[AgentReply], later: list[AgentReply], *, printing: bool = False) -> None:
+        self.waiting = deque(waiting)
+        self.later = deque(later)
+        self.printing = printing
+        self.cancels: list[int] = []
+        self.receives = 0
+
+    def evaluate(self, request_id: int, **_: Any) -> None:
+        assert request_id == REQUEST
+
+    def cancel(self, request_id: int, *, grace_seconds: float) -> None:
+        self.cancels.append(request_id)
+
+    def buffered(self) -> bool:
+        return bool(self.waiting)
+
+    def receive(self, timeout: float) -> AgentReply | None:
+        self.receives += 1
+        if self.printing:
+            assert self.receives < 1_000, "no cancel was sent while output kept arriving"
+            return AgentStopped(REQUEST, "stopped") if self.cancels else AgentOutput(REQUEST, "stdout", "tick\n")
+        if self.waiting:
+            return self.waiting.popleft()
+        return self.later.popleft() if self.later else None
+
+
+def _run(agent: _Agent, *, deadline: float) -> tuple[Any, list[Any]]:
+    sent: list[Any] = []
+    output = SnippetOutput(cast(Any, None), cast(Any, None), frame_limit=200_000)
+    ran = _run_there(cast(AgentConnection, agent), REQUEST, _Script(), output_limit=1_000_000, deadline=deadline, output=output, send=sent.append)
+    return ran, sent
+
+
+def test_output_that_never_pauses_still_meets_the_deadline():
+    """A snippet printing on every poll is asked to stop once its deadline passed; its stop is the answer."""
+    agent = _Agent([], [], printing=True)
+    ran, sent = _run(agent, deadline=0.0)
+    assert agent.cancels == [REQUEST] and ran.stopped and isinstance(ran.reply, AgentStopped)
+    assert sent and all(isinstance(frame, StreamFrame) and frame.data.startswith("tick\n") for frame in sent)
+
+
+def test_chunks_waiting_back_to_back_make_one_frame_per_stream_and_a_pause_ends_one():
+    """Chunks already received one after another go as one frame until the stream changes; one that came after a
+    pause is a frame of its own; the limit's cut is counted, the answer ends the run."""
+    waiting: list[AgentReply] = [
+        AgentOutput(REQUEST, "stdout", "a\n"), AgentOutput(REQUEST, "stdout", "b\n"), AgentOutput(REQUEST, "stderr", "c\n"),
+        AgentOutput(REQUEST, "stderr", "d\n"),
+    ]
+    later: list[AgentReply] = [AgentOutput(REQUEST, "stderr", "e\n"), AgentCut(REQUEST, 12), AgentUnit(REQUEST)]
+    ran, sent = _run(_Agent(waiting, later), deadline=float("inf"))
+    assert [(frame.event, frame.data) for frame in sent] == [("stdout", "a\nb\n"), ("stderr", "c\nd\n"), ("stderr", "e\n")]
+    assert ran.dropped == 12 and isinstance(ran.reply, AgentUnit) and not ran.stopped
+
+
+def test_a_late_answer_of_an_earlier_snippet_is_dropped():
+    """Messages of another request (a snippet given up on earlier) never reach this snippet's frames or answer."""
+    later: list[AgentReply] = [AgentOutput(REQUEST - 1, "stdout", "old\n"), AgentUnit(REQUEST - 1), AgentOutput(REQUEST, "stdout", "new\n"), AgentUnit(REQUEST)]
+    ran, sent = _run(_Agent([], later), deadline=float("inf"))
+    assert [frame.data for frame in sent] == ["new\n"] and isinstance(ran.reply, AgentUnit) and ran.reply.id == REQUEST
+
