@@ -84,6 +84,21 @@ def test_a_value_class_result_reads_as_the_program_shows_it(sample_worker: SyncW
     assert sample_worker.value("listOf(Id(4))") == "[Id(v=4)]"
 
 
+def test_describe_names_a_value_class_val_by_its_declared_type(sample_worker: SyncWorker):
+    """A value class's field holds the underlying value (a Duration's is a long): describe says what the snippet
+    declared, a class of the session's own by the name it was written with, and other types as before; the values
+    read as the program shows them (boxed again), not as the underlying value."""
+    sample_worker.eval("@JvmInline value class Meters(val v: Int)")
+    sample_worker.eval(
+        "import kotlin.time.Duration.Companion.seconds\nval waited = 5.seconds\nvar distance = Meters(3)\nval count = 2\n"
+        "val names: List<String>? = listOf(\"a\")"
+    )
+    signatures = {d.name: (d.signature, d.value) for d in sample_worker.describe().declarations}
+    assert signatures["waited"] == ("val waited: kotlin.time.Duration", "5s"), signatures
+    assert signatures["distance"] == ("var distance: Meters", "Meters(v=3)"), signatures
+    assert signatures["count"][0] == "val count: kotlin.Int" and signatures["names"][0].startswith("val names: kotlin.collections.List<"), signatures
+
+
 def test_a_runtime_errors_stack_names_snippets_as_describe_numbers_them(sample_worker: SyncWorker):
     """A function from one snippet failing in another: both frames read as the user's snippets and lines."""
     sample_worker.eval('fun failsOnPurpose(): Int = error("on purpose")')

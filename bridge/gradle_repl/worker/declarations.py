@@ -110,9 +110,13 @@ class Declarations:
     def describe(self, read: ValueReader | None = None) -> SessionDescription:
         """The declarations with their values: read here, or by `read` (the JVM the snippets ran in)."""
         readable = [held for held in self._held.values() if not held.failed and held.field is not None]
+        value_classes = {
+            id(held): _value_class_type(held.field, held.declaration.signature.partition(": ")[2])
+            for held in self._held.values() if held.field is not None
+        }
         if read is None:
             deadline = time.monotonic() + DESCRIBE_SECONDS
-            texts = [_render(held.field, held.instance, deadline) for held in readable]
+            texts = [_render(held.field, held.instance, deadline, value_classes[id(held)]) for held in readable]
         else:
             texts = read([StoredValue(jstr(h.field.getDeclaringClass().getName()), jstr(h.field.getName())) for h in readable])
         values = {id(held): text for held, text in zip(readable, texts, strict=True)}
@@ -123,6 +127,8 @@ class Declarations:
                 declaration.value = "<not initialised: its snippet failed>"
             elif held.field is not None:
                 declaration.value = values[id(held)]
+            if (value_class := value_classes.get(id(held))) is not None:
+                declaration.signature = f"{declaration.signature.partition(': ')[0]}: {value_class.name}"
             declarations.append(declaration)
         return SessionDescription(declarations=declarations, imports=list(self._imports))
 
@@ -146,6 +152,59 @@ class Declarations:
     def _put(self, key: str, held: _Held) -> None:
         self._held.pop(key, None)
         self._held[key] = held
+
+
+@dataclass(frozen=True)
+class _ValueClassType:
+    """A val's or var's type where its field holds another: a value class's field holds the underlying value (a
+    Duration's field is a long), so the field says kotlin.Long where the snippet says Duration."""
+
+    name: str  # as the snippet declared it
+    box: JavaObject  # the value class's static box-impl, which makes the value the program sees; None if it has none
+
+
+def _value_class_type(field: JavaObject, written: str) -> _ValueClassType | None:
+    """The declared type, when it is another class than the field's (`written`). Kotlin's reflection reads it from
+    the class's metadata; it runs at describe time only (its first use loads hundreds of classes), and where it
+    can't be had (no kotlin-reflect beside the snippet's classes) the field's type stands."""
+    loader = field.getDeclaringClass().getClassLoader()
+    try:
+        kotlin_property = java_class("kotlin.reflect.jvm.ReflectJvmMapping", loader=loader).getKotlinProperty(field)
+        if kotlin_property is None:
+            return None
+        returned = kotlin_property.getReturnType()
+        declared = without_snippet_classes(jstr(returned.toString()))
+    except (JavaException, TypeError):
+        return None
+    if _classifier(declared) == _classifier(written):
+        return None  # the same class: the field's spelling, as every other signature here reads
+    return _ValueClassType(declared, _box(returned, loader))
+
+
+def _box(kotlin_type: JavaObject, loader: JavaObject) -> JavaObject:
+    """The static box-impl of the value class a Kotlin type names, or None."""
+    try:
+        value_class = _java_class_of(kotlin_type, loader)
+        methods = value_class.getDeclaredMethods() if value_class is not None else []
+    except (JavaException, TypeError):
+        return None
+    modifier = java_class("java.lang.reflect.Modifier")
+    return next((m for m in methods if jstr(m.getName()) == "box-impl" and m.getParameterCount() == 1 and modifier.isStatic(m.getModifiers())), None)
+
+
+def _java_class_of(kotlin_type: JavaObject, loader: JavaObject) -> JavaObject:
+    """The class a Kotlin type names. Kotlin's reflection finds no classifier for a class a snippet declared (and
+    names it `_2_repl._2_repl.Meters`): that one is a nested class of its snippet's class, `_2_repl$Meters`."""
+    classifier = kotlin_type.getClassifier()
+    if classifier is not None:
+        return java_class("kotlin.jvm.JvmClassMappingKt", loader=loader).getJavaClass(classifier)
+    owner, _, nested = jstr(kotlin_type.toString()).rstrip("?").partition("<")[0].rpartition(".")
+    # The snippet's own loader answers a name it doesn't hold with null, not ClassNotFoundException.
+    return loader.loadClass(f"{owner.split('.')[0]}${nested}") if owner else None
+
+
+def _classifier(type_name: str) -> str:
+    return type_name.split("<", 1)[0].rstrip("?")
 
 
 def composable_parameters(types: list[str]) -> tuple[list[str], bool]:
@@ -183,13 +242,15 @@ def _class_kind(nested: JavaObject) -> DeclarationKind:
     return "data class" if {"copy", "component1"} <= methods else "class"
 
 
-def _render(field: JavaObject, instance: JavaObject, deadline: float) -> str:
+def _render(field: JavaObject, instance: JavaObject, deadline: float, value_class: _ValueClassType | None) -> str:
     """The value's toString(), capped, on its own thread: a toString that blocks (a lazy proxy, a closed
-    connection) costs at most VALUE_SECONDS, and the whole description at most DESCRIBE_SECONDS."""
+    connection) costs at most VALUE_SECONDS, and the whole description at most DESCRIBE_SECONDS. A value class's
+    value is boxed first, so that it reads as the program shows it (`5s`, not the Duration's nanoseconds)."""
     left = min(VALUE_SECONDS, deadline - time.monotonic())
     if left <= 0:
         return unfinished(0)
-    task = java_class("java.util.concurrent.FutureTask")(_reader()(field, instance))
+    box = value_class.box if value_class is not None else None
+    task = java_class("java.util.concurrent.FutureTask")(_reader()(field, instance, box))
     thread = java_class("java.lang.Thread")(task, "describe-value")
     thread.setDaemon(True)
     thread.start()
@@ -229,20 +290,22 @@ def unfinished(waited_seconds: float) -> str:
 
 
 @cache
-def _reader() -> Callable[[JavaObject, JavaObject], JavaObject]:
+def _reader() -> Callable[[JavaObject, JavaObject, JavaObject], JavaObject]:
     """A java.util.concurrent.Callable reading one field's value as "<length>:<first VALUE_LIMIT_CHARS chars>"
     (made once the JVM runs, which JPype's proxies need)."""
 
     @implements("java.util.concurrent.Callable")
     class _ReadValue:
-        def __init__(self, field: JavaObject, instance: JavaObject) -> None:
-            self._field, self._instance = field, instance
+        def __init__(self, field: JavaObject, instance: JavaObject, box: JavaObject) -> None:
+            self._field, self._instance, self._box = field, instance, box
 
         @override
         def call(self) -> JavaObject:
             self._field.setAccessible(True)
             static = java_class("java.lang.reflect.Modifier").isStatic(self._field.getModifiers())
             value = self._field.get(None if static else self._instance)
+            if self._box is not None and value is not None:
+                value = self._box.invoke(None, value)
             text = java_class("java.lang.String").valueOf(value) if value is not None else java_string("null")
             return java_string(f"{text.length()}:{jstr(text.substring(0, min(text.length(), VALUE_LIMIT_CHARS)))}")
 
