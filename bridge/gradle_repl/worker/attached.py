@@ -26,7 +26,7 @@ from gradle_repl.worker.declarations import DESCRIBE_SECONDS, VALUE_LIMIT_CHARS,
 from gradle_repl.worker.java import JavaException, JavaObject, java_class
 from gradle_repl.worker.deadlines import INTERRUPT_GRACE_SECONDS, REPLY_SECONDS
 from gradle_repl.worker.kotlin_types import kotlin_type_name
-from gradle_repl.worker.outcomes import snippet_result
+from gradle_repl.worker.outcomes import ExplainFailedUse, snippet_result
 from gradle_repl.worker.output_frames import Send, SnippetOutput
 from gradle_repl.worker.report import format_throwable
 from gradle_repl.worker.safety import cap_text, jstr
@@ -231,10 +231,21 @@ class AttachedSession(ReplSession):
         outcome = running.getOutcome()
         assert outcome is not None  # join(0) returns once the compiling thread has set its outcome
         if outcome.compiledScript is None:
-            return snippet_result(outcome, request.code, output, heap_mb=self._request.heap_mb, explain=lambda _: None)
+            refused = snippet_result(outcome, request.code, output, heap_mb=self._request.heap_mb, explain=lambda _: None)
+            if isinstance(refused, ErrorResult):
+                # The REPL keeps even a refused snippet's declarations: a later use of one says so, as in a session's own JVM.
+                refused = self._failures.remember(number, request.code, refused, compiled=bool(outcome.compiled))
+            return refused
         class_name = self._mirror.add(outcome.compiledScript)
         if cancel.is_set():
-            return ErrorResult(error_kind="cancelled", message="Cancelled by the client while the snippet compiled; it never ran. The session's state is kept.")
+            # It never runs, but the REPL's history holds it: later snippets may name its classes, which the app's
+            # loader chain must then have (uninitialised, as in a session's own JVM), and its declarations, which say so.
+            try:
+                self._connection.keep(request.id, class_name=class_name, classes=_classes(outcome.compiledScript))
+            except AgentGone as gone:
+                return self._gone(gone)
+            stopped = ErrorResult(error_kind="cancelled", message="Cancelled by the client while the snippet compiled; it never ran. The session's state is kept.")
+            return self._failures.remember(number, request.code, stopped, compiled=True, ran=False)
         try:
             ran = _run_there(
                 self._connection, request.id, outcome.compiledScript, output_limit=self._request.output_limit_bytes,
@@ -243,12 +254,16 @@ class AttachedSession(ReplSession):
         except AgentGone as gone:
             return self._gone(gone)
         output.truncated += ran.dropped
-        result = self._result(ran, outcome.compiledScript, request, cancelled=cancel.is_set())
+        result = self._result(ran, outcome.compiledScript, request, cancelled=cancel.is_set(), explain=self._failures.explainer(request.code, number))
+        if isinstance(result, ErrorResult):
+            result = self._failures.remember(number, request.code, result, compiled=True)
         # Its values live in the app: no instance here.
         self._record(lambda: (self._mirror.snippet_class(class_name), None), request.code, number, failed=isinstance(result, ErrorResult))
         return result
 
-    def _result(self, ran: _Ran, script: Any, request: EvalRequest, *, cancelled: bool) -> SuccessResult | ErrorResult:
+    def _result(
+        self, ran: _Ran, script: Any, request: EvalRequest, *, cancelled: bool, explain: ExplainFailedUse,
+    ) -> SuccessResult | ErrorResult:
         why = "Cancelled by the client" if cancelled else f"Timed out after {request.timeout_ms / 1000:g} s"
         kind: Literal["cancelled", "timeout"] = "cancelled" if cancelled else "timeout"
         reply = ran.reply
@@ -263,6 +278,9 @@ class AttachedSession(ReplSession):
         if ran.stopped:  # whatever it came to after its interrupt, as a session's own snippet answers
             return ErrorResult(error_kind=kind, message=f"{why}; the snippet was interrupted and stopped. The session's state is kept.")
         if isinstance(reply, AgentError):
+            if (use := explain(reply.chain)) is not None:
+                # A declaration of a snippet that failed or never ran: the message says it all, as in a session's own JVM.
+                return ErrorResult(error_kind="runtime", message=use.message())
             headline, stack = format_throwable(reply.chain)
             return ErrorResult(error_kind="runtime", message=headline, stack=stack)
         if isinstance(reply, AgentValue):
