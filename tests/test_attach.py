@@ -123,6 +123,15 @@ def test_a_snippet_cancelled_while_it_compiles_never_runs_and_later_snippets_fin
         assert declared.signature == "val keptLater: Kept" and declared.value == "Kept(n=5)", declared
 
 
+def test_a_timeout_that_ends_while_the_snippet_compiles_keeps_it_from_running_in_the_app(attached: SyncWorker):
+    """The timeout counts from the request, compile included, as in a session's own JVM: a snippet still compiling at
+    its 0.1 s timeout never runs in the app, and the session goes on."""
+    result = attached.eval(f'{SLOW_TO_COMPILE}\nSystem.setProperty("gradle-repl.timed-out-ran", "yes")', timeout=0.1).result
+    assert isinstance(result, ErrorResult) and result.error_kind == "timeout", result
+    assert result.message == "Timed out after 0.1 s while the snippet compiled; it never ran. The session's state is kept."
+    assert attached.value('System.getProperty("gradle-repl.timed-out-ran") ?: "never"') == "never"
+
+
 def test_a_snippet_the_compiler_refuses_leaves_names_that_say_so(attached: SyncWorker):
     """The K2 REPL keeps a refused snippet's declarations in its history (a later snippet compiles against them) but
     nothing of it reaches the app: a use of one says it was never compiled, as in a session's own JVM."""

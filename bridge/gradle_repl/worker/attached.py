@@ -7,11 +7,12 @@ the REPL compiled. The target never loads the compiler; the session's state (its
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import psutil
 
@@ -23,8 +24,9 @@ from gradle_repl.worker.agent_wire import (
     AgentConnection, AgentError, AgentGone, AgentOutput, AgentRead, AgentReply, AgentStopped, AgentUnit, AgentValue, AgentValues,
 )
 from gradle_repl.worker.declarations import DESCRIBE_SECONDS, VALUE_LIMIT_CHARS, VALUE_SECONDS, StoredValue, shown_value, unfinished, unreadable
-from gradle_repl.worker.java import JavaException, JavaObject, java_class
-from gradle_repl.worker.deadlines import INTERRUPT_GRACE_SECONDS, REPLY_SECONDS
+from gradle_repl.worker.java import JavaException, JavaObject, RunningSnippet, java_class
+from gradle_repl.worker.deadlines import COMPILE_AFTER_CANCEL_SECONDS, INTERRUPT_GRACE_SECONDS, REPLY_SECONDS
+from gradle_repl.worker.interruption import stopped_before_running, why_stopped
 from gradle_repl.worker.kotlin_types import kotlin_type_name
 from gradle_repl.worker.outcomes import ExplainFailedUse, snippet_result
 from gradle_repl.worker.output_frames import Send, SnippetOutput
@@ -149,6 +151,20 @@ def _run_there(
         return _Ran(message, stopped_at is not None, dropped)  # type: ignore[arg-type]
 
 
+def _await_compile(running: RunningSnippet, cancel: threading.Event, deadline: float) -> bool | None:
+    """Waits for the snippet's compile, which can't be interrupted: True when a cancel or the deadline came first (the
+    snippet must not run), False when not, None when the compile went on COMPILE_AFTER_CANCEL_SECONDS past that (the
+    host gives up on the worker soon after)."""
+    stopped_at: float | None = None
+    while not running.join(POLL_INTERVAL_MS):
+        now = time.monotonic()
+        if stopped_at is None and (cancel.is_set() or now > deadline):
+            stopped_at = now
+        elif stopped_at is not None and now - stopped_at > COMPILE_AFTER_CANCEL_SECONDS:
+            return None
+    return cancel.is_set() or time.monotonic() > deadline
+
+
 def _running(pid: int) -> bool:
     try:
         return psutil.Process(pid).status() not in (psutil.STATUS_ZOMBIE, psutil.STATUS_DEAD)
@@ -227,9 +243,20 @@ class AttachedSession(ReplSession):
 
     def _run(self, request: EvalRequest, output: SnippetOutput, send: Send, cancel: threading.Event) -> SuccessResult | ErrorResult:
         number, running = self._snippets.compile_only(request.code)
-        running.join(0)  # the compiler can't be interrupted: a cancel meanwhile ends the snippet before it runs
+        # The timeout counts from the request, compile included, as in a session's own JVM.
+        deadline = time.monotonic() + request.timeout_ms / 1000
+        stopped = _await_compile(running, cancel, deadline)
+        if stopped is None:
+            why, kind = why_stopped(timeout_ms=request.timeout_ms, cancelled=cancel.is_set())
+            print(f"[gradle-repl] snippet {request.id} still compiling {COMPILE_AFTER_CANCEL_SECONDS:g} s after it was stopped:\n"
+                  f"{jstr(running.stack())}", file=sys.stderr, flush=True)
+            return ErrorResult(
+                error_kind=kind, state_lost=True,
+                message=f"{why} while the snippet compiled, and the compiler went on for {COMPILE_AFTER_CANCEL_SECONDS:g} s more; "
+                "the worker was stopped and the session's state in the app released. Attach again to go on.",
+            )
         outcome = running.getOutcome()
-        assert outcome is not None  # join(0) returns once the compiling thread has set its outcome
+        assert outcome is not None  # set by the compiling thread before it ends
         if outcome.compiledScript is None:
             refused = snippet_result(outcome, request.code, output, heap_mb=self._request.heap_mb, explain=lambda _: None)
             if isinstance(refused, ErrorResult):
@@ -237,19 +264,19 @@ class AttachedSession(ReplSession):
                 refused = self._failures.remember(number, request.code, refused, compiled=bool(outcome.compiled))
             return refused
         class_name = self._mirror.add(outcome.compiledScript)
-        if cancel.is_set():
+        if stopped:
             # It never runs, but the REPL's history holds it: later snippets may name its classes, which the app's
             # loader chain must then have (uninitialised, as in a session's own JVM), and its declarations, which say so.
             try:
                 self._connection.keep(request.id, class_name=class_name, classes=_classes(outcome.compiledScript))
             except AgentGone as gone:
                 return self._gone(gone)
-            stopped = ErrorResult(error_kind="cancelled", message="Cancelled by the client while the snippet compiled; it never ran. The session's state is kept.")
-            return self._failures.remember(number, request.code, stopped, compiled=True, ran=False)
+            never_ran = stopped_before_running(timeout_ms=request.timeout_ms, cancelled=cancel.is_set())
+            return self._failures.remember(number, request.code, never_ran, compiled=True, ran=False)
         try:
             ran = _run_there(
                 self._connection, request.id, outcome.compiledScript, output_limit=self._request.output_limit_bytes,
-                deadline=time.monotonic() + request.timeout_ms / 1000, cancel=cancel, send=send, frame_limit=self._request.frame_limit_bytes,
+                deadline=deadline, cancel=cancel, send=send, frame_limit=self._request.frame_limit_bytes,
             )
         except AgentGone as gone:
             return self._gone(gone)
@@ -264,8 +291,7 @@ class AttachedSession(ReplSession):
     def _result(
         self, ran: _Ran, script: Any, request: EvalRequest, *, cancelled: bool, explain: ExplainFailedUse,
     ) -> SuccessResult | ErrorResult:
-        why = "Cancelled by the client" if cancelled else f"Timed out after {request.timeout_ms / 1000:g} s"
-        kind: Literal["cancelled", "timeout"] = "cancelled" if cancelled else "timeout"
+        why, kind = why_stopped(timeout_ms=request.timeout_ms, cancelled=cancelled)
         reply = ran.reply
         if reply is None:
             return ErrorResult(
