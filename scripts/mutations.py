@@ -298,6 +298,27 @@ MUTATIONS = (
         "        if name in args.given and given != _PROJECT_DEFAULTS[name] and given != running",
         ("tests/test_cli.py::test_connect_refuses_a_project_flag_given_at_its_default_and_joins_when_it_is_left_out",),
     ),
+    Mutation(
+        "an attached snippet cancelled while it compiles never reaches the app's loader chain",
+        "bridge/gradle_repl/worker/attached.py",
+        "                self._connection.keep(request.id, class_name=class_name, classes=_classes(outcome.compiledScript))\n",
+        "                pass\n",
+        ("tests/test_attach.py::test_a_snippet_cancelled_while_it_compiles_never_runs_and_later_snippets_find_its_classes_in_the_app",),
+    ),
+    Mutation(
+        "an attached session's timeout starts after the compile",
+        "bridge/gradle_repl/worker/attached.py",
+        "    return cancel.is_set() or time.monotonic() > deadline\n",
+        "    return cancel.is_set()\n",
+        ("tests/test_attach.py::test_a_timeout_that_ends_while_the_snippet_compiles_keeps_it_from_running_in_the_app",),
+    ),
+    Mutation(
+        "a snippet that never ran is taken to have its instance",
+        "bridge/gradle_repl/worker/failed_uses.py",
+        "(error.class_name == _NPE and snippet.compiled and snippet.ran)",
+        "(error.class_name == _NPE and snippet.compiled)",
+        ("tests/test_failed_uses.py::test_a_snippet_stopped_before_it_ran_has_no_instance_and_is_named_so",),
+    ),
 )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -100,6 +100,12 @@ def sample_env() -> ReplEnvironment:
     return resolve_environment(SAMPLE_PROJECT, build_tool="maven").environment
 
 
+# The thread jvm-worker's RunningSnippet (ReplDriver.kt) compiles a snippet on; the JVM gives Linux its name.
+_COMPILING_THREAD = "repl-snippet"
+# How long a worker may take to start compiling a snippet sent to it, or to stop its last compile's thread.
+_COMPILE_START_SECONDS = 60.0
+
+
 class SyncWorker:
     """A real worker process driven from synchronous tests through a private event loop."""
 
@@ -112,6 +118,40 @@ class SyncWorker:
     def eval(self, code: str, *, timeout: float = 60.0, on_frame: OnFrame | None = None) -> Reply:
         """Runs a snippet; `on_frame` sees each of its output frames as it arrives."""
         return self._loop.run_until_complete(self.process.request(code, timeout_seconds=timeout, on_frame=on_frame))
+
+    def cancel_while_compiling(self, code: str) -> None:
+        """Sends the snippet and cancels it, as an MCP client's cancel does, once the worker's JVM is seen compiling it;
+        returns once the worker has answered (a cancelled call's answer goes nowhere). The compile must outlast the
+        moments the cancel takes to reach the worker: the test fails if the snippet's answer came first."""
+
+        async def cancel() -> None:
+            await self._until(lambda: not self.compiling(), "the previous snippet's compile thread to end")
+            request = asyncio.ensure_future(self.process.request(code, timeout_seconds=_COMPILE_START_SECONDS))
+            await self._until(lambda: self.compiling() or request.done(), "the worker to compile the snippet")
+            assert not request.done(), f"the snippet was answered before it was seen compiling: {request.result().result}"
+            request.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await request
+            await self.process.settled()
+
+        self._loop.run_until_complete(cancel())
+
+    def compiling(self) -> bool:
+        """Whether the worker's JVM runs a compile thread now (read from /proc: Linux only)."""
+        names = []
+        for task in Path(f"/proc/{self.process.pid}/task").iterdir():
+            try:
+                names.append((task / "comm").read_text().strip())
+            except OSError:
+                pass  # a thread that ended while it was read
+        return _COMPILING_THREAD in names
+
+    @staticmethod
+    async def _until(condition: Callable[[], bool], what: str) -> None:
+        deadline = asyncio.get_running_loop().time() + _COMPILE_START_SECONDS
+        while not condition():
+            assert asyncio.get_running_loop().time() < deadline, f"waited {_COMPILE_START_SECONDS:g} s for {what}"
+            await asyncio.sleep(0.01)
 
     def value(self, code: str) -> str:
         """The rendered value of a snippet that must succeed."""

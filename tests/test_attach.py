@@ -195,6 +195,48 @@ def test_a_snippet_printing_all_the_time_still_meets_its_timeout(attached: SyncW
     assert attached.value("40 + 2") == "42"
 
 
+# A hundred functions take a second or more to compile even on a fast machine: a cancel reaches the worker in moments.
+SLOW_TO_COMPILE = "\n".join(f"fun generated{n}(x: Int) = listOf(x, {n}).map {{ it * 2 }}.sum()" for n in range(100))
+
+
+def test_a_snippet_cancelled_while_it_compiles_never_runs_and_later_snippets_find_its_classes_in_the_app(shop: RunningApp):
+    """Cancelled while it compiles, the snippet never runs in the app; the REPL keeps it in its history all the same,
+    so its classes are chained into the app's snippet loaders (a later snippet uses its class), a use of its val says
+    it never ran, and describe reads what later snippets declared with its type."""
+    with running_worker(attach_environment(shop.pid)) as worker:
+        worker.cancel_while_compiling(
+            f'{SLOW_TO_COMPILE}\ndata class Kept(val n: Int)\nval neverSet = "set"\nSystem.setProperty("gradle-repl.cancelled-ran", "yes")'
+        )
+        assert worker.value('System.getProperty("gradle-repl.cancelled-ran") ?: "never"') == "never"
+        assert worker.value("Kept(2).n") == "2"
+        used = worker.eval("neverSet.length").result
+        assert isinstance(used, ErrorResult) and used.error_kind == "runtime", used
+        assert used.message.startswith("'neverSet' was not initialised: the snippet that declared it was stopped while it compiled and never ran"), used.message
+        worker.eval("val keptLater = Kept(5)")
+        (declared,) = [d for d in worker.describe().declarations if d.name == "keptLater"]
+        assert declared.signature == "val keptLater: Kept" and declared.value == "Kept(n=5)", declared
+
+
+def test_a_timeout_that_ends_while_the_snippet_compiles_keeps_it_from_running_in_the_app(attached: SyncWorker):
+    """The timeout counts from the request, compile included, as in a session's own JVM: a snippet still compiling at
+    its 0.1 s timeout never runs in the app, and the session goes on."""
+    result = attached.eval(f'{SLOW_TO_COMPILE}\nSystem.setProperty("gradle-repl.timed-out-ran", "yes")', timeout=0.1).result
+    assert isinstance(result, ErrorResult) and result.error_kind == "timeout", result
+    assert result.message == "Timed out after 0.1 s while the snippet compiled; it never ran. The session's state is kept."
+    assert attached.value('System.getProperty("gradle-repl.timed-out-ran") ?: "never"') == "never"
+
+
+def test_a_snippet_the_compiler_refuses_leaves_names_that_say_so(attached: SyncWorker):
+    """The K2 REPL keeps a refused snippet's declarations in its history (a later snippet compiles against them) but
+    nothing of it reaches the app: a use of one says it was never compiled, as in a session's own JVM."""
+    refused = attached.eval('val refusedInApp: Int = "not a number"').result
+    assert isinstance(refused, ErrorResult) and refused.error_kind == "compile", refused
+    used = attached.eval("refusedInApp + 1").result
+    assert isinstance(used, ErrorResult) and used.error_kind == "runtime", used
+    assert used.message.startswith("'refusedInApp' was never compiled: the snippet that declared it failed"), used.message
+    assert attached.value("2 + 3") == "5"
+
+
 def test_a_stopped_app_is_answered_by_the_timeout_and_the_session_goes_on_once_it_continues(attached: SyncWorker, shop: RunningApp):
     """An app stopped with SIGSTOP can't answer: the timeout says so (nothing hangs), and after SIGCONT the session
     runs its next snippet, the stopped one's late answer dropped."""

@@ -92,6 +92,19 @@ def test_a_refused_snippet_without_an_instance_is_named():
         "a snippet that compiled has its instance: the cast failed for another reason"
 
 
+def test_a_snippet_stopped_before_it_ran_has_no_instance_and_is_named_so():
+    """A snippet stopped while it compiled is in the REPL's history with its classes but no instance: the failed cast
+    of it names its declaration, as not initialised because it never ran."""
+    chain = npe("null cannot be cast to non-null type <root>._4_repl")
+    never_ran = {4: FailedSnippet('val neverSet = "set"', compiled=True, ran=False)}
+    use = explain_use_of_failed(chain, code="neverSet.length", number=5, uninitialised={}, failed=never_ran)
+    assert use is not None and use.names == ("neverSet",) and not use.never_compiled
+    assert use.message() == (
+        "'neverSet' was not initialised: the snippet that declared it was stopped while it compiled and never ran "
+        '(`val neverSet = "set"`). Declare it again in a snippet that succeeds.'
+    )
+
+
 def test_other_errors_and_successful_snippets_classes_are_left_alone():
     """An initialiser that threw, a class of a snippet that succeeded, another exception: nothing to explain."""
     frames = npe(None)[0].frames

@@ -67,11 +67,14 @@ def test_file_repository_adds_a_repository_and_an_unreachable_one_is_a_compile_e
 def test_a_snippet_stopped_while_compiling_never_runs(sample_worker: SyncWorker):
     """Compilation can't be interrupted: a snippet timed out while it compiles ends after compiling, unrun.
     A hundred functions take far longer than the 0.1 s timeout to compile, yet well under the ~10 s the host waits
-    for a compile after a stop even on a machine loaded five times over (300 took 10 s there and lost the session)."""
+    for a compile after a stop even on a machine loaded five times over (300 took 10 s there and lost the session).
+    The REPL keeps it in its history all the same: a later use of its val says it never ran."""
     functions = "\n".join(f"fun generated{n}(x: Int) = listOf(x, {n}).map {{ it * 2 }}.sum()" for n in range(100))
-    reply = sample_worker.eval(f'{functions}\nSystem.setProperty("gradle-repl.ran", "yes")', timeout=0.1)
+    reply = sample_worker.eval(f'{functions}\nval stoppedVal = "set"\nSystem.setProperty("gradle-repl.ran", "yes")', timeout=0.1)
     assert reply.result.error_kind == "timeout" and "it never ran" in reply.result.message, reply.result.message
     assert sample_worker.value('System.getProperty("gradle-repl.ran") ?: "never"') == "never"
+    used = sample_worker.eval("stoppedVal.length").result
+    assert used.message.startswith("'stoppedVal' was not initialised: the snippet that declared it was stopped while it compiled and never ran"), used.message
 
 
 def test_a_value_class_result_reads_as_the_program_shows_it(sample_worker: SyncWorker):

@@ -3,7 +3,9 @@
 Frames are an int length and that many bytes; inside, big-endian numbers and strings as an int byte count (-1: null)
 and UTF-8. On connecting, the agent says hello: `H` app-loader text, Java version, pid (long). The worker sends
 `E` (evaluate): id (long), output limit (int), snippet class, result field (or null), class count (int), then each
-class's binary name and bytes (int length, bytes); and `C` (cancel): id, grace (long, ms: how long the interrupted snippet may take to end).
+class's binary name and bytes (int length, bytes); `K` (keep a snippet stopped while it compiled: it never runs,
+but later snippets may name its classes): id, snippet class, then its classes as in `E`, unanswered; and `C`
+(cancel): id, grace (long, ms: how long the interrupted snippet may take to end).
 
 While a snippet runs, the agent sends what its thread prints and shows, in that order (jvm-worker SnippetSink.java):
 `O` (printed): id, stream (int: 1 stdout, 2 stderr), text (complete lines, or what waited a moment for its line's
@@ -197,6 +199,13 @@ class _Writer:
     def text(self, value: str | None) -> _Writer:
         return self.count(-1) if value is None else self.raw(value.encode("utf-8"))
 
+    def classes(self, classes: dict[str, bytes]) -> _Writer:
+        """A snippet's classes: their count, then each one's binary name and bytes."""
+        self.count(len(classes))
+        for name, data in classes.items():
+            self.text(name).raw(data)
+        return self
+
     def frame(self) -> bytes:
         body = b"".join(self._parts)
         return struct.pack(">i", len(body)) + body
@@ -273,10 +282,12 @@ class AgentConnection:
         return connection
 
     def evaluate(self, request_id: int, *, output_limit: int, class_name: str, result_field: str | None, classes: dict[str, bytes]) -> None:
-        message = _Writer("E").number(request_id).count(output_limit).text(class_name).text(result_field).count(len(classes))
-        for name, data in classes.items():
-            message.text(name).raw(data)
-        self._send(message.frame())
+        self._send(_Writer("E").number(request_id).count(output_limit).text(class_name).text(result_field).classes(classes).frame())
+
+    def keep(self, request_id: int, *, class_name: str, classes: dict[str, bytes]) -> None:
+        """Chains a snippet that will never run into the session's loaders in the app (it was stopped while it
+        compiled, and the REPL keeps it in its history): later snippets find its classes; it has no instance."""
+        self._send(_Writer("K").number(request_id).text(class_name).classes(classes).frame())
 
     def cancel(self, request_id: int, *, grace_seconds: float) -> None:
         self._send(_Writer("C").number(request_id).number(int(grace_seconds * 1000)).frame())

@@ -7,6 +7,7 @@ the REPL compiled. The target never loads the compiler; the session's state (its
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -24,10 +25,11 @@ from gradle_repl.worker.agent_wire import (
     AgentStopped, AgentUnit, AgentValue, AgentValues,
 )
 from gradle_repl.worker.declarations import DESCRIBE_SECONDS, VALUE_LIMIT_CHARS, VALUE_SECONDS, StoredValue, shown_value, unfinished, unreadable
-from gradle_repl.worker.java import JavaException, JavaObject, java_class
-from gradle_repl.worker.deadlines import INTERRUPT_GRACE_SECONDS, REPLY_SECONDS
+from gradle_repl.worker.java import JavaException, JavaObject, RunningSnippet, java_class
+from gradle_repl.worker.deadlines import COMPILE_AFTER_CANCEL_SECONDS, INTERRUPT_GRACE_SECONDS, REPLY_SECONDS
+from gradle_repl.worker.interruption import stopped_before_running, why_stopped
 from gradle_repl.worker.kotlin_types import kotlin_type_name
-from gradle_repl.worker.outcomes import snippet_result
+from gradle_repl.worker.outcomes import ExplainFailedUse, snippet_result
 from gradle_repl.worker.output_frames import Send, SnippetOutput
 from gradle_repl.worker.report import format_throwable
 from gradle_repl.worker.safety import jstr
@@ -199,6 +201,20 @@ def _shown(output: SnippetOutput, item: AgentDisplay) -> DisplayFrame:
     return output.item(item.kind, item.mime, item.text, item.data)
 
 
+def _await_compile(running: RunningSnippet, cancel: threading.Event, deadline: float) -> bool | None:
+    """Waits for the snippet's compile, which can't be interrupted: True when a cancel or the deadline came first (the
+    snippet must not run), False when not, None when the compile went on COMPILE_AFTER_CANCEL_SECONDS past that (the
+    host gives up on the worker soon after)."""
+    stopped_at: float | None = None
+    while not running.join(POLL_INTERVAL_MS):
+        now = time.monotonic()
+        if stopped_at is None and (cancel.is_set() or now > deadline):
+            stopped_at = now
+        elif stopped_at is not None and now - stopped_at > COMPILE_AFTER_CANCEL_SECONDS:
+            return None
+    return cancel.is_set() or time.monotonic() > deadline
+
+
 def _running(pid: int) -> bool:
     try:
         return psutil.Process(pid).status() not in (psutil.STATUS_ZOMBIE, psutil.STATUS_DEAD)
@@ -277,30 +293,55 @@ class AttachedSession(ReplSession):
 
     def _run(self, request: EvalRequest, output: SnippetOutput, send: Send, cancel: threading.Event) -> SuccessResult | ErrorResult:
         number, running = self._snippets.compile_only(request.code)
-        running.join(0)  # the compiler can't be interrupted: a cancel meanwhile ends the snippet before it runs
+        # The timeout counts from the request, compile included, as in a session's own JVM.
+        deadline = time.monotonic() + request.timeout_ms / 1000
+        stopped = _await_compile(running, cancel, deadline)
+        if stopped is None:
+            why, kind = why_stopped(timeout_ms=request.timeout_ms, cancelled=cancel.is_set())
+            print(f"[gradle-repl] snippet {request.id} still compiling {COMPILE_AFTER_CANCEL_SECONDS:g} s after it was stopped:\n"
+                  f"{jstr(running.stack())}", file=sys.stderr, flush=True)
+            return ErrorResult(
+                error_kind=kind, state_lost=True,
+                message=f"{why} while the snippet compiled, and the compiler went on for {COMPILE_AFTER_CANCEL_SECONDS:g} s more; "
+                "the worker was stopped and the session's state in the app released. Attach again to go on.",
+            )
         outcome = running.getOutcome()
-        assert outcome is not None  # join(0) returns once the compiling thread has set its outcome
+        assert outcome is not None  # set by the compiling thread before it ends
         if outcome.compiledScript is None:
-            return snippet_result(outcome, request.code, output, heap_mb=self._request.heap_mb, explain=lambda _: None)
+            refused = snippet_result(outcome, request.code, output, heap_mb=self._request.heap_mb, explain=lambda _: None)
+            if isinstance(refused, ErrorResult):
+                # The REPL keeps even a refused snippet's declarations: a later use of one says so, as in a session's own JVM.
+                refused = self._failures.remember(number, request.code, refused, compiled=bool(outcome.compiled))
+            return refused
         class_name = self._mirror.add(outcome.compiledScript)
-        if cancel.is_set():
-            return ErrorResult(error_kind="cancelled", message="Cancelled by the client while the snippet compiled; it never ran. The session's state is kept.")
+        if stopped:
+            # It never runs, but the REPL's history holds it: later snippets may name its classes, which the app's
+            # loader chain must then have (uninitialised, as in a session's own JVM), and its declarations, which say so.
+            try:
+                self._connection.keep(request.id, class_name=class_name, classes=_classes(outcome.compiledScript))
+            except AgentGone as gone:
+                return self._gone(gone)
+            never_ran = stopped_before_running(timeout_ms=request.timeout_ms, cancelled=cancel.is_set())
+            return self._failures.remember(number, request.code, never_ran, compiled=True, ran=False)
         try:
             ran = _run_there(
                 self._connection, request.id, outcome.compiledScript, output_limit=self._request.output_limit_bytes,
-                deadline=time.monotonic() + request.timeout_ms / 1000, cancel=cancel, output=output, send=send,
+                deadline=deadline, cancel=cancel, output=output, send=send,
             )
         except AgentGone as gone:
             return self._gone(gone)
         output.truncated += ran.dropped
-        result = self._result(ran, outcome.compiledScript, request, output, cancelled=cancel.is_set())
+        result = self._result(ran, outcome.compiledScript, request, output, cancelled=cancel.is_set(), explain=self._failures.explainer(request.code, number))
+        if isinstance(result, ErrorResult):
+            result = self._failures.remember(number, request.code, result, compiled=True)
         # Its values live in the app: no instance here.
         self._record(lambda: (self._mirror.snippet_class(class_name), None), request.code, number, failed=isinstance(result, ErrorResult))
         return result
 
-    def _result(self, ran: _Ran, script: Any, request: EvalRequest, output: SnippetOutput, *, cancelled: bool) -> SuccessResult | ErrorResult:
-        why = "Cancelled by the client" if cancelled else f"Timed out after {request.timeout_ms / 1000:g} s"
-        kind: Literal["cancelled", "timeout"] = "cancelled" if cancelled else "timeout"
+    def _result(
+        self, ran: _Ran, script: Any, request: EvalRequest, output: SnippetOutput, *, cancelled: bool, explain: ExplainFailedUse,
+    ) -> SuccessResult | ErrorResult:
+        why, kind = why_stopped(timeout_ms=request.timeout_ms, cancelled=cancelled)
         reply = ran.reply
         if reply is None:
             return ErrorResult(
@@ -313,6 +354,9 @@ class AttachedSession(ReplSession):
         if ran.stopped:  # whatever it came to after its interrupt, as a session's own snippet answers
             return ErrorResult(error_kind=kind, message=f"{why}; the snippet was interrupted and stopped. The session's state is kept.")
         if isinstance(reply, AgentError):
+            if (use := explain(reply.chain)) is not None:
+                # A declaration of a snippet that failed or never ran: the message says it all, as in a session's own JVM.
+                return ErrorResult(error_kind="runtime", message=use.message())
             headline, stack = format_throwable(reply.chain)
             return ErrorResult(error_kind="runtime", message=headline, stack=stack)
         if isinstance(reply, (AgentValue, AgentImageValue)):

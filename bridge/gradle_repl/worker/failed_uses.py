@@ -5,7 +5,8 @@ holds null (or 0) — using it throws a NullPointerException from the snippet's 
 after the REPL's layout (`"ReplState.get(Object).ctx" is null` on Kotlin 2.2, `"_2_repl.getCtx()"` on 2.3,
 nothing at all on a JDK without helpful NPE messages). A snippet the compiler refused after recording its
 declarations has no class (NoClassDefFoundError `_3_repl$Point`) or no instance (Kotlin's `null cannot be
-cast to non-null type <root>._4_repl`).
+cast to non-null type <root>._4_repl`). A snippet stopped while it compiled is in the REPL's history too, but never
+ran: it has no instance either.
 
 So the explanation rests on facts rather than on one wording: which vals the session recorded as declared
 by a failed snippet and still null, which snippets never compiled (the JVM and Kotlin name a missing class),
@@ -45,6 +46,7 @@ _QUOTED_LINE_CHARS = 120
 class FailedSnippet:
     code: str
     compiled: bool  # False: the compiler refused it after recording its declarations, so none of them exists
+    ran: bool = True  # False: compiled, then stopped (cancel, timeout) before it ran, so it has no instance
 
     def declared(self) -> list[str]:
         """The names its code declares: read from the text, as a snippet never compiled has no class to reflect on."""
@@ -58,6 +60,7 @@ class FailedUse:
     names: tuple[str, ...]
     never_compiled: bool
     failed_code: tuple[str, ...]  # the failed snippets' code, one per snippet, in order
+    never_ran: bool = False  # the one snippet named was stopped while it compiled
 
     def message(self) -> str:
         many = len(self.names) > 1
@@ -66,8 +69,9 @@ class FailedUse:
         snippets = "the snippets that declared them" if len(self.failed_code) > 1 else (
             "the snippet that declared them" if many else "the snippet that declared it")
         quoted = ", ".join(f"`{_first_line(code)}`" for code in self.failed_code)
+        ended = "was stopped while it compiled and never ran" if self.never_ran else "failed"
         return (
-            f"{names} {'were' if many else 'was'} {what}: {snippets} failed{f' ({quoted})' if quoted else ''}. "
+            f"{names} {'were' if many else 'was'} {what}: {snippets} {ended}{f' ({quoted})' if quoted else ''}. "
             f"Declare {'them' if many else 'it'} again in a snippet that succeeds."
         )
 
@@ -121,20 +125,22 @@ class _MissingClass:
             # The snippet's whole class is missing: what it declared that the stack's lines use, else all it declared.
             declared = self.snippet.declared()
             names = [n for n in declared if n in on_stack] or declared
-        return FailedUse(tuple(names), never_compiled=True, failed_code=(self.snippet.code,)) if names else None
+        if not names:
+            return None
+        return FailedUse(tuple(names), never_compiled=not self.snippet.compiled, failed_code=(self.snippet.code,), never_ran=not self.snippet.ran)
 
 
 def _missing_snippet_class(error: ThrowableInfo, failed: Mapping[int, FailedSnippet]) -> _MissingClass | None:
     """The failed snippet's class an error names: NoClassDefFoundError `_3_repl$Point` (never written), or
-    Kotlin's `null cannot be cast to non-null type <root>._4_repl` (a snippet the compiler refused has no
-    instance for the REPL to hand out)."""
+    Kotlin's `null cannot be cast to non-null type <root>._4_repl` (a snippet the compiler refused, or one
+    stopped before it ran, has no instance for the REPL to hand out)."""
     message = (error.message or "").replace("/", ".")
     if error.class_name == _NO_CLASS:
         match = _SNIPPET_CLASS.fullmatch(message)
     else:
         match = _SNIPPET_CLASS.search(message) if message.startswith(_CAST_OF_NULL) else None
     snippet = failed.get(int(match.group("number"))) if match else None
-    if match is None or snippet is None or (error.class_name == _NPE and snippet.compiled):
+    if match is None or snippet is None or (error.class_name == _NPE and snippet.compiled and snippet.ran):
         return None
     nested = match.group("nested").split("$")[1:]
     return _MissingClass(snippet, nested[0] if nested else None)

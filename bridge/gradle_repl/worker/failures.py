@@ -37,7 +37,8 @@ class FailedSnippets:
 
         return explain
 
-    def remember(self, number: int, code: str, result: ErrorResult, *, compiled: bool) -> ErrorResult:
-        """Keeps snippet `number` as failed; its result, with the session's hints where they apply."""
-        self._failed[number] = FailedSnippet(code, compiled=compiled)
+    def remember(self, number: int, code: str, result: ErrorResult, *, compiled: bool, ran: bool = True) -> ErrorResult:
+        """Keeps snippet `number` as failed (`ran` False: stopped before it ran); its result, with the session's hints
+        where they apply."""
+        self._failed[number] = FailedSnippet(code, compiled=compiled, ran=ran)
         return result.model_copy(update={"message": with_hints(result.message, self._hints, stack=result.stack)})

@@ -17,7 +17,7 @@ from gradle_repl.worker.java import RunningSnippet
 from gradle_repl.worker.deadlines import COMPILE_AFTER_CANCEL_SECONDS, INTERRUPT_GRACE_SECONDS
 from gradle_repl.worker.safety import jstr
 
-__all__ = ["stop_snippet"]
+__all__ = ["stop_snippet", "stopped_before_running", "why_stopped"]
 
 # How often the wait looks whether the snippet stopped (or started running): short beside the waits above.
 _LOOK_MS = 100
@@ -25,15 +25,12 @@ _LOOK_MS = 100
 
 def stop_snippet(running: RunningSnippet, *, request_id: int, timeout_ms: int, cancelled: bool) -> ErrorResult:
     """Stops the facade's RunningSnippet; the result says whether the session's state survived (`state_lost`)."""
-    why = "Cancelled by the client" if cancelled else f"Timed out after {timeout_ms / 1000:g} s"
-    kind: Literal["cancelled", "timeout"] = "cancelled" if cancelled else "timeout"
+    why, kind = why_stopped(timeout_ms=timeout_ms, cancelled=cancelled)
     running.cancel()
     if _stopped_in_time(running):
         outcome = running.getOutcome()
         if outcome is not None and outcome.cancelledBeforeEvaluation:
-            return ErrorResult(
-                error_kind=kind, message=f"{why} while the snippet compiled; it never ran. The session's state is kept."
-            )
+            return stopped_before_running(timeout_ms=timeout_ms, cancelled=cancelled)
         return ErrorResult(
             error_kind=kind, message=f"{why}; the snippet was interrupted and stopped. The session's state is kept."
         )
@@ -45,6 +42,19 @@ def stop_snippet(running: RunningSnippet, *, request_id: int, timeout_ms: int, c
         message=f"{why} and the snippet ignored interruption; its worker was stopped and the session's "
         "state is lost. The next call starts a fresh session.",
     )
+
+
+def why_stopped(*, timeout_ms: int, cancelled: bool) -> tuple[str, Literal["cancelled", "timeout"]]:
+    """What stopped a snippet, as its answer begins, and the error kind that says it."""
+    if cancelled:
+        return "Cancelled by the client", "cancelled"
+    return f"Timed out after {timeout_ms / 1000:g} s", "timeout"
+
+
+def stopped_before_running(*, timeout_ms: int, cancelled: bool) -> ErrorResult:
+    """The answer for a snippet stopped while it compiled: it never ran, and nothing of the session was touched."""
+    why, kind = why_stopped(timeout_ms=timeout_ms, cancelled=cancelled)
+    return ErrorResult(error_kind=kind, message=f"{why} while the snippet compiled; it never ran. The session's state is kept.")
 
 
 def _stopped_in_time(running: RunningSnippet) -> bool:

@@ -148,7 +148,12 @@ class ReplSession:
         while not running.join(POLL_INTERVAL_MS):
             output.forward(send)
             if cancel.is_set() or time.monotonic() > deadline:
-                return stop_snippet(running, request_id=request.id, timeout_ms=request.timeout_ms, cancelled=cancel.is_set())
+                stopped = stop_snippet(running, request_id=request.id, timeout_ms=request.timeout_ms, cancelled=cancel.is_set())
+                outcome = running.getOutcome()
+                if outcome is not None and outcome.cancelledBeforeEvaluation:
+                    # It never ran, yet the REPL's history holds it: a later use of its declarations says so.
+                    return self._failures.remember(number, request.code, stopped, compiled=True, ran=False)
+                return stopped
         outcome = running.getOutcome()
         if outcome is None:  # the snippet's thread ended without reporting (an error outside the facade's own handling)
             return ErrorResult(error_kind="internal", message="the snippet ended without an outcome; the worker log may say why")

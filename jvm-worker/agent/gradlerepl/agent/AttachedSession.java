@@ -78,6 +78,8 @@ final class AttachedSession {
                 byte kind = message.kind();
                 if (kind == 'E') {
                     start(message);
+                } else if (kind == 'K') {
+                    keep(message);
                 } else if (kind == 'C') {
                     cancel(message.number(), message.number());
                 } else if (kind == 'D') {
@@ -114,12 +116,7 @@ final class AttachedSession {
         int outputLimit = message.count();
         String className = message.text();
         String resultField = message.text();
-        int count = message.count();
-        Map<String, byte[]> classes = new HashMap<>();
-        for (int i = 0; i < count; i++) {
-            classes.put(message.text(), message.bytes());
-        }
-        SnippetLoader loader = new SnippetLoader(className, classes, newest);
+        SnippetLoader loader = new SnippetLoader(className, classes(message), newest);
         SnippetSink output = new SnippetSink(id, outputLimit, SnippetOutput.charset(), this::send, writer);
         Running[] self = new Running[1];
         Thread thread = new Thread(() -> {
@@ -139,6 +136,31 @@ final class AttachedSession {
         self[0] = new Running(id, thread, output);
         running = self[0];
         thread.start();
+    }
+
+    /** A snippet's classes: a count, then each class's binary name and bytes. */
+    private static Map<String, byte[]> classes(Wire.In message) throws IOException {
+        int count = message.count();
+        Map<String, byte[]> classes = new HashMap<>();
+        for (int i = 0; i < count; i++) {
+            classes.put(message.text(), message.bytes());
+        }
+        return classes;
+    }
+
+    /**
+     * A snippet stopped while it compiled: it never runs, but the worker's REPL keeps it in its history, so later
+     * snippets may name its classes and declarations. Its loader joins the chain as a run's would; nothing of it is
+     * initialised and it has no instance, as in a session of gradle-repl's own JVM. No reply: the next message is
+     * read only after this one.
+     */
+    private void keep(Wire.In message) throws IOException {
+        message.number(); // the id of the stopped run: nothing answers it
+        String className = message.text();
+        Map<String, byte[]> classes = classes(message);
+        synchronized (this) {
+            newest = new SnippetLoader(className, classes, newest);
+        }
     }
 
     private Wire.Out evaluate(long id, SnippetLoader loader, String className, String resultField) throws Throwable {
