@@ -268,19 +268,23 @@ def test_an_app_holding_this_build_of_the_agent_runs_another_builds_own_code_bes
     attached: SyncWorker, shop: RunningApp, shop_env: ReplEnvironment, tmp_path: Path,
 ):
     """A second build of the agent loaded into an app that holds this session's build (as an upgraded or second
-    gradle-repl loads it; here built from a copy of the sources with a comment added) runs its own classes: its hello,
-    said by its own code, names its own package (the defect: its Agent-Class resolved to the first build's class of
-    the same name, whose code answered on the new socket), and it serves its session. The first session's snippets
-    still run in the first build's code, and a worker refuses, in one line, an agent whose hello names another build."""
+    gradle-repl loads it; here built from a copy of the sources whose hello says `the second build` where the Java
+    version goes) runs its own code: its hello says so and names its own package (the defect: its Agent-Class resolved
+    to the first build's class of the same name, whose code answered on the new socket), and it serves its session.
+    The first session's snippets still run in the first build's code, and a worker refuses, in one line, an agent
+    whose hello names another build."""
     first = agent_package(build_agent_jar(shop_env.java_home))
+    version = '.text(System.getProperty("java.version"))'
     copies = []
     for source in jvm_worker_agent_sources():
-        copy = tmp_path / source.name
-        copy.write_text(source.read_text(encoding="utf-8") + ("\n// a second build\n" if source.name == "AttachAgent.java" else ""), encoding="utf-8")
+        text = source.read_text(encoding="utf-8")
+        if source.name == "AttachedSession.java":
+            assert text.count(version) == 1
+            text = text.replace(version, '.text("the second build")')
+        (copy := tmp_path / source.name).write_text(text, encoding="utf-8")
         copies.append(copy)
     second_jar = build_agent_jar(shop_env.java_home, copies)
     second = agent_package(second_jar)
-    assert second != first
     # How a JDK tool loads an agent into a running JVM (JVMTI.agent_load of a jar: its Agent-Class's agentmain).
     jcmd = Path(shop_env.java_home) / "bin" / "jcmd"
     loaded = subprocess.run(
@@ -290,7 +294,7 @@ def test_an_app_holding_this_build_of_the_agent_runs_another_builds_own_code_bes
     path = socket_path(shop.pid, second_jar)
     connection = AgentConnection.connect(path, agent=second, timeout=30.0)
     try:
-        assert (connection.hello.agent, connection.hello.pid) == (second, shop.pid)
+        assert (connection.hello.java_version, connection.hello.agent, connection.hello.pid) == ("the second build", second, shop.pid)
         connection.describe(7, [], limit_chars=100, value_seconds=1.0, total_seconds=1.0)
         assert connection.receive(30.0) == AgentValues(7, [])
     finally:

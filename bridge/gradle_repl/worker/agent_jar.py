@@ -26,6 +26,9 @@ __all__ = ["agent_class", "agent_jar_path", "agent_package", "build_agent_jar", 
 
 # The package of the checked-in sources; each build's classes live in a package of its own beneath it.
 _SOURCE_PACKAGE = "gradlerepl.agent"
+# Each build's package, `{}` its digest. One of the digest's facts: a change to it names new jars, so a jar built
+# under another scheme (before builds had packages of their own) is never reused.
+_BUILD_PACKAGE = _SOURCE_PACKAGE + ".v{}"
 _JAR_PREFIX = "gradle-repl-agent-"
 _RELEASE = "17"
 # How the checked-in sources name their package: the one thing each build's copy changes.
@@ -34,8 +37,7 @@ _PACKAGE_LINE = re.compile(rf"^package {re.escape(_SOURCE_PACKAGE)};", re.MULTIL
 
 def agent_jar_path(sources: list[Path] | None = None) -> Path:
     """Where the agent of these sources (gradle-repl's own when not given) is cached."""
-    # The package scheme is one of the facts: a jar built before builds had packages of their own is never reused.
-    digest = sources_hash(sources or jvm_worker_agent_sources(), _RELEASE, f"package {_SOURCE_PACKAGE}.v<digest>")
+    digest = sources_hash(sources or jvm_worker_agent_sources(), _RELEASE, _BUILD_PACKAGE)
     return cache_dir() / "agent" / f"{_JAR_PREFIX}{digest}.jar"
 
 
@@ -46,7 +48,7 @@ def build_hash(jar: Path) -> str:
 
 def agent_package(jar: Path) -> str:
     """The package of this build's classes (its hello names it; its Display is imported from it)."""
-    return f"{_SOURCE_PACKAGE}.v{build_hash(jar)}"
+    return _BUILD_PACKAGE.format(build_hash(jar))
 
 
 def agent_class(jar: Path) -> str:
