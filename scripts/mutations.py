@@ -130,6 +130,20 @@ MUTATIONS = (
         ("tests/test_attach.py::test_the_agent_refuses_a_socket_directory_others_can_enter",),
     ),
     Mutation(
+        "every attach agent build's classes share one package (a newer jar runs an older build's loaded classes)",
+        "bridge/gradle_repl/worker/agent_jar.py",
+        '_BUILD_PACKAGE = _SOURCE_PACKAGE + ".v{}"',
+        "_BUILD_PACKAGE = _SOURCE_PACKAGE",
+        ("tests/test_attach.py::test_an_app_holding_this_build_of_the_agent_runs_another_builds_own_code_beside_it",),
+    ),
+    Mutation(
+        "the worker talks to an attach agent of another build",
+        "bridge/gradle_repl/worker/agent_wire.py",
+        "        if hello.agent != agent:",
+        "        if False:",
+        ("tests/test_agent_hello.py",),
+    ),
+    Mutation(
         "an HTTP call whose client went away keeps running",
         "bridge/gradle_repl/front/http.py",
         "                await self._cancel(scope, bytes(body))",

@@ -31,7 +31,10 @@ from gradle_repl.host.manager import SessionLimits, SessionManager
 from gradle_repl.project.attach_target import attach_environment
 from gradle_repl.project.resolve import resolve_environment
 from gradle_repl.project.running_jvms import list_running_jvms
-from gradle_repl.worker.agent_jar import build_agent_jar
+from gradle_repl.resources import jvm_worker_agent_sources
+from gradle_repl.worker.agent_jar import agent_package, build_agent_jar
+from gradle_repl.worker.agent_socket import agent_dir, socket_path
+from gradle_repl.worker.agent_wire import AgentConnection, AgentValues
 from runningapp import SHOP_READY, RunningApp, running_app, shop_command
 
 pytestmark = pytest.mark.jvm
@@ -298,9 +301,50 @@ def test_the_app_never_loads_the_compiler(attached: SyncWorker, shop: RunningApp
     attached.value("shop.Inventory.open")
     jcmd = Path(shop_env.java_home) / "bin" / "jcmd"
     histogram = subprocess.run([str(jcmd), str(shop.pid), "GC.class_histogram"], capture_output=True, text=True, check=True).stdout
-    assert "gradlerepl.agent.AttachedSession" in histogram  # the histogram does list the agent
+    assert f"{agent_package(build_agent_jar(shop_env.java_home))}.AttachedSession" in histogram  # it does list the agent
     assert "org.jetbrains.kotlin." not in histogram
     assert "kotlin.script.experimental." not in histogram
+
+
+def test_an_app_holding_this_build_of_the_agent_runs_another_builds_own_code_beside_it(
+    attached: SyncWorker, shop: RunningApp, shop_env: ReplEnvironment, tmp_path: Path,
+):
+    """A second build of the agent loaded into an app that holds this session's build (as an upgraded or second
+    gradle-repl loads it; here built from a copy of the sources whose hello says `the second build` where the Java
+    version goes) runs its own code: its hello says so and names its own package (the defect: its Agent-Class resolved
+    to the first build's class of the same name, whose code answered on the new socket), and it serves its session.
+    The first session's snippets still run in the first build's code, and a worker refuses, in one line, an agent
+    whose hello names another build."""
+    first = agent_package(build_agent_jar(shop_env.java_home))
+    version = '.text(System.getProperty("java.version"))'
+    copies = []
+    for source in jvm_worker_agent_sources():
+        text = source.read_text(encoding="utf-8")
+        if source.name == "AttachedSession.java":
+            assert text.count(version) == 1
+            text = text.replace(version, '.text("the second build")')
+        (copy := tmp_path / source.name).write_text(text, encoding="utf-8")
+        copies.append(copy)
+    second_jar = build_agent_jar(shop_env.java_home, copies)
+    second = agent_package(second_jar)
+    # How a JDK tool loads an agent into a running JVM (JVMTI.agent_load of a jar: its Agent-Class's agentmain).
+    jcmd = Path(shop_env.java_home) / "bin" / "jcmd"
+    loaded = subprocess.run(
+        [str(jcmd), str(shop.pid), "JVMTI.agent_load", str(second_jar), str(agent_dir(second_jar))], capture_output=True, text=True, timeout=120,
+    )
+    assert loaded.returncode == 0 and "error" not in loaded.stdout.lower(), loaded.stdout + loaded.stderr
+    path = socket_path(shop.pid, second_jar)
+    connection = AgentConnection.connect(path, agent=second, timeout=30.0)
+    try:
+        assert (connection.hello.java_version, connection.hello.agent, connection.hello.pid) == ("the second build", second, shop.pid)
+        connection.describe(7, [], limit_chars=100, value_seconds=1.0, total_seconds=1.0)
+        assert connection.receive(30.0) == AgentValues(7, [])
+    finally:
+        connection.close()
+    with pytest.raises(GradleReplError, match=rf"^refused the attach agent on {re.escape(path)}: it is {second}, not this gradle-repl's {first}; restart the application to attach to it$"):
+        AgentConnection.connect(path, agent=first, timeout=30.0)
+    running_it = 'Throwable().stackTrace.map { it.className }.first { it.startsWith("gradlerepl.agent.") }.split(".").take(3).joinToString(".")'
+    assert attached.value(running_it) == first
 
 
 def test_the_attach_environment_is_the_apps_own(shop: RunningApp, shop_env: ReplEnvironment):

@@ -14,6 +14,7 @@ import tempfile
 from pathlib import Path
 
 from gradle_repl.errors import WorkerFailed
+from gradle_repl.worker.agent_jar import build_hash
 
 __all__ = ["agent_dir", "socket_path"]
 
@@ -33,7 +34,7 @@ def _private(directory: Path) -> Path:
 def agent_dir(agent_jar: Path) -> Path:
     """The directory the agent of this jar is told to listen in (its argument, dynamic or -javaagent's)."""
     base = _private(Path(tempfile.gettempdir()) / f"gradle-repl-{os.getuid()}")
-    return _private(base / f"agent-{agent_jar.stem.rsplit('-', 1)[-1]}")
+    return _private(base / f"agent-{build_hash(agent_jar)}")
 
 
 def socket_path(pid: int, agent_jar: Path) -> str:

@@ -1,7 +1,8 @@
 """The worker's side of the attach agent's channel (jvm-worker/agent: AttachedSession.java, Wire.java).
 
 Frames are an int length and that many bytes; inside, big-endian numbers and strings as an int byte count (-1: null)
-and UTF-8. On connecting, the agent says hello: `H` app-loader text, Java version, pid (long). The worker sends
+and UTF-8. On connecting, the agent says hello: `H` its build (the package of
+its classes, named by their content: agent_jar.py), app-loader text, Java version, pid (long). The worker sends
 `E` (evaluate): id (long), output limit (int), snippet class, result field (or null), class count (int), then each
 class's binary name and bytes (int length, bytes); `K` (keep a snippet stopped while it compiled: it never runs,
 but later snippets may name its classes): id, snippet class, then its classes as in `E`, unanswered; and `C`
@@ -53,6 +54,7 @@ class AgentGone(GradleReplError):
 
 @dataclass(frozen=True)
 class AgentHello:
+    agent: str  # the build's package: a worker talks only to the build it loaded
     app_loader: str
     java_version: str
     pid: int
@@ -215,7 +217,7 @@ def _decode(data: bytes) -> AgentReply | AgentHello | AgentValues:
     message = _Reader(data)
     kind = message.kind()
     if kind == "H":
-        return AgentHello(message.required_text(), message.required_text(), message.number())
+        return AgentHello(message.required_text(), message.required_text(), message.required_text(), message.number())
     reply_id = message.number()
     if kind == "O":
         stream = message.count()
@@ -264,20 +266,32 @@ class AgentConnection:
         self._buffer = b""
 
     @classmethod
-    def connect(cls, path: str, *, timeout: float) -> AgentConnection:
-        """Connects and reads the agent's hello; OSError when nothing listens there."""
+    def connect(cls, path: str, *, agent: str, timeout: float) -> AgentConnection:
+        """Connects and reads the agent's hello; OSError when nothing listens there. An agent of another build than
+        `agent` (its package) is refused: its code and wire may differ from what this worker speaks."""
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             sock.settimeout(timeout)
             sock.connect(path)
-            connection = cls(sock, AgentHello("", "", 0))
-            hello = connection.receive(timeout)
+            connection = cls(sock, AgentHello("", "", "", 0))
+            try:
+                hello = connection.receive(timeout)
+            except AgentGone:
+                raise
+            except GradleReplError as error:  # an agent from before hellos named their build says less
+                hello = AgentHello(f"an agent whose hello does not decode ({error})", "", "", 0)
         except BaseException:
             sock.close()
             raise
         if not isinstance(hello, AgentHello):
             sock.close()
             raise GradleReplError("the attach agent did not say hello")
+        if hello.agent != agent:
+            sock.close()
+            raise GradleReplError(
+                f"refused the attach agent on {path}: it is {hello.agent or 'of an unknown build'}, not this gradle-repl's {agent}; "
+                "restart the application to attach to it"
+            )
         connection.hello = hello
         return connection
 

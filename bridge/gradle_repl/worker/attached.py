@@ -18,7 +18,7 @@ import psutil
 
 from gradle_repl.errors import WorkerFailed
 from gradle_repl.frames import DescribeRequest, DescriptionResult, DisplayFrame, ErrorResult, EvalRequest, SuccessResult
-from gradle_repl.worker.agent_jar import build_agent_jar
+from gradle_repl.worker.agent_jar import agent_package, build_agent_jar
 from gradle_repl.worker.agent_socket import socket_path
 from gradle_repl.worker.agent_wire import (
     AgentAnswer, AgentConnection, AgentCut, AgentDisplay, AgentError, AgentGone, AgentImageValue, AgentOutput, AgentRead,
@@ -46,31 +46,33 @@ CONNECT_TIMEOUT_SECONDS = 10.0
 # the host gives up on this worker (deadlines.STOPPED_ANSWER_SECONDS).
 _CANCEL_ANSWER_SECONDS = INTERRUPT_GRACE_SECONDS + REPLY_SECONDS - 1.0
 _POLL_SECONDS = POLL_INTERVAL_MS / 1000
-# The display calls of an attached session's snippets (jvm-worker/agent Display.java), imported into each by name: an
-# explicit import outranks the facade's `gradlerepl.runtime.*`, whose display functions can't load in the app.
-_DISPLAY_CLASS = "gradlerepl.agent.Display"
+# The display calls of an attached session's snippets (jvm-worker/agent Display.java, in the package of the agent's
+# build), imported into each by name: an explicit import outranks the facade's `gradlerepl.runtime.*`, whose display
+# functions can't load in the app.
 _DISPLAY_CALLS = ("display", "markdown", "html", "image")
 
 
 def attached_display_api(java_home: str) -> tuple[list[str], list[str]]:
     """What an attached session's snippets compile against to show things (the agent's jar, which the app's side
     hands to snippets' loaders), and the imports that name its calls."""
-    return [str(build_agent_jar(java_home))], [f"{_DISPLAY_CLASS}.{call}" for call in _DISPLAY_CALLS]
+    jar = build_agent_jar(java_home)
+    return [str(jar)], [f"{agent_package(jar)}.Display.{call}" for call in _DISPLAY_CALLS]
 
 
 def attach_agent(pid: int, java_home: str) -> AgentConnection:
     """A connection to gradle-repl's agent in JVM `pid`, loading the agent there first when it isn't listening yet
-    (a second attach finds the first one's agent)."""
+    (a second attach finds the first one's agent). Only the agent of this worker's build is talked to: its hello must
+    name its package."""
     jar = build_agent_jar(java_home)
     path = socket_path(pid, jar)
     if Path(path).exists():
         try:
-            return AgentConnection.connect(path, timeout=CONNECT_TIMEOUT_SECONDS)
+            return AgentConnection.connect(path, agent=agent_package(jar), timeout=CONNECT_TIMEOUT_SECONDS)
         except OSError:
             pass  # left by an earlier JVM with this pid, or an agent that is gone: load it (again)
     _load_agent(pid, jar, path)
     try:
-        return AgentConnection.connect(path, timeout=CONNECT_TIMEOUT_SECONDS)
+        return AgentConnection.connect(path, agent=agent_package(jar), timeout=CONNECT_TIMEOUT_SECONDS)
     except OSError as error:
         raise WorkerFailed(f"gradle-repl's agent was loaded into JVM {pid} but does not answer on {path}: {error}") from error
 

@@ -69,7 +69,10 @@ final class AttachedSession {
 
     void serve() {
         try {
+            // First, which build this is: its package is named by its content (agent_jar.py), so a worker of
+            // another build, or one that reached an older agent's socket, can tell and refuse it.
             new Wire.Out('H')
+                    .text(AttachedSession.class.getPackageName())
                     .text(appLoader.toString())
                     .text(System.getProperty("java.version"))
                     .number(ProcessHandle.current().pid())
