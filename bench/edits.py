@@ -9,7 +9,8 @@ that copy). The edits alternate between the two, so that both see the same load 
 changes one function body, then runs a snippet that reads a `val` declared before the edits and calls the edited
 function through an object made before them. Per edit: the time from the edit to the result, the build's share (the
 resolver's own time), the session's part (the rest: the update or the restart, then the snippet), the in-place update
-request's own cost, and whether the `val` survived. Nothing here is asserted by tests.
+request's own cost (and the worker's time inside it), the same snippet run just before the edit (the session's part
+with nothing to update), and whether the `val` survived. Nothing here is asserted by tests.
 """
 
 from __future__ import annotations
@@ -77,6 +78,10 @@ class Side:
             await asyncio.wait([starting])
 
     async def edit(self, k: int) -> None:
+        # The same snippet without an edit first: what the session's part would be with no update at all.
+        started = time.perf_counter()
+        await self.run(f"counter.next(1) + kept + 0 * {k}")
+        warm = time.perf_counter() - started
         source = self.root / EDITED
         source.write_text(SOURCE.replace("{k}", str(k)))
         later = time.time() + k
@@ -90,9 +95,9 @@ class Side:
             assert reply.result.value.data == str(1000 + 1 + k + 41), reply
         else:  # the state was lost: declare it again for the next edit, as a user would
             await self.run(DECLARE)
-        self.rows.append({"total": total, "build": self.resolve_s, "session": total - self.resolve_s, "update": self.update_s, "update_worker": self.update_worker_s, "kept": kept})
+        self.rows.append({"total": total, "build": self.resolve_s, "session": total - self.resolve_s, "update": self.update_s, "update_worker": self.update_worker_s, "warm": warm, "kept": kept})
         await self.settle()
-        print(f"{self.mode} edit {k}: {total * 1000:.0f} ms (build {self.resolve_s * 1000:.0f} ms, update {self.update_s * 1000:.0f} ms, of it in the worker {self.update_worker_s * 1000:.0f} ms), kept={kept}", file=sys.stderr)
+        print(f"{self.mode} edit {k}: {total * 1000:.0f} ms (build {self.resolve_s * 1000:.0f} ms, update {self.update_s * 1000:.0f} ms, of it in the worker {self.update_worker_s * 1000:.0f} ms; the snippet without an edit {warm * 1000:.0f} ms), kept={kept}", file=sys.stderr)
 
 
 async def measure(edits: int, work: Path) -> dict[str, Side]:
@@ -150,7 +155,7 @@ def main() -> None:
             stop_daemons(run_files)
     now, before = sides["now"].rows, sides["before"].rows
     print(f"{'measure (p50 of ' + str(args.edits) + ' one-line body edits, alternating)':<58} | {'now':>10} | {'before':>10} | ratio")
-    for key, label in (("total", "edit to result"), ("build", "the build (resolve)"), ("session", "the session's part (after the build)"), ("update", "the in-place update request"), ("update_worker", "of it, the worker's own time")):
+    for key, label in (("total", "edit to result"), ("build", "the build (resolve)"), ("session", "the session's part (after the build)"), ("update", "the in-place update request"), ("update_worker", "of it, the worker's own time"), ("warm", "the same snippet just before, no edit")):
         a = statistics.median(float(r[key]) for r in now) * 1000
         b = statistics.median(float(r[key]) for r in before) * 1000
         print(f"{label:<58} | {a:>7.0f} ms | {b:>7.0f} ms | {f'{a / b:.2f}x' if b else '—'}")
