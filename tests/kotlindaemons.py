@@ -1,6 +1,6 @@
 """The test suite's Kotlin daemons: kept apart from the user's and stopped when the run ends.
 
-gradle-repl's edit-loop compile (project/buildtools/maven_edit_loop.py) leaves a Kotlin daemon running for minutes
+gradle-repl's edit-loop compile (project/buildtools/maven_speed.py) leaves a Kotlin daemon running for minutes
 after the build, by design. The suite's builds get a run directory of their own through MAVEN_OPTS
 (`-Dkotlin.daemon.options=runFilesPath=…`, which kotlin-maven-plugin's daemon client reads and hands to the daemon
 as `--daemon-runFilesPath`): a daemon there was started by this run and serves only it, so the run's end stops

@@ -1,5 +1,5 @@
 """After an edit to sources alone, only the compile runs again and the cached environment is kept
-(project/recompile.py), compiled in a warm Kotlin daemon (maven_edit_loop.py); any change to the build, a missing
+(project/recompile.py), compiled in a warm Kotlin daemon (maven_speed.py); any change to the build, a missing
 artifact or a failed compile resolves as before."""
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ import pytest
 
 from gradle_repl.environment import ReplEnvironment
 from gradle_repl.errors import BuildFailed
-from gradle_repl.project.buildtools.maven import is_compile_failure, maven_command, recompile_command
-from gradle_repl.project.buildtools.maven_edit_loop import KOTLIN_DAEMON_HEAP, KOTLIN_DAEMON_IDLE_SECONDS, MAVEN_JVM_OPTIONS, maven_environment
+from gradle_repl.project.buildtools.maven import MAVEN, is_compile_failure, maven_command, recompile_command
+from gradle_repl.project.buildtools.maven_speed import KOTLIN_DAEMON_HEAP, KOTLIN_DAEMON_IDLE_SECONDS, MAVEN_JVM_OPTIONS, maven_environment
 from gradle_repl.project.cache import EnvironmentCache
 from gradle_repl.project.resolve import _resolve_locked, resolve_environment
 from conftest import SAMPLE_PROJECT, copy_project
@@ -128,11 +128,26 @@ def test_maven_compiles_offline_through_a_kotlin_daemon_that_shuts_down_when_idl
     assert "-Dkotlin.compiler.daemon=false" in resolve and not any("daemon.shutdownDelayMs" in a for a in resolve)
 
 
-def test_the_compiles_maven_jvm_gets_c1_only_before_the_users_own_options(tmp_path: Path):
-    """MAVEN_OPTS starts with the edit loop's options and keeps the user's after them (later wins in the JVM)."""
+def test_mavens_jvm_gets_c1_only_before_the_users_own_options(tmp_path: Path):
+    """MAVEN_OPTS starts with gradle-repl's options and keeps the user's after them (later wins in the JVM)."""
     assert maven_environment({"PATH": "/bin"}, tmp_path) == {"PATH": "/bin", "MAVEN_OPTS": " ".join(MAVEN_JVM_OPTIONS)}
     theirs = maven_environment({"MAVEN_OPTS": "-Xmx2g -XX:TieredStopAtLevel=4"}, tmp_path)["MAVEN_OPTS"]
     assert theirs == " ".join([*MAVEN_JVM_OPTIONS, "-Xmx2g -XX:TieredStopAtLevel=4"])
+
+
+def test_the_resolve_and_the_compile_alone_both_run_maven_with_those_options(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """Both builds reach Maven with the options: a project's own mvnw (which gradle-repl runs in place of mvn) that
+    records its MAVEN_OPTS and fails sees gradle-repl's first and the user's after them, in each build."""
+    (tmp_path / "pom.xml").write_text("<project/>")
+    seen = tmp_path / "maven-opts.txt"
+    wrapper = tmp_path / "mvnw"
+    wrapper.write_text(f'#!/bin/sh\necho "$MAVEN_OPTS" >> {seen}\nexit 1\n')
+    wrapper.chmod(0o755)
+    monkeypatch.setenv("MAVEN_OPTS", "-Xmx2g")
+    with pytest.raises(BuildFailed):
+        MAVEN.resolve(tmp_path, project_path=":", source_set="main")
+    assert MAVEN.recompile(tmp_path, project_path=":", source_set="main") is False
+    assert seen.read_text().splitlines() == [" ".join([*MAVEN_JVM_OPTIONS, "-Xmx2g"])] * 2
 
 
 def test_an_option_the_projects_jvm_config_sets_is_left_to_it(tmp_path: Path):

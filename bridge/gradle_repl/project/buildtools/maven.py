@@ -16,7 +16,7 @@ from gradle_repl.environment import ReplEnvironment
 from gradle_repl.errors import BuildFailed, BuildToolNotFound, GradleReplError
 from gradle_repl.project.process import ProgressCallback, failure_text, run_streaming
 from gradle_repl.project.toolchain import Coordinate, find_mvn, repl_host_coordinates, repl_kotlin_version, resolve_jars
-from gradle_repl.project.buildtools import maven_edit_loop, pom
+from gradle_repl.project.buildtools import maven_speed, pom
 from gradle_repl.project.buildtools.base import BuildToolName, wrapper_command
 from gradle_repl.project.buildtools.maven_extension import ExtensionUnavailable, extension_arguments, extension_hash, extension_jar
 
@@ -77,8 +77,9 @@ class MavenBuild:
     ) -> bool:
         root = root.resolve()
         command = recompile_command(find_maven(root), root, find_module(root, project_path), test=source_set == "test")
-        environment = maven_edit_loop.maven_environment(os.environ, root)
-        outcome = run_streaming(command, cwd=root, timeout_seconds=MAVEN_TIMEOUT_SECONDS, on_line=on_progress, env=environment)
+        outcome = run_streaming(
+            command, cwd=root, timeout_seconds=MAVEN_TIMEOUT_SECONDS, on_line=on_progress, env=maven_speed.maven_environment(os.environ, root),
+        )
         if not outcome.timed_out and outcome.returncode != 0 and is_compile_failure(outcome.lines):
             # The sources don't compile: a full resolve would fail the same way, a second build later.
             raise BuildFailed("Maven build failed:\n" + maven_errors(outcome.lines), started=True)
@@ -144,8 +145,8 @@ def maven_command(mvn: list[str], root: Path, module: Path, *, test: bool, exten
 def recompile_command(mvn: list[str], root: Path, module: Path, *, test: bool) -> list[str]:
     """The compile alone, offline: the build files are as when the project was resolved, so every dependency and
     plugin the compile needs is in the local repository already, and the classpath and POM can't have changed. The
-    edit loop's compile goes through a Kotlin daemon that stays warm between edits (maven_edit_loop.py)."""
-    return [*_compile_command(mvn, root, module, test=test, daemon=maven_edit_loop.daemon_properties()), "-o"]
+    edit loop's compile goes through a Kotlin daemon that stays warm between edits (maven_speed.py)."""
+    return [*_compile_command(mvn, root, module, test=test, daemon=maven_speed.daemon_properties()), "-o"]
 
 
 def _compile_command(mvn: list[str], root: Path, module: Path, *, test: bool, daemon: list[str] | None = None) -> list[str]:
@@ -188,7 +189,9 @@ def resolve_maven_environment(
     # Outputs of an earlier run must never be mistaken for this run's.
     for directory in {root / _OUT_DIR, module / _OUT_DIR}:
         shutil.rmtree(directory, ignore_errors=True)
-    outcome = run_streaming(command, cwd=root, timeout_seconds=MAVEN_TIMEOUT_SECONDS, on_line=on_progress)
+    outcome = run_streaming(
+        command, cwd=root, timeout_seconds=MAVEN_TIMEOUT_SECONDS, on_line=on_progress, env=maven_speed.maven_environment(os.environ, root),
+    )
     if outcome.timed_out:
         raise BuildFailed(f"Maven did not finish within {MAVEN_TIMEOUT_SECONDS:g} s")
     if outcome.returncode != 0:
