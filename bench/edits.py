@@ -3,9 +3,10 @@
     .venv/bin/python bench/edits.py [--edits 5]
 
 Two sessions on two private copies of sample-project, through the real SessionManager and the real resolver (Maven):
-one as gradle-repl now works (a source edit compiles only, and the rebuilt classes are updated in place), one as
-before issue 35 (every edit resolves in full and restarts the JVM: `recompiled` and `restart_reason` answer so for
-that copy). The edits alternate between the two, so that both see the same load on a shared machine. Each edit
+one as gradle-repl now works (a source edit compiles only, in a warm Kotlin daemon and a C1-only Maven JVM, and the
+rebuilt classes are updated in place), one as before issue 35 (every edit resolves in full, Maven's JVM as the user's
+MAVEN_OPTS leave it, and restarts the JVM: `recompiled`, `maven_environment` and `restart_reason` answer so for that
+copy). The edits alternate between the two, so that both see the same load on a shared machine. Each edit
 changes one function body, then runs a snippet that reads a `val` declared before the edits and calls the edited
 function through an object made before them. Per edit: the time from the edit to the result, the build's share (the
 resolver's own time), the session's part (the rest: the update or the restart, then the snippet), the in-place update
@@ -24,6 +25,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from collections.abc import Mapping
 from typing import Any
 
 from gradle_repl.environment import ReplEnvironment
@@ -32,6 +34,7 @@ from gradle_repl.host import hotswap, manager as manager_module
 from gradle_repl.host.handle import WorkerHandle
 from gradle_repl.host.manager import SessionLimits, SessionManager
 from gradle_repl.project import resolve as resolve_module
+from gradle_repl.project.buildtools import maven_speed
 from gradle_repl.project.resolve import resolve_environment
 from gradle_repl.target import SessionTarget
 
@@ -104,6 +107,7 @@ async def measure(edits: int, work: Path) -> dict[str, Side]:
     sides = {mode: Side(mode, work / mode) for mode in ("now", "before")}
     before_root = str(sides["before"].root)
     original_update, compile_only, keep_or_restart = WorkerHandle.update_classes, resolve_module.recompiled, hotswap.restart_reason
+    with_our_options = maven_speed.maven_environment
     owner = {}
 
     async def timed_update(self: WorkerHandle) -> Any:
@@ -121,9 +125,13 @@ async def measure(edits: int, work: Path) -> dict[str, Side]:
     def restart_reason(old: ReplEnvironment, new: ReplEnvironment) -> str | None:
         return "as before issue 35" if old.project_root == before_root else keep_or_restart(old, new)
 
+    def maven_environment(environ: Mapping[str, str], root: Path) -> dict[str, str]:
+        return dict(environ) if root.resolve() == Path(before_root).resolve() else with_our_options(environ, root)
+
     WorkerHandle.update_classes = timed_update  # type: ignore[method-assign]
     resolve_module.recompiled = recompiled  # type: ignore[assignment]
     manager_module.restart_reason = restart_reason  # type: ignore[assignment]
+    maven_speed.maven_environment = maven_environment  # type: ignore[assignment]
     try:
         for side in sides.values():
             await side.run(DECLARE)
