@@ -171,10 +171,20 @@ _OFFLINE = [
 ]
 
 
-def test_a_compile_error_is_told_from_an_artifact_missing_offline():
+# What kotlin-maven-plugin 2.3.21 printed when the Kotlin daemon it started could not run (a JVM option it refused).
+_NO_DAEMON = [
+    "[ERROR] The daemon has terminated unexpectedly on startup attempt #1 with exit code: 1. The daemon process output:",
+    "[ERROR]     1. Unrecognized option: --Xmx700m",
+    "[ERROR] Failed connecting to the daemon in 4 retries",
+    "[ERROR] Failed to execute goal org.jetbrains.kotlin:kotlin-maven-plugin:2.3.21:compile (compile) on project "
+    "sample-project: Compilation failure: Compilation failure: ",
+]
+
+
+def test_a_compile_error_is_told_from_an_artifact_missing_offline_or_a_daemon_that_would_not_start():
     """Sources that don't compile fail the full build the same way (reported at once); an artifact offline Maven
-    lacks is not a compile failure (the full, online resolve runs)."""
-    assert is_compile_failure(_COMPILE_ERROR) and not is_compile_failure(_OFFLINE)
+    lacks, or a Kotlin daemon that could not start, is not a compile failure (the full resolve runs, in process)."""
+    assert is_compile_failure(_COMPILE_ERROR) and not is_compile_failure(_OFFLINE) and not is_compile_failure(_NO_DAEMON)
 
 
 class _FailingCompile(_CountingTool):

@@ -92,9 +92,14 @@ MAVEN = MavenBuild()
 _COMPILE_FAILURE = re.compile(r"^\[ERROR\] Failed to execute goal \S+:(test-)?compile \(.*Compilation failure")
 
 
+# kotlin-maven-plugin reports a Kotlin daemon that could not start or be reached as a "Compilation failure" too.
+_DAEMON_FAILURE = re.compile(r"\[ERROR\] (Failed connecting to the daemon|The daemon has terminated unexpectedly)")
+
+
 def is_compile_failure(lines: list[str]) -> bool:
-    """Whether a build failed because the sources don't compile (not, say, an artifact missing offline)."""
-    return any(_COMPILE_FAILURE.match(line) for line in lines)
+    """Whether a build failed because the sources don't compile (not, say, an artifact missing offline, or a Kotlin
+    daemon that would not start: the full resolve, in process, then compiles without it)."""
+    return any(_COMPILE_FAILURE.match(line) for line in lines) and not any(_DAEMON_FAILURE.match(line) for line in lines)
 
 
 def _module_name(module: Path, root: Path) -> str:
