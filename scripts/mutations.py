@@ -333,6 +333,30 @@ MUTATIONS = (
         "(error.class_name == _NPE and snippet.compiled)",
         ("tests/test_failed_uses.py::test_a_snippet_stopped_before_it_ran_has_no_instance_and_is_named_so",),
     ),
+    Mutation(
+        "the edit loop's compile-only build compiles in process, without the Kotlin daemon",
+        "bridge/gradle_repl/project/buildtools/maven.py",
+        "    return [*_compile_command(mvn, root, module, test=test, daemon=maven_speed.daemon_properties()), \"-o\"]",
+        "    return [*_compile_command(mvn, root, module, test=test), \"-o\"]",
+        (
+            "tests/test_recompile.py::test_maven_compiles_offline_through_a_kotlin_daemon_that_shuts_down_when_idle",
+            "tests/test_recompile.py::test_an_edits_compile_runs_in_an_idle_bounded_kotlin_daemon_and_writes_the_new_classes",
+        ),
+    ),
+    Mutation(
+        "Maven's JVM runs without gradle-repl's options",
+        "bridge/gradle_repl/project/buildtools/maven_speed.py",
+        "    ours = [option for option in MAVEN_JVM_OPTIONS if _option_name(option) not in configured]",
+        "    ours: list[str] = []",
+        ("tests/test_recompile.py::test_the_resolve_and_the_compile_alone_both_run_maven_with_those_options",),
+    ),
+    Mutation(
+        "a Kotlin daemon that would not start is reported as the sources' compile error",
+        "bridge/gradle_repl/project/buildtools/maven.py",
+        " and not any(_DAEMON_FAILURE.match(line) for line in lines)",
+        "",
+        ("tests/test_recompile.py::test_a_compile_error_is_told_from_an_artifact_missing_offline_or_a_daemon_that_would_not_start",),
+    ),
 )
 
 

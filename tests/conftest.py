@@ -21,6 +21,7 @@ from gradle_repl.environment import ReplEnvironment
 from gradle_repl.project.resolve import resolve_environment
 from gradle_repl.frames import CheckResult, CompletionResult, DescriptionResult, SessionDescription, SuccessResult, WorkerOptions
 from gradle_repl.host.handle import OnFrame, Reply, WorkerHandle
+from kotlindaemons import daemon_options, stop_daemons
 from ledger import FIELDS as LEDGER_FIELDS, Ledger
 from mavenjvm import maven_opts
 
@@ -52,6 +53,12 @@ def run_state_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return state
 
 
+def kotlin_daemons_dir(run_state: Path) -> Path:
+    """The run directory of this test run's Kotlin daemons (one for all of pytest-xdist's workers, as the environment
+    cache they share is keyed by MAVEN_OPTS)."""
+    return run_state / "kotlin-daemons"
+
+
 def link_once(link: Path, target: Path) -> None:
     """A symlink that another xdist worker may have made first."""
     try:
@@ -70,6 +77,8 @@ def isolated_state(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     # faster). A MAVEN_OPTS of the user's own is left as it is.
     if "MAVEN_OPTS" not in os.environ:
         os.environ["MAVEN_OPTS"] = maven_opts(persistent_test_cache() / "maven-class-data", SAMPLE_PROJECT)
+    # The Kotlin daemons the run's edit-loop compiles start live in a directory of the run's own (kotlindaemons.py).
+    os.environ["MAVEN_OPTS"] += " " + daemon_options(kotlin_daemons_dir(base))
     cache = base / "cache"
     cache.mkdir(exist_ok=True)
     for name in CONTENT_ADDRESSED_CACHES:
@@ -223,12 +232,16 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    """An xdist worker hands its ledger to the controller; the controller fails a run in which a test that every
-    machine must run was skipped."""
+    """An xdist worker hands its ledger to the controller; the controller stops the run's Kotlin daemons and fails a
+    run in which a test that every machine must run was skipped."""
     workeroutput = getattr(session.config, "workeroutput", None)
     if workeroutput is not None:
         workeroutput["reliability_ledger"] = _own_ledger()
         return
+    # The controller (or the one process of `-n 0`) ends last: no worker's build can be using a daemon any more.
+    left = stop_daemons(kotlin_daemons_dir(run_state_dir(session.config._tmp_path_factory)))  # type: ignore[attr-defined]
+    if left:
+        print(f"Kotlin daemons of this run still running after SIGKILL: {[p.pid for p in left]}")
     if _required_but_skipped and session.exitstatus == 0:
         session.exitstatus = 1
 

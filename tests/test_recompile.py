@@ -1,9 +1,11 @@
 """After an edit to sources alone, only the compile runs again and the cached environment is kept
-(project/recompile.py); any change to the build, a missing artifact or a failed compile resolves as before."""
+(project/recompile.py), compiled in a warm Kotlin daemon (maven_speed.py); any change to the build, a missing
+artifact or a failed compile resolves as before."""
 
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -12,9 +14,12 @@ import pytest
 
 from gradle_repl.environment import ReplEnvironment
 from gradle_repl.errors import BuildFailed
-from gradle_repl.project.buildtools.maven import is_compile_failure, recompile_command
+from gradle_repl.project.buildtools.maven import MAVEN, is_compile_failure, maven_command, recompile_command
+from gradle_repl.project.buildtools.maven_speed import KOTLIN_DAEMON_HEAP, KOTLIN_DAEMON_IDLE_SECONDS, MAVEN_JVM_OPTIONS, maven_environment
 from gradle_repl.project.cache import EnvironmentCache
-from gradle_repl.project.resolve import _resolve_locked
+from gradle_repl.project.resolve import _resolve_locked, resolve_environment
+from conftest import SAMPLE_PROJECT, copy_project
+from kotlindaemons import daemon_options, daemons_in, stop_daemons
 from test_compiler_args import _ScriptedTool
 
 
@@ -108,14 +113,48 @@ def test_a_compile_that_fails_for_another_reason_resolves_in_full(project: Path,
     assert tool.calls == ["resolve", "compile", "resolve"]
 
 
-def test_maven_compiles_offline_with_the_resolves_own_flags(tmp_path: Path):
-    """The compile alone is the resolve's compile (same module selection, no daemon, whole-module compile), offline,
-    without the classpath and effective-POM goals."""
+def test_maven_compiles_offline_through_a_kotlin_daemon_that_shuts_down_when_idle(tmp_path: Path):
+    """The compile alone is the resolve's compile (same module selection, whole-module compile), offline, without the
+    classpath and effective-POM goals, and in a Kotlin daemon with an idle shutdown and a heap cap; the resolve's own
+    compile stays in process."""
     command = recompile_command(["mvn"], tmp_path, tmp_path / "app", test=False)
     assert command[:2] == ["mvn", "-B"] and "-o" in command and "compile" in command
     assert ["-pl", "app", "-am"] == command[command.index("-pl") : command.index("-pl") + 3]
-    assert "-Dkotlin.compiler.daemon=false" in command and "-Dkotlin.compiler.incremental=false" in command
+    assert "-Dkotlin.compiler.daemon=true" in command and "-Dkotlin.compiler.incremental=false" in command
+    assert f"-Dkotlin.compiler.daemon.shutdownDelayMs={KOTLIN_DAEMON_IDLE_SECONDS * 1000}" in command
+    assert f"-Dkotlin.compiler.daemon.jvmArgs={KOTLIN_DAEMON_HEAP}" in command
     assert not any(goal in command for goal in ("dependency:build-classpath", "help:effective-pom"))
+    resolve = maven_command(["mvn"], tmp_path, tmp_path / "app", test=False)
+    assert "-Dkotlin.compiler.daemon=false" in resolve and not any("daemon.shutdownDelayMs" in a for a in resolve)
+
+
+def test_mavens_jvm_gets_c1_only_before_the_users_own_options(tmp_path: Path):
+    """MAVEN_OPTS starts with gradle-repl's options and keeps the user's after them (later wins in the JVM)."""
+    assert maven_environment({"PATH": "/bin"}, tmp_path) == {"PATH": "/bin", "MAVEN_OPTS": " ".join(MAVEN_JVM_OPTIONS)}
+    theirs = maven_environment({"MAVEN_OPTS": "-Xmx2g -XX:TieredStopAtLevel=4"}, tmp_path)["MAVEN_OPTS"]
+    assert theirs == " ".join([*MAVEN_JVM_OPTIONS, "-Xmx2g -XX:TieredStopAtLevel=4"])
+
+
+def test_the_resolve_and_the_compile_alone_both_run_maven_with_those_options(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """Both builds reach Maven with the options: a project's own mvnw (which gradle-repl runs in place of mvn) that
+    records its MAVEN_OPTS and fails sees gradle-repl's first and the user's after them, in each build."""
+    (tmp_path / "pom.xml").write_text("<project/>")
+    seen = tmp_path / "maven-opts.txt"
+    wrapper = tmp_path / "mvnw"
+    wrapper.write_text(f'#!/bin/sh\necho "$MAVEN_OPTS" >> {seen}\nexit 1\n')
+    wrapper.chmod(0o755)
+    monkeypatch.setenv("MAVEN_OPTS", "-Xmx2g")
+    with pytest.raises(BuildFailed):
+        MAVEN.resolve(tmp_path, project_path=":", source_set="main")
+    assert MAVEN.recompile(tmp_path, project_path=":", source_set="main") is False
+    assert seen.read_text().splitlines() == [" ".join([*MAVEN_JVM_OPTIONS, "-Xmx2g"])] * 2
+
+
+def test_an_option_the_projects_jvm_config_sets_is_left_to_it(tmp_path: Path):
+    """mvn puts .mvn/jvm.config before MAVEN_OPTS, so ours would override it: an option it sets is not added."""
+    (tmp_path / ".mvn").mkdir()
+    (tmp_path / ".mvn" / "jvm.config").write_text("-Xmx3g\n-XX:TieredStopAtLevel=4\n")
+    assert "TieredStopAtLevel" not in maven_environment({}, tmp_path)["MAVEN_OPTS"]
 
 
 # What kotlin-maven-plugin 2.3.21 printed for a source that doesn't compile (mvn -B compile -o), and what offline
@@ -132,10 +171,20 @@ _OFFLINE = [
 ]
 
 
-def test_a_compile_error_is_told_from_an_artifact_missing_offline():
+# What kotlin-maven-plugin 2.3.21 printed when the Kotlin daemon it started could not run (a JVM option it refused).
+_NO_DAEMON = [
+    "[ERROR] The daemon has terminated unexpectedly on startup attempt #1 with exit code: 1. The daemon process output:",
+    "[ERROR]     1. Unrecognized option: --Xmx700m",
+    "[ERROR] Failed connecting to the daemon in 4 retries",
+    "[ERROR] Failed to execute goal org.jetbrains.kotlin:kotlin-maven-plugin:2.3.21:compile (compile) on project "
+    "sample-project: Compilation failure: Compilation failure: ",
+]
+
+
+def test_a_compile_error_is_told_from_an_artifact_missing_offline_or_a_daemon_that_would_not_start():
     """Sources that don't compile fail the full build the same way (reported at once); an artifact offline Maven
-    lacks is not a compile failure (the full, online resolve runs)."""
-    assert is_compile_failure(_COMPILE_ERROR) and not is_compile_failure(_OFFLINE)
+    lacks, or a Kotlin daemon that could not start, is not a compile failure (the full resolve runs, in process)."""
+    assert is_compile_failure(_COMPILE_ERROR) and not is_compile_failure(_OFFLINE) and not is_compile_failure(_NO_DAEMON)
 
 
 class _FailingCompile(_CountingTool):
@@ -152,3 +201,39 @@ def test_sources_that_dont_compile_are_reported_after_one_build(project: Path, t
     with pytest.raises(BuildFailed, match="Return type mismatch"):
         _resolve(project, tool, cache)
     assert tool.calls == ["resolve", "compile"]
+
+
+_EDITED = "src/main/kotlin/sample/Edited.kt"
+
+
+def _main_printing(text: str) -> str:
+    return f'package sample\n\nfun main() {{\n    println("{text}")\n}}\n'
+
+
+@pytest.mark.jvm
+def test_an_edits_compile_runs_in_an_idle_bounded_kotlin_daemon_and_writes_the_new_classes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """A real edit of sample-project: the compile alone runs in a Kotlin daemon whose command line carries the idle
+    shutdown and the heap cap, and a JVM on the classes it wrote runs the edited code, not the class from before."""
+    root = copy_project(SAMPLE_PROJECT, tmp_path / "p")
+    (root / _EDITED).write_text(_main_printing("before the edit"))
+    run_files = tmp_path / "kotlin-daemons"  # this test's own, so the daemon found there is the one its compile used
+    monkeypatch.setenv("MAVEN_OPTS", f"{os.environ.get('MAVEN_OPTS', '')} {daemon_options(run_files)}")
+    try:
+        first = resolve_environment(root, build_tool="maven").environment
+        assert daemons_in(run_files) == []  # the full resolve compiles in process
+        _touch(root / _EDITED, _main_printing("after the edit"))
+        second = resolve_environment(root, build_tool="maven").environment
+        assert second.sources_stamp > first.sources_stamp
+        (daemon,) = daemons_in(run_files)
+        command_line = daemon.cmdline()
+        assert f"--daemon-shutdownDelayMilliseconds={KOTLIN_DAEMON_IDLE_SECONDS * 1000}" in command_line
+        assert f"-{KOTLIN_DAEMON_HEAP}" in command_line
+        ran = subprocess.run(
+            [second.java_executable, "-cp", os.pathsep.join(second.classpath), "sample.EditedKt"], capture_output=True, text=True,
+            timeout=60,
+        )
+        assert ran.stdout.strip() == "after the edit", ran.stderr
+    finally:
+        assert stop_daemons(run_files) == []

@@ -16,7 +16,7 @@ from gradle_repl.environment import ReplEnvironment
 from gradle_repl.errors import BuildFailed, BuildToolNotFound, GradleReplError
 from gradle_repl.project.process import ProgressCallback, failure_text, run_streaming
 from gradle_repl.project.toolchain import Coordinate, find_mvn, repl_host_coordinates, repl_kotlin_version, resolve_jars
-from gradle_repl.project.buildtools import pom
+from gradle_repl.project.buildtools import maven_speed, pom
 from gradle_repl.project.buildtools.base import BuildToolName, wrapper_command
 from gradle_repl.project.buildtools.maven_extension import ExtensionUnavailable, extension_arguments, extension_hash, extension_jar
 
@@ -77,7 +77,9 @@ class MavenBuild:
     ) -> bool:
         root = root.resolve()
         command = recompile_command(find_maven(root), root, find_module(root, project_path), test=source_set == "test")
-        outcome = run_streaming(command, cwd=root, timeout_seconds=MAVEN_TIMEOUT_SECONDS, on_line=on_progress)
+        outcome = run_streaming(
+            command, cwd=root, timeout_seconds=MAVEN_TIMEOUT_SECONDS, on_line=on_progress, env=maven_speed.maven_environment(os.environ, root),
+        )
         if not outcome.timed_out and outcome.returncode != 0 and is_compile_failure(outcome.lines):
             # The sources don't compile: a full resolve would fail the same way, a second build later.
             raise BuildFailed("Maven build failed:\n" + maven_errors(outcome.lines), started=True)
@@ -90,9 +92,14 @@ MAVEN = MavenBuild()
 _COMPILE_FAILURE = re.compile(r"^\[ERROR\] Failed to execute goal \S+:(test-)?compile \(.*Compilation failure")
 
 
+# kotlin-maven-plugin reports a Kotlin daemon that could not start or be reached as a "Compilation failure" too.
+_DAEMON_FAILURE = re.compile(r"\[ERROR\] (Failed connecting to the daemon|The daemon has terminated unexpectedly)")
+
+
 def is_compile_failure(lines: list[str]) -> bool:
-    """Whether a build failed because the sources don't compile (not, say, an artifact missing offline)."""
-    return any(_COMPILE_FAILURE.match(line) for line in lines)
+    """Whether a build failed because the sources don't compile (not, say, an artifact missing offline, or a Kotlin
+    daemon that would not start: the full resolve, in process, then compiles without it)."""
+    return any(_COMPILE_FAILURE.match(line) for line in lines) and not any(_DAEMON_FAILURE.match(line) for line in lines)
 
 
 def _module_name(module: Path, root: Path) -> str:
@@ -142,19 +149,21 @@ def maven_command(mvn: list[str], root: Path, module: Path, *, test: bool, exten
 
 def recompile_command(mvn: list[str], root: Path, module: Path, *, test: bool) -> list[str]:
     """The compile alone, offline: the build files are as when the project was resolved, so every dependency and
-    plugin the compile needs is in the local repository already, and the classpath and POM can't have changed."""
-    return [*_compile_command(mvn, root, module, test=test), "-o"]
+    plugin the compile needs is in the local repository already, and the classpath and POM can't have changed. The
+    edit loop's compile goes through a Kotlin daemon that stays warm between edits (maven_speed.py)."""
+    return [*_compile_command(mvn, root, module, test=test, daemon=maven_speed.daemon_properties()), "-o"]
 
 
-def _compile_command(mvn: list[str], root: Path, module: Path, *, test: bool) -> list[str]:
-    """mvn, the module (and the modules it needs) and the compile phase, as every run of gradle-repl's invokes them."""
+def _compile_command(mvn: list[str], root: Path, module: Path, *, test: bool, daemon: list[str] | None = None) -> list[str]:
+    """mvn, the module (and the modules it needs) and the compile phase, as every run of gradle-repl's invokes them;
+    in process unless given the flags of a Kotlin daemon."""
     command = [*mvn, "-B", "-V", "-f", str(root / "pom.xml")]
     if module != root:
         command += ["-pl", _module_name(module, root), "-am"]
     return command + [
         "test-compile" if test else "compile",
         # kotlin-maven-plugin 2.2.20+ compiles in a Kotlin daemon that outlives the build; in process, nothing stays.
-        "-Dkotlin.compiler.daemon=false",
+        *(daemon or ["-Dkotlin.compiler.daemon=false"]),
         # ...and in process, 2.2.20's incremental compile doesn't see Java sources in <sourceDirs>: a Kotlin + Java
         # module that `mvn compile` builds fails with "Unresolved reference" to its own Java (tests/projects/
         # maven-mixed). A whole-module compile is what a resolve needs anyway: its classes, as the build makes them.
@@ -185,7 +194,9 @@ def resolve_maven_environment(
     # Outputs of an earlier run must never be mistaken for this run's.
     for directory in {root / _OUT_DIR, module / _OUT_DIR}:
         shutil.rmtree(directory, ignore_errors=True)
-    outcome = run_streaming(command, cwd=root, timeout_seconds=MAVEN_TIMEOUT_SECONDS, on_line=on_progress)
+    outcome = run_streaming(
+        command, cwd=root, timeout_seconds=MAVEN_TIMEOUT_SECONDS, on_line=on_progress, env=maven_speed.maven_environment(os.environ, root),
+    )
     if outcome.timed_out:
         raise BuildFailed(f"Maven did not finish within {MAVEN_TIMEOUT_SECONDS:g} s")
     if outcome.returncode != 0:

@@ -25,10 +25,14 @@ public final class ClassUpdates {
         return current != null && current.isRedefineClassesSupported();
     }
 
-    /** The classes this loader defined that are loaded now, by binary name; those not listed load from disk when first used. */
+    /**
+     * The classes this loader defined that are loaded now, by binary name; those not listed load from disk when first used.
+     * The loader's initiated classes hold every class it defined (a defining loader is an initiating one): a few hundred,
+     * where all loaded classes are tens of thousands with the Kotlin compiler in the JVM (5 ms of an update's 30).
+     */
     public static String[] loadedBy(ClassLoader loader) {
         List<String> names = new ArrayList<>();
-        for (Class<?> type : instrumentation.getAllLoadedClasses()) {
+        for (Class<?> type : instrumentation.getInitiatedClasses(loader)) {
             if (type.getClassLoader() == loader && !type.isArray()) {
                 names.add(type.getName());
             }

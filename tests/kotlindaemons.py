@@ -1,0 +1,51 @@
+"""The test suite's Kotlin daemons: kept apart from the user's and stopped when the run ends.
+
+gradle-repl's edit-loop compile (project/buildtools/maven_speed.py) leaves a Kotlin daemon running for minutes
+after the build, by design. The suite's builds get a run directory of their own through MAVEN_OPTS
+(`-Dkotlin.daemon.options=runFilesPath=…`, which kotlin-maven-plugin's daemon client reads and hands to the daemon
+as `--daemon-runFilesPath`): a daemon there was started by this run and serves only it, so the run's end stops
+exactly those, and a daemon the user runs (in ~/.local/share/kotlin/daemon or elsewhere) is never touched or shared.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import psutil
+
+from gradle_repl.stopping import stop_processes_now
+
+__all__ = ["daemon_options", "daemons_in", "stop_daemons"]
+
+# A Kotlin daemon stops its compiles and exits on SIGTERM within a second or two; past this it gets SIGKILL.
+STOP_GRACE_SECONDS = 10.0
+
+
+def daemon_options(run_files: Path) -> str:
+    """The MAVEN_OPTS flag giving Kotlin daemons started by the suite's builds run_files as their run directory."""
+    run_files.mkdir(parents=True, exist_ok=True)
+    return f"-Dkotlin.daemon.options=runFilesPath={run_files}"
+
+
+def daemons_in(run_files: Path) -> list[psutil.Process]:
+    """The Kotlin daemons running with run_files as their run directory."""
+    found = []
+    for process in psutil.process_iter(["cmdline"]):
+        cmdline = process.info["cmdline"] or []
+        if "org.jetbrains.kotlin.daemon.KotlinCompileDaemon" in cmdline and _run_files(cmdline) == str(run_files):
+            found.append(process)
+    return found
+
+
+def stop_daemons(run_files: Path) -> list[psutil.Process]:
+    """Stops the Kotlin daemons of run_files (the product's stop ladder: SIGTERM, then SIGKILL); any still alive."""
+    stop_processes_now(daemons_in(run_files), grace_seconds=STOP_GRACE_SECONDS)
+    return daemons_in(run_files)
+
+
+def _run_files(cmdline: list[str]) -> str | None:
+    """The daemon's `--daemon-runFilesPath <dir>` (two arguments, as the daemon client passes it)."""
+    for flag, value in zip(cmdline, cmdline[1:]):
+        if flag == "--daemon-runFilesPath":
+            return value
+    return None
