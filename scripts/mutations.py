@@ -240,10 +240,7 @@ MUTATIONS = (
         "bridge/gradle_repl/worker/output_frames.py",
         "        return [StreamFrame(event=stream, data=piece) for piece in frame_pieces(text, self._limit)]",
         "        return [StreamFrame(event=stream, data=self._text(text))]",
-        (
-            "tests/test_attached.py::test_chunks_merged_past_the_frame_limit_arrive_whole_in_frames_within_it",
-            "tests/test_worker_output.py::test_500_kb_printed_fast_arrives_whole_in_frames_within_the_limit",
-        ),
+        ("tests/test_attached.py::test_chunks_merged_past_the_frame_limit_arrive_whole_in_frames_within_it",),
     ),
     Mutation(
         "a frame split inside a character",

@@ -92,9 +92,9 @@ def test_chunks_waiting_back_to_back_make_one_frame_per_stream_and_a_pause_ends_
 
 
 def test_chunks_merged_past_the_frame_limit_arrive_whole_in_frames_within_it():
-    """500 KB of lines waiting back to back: split into frames of at most the frame limit, each ending with a whole
-    line, nothing cut."""
-    lines = [f"{n:09d}{'-' * 990}\n" for n in range(500)]
+    """500 KB of lines of 2-byte characters waiting back to back (more bytes than the merge counts characters): split
+    into frames of at most the frame limit, each ending with a whole line, nothing cut."""
+    lines = [f"{n:09d}{'é' * 495}\n" for n in range(500)]  # 1,000 bytes each
     waiting: list[AgentReply] = [AgentOutput(REQUEST, "stdout", line) for line in lines]
     ran, sent = _run(_Agent(waiting, [AgentUnit(REQUEST)]), deadline=float("inf"))
     assert "".join(frame.data for frame in sent) == "".join(lines) and isinstance(ran.reply, AgentUnit)
