@@ -236,6 +236,27 @@ MUTATIONS = (
         ("tests/test_worker_output.py::test_a_block_over_the_limit_is_cut_and_the_cut_is_counted",),
     ),
     Mutation(
+        "printed text over a frame cut at the frame limit instead of split",
+        "bridge/gradle_repl/worker/output_frames.py",
+        "        return [StreamFrame(event=stream, data=piece) for piece in frame_pieces(text, self._limit)]",
+        "        return [StreamFrame(event=stream, data=self._text(text))]",
+        ("tests/test_attached.py::test_chunks_merged_past_the_frame_limit_arrive_whole_in_frames_within_it",),
+    ),
+    Mutation(
+        "a frame split inside a character",
+        "bridge/gradle_repl/worker/output_frames.py",
+        "        while encoded[end] & 0xC0 == 0x80:",
+        "        while False:",
+        ("tests/test_output_frames.py::test_a_character_across_the_limit_goes_whole_into_the_next_piece",),
+    ),
+    Mutation(
+        "a character the output limit splits kept as a broken sequence",
+        "jvm-worker/src/gradlerepl/runtime/ReplOutput.kt",
+        "            while (kept > 0 && (b[off + kept].toInt() and 0xC0) == 0x80) kept--\n",
+        "",
+        ("tests/test_worker_output.py::test_2_mb_printed_is_cut_at_the_output_limit_and_the_cut_counted_exactly",),
+    ),
+    Mutation(
         "listed sessions published as the host's snake_case model",
         "bridge/gradle_repl/front/outputs.py",
         "    sessions: list[LiveSession]",

@@ -91,6 +91,16 @@ def test_chunks_waiting_back_to_back_make_one_frame_per_stream_and_a_pause_ends_
     assert ran.dropped == 12 and isinstance(ran.reply, AgentUnit) and not ran.stopped
 
 
+def test_chunks_merged_past_the_frame_limit_arrive_whole_in_frames_within_it():
+    """500 KB of lines of 2-byte characters waiting back to back (more bytes than the merge counts characters): split
+    into frames of at most the frame limit, each ending with a whole line, nothing cut."""
+    lines = [f"{n:09d}{'é' * 495}\n" for n in range(500)]  # 1,000 bytes each
+    waiting: list[AgentReply] = [AgentOutput(REQUEST, "stdout", line) for line in lines]
+    ran, sent = _run(_Agent(waiting, [AgentUnit(REQUEST)]), deadline=float("inf"))
+    assert "".join(frame.data for frame in sent) == "".join(lines) and isinstance(ran.reply, AgentUnit)
+    assert len(sent) == 3 and all(len(frame.data.encode()) <= 200_000 and frame.data.endswith("\n") for frame in sent)
+
+
 def test_a_late_answer_of_an_earlier_snippet_is_dropped():
     """Messages of another request (a snippet given up on earlier) never reach this snippet's frames or answer."""
     later: list[AgentReply] = [AgentOutput(REQUEST - 1, "stdout", "old\n"), AgentUnit(REQUEST - 1), AgentOutput(REQUEST, "stdout", "new\n"), AgentUnit(REQUEST)]

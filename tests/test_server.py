@@ -345,6 +345,20 @@ async def test_content_order_result_then_displays_then_output(shared: Client):
 
 
 @jvm
+async def test_500_kb_printed_fast_reaches_the_client_whole(shared: Client):
+    """10,000 lines of 50 bytes printed in a tight loop (several frames from the worker): the client gets all 500,000
+    bytes, last line included, as the data's stdout and as the text's [stdout] block, and nothing counted as cut."""
+    line = '"line " + it.toString().padStart(6, \'0\') + "-".repeat(38)'
+    result = await run(shared, f"repeat(10_000) {{ println({line}) }}", sessionId=PLAIN)
+    data = result.structured_content
+    assert not result.is_error and data is not None and data["truncatedBytes"] == 0
+    last = f"line 009999{'-' * 38}"
+    assert len(data["stdout"]) == 500_000 and data["stdout"].endswith(last + "\n")
+    (printed,) = [block.text for block in result.content if isinstance(block, TextContent) and block.text.startswith("[stdout]\n")]
+    assert printed == "[stdout]\n" + data["stdout"].rstrip("\n") and "truncated" not in text(result)
+
+
+@jvm
 async def test_errors_set_is_error_with_one_text_block(shared: Client):
     client = shared
     compile_error = await run(client, "val x: Int = \"s\"", sessionId=PLAIN)

@@ -1,4 +1,5 @@
-"""What the README promises of a session's replies, each checked on a real worker: the caps say how much they cut,
+"""What the README promises of a session's replies, each checked on a real worker: what a snippet prints arrives whole
+up to the output limit, in frames within the frame limit; the caps say how much they cut,
 JPEG images come back as images, @file:Repository adds a repository and an unreachable one is a compile error,
 and a snippet still compiling when stopped never runs."""
 
@@ -14,8 +15,11 @@ from PIL import Image
 from conftest import SyncWorker
 from filerepository import file_repository
 from gradle_repl.environment import ReplEnvironment
-from gradle_repl.frames import DEFAULT_FRAME_LIMIT_BYTES
+from gradle_repl.frames import DEFAULT_FRAME_LIMIT_BYTES, DEFAULT_OUTPUT_LIMIT_BYTES, StreamFrame
+from gradle_repl.host.handle import Reply
 
+# A 50-byte line (49 characters and its line end) numbered by `it`: "line 000042------…".
+LINE_OF_50 = '"line " + it.toString().padStart(6, \'0\') + "-".repeat(38)'
 JPEG = 'val jpeg = java.io.ByteArrayOutputStream()\njavax.imageio.ImageIO.write(java.awt.image.BufferedImage(7, 4, 1), "jpg", jpeg)\n'
 
 
@@ -31,6 +35,40 @@ def test_a_block_over_the_limit_is_cut_and_the_cut_is_counted(sample_worker: Syn
     assert all(len(frame.data.encode()) <= DEFAULT_FRAME_LIMIT_BYTES for frame in printed.frames)
     delivered = sum(frame.data.count("x") for frame in printed.frames)
     assert printed.result.truncated_bytes == 300_000 - delivered, (printed.result.truncated_bytes, delivered)
+
+
+def _printed(reply: Reply) -> str:
+    """What the reply's frames carry of stdout, every frame checked to be within the frame limit."""
+    assert all(isinstance(frame, StreamFrame) and len(frame.data.encode()) <= DEFAULT_FRAME_LIMIT_BYTES for frame in reply.frames)
+    return "".join(frame.data for frame in reply.frames)
+
+
+def test_500_kb_printed_fast_arrives_whole_in_frames_within_the_limit(sample_worker: SyncWorker):
+    """10,000 lines of 50 bytes printed in a tight loop, far more than a frame between two of the worker's polls: all
+    500,000 bytes arrive, the last line last, nothing counted as cut, in frames each within the frame limit."""
+    reply = sample_worker.eval(f"repeat(10_000) {{ println({LINE_OF_50}) }}")
+    printed = _printed(reply)
+    assert len(printed.encode()) == 500_000 and printed.endswith(f"line 009999{'-' * 38}\n"), printed[-100:]
+    assert reply.result.truncated_bytes == 0 and len(reply.frames) >= 3
+
+
+def test_2_mb_printed_is_cut_at_the_output_limit_and_the_cut_counted_exactly(sample_worker: SyncWorker):
+    """40,000 lines of 50 bytes: the first 1,000,000 bytes (the output limit) arrive, the other 1,000,000 are counted;
+    one write whose allowance ends inside a 2-byte character drops that character whole, counted, never a U+FFFD."""
+    reply = sample_worker.eval(f"repeat(40_000) {{ println({LINE_OF_50}) }}")
+    printed = _printed(reply)
+    assert len(printed.encode()) == DEFAULT_OUTPUT_LIMIT_BYTES and printed.endswith(f"line 019999{'-' * 38}\n")
+    assert reply.result.truncated_bytes == 2_000_000 - DEFAULT_OUTPUT_LIMIT_BYTES
+    straddling = sample_worker.eval(f'System.out.write(("a".repeat({DEFAULT_OUTPUT_LIMIT_BYTES - 1}) + "é".repeat(10)).toByteArray())')
+    assert _printed(straddling) == "a" * (DEFAULT_OUTPUT_LIMIT_BYTES - 1) and straddling.result.truncated_bytes == 20
+
+
+def test_a_multi_byte_character_at_a_frame_split_survives(sample_worker: SyncWorker):
+    """One write (one poll's text) with no line end in it and a 3-byte character across the frame limit: split there,
+    the character whole at the start of the second frame."""
+    reply = sample_worker.eval(f'System.out.write(("a".repeat({DEFAULT_FRAME_LIMIT_BYTES - 1}) + "€" + "b".repeat(1_000)).toByteArray())')
+    assert _printed(reply) == "a" * (DEFAULT_FRAME_LIMIT_BYTES - 1) + "€" + "b" * 1_000
+    assert [frame.data[:1] for frame in reply.frames] == ["a", "€"]
 
 
 def test_describe_caps_a_value_at_200_characters_and_says_how_many_more(sample_worker: SyncWorker):

@@ -174,9 +174,9 @@ def _run_there(
 
 
 class _Printed:
-    """Chunks of one stream that arrived back to back, sent as one frame once no more are waiting: the agent sends a
-    chunk per line, and a snippet printing thousands of lines would otherwise cost a frame each. A frame's text stays
-    within the frame limit (a character is at most 4 UTF-8 bytes), so merging never makes a cut."""
+    """Chunks of one stream that arrived back to back, sent together once no more are waiting or a frame's worth has
+    gathered: the agent sends a chunk per line, and a snippet printing thousands of lines would otherwise cost a frame
+    each. SnippetOutput.streams splits the merged text into frames within the limit, so merging never makes a cut."""
 
     def __init__(self, output: SnippetOutput | None, send: Send | None) -> None:
         self._output = output
@@ -186,7 +186,7 @@ class _Printed:
         self._chars = 0
 
     def add(self, chunk: AgentOutput) -> None:
-        if chunk.stream != self._stream or (self._output is not None and self._chars + len(chunk.text) > self._output.frame_limit // 4):
+        if chunk.stream != self._stream or (self._output is not None and self._chars >= self._output.frame_limit):
             self.flush()
         self._stream = chunk.stream
         self._parts.append(chunk.text)
@@ -194,7 +194,8 @@ class _Printed:
 
     def flush(self) -> None:
         if self._parts and self._output is not None and self._send is not None:
-            self._send(self._output.stream(self._stream, "".join(self._parts)))
+            for frame in self._output.streams(self._stream, "".join(self._parts)):
+                self._send(frame)
         self._parts = []
         self._chars = 0
 

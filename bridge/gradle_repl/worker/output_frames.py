@@ -1,7 +1,9 @@
 """Turns what a snippet printed and displayed (the facade's ReplEvents, or an attached session's agent's messages) into
 frames that fit the frame limit.
 
-Text over the limit is cut with a note; an image over it is downscaled by the facade's renderer, else
+Printed text larger than a frame goes out as several frames (frame_pieces): nothing printed is cut here, only past
+the snippet's output limit, where the facade's ReplOutput (or the attach agent) stops keeping it and counts the rest.
+A display's text over the limit is cut with a note; an image over it is downscaled by the facade's renderer, else
 replaced by a line saying so. Every byte cut is counted, for the result's `truncated_bytes`.
 """
 
@@ -14,17 +16,44 @@ from typing import Any, Literal
 from gradle_repl.display_kinds import DISPLAY_KINDS, display_kind
 from gradle_repl.frames import DisplayFrame, StreamFrame
 from gradle_repl.worker.java import ReplEvent, ReplOutput, Renderer, byte_array
-from gradle_repl.worker.safety import cap_text, jstr
+from gradle_repl.worker.safety import cap_text, jstr, sanitize_text
 
-__all__ = ["SnippetOutput", "Send"]
+__all__ = ["SnippetOutput", "Send", "frame_pieces"]
 
 Send = Callable[[Any], None]
 # ReplEventKind (jvm-worker ReplOutput.kt) of a snippet's streams, by enum name, as the frames name them.
 _STREAMS: dict[str, Literal["stdout", "stderr"]] = {"STDOUT": "stdout", "STDERR": "stderr"}
+# A piece ends after the last line end in its final quarter when there is one, so a reader (and the progress a
+# client shows, the frame's last line) sees whole lines, while no piece is under three quarters full.
+_LINE_END_REACH = 4
+
+
+def frame_pieces(text: str, limit: int) -> list[str]:
+    """The text in pieces of at most `limit` UTF-8 bytes that join back to exactly the text (a lone surrogate, which
+    UTF-8 can't hold, as U+FFFD as on every frame): each ends after a line end when one lies in its last quarter, else
+    at the limit, never inside a character. `limit` is a frame's (at least 1,000 bytes, WorkerOptions), far more than
+    the 4 bytes of the longest character."""
+    encoded = sanitize_text(text).encode("utf-8")
+    if len(encoded) <= limit:
+        return [text]
+    pieces: list[str] = []
+    start = 0
+    while len(encoded) - start > limit:
+        end = start + limit
+        while encoded[end] & 0xC0 == 0x80:  # a continuation byte: the character it belongs to began before the cut
+            end -= 1
+        line_end = encoded.rfind(b"\n", end - limit // _LINE_END_REACH, end)
+        if line_end >= 0:
+            end = line_end + 1
+        pieces.append(encoded[start:end].decode("utf-8"))
+        start = end
+    pieces.append(encoded[start:].decode("utf-8"))
+    return pieces
 
 
 class SnippetOutput:
-    """The frames of one snippet's output; `truncated` counts the bytes the frame limit cut."""
+    """The frames of one snippet's output; `truncated` counts the bytes the frame limit cut (of displays: printed
+    text is split, not cut)."""
 
     def __init__(self, output: ReplOutput, renderer: Renderer, frame_limit: int) -> None:
         self._output = output
@@ -37,7 +66,8 @@ class SnippetOutput:
         for event in self._output.drain():
             stream = _STREAMS.get(str(event.kind.name()))
             if stream is not None:
-                send(self.stream(stream, jstr(event.text)))
+                for frame in self.streams(stream, jstr(event.text)):
+                    send(frame)
             else:
                 send(self.display(event))
 
@@ -46,9 +76,9 @@ class SnippetOutput:
         """The most bytes one frame's data may hold."""
         return self._limit
 
-    def stream(self, stream: Literal["stdout", "stderr"], text: str) -> StreamFrame:
-        """Printed text as a frame within the limit."""
-        return StreamFrame(event=stream, data=self._text(text))
+    def streams(self, stream: Literal["stdout", "stderr"], text: str) -> list[StreamFrame]:
+        """Printed text as frames within the limit, all of it, in order."""
+        return [StreamFrame(event=stream, data=piece) for piece in frame_pieces(text, self._limit)]
 
     def display(self, event: ReplEvent) -> DisplayFrame:
         """A display event (or a rendered value) as a frame within the limit."""

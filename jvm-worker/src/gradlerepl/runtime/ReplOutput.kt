@@ -63,9 +63,16 @@ object ReplOutput {
             flushPendingLocked()
             pendingKind = kind
         }
-        val kept = minOf(len.toLong(), maxOf(0L, budget)).toInt()
+        var kept = minOf(len.toLong(), maxOf(0L, budget)).toInt()
+        if (kept < len) {
+            // The allowance ends inside this write: a character it would split is dropped whole (counted with the
+            // rest), not kept as a broken byte sequence that decodes to U+FFFD; nothing later is kept either.
+            while (kept > 0 && (b[off + kept].toInt() and 0xC0) == 0x80) kept--
+            budget = 0
+        } else {
+            budget -= kept
+        }
         pending.write(b, off, kept)
-        budget -= kept
         droppedBytes += len - kept
     }
 
