@@ -100,6 +100,15 @@ def test_a_snippet_cancelled_while_compiling_never_runs_and_its_classes_are_kept
     assert_the_stopped_snippet_never_ran_and_its_classes_are_kept(sample_worker)
 
 
+def test_a_snippet_cancelled_as_soon_as_it_is_sent_never_runs(sample_worker: SyncWorker):
+    """The cancel reaches the worker right behind its snippet, often before the snippet begins: remembered for it, the
+    snippet never runs (whether it was stopped before it compiled or while), and the session's state is kept."""
+    sample_worker.eval("val declaredBeforeTheCancel = 7")
+    sample_worker.cancel_at_once(f'{SLOW_TO_COMPILE}\nSystem.setProperty("gradle-repl.ran-at-once", "yes")')
+    assert sample_worker.value('System.getProperty("gradle-repl.ran-at-once") ?: "never"') == "never"
+    assert sample_worker.value("declaredBeforeTheCancel") == "7"
+
+
 def test_a_value_class_result_reads_as_the_program_shows_it(sample_worker: SyncWorker):
     """The REPL hands a value class's value over unboxed (a Duration as its Long); it is shown boxed again."""
     assert sample_worker.value("import kotlin.time.Duration.Companion.seconds\n5.seconds") == "5s"
