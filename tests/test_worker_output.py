@@ -78,20 +78,24 @@ def test_a_snippet_stopped_while_compiling_never_runs(sample_worker: SyncWorker)
 # A hundred functions take a second or more to compile even on a fast machine.
 SLOW_TO_COMPILE = "\n".join(f"fun generated{n}(x: Int) = listOf(x, {n}).map {{ it * 2 }}.sum()" for n in range(100))
 # Declares a class, a val of it and a plain val, and marks the JVM if it ever runs.
-STOPPED_SNIPPET = 'data class Kept(val n: Int)\nval kept = Kept(1)\nval stoppedVal = "set"\nSystem.setProperty("gradle-repl.ran", "yes")'
+STOPPED_SNIPPET = (
+    'data class Kept(val n: Int)\nval kept = Kept(1)\nval stoppedVal = "set"\nfun stoppedFun() = stoppedVal.length\n'
+    'System.setProperty("gradle-repl.ran", "yes")'
+)
 
 
 def assert_the_stopped_snippet_never_ran_and_its_classes_are_kept(worker: SyncWorker) -> None:
-    """What a session says after STOPPED_SNIPPET was stopped while it compiled: the same on every Kotlin."""
-    assert worker.value('System.getProperty("gradle-repl.ran") ?: "never"') == "never"
+    """What a session says after STOPPED_SNIPPET was stopped while it compiled: the same on every Kotlin. Nothing of it
+    runs, not even when a later snippet uses its class, vals and functions."""
     assert worker.value("Kept(2).n") == "2"
-    for use, name in (("stoppedVal.length", "stoppedVal"), ("kept.n", "kept")):
+    for use, name in (("stoppedVal.length", "stoppedVal"), ("kept.n", "kept"), ("stoppedFun()", "stoppedFun")):
         used = worker.eval(use).result
         assert used.error_kind == "runtime", used
         assert used.message.startswith(f"'{name}' was not initialised: the snippet that declared it was stopped while it compiled and never ran"), used.message
     worker.eval("val keptLater = Kept(5)")
     (declared,) = [d for d in worker.describe().declarations if d.name == "keptLater"]
     assert declared.signature == "val keptLater: Kept" and declared.value == "Kept(n=5)", declared
+    assert worker.value('System.getProperty("gradle-repl.ran") ?: "never"') == "never"
 
 
 def test_a_snippet_cancelled_while_compiling_never_runs_and_its_classes_are_kept(sample_worker: SyncWorker):
