@@ -35,7 +35,7 @@ internal fun K2ReplEvaluator.advance(
 private val LAST_EVALUATED = K2ReplEvaluator::class.java.getDeclaredField("lastEvaluatedSnippet").apply { isAccessible = true }
 
 /** What a snippet kept in the chain without running reports as its result: it has a class, and no instance. */
-class SnippetNeverRan : RuntimeException("the snippet was stopped while it compiled and never ran", null, false, false)
+private class SnippetNeverRan : RuntimeException("the snippet was stopped while it compiled and never ran", null, false, false)
 
 /**
  * Brings a compiled snippet that must not run (stopped while it compiled) into the evaluator's chain, as `eval` would
