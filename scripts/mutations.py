@@ -172,6 +172,20 @@ MUTATIONS = (
         ("tests/test_host.py::test_a_cancelled_call_never_hands_its_reply_to_the_next_one",),
     ),
     Mutation(
+        "a snippet stopped while it compiles is left out of its own JVM's loader chain",
+        "jvm-worker/src/gradlerepl/host/ReplDriver.kt",
+        "                sessionLoader.newest = chainWithoutRunning(evaluator, linked, evaluationConfiguration)\n",
+        "",
+        ("tests/test_worker_output.py::test_a_snippet_stopped_while_compiling_never_runs",),
+    ),
+    Mutation(
+        "a cancel read before its snippet begins is dropped",
+        "bridge/gradle_repl/worker/__main__.py",
+        "                    self._cancelled_early.add(request.id)",
+        "                    pass",
+        ("tests/test_worker_requests.py", "tests/test_worker_output.py::test_a_snippet_cancelled_as_soon_as_it_is_sent_never_runs"),
+    ),
+    Mutation(
         "progress held until the reply",
         "bridge/gradle_repl/front/server.py",
         '            self(f"[{frame.event}] {last}")',

@@ -145,6 +145,22 @@ class SyncWorker:
 
         self._loop.run_until_complete(cancel())
 
+    def cancel_at_once(self, code: str) -> None:
+        """Sends the snippet and cancels it straight away, as a client cancelling right after sending does (the cancel
+        line follows the snippet's on the pipe); returns once the worker has answered."""
+
+        async def cancel() -> None:
+            request = asyncio.ensure_future(self.process.request(code, timeout_seconds=_COMPILE_START_SECONDS))
+            # One turn of the loop: the request task starts its exchange, which writes the snippet before it looks at the
+            # cancel; cancelled before that turn, the request would never be sent at all.
+            await asyncio.sleep(0)
+            request.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await request
+            await self.process.settled()
+
+        self._loop.run_until_complete(cancel())
+
     def compiling(self) -> bool:
         """Whether the worker's JVM runs a compile thread now (read from /proc: Linux only)."""
         names = []

@@ -13,6 +13,7 @@ import pytest
 from test_analysis import assert_completes_imports_and_packages
 from conftest import PROJECTS, SAMPLE_PROJECT, SyncWorker, copy_project, running_worker
 from test_worker import assert_serializers_through_the_class
+from test_worker_output import SLOW_TO_COMPILE, STOPPED_SNIPPET, assert_the_stopped_snippet_never_ran_and_its_classes_are_kept
 from gradle_repl.environment import ReplEnvironment
 from gradle_repl.project.plugin_support import snippet_class_warnings
 from gradle_repl.project.resolve import resolve_environment
@@ -161,6 +162,13 @@ def test_a_val_whose_snippet_failed_is_named_when_used(older_worker: SyncWorker)
     passed = older_worker.eval("fun textLength(s: String) = s.length\ntextLength(ctx)").result
     assert passed.message.startswith("'ctx' was not initialised"), passed.message
     assert older_worker.value('val ctx = "again"\nctx.length') == "5"
+
+
+def test_a_snippet_stopped_while_compiling_is_kept_unrun_on_the_2_2_repl(older_worker: SyncWorker):
+    """2.2's evaluator chains snippet loaders as 2.3's does: a snippet cancelled while it compiles never runs, later
+    snippets use its class, and a use of its vals says it never ran."""
+    older_worker.cancel_while_compiling(f"{SLOW_TO_COMPILE}\n{STOPPED_SNIPPET}")
+    assert_the_stopped_snippet_never_ran_and_its_classes_are_kept(older_worker)
 
 
 def test_describe_reads_declarations_the_same_way(older_worker: SyncWorker):

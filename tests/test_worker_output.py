@@ -106,13 +106,49 @@ def test_a_snippet_stopped_while_compiling_never_runs(sample_worker: SyncWorker)
     """Compilation can't be interrupted: a snippet timed out while it compiles ends after compiling, unrun.
     A hundred functions take far longer than the 0.1 s timeout to compile, yet well under the ~10 s the host waits
     for a compile after a stop even on a machine loaded five times over (300 took 10 s there and lost the session).
-    The REPL keeps it in its history all the same: a later use of its val says it never ran."""
-    functions = "\n".join(f"fun generated{n}(x: Int) = listOf(x, {n}).map {{ it * 2 }}.sum()" for n in range(100))
-    reply = sample_worker.eval(f'{functions}\nval stoppedVal = "set"\nSystem.setProperty("gradle-repl.ran", "yes")', timeout=0.1)
+    The REPL keeps it in its history all the same: its classes join the session's loader chain (a later snippet makes
+    one of its class, and describe reads it), and a later use of its vals says it never ran."""
+    reply = sample_worker.eval(f"{SLOW_TO_COMPILE}\n{STOPPED_SNIPPET}", timeout=0.1)
     assert reply.result.error_kind == "timeout" and "it never ran" in reply.result.message, reply.result.message
-    assert sample_worker.value('System.getProperty("gradle-repl.ran") ?: "never"') == "never"
-    used = sample_worker.eval("stoppedVal.length").result
-    assert used.message.startswith("'stoppedVal' was not initialised: the snippet that declared it was stopped while it compiled and never ran"), used.message
+    assert_the_stopped_snippet_never_ran_and_its_classes_are_kept(sample_worker)
+
+
+# A hundred functions take a second or more to compile even on a fast machine.
+SLOW_TO_COMPILE = "\n".join(f"fun generated{n}(x: Int) = listOf(x, {n}).map {{ it * 2 }}.sum()" for n in range(100))
+# Declares a class, a val of it and a plain val, and marks the JVM if it ever runs.
+STOPPED_SNIPPET = (
+    'data class Kept(val n: Int)\nval kept = Kept(1)\nval stoppedVal = "set"\nfun stoppedFun() = stoppedVal.length\n'
+    'System.setProperty("gradle-repl.ran", "yes")'
+)
+
+
+def assert_the_stopped_snippet_never_ran_and_its_classes_are_kept(worker: SyncWorker) -> None:
+    """What a session says after STOPPED_SNIPPET was stopped while it compiled: the same on every Kotlin. Nothing of it
+    runs, not even when a later snippet uses its class, vals and functions."""
+    assert worker.value("Kept(2).n") == "2"
+    for use, name in (("stoppedVal.length", "stoppedVal"), ("kept.n", "kept"), ("stoppedFun()", "stoppedFun")):
+        used = worker.eval(use).result
+        assert used.error_kind == "runtime", used
+        assert used.message.startswith(f"'{name}' was not initialised: the snippet that declared it was stopped while it compiled and never ran"), used.message
+    worker.eval("val keptLater = Kept(5)")
+    (declared,) = [d for d in worker.describe().declarations if d.name == "keptLater"]
+    assert declared.signature == "val keptLater: Kept" and declared.value == "Kept(n=5)", declared
+    assert worker.value('System.getProperty("gradle-repl.ran") ?: "never"') == "never"
+
+
+def test_a_snippet_cancelled_while_compiling_never_runs_and_its_classes_are_kept(sample_worker: SyncWorker):
+    """A client's cancel that reaches the worker while the snippet compiles stops it as a timeout does."""
+    sample_worker.cancel_while_compiling(f"{SLOW_TO_COMPILE}\n{STOPPED_SNIPPET}")
+    assert_the_stopped_snippet_never_ran_and_its_classes_are_kept(sample_worker)
+
+
+def test_a_snippet_cancelled_as_soon_as_it_is_sent_never_runs(sample_worker: SyncWorker):
+    """The cancel reaches the worker right behind its snippet, often before the snippet begins: remembered for it, the
+    snippet never runs (whether it was stopped before it compiled or while), and the session's state is kept."""
+    sample_worker.eval("val declaredBeforeTheCancel = 7")
+    sample_worker.cancel_at_once(f'{SLOW_TO_COMPILE}\nSystem.setProperty("gradle-repl.ran-at-once", "yes")')
+    assert sample_worker.value('System.getProperty("gradle-repl.ran-at-once") ?: "never"') == "never"
+    assert sample_worker.value("declaredBeforeTheCancel") == "7"
 
 
 def test_a_value_class_result_reads_as_the_program_shows_it(sample_worker: SyncWorker):

@@ -51,8 +51,12 @@ def _die_with_parent_on_linux() -> None:
             pass
 
 
-class _Requests:
-    """Reads requests on its own thread; cancels reach the running snippet while it runs."""
+class Requests:
+    """Reads requests on its own thread; cancels reach the running snippet while it runs.
+
+    A cancel can arrive before the main thread begins its snippet (the client cancels right after sending, or while an
+    earlier request still runs): it is remembered for that snippet, which then begins cancelled.
+    """
 
     def __init__(self, channel: FrameChannel) -> None:
         self._channel = channel
@@ -60,30 +64,47 @@ class _Requests:
         self.cancel = threading.Event()
         self._lock = threading.Lock()
         self._running_id: int | None = None
+        # Evals read and queued for the main thread, not begun yet; and those of them a cancel already came for.
+        self._waiting: set[int] = set()
+        self._cancelled_early: set[int] = set()
 
     def start(self) -> None:
         threading.Thread(target=self._read, name="requests", daemon=True).start()
 
     def _read(self) -> None:
         for line in self._channel.requests():
-            try:
-                request = decode_request(line)
-            except ValidationError:
-                self.pending.put(line)  # the main thread answers it with a clear error
-                continue
-            if isinstance(request, CancelRequest):
-                with self._lock:
-                    if request.id == self._running_id:
-                        self.cancel.set()
-                continue
-            self.pending.put(line)
+            self.receive(line)
         # The server closed the pipe or is gone: nobody is left to answer.
         os._exit(0)
 
+    def receive(self, line: bytes) -> None:
+        """Takes one request line: a cancel is applied (or kept for its eval), anything else queued for the main thread."""
+        try:
+            request = decode_request(line)
+        except ValidationError:
+            self.pending.put(line)  # the main thread answers it with a clear error
+            return
+        with self._lock:
+            if isinstance(request, CancelRequest):
+                if request.id == self._running_id:
+                    self.cancel.set()
+                elif request.id in self._waiting:
+                    self._cancelled_early.add(request.id)
+                return  # otherwise its eval already answered
+            if isinstance(request, EvalRequest):
+                self._waiting.add(request.id)  # before the main thread can take it
+        self.pending.put(line)
+
     def begin(self, request_id: int) -> None:
+        """The main thread starts eval `request_id`: `cancel` is set when a cancel for it came first."""
         with self._lock:
             self._running_id = request_id
-            self.cancel.clear()
+            self._waiting.discard(request_id)
+            if request_id in self._cancelled_early:
+                self._cancelled_early.discard(request_id)
+                self.cancel.set()
+            else:
+                self.cancel.clear()
 
     def end(self) -> None:
         with self._lock:
@@ -93,7 +114,7 @@ class _Requests:
 def main() -> None:
     channel = FrameChannel.take_over_stdio(os.environ.get(LOG_PATH_ENV))
     _die_with_parent_on_linux()
-    requests = _Requests(channel)
+    requests = Requests(channel)
     requests.start()
     try:
         start = decode_request(requests.pending.get())
@@ -101,6 +122,7 @@ def main() -> None:
             raise GradleReplError("the first request to a worker must be 'start'")
         channel.frame_limit = start.frame_limit_bytes
         from gradle_repl.worker.boot import boot  # JPype loads only once the request is known to be valid
+        from gradle_repl.worker.interruption import cancelled_before_start
 
         session, ready, class_data = boot(start)
     except (GradleReplError, ValidationError) as error:
@@ -140,7 +162,10 @@ def main() -> None:
         channel.current_id = request.id
         requests.begin(request.id)
         try:
-            session.evaluate(request, channel.send, requests.cancel)
+            if requests.cancel.is_set():
+                channel.send(cancelled_before_start())  # nothing of it compiled: the session is as it was
+            else:
+                session.evaluate(request, channel.send, requests.cancel)
         except Exception as error:  # noqa: BLE001 - a bug here must cost one reply, not the session
             if _exiting():
                 # System.exit in the snippet: the JVM interrupts us while it shuts down and will end

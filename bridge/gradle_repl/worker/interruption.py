@@ -17,7 +17,7 @@ from gradle_repl.worker.java import RunningSnippet
 from gradle_repl.worker.deadlines import COMPILE_AFTER_CANCEL_SECONDS, INTERRUPT_GRACE_SECONDS
 from gradle_repl.worker.safety import jstr
 
-__all__ = ["stop_snippet", "stopped_before_running", "why_stopped"]
+__all__ = ["cancelled_before_start", "stop_snippet", "stopped_before_running", "why_stopped"]
 
 # How often the wait looks whether the snippet stopped (or started running): short beside the waits above.
 _LOOK_MS = 100
@@ -55,6 +55,12 @@ def stopped_before_running(*, timeout_ms: int, cancelled: bool) -> ErrorResult:
     """The answer for a snippet stopped while it compiled: it never ran, and nothing of the session was touched."""
     why, kind = why_stopped(timeout_ms=timeout_ms, cancelled=cancelled)
     return ErrorResult(error_kind=kind, message=f"{why} while the snippet compiled; it never ran. The session's state is kept.")
+
+
+def cancelled_before_start() -> ErrorResult:
+    """The answer for a snippet whose cancel came before it began: it was neither compiled nor run."""
+    why, kind = why_stopped(timeout_ms=0, cancelled=True)
+    return ErrorResult(error_kind=kind, message=f"{why} before the snippet started; it never ran. The session's state is kept.")
 
 
 def _stopped_in_time(running: RunningSnippet) -> bool:

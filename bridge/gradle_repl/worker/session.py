@@ -152,7 +152,7 @@ class ReplSession:
                 outcome = running.getOutcome()
                 if outcome is not None and outcome.cancelledBeforeEvaluation:
                     # It never ran, yet the REPL's history holds it: a later use of its declarations says so.
-                    return self._failures.remember(number, request.code, stopped, compiled=True, ran=False)
+                    return self._failures.remember(number, request.code, _unless_unkept(outcome, stopped), compiled=True, ran=False)
                 return stopped
         outcome = running.getOutcome()
         if outcome is None:  # the snippet's thread ended without reporting (an error outside the facade's own handling)
@@ -203,3 +203,15 @@ class ReplSession:
             message=f"The snippet called System.exit({int(status)}): the session's JVM is stopped and its state is lost "
             "(shutdown hooks a snippet registered don't run). The next call starts a fresh session.",
         )
+
+
+def _unless_unkept(outcome: SnippetOutcome, stopped: ErrorResult) -> ErrorResult:
+    """The answer for a snippet stopped before it ran, saying so when its classes could not join the session's loader
+    chain (ReplDriver's chainWithoutRunning): later snippets then compile against declarations they can't load."""
+    if outcome.internalError is None:
+        return stopped
+    why = jstr(outcome.internalError.toString())
+    print(f"[gradle-repl] a snippet stopped before it ran could not be kept: {why}", file=sys.stderr, flush=True)
+    return stopped.model_copy(update={
+        "message": f"{stopped.message} Its classes could not be kept for later snippets ({why}): declare what it declared again."
+    })

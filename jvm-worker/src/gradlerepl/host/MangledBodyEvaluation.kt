@@ -9,10 +9,7 @@ import kotlin.script.experimental.api.*
 import kotlin.script.experimental.jvm.KJvmEvaluatedSnippet
 import kotlin.script.experimental.jvm.impl.KJvmCompiledModuleInMemory
 import kotlin.script.experimental.jvm.impl.KJvmCompiledScript
-import kotlin.script.experimental.jvm.jvm
-import kotlin.script.experimental.jvm.lastSnippetClassLoader
 import kotlin.script.experimental.util.LinkedSnippet
-import kotlin.script.experimental.util.LinkedSnippetImpl
 
 /**
  * Evaluates a snippet whose value is of a value class on Kotlin 2.2, where the REPL's own evaluator can't.
@@ -38,10 +35,7 @@ internal fun evaluateMangledBody(
     val top = failure.stackTrace.firstOrNull()
     if (top?.className != K2ReplEvaluator::class.java.name || top.methodName != "evalSnippet") throw failure
     val compiled = linked.get() as KJvmCompiledScript
-    val last = evaluator.lastEvaluatedSnippet
-    val previous = last?.get()?.result
-    val loader = (previous?.scriptClass?.java ?: previous?.scriptInstance?.javaClass)?.classLoader
-    val current = if (loader == null) configuration else configuration.with { jvm { lastSnippetClassLoader(loader) } }
+    val current = evaluator.nextConfiguration(configuration)
     val snippetClass = runSuspend { compiled.getClass(current) }.valueOr { return it }
     val body = snippetClass.java.methods.firstOrNull { it.name.startsWith("$BODY-") } ?: throw failure
     val valueType = mangledReturnType(body.name.substringAfter('-'), compiled, snippetClass.java) ?: throw failure
@@ -53,9 +47,7 @@ internal fun evaluateMangledBody(
     } catch (e: Throwable) {
         ResultValue.Error((e as? InvocationTargetException)?.targetException ?: e, e, snippetClass)
     }
-    val evaluated = LinkedSnippetImpl(KJvmEvaluatedSnippet(compiled, current, result), last)
-    K2ReplEvaluator::class.java.getDeclaredField("lastEvaluatedSnippet").apply { isAccessible = true }.set(evaluator, evaluated)
-    return evaluated.asSuccess()
+    return evaluator.advance(compiled, current, result).asSuccess()
 }
 
 // The body method's name as the compiler gives it (`$$eval`), which the evaluator looks for.

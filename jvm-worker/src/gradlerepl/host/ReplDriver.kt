@@ -256,9 +256,11 @@ class ReplDriver(
         try {
             val linked = compileRun(code, sourceName, outcome) ?: return outcome
             outcome.compiled = true
-            // Cancelled while compiling (the compiler can't be interrupted): it never runs, the session is intact.
+            // Cancelled while compiling (the compiler can't be interrupted): it never runs, the session is intact. The
+            // REPL's history keeps it, so later snippets compile against it: its classes join the loader chain unrun.
             if (!running.beginEvaluation()) {
                 outcome.cancelledBeforeEvaluation = true
+                sessionLoader.newest = chainWithoutRunning(evaluator, linked, evaluationConfiguration)
                 return outcome
             }
             val evaluated = withContextLoader {
