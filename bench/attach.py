@@ -6,7 +6,8 @@ The target is tests/projects/attach-plain (a plain Kotlin `main`, resolved and b
 `java -cp`; the normal session is a worker on the same project's environment. Both are driven through the worker
 protocol (WorkerHandle), as the server drives them: attach to first result (the agent already built; the app not yet
 attached), warm trivial snippet p50/p95 (after warm-up runs) attached and normal, and the app's RSS growth after 100
-snippets (a trivial expression and a declared class, alternately). Nothing here is asserted by tests.
+snippets (a trivial expression and a declared class, alternately), each RSS taken after a full collection. Nothing here
+is asserted by tests.
 """
 
 from __future__ import annotations
@@ -46,6 +47,14 @@ async def _latencies(worker: WorkerHandle, runs: int, warm_up: int) -> list[floa
     return [await _ok(worker, TRIVIAL) for _ in range(runs)]
 
 
+def _settled_rss(target: psutil.Process, java_home: str) -> int:
+    """The app's RSS after a full collection (`jcmd GC.run`): what it holds, not garbage not yet collected — the app
+    runs with the JVM's default heap (a quarter of RAM), so its RSS otherwise grows with every allocation until a
+    collection, snippets or none. G1 gives heap back after a full collection, so the two samples compare alike."""
+    subprocess.run([str(Path(java_home) / "bin" / "jcmd"), str(target.pid), "GC.run"], check=True, capture_output=True)
+    return target.memory_info().rss
+
+
 def _p(values: list[float], q: float) -> float:
     return statistics.quantiles(values, n=100)[int(q) - 1]
 
@@ -69,10 +78,10 @@ async def main(runs: int) -> None:
             normal_ms = await _latencies(normal, runs, 20)
         finally:
             await normal.stop()
-        rss_attached = target.memory_info().rss
+        rss_attached = _settled_rss(target, environment.java_home)
         for n in range(100):
             await _ok(attached, TRIVIAL if n % 2 else CLASS.format(n=n))
-        rss_after = target.memory_info().rss
+        rss_after = _settled_rss(target, environment.java_home)
         await attached.stop()
     finally:
         app.kill()
