@@ -436,6 +436,8 @@ def test_over_mcp_two_sessions_attach_to_one_app_each_with_its_own_state_and_det
             for session in ("a", "b"):
                 attached = await client.call_tool("attach_kotlin_session", {"pid": shop.pid, "sessionId": session})
                 assert not attached.is_error, _text(attached)
+                data = attached.structured_content
+                assert (data["sessionId"], data["pid"], data["kotlinVersion"]) == (session, shop.pid, "2.3.21") and data["classpathSize"] > 0, data
             # An attached session's calls may leave projectRoot out: it runs the app's classes whatever project is named.
             run = lambda code, session: client.call_tool("run_kotlin_snippet", {"code": code, "sessionId": session})  # noqa: E731
             assert not (await run("val mine = 1", "a")).is_error

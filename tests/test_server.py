@@ -127,7 +127,8 @@ async def test_tools_that_return_data_declare_an_output_schema_and_fill_it():
     assert run_schema is not None and {"ok", "value", "valueType", "error", "diagnostics", "stdout", "stderr",
                                        "displayCount", "notices"} <= set(run_schema["properties"])
     assert tools["list_kotlin_sessions"].output_schema and tools["describe_kotlin_session"].output_schema
-    assert tools["reset_kotlin_session"].output_schema and tools["close_kotlin_session"].output_schema is None
+    assert tools["reset_kotlin_session"].output_schema and tools["resolve_gradle_environment"].output_schema
+    assert tools["close_kotlin_session"].output_schema is None
     assert text(ran) == "A\n// type: kotlin.String"
     assert ran.structured_content == {
         "ok": True, "value": "A", "valueType": "kotlin.String", "valueKind": "text", "valueMime": "text/plain", "error": None, "diagnostics": [],
@@ -470,6 +471,11 @@ async def test_resolve_tool_summarises_the_environment(shared: Client):
     result = await client.call_tool("resolve_gradle_environment", {"projectRoot": PROJECT, "buildTool": "maven"})
     summary = text(result)
     assert "Kotlin version:    2.3.21" in summary and "kotlin-serialization-compiler-plugin-embeddable" in summary
+    # ...and as data, in full: the classpath (the project's classes first), the plugins, where it came from.
+    data = result.structured_content
+    assert (data["buildTool"], data["projectRoot"], data["kotlinVersion"]) == ("maven", PROJECT, "2.3.21"), data
+    assert data["classpath"][0].endswith("target/classes") and any("kotlinx-serialization-core" in jar for jar in data["classpath"])
+    assert any("kotlin-serialization-compiler-plugin-embeddable" in jar for jar in data["compilerPluginClasspath"]) and data["origin"]
 
 
 @jvm

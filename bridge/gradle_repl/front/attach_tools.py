@@ -16,7 +16,7 @@ from gradle_repl.errors import GradleReplError
 from gradle_repl.front.content import error_result, text_result
 from gradle_repl.host.manager import SessionManager
 from gradle_repl.front.attaching import attach_session, jvm_line
-from gradle_repl.front.outputs import RunningJvmItem, RunningJvms, wire_list
+from gradle_repl.front.outputs import NoticeItem, RunningJvmItem, RunningJvms, SessionAttached, wire_list
 from gradle_repl.front.parameters import BuildToolArg, ProjectPath, SourceSet
 from gradle_repl.project.running_jvms import list_running_jvms
 from gradle_repl.settings import DEFAULT_BUILD_TOOL, DEFAULT_PROJECT_PATH, DEFAULT_SESSION_ID, DEFAULT_SOURCE_SET
@@ -55,7 +55,7 @@ class AttachTools:
         projectPath: ProjectPath = DEFAULT_PROJECT_PATH,
         sourceSet: SourceSet = DEFAULT_SOURCE_SET,
         buildTool: BuildToolArg = DEFAULT_BUILD_TOOL,
-    ) -> CallToolResult:
+    ) -> Annotated[CallToolResult, SessionAttached]:
         """Attach a session to a JVM that is already running: its snippets then run inside that application, against
         its live objects (its classes, their static state and objects; a Spring app's beans), and run_kotlin_snippet,
         check_kotlin_snippet, complete_kotlin_snippet and describe_kotlin_session work on it as on any session (their
@@ -75,9 +75,13 @@ class AttachTools:
         except GradleReplError as error:
             return error_result(str(error))
         told = "".join(f"\n{notice.text}" for notice in notices)
+        attached = SessionAttached(
+            session_id=sessionId, pid=pid, kotlin_version=environment.kotlin_version, java_home=environment.java_home,
+            classpath_size=len(environment.classpath), notices=wire_list(NoticeItem, notices),
+        )
         return text_result(
             f"Session {sessionId!r} is attached to JVM {pid}: snippets run inside it (Kotlin {environment.kotlin_version}, "
-            f"JDK {environment.java_home}). close_kotlin_session detaches.{told}"
+            f"JDK {environment.java_home}). close_kotlin_session detaches.{told}", attached,
         )
 
     def annotated(self) -> list[tuple[Callable[..., Any], ToolAnnotations]]:

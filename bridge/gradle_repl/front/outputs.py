@@ -27,7 +27,8 @@ from gradle_repl.options import EnvSource
 __all__ = [
     "Wire", "SnippetDiagnostic", "CheckDiagnostic", "CodeEdit", "CompletionItem", "DeclaredName", "NoticeItem", "DisplayItem", "LiveSession",
     "SessionOptionValues", "SnippetError", "SnippetRun", "SessionList", "SessionContents", "RunErrorKind", "CodeCheck",
-    "CodeCompletions", "SessionReset", "RunningJvmItem", "RunningJvms", "wire_list",
+    "CodeCompletions", "SessionReset", "RunningJvmItem", "RunningJvms", "SessionAttached", "ProjectEnvironment",
+    "wire_list",
 ]
 
 # A snippet's error kinds, and `request`: the call could not run the snippet (bad arguments, a build that failed,
@@ -210,3 +211,34 @@ class RunningJvms(Wire):
     """The result of list_running_jvms."""
 
     jvms: list[RunningJvmItem] = Field(default_factory=list, description="by pid; gradle-repl's own process left out")
+
+
+class SessionAttached(Wire):
+    """The result of attach_kotlin_session: the session now runs inside that JVM."""
+
+    session_id: str
+    pid: int
+    kotlin_version: str = Field(description="the Kotlin snippets compile with (the project's, or that of the app's kotlin-stdlib)")
+    java_home: str = Field(description="the JDK the app runs on")
+    classpath_size: int = Field(description="entries of the app's classpath that snippets compile against")
+    notices: list[NoticeItem] = Field(default_factory=list, description="what the user must know (a JDK warning, a reused agent, ...)")
+
+
+class ProjectEnvironment(Wire):
+    """The result of resolve_gradle_environment: what snippets of a session on this project would see."""
+
+    build_tool: str
+    project_root: str
+    project_path: str
+    source_set: str
+    kotlin_version: str = Field(description="the REPL compiler's version (the project's, when it has a K2 REPL)")
+    project_kotlin_version: str | None = Field(default=None, description="the build's Kotlin, when it differs")
+    java_home: str
+    jvm_target: str | None = None
+    classpath: list[str] = Field(description="the runtime classpath, the project's outputs first")
+    compiler_plugin_classpath: list[str] = Field(default_factory=list, description="the compiler plugins' jars")
+    compiler_plugin_options: list[str] = Field(default_factory=list, description="as -P plugin:<id>:<key>=<value>")
+    compiler_args: list[str] = Field(default_factory=list, description="free compiler arguments that change compilation")
+    warnings: list[str] = Field(default_factory=list)
+    origin: str = Field(description="from cache, or how long the build took")
+    notices: list[str] = Field(default_factory=list, description="one line per build tool that could not run before the one used")

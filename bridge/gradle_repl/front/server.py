@@ -25,8 +25,8 @@ from gradle_repl.front.content import (
     check_failed, check_to_result, completion_failed, completion_to_result, error_result, reply_to_result, request_failed, text_result,
 )
 from gradle_repl.front.outputs import (
-    CodeCheck, CodeCompletions, DeclaredName, LiveSession, NoticeItem, SessionContents, SessionList, SessionOptionValues, SessionReset,
-    SnippetRun, Wire, wire_list,
+    CodeCheck, CodeCompletions, DeclaredName, LiveSession, NoticeItem, ProjectEnvironment, SessionContents, SessionList,
+    SessionOptionValues, SessionReset, SnippetRun, Wire, wire_list,
 )
 from gradle_repl.errors import GradleReplError
 from gradle_repl.frames import DisplayFrame, StreamFrame
@@ -323,9 +323,10 @@ class KotlinTools:
         sourceSet: SourceSet = DEFAULT_SOURCE_SET,
         buildTool: BuildToolArg = DEFAULT_BUILD_TOOL,
         refresh: Annotated[bool, Field(description="Ignore the cache and run the build again.")] = False,
-    ) -> CallToolResult:
+    ) -> Annotated[CallToolResult, ProjectEnvironment]:
         """Build the project and summarise what snippets would see: build tool, Kotlin version, JDK, classpath size,
-        compiler plugins. Cached until build files or sources change."""
+        compiler plugins; the data has the classpath, plugins and compiler arguments in full. Cached until build files
+        or sources change."""
         try:
             async with _relay(ctx) as relay:
                 resolved = await self.manager.resolve(
@@ -335,7 +336,9 @@ class KotlinTools:
         except GradleReplError as error:
             return error_result(str(error))
         notices = "".join(f"\n{notice}" for notice in resolved.notices)
-        return text_result(f"{resolved.environment.summary()}\n({resolved.origin()}){notices}")
+        shown = resolved.environment.model_dump(include=set(ProjectEnvironment.model_fields) - {"origin", "notices"})
+        data = ProjectEnvironment.model_validate({**shown, "origin": resolved.origin(), "notices": list(resolved.notices)})
+        return text_result(f"{resolved.environment.summary()}\n({resolved.origin()}){notices}", data)
 
     def annotated(self) -> list[tuple[Callable[..., Any], ToolAnnotations]]:
         """Each tool with what it promises a client about its effects."""
