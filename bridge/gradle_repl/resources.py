@@ -22,6 +22,11 @@ def _shipped(name: str) -> Path:
     raise FileNotFoundError(f"gradle-repl is installed without its {name!r} data; reinstall the package")
 
 
+def _sources(shipped: str, folder: str, pattern: str) -> list[Path]:
+    """The files matching pattern under one shipped folder, sorted: the order their content hashes and builds read."""
+    return sorted((_shipped(shipped) / folder).rglob(pattern))
+
+
 def init_script_path() -> Path:
     """The Gradle init script that prints the REPL environment markers."""
     return _shipped("resources") / "repl-env.init.gradle.kts"
@@ -29,48 +34,48 @@ def init_script_path() -> Path:
 
 def maven_extension_sources() -> list[Path]:
     """The Java sources of the Maven core extension that narrows dependency:build-classpath's resolution."""
-    return sorted((_shipped("resources") / "maven-extension").rglob("*.java"))
+    return _sources("resources", "maven-extension", "*.java")
 
 
 def jvm_worker_sources() -> list[Path]:
     """The Kotlin sources of the JVM-side facade, in a stable order."""
-    return sorted((_shipped("jvm-worker") / "src").rglob("*.kt"))
+    return _sources("jvm-worker", "src", "*.kt")
 
 
 def jvm_worker_dependency_sources() -> list[Path]:
     """The facade's @file:DependsOn add-on, built only where Kotlin scripting's Maven resolver is at hand."""
-    return sorted((_shipped("jvm-worker") / "dependencies").rglob("*.kt"))
+    return _sources("jvm-worker", "dependencies", "*.kt")
 
 
 def jvm_worker_compose_sources() -> list[Path]:
     """The facade's Compose add-on (renderComposable), built only for projects with Compose UI for the JVM."""
-    return sorted((_shipped("jvm-worker") / "compose").rglob("*.kt"))
+    return _sources("jvm-worker", "compose", "*.kt")
 
 
 def jvm_worker_completion_sources() -> list[Path]:
     """The facade's completion add-on: reads the K2 compiler's FIR, whose API moves between Kotlin releases."""
-    return sorted((_shipped("jvm-worker") / "completion").rglob("*.kt"))
+    return _sources("jvm-worker", "completion", "*.kt")
 
 
 def jvm_worker_companions_sources() -> list[Path]:
     """The facade's add-on that gives snippet classes the companions compiler plugins generate (reads the FIR too)."""
-    return sorted((_shipped("jvm-worker") / "companions").rglob("*.kt"))
+    return _sources("jvm-worker", "companions", "*.kt")
 
 
 def jvm_worker_class_updates_sources() -> list[Path]:
     """The Java sources of the session JVM's instrumentation agent (in-place class updates), built with the JDK's javac."""
-    return sorted((_shipped("jvm-worker") / "class-updates").rglob("*.java"))
+    return _sources("jvm-worker", "class-updates", "*.java")
 
 
 def jvm_worker_agent_sources() -> list[Path]:
     """The Java sources of the agent an attached session loads into a running application (plain Java, no dependencies)."""
-    return sorted((_shipped("jvm-worker") / "agent").rglob("*.java"))
+    return _sources("jvm-worker", "agent", "*.java")
 
 
 def jvm_worker_attached_spring_sources() -> list[Path]:
     """The Spring helpers of sessions attached to a Spring Boot app (bean<T>(), applicationContext): inline functions,
     compiled against the app's Spring, on the snippets' compile classpath only."""
-    return sorted((_shipped("jvm-worker") / "attach").rglob("*.kt"))
+    return _sources("jvm-worker", "attach", "*.kt")
 
 
 def sample_project_source() -> Path:

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from gradle_repl.errors import GradleReplError
+from gradle_repl.worker.byte_cursor import ByteCursor
 from gradle_repl.worker.report import StackFrame, ThrowableInfo
 
 __all__ = [
@@ -148,37 +149,29 @@ class AgentValues:
     values: list[AgentRead]
 
 
-class _Reader:
+class _Reader(ByteCursor):
     def __init__(self, data: bytes) -> None:
-        self._data = data
-        self._at = 0
-
-    def _take(self, size: int) -> bytes:
-        chunk = self._data[self._at:self._at + size]
-        if len(chunk) != size:
-            raise GradleReplError("the attach agent sent a truncated message")
-        self._at += size
-        return chunk
+        super().__init__(data, error=GradleReplError, ends_early="the attach agent sent a truncated message")
 
     def kind(self) -> str:
-        return self._take(1).decode("ascii")
+        return self.take(1).decode("ascii")
 
     def number(self) -> int:
-        return int(struct.unpack(">q", self._take(8))[0])
+        return self.unpack(">q")
 
     def count(self) -> int:
-        return int(struct.unpack(">i", self._take(4))[0])
+        return self.unpack(">i")
 
     def text(self) -> str | None:
         size = self.count()
-        return None if size < 0 else self._take(size).decode("utf-8", errors="replace")
+        return None if size < 0 else self.take(size).decode("utf-8", errors="replace")
 
     def required_text(self) -> str:
         return self.text() or ""
 
     def data(self) -> bytes | None:
         size = self.count()
-        return None if size < 0 else self._take(size)
+        return None if size < 0 else self.take(size)
 
 
 class _Writer:

@@ -7,6 +7,8 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 
+from gradle_repl.worker.byte_cursor import ByteCursor
+
 __all__ = ["ClassShape", "read_class", "refusal", "initialiser_changed"]
 
 # Bytes each constant-pool tag's entry takes after the tag (Utf8's are counted from its length).
@@ -38,25 +40,18 @@ class ClassShape:
     initialiser: tuple[object, ...] | None
 
 
-class _Reader:
+class _Reader(ByteCursor):
     def __init__(self, data: bytes) -> None:
-        self.data, self.at = data, 0
-
-    def take(self, count: int) -> bytes:
-        chunk = self.data[self.at : self.at + count]
-        if len(chunk) != count:
-            raise ValueError("the class file ends early")
-        self.at += count
-        return chunk
+        super().__init__(data, error=ValueError, ends_early="the class file ends early")
 
     def u1(self) -> int:
         return self.take(1)[0]
 
     def u2(self) -> int:
-        return int(struct.unpack(">H", self.take(2))[0])
+        return self.unpack(">H")
 
     def u4(self) -> int:
-        return int(struct.unpack(">I", self.take(4))[0])
+        return self.unpack(">I")
 
 
 def read_class(data: bytes) -> ClassShape:
