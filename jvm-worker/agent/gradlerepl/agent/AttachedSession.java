@@ -29,9 +29,10 @@ final class AttachedSession {
     private final Closeable connection;
     private final ClassLoader appLoader;
     private ClassLoader newest;
-    /** The snippets' instances: the session's state, alive as long as the session. */
-    private final List<Object> instances = new ArrayList<>();
-    /** The same instances by snippet class, where a describe reads the values of the snippets' vals and vars. */
+    /**
+     * The snippets' instances by snippet class: the session's state, alive as long as the session, and where a describe
+     * reads the values of the snippets' vals and vars.
+     */
     private final Map<String, Object> instancesByClass = new HashMap<>();
     private volatile Running running;
     /**
@@ -102,7 +103,6 @@ final class AttachedSession {
             }
             writer.shutdown();
             synchronized (this) {
-                instances.clear();
                 instancesByClass.clear();
                 newest = appLoader;
             }
@@ -174,7 +174,6 @@ final class AttachedSession {
         synchronized (this) {
             // Later snippets resolve this one's declarations through its loader, whatever its run came to.
             newest = loader;
-            instances.add(instance);
             instancesByClass.put(className, instance);
         }
         Object returned;
