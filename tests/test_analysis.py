@@ -1,4 +1,4 @@
-"""Checking and completing code against a live session (worker/analysis.py, the facade's CompilerMarks): the
+"""Checking and completing code against a live session (worker/repl/analysis.py, the facade's CompilerMarks): the
 compiler's own answers, and a session left exactly as it was."""
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from gradle_repl.frames import CheckResult, CodeDiagnostic, Completion, Completi
 from gradle_repl.host.manager import SessionLimits, SessionManager
 from gradle_repl.target import SessionTarget
 from gradle_repl.worker import facade
-from gradle_repl.worker.completion import Candidate, SessionCompletion, prefix_start, rank, utf16_offset
-from gradle_repl.worker.analysis import code_diagnostics
+from gradle_repl.worker.repl.completion import Candidate, SessionCompletion, prefix_start, rank, utf16_offset
+from gradle_repl.worker.repl.analysis import code_diagnostics
 from gradle_repl.worker.report import Diagnostic
 
 jvm = pytest.mark.jvm
@@ -230,7 +230,7 @@ def test_a_check_or_completion_after_a_source_edit_keeps_the_sessions_jvm_and_st
 
 
 def test_an_added_import_goes_after_the_codes_file_annotations_comments_and_imports():
-    from gradle_repl.worker.completion import import_edit
+    from gradle_repl.worker.repl.completion import import_edit
 
     assert import_edit("val f = Fil", "java.io.File").model_dump() == {"start": 0, "end": 0, "text": "import java.io.File\n"}
     header = '@file:DependsOn("a:b:1")\n// why\nimport java.util.*\n\n'
@@ -239,7 +239,7 @@ def test_an_added_import_goes_after_the_codes_file_annotations_comments_and_impo
 
 
 def test_names_the_code_already_uses_rank_first_but_keywords_gain_nothing_from_it():
-    from gradle_repl.worker.completion import used_names
+    from gradle_repl.worker.repl.completion import used_names
 
     found = [Candidate("Iterable", "interface", "kotlin.collections", 4), Candidate("Int", "class", "kotlin", 4),
              Candidate("if", "keyword", "", 6), Candidate("ImageBitmap", "class", "p", 4)]

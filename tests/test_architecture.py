@@ -154,3 +154,33 @@ def test_an_import_circle_is_found():
     """The search finds a circle through several modules and none where there is none."""
     assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == ["a", "b", "c", "a"]
     assert _cycle({"a": {"b"}, "b": set()}) is None
+
+
+WORKER_ROOMS = ("repl", "attach", "classes")
+# Imports between the worker's rooms that the one seam for where a snippet runs (issue 40) takes away; each names why
+# it is still here. The list only shrinks.
+ROOM_CROSSINGS_TO_REMOVE: set[tuple[str, str]] = {
+    ("worker/repl/session.py", "classes"),  # the session holds the class updater instead of being handed a Protocol
+    ("worker/attach/attached.py", "repl"),  # AttachedSession subclasses ReplSession instead of being a runner
+}
+
+
+def _room(path: Path) -> str:
+    """A worker module's room (repl, attach, classes), or "shell" for the process shell at worker/'s top."""
+    parts = path.relative_to(PACKAGE / "worker").parts
+    return parts[0] if len(parts) > 1 and parts[0] in WORKER_ROOMS else "shell"
+
+
+def test_the_worker_rooms_meet_only_in_the_shell():
+    """worker/repl (the REPL in this JVM), worker/attach (the link to an agent in another JVM) and worker/classes
+    (class files, in-place updates) never import each other: the shell (worker/'s top modules: boot, the channel,
+    the JVM's door) imports them and hands each what it needs. Nothing outside the worker imports a room but the host's
+    pure helpers named in ARCHITECTURE.md."""
+    crossings = set()
+    for path in (PACKAGE / "worker").rglob("*.py"):
+        room = _room(path)
+        for name in _imports(path):
+            parts = name.split(".")
+            if parts[:2] == ["gradle_repl", "worker"] and len(parts) > 2 and parts[2] in WORKER_ROOMS and room not in ("shell", parts[2]):
+                crossings.add((str(path.relative_to(PACKAGE)), parts[2]))
+    assert crossings <= ROOM_CROSSINGS_TO_REMOVE, sorted(crossings - ROOM_CROSSINGS_TO_REMOVE)

@@ -31,10 +31,10 @@ from gradle_repl.host.manager import SessionLimits, SessionManager
 from gradle_repl.project.attach_target import attach_environment
 from gradle_repl.project.resolve import resolve_environment
 from gradle_repl.project.running_jvms import list_running_jvms
-from gradle_repl.resources import jvm_worker_agent_sources
-from gradle_repl.worker.agent_jar import agent_package, build_agent_jar
-from gradle_repl.worker.agent_socket import agent_dir, socket_path
-from gradle_repl.worker.agent_wire import AgentConnection, AgentValues
+from gradle_repl.resources import jvm_worker_attach_agent_sources
+from gradle_repl.worker.attach.agent_jar import agent_package, build_agent_jar
+from gradle_repl.worker.attach.agent_socket import agent_dir, socket_path
+from gradle_repl.worker.attach.agent_wire import AgentConnection, AgentValues
 from runningapp import SHOP_READY, RunningApp, running_app, shop_command
 
 pytestmark = pytest.mark.jvm
@@ -319,7 +319,7 @@ def test_an_app_holding_this_build_of_the_agent_runs_another_builds_own_code_bes
     first = agent_package(build_agent_jar(shop_env.java_home))
     version = '.text(System.getProperty("java.version"))'
     copies = []
-    for source in jvm_worker_agent_sources():
+    for source in jvm_worker_attach_agent_sources():
         text = source.read_text(encoding="utf-8")
         if source.name == "AttachedSession.java":
             assert text.count(version) == 1

@@ -1,4 +1,4 @@
-"""The worker's loop over an attached snippet's messages (worker/attached.py `_run_there`), against a fake agent
+"""The worker's loop over an attached snippet's messages (worker/attach/attached.py `_run_there`), against a fake agent
 connection that plays the agent's messages on cue: what reaches the session as frames, and when a cancel is sent.
 The real agent is tested end to end in test_attach.py; these are the orderings a real app can't be made to
 produce on demand (output that never pauses, chunks already waiting back to back)."""
@@ -9,8 +9,8 @@ from collections import deque
 from typing import Any, cast
 
 from gradle_repl.frames import StreamFrame
-from gradle_repl.worker.agent_wire import AgentConnection, AgentCut, AgentOutput, AgentReply, AgentStopped, AgentUnit
-from gradle_repl.worker.attached import _run_there
+from gradle_repl.worker.attach.agent_wire import AgentConnection, AgentCut, AgentOutput, AgentReply, AgentStopped, AgentUnit
+from gradle_repl.worker.attach.attached import _run_there
 from gradle_repl.worker.output_frames import SnippetOutput
 
 REQUEST = 7

@@ -1,4 +1,4 @@
-"""What a class file declares, read from bytes javac wrote (worker/class_files.py): why the JVM would refuse to
+"""What a class file declares, read from bytes javac wrote (worker/classes/class_files.py): why the JVM would refuse to
 redefine a class, and whether its static initialiser changed. Pure logic on real class files; no JVM runs it."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from gradle_repl.worker.class_files import ClassShape, initialiser_changed, read_class, refusal
+from gradle_repl.worker.classes.class_files import ClassShape, initialiser_changed, read_class, refusal
 
 # Each class before and after an edit: javac compiles each version's set in one run.
 SOURCES = {

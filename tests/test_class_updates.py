@@ -1,4 +1,4 @@
-"""The worker's record of the project's class outputs (worker/class_updates.py), without a JVM: changes are found by
+"""The worker's record of the project's class outputs (worker/classes/class_updates.py), without a JVM: changes are found by
 content, and the copies of new classes left by workers that ended are removed by the next worker."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import os
 import tempfile
 from pathlib import Path
 
-from gradle_repl.worker import class_updates
-from gradle_repl.worker.class_updates import ClassOutputs
+from gradle_repl.worker.classes import class_updates
+from gradle_repl.worker.classes.class_updates import ClassOutputs
 
 
 def _write(path: Path, data: bytes, *, later: int = 0) -> None:

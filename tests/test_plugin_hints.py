@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from gradle_repl.environment import ReplEnvironment
 from gradle_repl.project.compose_support import compose_warnings, skiko_runtime_artifact
-from gradle_repl.worker.compose_addon import compose_addon
-from gradle_repl.worker.plugin_hints import compose_hints, serialization_hint, with_hints
+from gradle_repl.worker.repl.compose_addon import compose_addon
+from gradle_repl.worker.repl.plugin_hints import compose_hints, serialization_hint, with_hints
 
 RUNTIME = "/m2/org/jetbrains/kotlinx/kotlinx-serialization-core-jvm/1.6.3/kotlinx-serialization-core-jvm-1.6.3.jar"
 PLUGIN = "/m2/org/jetbrains/kotlin/kotlin-serialization-compiler-plugin-embeddable/2.3.21/kotlin-serialization-compiler-plugin-embeddable-2.3.21.jar"

@@ -29,8 +29,8 @@ from gradle_repl.options import SessionOptions, session_options
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "bridge" / "gradle_repl"
-KOTLIN_RUNTIME = ROOT / "jvm-worker" / "src" / "gradlerepl" / "runtime"
-AGENT = ROOT / "jvm-worker" / "agent" / "gradlerepl" / "agent"
+KOTLIN_RUNTIME = ROOT / "jvm-worker" / "runs-in-worker" / "facade" / "gradlerepl" / "runtime"
+AGENT = ROOT / "jvm-worker" / "runs-in-app" / "agent" / "gradlerepl" / "agent"
 KINDS = get_args(DisplayKind)
 
 

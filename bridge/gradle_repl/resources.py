@@ -8,7 +8,7 @@ from pathlib import Path
 __all__ = [
     "init_script_path", "maven_extension_sources", "jvm_worker_sources", "jvm_worker_dependency_sources",
     "jvm_worker_compose_sources", "jvm_worker_completion_sources", "jvm_worker_companions_sources", "jvm_worker_class_updates_sources",
-    "jvm_worker_agent_sources", "jvm_worker_attached_spring_sources",
+    "jvm_worker_attach_agent_sources", "jvm_worker_attached_spring_sources",
     "sample_project_source",
 ]
 
@@ -39,43 +39,43 @@ def maven_extension_sources() -> list[Path]:
 
 def jvm_worker_sources() -> list[Path]:
     """The Kotlin sources of the JVM-side facade, in a stable order."""
-    return _sources("jvm-worker", "src", "*.kt")
+    return _sources("jvm-worker", "runs-in-worker/facade", "*.kt")
 
 
 def jvm_worker_dependency_sources() -> list[Path]:
     """The facade's @file:DependsOn add-on, built only where Kotlin scripting's Maven resolver is at hand."""
-    return _sources("jvm-worker", "dependencies", "*.kt")
+    return _sources("jvm-worker", "runs-in-worker/dependencies", "*.kt")
 
 
 def jvm_worker_compose_sources() -> list[Path]:
     """The facade's Compose add-on (renderComposable), built only for projects with Compose UI for the JVM."""
-    return _sources("jvm-worker", "compose", "*.kt")
+    return _sources("jvm-worker", "runs-in-worker/compose", "*.kt")
 
 
 def jvm_worker_completion_sources() -> list[Path]:
     """The facade's completion add-on: reads the K2 compiler's FIR, whose API moves between Kotlin releases."""
-    return _sources("jvm-worker", "completion", "*.kt")
+    return _sources("jvm-worker", "runs-in-worker/completion", "*.kt")
 
 
 def jvm_worker_companions_sources() -> list[Path]:
     """The facade's add-on that gives snippet classes the companions compiler plugins generate (reads the FIR too)."""
-    return _sources("jvm-worker", "companions", "*.kt")
+    return _sources("jvm-worker", "runs-in-worker/companions", "*.kt")
 
 
 def jvm_worker_class_updates_sources() -> list[Path]:
     """The Java sources of the session JVM's instrumentation agent (in-place class updates), built with the JDK's javac."""
-    return _sources("jvm-worker", "class-updates", "*.java")
+    return _sources("jvm-worker", "runs-in-worker/class-updates", "*.java")
 
 
-def jvm_worker_agent_sources() -> list[Path]:
+def jvm_worker_attach_agent_sources() -> list[Path]:
     """The Java sources of the agent an attached session loads into a running application (plain Java, no dependencies)."""
-    return _sources("jvm-worker", "agent", "*.java")
+    return _sources("jvm-worker", "runs-in-app/agent", "*.java")
 
 
 def jvm_worker_attached_spring_sources() -> list[Path]:
     """The Spring helpers of sessions attached to a Spring Boot app (bean<T>(), applicationContext): inline functions,
     compiled against the app's Spring, on the snippets' compile classpath only."""
-    return _sources("jvm-worker", "attach", "*.kt")
+    return _sources("jvm-worker", "runs-in-app/spring", "*.kt")
 
 
 def sample_project_source() -> Path:

@@ -2,7 +2,7 @@
 
 The host decides from what changed in the resolved environment: a different JDK, Kotlin, classpath, compiler plugins
 or options, or session options need a new JVM; when only the class outputs can differ (the same environment, built
-again), the worker is asked to update its classes in place (worker/class_updates.py), and it says what it redefined
+again), the worker is asked to update its classes in place (worker/classes/class_updates.py), and it says what it redefined
 or why it can't (then the session restarts, as before in-place updates, and the notice names the reason and what
 was lost). Nothing here touches a process: it reads environments and the worker's answers.
 """

@@ -20,7 +20,7 @@ from gradle_repl.errors import GradleReplError
 
 __all__ = ["RunningJvm", "list_running_jvms", "running_jvm", "java_home_of", "attachable_jvm"]
 
-# The oldest Java the agent is compiled for (worker/agent_jar.py).
+# The oldest Java the agent is compiled for (worker/attach/agent_jar.py).
 MINIMUM_JAVA = 17
 _RELEASE_VERSION = re.compile(r'^JAVA_VERSION="([^"]+)"', re.MULTILINE)
 

@@ -148,7 +148,7 @@ class CompletionOutcome(Protocol):
 
 
 class Completer(Protocol):
-    """gradlerepl.completion.Completer (jvm-worker/completion): what fits at a cursor."""
+    """gradlerepl.completion.Completer (jvm-worker/runs-in-worker/completion): what fits at a cursor."""
 
     def complete(self, code: str, start: int, cursor: int, sourceName: str, packages: JavaObject) -> CompletionOutcome: ...
 

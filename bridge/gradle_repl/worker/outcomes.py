@@ -28,7 +28,7 @@ REPORTED_SEVERITIES = ("ERROR", "FATAL", "WARNING")
 # Cause chains can be cyclic; a readable report never needs more than this many.
 _MAX_CAUSES = 20
 
-# What a runtime error met of failed snippets' declarations (worker/failures.py), when that is what it was.
+# What a runtime error met of failed snippets' declarations (worker/repl/failures.py), when that is what it was.
 ExplainFailedUse = Callable[[list[ThrowableInfo]], FailedUse | None]
 
 

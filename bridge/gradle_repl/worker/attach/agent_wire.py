@@ -1,4 +1,4 @@
-"""The worker's side of the attach agent's channel (jvm-worker/agent: AttachedSession.java, Wire.java).
+"""The worker's side of the attach agent's channel (jvm-worker/runs-in-app/agent: AttachedSession.java, Wire.java).
 
 Frames are an int length and that many bytes; inside, big-endian numbers and strings as an int byte count (-1: null)
 and UTF-8. On connecting, the agent says hello: `H` its build (the package of

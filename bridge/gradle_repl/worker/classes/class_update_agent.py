@@ -1,6 +1,6 @@
-"""The session JVM's instrumentation agent (jvm-worker/class-updates): built before the JVM starts, by the session JDK's own
+"""The session JVM's instrumentation agent (jvm-worker/runs-in-worker/class-updates): built before the JVM starts, by the session JDK's own
 javac, and cached per source hash, like the facade — never a shipped binary. The JVM gets it as `-javaagent:`, and
-worker/class_updates.py asks it to redefine project classes after a rebuild.
+worker/classes/class_updates.py asks it to redefine project classes after a rebuild.
 
 A JDK without javac (a bare JRE) starts without it: its session restarts on every project edit, as before, and the
 restart's notice says why.
@@ -42,7 +42,7 @@ class AgentJar:
 def agent_jar(java_home: str) -> AgentJar:
     """The agent jar for this JDK's javac, compiled on first use; never raises (the session starts without it)."""
     sources = jvm_worker_class_updates_sources()
-    target = cache_dir() / "facade" / f"jvm-worker-agent-{sources_hash(sources, _RELEASE)}.jar"
+    target = cache_dir() / "facade" / f"class-updates-agent-{sources_hash(sources, _RELEASE)}.jar"
     try:
         return AgentJar(
             build_java_jar(target, sources, java_home=java_home, release=_RELEASE, manifest=_MANIFEST, what="the class-update agent"),

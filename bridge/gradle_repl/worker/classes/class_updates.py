@@ -3,7 +3,7 @@
 At start the worker reads every class file under the project's class output directories (and notes each jar's size
 and time); after a rebuild it reads them again and compares *bytes*, not time stamps (Maven and Gradle rewrite
 unchanged classes with the same bytes). Of the changed classes, the ones the JVM has loaded are redefined in one
-`Instrumentation.redefineClasses` call through the agent (worker/class_update_agent.py), so an inline function's callers change
+`Instrumentation.redefineClasses` call through the agent (worker/classes/class_update_agent.py), so an inline function's callers change
 with it; the others, and class files that appeared, are read from disk when first used (the project's loader has
 the output directories on its class path). What the JVM can't do in place — a method or field added or removed,
 supertypes changed, a class deleted, a jar changed — is refused with the reason, and the host restarts the session.
@@ -22,9 +22,9 @@ from pathlib import Path
 import psutil
 
 from gradle_repl.frames import UpdateResult
-from gradle_repl.worker.class_update_agent import AGENT_CLASS
+from gradle_repl.worker.classes.class_update_agent import AGENT_CLASS
 from gradle_repl.worker.java import JavaObject, byte_arrays, java_class, string_array
-from gradle_repl.worker.class_files import initialiser_changed, read_class, refusal
+from gradle_repl.worker.classes.class_files import initialiser_changed, read_class, refusal
 from gradle_repl.worker.safety import jstr
 
 __all__ = ["ClassOutputs", "ClassUpdater"]

@@ -1,5 +1,5 @@
 """The Spring helpers of a session attached to a Spring Boot app: bean<T>(), bean(name), beanNames() and
-applicationContext (jvm-worker/attach). Inline functions compiled against the app's own Spring and put on the
+applicationContext (jvm-worker/runs-in-app/spring). Inline functions compiled against the app's own Spring and put on the
 snippets' compile classpath only: their bodies are compiled into each snippet, so nothing of them is loaded into the
 app. (The REPL refuses inline functions declared in a snippet, so they can't be a first snippet of the session.)"""
 

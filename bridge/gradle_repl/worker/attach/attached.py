@@ -1,7 +1,7 @@
 """An attached session: snippets compile here, in the worker's K2 REPL, and run in a JVM that is already running.
 
 The worker loads gradle-repl's agent into the target (the attach API's VirtualMachine.loadAgent, from this worker's
-JVM) unless it already listens there, connects to it (worker/agent_wire.py), and for each snippet sends the classes
+JVM) unless it already listens there, connects to it (worker/attach/agent_wire.py), and for each snippet sends the classes
 the REPL compiled. The target never loads the compiler; the session's state (its snippets' instances) lives there.
 """
 
@@ -18,13 +18,13 @@ import psutil
 
 from gradle_repl.errors import WorkerFailed
 from gradle_repl.frames import DescribeRequest, DescriptionResult, DisplayFrame, ErrorResult, EvalRequest, SuccessResult
-from gradle_repl.worker.agent_jar import agent_package, build_agent_jar
-from gradle_repl.worker.agent_socket import socket_path
-from gradle_repl.worker.agent_wire import (
+from gradle_repl.worker.attach.agent_jar import agent_package, build_agent_jar
+from gradle_repl.worker.attach.agent_socket import socket_path
+from gradle_repl.worker.attach.agent_wire import (
     AgentAnswer, AgentConnection, AgentCut, AgentDisplay, AgentError, AgentGone, AgentImageValue, AgentOutput, AgentRead,
     AgentStopped, AgentUnit, AgentValue, AgentValues,
 )
-from gradle_repl.worker.declarations import DESCRIBE_SECONDS, VALUE_LIMIT_CHARS, VALUE_SECONDS, StoredValue, shown_value, unfinished, unreadable
+from gradle_repl.worker.repl.declarations import DESCRIBE_SECONDS, VALUE_LIMIT_CHARS, VALUE_SECONDS, StoredValue, shown_value, unfinished, unreadable
 from gradle_repl.worker.java import JavaException, JavaObject, RunningSnippet, java_class
 from gradle_repl.worker.deadlines import COMPILE_AFTER_CANCEL_SECONDS, INTERRUPT_GRACE_SECONDS, REPLY_SECONDS
 from gradle_repl.worker.interruption import stopped_before_running, why_stopped
@@ -33,8 +33,8 @@ from gradle_repl.worker.outcomes import ExplainFailedUse, snippet_result
 from gradle_repl.worker.output_frames import Send, SnippetOutput
 from gradle_repl.worker.report import format_throwable
 from gradle_repl.worker.safety import jstr
-from gradle_repl.worker.session import POLL_INTERVAL_MS, ReplSession
-from gradle_repl.worker.snippet_mirror import SnippetMirror
+from gradle_repl.worker.repl.session import POLL_INTERVAL_MS, ReplSession
+from gradle_repl.worker.attach.snippet_mirror import SnippetMirror
 from gradle_repl.worker.snippet_names import WARM_UP_SNIPPETS, SnippetCounter
 
 __all__ = ["ATTACHED_LIBRARIES_UNAVAILABLE", "AttachedSession", "attach_agent", "attached_display_api", "warm_up_attached"]
@@ -46,7 +46,7 @@ CONNECT_TIMEOUT_SECONDS = 10.0
 # the host gives up on this worker (deadlines.STOPPED_ANSWER_SECONDS).
 _CANCEL_ANSWER_SECONDS = INTERRUPT_GRACE_SECONDS + REPLY_SECONDS - 1.0
 _POLL_SECONDS = POLL_INTERVAL_MS / 1000
-# The display calls of an attached session's snippets (jvm-worker/agent Display.java, in the package of the agent's
+# The display calls of an attached session's snippets (jvm-worker/runs-in-app/agent Display.java, in the package of the agent's
 # build), imported into each by name: an explicit import outranks the facade's `gradlerepl.runtime.*`, whose display
 # functions can't load in the app.
 _DISPLAY_CALLS = ("display", "markdown", "html", "image")

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from gradle_repl.errors import WorkerFailed
 from gradle_repl.paths import cache_dir
-from gradle_repl.resources import jvm_worker_agent_sources
+from gradle_repl.resources import jvm_worker_attach_agent_sources
 from gradle_repl.worker.java_jars import build_java_jar, sources_hash
 
 __all__ = ["agent_class", "agent_jar_path", "agent_package", "build_agent_jar", "build_hash"]
@@ -37,7 +37,7 @@ _PACKAGE_LINE = re.compile(rf"^package {re.escape(_SOURCE_PACKAGE)};", re.MULTIL
 
 def agent_jar_path(sources: list[Path] | None = None) -> Path:
     """Where the agent of these sources (gradle-repl's own when not given) is cached."""
-    digest = sources_hash(sources or jvm_worker_agent_sources(), _RELEASE, _BUILD_PACKAGE)
+    digest = sources_hash(sources or jvm_worker_attach_agent_sources(), _RELEASE, _BUILD_PACKAGE)
     return cache_dir() / "agent" / f"{_JAR_PREFIX}{digest}.jar"
 
 
@@ -59,7 +59,7 @@ def agent_class(jar: Path) -> str:
 def build_agent_jar(java_home: str, sources: list[Path] | None = None) -> Path:
     """The agent's jar, compiled with this JDK's javac when it is not cached yet. `sources` replaces gradle-repl's
     own (tests build a second, different agent from a changed copy)."""
-    sources = sources or jvm_worker_agent_sources()
+    sources = sources or jvm_worker_attach_agent_sources()
     target = agent_jar_path(sources)
     if target.is_file():
         return target

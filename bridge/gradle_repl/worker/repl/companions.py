@@ -2,7 +2,7 @@
 
 kotlinx.serialization (and any plugin that generates a companion object) gives a `@Serializable` class a companion
 holding `serializer()`. The K2 REPL generates it for a snippet's class but never makes it the class's companion, so
-`Q.serializer()` is an unresolved reference while `Q.Companion.serializer()` works (jvm-worker/companions says why
+`Q.serializer()` is an unresolved reference while `Q.Companion.serializer()` works (jvm-worker/runs-in-worker/companions says why
 and how the add-on fixes it). The add-on reads the compiler's FIR, so it is compiled per Kotlin version; a session
 whose Kotlin it doesn't fit starts without it, and an unresolved reference in that session says why.
 """
@@ -15,7 +15,7 @@ from gradle_repl.environment import ReplEnvironment, is_plugin_jar
 from gradle_repl.errors import WorkerFailed
 from gradle_repl.worker.facade import build_companions_addon, first_compile_error
 from gradle_repl.worker.java import JavaException, JavaObject, ReplDriver, addon_loader, java_class
-from gradle_repl.worker.plugin_hints import Hint
+from gradle_repl.worker.repl.plugin_hints import Hint
 
 __all__ = ["generated_companions"]
 

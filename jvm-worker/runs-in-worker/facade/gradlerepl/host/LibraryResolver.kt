@@ -7,7 +7,7 @@ import kotlin.script.experimental.api.ScriptConfigurationRefinementContext
 
 /**
  * Resolves the libraries a snippet names with `@file:DependsOn` / `@file:Repository`. Implemented in
- * jvm-worker/dependencies, which is built only where Kotlin scripting's Maven resolver could be fetched
+ * jvm-worker/runs-in-worker/dependencies, which is built only where Kotlin scripting's Maven resolver could be fetched
  * for the session's Kotlin version; without it the driver has none and says so when a snippet asks.
  */
 interface LibraryResolver {
