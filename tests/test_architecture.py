@@ -95,7 +95,7 @@ def test_the_top_level_holds_only_the_base_and_the_entry_point():
     top = {p.name for p in PACKAGE.glob("*.py")}
     assert top == {
         "__init__.py", "__main__.py", "display_kinds.py", "environment.py", "file_annotations.py", "errors.py", "frames.py", "options.py", "paths.py", "progress.py",
-        "resources.py", "settings.py", "stopping.py", "target.py",
+        "resources.py", "settings.py", "stopping.py", "target.py", "test_settings.py",
     }, top
 
 

@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field
 from gradle_repl.errors import EnvironmentIncomplete
 from gradle_repl.options import SessionOptions
 from gradle_repl.settings import DEFAULT_PROJECT_PATH, DEFAULT_SOURCE_SET
+from gradle_repl.test_settings import TestRunSettings
 
 __all__ = ["MARKER", "DEPENDS_ON_UNAVAILABLE", "COMPOSE_PLUGIN_MISSING", "SKIKO_RUNTIME_MISSING", "BuildToolChoice", "BuildToolName", "ReplEnvironment", "is_plugin_jar", "marker_prefix", "new_nonce", "parse_markers"]
 
@@ -100,6 +101,9 @@ class ReplEnvironment(BaseModel):
     )
     attached_pid: int | None = Field(
         default=None, description="the running JVM an attached session's snippets run in (classpath and JDK are its own)"
+    )
+    test_settings: TestRunSettings | None = Field(
+        default=None, description="the build's test configuration; set for a test source set whose build configures its tests"
     )
 
     def compiler_options(self) -> list[str]:
