@@ -41,14 +41,40 @@ def sample_project() -> Path:
     return copy
 
 
+class _Narrator:
+    """The server's progress, as the first call's set-up happens: the build, first-time downloads, the facade's
+    compile. A new machine spends most of the demo there, and a silent minute reads as a hang. A build tool's own log
+    is cut down to its steps (which plugin runs) and one line for its downloads."""
+
+    _BUILD_BANNER = ("Apache Maven", "Maven home", "Java version", "Default locale", "OS name", "Progress (")
+
+    def __init__(self) -> None:
+        self._downloading = False
+
+    async def __call__(self, progress: float, total: float | None, message: str | None) -> None:
+        line = (message or "").strip()
+        if line.startswith(("Downloading from", "Downloaded from")):
+            if not self._downloading:
+                self._downloading = True
+                print("  ... downloading the build's dependencies (first run only)", flush=True)
+            return
+        if not line or line.startswith(self._BUILD_BANNER) or (line.startswith("[") and not line.startswith("[INFO] --- ")):
+            return
+        print(f"  ... {line.removeprefix('[INFO] --- ')}", flush=True)
+
+
 async def run_demo() -> int:
     project = str(sample_project())
     server = StdioServerParameters(command=sys.executable, args=["-m", "gradle_repl", "serve"])
     async with Client(server, read_timeout_seconds=600) as client:
         tools = await client.list_tools()
         print(f"MCP server gradle-repl: tools {', '.join(t.name for t in tools.tools)}")
-        for code in SNIPPETS:
-            result = await client.call_tool("run_kotlin_snippet", {"projectRoot": project, "code": code})
+        print(f"Starting a session on {project}: the first call builds it and starts a JVM (a first run also downloads "
+              "the Kotlin compiler and compiles gradle-repl's facade, once).", flush=True)
+        for number, code in enumerate(SNIPPETS):
+            result = await client.call_tool(
+                "run_kotlin_snippet", {"projectRoot": project, "code": code}, progress_callback=_Narrator() if number == 0 else None
+            )
             print("\n>>> " + code.replace("\n", "\n... "))
             print("\n".join(as_text(result)))
     return 0
