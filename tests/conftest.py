@@ -233,8 +233,8 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     return max(1, min(cores, int(memory_gib // 3)))
 
 
-# The only skips a machine may have: a Gradle 7.6+ launcher can't be installed everywhere (README, Testing). Any
-# other skip means the machine lacks something the README's setup names (tmux, a JDK tool): the run fails.
+# The only skips a machine may have: a Gradle 7.6+ launcher can't be installed everywhere (CONTRIBUTING.md, The suite). Any
+# other skip means the machine lacks something CONTRIBUTING.md's set-up names (tmux, a JDK tool): the run fails.
 ALLOWED_SKIP_REASONS = ("no Gradle:",)
 _required_but_skipped: list[str] = []
 
@@ -280,7 +280,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # no
     """Names every test that was skipped though it must run everywhere; after a run that included the reliability
     suite, prints what it tried."""
     for skipped in _required_but_skipped:
-        terminalreporter.write_line(f"REQUIRED TEST SKIPPED (install what it needs; see the README): {skipped}", red=True)
+        terminalreporter.write_line(f"REQUIRED TEST SKIPPED (install what it needs; see CONTRIBUTING.md): {skipped}", red=True)
     ledger = {field: _ledger_totals[field] + count for field, count in _own_ledger().items()}
     if ledger["faults_tried"] or ledger["bad_inputs_tried"]:
         terminalreporter.write_line(

@@ -17,7 +17,7 @@ from runningapp import SHOP_READY, running_app, shop_command
 
 pytestmark = pytest.mark.jvm
 
-# This machine's second JDK (README, On a fresh machine).
+# This machine's second JDK (CONTRIBUTING.md, Setting up).
 JDK25 = Path("/usr/lib/jvm/temurin-25-jdk-amd64")
 
 
@@ -26,7 +26,7 @@ def test_a_jdk_25_app_started_with_the_agent_runs_snippets_and_a_runaway_one_is_
     the app's console); snippets run on JDK 25; one that ignores its interrupt can't be stopped there, the reply says
     so, and the app keeps answering."""
     if not (JDK25 / "bin" / "java").is_file():
-        pytest.fail(f"no JDK 25 at {JDK25}: install temurin-25-jdk (README, On a fresh machine)")
+        pytest.fail(f"no JDK 25 at {JDK25}: install temurin-25-jdk (CONTRIBUTING.md, Setting up)")
     classpath = resolve_environment(PROJECTS / "attach-plain", build_tool="maven").environment.classpath
     with running_app(shop_command(str(JDK25 / "bin" / "java"), classpath, agent_option()), ready=SHOP_READY) as app:
         with running_worker(attach_environment(app.pid)) as worker:

@@ -32,7 +32,7 @@ def _javac() -> str:
     found = Path(os.environ["JAVA_HOME"]) / "bin" / "javac" if "JAVA_HOME" in os.environ else None
     javac = str(found) if found is not None and found.is_file() else shutil.which("javac")
     if javac is None:
-        pytest.fail("no javac: a JDK is needed (README: openjdk-17-jdk-headless)")
+        pytest.fail("no javac: a JDK is needed (CONTRIBUTING.md: openjdk-17-jdk-headless)")
     return javac
 
 

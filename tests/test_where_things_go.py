@@ -43,7 +43,7 @@ def _section() -> str:
 def test_every_file_the_section_names_exists():
     """Every file path the section names is a file of the package or the repository."""
     named = set(re.findall(r"`([\w./-]+\.(?:py|kt|json|md))`", _section()))
-    assert {"frames.py", "front/content.py", "options.py", "README.md"} <= named
+    assert {"frames.py", "front/content.py", "options.py", "docs/sessions-and-edits.md"} <= named
     missing = sorted(path for path in named if not (PACKAGE / path).exists() and not (ROOT / path).exists())
     assert missing == []
 
@@ -120,14 +120,21 @@ def _cli_session_option_dests() -> set[str]:
     return {action.dest for action in group._group_actions}
 
 
+def _session_options_docs() -> str:
+    """docs/sessions-and-edits.md's "Session options" section: where a user reads what each option does."""
+    text = (ROOT / "docs" / "sessions-and-edits.md").read_text(encoding="utf-8")
+    start = text.index("\n## Session options\n")
+    return text[start : text.index("\n## ", start + 1)]
+
+
 def test_every_session_option_stands_in_each_place():
     """Each field of SessionOptions is a parameter of session_options(), shown by summary(), a described parameter of
-    run_kotlin_snippet, a CLI flag, a field of SessionOptionValues and named in the README."""
+    run_kotlin_snippet, a CLI flag, a field of SessionOptionValues and named in the docs' session options section."""
     fields = set(SessionOptions.model_fields)
     assert set(SAMPLES) == fields, "a new session option: add a sample value for it here"
     options = SessionOptions.model_validate(SAMPLES)
     tool = _described_parameters(KotlinTools.run_kotlin_snippet)
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    docs = _session_options_docs()
     dests = _cli_session_option_dests()
     for name in sorted(fields):
         camel = to_camel(name)
@@ -137,4 +144,4 @@ def test_every_session_option_stands_in_each_place():
         assert tool.get(camel, "").startswith("Session option:"), f"run_kotlin_snippet lacks the parameter {camel}"
         assert any(dest.rstrip("s") == name.rstrip("s") for dest in dests), f"the CLI has no flag for {name}: {dests}"
         assert name in SessionOptionValues.model_fields, f"front/outputs.py's SessionOptionValues lacks {name}"
-        assert f"`{camel}`" in readme, f"README.md doesn't describe {camel}"
+        assert f"`{camel}`" in docs, f"docs/sessions-and-edits.md's session options don't describe {camel}"

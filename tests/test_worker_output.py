@@ -1,4 +1,4 @@
-"""What the README promises of a session's replies, each checked on a real worker: what a snippet prints arrives whole
+"""What the docs promise of a session's replies, each checked on a real worker: what a snippet prints arrives whole
 up to the output limit, in frames within the frame limit; the caps say how much they cut,
 JPEG images come back as images, @file:Repository adds a repository and an unreachable one is a compile error,
 and a snippet still compiling when stopped never runs."""

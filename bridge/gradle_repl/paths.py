@@ -7,15 +7,22 @@ from pathlib import Path
 
 import platformdirs
 
-__all__ = ["cache_dir", "log_dir", "data_dir", "config_dir"]
+__all__ = ["CACHE_DIR_ENV", "cache_dir", "default_cache_dir", "log_dir", "data_dir", "config_dir"]
 
 _APP = "gradle-repl"
+# Moves the cache (the test suite's runs each keep their own; a worker inherits it from its host).
+CACHE_DIR_ENV = "GRADLE_REPL_CACHE_DIR"
 
 
 def cache_dir() -> Path:
     """GRADLE_REPL_CACHE_DIR, else the platform's user cache directory."""
-    override = os.environ.get("GRADLE_REPL_CACHE_DIR")
-    return Path(override) if override else Path(platformdirs.user_cache_dir(_APP))
+    override = os.environ.get(CACHE_DIR_ENV)
+    return Path(override) if override else default_cache_dir()
+
+
+def default_cache_dir() -> Path:
+    """The platform's user cache directory for gradle-repl, where the cache is when nothing moves it."""
+    return Path(platformdirs.user_cache_dir(_APP))
 
 
 def log_dir() -> Path:

@@ -1,5 +1,5 @@
 """The `gradle-repl` command: serve (MCP on stdio or HTTP), resolve, eval, check, repl, sessions, jvms, agent-path, token,
-demo. Exit 0 ok, 1 failure, 2 usage."""
+demo, doctor, cache. Exit 0 ok, 1 failure, 2 usage."""
 
 from __future__ import annotations
 
@@ -16,6 +16,8 @@ from gradle_repl.project.buildtools import BUILD_TOOLS
 from gradle_repl.front.reply_text import ReplyPrinter
 from gradle_repl.front.sessions import Sessions
 from gradle_repl.front.attaching import agent_option, attach_session, jvm_line
+from gradle_repl.front.cache_command import add_cache_command, run_cache_command
+from gradle_repl.front.doctor import add_doctor_command, run_doctor
 from gradle_repl.errors import GradleReplError
 from gradle_repl.host.manager import SessionManager
 from gradle_repl.project.process import BuildLine
@@ -208,6 +210,8 @@ def _parser() -> argparse.ArgumentParser:
     commands.add_parser("agent-path", help="print the -javaagent: option that loads the attach agent at an app's start (Java 21+ then doesn't warn)")
     commands.add_parser("demo", help="run a short session against the bundled sample-project through the MCP server")
     commands.add_parser("token", help="print the bearer token `serve --http` requires (made on first use)")
+    add_doctor_command(commands)
+    add_cache_command(commands)
     return parser
 
 
@@ -426,6 +430,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "agent-path":
             print(agent_option())
             return 0
+        if args.command == "doctor":
+            return run_doctor(args)
+        if args.command == "cache":
+            return run_cache_command(args)
         if args.command == "jvms":
             for jvm in list_running_jvms():
                 print(jvm_line(jvm))

@@ -19,6 +19,7 @@ from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
 from gradle_repl import package_version
+from gradle_repl.front.agent_guide import INSTRUCTIONS
 from gradle_repl.front.attach_tools import AttachTools
 from gradle_repl.front.parameters import BuildToolArg, ProjectPath, ProjectRoot, SessionId, SessionProjectRoot, SourceSet
 from gradle_repl.front.content import (
@@ -46,11 +47,6 @@ PROGRESS_INTERVAL_SECONDS = 0.25
 # A progress message is a glance at what happens, not the output itself (the reply carries all of it).
 PROGRESS_MESSAGE_CHARS = 300
 
-INSTRUCTIONS = """\
-Run Kotlin snippets inside a Gradle or Maven JVM project: its compiled classes, dependencies,
-JDK and Kotlin compiler plugins (kotlinx-serialization, all-open, ...). State (vals, funs,
-classes, imports) persists per sessionId like a notebook. Use it to try an API, inspect a data
-class, check a serializer or reproduce a bug without writing a test."""
 
 class _ProgressRelay:
     """Carries build-tool lines from the resolver's thread to MCP progress notifications."""

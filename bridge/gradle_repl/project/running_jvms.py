@@ -18,7 +18,7 @@ import psutil
 
 from gradle_repl.errors import GradleReplError
 
-__all__ = ["RunningJvm", "list_running_jvms", "running_jvm", "java_home_of", "attachable_jvm"]
+__all__ = ["RunningJvm", "list_running_jvms", "running_jvm", "java_home_of", "java_release_version", "attachable_jvm"]
 
 # The oldest Java the agent is compiled for (worker/attach/agent_jar.py).
 MINIMUM_JAVA = 17
@@ -42,7 +42,8 @@ def java_home_of(executable: str) -> str:
     return str(Path(executable).resolve().parent.parent)
 
 
-def _java_version(java_home: str) -> str | None:
+def java_release_version(java_home: str) -> str | None:
+    """The JAVA_VERSION a JDK's `release` file names ("17.0.15"), None when it has none."""
     try:
         found = _RELEASE_VERSION.search((Path(java_home) / "release").read_text(encoding="utf-8", errors="replace"))
     except OSError:
@@ -85,7 +86,7 @@ def _describe(process: psutil.Process) -> RunningJvm | None:
     except psutil.AccessDenied:
         return None
     java_home = java_home_of(executable)
-    version = _java_version(java_home)
+    version = java_release_version(java_home)
     why_not = None
     if uid != os.getuid():
         why_not = f"it runs as user {user}: gradle-repl attaches only to this user's JVMs"
