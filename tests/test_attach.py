@@ -36,6 +36,7 @@ from gradle_repl.worker.attach.agent_jar import agent_package, build_agent_jar
 from gradle_repl.worker.attach.agent_socket import agent_dir, socket_path
 from gradle_repl.worker.attach.agent_wire import AgentConnection, AgentValues
 from runningapp import SHOP_READY, RunningApp, running_app, shop_command
+from test_worker_output import SLOW_TO_COMPILE  # one definition of a compile that outlasts a stop
 
 pytestmark = pytest.mark.jvm
 
@@ -197,10 +198,6 @@ def test_a_snippet_printing_all_the_time_still_meets_its_timeout(attached: SyncW
     assert printed_blocks(reply.frames)[0][1].startswith("tick\ntick\n")
     shop.ask("total", "total=")
     assert attached.value("40 + 2") == "42"
-
-
-# A hundred functions take a second or more to compile even on a fast machine: a cancel reaches the worker in moments.
-SLOW_TO_COMPILE = "\n".join(f"fun generated{n}(x: Int) = listOf(x, {n}).map {{ it * 2 }}.sum()" for n in range(100))
 
 
 def test_a_snippet_cancelled_while_it_compiles_never_runs_and_later_snippets_find_its_classes_in_the_app(shop: RunningApp):

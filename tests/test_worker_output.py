@@ -104,8 +104,9 @@ def test_file_repository_adds_a_repository_and_an_unreachable_one_is_a_compile_e
 
 def test_a_snippet_stopped_while_compiling_never_runs(sample_worker: SyncWorker):
     """Compilation can't be interrupted: a snippet timed out while it compiles ends after compiling, unrun.
-    A hundred functions take far longer than the 0.1 s timeout to compile, yet well under the ~10 s the host waits
-    for a compile after a stop even on a machine loaded five times over (300 took 10 s there and lost the session).
+    Thirty functions take several times the 0.1 s timeout to compile on a quiet machine, yet well under the ~10 s the
+    host waits for a compile after a stop on one loaded eight times over (a hundred took 10.2 s there at a load of 17
+    on 2 cores and lost the session; three hundred took 10 s at a load of five times the cores).
     The REPL keeps it in its history all the same: its classes join the session's loader chain (a later snippet makes
     one of its class, and describe reads it), and a later use of its vals says it never ran."""
     reply = sample_worker.eval(f"{SLOW_TO_COMPILE}\n{STOPPED_SNIPPET}", timeout=0.1)
@@ -113,8 +114,9 @@ def test_a_snippet_stopped_while_compiling_never_runs(sample_worker: SyncWorker)
     assert_the_stopped_snippet_never_ran_and_its_classes_are_kept(sample_worker)
 
 
-# A hundred functions take a second or more to compile even on a fast machine.
-SLOW_TO_COMPILE = "\n".join(f"fun generated{n}(x: Int) = listOf(x, {n}).map {{ it * 2 }}.sum()" for n in range(100))
+# Thirty functions take a third of a second or more to compile even on a fast machine: long enough for a 0.1 s timeout
+# or a cancel to arrive mid-compile, short enough to end within the host's wait for a stopped compile under heavy load.
+SLOW_TO_COMPILE = "\n".join(f"fun generated{n}(x: Int) = listOf(x, {n}).map {{ it * 2 }}.sum()" for n in range(30))
 # Declares a class, a val of it and a plain val, and marks the JVM if it ever runs.
 STOPPED_SNIPPET = (
     'data class Kept(val n: Int)\nval kept = Kept(1)\nval stoppedVal = "set"\nfun stoppedFun() = stoppedVal.length\n'
