@@ -154,35 +154,24 @@ class Completer(Protocol):
 
 
 class TestFailure(Protocol):
-    """gradlerepl.junit.TestFailure (jvm-worker/runs-in-worker/junit): one failed test of a run."""
+    """gradlerepl.junit.TestFailure (jvm-worker/runs-in-worker/junit): one failed test of a run (Kotlin properties, read
+    through their getters)."""
 
-    @property
-    def test(self) -> JavaObject: ...  # java.lang.String
-    @property
-    def displayName(self) -> JavaObject: ...  # java.lang.String
-    @property
-    def exception(self) -> JavaObject | None: ...  # a Throwable
-    @property
-    def output(self) -> JavaObject: ...  # java.lang.String
+    def getTest(self) -> JavaObject: ...  # java.lang.String
+    def getDisplayName(self) -> JavaObject: ...  # java.lang.String
+    def getException(self) -> JavaObject | None: ...  # a Throwable
+    def getOutput(self) -> JavaObject: ...  # java.lang.String
 
 
 class TestRun(Protocol):
     """gradlerepl.junit.TestRun: a test run on its own thread."""
 
-    @property
-    def total(self) -> int: ...
-    @property
-    def passed(self) -> int: ...
-    @property
-    def failed(self) -> int: ...
-    @property
-    def skipped(self) -> int: ...
-    @property
-    def aborted(self) -> int: ...
-    @property
-    def refusal(self) -> JavaObject | None: ...  # java.lang.String
-    @property
-    def internalError(self) -> JavaObject | None: ...  # a Throwable
+    def getPassed(self) -> int: ...
+    def getFailed(self) -> int: ...
+    def getSkipped(self) -> int: ...
+    def getAborted(self) -> int: ...
+    def getRefusal(self) -> JavaObject | None: ...  # java.lang.String
+    def getInternalError(self) -> JavaObject | None: ...  # a Throwable
     def failureList(self) -> Sequence[TestFailure]: ...
     def drainFinished(self) -> Sequence[JavaObject]: ...  # String[]
     def cancel(self) -> None: ...

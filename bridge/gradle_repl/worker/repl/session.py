@@ -102,7 +102,10 @@ class ReplSession:
             send(ErrorResult(id=request.id, error_kind="runtime", message=f"Can't run tests: {why}."))
             return
         result = self._tests.run(request, send, cancel)
-        self._facade.output.drain()  # what ran outside any test (a static initialiser's print) is not a snippet's output
+        self._facade.output.drain()
+        if isinstance(result, ErrorResult):
+            send(result)
+            return  # what ran outside any test (a static initialiser's print) is not a snippet's output
         status = self._facade.exit_guard.requestedStatus()
         if status is not None:
             self.exit_code = int(status)

@@ -16,7 +16,7 @@ from functools import cache
 from pathlib import Path
 
 from gradle_repl.environment import ReplEnvironment
-from gradle_repl.frames import TestFailureDetail, TestProgressFrame, TestRunRequest, TestRunResult
+from gradle_repl.frames import ErrorResult, TestFailureDetail, TestProgressFrame, TestRunRequest, TestRunResult
 from gradle_repl.test_settings import TestRunSettings
 from gradle_repl.worker.deadlines import INTERRUPT_GRACE_SECONDS
 from gradle_repl.worker.interruption import why_stopped
@@ -45,7 +45,7 @@ class TestRunner:
         self._settings = environment.test_settings or TestRunSettings()
         self._roots = test_roots(environment.classpath)
 
-    def run(self, request: TestRunRequest, send: _Send, cancel: threading.Event) -> TestRunResult:
+    def run(self, request: TestRunRequest, send: _Send, cancel: threading.Event) -> TestRunResult | ErrorResult:
         """Runs the tests, sending a progress frame per finished test; the result is returned, not sent."""
         started = time.monotonic()
         settings = self._settings
@@ -69,23 +69,25 @@ class TestRunner:
             _progress(run, request.id, send)
         finally:
             restore()
+        refusal = run.getRefusal()
+        if refusal is not None:
+            return ErrorResult(id=request.id, error_kind="runtime", message=f"Can't run tests: {jstr(refusal)}.")
         notices = [f"not applied from the build's test settings: {line}" for line in settings.not_applied]
-        if run.refusal is not None:
-            notices.append(jstr(run.refusal))
-        if run.internalError is not None:
-            notices.append(f"the test runner failed: {jstr(run.internalError.toString())}")
+        broken = run.getInternalError()
+        if broken is not None:
+            notices.append(f"the test runner failed: {jstr(broken.toString())}")
         return TestRunResult(
-            id=request.id, passed=int(run.passed), failed=int(run.failed), skipped=int(run.skipped), aborted=int(run.aborted),
+            id=request.id, passed=int(run.getPassed()), failed=int(run.getFailed()), skipped=int(run.getSkipped()), aborted=int(run.getAborted()),
             failures=[self._detail(failure) for failure in run.failureList()], stopped=stopped, state_lost=lost,
             notices=notices, duration_ms=int((time.monotonic() - started) * 1000),
         )
 
     def _detail(self, failure: TestFailure) -> TestFailureDetail:
-        exception = failure.exception
+        exception = failure.getException()
         return TestFailureDetail(
-            test=jstr(failure.test), display_name=jstr(failure.displayName),
+            test=jstr(failure.getTest()), display_name=jstr(failure.getDisplayName()),
             message=jstr(exception.toString()) if exception is not None else "failed without an exception",
-            stack=self._own_frames(exception), output=jstr(failure.output),
+            stack=self._own_frames(exception), output=jstr(failure.getOutput()),
         )
 
     def _own_frames(self, exception: JavaObject | None) -> list[str]:
