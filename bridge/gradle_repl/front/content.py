@@ -25,7 +25,7 @@ from gradle_repl.front.outputs import (
     CheckDiagnostic, CodeCheck, CodeCompletions, CompletionItem, SnippetDiagnostic, DisplayItem, NoticeItem, ProjectTestRun, SnippetError,
     SnippetRun, TestFailureItem, Wire, wire_list,
 )
-from gradle_repl.front.test_report import fit_test_run, test_run_text
+from gradle_repl.front.test_report import fit_test_run, run_report
 from gradle_repl.host.handle import Analysis, Reply, TestReply
 from gradle_repl.host.notices import Notice
 from gradle_repl.front.reply_text import check_text, shown_type, truncation_note
@@ -239,6 +239,6 @@ def test_reply_to_result(reply: TestReply) -> CallToolResult:
         duration_ms=fitted.duration_ms, failures=wire_list(TestFailureItem, fitted.failures), stopped=fitted.stopped, cut=cut,
         notices=wire_list(NoticeItem, [*reply.notices, *(Notice(kind="environment", text=n) for n in fitted.notices)]),
     )
-    text = "\n".join([*notices, test_run_text(fitted, cut)])
+    text = "\n".join([*notices, run_report(fitted, cut)])
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=_data(data))
 

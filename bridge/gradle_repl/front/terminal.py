@@ -195,7 +195,7 @@ async def run_terminal(options: TerminalOptions, sessions: Sessions | None = Non
         await manager.close_all()
 
 
-def test_target(target: SessionTarget) -> SessionTarget:
+def tests_target(target: SessionTarget) -> SessionTarget:
     """Where `:test` runs: this session when it is of a test source set (its snippets then see the tests' state),
     else the project's test session, the one run_project_tests uses."""
     if target.source_set != "main":
@@ -208,7 +208,7 @@ async def _test(manager: Sessions, options: TerminalOptions, words: list[str], p
     selectors = [word for word in words if word != "--failed"]
     try:
         reply = await manager.run_tests(
-            test_target(options.target), selectors=selectors, failed_only=failed_only, timeout_seconds=options.timeout_seconds,
+            tests_target(options.target), selectors=selectors, failed_only=failed_only, timeout_seconds=options.timeout_seconds,
             progress=printer.status, on_test=printer.status,
         )
     except GradleReplError as error:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from gradle_repl.frames import ErrorResult, TestFailureDetail, TestRunResult
 from gradle_repl.host.handle import TestReply
 
-__all__ = ["RESULT_LIMIT_CHARS", "fit_test_run", "summary_line", "test_run_text", "nothing_failed", "reply_text"]
+__all__ = ["RESULT_LIMIT_CHARS", "fit_test_run", "summary_line", "run_report", "nothing_failed", "reply_text"]
 
 # What one test run's failures may take in a reply: enough for dozens of failures with their stacks, far less than the
 # megabytes a build's test report holds (an agent reads all of it).
@@ -51,7 +51,7 @@ def fit_test_run(result: TestRunResult, limit: int = RESULT_LIMIT_CHARS) -> tupl
     return result.model_copy(update={"failures": kept}), "; ".join(cuts) or None
 
 
-def test_run_text(result: TestRunResult, cut: str | None = None) -> str:
+def run_report(result: TestRunResult, cut: str | None = None) -> str:
     """Each failure in a few lines, then what stopped or was cut, then the summary line."""
     lines: list[str] = []
     for failure in result.failures:
@@ -77,5 +77,5 @@ def reply_text(reply: TestReply) -> tuple[str, bool]:
     if isinstance(reply.result, ErrorResult):
         return "\n".join([*notices, f"error: {reply.result.message}"]), False
     fitted, cut = fit_test_run(reply.result)
-    return "\n".join([*notices, test_run_text(fitted, cut)]), nothing_failed(reply.result)
+    return "\n".join([*notices, run_report(fitted, cut)]), nothing_failed(reply.result)
 

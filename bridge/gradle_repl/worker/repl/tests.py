@@ -23,7 +23,7 @@ from gradle_repl.worker.interruption import why_stopped
 from gradle_repl.worker.java import JavaObject, TestFailure, TestRun, java_class, string_array, test_runs
 from gradle_repl.worker.safety import jstr
 
-__all__ = ["TestRunner", "class_name_pattern", "test_roots"]
+__all__ = ["TestRunner", "class_name_pattern", "scanned_roots"]
 
 _POLL_MS = 50
 # One failing test's printed output kept in the JVM; the host's result limit cuts further.
@@ -43,7 +43,7 @@ class TestRunner:
         self._environment = environment
         self._loader = snippet_loader
         self._settings = environment.test_settings or TestRunSettings()
-        self._roots = test_roots(environment.classpath)
+        self._roots = scanned_roots(environment.classpath)
 
     def run(self, request: TestRunRequest, send: _Send, cancel: threading.Event) -> TestRunResult | ErrorResult:
         """Runs the tests, sending a progress frame per finished test; the result is returned, not sent."""
@@ -159,10 +159,11 @@ def _set_properties(properties: dict[str, str]) -> Callable[[], None]:
     return restore
 
 
-def test_roots(classpath: list[str]) -> list[str]:
-    """The class directories a run of every test scans: the test outputs (a directory named for tests), else all."""
+def scanned_roots(classpath: list[str]) -> list[str]:
+    """The class directories a run of every test scans: the test outputs (Maven's target/test-classes, Gradle's
+    build/classes/kotlin/test, a KMP jvmTest's), named for tests by their last part; else all of them."""
     directories = [entry for entry in classpath if Path(entry).is_dir()]
-    tests = [entry for entry in directories if any("test" in part.lower() for part in Path(entry).parts[-3:])]
+    tests = [entry for entry in directories if "test" in Path(entry).name.lower()]
     return tests or directories
 
 
