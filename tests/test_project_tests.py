@@ -178,7 +178,7 @@ def test_system_exit_in_a_test_is_refused_and_ends_the_session_as_a_snippets_doe
     assert result.failed == 1 and "SecurityException" in result.failures[0].message, result
     assert result.state_lost and any("called System.exit(3)" in notice for notice in result.notices)
     # The next call starts a fresh session: the property set by a snippet is gone with the old JVM.
-    assert shop.value('System.getProperty("shop.hazards").toString()') == "null"
+    assert shop.value('"${System.getProperty("shop.hazards")}"') == "null"
 
 
 @jvm
