@@ -392,6 +392,41 @@ MUTATIONS = (
         "",
         ("tests/test_recompile.py::test_a_compile_error_is_told_from_an_artifact_missing_offline_or_a_daemon_that_would_not_start",),
     ),
+    Mutation(
+        "a failing test's printed output is not kept with its failure",
+        "jvm-worker/runs-in-worker/junit/gradlerepl/junit/TestRuns.kt",
+        "            if (target != null) target.write(b, off, len) else original.write(b, off, len)",
+        "            original.write(b, off, len)",
+        ("tests/test_project_tests.py::test_every_test_runs_with_counts_failure_details_and_progress",),
+    ),
+    Mutation(
+        "a failure's stack keeps JUnit's and the JDK's frames",
+        "bridge/gradle_repl/worker/repl/tests.py",
+        "            kept = [_frame(element) for element in exception.getStackTrace() if self._is_own(jstr(element.getClassName()))]",
+        "            kept = [_frame(element) for element in exception.getStackTrace()]",
+        ("tests/test_project_tests.py::test_every_test_runs_with_counts_failure_details_and_progress",),
+    ),
+    Mutation(
+        "failedOnly runs every test again",
+        "jvm-worker/runs-in-worker/junit/gradlerepl/junit/TestRuns.kt",
+        "            if (failedOnly) {",
+        "            if (false) {",
+        ("tests/test_project_tests.py::test_failed_only_after_an_edit_that_fixes_the_code_passes_in_place",),
+    ),
+    Mutation(
+        "a test ignoring interruption is never stopped",
+        "bridge/gradle_repl/worker/repl/tests.py",
+        "    if run.forceStop() and run.join(int(INTERRUPT_GRACE_SECONDS * 500)):",
+        "    if False:",
+        ("tests/test_project_tests.py::test_a_spinning_test_is_stopped_by_the_timeout_and_the_session_stays",),
+    ),
+    Mutation(
+        "gradle-repl test exits 0 with failing tests",
+        "bridge/gradle_repl/front/test_report.py",
+        "    return result.failed == 0 and result.stopped is None and not result.state_lost",
+        "    return True",
+        ("tests/test_project_tests.py::test_cli_prints_failures_then_a_summary_and_exits_1_only_when_a_test_failed",),
+    ),
 )
 
 

@@ -101,7 +101,7 @@ async def test_tools_are_listed_with_schemas():
     assert set(tools) == {
         "run_kotlin_snippet", "check_kotlin_snippet", "complete_kotlin_snippet", "reset_kotlin_session",
         "close_kotlin_session", "list_kotlin_sessions", "describe_kotlin_session", "resolve_gradle_environment",
-        "list_running_jvms", "attach_kotlin_session",
+        "list_running_jvms", "attach_kotlin_session", "run_project_tests",
     }
     assert set(tools["check_kotlin_snippet"].input_schema["required"]) == {"code"}  # projectRoot: not for an attached session
     assert tools["complete_kotlin_snippet"].input_schema["properties"]["cursor"].get("description")

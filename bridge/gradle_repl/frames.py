@@ -36,6 +36,7 @@ __all__ = [
     "CheckRequest",
     "CompleteRequest",
     "UpdateRequest",
+    "TestRunRequest",
     "Request",
     "Declaration",
     "CompilerDiagnostic",
@@ -57,6 +58,9 @@ __all__ = [
     "TextEdit",
     "CompletionResult",
     "UpdateResult",
+    "TestProgressFrame",
+    "TestFailureDetail",
+    "TestRunResult",
     "ResultFrame",
     "ErrorKind",
     "Frame",
@@ -144,8 +148,18 @@ class UpdateRequest(BaseModel):
     id: int = 0
 
 
+class TestRunRequest(BaseModel):
+    """Runs the project's tests in the session (a session of a test source set); cancelled and timed out as an eval is."""
+
+    op: Literal["test"] = "test"
+    id: int = 0
+    selectors: list[str] = Field(default_factory=list, description="classes, methods, packages (`shop.*`); none = every test")
+    failed_only: bool = Field(default=False, description="the previous run's failures again")
+    timeout_ms: int = int(DEFAULTS.snippet_timeout_seconds * 1000)
+
+
 Request = Annotated[
-    Union[StartRequest, EvalRequest, CancelRequest, DescribeRequest, CheckRequest, CompleteRequest, UpdateRequest],
+    Union[StartRequest, EvalRequest, CancelRequest, DescribeRequest, CheckRequest, CompleteRequest, UpdateRequest, TestRunRequest],
     Field(discriminator="op"),
 ]
 
@@ -347,10 +361,46 @@ class UpdateResult(Result):
     refused: str | None = Field(default=None, description="why the classes can't be updated in place; nothing changed")
 
 
+class TestProgressFrame(BaseModel):
+    """A test of a running test run finished: `12/40 shop.CartTest.oneItem`."""
+
+    event: Literal["test_progress"] = "test_progress"
+    id: int = 0
+    line: str
+
+
+class TestFailureDetail(BaseModel):
+    """One failed test (or a container that failed whole, as a class whose @BeforeAll threw)."""
+
+    __test__ = False  # a model, not a pytest test class
+
+    test: str = Field(description="as a selector names it: `shop.CartTest.discount`; an invocation adds its display name in brackets")
+    display_name: str
+    message: str = Field(description="the exception's class and message")
+    stack: list[str] = Field(default_factory=list, description="the exception's frames in the project's own code, each `Class.method(File.kt:12)`")
+    output: str = Field(default="", description="what the test printed while it ran")
+
+
+class TestRunResult(Result):
+    """The answer to a test request: the counts and each failure."""
+
+    __test__ = False
+
+    type: Literal["tests"] = "tests"
+    passed: int = 0
+    failed: int = 0
+    skipped: int = 0
+    aborted: int = Field(default=0, description="tests that ended on a failed assumption")
+    failures: list[TestFailureDetail] = Field(default_factory=list)
+    stopped: str | None = Field(default=None, description="why the run ended before its tests did (a timeout, a cancel)")
+    state_lost: bool = Field(default=False, description="the session's JVM is gone (a test called System.exit, or would not stop)")
+    notices: list[str] = Field(default_factory=list, description="what the run could not apply of the build's test settings")
+
+
 ResultFrame = Annotated[
-    Union[SuccessResult, ErrorResult, DescriptionResult, CheckResult, CompletionResult, UpdateResult], Field(discriminator="type")
+    Union[SuccessResult, ErrorResult, DescriptionResult, CheckResult, CompletionResult, UpdateResult, TestRunResult], Field(discriminator="type")
 ]
-Frame = Annotated[Union[ReadyFrame, StreamFrame, DisplayFrame, ExitingFrame, ResultFrame], Field(discriminator="event")]
+Frame = Annotated[Union[ReadyFrame, StreamFrame, DisplayFrame, ExitingFrame, TestProgressFrame, ResultFrame], Field(discriminator="event")]
 
 _FRAME = TypeAdapter(Frame)
 _REQUEST = TypeAdapter(Request)
@@ -364,13 +414,13 @@ def encode(model: BaseModel) -> bytes:
 def decode_frame(
     line: bytes | str,
 ) -> (
-    ReadyFrame | StreamFrame | DisplayFrame | ExitingFrame | SuccessResult | ErrorResult | DescriptionResult | CheckResult
-    | CompletionResult | UpdateResult
+    ReadyFrame | StreamFrame | DisplayFrame | ExitingFrame | TestProgressFrame | SuccessResult | ErrorResult | DescriptionResult
+    | CheckResult | CompletionResult | UpdateResult | TestRunResult
 ):
     return _FRAME.validate_json(line)
 
 
 def decode_request(
     line: bytes | str,
-) -> StartRequest | EvalRequest | CancelRequest | DescribeRequest | CheckRequest | CompleteRequest | UpdateRequest:
+) -> StartRequest | EvalRequest | CancelRequest | DescribeRequest | CheckRequest | CompleteRequest | UpdateRequest | TestRunRequest:
     return _REQUEST.validate_json(line)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 __all__ = [
     "init_script_path", "maven_extension_sources", "jvm_worker_sources", "jvm_worker_dependency_sources",
-    "jvm_worker_compose_sources", "jvm_worker_completion_sources", "jvm_worker_companions_sources", "jvm_worker_class_updates_sources",
+    "jvm_worker_compose_sources", "jvm_worker_junit_sources", "jvm_worker_completion_sources", "jvm_worker_companions_sources", "jvm_worker_class_updates_sources",
     "jvm_worker_attach_agent_sources", "jvm_worker_attached_spring_sources",
     "sample_project_source",
 ]
@@ -50,6 +50,11 @@ def jvm_worker_dependency_sources() -> list[Path]:
 def jvm_worker_compose_sources() -> list[Path]:
     """The facade's Compose add-on (renderComposable), built only for projects with Compose UI for the JVM."""
     return _sources("jvm-worker", "runs-in-worker/compose", "*.kt")
+
+
+def jvm_worker_junit_sources() -> list[Path]:
+    """The facade's test runner (the JUnit Platform Launcher), built only for sessions whose classpath has a JUnit Platform engine."""
+    return _sources("jvm-worker", "runs-in-worker/junit", "*.kt")
 
 
 def jvm_worker_completion_sources() -> list[Path]:

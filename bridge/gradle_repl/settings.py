@@ -11,13 +11,18 @@ from typing import Final
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["Settings", "DEFAULTS", "TOKEN_ENV", "DEFAULT_SESSION_ID", "DEFAULT_PROJECT_PATH", "DEFAULT_SOURCE_SET", "DEFAULT_BUILD_TOOL"]
+__all__ = ["Settings", "DEFAULTS", "TOKEN_ENV", "DEFAULT_SESSION_ID", "DEFAULT_PROJECT_PATH", "DEFAULT_SOURCE_SET", "DEFAULT_BUILD_TOOL",
+           "TEST_SESSION_ID", "TEST_SOURCE_SET"]
 
 # What a tool call (and the CLI) runs in when it names none: an agent's first session, the build's root project,
 # its main source set, and the build tool the project's files point to.
 DEFAULT_SESSION_ID: Final = "default"
 DEFAULT_PROJECT_PATH: Final = ":"
 DEFAULT_SOURCE_SET: Final = "main"
+# Where the project's tests run (run_project_tests, `gradle-repl test`, `:test`): a session of the test source set, its
+# own id by default so a session of main classes is left alone.
+TEST_SESSION_ID: Final = "tests"
+TEST_SOURCE_SET: Final = "test"
 DEFAULT_BUILD_TOOL: Final = "auto"
 
 # The variable that gives `serve --http` its bearer token. No worker JVM or build ever sees it: snippets and build

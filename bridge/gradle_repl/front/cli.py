@@ -25,7 +25,9 @@ from gradle_repl.project.resolve import resolve_environment
 from gradle_repl.project.running_jvms import list_running_jvms
 from gradle_repl.front.token import server_token
 from gradle_repl.options import SessionOptions, session_options
-from gradle_repl.settings import DEFAULT_BUILD_TOOL, DEFAULT_PROJECT_PATH, DEFAULT_SESSION_ID, DEFAULT_SOURCE_SET, DEFAULTS, Settings
+from gradle_repl.settings import (
+    DEFAULT_BUILD_TOOL, DEFAULT_PROJECT_PATH, DEFAULT_SESSION_ID, DEFAULT_SOURCE_SET, DEFAULTS, TEST_SESSION_ID, TEST_SOURCE_SET, Settings,
+)
 from gradle_repl.target import SessionTarget
 
 if TYPE_CHECKING:
@@ -194,6 +196,18 @@ def _parser() -> argparse.ArgumentParser:
         help="a snippet to check (repeat for more; each is checked against the session as it is, none is run)",
     )
     _worker_arguments(check)
+
+    test = commands.add_parser(
+        "test", help="run the project's tests in a warm session of its test source set; print failures and a summary line",
+    )
+    test.add_argument("project_root", help="project directory")
+    test.add_argument("selectors", nargs="*", metavar="SELECTOR", help="a class shop.CartTest, a method shop.CartTest.oneItem, a package shop.*; none: every test")
+    test.add_argument("--failed", action="store_true", help="with --connect: run the session's last failures again")
+    test.add_argument("--project", help=f"Gradle project path (:app) or Maven module (default {DEFAULT_PROJECT_PATH})")
+    test.add_argument("--build-tool", choices=(DEFAULT_BUILD_TOOL, *(t.name for t in BUILD_TOOLS)), help=f"default {DEFAULT_BUILD_TOOL}")
+    test.add_argument("-v", "--verbose", action="store_true", help="show the build tool's own output as it runs")
+    _worker_arguments(test)
+    _connect_arguments(test)
 
     repl = commands.add_parser("repl", help="an interactive Kotlin prompt with the project's classes, plugins and state")
     _project_arguments(repl, root_optional=True, default=None)
@@ -365,6 +379,35 @@ async def _eval(args: argparse.Namespace) -> int:
         await manager.close_all()
 
 
+async def _test(args: argparse.Namespace) -> int:
+    """`test`: the project's tests in a session of its test source set, here or (--connect) in a server's; exit 0 only
+    when nothing failed."""
+    target = SessionTarget(args.project_root, args.project, TEST_SOURCE_SET, args.build_tool, args.session or TEST_SESSION_ID)
+    if args.connect:
+        from gradle_repl.front import remote
+
+        async with remote.connected(args.connect) as client:
+            return await _test_in(remote.RemoteSessions(client), target, args)
+    if args.failed:
+        raise UsageError("--failed runs a session's last failures again, which only a server's session keeps: use it with --connect")
+    manager = SessionManager.from_settings(settings_for(args, spare_worker=False, train_class_data=False), resolver=resolve_environment)
+    try:
+        return await _test_in(manager, target, args)
+    finally:
+        await manager.close_all()
+
+
+async def _test_in(sessions: Sessions, target: SessionTarget, args: argparse.Namespace) -> int:
+    from gradle_repl.front.test_report import reply_text
+
+    reply = await sessions.run_tests(
+        target, selectors=args.selectors, failed_only=args.failed, timeout_seconds=args.timeout, progress=_progress(args),
+    )
+    text, passed = reply_text(reply)
+    print(text, flush=True)
+    return 0 if passed else 1
+
+
 async def _repl(args: argparse.Namespace) -> int:
     if args.connect:
         return await _repl_connected(args)
@@ -425,6 +468,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return asyncio.run(_eval(args))
         if args.command == "repl":
             return asyncio.run(_repl(args))
+        if args.command == "test":
+            return asyncio.run(_test(args))
         if args.command == "sessions":
             return asyncio.run(_sessions(args))
         if args.command == "agent-path":

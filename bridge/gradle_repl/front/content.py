@@ -22,16 +22,18 @@ from mcp_types import CallToolResult, ContentBlock, ImageContent, TextContent
 from gradle_repl.display_kinds import DISPLAY_KINDS
 from gradle_repl.frames import CheckResult, CompletionResult, DisplayFrame, ErrorResult, SnippetResult, StreamFrame, SuccessResult
 from gradle_repl.front.outputs import (
-    CheckDiagnostic, CodeCheck, CodeCompletions, CompletionItem, SnippetDiagnostic, DisplayItem, NoticeItem, SnippetError, SnippetRun, Wire,
-    wire_list,
+    CheckDiagnostic, CodeCheck, CodeCompletions, CompletionItem, SnippetDiagnostic, DisplayItem, NoticeItem, ProjectTestRun, SnippetError,
+    SnippetRun, TestFailureItem, Wire, wire_list,
 )
-from gradle_repl.host.handle import Analysis, Reply
+from gradle_repl.front.test_report import fit_test_run, run_report
+from gradle_repl.host.handle import Analysis, Reply, TestReply
 from gradle_repl.host.notices import Notice
 from gradle_repl.front.reply_text import check_text, shown_type, truncation_note
 
 __all__ = [
     "CallToolResult", "reply_to_result", "error_result", "text_result", "snippet_run", "request_failed", "check_to_result",
     "completion_text", "completion_to_result", "check_failed", "completion_failed", "printed_blocks",
+    "test_reply_to_result", "tests_failed",
 ]
 
 Content = TextContent | ImageContent
@@ -213,3 +215,30 @@ def completion_to_result(analysis: Analysis) -> CallToolResult:
     return CallToolResult(
         content=[TextContent(type="text", text=text)], is_error=result.unavailable is not None, structured_content=_data(data)
     )
+
+
+def tests_failed(message: str) -> ProjectTestRun:
+    """A run_project_tests call that could not run the tests (bad arguments, a failed build), as data."""
+    return ProjectTestRun(ok=False, error=SnippetError(kind="request", message=message))
+
+
+def test_reply_to_result(reply: TestReply) -> CallToolResult:
+    """A test run as a few lines of text (failures, then the summary line) and as data; isError only when the tests
+    could not run: failing tests are the run's answer, not the call's error."""
+    result = reply.result
+    notices = [notice.text for notice in reply.notices]
+    if isinstance(result, ErrorResult):
+        data = ProjectTestRun(ok=False, error=_worker_error(result), notices=wire_list(NoticeItem, reply.notices))
+        return CallToolResult(
+            content=[TextContent(type="text", text="\n".join([f"Error: {result.message}", *notices]))], is_error=True,
+            structured_content=_data(data),
+        )
+    fitted, cut = fit_test_run(result)
+    data = ProjectTestRun(
+        ok=True, passed=fitted.passed, failed=fitted.failed, skipped=fitted.skipped, aborted=fitted.aborted,
+        duration_ms=fitted.duration_ms, failures=wire_list(TestFailureItem, fitted.failures), stopped=fitted.stopped, cut=cut,
+        notices=wire_list(NoticeItem, [*reply.notices, *(Notice(kind="environment", text=n) for n in fitted.notices)]),
+    )
+    text = "\n".join([*notices, run_report(fitted, cut)])
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=_data(data))
+

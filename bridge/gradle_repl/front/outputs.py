@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 from gradle_repl.display_kinds import DisplayKind
-from gradle_repl.frames import CodeDiagnostic, CompilerDiagnostic, Completion, Declaration, ErrorKind, TextEdit
+from gradle_repl.frames import CodeDiagnostic, CompilerDiagnostic, Completion, Declaration, ErrorKind, TestFailureDetail, TextEdit
 from gradle_repl.host.notices import Notice
 from gradle_repl.host.sessions import SessionInfo
 from gradle_repl.options import EnvSource
@@ -28,7 +28,7 @@ __all__ = [
     "Wire", "SnippetDiagnostic", "CheckDiagnostic", "CodeEdit", "CompletionItem", "DeclaredName", "NoticeItem", "DisplayItem", "LiveSession",
     "SessionOptionValues", "SnippetError", "SnippetRun", "SessionList", "SessionContents", "RunErrorKind", "CodeCheck",
     "CodeCompletions", "SessionReset", "RunningJvmItem", "RunningJvms", "SessionAttached", "ProjectEnvironment",
-    "wire_list",
+    "TestFailureItem", "ProjectTestRun", "wire_list",
 ]
 
 # A snippet's error kinds, and `request`: the call could not run the snippet (bad arguments, a build that failed,
@@ -242,3 +242,27 @@ class ProjectEnvironment(Wire):
     warnings: list[str] = Field(default_factory=list)
     origin: str = Field(description="from cache, or how long the build took")
     notices: list[str] = Field(default_factory=list, description="one line per build tool that could not run before the one used")
+
+
+class TestFailureItem(Wire, TestFailureDetail):
+    """One failed test: `test` as a selector names it (class and method), its display name, the exception's class and
+    message, the stack's frames in the project's own code (`Class.method(File.kt:12)`), and what it printed."""
+
+
+class ProjectTestRun(Wire):
+    """run_project_tests' data: the counts, each failure, and what the size limit cut."""
+
+    __test__ = False
+
+    ok: bool = Field(description="false exactly when the call's isError is true: the tests could not run (failing tests are not an error)")
+    passed: int = 0
+    failed: int = 0
+    skipped: int = Field(default=0, description="disabled tests (@Disabled, @Ignore)")
+    aborted: int = Field(default=0, description="tests that ended on a failed assumption")
+    duration_ms: int = 0
+    failures: list[TestFailureItem] = Field(default_factory=list)
+    stopped: str | None = Field(default=None, description="why the run ended before its tests did (a timeout, a cancel)")
+    cut: str | None = Field(default=None, description="what the result's size limit left out (failures, output), when it left out any")
+    error: SnippetError | None = Field(default=None, description="why the tests could not run")
+    notices: list[NoticeItem] = Field(default_factory=list, description="what the session went through besides the run")
+

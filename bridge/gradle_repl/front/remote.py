@@ -29,14 +29,14 @@ from gradle_repl.display_kinds import DISPLAY_KINDS, DisplayKind
 from gradle_repl.errors import GradleReplError
 from gradle_repl.frames import (
     CheckResult, CodeDiagnostic, CompilerDiagnostic, Completion, CompletionResult, Declaration, DisplayFrame, ErrorResult,
-    SessionDescription, StreamFrame, SuccessResult,
+    SessionDescription, StreamFrame, SuccessResult, TestFailureDetail, TestRunResult,
 )
 from gradle_repl.front.outputs import (
-    CodeCheck, CodeCompletions, LiveSession, NoticeItem, SessionContents, SessionList, SessionOptionValues, SessionReset,
-    SnippetRun,
+    CodeCheck, CodeCompletions, LiveSession, NoticeItem, ProjectTestRun, SessionContents, SessionList, SessionOptionValues,
+    SessionReset, SnippetRun,
 )
 from gradle_repl.front.token import TOKEN_ENV, token_path
-from gradle_repl.host.handle import Analysis, OnFrame, Reply
+from gradle_repl.host.handle import Analysis, OnFrame, OnTestProgress, Reply, TestReply
 from gradle_repl.host.manager import Progress
 from gradle_repl.host.notices import Notice
 from gradle_repl.options import SessionOptions
@@ -269,6 +269,34 @@ class RemoteSessions:
         diagnostics = _internal(CodeDiagnostic, data.diagnostics)
         checked = CheckResult(compiled=data.ok, value_type=data.value_type, diagnostics=diagnostics, duration_ms=data.duration_ms)
         return Analysis(checked, _notices(data.notices))
+
+    async def run_tests(
+        self, target: SessionTarget, *, selectors: list[str] | None = None, failed_only: bool = False,
+        timeout_seconds: float | None = None, progress: Progress | None = None, on_test: OnTestProgress | None = None,
+    ) -> TestReply:
+        """run_project_tests in the server's test session; the run read back from its data."""
+        async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+            if on_test is not None and message:
+                on_test(message)
+
+        arguments: dict[str, object] = {
+            "projectRoot": target.project_root, "projectPath": target.project_path, "buildTool": target.build_tool,
+            "sessionId": target.session_id, "tests": selectors or [], "failedOnly": failed_only,
+        }
+        if timeout_seconds is not None:
+            arguments["timeoutSeconds"] = timeout_seconds
+        result = await self._client.call_tool("run_project_tests", arguments, progress_callback=on_progress)
+        data = ProjectTestRun.model_validate(result.structured_content or {})
+        notices = _notices(data.notices)
+        if data.error is not None:
+            kind = data.error.kind if data.error.kind != "request" else "runtime"
+            return TestReply(ErrorResult(error_kind=kind, message=data.error.message), notices)
+        failures = _internal(TestFailureDetail, data.failures)
+        run = TestRunResult(
+            passed=data.passed, failed=data.failed, skipped=data.skipped, aborted=data.aborted, duration_ms=data.duration_ms,
+            failures=failures, stopped=data.stopped, notices=[data.cut] if data.cut else [],
+        )
+        return TestReply(run, notices)
 
     async def describe(self, session_id: str) -> SessionDescription:
         result = await self._client.call_tool("describe_kotlin_session", {"sessionId": session_id})

@@ -23,10 +23,11 @@ from gradle_repl.front.agent_guide import INSTRUCTIONS
 from gradle_repl.front.attach_tools import AttachTools
 from gradle_repl.front.parameters import BuildToolArg, ProjectPath, ProjectRoot, SessionId, SessionProjectRoot, SourceSet
 from gradle_repl.front.content import (
-    check_failed, check_to_result, completion_failed, completion_to_result, error_result, reply_to_result, request_failed, text_result,
+    check_failed, check_to_result, completion_failed, completion_to_result, error_result, reply_to_result, request_failed, test_reply_to_result,
+    tests_failed, text_result,
 )
 from gradle_repl.front.outputs import (
-    CodeCheck, CodeCompletions, DeclaredName, LiveSession, NoticeItem, ProjectEnvironment, SessionContents, SessionList,
+    CodeCheck, CodeCompletions, DeclaredName, LiveSession, NoticeItem, ProjectEnvironment, ProjectTestRun, SessionContents, SessionList,
     SessionOptionValues, SessionReset, SnippetRun, Wire, wire_list,
 )
 from gradle_repl.errors import GradleReplError
@@ -34,11 +35,13 @@ from gradle_repl.frames import DisplayFrame, StreamFrame
 from gradle_repl.host.manager import BuildToolChoice, SessionManager
 from gradle_repl.project.process import refuse_new_builds, stop_all_builds
 from gradle_repl.project.resolve import resolve_environment
-from gradle_repl.host.handle import Analysis, Reply
+from gradle_repl.host.handle import Analysis, Reply, TestReply
 from gradle_repl.host.replay import ReplayPolicy
 from gradle_repl.options import EnvSource, SessionOptions, session_options
 from gradle_repl.target import SessionTarget
-from gradle_repl.settings import DEFAULT_BUILD_TOOL, DEFAULT_PROJECT_PATH, DEFAULT_SESSION_ID, DEFAULT_SOURCE_SET, DEFAULTS, Settings
+from gradle_repl.settings import (
+    DEFAULT_BUILD_TOOL, DEFAULT_PROJECT_PATH, DEFAULT_SESSION_ID, DEFAULT_SOURCE_SET, DEFAULTS, TEST_SESSION_ID, TEST_SOURCE_SET, Settings,
+)
 
 __all__ = ["build_server", "serve", "serve_http", "KotlinTools"]
 
@@ -196,6 +199,47 @@ class KotlinTools:
 
         return await _answered(ctx, run, reply_to_result, request_failed)
 
+    async def run_project_tests(
+        self,
+        projectRoot: ProjectRoot,
+        ctx: Context,
+        tests: Annotated[
+            list[str] | None,
+            Field(description="Which tests: a class `shop.CartTest` (a nested one `shop.CartTest.Empty`), a method "
+                  "`shop.CartTest.oneItem`, a package `shop.*`; none runs every test of the source set."),
+        ] = None,
+        failedOnly: Annotated[bool, Field(description="Run the previous run's failures again (tests is then ignored).")] = False,
+        projectPath: ProjectPath = DEFAULT_PROJECT_PATH,
+        sessionId: Annotated[str, Field(description="Names the test session; run_kotlin_snippet with sourceSet 'test' and this "
+                                        "sessionId reaches the same session (its state, the last run's failures).")] = TEST_SESSION_ID,
+        timeoutSeconds: Annotated[
+            float | None,
+            Field(description=f"Stop the run after this many seconds (default {DEFAULTS.snippet_timeout_seconds:g}); the running "
+                  "test is interrupted and the session stays usable.", gt=0, le=3600),
+        ] = None,
+        buildTool: BuildToolArg = DEFAULT_BUILD_TOOL,
+    ) -> Annotated[CallToolResult, ProjectTestRun]:
+        """Run the project's JUnit Platform tests (JUnit 5 Jupiter, JUnit 4 through the vintage engine, kotlin.test) inside
+        a warm session of the test source set: a re-run takes a fraction of a second, with no build tool started.
+
+        An edit since the last call takes the session's edit path first (test sources included): classes updated in
+        place, or the session restarted with the reason. The build's test settings apply (surefire's or Gradle's system
+        properties, environment, includes/excludes, tags; what can't apply is said). Returns the counts and each
+        failure: test, display name, message, the stack's frames in the project's own code, and what the failing test
+        printed (a passing test's output is dropped); progress notifications as tests finish. Failing tests are not an
+        error (isError is for a run that could not happen). After a run, snippets in the same session (sourceSet 'test',
+        this sessionId) see `lastTestFailures: List<TestFailure>` (test, displayName, exception, output) and whatever
+        state the tests left. structuredContent: passed, failed, skipped, aborted, durationMs, failures {test,
+        displayName, message, stack, output}, stopped, cut, error, notices.
+        """
+        async def run(relay: _ProgressRelay) -> TestReply:
+            target = SessionTarget(projectRoot, projectPath, TEST_SOURCE_SET, buildTool, sessionId)
+            return await self.manager.run_tests(
+                target, selectors=tests or [], failed_only=failedOnly, timeout_seconds=timeoutSeconds, progress=relay, on_test=relay,
+            )
+
+        return await _answered(ctx, run, test_reply_to_result, tests_failed)
+
     async def check_kotlin_snippet(
         self,
         code: Annotated[str, Field(description="Kotlin code to check as the session's next snippet.")],
@@ -342,6 +386,7 @@ class KotlinTools:
             (self.run_kotlin_snippet, ToolAnnotations(open_world_hint=False)),
             # Neither runs the snippet nor changes the session; like a run, they may build the project first.
             (self.check_kotlin_snippet, ToolAnnotations(idempotent_hint=True, open_world_hint=False)),
+            (self.run_project_tests, ToolAnnotations(open_world_hint=False)),
             (self.complete_kotlin_snippet, ToolAnnotations(idempotent_hint=True, open_world_hint=False)),
             (self.reset_kotlin_session, ToolAnnotations(destructive_hint=True, idempotent_hint=True, open_world_hint=False)),
             (self.close_kotlin_session, ToolAnnotations(destructive_hint=True, idempotent_hint=True, open_world_hint=False)),

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from gradle_repl.frames import SessionDescription
-from gradle_repl.host.handle import Analysis, OnFrame, Reply
+from gradle_repl.host.handle import Analysis, OnFrame, OnTestProgress, Reply, TestReply
 from gradle_repl.host.manager import Progress
 from gradle_repl.host.notices import Notice
 from gradle_repl.options import SessionOptions
@@ -37,6 +37,11 @@ class Sessions(CompletingSessions, Protocol):
     ) -> Reply: ...
 
     async def check_snippet(self, target: SessionTarget, *, code: str, progress: Progress | None = None) -> Analysis: ...
+
+    async def run_tests(
+        self, target: SessionTarget, *, selectors: list[str] | None = None, failed_only: bool = False,
+        timeout_seconds: float | None = None, progress: Progress | None = None, on_test: OnTestProgress | None = None,
+    ) -> TestReply: ...
 
     async def describe(self, session_id: str) -> SessionDescription: ...
 

@@ -14,7 +14,7 @@ import asyncio
 import signal
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TextIO
 
 from prompt_toolkit import PromptSession
@@ -27,10 +27,11 @@ from gradle_repl.front.reply_text import ReplyPrinter
 from gradle_repl.front.kotlin_input import is_complete
 from gradle_repl.front.sessions import Sessions
 from gradle_repl.front.tab_completion import SessionCompleter, add_tab_bindings
+from gradle_repl.front.test_report import reply_text
 from gradle_repl.options import SessionOptions
 from gradle_repl.paths import data_dir
 from gradle_repl.project.resolve import resolve_environment
-from gradle_repl.settings import DEFAULTS
+from gradle_repl.settings import DEFAULTS, TEST_SESSION_ID, TEST_SOURCE_SET
 from gradle_repl.target import SessionTarget
 
 __all__ = ["TerminalOptions", "run_terminal", "HELP"]
@@ -43,6 +44,8 @@ Kotlin snippets run in the project's JVM; declarations stay for later inputs.
   :help     this text
   :session  the imports and names this session holds, with their types and values
   :check CODE  compile CODE against the session without running it: errors, warnings, its value's type
+  :test [SELECTOR...] [--failed]  run the project's tests in the session of its test source set (a class
+            shop.CartTest, a method shop.CartTest.oneItem, a package shop.*; --failed: the last run's failures)
   :reset    forget every declaration (a fresh JVM on the next input)
   :reset --replay  restart the JVM now and run this session's successful inputs again, in order
   :quit     leave (Ctrl-D does the same)
@@ -173,6 +176,8 @@ async def run_terminal(options: TerminalOptions, sessions: Sessions | None = Non
                     printer.line(f"[{error}]")
             elif command == ":check" or command.startswith(":check "):
                 await _check_one(manager, options, command.removeprefix(":check").strip(), printer)
+            elif command == ":test" or command.startswith(":test "):
+                await _test(manager, options, command.removeprefix(":test").split(), printer)
             elif command == ":reset":
                 await manager.reset(options.target.session_id)
                 printer.line("[session reset: every declaration is gone]")
@@ -188,3 +193,28 @@ async def run_terminal(options: TerminalOptions, sessions: Sessions | None = Non
                 await _run_one(manager, options, code, printer)
     finally:
         await manager.close_all()
+
+
+def tests_target(target: SessionTarget) -> SessionTarget:
+    """Where `:test` runs: this session when it is of a test source set (its snippets then see the tests' state),
+    else the project's test session, the one run_project_tests uses."""
+    if target.source_set != "main":
+        return target
+    return replace(target, source_set=TEST_SOURCE_SET, session_id=TEST_SESSION_ID)
+
+
+async def _test(manager: Sessions, options: TerminalOptions, words: list[str], printer: ReplyPrinter) -> None:
+    failed_only = "--failed" in words
+    selectors = [word for word in words if word != "--failed"]
+    try:
+        reply = await manager.run_tests(
+            tests_target(options.target), selectors=selectors, failed_only=failed_only, timeout_seconds=options.timeout_seconds,
+            progress=printer.status, on_test=printer.status,
+        )
+    except GradleReplError as error:
+        printer.clear_status()
+        printer.line(f"[{error}]")
+        return
+    printer.clear_status()
+    printer.line(reply_text(reply)[0])
+

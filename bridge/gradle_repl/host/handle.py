@@ -40,6 +40,9 @@ from gradle_repl.frames import (
     StartRequest,
     StreamFrame,
     SuccessResult,
+    TestProgressFrame,
+    TestRunRequest,
+    TestRunResult,
     UpdateRequest,
     UpdateResult,
     WorkerOptions,
@@ -52,7 +55,7 @@ from gradle_repl.host.notices import Notice
 from gradle_repl.stopping import ShutdownPath, stop_worker
 from gradle_repl.worker.deadlines import STOPPED_ANSWER_SECONDS
 
-__all__ = ["WorkerHandle", "Reply", "Analysis", "OnFrame", "WORKER_START_TIMEOUT_SECONDS", "RESULT_MARGIN_SECONDS"]
+__all__ = ["WorkerHandle", "Reply", "Analysis", "OnFrame", "TestReply", "OnTestProgress", "WORKER_START_TIMEOUT_SECONDS", "RESULT_MARGIN_SECONDS"]
 
 # Starting a JVM, loading the compiler and (first time per Kotlin version) compiling the facade.
 WORKER_START_TIMEOUT_SECONDS = 180.0
@@ -64,6 +67,8 @@ CANCEL_ANSWER_SECONDS = STOPPED_ANSWER_SECONDS
 DESCRIBE_TIMEOUT_SECONDS = 30.0
 
 OnFrame = Callable[[StreamFrame | DisplayFrame], None]
+# A test of a running test run finished: `12/40 shop.CartTest.oneItem`.
+OnTestProgress = Callable[[str], None]
 # The frames a request produced, and the result that closed it.
 _Exchanged = tuple[tuple[StreamFrame | DisplayFrame, ...], Result]
 
@@ -82,14 +87,29 @@ class Reply:
         return isinstance(self.result, ErrorResult) and self.result.state_lost
 
 
+@dataclass(frozen=True)
+class TestReply:
+    """A test run's result (or why it could not run), and what the user must know besides (a restart, an edit's path)."""
+
+    __test__ = False
+
+    result: TestRunResult | ErrorResult
+    notices: tuple[Notice, ...] = field(default=())
+
+    @property
+    def state_lost(self) -> bool:
+        return self.result.state_lost
+
+
 # What each request is answered with; anything else is a broken protocol.
-_Request = EvalRequest | DescribeRequest | CheckRequest | CompleteRequest | UpdateRequest
+_Request = EvalRequest | DescribeRequest | CheckRequest | CompleteRequest | UpdateRequest | TestRunRequest
 _ANSWERS: dict[type[_Request], tuple[type[Result], ...]] = {
     EvalRequest: (SuccessResult, ErrorResult),
     DescribeRequest: (DescriptionResult, ErrorResult),
     CheckRequest: (CheckResult, ErrorResult),
     CompleteRequest: (CompletionResult, ErrorResult),
     UpdateRequest: (UpdateResult, ErrorResult),
+    TestRunRequest: (TestRunResult, ErrorResult),
 }
 
 # Answered on the worker's main loop, which reads no cancel until they are done.
@@ -217,6 +237,20 @@ class WorkerHandle:
         assert isinstance(result, (SuccessResult, ErrorResult))  # _ANSWERS
         return Reply(frames, result, tuple(notices))
 
+    async def run_tests(
+        self, selectors: Sequence[str], *, failed_only: bool, timeout_seconds: float, on_progress: OnTestProgress | None = None,
+        notices: Sequence[Notice] = (),
+    ) -> TestReply:
+        """Runs the project's tests in the session; cancelled, the run is stopped as a snippet is."""
+        _, result = await self._send(
+            lambda request_id: TestRunRequest(
+                id=request_id, selectors=list(selectors), failed_only=failed_only, timeout_ms=int(timeout_seconds * 1000)
+            ),
+            timeout_seconds, None, on_progress,
+        )
+        assert isinstance(result, (TestRunResult, ErrorResult))  # _ANSWERS
+        return TestReply(result, tuple(notices))
+
     async def describe(self) -> DescriptionResult | ErrorResult:
         """What the session holds (frames.SessionDescription), read between snippets."""
         _, result = await self._send(lambda request_id: DescribeRequest(id=request_id), DESCRIBE_TIMEOUT_SECONDS, None)
@@ -246,7 +280,7 @@ class WorkerHandle:
         return Analysis(result, tuple(notices))
 
     async def _send(
-        self, make: Callable[[int], _Request], timeout_seconds: float, on_frame: OnFrame | None
+        self, make: Callable[[int], _Request], timeout_seconds: float, on_frame: OnFrame | None, on_test: OnTestProgress | None = None
     ) -> _Exchanged:
         await self._lock.acquire()
         self._last_id += 1
@@ -256,7 +290,7 @@ class WorkerHandle:
             self._lock.release()
             raise
         cancel = asyncio.Event()
-        exchange = asyncio.create_task(self._exchange(request, timeout_seconds, on_frame, cancel))
+        exchange = asyncio.create_task(self._exchange(request, timeout_seconds, on_frame, cancel, on_test))
         exchange.add_done_callback(lambda _: self._lock.release())
         try:
             return await asyncio.shield(exchange)
@@ -265,7 +299,8 @@ class WorkerHandle:
             raise
 
     async def _exchange(
-        self, request: _Request, timeout_seconds: float, on_frame: OnFrame | None, cancel: asyncio.Event
+        self, request: _Request, timeout_seconds: float, on_frame: OnFrame | None, cancel: asyncio.Event,
+        on_test: OnTestProgress | None = None,
     ) -> _Exchanged:
         frames: list[StreamFrame | DisplayFrame] = []
         request_id = request.id
@@ -325,6 +360,12 @@ class WorkerHandle:
                     return await self._finish(frames, frame, cancelled=cancel.is_set())
                 if isinstance(frame, ExitingFrame):
                     exiting = True
+                elif isinstance(frame, TestProgressFrame):
+                    if on_test is not None and not cancel.is_set():
+                        try:
+                            on_test(frame.line)
+                        except Exception:  # noqa: BLE001 - a listener's failure must not cost the reply
+                            pass
                 elif isinstance(frame, (StreamFrame, DisplayFrame)):
                     frames.append(frame)
                     if on_frame is not None and not cancel.is_set():
@@ -348,10 +389,11 @@ class WorkerHandle:
             self._heap_warning = result.heap_warning
             if result.libraries is not None:
                 self.libraries = result.libraries
-        if isinstance(result, ErrorResult) and result.state_lost:
+        if isinstance(result, (ErrorResult, TestRunResult)) and result.state_lost:
             await self.stop()
             if cancelled:
-                self.lost_notice = f"[the cancelled snippet ended its session's JVM: {result.message}]"
+                said = result.message if isinstance(result, ErrorResult) else (result.stopped or "a test ended it")
+                self.lost_notice = f"[the cancelled call ended its session's JVM: {said}]"
         return tuple(frames), result
 
     async def _fail(

@@ -166,7 +166,12 @@ class SubprocessLauncher:
                 stderr=log,
                 limit=FRAME_READ_LIMIT,
                 cwd=cwd,
-                env={**process_environment(environment.session_options), _LOG_PATH_ENV: str(log_path)},
+                # A test session's process has the build's test environment (surefire's environmentVariables, Gradle's
+                # test { environment }) under the session's own env.
+                env={
+                    **(environment.test_settings.environment if environment.test_settings else {}),
+                    **process_environment(environment.session_options), _LOG_PATH_ENV: str(log_path),
+                },
                 # A group of its own: Ctrl-C in the user's terminal (gradle-repl repl, or a client run
                 # in a shell) is for the host to handle; only the host stops a worker.
                 **_OWN_PROCESS_GROUP,

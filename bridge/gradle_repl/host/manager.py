@@ -24,7 +24,7 @@ from gradle_repl.options import SessionOptions
 from gradle_repl.errors import GradleReplError
 from gradle_repl.frames import ErrorResult, SessionDescription, WorkerOptions
 from gradle_repl.host.eviction import SessionEviction
-from gradle_repl.host.handle import Analysis, OnFrame, Reply, WorkerHandle
+from gradle_repl.host.handle import Analysis, OnFrame, OnTestProgress, Reply, TestReply, WorkerHandle
 from gradle_repl.host.hotswap import lost_names, restart_notice, restart_reason, update_in_place
 from gradle_repl.host.libraries import library_annotations, replay_snippet
 from gradle_repl.host.launcher import SubprocessLauncher, WorkerLauncher
@@ -158,6 +158,29 @@ class SessionManager:
                     session.history.append(code)
                 if reply.result.declared is not None:
                     session.declarations = reply.result.declared
+            return reply
+
+    async def run_tests(
+        self,
+        target: SessionTarget,
+        *,
+        selectors: list[str] | None = None,
+        failed_only: bool = False,
+        timeout_seconds: float | None = None,
+        progress: Progress | None = None,
+        on_test: OnTestProgress | None = None,
+    ) -> TestReply:
+        """Runs the project's tests in the target's session (a session of a test source set: the one snippets reach
+        with that source set and session id). An edit since the session's last call takes the session's edit path
+        first, as a snippet's call does: in place when it can, a restart with the reason when it can't."""
+        async with self._entered(target, progress) as (session, worker, notices):
+            timeout = timeout_seconds if timeout_seconds is not None else self.limits.default_timeout_seconds
+            reply = await worker.run_tests(
+                selectors or [], failed_only=failed_only, timeout_seconds=timeout, on_progress=on_test, notices=notices
+            )
+            session.last_used = time.monotonic()
+            if reply.state_lost:
+                self._forget_worker(session, worker)
             return reply
 
     async def check_snippet(self, target: SessionTarget, *, code: str, progress: Progress | None = None) -> Analysis:

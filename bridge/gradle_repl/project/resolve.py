@@ -23,6 +23,7 @@ from gradle_repl.environment import ReplEnvironment
 from gradle_repl.errors import BuildFailed, BuildToolNotFound, GradleReplError
 from gradle_repl.project.dependency_support import add_dependency_resolver
 from gradle_repl.project.host_jars import use_project_kotlin_reflect
+from gradle_repl.project.test_launcher import add_test_launcher
 from gradle_repl.project.freshness import observe, remember_unchanged, stale_reason
 from gradle_repl.project.recompile import recompiled
 from gradle_repl.project.compose_support import compose_warnings
@@ -196,6 +197,7 @@ def _build(
     environment.warnings += snippet_class_warnings(environment) + compose_warnings(environment)
     use_project_kotlin_reflect(environment)
     add_dependency_resolver(environment, on_progress)
+    add_test_launcher(environment, on_progress)
     fingerprint = _with_reported_dirs(fingerprint, inputs, environment)
     environment.build_inputs_hash = fingerprint.build_hash()
     environment.sources_stamp = resolved_at

@@ -20,7 +20,7 @@ from pydantic import ValidationError
 
 from gradle_repl.errors import GradleReplError
 from gradle_repl.frames import (
-    CancelRequest, CheckRequest, CompleteRequest, DescribeRequest, ErrorResult, EvalRequest, ExitingFrame, StartRequest, UpdateRequest,
+    CancelRequest, CheckRequest, CompleteRequest, DescribeRequest, ErrorResult, EvalRequest, ExitingFrame, StartRequest, TestRunRequest, UpdateRequest,
     decode_request,
 )
 from gradle_repl.worker.channel import FrameChannel
@@ -91,7 +91,7 @@ class Requests:
                 elif request.id in self._waiting:
                     self._cancelled_early.add(request.id)
                 return  # otherwise its eval already answered
-            if isinstance(request, EvalRequest):
+            if isinstance(request, (EvalRequest, TestRunRequest)):
                 self._waiting.add(request.id)  # before the main thread can take it
         self.pending.put(line)
 
@@ -156,7 +156,7 @@ def main() -> None:
             if session.exit_code is not None:
                 break  # the answer found the session gone (an attached JVM that exited)
             continue
-        if not isinstance(request, EvalRequest):
+        if not isinstance(request, (EvalRequest, TestRunRequest)):
             channel.send(ErrorResult(error_kind="internal", message="the worker is already started"))
             continue
         channel.current_id = request.id
@@ -164,6 +164,8 @@ def main() -> None:
         try:
             if requests.cancel.is_set():
                 channel.send(cancelled_before_start())  # nothing of it compiled: the session is as it was
+            elif isinstance(request, TestRunRequest):
+                session.run_tests(request, channel.send, requests.cancel)
             else:
                 session.evaluate(request, channel.send, requests.cancel)
         except Exception as error:  # noqa: BLE001 - a bug here must cost one reply, not the session

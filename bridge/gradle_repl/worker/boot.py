@@ -25,6 +25,8 @@ from gradle_repl.worker.java import JavaException, JavaObject, ReplOutput, java_
 from gradle_repl.worker.jvm import start_jvm
 from gradle_repl.worker.outcomes import throwable_chain
 from gradle_repl.worker.repl.compose_addon import compose_addon
+from gradle_repl.worker.repl.junit_addon import junit_addon
+from gradle_repl.worker.repl.tests import TestRunner
 from gradle_repl.worker.repl.companions import generated_companions
 from gradle_repl.worker.repl.plugin_hints import compose_hints, serialization_hint
 from gradle_repl.worker.report import format_throwable
@@ -97,7 +99,9 @@ def boot(request: StartRequest) -> tuple[ReplSession, ReadyFrame, ClassDataUse]:
     start_jvm(
         env.java_home, [*env.repl_host_classpath, *annotations],
         heap_mb=request.heap_mb, full_jit=request.full_jit, code_cache_mb=request.code_cache_mb,
-        extra_options=[*class_data.jvm_options(), *agent.jvm_options(), *env.session_options.jvm_args],
+        extra_options=[
+            *class_data.jvm_options(), *agent.jvm_options(), *(env.test_settings.jvm_args if env.test_settings else []), *env.session_options.jvm_args,
+        ],
     )
     facade_jar, compiled = build_facade(env.kotlin_version, env.repl_host_classpath)
     # Why @file:DependsOn can't be used in this session; None when it can.
@@ -119,7 +123,10 @@ def boot(request: StartRequest) -> tuple[ReplSession, ReadyFrame, ClassDataUse]:
     exit_guard.install()
     compile_classpath = _compile_classpath(env, str(facade_jar), annotations)
     compose = compose_addon(env, compile_classpath)
-    snippet_loader = java_class("gradlerepl.host.SnippetClassLoaders", loader=facade_loader).create([*env.classpath, *compose.classpath], facade_loader)
+    junit = junit_addon(env, compile_classpath)
+    snippet_loader = java_class("gradlerepl.host.SnippetClassLoaders", loader=facade_loader).create(
+        [*env.classpath, *compose.classpath, *junit.classpath], facade_loader
+    )
     libraries: JavaObject = None
     if addon is not None:
         try:
@@ -132,8 +139,8 @@ def boot(request: StartRequest) -> tuple[ReplSession, ReadyFrame, ClassDataUse]:
     # An attached session's display calls are the agent's, which run in the app; a session's own are the facade's.
     display_classpath, display_imports = attached_display_api(env.java_home) if env.attached_pid is not None else ([], [])
     driver = java.repl_driver(
-        facade_loader, [*compile_classpath, *compose.classpath, *spring.classpath, *display_classpath], snippet_loader,
-        env.compiler_options(), libraries, [*compose.imports, *spring.imports, *display_imports],
+        facade_loader, [*compile_classpath, *compose.classpath, *junit.classpath, *spring.classpath, *display_classpath], snippet_loader,
+        env.compiler_options(), libraries, [*compose.imports, *junit.imports, *spring.imports, *display_imports],
     )
     companion_hints = generated_companions(env, driver, facade_loader, str(facade_jar))
     # Read before any project class loads (neither the driver nor the warm-up loads one): the bytes the JVM will run.
@@ -170,6 +177,7 @@ def boot(request: StartRequest) -> tuple[ReplSession, ReadyFrame, ClassDataUse]:
     session = (
         ReplSession(
             request, facade, snippets, libraries_unavailable=libraries_unavailable, hints=hints, completion=completion, classes=classes,
+            tests=TestRunner(env, snippet_loader, unavailable=None if junit.jar is not None else junit.unavailable),
         )
         if connection is None or env.attached_pid is None
         else AttachedSession(

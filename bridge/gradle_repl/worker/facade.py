@@ -14,7 +14,7 @@ from gradle_repl.errors import WorkerFailed
 from gradle_repl.paths import cache_dir
 from gradle_repl.resources import (
     jvm_worker_attached_spring_sources, jvm_worker_companions_sources, jvm_worker_completion_sources, jvm_worker_compose_sources,
-    jvm_worker_dependency_sources, jvm_worker_sources,
+    jvm_worker_dependency_sources, jvm_worker_junit_sources, jvm_worker_sources,
 )
 from gradle_repl.worker.java import java_class, string_array
 from gradle_repl.worker.java_jars import sources_hash
@@ -22,6 +22,7 @@ from gradle_repl.worker.java_jars import sources_hash
 __all__ = [
     "facade_jar_path", "build_facade", "build_dependency_addon", "build_compose_addon", "build_completion_addon",
     "completion_addon_path", "build_companions_addon", "companions_addon_path", "first_compile_error", "build_spring_addon",
+    "build_junit_addon",
 ]
 
 
@@ -51,6 +52,16 @@ def build_compose_addon(kotlin_version: str, compile_classpath: list[str], compo
     # Its own module name: the compiler finds top-level functions through each jar's META-INF/<module>.kotlin_module.
     options = [f"-Xplugin={compose_plugin}", "-jvm-target", jvm_target, "-module-name", "gradle-repl-jvm-worker-compose"]
     return _build(target, sources, compile_classpath, kotlin_version, "facade's Compose add-on", options)
+
+
+def build_junit_addon(kotlin_version: str, compile_classpath: list[str]) -> tuple[Path, bool]:
+    """The test runner, compiled against the project's JUnit Platform launcher and engine API: one jar per Kotlin version
+    and classpath (the jars' names carry their versions)."""
+    sources = jvm_worker_junit_sources()
+    key = sources_hash(sources, *(Path(entry).name for entry in compile_classpath))
+    target = cache_dir() / "facade" / f"jvm-worker-junit-{kotlin_version}-{key}.jar"
+    options = ["-jvm-target", "1.8", "-module-name", "gradle-repl-jvm-worker-junit"]
+    return _build(target, sources, compile_classpath, kotlin_version, "facade's test runner", options)
 
 
 def build_spring_addon(kotlin_version: str, compile_classpath: list[str]) -> tuple[Path, bool]:

@@ -25,7 +25,7 @@ import jpype
 
 __all__ = [
     "JavaObject", "JavaException", "addon_loader", "byte_array", "byte_arrays", "ReplDriver", "RunningSnippet", "SnippetOutcome", "ReplEvent", "ReplOutput",
-    "Renderer", "ExitGuard", "Completer", "CompletionOutcome", "CompletionCandidate",
+    "Renderer", "ExitGuard", "Completer", "TestRuns", "TestRun", "TestFailure", "test_runs", "CompletionOutcome", "CompletionCandidate",
     "java_class", "repl_output", "exit_guard", "renderer", "repl_driver", "completer", "string_array", "java_string",
     "start_vm", "shutdown_vm", "unlink_python_gc_from_java_gc", "implements", "override",
 ]
@@ -151,6 +151,48 @@ class Completer(Protocol):
     """gradlerepl.completion.Completer (jvm-worker/runs-in-worker/completion): what fits at a cursor."""
 
     def complete(self, code: str, start: int, cursor: int, sourceName: str, packages: JavaObject) -> CompletionOutcome: ...
+
+
+class TestFailure(Protocol):
+    """gradlerepl.junit.TestFailure (jvm-worker/runs-in-worker/junit): one failed test of a run (Kotlin properties, read
+    through their getters)."""
+
+    def getTest(self) -> JavaObject: ...  # java.lang.String
+    def getDisplayName(self) -> JavaObject: ...  # java.lang.String
+    def getException(self) -> JavaObject | None: ...  # a Throwable
+    def getOutput(self) -> JavaObject: ...  # java.lang.String
+
+
+class TestRun(Protocol):
+    """gradlerepl.junit.TestRun: a test run on its own thread."""
+
+    def getPassed(self) -> int: ...
+    def getFailed(self) -> int: ...
+    def getSkipped(self) -> int: ...
+    def getAborted(self) -> int: ...
+    def getRefusal(self) -> JavaObject | None: ...  # java.lang.String
+    def getInternalError(self) -> JavaObject | None: ...  # a Throwable
+    def failureList(self) -> Sequence[TestFailure]: ...
+    def drainFinished(self) -> Sequence[JavaObject]: ...  # String[]
+    def cancel(self) -> None: ...
+    def forceStop(self) -> bool: ...
+    def join(self, millis: int) -> bool: ...
+    def stack(self) -> JavaObject: ...  # java.lang.String
+
+
+class TestRuns(Protocol):
+    """gradlerepl.junit.TestRuns (a Kotlin object): starts test runs in the project's class loader."""
+
+    def start(
+        self, selectors: JavaObject, roots: JavaObject, includes: JavaObject, excludes: JavaObject, includeTags: JavaObject,
+        excludeTags: JavaObject, failedOnly: bool, outputLimit: int, loader: JavaObject,
+    ) -> TestRun: ...  # every JavaObject but the loader a String[]
+
+
+def test_runs(loader: JavaObject) -> TestRuns:
+    """The test runner loaded by `loader`: the snippets' loader, where the project's classes and engines are."""
+    made: TestRuns = java_class("gradlerepl.junit.TestRuns", loader=loader)
+    return made
 
 
 def java_class(name: str, *, loader: JavaObject | None = None) -> JavaObject:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from gradle_repl.frames import (
     AddedLibraries, CheckRequest, CheckResult, CodeDiagnostic, CompleteRequest, CompletionResult, DescribeRequest, DescriptionResult, ErrorResult,
-    EvalRequest, StartRequest, SuccessResult, UpdateRequest, UpdateResult,
+    EvalRequest, StartRequest, SuccessResult, TestProgressFrame, TestRunRequest, TestRunResult, UpdateRequest, UpdateResult,
 )
 from gradle_repl.worker.repl.analysis import check_result
 from gradle_repl.worker.classes.class_updates import ClassUpdater
@@ -23,6 +23,7 @@ from gradle_repl.worker.repl.memory import HeapWatch
 from gradle_repl.worker.outcomes import snippet_result
 from gradle_repl.worker.output_frames import Send, SnippetOutput
 from gradle_repl.worker.repl.plugin_hints import Hint
+from gradle_repl.worker.repl.tests import TestRunner
 from gradle_repl.worker.safety import jstr
 from gradle_repl.worker.snippet_names import SnippetCounter, users_number
 
@@ -55,9 +56,10 @@ class ReplSession:
 
     def __init__(
         self, request: StartRequest, facade: Facade, snippets: SnippetCounter, *, libraries_unavailable: str | None,
-        hints: list[Hint], completion: SessionCompletion, classes: ClassUpdater,
+        hints: list[Hint], completion: SessionCompletion, classes: ClassUpdater, tests: TestRunner | None = None,
     ) -> None:
         self._request = request
+        self._tests = tests
         self._facade = facade
         self._snippets = snippets
         # Why @file:DependsOn can't be used in this session; None when it can.
@@ -91,6 +93,29 @@ class ReplSession:
             "declared": len(self._declarations),
             "libraries": None if lost else self._added_libraries(),
         }))
+
+    def run_tests(self, request: TestRunRequest, send: Callable[[TestProgressFrame | TestRunResult | ErrorResult], None], cancel: threading.Event) -> None:
+        """Runs the project's tests (worker/repl/tests.py), sending progress as tests finish and the result last. A test's
+        System.exit is refused by the exit guard as a snippet's is: the result says so, then the worker ends."""
+        if self._tests is None or self._tests.unavailable is not None:
+            why = self._tests.unavailable if self._tests is not None else "this session runs no tests"
+            send(ErrorResult(id=request.id, error_kind="runtime", message=f"Can't run tests: {why}."))
+            return
+        result = self._tests.run(request, send, cancel)
+        self._facade.output.drain()
+        if isinstance(result, ErrorResult):
+            send(result)
+            return  # what ran outside any test (a static initialiser's print) is not a snippet's output
+        status = self._facade.exit_guard.requestedStatus()
+        if status is not None:
+            self.exit_code = int(status)
+            result = result.model_copy(update={"state_lost": True, "notices": [*result.notices, (
+                f"A test called System.exit({int(status)}): it was refused (the test saw a SecurityException), and the "
+                "session's JVM is stopped as after a snippet's System.exit; the next call starts a fresh session."
+            )]})
+        elif result.state_lost:
+            self.exit_code = 0
+        send(result)
 
     def answer(
         self, request: DescribeRequest | CheckRequest | CompleteRequest | UpdateRequest,

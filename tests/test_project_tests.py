@@ -1,0 +1,246 @@
+"""The project's tests run inside a warm session of its test source set (issue 41): a real Maven build of
+tests/projects/maven-junit (a shop's Cart, JUnit Jupiter 5.14 with nested, parameterized, disabled and dynamic tests,
+one failing), the JUnit Platform launcher fetched at the project's platform version, a real worker JVM.
+
+One session carries most tests in file order (state that doesn't matter is shared; the System.exit test ends it and the
+edit test, last, starts it again). The MCP and CLI tests run their own server and process."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from mcp import Client, StdioServerParameters
+from mcp.types import TextContent
+
+from conftest import copy_project
+from gradle_repl.frames import ErrorResult, SuccessResult, TestFailureDetail, TestRunResult, WorkerOptions
+from gradle_repl.front.cli import main as cli_main
+from gradle_repl.front.test_report import fit_test_run, summary_line, run_report
+from gradle_repl.host.handle import Reply, TestReply
+from gradle_repl.host.manager import SessionLimits, SessionManager
+from gradle_repl.project.resolve import resolve_environment
+from gradle_repl.target import SessionTarget
+from gradle_repl.worker.repl.tests import class_name_pattern, scanned_roots
+
+SHOP = Path(__file__).parent / "projects" / "maven-junit"
+CART = "src/main/kotlin/shop/Cart.kt"
+FAILURE = "org.opentest4j.AssertionFailedError: ten items get 10 % off ==> expected: <900> but was: <1000>"
+jvm = pytest.mark.jvm
+
+
+class Shop:
+    """A private copy of the shop project and its test session, driven synchronously."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.loop = asyncio.new_event_loop()
+        self.manager = SessionManager(
+            limits=SessionLimits(spare_worker=False, train_class_data=False), worker_options=WorkerOptions(heap_mb=512),
+            resolver=resolve_environment,
+        )
+        self.target = SessionTarget(str(root), source_set="test", build_tool="maven", session_id="tests")
+        self.progress: list[str] = []
+
+    def tests(self, *selectors: str, failed_only: bool = False, timeout: float | None = None) -> TestReply:
+        self.progress = []
+        return self.loop.run_until_complete(self.manager.run_tests(
+            self.target, selectors=list(selectors), failed_only=failed_only, timeout_seconds=timeout, on_test=self.progress.append,
+        ))
+
+    def run(self, *selectors: str, failed_only: bool = False, timeout: float | None = None) -> TestRunResult:
+        reply = self.tests(*selectors, failed_only=failed_only, timeout=timeout)
+        assert isinstance(reply.result, TestRunResult), reply.result
+        return reply.result
+
+    def snippet(self, code: str) -> Reply:
+        return self.loop.run_until_complete(self.manager.run_snippet(self.target, code=code))
+
+    def value(self, code: str) -> str:
+        reply = self.snippet(code)
+        assert isinstance(reply.result, SuccessResult) and reply.result.value is not None, reply.result
+        return reply.result.value.data
+
+    def close(self) -> None:
+        self.loop.run_until_complete(self.manager.close_all())
+        self.loop.close()
+
+
+@pytest.fixture(scope="module")
+def shop(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Shop]:
+    project = Shop(copy_project(SHOP, tmp_path_factory.mktemp("junit") / "shop"))
+    yield project
+    project.close()
+
+
+# --- Without a JVM ------------------------------------------------------------------------------------------
+
+
+def test_build_patterns_become_class_name_expressions():
+    """surefire's `**/*Test.java` and Gradle's `shop.*Test` filter class names as the build would."""
+    import re
+
+    def keeps(pattern: str, name: str) -> bool:
+        return re.fullmatch(class_name_pattern(pattern), name) is not None
+
+    assert keeps("**/*Test.java", "shop.CartTest") and not keeps("**/*Test.java", "shop.CartTests")
+    assert keeps("**/Cart*", "shop.CartTest")
+    assert keeps("shop/hazards/**", "shop.hazards.HazardTest") and not keeps("shop/hazards/**", "shop.CartTest")
+    assert keeps("*IT", "shop.CheckoutIT")
+    assert keeps("%regex[.*Cart.*]", "shop.CartTest")
+
+
+def test_every_test_scans_the_test_outputs_only(tmp_path):
+    (tmp_path / "target/classes").mkdir(parents=True)
+    (tmp_path / "target/test-classes").mkdir(parents=True)
+    classpath = [str(tmp_path / "target/test-classes"), str(tmp_path / "target/classes"), "/x/junit.jar"]
+    assert scanned_roots(classpath) == [str(tmp_path / "target/test-classes")]
+
+
+def test_the_result_is_cut_to_its_limit_and_says_what_it_cut():
+    failures = [TestFailureDetail(test=f"shop.T.t{n}", display_name=f"t{n}()", message="boom", output="x" * 5_000) for n in range(30)]
+    result = TestRunResult(passed=5, failed=30, skipped=1, failures=failures, duration_ms=400)
+    fitted, cut = fit_test_run(result, limit=20_000)
+    assert 0 < len(fitted.failures) < 30 and fitted.failed == 30
+    assert cut is not None and f"{30 - len(fitted.failures)} more failures left out" in cut and "cut to 4000 characters" in cut
+    text = run_report(fitted, cut)
+    assert text.endswith("5 passed, 30 failed, 1 skipped in 0.4 s") and "Cut: " in text
+    assert summary_line(TestRunResult(passed=2)) == "2 passed, 0 failed in 0.0 s"
+
+
+# --- One test session, in file order ------------------------------------------------------------------------
+
+
+@jvm
+def test_every_test_runs_with_counts_failure_details_and_progress(shop: Shop):
+    result = shop.run()
+    # 7 pass (oneItem, three invocations, two dynamic tests, the nested one); @Disabled skipped; the hazards abort.
+    assert (result.passed, result.failed, result.skipped, result.aborted) == (7, 1, 1, 2), result
+    [failure] = result.failures
+    assert failure.test == "shop.CartTest.discountFromTenItems"
+    assert failure.message == FAILURE
+    assert failure.stack == ["shop.CartTest.discountFromTenItems(CartTest.kt:25)"]
+    # The failing test's own output; the passing test's println is nowhere.
+    assert failure.output == "ten cups: subtotal 1000\n"
+    assert "shop.CartTest.quantitiesAddUp[[2] 2]" in " ".join(shop.progress)
+    assert "shop.CartTest.pricesAreKept[price 20]" in " ".join(shop.progress)
+    assert shop.progress[-1].startswith("11/11 "), shop.progress
+
+
+@jvm
+def test_selectors_name_a_method_a_nested_class_and_a_package(shop: Shop):
+    one = shop.run("shop.CartTest.oneItem")
+    assert (one.passed, one.failed) == (1, 0)
+    parameterized = shop.run("shop.CartTest.quantitiesAddUp")
+    assert parameterized.passed == 3
+    assert shop.run("shop.CartTest.Empty").passed == 1
+    assert shop.run("shop.CartTest#oneItem").passed == 1
+    hazards = shop.run("shop.hazards.*")
+    assert (hazards.passed, hazards.aborted) == (0, 2)
+    missing = shop.tests("shop.Missing")
+    assert isinstance(missing.result, ErrorResult)
+    assert "no test class, method or package named 'shop.Missing'" in missing.result.message
+
+
+@jvm
+def test_a_later_snippet_sees_the_tests_state_and_the_last_failures(shop: Shop):
+    shop.value("shop.Shop.cartsOpened = 0; 0")
+    shop.run("shop.CartTest")
+    # The tests' static state is the session's: each of the eight test bodies that ran opened one cart.
+    assert int(shop.value("shop.Shop.cartsOpened")) == 8
+    assert shop.value("lastTestFailures.single().test") == "shop.CartTest.discountFromTenItems"
+    assert shop.value("(lastTestFailures.single().exception as org.opentest4j.AssertionFailedError).actual.value") == "1000"
+
+
+@jvm
+def test_a_spinning_test_is_stopped_by_the_timeout_and_the_session_stays(shop: Shop):
+    shop.value('System.setProperty("shop.hazards", "on"); 0')
+    try:
+        started = time.monotonic()
+        result = shop.run("shop.hazards.HazardTest.spins", timeout=2)
+        assert result.stopped is not None and "Timed out after 2 s" in result.stopped, result
+        assert not result.state_lost
+        assert time.monotonic() - started < 30
+        assert shop.value("1 + 1") == "2"
+    finally:
+        shop.value('System.clearProperty("shop.hazards"); 0')
+
+
+@jvm
+def test_system_exit_in_a_test_is_refused_and_ends_the_session_as_a_snippets_does(shop: Shop):
+    shop.value('System.setProperty("shop.hazards", "on"); 0')
+    result = shop.run("shop.hazards.HazardTest.exits")
+    assert result.failed == 1 and "SecurityException" in result.failures[0].message, result
+    assert result.state_lost and any("called System.exit(3)" in notice for notice in result.notices)
+    # The next call starts a fresh session: the property set by a snippet is gone with the old JVM.
+    assert shop.value('"${System.getProperty("shop.hazards")}"') == "null"
+
+
+@jvm
+def test_failed_only_after_an_edit_that_fixes_the_code_passes_in_place(shop: Shop):
+    assert shop.run("shop.CartTest").failed == 1
+    cart = shop.root / CART
+    cart.write_text(cart.read_text().replace("size > 10", "size >= 10"))
+    later = time.time() + 2
+    os.utime(cart, (later, later))
+    reply = shop.tests(failed_only=True)
+    assert isinstance(reply.result, TestRunResult), reply.result
+    assert (reply.result.passed, reply.result.failed) == (1, 0), reply.result
+    assert [notice.kind for notice in reply.notices] == ["updated"], reply.notices
+
+
+# --- Over MCP and the CLI -----------------------------------------------------------------------------------
+
+
+def _text(result) -> str:
+    return "\n".join(block.text for block in result.content if isinstance(block, TextContent))
+
+
+@jvm
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_run_project_tests_over_mcp_and_a_snippet_in_the_same_session(tmp_path, anyio_backend):
+    root = str(copy_project(SHOP, tmp_path / "shop"))
+    messages: list[str] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        messages.append(message or "")
+
+    params = StdioServerParameters(command=sys.executable, args=["-m", "gradle_repl", "serve", "--no-spare-worker"], env=dict(os.environ))
+    async with Client(params, read_timeout_seconds=300) as client:
+        result = await client.call_tool(
+            "run_project_tests", {"projectRoot": root, "buildTool": "maven", "tests": ["shop.CartTest"]}, progress_callback=on_progress
+        )
+        snippet = await client.call_tool(
+            "run_kotlin_snippet",
+            {"projectRoot": root, "buildTool": "maven", "sourceSet": "test", "sessionId": "tests", "code": "lastTestFailures.size"},
+        )
+        missing = await client.call_tool("run_project_tests", {"projectRoot": root, "buildTool": "maven", "tests": ["shop.Nope"]})
+    assert not result.is_error, _text(result)
+    data = result.structured_content
+    assert data is not None
+    assert (data["passed"], data["failed"], data["skipped"], data["aborted"]) == (7, 1, 1, 0)
+    assert data["failures"][0]["test"] == "shop.CartTest.discountFromTenItems"
+    assert data["failures"][0]["displayName"] == "discountFromTenItems()"
+    assert data["failures"][0]["stack"] == ["shop.CartTest.discountFromTenItems(CartTest.kt:25)"]
+    assert _text(result).splitlines()[-1].startswith("7 passed, 1 failed, 1 skipped in ")
+    assert any(m.startswith("9/9 ") or "/9 shop.CartTest" in m for m in messages), messages
+    assert _text(snippet).startswith("1"), _text(snippet)
+    assert missing.is_error and "no test class, method or package named 'shop.Nope'" in _text(missing)
+
+
+@jvm
+def test_cli_prints_failures_then_a_summary_and_exits_1_only_when_a_test_failed(tmp_path, capsys):
+    root = str(copy_project(SHOP, tmp_path / "shop"))
+    assert cli_main(["test", root, "shop.CartTest", "--build-tool", "maven"]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith("FAILED shop.CartTest.discountFromTenItems\n"), out
+    assert out.splitlines()[-1].startswith("7 passed, 1 failed, 1 skipped in ")
+    assert cli_main(["test", root, "shop.CartTest.oneItem", "--build-tool", "maven"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1].startswith("1 passed, 0 failed in ")
+    assert cli_main(["test", root, "--failed"]) == 2
