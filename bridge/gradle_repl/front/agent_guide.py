@@ -18,7 +18,8 @@ writing a throwaway test or main.
 - `check_kotlin_snippet`: compiles only: errors with line and column, the type of the last expression; nothing runs.
 - `complete_kotlin_snippet`: what fits at a cursor, with the import a candidate needs.
 - `describe_kotlin_session`: what a session holds (options, imports, names and values), to pick up where it was.
-- Tests: run with sourceSet="test" and a sessionId of its own to reach test classes, fixtures and test libraries.
+- `run_project_tests` (tests: `shop.CartTest`, `shop.CartTest.oneItem`, `shop.*`; failedOnly after an edit): JUnit in
+  the warm test session; counts and failures only. Snippets with sourceSet="test", sessionId="tests" share it.
 - `list_running_jvms` then `attach_kotlin_session`: snippets run inside a running app (Spring beans: bean<T>()).
 - `reset_kotlin_session` with replay=true: a fresh JVM that runs the session's successful snippets again.
 An error result's kind says what to do: `compile` (fix the code), `runtime` (the stack names snippet lines),
