@@ -160,8 +160,8 @@ MUTATIONS = (
     Mutation(
         "session JVM flags dropped",
         "bridge/gradle_repl/worker/boot.py",
-        "        extra_options=[*class_data.jvm_options(), *agent.jvm_options(), *env.session_options.jvm_args],",
-        "        extra_options=[*class_data.jvm_options(), *agent.jvm_options()],",
+        "        extra_options=[*class_data.jvm_options(), *kind.jvm_options(), *env.session_options.jvm_args],",
+        "        extra_options=[*class_data.jvm_options(), *kind.jvm_options()],",
         ("tests/test_server.py::test_session_options_reach_the_jvm_and_describe_shows_them_masked",),
     ),
     Mutation(
@@ -426,6 +426,34 @@ MUTATIONS = (
         "    return result.failed == 0 and result.stopped is None and not result.state_lost",
         "    return True",
         ("tests/test_project_tests.py::test_cli_prints_failures_then_a_summary_and_exits_1_only_when_a_test_failed",),
+    ),
+    Mutation(
+        "the worker uses an attach socket directory others can enter",
+        "bridge/gradle_repl/worker/attach/agent_socket.py",
+        " or stat.S_IMODE(info.st_mode) & 0o077:",
+        ":",
+        ("tests/test_agent_socket.py::test_a_directory_others_can_enter_is_refused",),
+    ),
+    Mutation(
+        "the worker uses another user's attach socket directory",
+        "bridge/gradle_repl/worker/attach/agent_socket.py",
+        " or info.st_uid != os.getuid()",
+        "",
+        ("tests/test_agent_socket.py::test_another_users_directory_is_refused",),
+    ),
+    Mutation(
+        "a describe's values under a snippet's id taken as the snippet's answer",
+        "bridge/gradle_repl/worker/attach/attached.py",
+        "        if not isinstance(message, AgentReply) or message.id != request_id:",
+        '        if message is None or getattr(message, "id", None) != request_id:',
+        ("tests/test_attached.py::test_a_describes_values_of_the_same_id_are_never_the_snippets_answer",),
+    ),
+    Mutation(
+        "an evicted attached session stays attached",
+        "bridge/gradle_repl/host/eviction.py",
+        "                    self._sessions.remove(session.session_id)\n                    await self._evict(",
+        "                    await self._evict(",
+        ("tests/test_host.py::test_an_evicted_attached_session_leaves_nothing_behind",),
     ),
 )
 

@@ -157,30 +157,66 @@ def test_an_import_circle_is_found():
 
 
 WORKER_ROOMS = ("repl", "attach", "classes")
-# Imports between the worker's rooms that the one seam for where a snippet runs (issue 40) takes away; each names why
-# it is still here. The list only shrinks.
-ROOM_CROSSINGS_TO_REMOVE: set[tuple[str, str]] = {
-    ("worker/repl/session.py", "classes"),  # the session holds the class updater instead of being handed a Protocol
-    ("worker/attach/attached.py", "repl"),  # AttachedSession subclasses ReplSession instead of being a runner
+# The worker modules the host may import: pure helpers (no JPype, no JVM), each named in ARCHITECTURE.md.
+HOST_WORKER_HELPERS = {
+    "gradle_repl.worker.classdata",  # which class-data archive a JVM maps
+    "gradle_repl.worker.deadlines",  # how long a stopped snippet may take, which the host's waits derive from
+    "gradle_repl.worker.attach.agent_jar",  # the attach agent's jar, for -javaagent: at an app's start (host/agent_option.py)
+    "gradle_repl.worker.attach.agent_socket",  # the directory that jar's agent listens in
 }
 
 
-def _room(path: Path) -> str:
+def _room(path: Path, package: Path = PACKAGE) -> str:
     """A worker module's room (repl, attach, classes), or "shell" for the process shell at worker/'s top."""
-    parts = path.relative_to(PACKAGE / "worker").parts
+    parts = path.relative_to(package / "worker").parts
     return parts[0] if len(parts) > 1 and parts[0] in WORKER_ROOMS else "shell"
+
+
+def _room_crossings(paths: list[Path], package: Path = PACKAGE) -> set[tuple[str, str]]:
+    """(module, room) for each import of a worker room by a module of another room."""
+    crossings = set()
+    for path in paths:
+        room = _room(path, package)
+        for name in _imports(path):
+            parts = name.split(".")
+            if parts[:2] == ["gradle_repl", "worker"] and len(parts) > 2 and parts[2] in WORKER_ROOMS and room not in ("shell", parts[2]):
+                crossings.add((str(path.relative_to(package)), parts[2]))
+    return crossings
 
 
 def test_the_worker_rooms_meet_only_in_the_shell():
     """worker/repl (the REPL in this JVM), worker/attach (the link to an agent in another JVM) and worker/classes
-    (class files, in-place updates) never import each other: the shell (worker/'s top modules: boot, the channel,
-    the JVM's door) imports them and hands each what it needs. Nothing outside the worker imports a room but the host's
-    pure helpers named in ARCHITECTURE.md."""
-    crossings = set()
-    for path in (PACKAGE / "worker").rglob("*.py"):
-        room = _room(path)
-        for name in _imports(path):
-            parts = name.split(".")
-            if parts[:2] == ["gradle_repl", "worker"] and len(parts) > 2 and parts[2] in WORKER_ROOMS and room not in ("shell", parts[2]):
-                crossings.add((str(path.relative_to(PACKAGE)), parts[2]))
-    assert crossings <= ROOM_CROSSINGS_TO_REMOVE, sorted(crossings - ROOM_CROSSINGS_TO_REMOVE)
+    (class files, in-place updates) never import each other: the shell (worker/'s top modules: boot, the runner
+    seam, the channel, the JVM's door) imports them and hands each what it needs."""
+    assert _room_crossings(list((PACKAGE / "worker").rglob("*.py"))) == set()
+
+
+def test_a_room_crossing_is_found(tmp_path):
+    """The check sees a room importing another (what AttachedSession subclassing ReplSession was)."""
+    (tmp_path / "worker" / "attach").mkdir(parents=True)
+    crossing = tmp_path / "worker" / "attach" / "attached.py"
+    crossing.write_text("from gradle_repl.worker.repl.session import ReplSession\n", encoding="utf-8")
+    shell = tmp_path / "worker" / "boot.py"
+    shell.write_text("from gradle_repl.worker.repl.session import ReplSession\n", encoding="utf-8")
+    assert _room_crossings([crossing, shell], tmp_path) == {("worker/attach/attached.py", "repl")}
+
+
+def _worker_imports_outside(layer: str) -> set[str]:
+    """Each module of gradle_repl.worker that a module of `layer` imports (under TYPE_CHECKING and in functions too)."""
+    graph = _import_graph()
+    return {
+        imported for module, imports in graph.items() if module.startswith(f"gradle_repl.{layer}.")
+        for imported in imports if imported.startswith("gradle_repl.worker.")
+    }
+
+
+def test_the_front_ends_import_no_worker_room():
+    """front/ reaches the worker's rooms only through the host: attaching a session, or the agent's option for an
+    app's start, asks the host, which names the helpers it uses."""
+    rooms = {name for name in _worker_imports_outside("front") if name.split(".")[2] in WORKER_ROOMS}
+    assert rooms == set(), sorted(rooms)
+
+
+def test_the_host_imports_only_the_workers_pure_helpers():
+    """The host runs no JVM: of the worker it imports only the pure helpers ARCHITECTURE.md names."""
+    assert _worker_imports_outside("host") <= HOST_WORKER_HELPERS, sorted(_worker_imports_outside("host") - HOST_WORKER_HELPERS)

@@ -9,7 +9,9 @@ from collections import deque
 from typing import Any, cast
 
 from gradle_repl.frames import StreamFrame
-from gradle_repl.worker.attach.agent_wire import AgentConnection, AgentCut, AgentOutput, AgentReply, AgentStopped, AgentUnit
+from gradle_repl.worker.attach.agent_wire import (
+    AgentConnection, AgentCut, AgentHello, AgentOutput, AgentRead, AgentReply, AgentStopped, AgentUnit, AgentValues,
+)
 from gradle_repl.worker.attach.attached import _run_there
 from gradle_repl.worker.output_frames import SnippetOutput
 
@@ -37,7 +39,9 @@ class _Agent:
     """Plays `waiting` messages as if they had already arrived (buffered), then `later` ones one per receive, each
     after a pause; `printing` makes it print a line on every receive until it is cancelled, then answer stopped."""
 
-    def __init__(self, waiting: list[AgentReply], later: list[AgentReply], *, printing: bool = False) -> None:
+    def __init__(
+        self, waiting: list[AgentReply], later: list[AgentReply | AgentHello | AgentValues], *, printing: bool = False,
+    ) -> None:
         self.waiting = deque(waiting)
         self.later = deque(later)
         self.printing = printing
@@ -53,7 +57,7 @@ class _Agent:
     def buffered(self) -> bool:
         return bool(self.waiting)
 
-    def receive(self, timeout: float) -> AgentReply | None:
+    def receive(self, timeout: float) -> AgentReply | AgentHello | AgentValues | None:
         self.receives += 1
         if self.printing:
             assert self.receives < 1_000, "no cancel was sent while output kept arriving"
@@ -65,7 +69,7 @@ class _Agent:
 
 def _run(agent: _Agent, *, deadline: float) -> tuple[Any, list[Any]]:
     sent: list[Any] = []
-    output = SnippetOutput(cast(Any, None), cast(Any, None), frame_limit=200_000)
+    output = SnippetOutput(cast(Any, None), frame_limit=200_000)
     ran = _run_there(cast(AgentConnection, agent), REQUEST, _Script(), output_limit=1_000_000, deadline=deadline, output=output, send=sent.append)
     return ran, sent
 
@@ -107,3 +111,12 @@ def test_a_late_answer_of_an_earlier_snippet_is_dropped():
     ran, sent = _run(_Agent([], later), deadline=float("inf"))
     assert [frame.data for frame in sent] == ["new\n"] and isinstance(ran.reply, AgentUnit) and ran.reply.id == REQUEST
 
+
+
+def test_a_describes_values_of_the_same_id_are_never_the_snippets_answer():
+    """Only a snippet's own closing message answers it: the values of a describe (or a hello) that arrive while it
+    runs, even under its id, are passed over, and the snippet's answer is the one that ends the run."""
+    values = AgentValues(REQUEST, [AgentRead("read", "1", 1)])
+    later: list[AgentReply | AgentHello | AgentValues] = [values, AgentHello("gradlerepl.agent.v0", "app", "21", 1), AgentUnit(REQUEST)]
+    ran, sent = _run(_Agent([], later), deadline=float("inf"))
+    assert isinstance(ran.reply, AgentUnit) and sent == []

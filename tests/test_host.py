@@ -232,6 +232,38 @@ async def test_an_idle_session_is_closed_at_the_idle_timeout_and_its_next_call_i
     await m.close_all()
 
 
+async def test_an_evicted_attached_session_leaves_nothing_behind():
+    """Idle eviction ends an attached session whole: it is no longer attached (nor listed, nor described), and the
+    session's next call naming a project runs that project's environment, not the JVM it was attached to."""
+    launcher = FakeLauncher()
+    m = manager(launcher, idle_timeout_seconds=0.05, eviction_poll_seconds=0.01)
+    attached = fake_resolver("/app").environment.model_copy(update={"attached_pid": 4242})
+    await m.attach("s", attached)
+    assert m.attached_pid("s") == 4242 and [s.attached_pid for s in m.list()] == [4242]
+    m.start_eviction()
+    async with asyncio.timeout(5):  # the idle timeout plus a poll, observed through the listing and the workers
+        while m.list() or launcher.live():
+            await asyncio.sleep(0.005)
+    assert m.attached_pid("s") is None and m.attached_environment("s") is None
+    with pytest.raises(GradleReplError, match="there is no session 's'"):
+        await m.describe("s")
+    reply = await m.run_snippet(SessionTarget("/p", session_id="s"), code="2")
+    assert any(n.kind == "evicted" for n in reply.notices), reply.notices
+    assert [(s.project_root, s.attached_pid) for s in m.list()] == [("/p", None)]
+    await m.close_all()
+
+
+async def test_a_closed_attached_session_is_detached():
+    """close detaches: the session id names no attached JVM afterwards, and a new session of that id is its project's."""
+    m = manager(FakeLauncher())
+    await m.attach("s", fake_resolver("/app").environment.model_copy(update={"attached_pid": 4242}))
+    assert await m.close("s")
+    assert m.attached_pid("s") is None and m.list() == []
+    await run(m, "1")
+    assert [(s.project_root, s.attached_pid) for s in m.list()] == [("/p", None)]
+    await m.close_all()
+
+
 async def test_a_new_session_takes_the_warmed_spare():
     launcher = FakeLauncher()
     m = manager(launcher, spare_worker=True)

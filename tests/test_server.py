@@ -182,6 +182,23 @@ async def test_the_tools_are_methods_a_test_can_call():
     assert nobody == "No session 'nobody'." and closed == "Session 'default' closed."
 
 
+async def test_a_call_without_a_project_names_the_target_its_session_was_attached_with():
+    """Only an attached session may leave projectRoot out, and its target is then the one it was attached with (its
+    project, path, source set and build tool), never a placeholder; once it is closed, projectRoot is needed again."""
+    from gradle_repl.errors import GradleReplError
+    from gradle_repl.target import SessionTarget
+
+    manager = fake_manager(FakeLauncher())
+    tools = KotlinTools(manager)
+    attached = fake_resolver("/app").environment.model_copy(update={"attached_pid": 4242, "project_path": ":web"})
+    await manager.attach("s", attached)
+    assert tools._target(None, ":", "main", "auto", "s") == SessionTarget("/app", ":web", "main", "maven", "s")
+    await manager.close("s")
+    with pytest.raises(GradleReplError, match="projectRoot is needed: session 's' is not attached"):
+        tools._target(None, ":", "main", "auto", "s")
+    await manager.close_all()
+
+
 async def test_a_new_session_takes_the_warmed_spare_worker():
     """After the first session starts, a spare worker starts; the next new session runs on that very worker."""
     async with fake_server(spare_worker=True) as (client, launcher):

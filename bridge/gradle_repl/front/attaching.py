@@ -8,13 +8,12 @@ import os
 import shutil
 
 from gradle_repl.environment import BuildToolChoice, ReplEnvironment
+from gradle_repl.host.agent_option import javaagent_option
 from gradle_repl.host.manager import SessionManager
 from gradle_repl.host.notices import Notice
 from gradle_repl.project.attach_target import attach_environment
 from gradle_repl.errors import GradleReplError
 from gradle_repl.project.running_jvms import RunningJvm, attachable_jvm, java_home_of
-from gradle_repl.worker.attach.agent_jar import build_agent_jar
-from gradle_repl.worker.attach.agent_socket import agent_dir
 
 __all__ = ["agent_option", "attach_session", "jvm_line"]
 
@@ -46,5 +45,4 @@ def agent_option() -> str:
     java = os.environ.get("JAVA_HOME") or (java_home_of(found) if (found := shutil.which("java")) else None)
     if java is None:
         raise GradleReplError("no JDK found to build the agent with: set JAVA_HOME or put java on PATH")
-    jar = build_agent_jar(java)
-    return f"-javaagent:{jar}={agent_dir(jar)}"
+    return javaagent_option(java)

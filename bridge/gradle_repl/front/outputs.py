@@ -5,9 +5,10 @@ Each model is the tool's declared `outputSchema` (the SDK derives it from the to
 `Annotated[CallToolResult, Model]`) and `front/content.py` fills it beside the text and image content, which
 stay as they are for clients that read text only. Every model here is a `Wire`: camelCase on the wire, as the tools'
 arguments are, down to list items. An item that shows an internal model (a diagnostic, a declaration, a session)
-is that model's fields under `Wire`'s naming, so its fields are written once; the published schema changes only
-deliberately all the same, since tests/test_tool_schemas.py holds it to its snapshot. A wire item is made from the
-internal one it shows by `model_validate(internal)` (`wire_list`): the names they share are read as attributes.
+stands alone, its fields written here, so that a change inside the host or the worker never changes what clients
+read; tests/test_tool_schemas.py holds the published schema to its snapshot, and tests/test_outputs.py holds each
+such item to the internal model it shows (the same field names, so each is read from it). A wire item is made from
+the internal one it shows by `model_validate(internal)` (`wire_list`): the names they share are read as attributes.
 """
 
 from __future__ import annotations
@@ -19,9 +20,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 from gradle_repl.display_kinds import DisplayKind
-from gradle_repl.frames import CodeDiagnostic, CompilerDiagnostic, Completion, Declaration, ErrorKind, TestFailureDetail, TextEdit
-from gradle_repl.host.notices import Notice
-from gradle_repl.host.sessions import SessionInfo
+from gradle_repl.environment import BuildToolName
+from gradle_repl.frames import CompletionKind, DeclarationKind, ErrorKind
+from gradle_repl.host.notices import NoticeKind
 from gradle_repl.options import EnvSource
 
 __all__ = [
@@ -51,37 +52,85 @@ def wire_list(model: type[_W], items: Iterable[object]) -> list[_W]:
     return [model.model_validate(item) for item in items]
 
 
-class SnippetDiagnostic(Wire, CompilerDiagnostic):
+class SnippetDiagnostic(Wire):
     """One of the compiler's errors or warnings."""
 
+    severity: Literal["error", "warning"]
+    message: str
+    line: int | None = None
+    column: int | None = None
 
-class CheckDiagnostic(Wire, CodeDiagnostic):
+
+class CheckDiagnostic(SnippetDiagnostic):
     """One of the compiler's errors or warnings, with the text a run shows for it."""
 
+    text: str = Field(description="as run_kotlin_snippet shows it: `error: … (line L, col C)`, the offending line and a caret")
 
-class CodeEdit(Wire, TextEdit):
+
+class CodeEdit(Wire):
     """Replace `code[start:end]` by `text` (an insertion when they are equal); offsets into the code as it was sent."""
 
+    start: int = Field(ge=0)
+    end: int = Field(ge=0)
+    text: str
 
-class CompletionItem(Wire, Completion):
+
+class CompletionItem(Wire):
     """One candidate: what to insert in place of the prefix before the cursor, and what it is."""
 
-    edits: list[CodeEdit] = Field(  # type: ignore[assignment]  # the wire model of the same edits
+    text: str
+    kind: CompletionKind
+    detail: str = Field(default="", description="a function's signature, a property's type, a class's package")
+    edits: list[CodeEdit] = Field(
         default_factory=list,
-        description=Completion.model_fields["edits"].description,
+        description="edits to make with this one, before the cursor: the import a class not imported yet needs "
+        "(as an IDE's auto-import adds it), in the code as it was sent",
     )
 
 
-class DeclaredName(Wire, Declaration):
+class DeclaredName(Wire):
     """One name a session's snippets declared, as the REPL resolves it now (the newest definition)."""
 
+    kind: DeclarationKind
+    name: str
+    signature: str = Field(description="e.g. `val total: kotlin.Int`, `fun f(kotlin.Int): kotlin.String`, `data class Point`")
+    value: str | None = Field(default=None, description="a val's or var's current value, rendered and capped")
+    snippet: int = Field(description="the number of the snippet that declared it (1 = the session's first)")
 
-class NoticeItem(Wire, Notice):
+
+class NoticeItem(Wire):
     """One thing the user must know besides the result, as text ready to show."""
 
+    kind: NoticeKind = Field(
+        description="evicted: closed for room or idleness; restarted: the build or sources changed in a way the JVM "
+        "can't apply in place; updated: the rebuilt project's classes were updated in place, state kept; replayed: the "
+        "session's earlier successful snippets ran again after a restart; state_lost: a "
+        "cancelled snippet ended the JVM; build_tool: the other build tool was used; environment: what the build "
+        "can't give snippets; libraries: added again after a restart (or not); options: changed session options "
+        "restarted the session; memory: the heap is nearly full"
+    )
+    text: str
 
-class LiveSession(Wire, SessionInfo):
+
+class LiveSession(Wire):
     """One live session, as list_kotlin_sessions shows it."""
+
+    session_id: str
+    state: Literal["starting", "idle", "running"]
+    project_root: str
+    project_path: str
+    source_set: str
+    build_tool: BuildToolName
+    kotlin_version: str
+    java_home: str
+    java_version: str | None
+    snippets_run: int
+    uptime_seconds: float
+    idle_seconds: float
+    worker_pid: int | None
+    worker_rss_bytes: int | None
+    declarations: int = Field(default=0, description="names the session's snippets declared (describe_kotlin_session lists them)")
+    attached_pid: int | None = Field(default=None, description="the running JVM the session's snippets run in, when it is attached to one")
 
 
 class DisplayItem(Wire):
@@ -244,9 +293,17 @@ class ProjectEnvironment(Wire):
     notices: list[str] = Field(default_factory=list, description="one line per build tool that could not run before the one used")
 
 
-class TestFailureItem(Wire, TestFailureDetail):
+class TestFailureItem(Wire):
     """One failed test: `test` as a selector names it (class and method), its display name, the exception's class and
     message, the stack's frames in the project's own code (`Class.method(File.kt:12)`), and what it printed."""
+
+    __test__ = False  # a model, not a pytest test class
+
+    test: str = Field(description="as a selector names it: `shop.CartTest.discount`; an invocation adds its display name in brackets")
+    display_name: str
+    message: str = Field(description="the exception's class and message")
+    stack: list[str] = Field(default_factory=list, description="the exception's frames in the project's own code, each `Class.method(File.kt:12)`")
+    output: str = Field(default="", description="what the test printed while it ran")
 
 
 class ProjectTestRun(Wire):

@@ -129,13 +129,14 @@ class KotlinTools:
         self, project_root: str | None, project_path: str, source_set: str, build_tool: BuildToolChoice, session_id: str,
     ) -> SessionTarget:
         """The session a call names. Only a session attached to a running JVM may leave its project out: it runs
-        the JVM's classes, whatever project a call names."""
+        the JVM's classes, whatever project a call names, and its target is the one it was attached with."""
         if project_root is None:
-            if self.manager.attached_pid(session_id) is None:
+            attached = self.manager.attached_environment(session_id)
+            if attached is None:
                 raise GradleReplError(
                     f"projectRoot is needed: session {session_id!r} is not attached to a running JVM (attach_kotlin_session)"
                 )
-            project_root = "."
+            return SessionTarget.of(attached, session_id)
         return SessionTarget(project_root, project_path, source_set, build_tool, session_id)
 
     async def run_kotlin_snippet(

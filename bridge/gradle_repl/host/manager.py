@@ -98,8 +98,6 @@ class SessionManager:
         self._spare = SpareWorker(self._workers, enabled=self.limits.spare_worker)
         self._training = ClassDataTraining(self._workers, enabled=self.limits.train_class_data)
         self._resolve_pool = ThreadPoolExecutor(RESOLVE_THREADS, thread_name_prefix="resolve")
-        # Sessions attached to a running JVM: their environment is the target's, given once, never resolved again.
-        self._attached: dict[str, _Pinned] = {}
 
     @classmethod
     def from_settings(
@@ -239,7 +237,9 @@ class SessionManager:
         if options is not None:
             options.check_heap(self.worker_options.heap_mb)
         await _prepare(options)
-        resolved = self._attached.get(target.session_id) or await self.resolve(
+        # An attached session's environment is the target JVM's, given once (Session.pinned): never resolved again.
+        pinned = self.attached_environment(target.session_id)
+        resolved = _Pinned(pinned) if pinned is not None else await self.resolve(
             target.project_root, project_path=target.project_path, source_set=target.source_set,
             build_tool=self._session_build_tool(target), progress=progress,
         )
@@ -260,8 +260,10 @@ class SessionManager:
     async def attach(self, session_id: str, environment: ReplEnvironment, *, progress: Progress | None = None) -> tuple[Notice, ...]:
         """Runs the session in the JVM `environment.attached_pid` names from now on; a session of that id is closed
         first (its state, wherever it lived, is released). Its later calls ignore the project they name."""
+        if environment.attached_pid is None:
+            raise GradleReplError("attach needs the environment of a running JVM (its attached_pid)")
         await self.close(session_id)
-        self._attached[session_id] = _Pinned(environment)
+        self._session(session_id).pinned = environment
         try:
             async with self._entered(SessionTarget.of(environment, session_id), progress) as (_, _, notices):
                 return tuple(notices)
@@ -269,10 +271,16 @@ class SessionManager:
             await self.close(session_id)
             raise
 
+    def attached_environment(self, session_id: str) -> ReplEnvironment | None:
+        """The environment of a session attached to a running JVM, as attach read it from that JVM; None for a session
+        of its own JVM, and for one closed or evicted."""
+        session = self._sessions.get(session_id)
+        return session.pinned if session is not None else None
+
     def attached_pid(self, session_id: str) -> int | None:
         """The running JVM the session is attached to, if it is."""
-        pinned = self._attached.get(session_id)
-        return pinned.environment.attached_pid if pinned is not None else None
+        session = self._sessions.get(session_id)
+        return session.attached_pid if session is not None else None
 
     def session_options(self, session_id: str) -> SessionOptions | None:
         """The options a live session runs with."""
@@ -440,7 +448,7 @@ class SessionManager:
 
     async def close(self, session_id: str) -> bool:
         """Closes a session at once: a running snippet is stopped and a starting JVM is stopped when it's up."""
-        self._attached.pop(session_id, None)  # detaches: the app keeps running, the session's state there is released
+        # Detaches an attached session with it (Session.pinned): the app keeps running, the session's state there is released.
         session = self._sessions.remove(session_id)
         self._eviction.take_notice(session_id)
         if session is None:

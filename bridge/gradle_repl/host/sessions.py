@@ -56,6 +56,14 @@ class Session:
     replay: ReplayPolicy = "never"
     # The environment of the session's last JVM, kept when the JVM ends (a crash, a reset): what a replay starts again.
     last_environment: ReplEnvironment | None = None
+    # A session attached to a running JVM: the environment read from that JVM (its attached_pid set), given once by
+    # SessionManager.attach and standing for a resolve until the session closes or is evicted, with the session.
+    pinned: ReplEnvironment | None = None
+
+    @property
+    def attached_pid(self) -> int | None:
+        """The running JVM the session's snippets run in, when it is attached to one."""
+        return self.pinned.attached_pid if self.pinned is not None else None
 
     @property
     def holds_jvm(self) -> bool:
@@ -101,7 +109,7 @@ class Session:
             worker_pid=worker.pid if worker else None,
             worker_rss_bytes=worker.rss_bytes() if worker else None,
             declarations=self.declarations if worker else 0,
-            attached_pid=env.attached_pid,
+            attached_pid=self.attached_pid,
         )
 
 

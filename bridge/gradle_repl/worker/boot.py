@@ -1,5 +1,12 @@
 """Starts a session's JVM and its K2 REPL: the classpaths, the facade and its optional add-ons (@file:DependsOn,
-Compose's renderComposable), the class-data archive, then a warm-up snippet; a training worker also compiles a few typical snippets."""
+Compose's renderComposable), the class-data archive, then a warm-up snippet; a training worker also compiles a few typical snippets.
+
+Where the snippets run is chosen here, once, from the session's environment (`attached_pid`), and each kind starts
+only what it uses: a session in its own JVM (_OwnJvm) gets the class-update agent, the project's class files read for
+in-place updates, output capture, the exit guard and the @file:DependsOn add-on, and runs its snippets with
+worker/repl/local_runner.py; a session attached to a running JVM (_Attached) gets the attach agent's display API,
+Spring's helpers and a connection to the agent, and runs its snippets with worker/attach/attached.py.
+"""
 
 from __future__ import annotations
 
@@ -13,24 +20,26 @@ from gradle_repl.environment import DEPENDS_ON_UNAVAILABLE, ReplEnvironment
 from gradle_repl.errors import WorkerFailed
 from gradle_repl.frames import ReadyFrame, StartRequest
 from gradle_repl.worker import classdata
+from gradle_repl.worker.attach.attached import ATTACHED_LIBRARIES_UNAVAILABLE, AttachedRunner, attach_agent, attached_display_api, warm_up_attached
+from gradle_repl.worker.attach.snippet_mirror import SnippetMirror
+from gradle_repl.worker.attach.spring_helpers import spring_helpers
 from gradle_repl.worker.classes.class_update_agent import AgentJar, agent_jar
 from gradle_repl.worker.classes.class_updates import ClassUpdater
-from gradle_repl.worker.attach.attached import ATTACHED_LIBRARIES_UNAVAILABLE, AttachedSession, attach_agent, attached_display_api, warm_up_attached
-from gradle_repl.worker.attach.snippet_mirror import SnippetMirror
-from gradle_repl.worker.attach.spring_helpers import SpringHelpers, spring_helpers
-from gradle_repl.worker.repl.completion import SessionCompletion
 from gradle_repl.worker.facade import build_dependency_addon, build_facade
 from gradle_repl.worker import java
-from gradle_repl.worker.java import JavaException, JavaObject, ReplOutput, java_class, shutdown_vm
+from gradle_repl.worker.java import JavaException, JavaObject, ReplDriver, ReplOutput, java_class, shutdown_vm
 from gradle_repl.worker.jvm import start_jvm
 from gradle_repl.worker.outcomes import throwable_chain
-from gradle_repl.worker.repl.compose_addon import compose_addon
-from gradle_repl.worker.repl.junit_addon import junit_addon
-from gradle_repl.worker.repl.tests import TestRunner
 from gradle_repl.worker.repl.companions import generated_companions
+from gradle_repl.worker.repl.completion import SessionCompletion
+from gradle_repl.worker.repl.compose_addon import compose_addon
+from gradle_repl.worker.repl.junit_addon import JunitAddon, junit_addon
+from gradle_repl.worker.repl.local_runner import Facade, LocalRunner
 from gradle_repl.worker.repl.plugin_hints import compose_hints, serialization_hint
+from gradle_repl.worker.repl.session import ReplSession
+from gradle_repl.worker.repl.tests import TestRunner
 from gradle_repl.worker.report import format_throwable
-from gradle_repl.worker.repl.session import Facade, ReplSession
+from gradle_repl.worker.runner import SnippetRunner
 from gradle_repl.worker.snippet_names import WARM_UP_SNIPPETS, SnippetCounter
 
 __all__ = ["ClassDataUse", "boot"]
@@ -85,107 +94,174 @@ def boot(request: StartRequest) -> tuple[ReplSession, ReadyFrame, ClassDataUse]:
     """The session, ready to evaluate; its ready frame; and the class-data archive its JVM maps or writes."""
     started = time.monotonic()
     env = request.environment
+    kind: _OwnJvm | _Attached = _OwnJvm(request) if env.attached_pid is None else _Attached(request, env.attached_pid)
     class_data = ClassDataUse.for_request(request)
     if class_data.mapped is not None:
         classdata.mark_mapped(class_data.mapped)
     # DependsOn/Repository go on the JVM's classpath: the compiler loads them by name from there. Maven's
     # resolver stays in the facade's loader, out of the compiler's and the project's way.
     annotations = [p for p in env.dependency_resolver_classpath if _DEPENDENCY_ANNOTATIONS_JAR.match(_jar_name(p))]
-    resolver = [p for p in env.dependency_resolver_classpath if p not in annotations]
-    # The agent that lets a rebuild's changed classes be redefined in place (class_updates.py). Not in a training
-    # worker: the JVM writes no class-data archive at exit with a java.lang.instrument agent loaded, and a trainer
-    # runs no project code anyway.
-    agent = agent_jar(env.java_home) if not request.train_class_data else AgentJar(None, "a training worker has no agent")
     start_jvm(
         env.java_home, [*env.repl_host_classpath, *annotations],
         heap_mb=request.heap_mb, full_jit=request.full_jit, code_cache_mb=request.code_cache_mb,
-        extra_options=[
-            *class_data.jvm_options(), *agent.jvm_options(), *(env.test_settings.jvm_args if env.test_settings else []), *env.session_options.jvm_args,
-        ],
+        extra_options=[*class_data.jvm_options(), *kind.jvm_options(), *env.session_options.jvm_args],
     )
     facade_jar, compiled = build_facade(env.kotlin_version, env.repl_host_classpath)
-    # Why @file:DependsOn can't be used in this session; None when it can.
-    libraries_unavailable: str | None = env.dependency_resolver_unavailable or DEPENDS_ON_UNAVAILABLE
-    addon: Path | None = None
-    if env.dependency_resolver_classpath:
-        try:
-            addon, _ = build_dependency_addon(env.kotlin_version, [*env.repl_host_classpath, str(facade_jar), *env.dependency_resolver_classpath])
-        except WorkerFailed as error:  # an optional add-on: the session starts without it
-            libraries_unavailable = f"{DEPENDS_ON_UNAVAILABLE}: its add-on did not compile ({str(error).splitlines()[0]})"
-    jars = [str(facade_jar), *([str(addon), *resolver] if addon is not None else [])]
+    jars = [str(facade_jar), *kind.facade_addons(facade_jar, annotations)]
     urls = [java_class("java.io.File")(jar).toURI().toURL() for jar in jars]
     system = java_class("java.lang.ClassLoader").getSystemClassLoader()
     facade_loader = java_class("java.net.URLClassLoader")(urls, system)
-
-    output = java.repl_output(facade_loader)
-    output.install()
-    exit_guard = java.exit_guard(facade_loader)
-    exit_guard.install()
     compile_classpath = _compile_classpath(env, str(facade_jar), annotations)
     compose = compose_addon(env, compile_classpath)
-    junit = junit_addon(env, compile_classpath)
+    addon_classpath, addon_imports = kind.snippet_addons(compile_classpath)
     snippet_loader = java_class("gradlerepl.host.SnippetClassLoaders", loader=facade_loader).create(
-        [*env.classpath, *compose.classpath, *junit.classpath], facade_loader
+        [*env.classpath, *compose.classpath, *addon_classpath], facade_loader
     )
-    libraries: JavaObject = None
-    if addon is not None:
-        try:
-            libraries = java_class("gradlerepl.dependencies.AddedLibraries", loader=facade_loader)(env.classpath, env.repositories)
-            libraries_unavailable = None
-        except (JavaException, TypeError) as error:
-            libraries_unavailable = f"{DEPENDS_ON_UNAVAILABLE}: its resolver could not be made ({error})"
-    # Compiled against, never loaded here: a session attached to a Spring Boot app gets its inline Spring helpers.
-    spring = spring_helpers(compile_classpath, env.kotlin_version) if env.attached_pid is not None else SpringHelpers([], [])
-    # An attached session's display calls are the agent's, which run in the app; a session's own are the facade's.
-    display_classpath, display_imports = attached_display_api(env.java_home) if env.attached_pid is not None else ([], [])
+    extra_classpath, extra_imports, libraries = kind.before_driver(facade_loader, compile_classpath)
     driver = java.repl_driver(
-        facade_loader, [*compile_classpath, *compose.classpath, *junit.classpath, *spring.classpath, *display_classpath], snippet_loader,
-        env.compiler_options(), libraries, [*compose.imports, *junit.imports, *spring.imports, *display_imports],
+        facade_loader, [*compile_classpath, *compose.classpath, *addon_classpath, *extra_classpath], snippet_loader,
+        env.compiler_options(), libraries, [*compose.imports, *addon_imports, *extra_imports],
     )
     companion_hints = generated_companions(env, driver, facade_loader, str(facade_jar))
-    # Read before any project class loads (neither the driver nor the warm-up loads one): the bytes the JVM will run.
-    classes = ClassUpdater(
-        env.classpath, snippet_loader, unavailable=agent.unavailable, add_compile_root=lambda root: driver.addCompileRoots(java.string_array([root])),
-    )
     snippets = SnippetCounter(driver)
-    connection = attach_agent(env.attached_pid, env.java_home) if env.attached_pid is not None else None
-    mirror = SnippetMirror(snippet_loader)
-    if connection is not None:
-        warm_up_attached(snippets, connection, WARM_UP_SNIPPET, mirror)
-        libraries_unavailable = ATTACHED_LIBRARIES_UNAVAILABLE
-    else:
-        _warm_up(snippets, output)
+    runner, java_version = kind.runner(driver, snippet_loader, snippets, java.renderer(facade_loader))
     ready = ReadyFrame(
         pid=os.getpid(),
         kotlin_version=env.kotlin_version,
-        java_version=connection.hello.java_version if connection is not None else str(java_class("java.lang.System").getProperty("java.version")),
+        java_version=java_version,
         facade_compiled=compiled,
         startup_ms=int((time.monotonic() - started) * 1000),
         class_data_archive=str(class_data.mapped) if class_data.mapped else None,
     )
     if request.train_class_data:
-        _train(snippets, output)
+        kind.train(snippets)
     completion = SessionCompletion(
         driver, facade_loader, kotlin_version=env.kotlin_version, compile_classpath=[*env.repl_host_classpath, str(facade_jar)],
         # What snippets compile against, less the facade's own jars: classes a snippet may be offered to import.
         index_classpath=[p for p in [*compile_classpath, *compose.classpath] if p != str(facade_jar) and p not in annotations],
     )
-    facade = Facade(driver, output, java.renderer(facade_loader), exit_guard)
     hints = [*filter(None, [serialization_hint(env)]), *compose_hints(env, compose.unavailable), *companion_hints]
-    if spring.unavailable is not None:
-        print(f"[gradle-repl] {spring.unavailable}", file=sys.stderr, flush=True)
-    session = (
-        ReplSession(
-            request, facade, snippets, libraries_unavailable=libraries_unavailable, hints=hints, completion=completion, classes=classes,
-            tests=TestRunner(env, snippet_loader, unavailable=None if junit.jar is not None else junit.unavailable),
-        )
-        if connection is None or env.attached_pid is None
-        else AttachedSession(
-            request, facade, snippets, libraries_unavailable=libraries_unavailable, hints=hints, completion=completion,
-            classes=classes, connection=connection, pid=env.attached_pid, mirror=mirror,
-        )
+    session = ReplSession(
+        request, driver, snippets, runner, libraries_unavailable=kind.libraries_unavailable, hints=hints, completion=completion,
     )
     return session, ready, class_data
+
+
+class _OwnJvm:
+    """A session whose snippets run in this worker's JVM."""
+
+    def __init__(self, request: StartRequest) -> None:
+        self._request = request
+        env = request.environment
+        # The agent that lets a rebuild's changed classes be redefined in place (class_updates.py). Not in a training
+        # worker: the JVM writes no class-data archive at exit with a java.lang.instrument agent loaded, and a trainer
+        # runs no project code anyway.
+        self._agent = agent_jar(env.java_home) if not request.train_class_data else AgentJar(None, "a training worker has no agent")
+        # Why @file:DependsOn can't be used in this session; None when it can.
+        self.libraries_unavailable: str | None = env.dependency_resolver_unavailable or DEPENDS_ON_UNAVAILABLE
+        self._addon: Path | None = None
+        self._output: ReplOutput | None = None
+        self._exit_guard: java.ExitGuard | None = None
+        self._junit = JunitAddon()
+
+    def jvm_options(self) -> list[str]:
+        """The class-update agent's, and the flags the build gives its test JVM (a test session's)."""
+        tests = self._request.environment.test_settings
+        return [*self._agent.jvm_options(), *(tests.jvm_args if tests is not None else [])]
+
+    def snippet_addons(self, compile_classpath: list[str]) -> tuple[list[str], list[str]]:
+        """The test runner (a session whose classpath has a JUnit Platform engine): on the snippets' classpath, where
+        it runs the project's tests in the project's loader, and imported (lastTestFailures)."""
+        self._junit = junit_addon(self._request.environment, compile_classpath)
+        return self._junit.classpath, self._junit.imports
+
+    def facade_addons(self, facade_jar: Path, annotations: list[str]) -> list[str]:
+        """The @file:DependsOn add-on and Maven's resolver, for the facade's loader; none when the add-on can't be had."""
+        env = self._request.environment
+        if not env.dependency_resolver_classpath:
+            return []
+        try:
+            self._addon, _ = build_dependency_addon(env.kotlin_version, [*env.repl_host_classpath, str(facade_jar), *env.dependency_resolver_classpath])
+        except WorkerFailed as error:  # an optional add-on: the session starts without it
+            self.libraries_unavailable = f"{DEPENDS_ON_UNAVAILABLE}: its add-on did not compile ({str(error).splitlines()[0]})"
+            return []
+        resolver = [p for p in env.dependency_resolver_classpath if p not in annotations]
+        return [str(self._addon), *resolver]
+
+    def before_driver(self, facade_loader: JavaObject, compile_classpath: list[str]) -> tuple[list[str], list[str], JavaObject]:
+        """Output capture and the exit guard installed; the @file:DependsOn libraries object, when the add-on loaded."""
+        env = self._request.environment
+        self._output = java.repl_output(facade_loader)
+        self._output.install()
+        self._exit_guard = java.exit_guard(facade_loader)
+        self._exit_guard.install()
+        libraries: JavaObject = None
+        if self._addon is not None:
+            try:
+                libraries = java_class("gradlerepl.dependencies.AddedLibraries", loader=facade_loader)(env.classpath, env.repositories)
+                self.libraries_unavailable = None
+            except (JavaException, TypeError) as error:
+                self.libraries_unavailable = f"{DEPENDS_ON_UNAVAILABLE}: its resolver could not be made ({error})"
+        return [], [], libraries
+
+    def runner(self, driver: ReplDriver, snippet_loader: JavaObject, snippets: SnippetCounter, renderer: java.Renderer) -> tuple[SnippetRunner, str]:
+        """The runner, after the warm-up; and the JVM's Java version."""
+        assert self._output is not None and self._exit_guard is not None  # before_driver ran
+        env = self._request.environment
+        # Read before any project class loads (neither the driver nor the warm-up loads one): the bytes the JVM will run.
+        classes = ClassUpdater(
+            env.classpath, snippet_loader, unavailable=self._agent.unavailable,
+            add_compile_root=lambda root: driver.addCompileRoots(java.string_array([root])),
+        )
+        _warm_up(snippets, self._output)
+        tests = TestRunner(env, snippet_loader, unavailable=None if self._junit.jar is not None else self._junit.unavailable)
+        runner = LocalRunner(self._request, Facade(driver, self._output, renderer, self._exit_guard), snippets, classes, tests)
+        return runner, str(java_class("java.lang.System").getProperty("java.version"))
+
+    def train(self, snippets: SnippetCounter) -> None:
+        assert self._output is not None
+        _train(snippets, self._output)
+
+
+class _Attached:
+    """A session whose snippets run in the JVM `pid`, compiled here: no class updates (the app's classes are its own),
+    no output capture or exit guard (nothing runs here), no @file:DependsOn (the app's classpath is fixed)."""
+
+    libraries_unavailable = ATTACHED_LIBRARIES_UNAVAILABLE
+
+    def __init__(self, request: StartRequest, pid: int) -> None:
+        self._request = request
+        self._pid = pid
+
+    def jvm_options(self) -> list[str]:
+        return []
+
+    def facade_addons(self, facade_jar: Path, annotations: list[str]) -> list[str]:
+        return []
+
+    def snippet_addons(self, compile_classpath: list[str]) -> tuple[list[str], list[str]]:
+        return [], []  # no test runner: an attached session's snippets run in the app, which has no test classes
+
+    def before_driver(self, facade_loader: JavaObject, compile_classpath: list[str]) -> tuple[list[str], list[str], JavaObject]:
+        """What snippets compile against besides the app's classpath: Spring's helpers (compiled against, never loaded
+        here) and the agent's display calls, which run in the app."""
+        env = self._request.environment
+        spring = spring_helpers(compile_classpath, env.kotlin_version)
+        if spring.unavailable is not None:
+            print(f"[gradle-repl] {spring.unavailable}", file=sys.stderr, flush=True)
+        display_classpath, display_imports = attached_display_api(env.java_home)
+        return [*spring.classpath, *display_classpath], [*spring.imports, *display_imports], None
+
+    def runner(self, driver: ReplDriver, snippet_loader: JavaObject, snippets: SnippetCounter, renderer: java.Renderer) -> tuple[SnippetRunner, str]:
+        """The runner, connected to the agent and after the warm-up ran there; and the app's Java version."""
+        connection = attach_agent(self._pid, self._request.environment.java_home)
+        mirror = SnippetMirror(snippet_loader)
+        warm_up_attached(snippets, connection, WARM_UP_SNIPPET, mirror)
+        runner = AttachedRunner(self._request, snippets, renderer, connection=connection, pid=self._pid, mirror=mirror)
+        return runner, connection.hello.java_version
+
+    def train(self, snippets: SnippetCounter) -> None:
+        raise WorkerFailed("an attached session never trains a class-data archive")
 
 
 def _warm_up(snippets: SnippetCounter, output: ReplOutput) -> None:

@@ -10,12 +10,12 @@ replaced by a line saying so. Every byte cut is counted, for the result's `trunc
 from __future__ import annotations
 
 import base64
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, Literal
 
 from gradle_repl.display_kinds import DISPLAY_KINDS, display_kind
 from gradle_repl.frames import DisplayFrame, StreamFrame
-from gradle_repl.worker.java import ReplEvent, ReplOutput, Renderer, byte_array
+from gradle_repl.worker.java import ReplEvent, Renderer, byte_array
 from gradle_repl.worker.safety import cap_text, jstr, sanitize_text
 
 __all__ = ["SnippetOutput", "Send", "frame_pieces"]
@@ -55,15 +55,14 @@ class SnippetOutput:
     """The frames of one snippet's output; `truncated` counts the bytes the frame limit cut (of displays: printed
     text is split, not cut)."""
 
-    def __init__(self, output: ReplOutput, renderer: Renderer, frame_limit: int) -> None:
-        self._output = output
+    def __init__(self, renderer: Renderer, frame_limit: int) -> None:
         self._renderer = renderer
         self._limit = frame_limit
         self.truncated = 0
 
-    def forward(self, send: Send) -> None:
-        """Sends everything the snippet produced since the last call, in order."""
-        for event in self._output.drain():
+    def forward(self, events: Iterable[ReplEvent], send: Send) -> None:
+        """Sends the facade's events (what a snippet in this JVM printed and showed, ReplOutput.drain), in order."""
+        for event in events:
             stream = _STREAMS.get(str(event.kind.name()))
             if stream is not None:
                 for frame in self.streams(stream, jstr(event.text)):

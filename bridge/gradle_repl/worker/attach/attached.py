@@ -17,27 +17,30 @@ from typing import Any, Literal
 import psutil
 
 from gradle_repl.errors import WorkerFailed
-from gradle_repl.frames import DescribeRequest, DescriptionResult, DisplayFrame, ErrorResult, EvalRequest, SuccessResult
+from gradle_repl.frames import (
+    AddedLibraries, DisplayFrame, ErrorResult, EvalRequest, SessionDescription, StartRequest, SuccessResult, TestRunRequest,
+    UpdateResult,
+)
 from gradle_repl.worker.attach.agent_jar import agent_package, build_agent_jar
 from gradle_repl.worker.attach.agent_socket import socket_path
 from gradle_repl.worker.attach.agent_wire import (
     AgentAnswer, AgentConnection, AgentCut, AgentDisplay, AgentError, AgentGone, AgentImageValue, AgentOutput, AgentRead,
-    AgentStopped, AgentUnit, AgentValue, AgentValues,
+    AgentReply, AgentStopped, AgentUnit, AgentValue, AgentValues,
 )
-from gradle_repl.worker.repl.declarations import DESCRIBE_SECONDS, VALUE_LIMIT_CHARS, VALUE_SECONDS, StoredValue, shown_value, unfinished, unreadable
-from gradle_repl.worker.java import JavaException, JavaObject, RunningSnippet, java_class
+from gradle_repl.worker.java import JavaException, JavaObject, Renderer, RunningSnippet, java_class
 from gradle_repl.worker.deadlines import COMPILE_AFTER_CANCEL_SECONDS, INTERRUPT_GRACE_SECONDS, REPLY_SECONDS
 from gradle_repl.worker.interruption import stopped_before_running, why_stopped
 from gradle_repl.worker.kotlin_types import kotlin_type_name
 from gradle_repl.worker.outcomes import ExplainFailedUse, snippet_result
 from gradle_repl.worker.output_frames import Send, SnippetOutput
 from gradle_repl.worker.report import format_throwable
+from gradle_repl.worker.runner import POLL_INTERVAL_MS, Describe, SnippetRecords, StoredValue, TestSend
 from gradle_repl.worker.safety import jstr
-from gradle_repl.worker.repl.session import POLL_INTERVAL_MS, ReplSession
 from gradle_repl.worker.attach.snippet_mirror import SnippetMirror
 from gradle_repl.worker.snippet_names import WARM_UP_SNIPPETS, SnippetCounter
+from gradle_repl.worker.value_text import DESCRIBE_SECONDS, VALUE_LIMIT_CHARS, VALUE_SECONDS, shown_value, unfinished, unreadable
 
-__all__ = ["ATTACHED_LIBRARIES_UNAVAILABLE", "AttachedSession", "attach_agent", "attached_display_api", "warm_up_attached"]
+__all__ = ["ATTACHED_LIBRARIES_UNAVAILABLE", "AttachedRunner", "attach_agent", "attached_display_api", "warm_up_attached"]
 
 ATTACHED_LIBRARIES_UNAVAILABLE = "an attached session can't add libraries: the running application's classpath is fixed"
 # Connecting to a listening agent and reading its hello: it answers at once unless the JVM is stopped or hung.
@@ -158,8 +161,8 @@ def _run_there(
             stopped_at = now
         elif stopped_at is not None and now - stopped_at > _CANCEL_ANSWER_SECONDS:
             return _Ran(None, True, dropped)
-        if message is None or getattr(message, "id", None) != request_id:
-            continue  # nothing yet, or the late answer of a snippet given up on earlier
+        if not isinstance(message, AgentReply) or message.id != request_id:
+            continue  # nothing yet, a describe's values, or the late answer of a snippet given up on earlier
         if isinstance(message, AgentOutput):
             printed.add(message)
             continue
@@ -170,7 +173,7 @@ def _run_there(
             if output is not None and send is not None:
                 send(_shown(output, message))
         else:
-            return _Ran(message, stopped_at is not None, dropped)  # type: ignore[arg-type]  # an AgentHello has no id
+            return _Ran(message, stopped_at is not None, dropped)
 
 
 class _Printed:
@@ -248,23 +251,46 @@ def _value_text(read: AgentRead) -> str:
     return f"<not found in the attached JVM: {read.text}>"
 
 
-class AttachedSession(ReplSession):
-    """A ReplSession whose snippets run in the attached JVM; checks and completion are the REPL's, here; describe
-    reflects on the snippets' classes here (SnippetMirror) and reads their values there."""
+class AttachedRunner:
+    """Runs the session's snippets in the attached JVM (the session's SnippetRunner, worker/runner.py): each is compiled
+    here only and its classes sent to the agent; describe reflects on the snippets' classes here (SnippetMirror) and
+    reads their values there."""
 
-    def __init__(self, *args: Any, connection: AgentConnection, pid: int, mirror: SnippetMirror, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(
+        self, request: StartRequest, snippets: SnippetCounter, renderer: Renderer, *, connection: AgentConnection, pid: int,
+        mirror: SnippetMirror,
+    ) -> None:
+        self._request = request
+        self._snippets = snippets
+        self._renderer = renderer
         self._connection = connection
         self._pid = pid
         self._mirror = mirror
+        self.exit_code: int | None = None
 
-    def describe(self, request: DescribeRequest) -> DescriptionResult | ErrorResult:  # type: ignore[override]
+    def run(self, request: EvalRequest, send: Send, cancel: threading.Event, records: SnippetRecords) -> SuccessResult | ErrorResult:
+        output = SnippetOutput(self._renderer, self._request.frame_limit_bytes)
+        result = self._run(request, output, send, cancel, records)
+        return result.model_copy(update={"truncated_bytes": output.truncated})
+
+    def describe(self, request_id: int, describe: Describe) -> SessionDescription | ErrorResult:
         """The names the snippets declared, with their types, and their values as the app holds them now."""
         try:
-            description = self._declarations.describe(lambda values: self._read_there(request.id, values))
+            return describe(lambda values: self._read_there(request_id, values))
         except AgentGone as gone:
-            return self._gone(gone).model_copy(update={"id": request.id})
-        return DescriptionResult(id=request.id, description=description, declared=len(self._declarations))
+            return self._gone(gone)
+
+    def libraries(self) -> AddedLibraries:
+        return AddedLibraries()  # ATTACHED_LIBRARIES_UNAVAILABLE: the app's classpath is fixed
+
+    def update(self) -> UpdateResult:
+        return UpdateResult(refused="an attached session runs the application's own classes: they are not updated in place")
+
+    def run_tests(self, request: TestRunRequest, send: TestSend, cancel: threading.Event) -> None:
+        send(ErrorResult(id=request.id, error_kind="runtime", message=(
+            "Can't run tests in an attached session: its snippets run in the app, which has no test classes; run them "
+            "in a session of the project's test source set (run_project_tests with the app's projectRoot)."
+        )))
 
     def _read_there(self, request_id: int, values: list[StoredValue]) -> list[str]:
         """Each value's text, read in the attached JVM; a JVM that doesn't answer in time (stopped, hung) leaves each
@@ -294,7 +320,9 @@ class AttachedSession(ReplSession):
             message = f"The attached JVM (pid {self._pid}) exited; the session's state in it is gone. Attach again to a running JVM."
         return ErrorResult(error_kind="exited", state_lost=True, message=message)
 
-    def _run(self, request: EvalRequest, output: SnippetOutput, send: Send, cancel: threading.Event) -> SuccessResult | ErrorResult:
+    def _run(
+        self, request: EvalRequest, output: SnippetOutput, send: Send, cancel: threading.Event, records: SnippetRecords,
+    ) -> SuccessResult | ErrorResult:
         number, running = self._snippets.compile_only(request.code)
         # The timeout counts from the request, compile included, as in a session's own JVM.
         deadline = time.monotonic() + request.timeout_ms / 1000
@@ -314,7 +342,7 @@ class AttachedSession(ReplSession):
             refused = snippet_result(outcome, request.code, output, heap_mb=self._request.heap_mb, explain=lambda _: None)
             if isinstance(refused, ErrorResult):
                 # The REPL keeps even a refused snippet's declarations: a later use of one says so, as in a session's own JVM.
-                refused = self._failures.remember(number, request.code, refused, compiled=bool(outcome.compiled))
+                refused = records.remember(number, request.code, refused, compiled=bool(outcome.compiled))
             return refused
         class_name = self._mirror.add(outcome.compiledScript)
         if stopped:
@@ -325,7 +353,7 @@ class AttachedSession(ReplSession):
             except AgentGone as gone:
                 return self._gone(gone)
             never_ran = stopped_before_running(timeout_ms=request.timeout_ms, cancelled=cancel.is_set())
-            return self._failures.remember(number, request.code, never_ran, compiled=True, ran=False)
+            return records.remember(number, request.code, never_ran, compiled=True, ran=False)
         try:
             ran = _run_there(
                 self._connection, request.id, outcome.compiledScript, output_limit=self._request.output_limit_bytes,
@@ -334,11 +362,11 @@ class AttachedSession(ReplSession):
         except AgentGone as gone:
             return self._gone(gone)
         output.truncated += ran.dropped
-        result = self._result(ran, outcome.compiledScript, request, output, cancelled=cancel.is_set(), explain=self._failures.explainer(request.code, number))
+        result = self._result(ran, outcome.compiledScript, request, output, cancelled=cancel.is_set(), explain=records.explainer(request.code, number))
         if isinstance(result, ErrorResult):
-            result = self._failures.remember(number, request.code, result, compiled=True)
+            result = records.remember(number, request.code, result, compiled=True)
         # Its values live in the app: no instance here.
-        self._record(lambda: (self._mirror.snippet_class(class_name), None), request.code, number, failed=isinstance(result, ErrorResult))
+        records.record(lambda: (self._mirror.snippet_class(class_name), None), request.code, number, failed=isinstance(result, ErrorResult))
         return result
 
     def _result(

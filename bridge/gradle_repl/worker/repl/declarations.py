@@ -17,35 +17,16 @@ from functools import cache
 from gradle_repl.frames import Declaration, DeclarationKind, SessionDescription
 from gradle_repl.worker.java import JavaException, JavaObject, implements, java_class, java_string, override
 from gradle_repl.worker.kotlin_types import kotlin_type_name, property_accessors, without_snippet_classes
+from gradle_repl.worker.runner import StoredValue, ValueReader
 from gradle_repl.worker.safety import jstr
+from gradle_repl.worker.value_text import DESCRIBE_SECONDS, VALUE_LIMIT_CHARS, VALUE_SECONDS, shown_value, unfinished, unreadable
 
-__all__ = [
-    "Declarations", "StoredValue", "ValueReader", "VALUE_LIMIT_CHARS", "VALUE_SECONDS", "DESCRIBE_SECONDS", "composable_parameters",
-    "shown_value", "unreadable", "unfinished",
-]
+__all__ = ["Declarations", "composable_parameters"]
 
-VALUE_LIMIT_CHARS = 200
-# A value's toString() may block; describing waits this long for one, and this long for all of them
-# (well inside the host's describe timeout, past which it would give up on the whole worker).
-VALUE_SECONDS = 2.0
-DESCRIBE_SECONDS = 12.0
 _RESULT_FIELD = re.compile(r"res\d+$")
 _IMPORT = re.compile(r"^\s*import\s+([\w.`]+(?:\.\*)?(?:\s+as\s+\w+)?)\s*;?\s*$", re.MULTILINE)
 _COMPOSER = "androidx.compose.runtime.Composer"
 _TYPEALIAS = re.compile(r"^\s*(?:(?:private|internal|public)\s+)?typealias\s+(\w+)(\s*<[^=]*>)?\s*=\s*(.+?)\s*$", re.MULTILINE)
-
-
-@dataclass(frozen=True)
-class StoredValue:
-    """Where a val's or var's value is held, by name: a field of a snippet class (static on 2.3, of the snippet's
-    instance on 2.2). What a session attached to another JVM asks that JVM to read."""
-
-    snippet_class: str
-    field: str
-
-
-# Reads the values of the given fields, in order, each as describe shows it (capped, or why it can't be read).
-ValueReader = Callable[[list[StoredValue]], list[str]]
 
 
 @dataclass
@@ -265,28 +246,6 @@ def _render(field: JavaObject, instance: JavaObject, deadline: float, value_clas
         return unreadable(jstr(cause.getClass().getName()))
     length, _, capped = text.partition(":")
     return shown_value(capped, int(length))
-
-
-def shown_value(capped: str, length: int) -> str:
-    """A value's text as describe shows it: its first VALUE_LIMIT_CHARS characters (`capped`) on one line, and how
-    many of its `length` were cut."""
-    # As results read: a toString() of Any's names the class as the user wrote it (`K@1b2c3d`, not `_5_repl$K@1b2c3d`).
-    capped = without_snippet_classes(capped)
-    capped = " ".join(capped.split()) if "\n" in capped else capped
-    cut = length - VALUE_LIMIT_CHARS
-    return f"{capped}… ({cut} more characters)" if cut > 0 else capped
-
-
-def unreadable(thrown_class: str) -> str:
-    """A value whose reading or toString() threw, as describe shows it: the listing goes on."""
-    return f"<can't be read: {thrown_class}>"
-
-
-def unfinished(waited_seconds: float) -> str:
-    """A value whose toString() did not finish in its time, or that was never read because describing took all of its."""
-    if waited_seconds <= 0:
-        return f"<not rendered: describing took its {DESCRIBE_SECONDS:g} s>"
-    return f"<toString() did not finish within {waited_seconds:.1f} s>"
 
 
 @cache

@@ -1,0 +1,163 @@
+"""Snippets run in this JVM: the facade's driver compiles and evaluates each, ReplOutput captures what it prints and
+shows, the exit guard turns System.exit into an answer, HeapWatch warns before the heap runs out, and @file:DependsOn
+adds libraries. The session (worker/repl/session.py) drives it as its SnippetRunner (worker/runner.py)."""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from dataclasses import dataclass
+
+from gradle_repl.frames import (
+    AddedLibraries, ErrorResult, EvalRequest, SessionDescription, StartRequest, SuccessResult, TestRunRequest, UpdateResult,
+)
+from gradle_repl.worker.interruption import stop_snippet
+from gradle_repl.worker.java import ExitGuard, JavaObject, Renderer, ReplDriver, ReplOutput, SnippetOutcome, java_class
+from gradle_repl.worker.outcomes import snippet_result
+from gradle_repl.worker.output_frames import Send, SnippetOutput
+from gradle_repl.worker.repl.memory import HeapWatch
+from gradle_repl.worker.repl.tests import TestRunner
+from gradle_repl.worker.runner import POLL_INTERVAL_MS, ClassUpdates, DeclaringSnippet, Describe, SnippetRecords, TestSend
+from gradle_repl.worker.safety import jstr
+from gradle_repl.worker.snippet_names import SnippetCounter
+
+__all__ = ["Facade", "LocalRunner"]
+
+
+@dataclass(frozen=True)
+class Facade:
+    """The jvm-worker facade's objects that run snippets in this JVM (Kotlin, through JPype)."""
+
+    driver: ReplDriver
+    output: ReplOutput
+    renderer: Renderer
+    exit_guard: ExitGuard
+
+
+class LocalRunner:
+    """Runs the session's snippets in this worker's JVM."""
+
+    def __init__(
+        self, request: StartRequest, facade: Facade, snippets: SnippetCounter, classes: ClassUpdates, tests: TestRunner,
+    ) -> None:
+        self._request = request
+        self._tests = tests
+        self._facade = facade
+        self._snippets = snippets
+        self._classes = classes
+        self._heap = HeapWatch()
+        self.exit_code: int | None = None
+
+    def run(self, request: EvalRequest, send: Send, cancel: threading.Event, records: SnippetRecords) -> SuccessResult | ErrorResult:
+        output = SnippetOutput(self._facade.renderer, self._request.frame_limit_bytes)
+        self._facade.output.beginSnippet(self._request.output_limit_bytes)
+        result = self._run(request, output, send, cancel, records)
+        self._forward(output, send)
+        result = self._unless_exit_requested(result)
+        return result.model_copy(update={
+            "truncated_bytes": output.truncated + int(self._facade.output.droppedBytes()),
+            "heap_warning": self._heap.warning(),
+        })
+
+    def run_tests(self, request: TestRunRequest, send: TestSend, cancel: threading.Event) -> None:
+        """Runs the project's tests (worker/repl/tests.py) here. A test's System.exit is refused by the exit guard as a
+        snippet's is: the result says so, then the worker ends."""
+        if self._tests.unavailable is not None:
+            send(ErrorResult(id=request.id, error_kind="runtime", message=f"Can't run tests: {self._tests.unavailable}."))
+            return
+        result = self._tests.run(request, send, cancel)
+        self._facade.output.drain()  # what ran outside any test (a static initialiser's print) is no snippet's output
+        if isinstance(result, ErrorResult):
+            send(result)
+            return
+        status = self._facade.exit_guard.requestedStatus()
+        if status is not None:
+            self.exit_code = int(status)
+            result = result.model_copy(update={"state_lost": True, "notices": [*result.notices, (
+                f"A test called System.exit({int(status)}): it was refused (the test saw a SecurityException), and the "
+                "session's JVM is stopped as after a snippet's System.exit; the next call starts a fresh session."
+            )]})
+        elif result.state_lost:
+            self.exit_code = 0
+        send(result)
+
+    def describe(self, request_id: int, describe: Describe) -> SessionDescription:
+        return describe(None)  # the values are here: the session's declarations read them
+
+    def libraries(self) -> AddedLibraries:
+        driver = self._facade.driver
+        return AddedLibraries(
+            repositories=[jstr(url) for url in driver.addedRepositories()],
+            coordinates=[jstr(coordinate) for coordinate in driver.addedLibraries()],
+        )
+
+    def update(self) -> UpdateResult:
+        return self._classes.update()
+
+    def _forward(self, output: SnippetOutput, send: Send) -> None:
+        """Sends everything the snippet produced since the last call, in order."""
+        output.forward(self._facade.output.drain(), send)
+
+    def _run(
+        self, request: EvalRequest, output: SnippetOutput, send: Send, cancel: threading.Event, records: SnippetRecords,
+    ) -> SuccessResult | ErrorResult:
+        number, running = self._snippets.start(request.code)
+        deadline = time.monotonic() + request.timeout_ms / 1000
+        while not running.join(POLL_INTERVAL_MS):
+            self._forward(output, send)
+            if cancel.is_set() or time.monotonic() > deadline:
+                stopped = stop_snippet(running, request_id=request.id, timeout_ms=request.timeout_ms, cancelled=cancel.is_set())
+                outcome = running.getOutcome()
+                if outcome is not None and outcome.cancelledBeforeEvaluation:
+                    # It never ran, yet the REPL's history holds it: a later use of its declarations says so.
+                    return records.remember(number, request.code, _unless_unkept(outcome, stopped), compiled=True, ran=False)
+                return stopped
+        outcome = running.getOutcome()
+        if outcome is None:  # the snippet's thread ended without reporting (an error outside the facade's own handling)
+            return ErrorResult(error_kind="internal", message="the snippet ended without an outcome; the worker log may say why")
+        result = snippet_result(
+            outcome, request.code, output, heap_mb=self._request.heap_mb, explain=records.explainer(request.code, number)
+        )
+        if isinstance(result, ErrorResult):
+            result = records.remember(number, request.code, result, compiled=bool(outcome.compiled))
+        records.record(_ran(outcome), request.code, number, failed=isinstance(result, ErrorResult))
+        return result
+
+    def _unless_exit_requested(self, result: SuccessResult | ErrorResult) -> SuccessResult | ErrorResult:
+        """After a snippet called System.exit (refused by the exit guard): reply, then end with its status."""
+        status = self._facade.exit_guard.requestedStatus()
+        if status is None:
+            return result
+        self.exit_code = int(status)
+        return ErrorResult(
+            error_kind="exited",
+            state_lost=True,
+            message=f"The snippet called System.exit({int(status)}): the session's JVM is stopped and its state is lost "
+            "(shutdown hooks a snippet registered don't run). The next call starts a fresh session.",
+        )
+
+
+def _ran(outcome: SnippetOutcome) -> DeclaringSnippet:
+    """The snippet's Java class and instance, once it ran (read when the session records its declarations)."""
+
+    def ran() -> tuple[JavaObject, JavaObject] | None:
+        evaluated = outcome.result
+        script_class = evaluated.getScriptClass() if evaluated is not None else None
+        if evaluated is None or script_class is None:
+            return None
+        return java_class("kotlin.jvm.JvmClassMappingKt").getJavaClass(script_class), evaluated.getScriptInstance()
+
+    return ran
+
+
+def _unless_unkept(outcome: SnippetOutcome, stopped: ErrorResult) -> ErrorResult:
+    """The answer for a snippet stopped before it ran, saying so when its classes could not join the session's loader
+    chain (ReplDriver's chainWithoutRunning): later snippets then compile against declarations they can't load."""
+    if outcome.internalError is None:
+        return stopped
+    why = jstr(outcome.internalError.toString())
+    print(f"[gradle-repl] a snippet stopped before it ran could not be kept: {why}", file=sys.stderr, flush=True)
+    return stopped.model_copy(update={
+        "message": f"{stopped.message} Its classes could not be kept for later snippets ({why}): declare what it declared again."
+    })

@@ -1,0 +1,106 @@
+"""Where a session's snippets run: in this JVM (worker/repl/local_runner.py) or in a JVM the session is attached to
+(worker/attach/attached.py). boot.py picks one runner once, from the session's environment; the session
+(worker/repl/session.py) drives it through SnippetRunner and never asks which it has.
+
+What a snippet declared and how it failed is the session's, whichever JVM ran it: a runner tells the session through
+SnippetRecords, which the session hands it with each snippet. Class updates after a rebuild (worker/classes) are the
+runner's too: they apply to the JVM where the snippets run.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from gradle_repl.frames import (
+    AddedLibraries, ErrorResult, EvalRequest, SessionDescription, SuccessResult, TestProgressFrame, TestRunRequest, TestRunResult,
+    UpdateResult,
+)
+from gradle_repl.worker.java import JavaObject
+from gradle_repl.worker.outcomes import ExplainFailedUse
+from gradle_repl.worker.output_frames import Send
+
+__all__ = [
+    "ClassUpdates", "DeclaringSnippet", "Describe", "POLL_INTERVAL_MS", "SnippetRecords", "SnippetRunner", "StoredValue", "TestSend",
+    "ValueReader",
+]
+
+# How often a runner looks at a running snippet (its output, its cancel, its deadline): short enough that ordering
+# across threads stays tight, long enough not to burn a core.
+POLL_INTERVAL_MS = 20
+
+
+@dataclass(frozen=True)
+class StoredValue:
+    """Where a val's or var's value is held, by name: a field of a snippet class (static on 2.3, of the snippet's
+    instance on 2.2). What a session attached to another JVM asks that JVM to read."""
+
+    snippet_class: str
+    field: str
+
+
+# Reads the values of the given fields, in order, each as describe shows it (capped, or why it can't be read).
+ValueReader = Callable[[list[StoredValue]], list[str]]
+# The session's declarations described, their values read by the reader given (None: here, in this JVM).
+Describe = Callable[[ValueReader | None], SessionDescription]
+# Where a test run's progress and its one result go.
+TestSend = Callable[[TestProgressFrame | TestRunResult | ErrorResult], None]
+# A snippet's Java class and instance (the instance None when it lives in another JVM), when it has them.
+DeclaringSnippet = Callable[[], tuple[JavaObject, JavaObject] | None]
+
+
+class SnippetRecords(Protocol):
+    """What the session keeps of each snippet a runner ran: its failures (which later errors are explained by) and its
+    declarations (which describe, completion and those explanations read)."""
+
+    def explainer(self, code: str, number: int) -> ExplainFailedUse:
+        """Explains a runtime error of snippet `number` by the failed snippets it met."""
+        ...
+
+    def remember(self, number: int, code: str, result: ErrorResult, *, compiled: bool, ran: bool = True) -> ErrorResult:
+        """Keeps snippet `number` as failed; its result, with the session's hints where they apply."""
+        ...
+
+    def record(self, snippet: DeclaringSnippet, code: str, number: int, *, failed: bool) -> None:
+        """Records what the snippet declared; never raises (describing less must not cost the snippet its reply)."""
+        ...
+
+
+class ClassUpdates(Protocol):
+    """The project's rebuilt classes brought into the JVM where snippets run (worker/classes/class_updates.py)."""
+
+    def update(self) -> UpdateResult: ...
+
+
+class SnippetRunner(Protocol):
+    """Runs a session's snippets in one JVM, chosen at boot."""
+
+    @property
+    def exit_code(self) -> int | None:
+        """Set once the JVM the snippets run in is gone (System.exit here, an attached JVM that exited): the worker
+        replies, then exits with it."""
+        ...
+
+    def run(self, request: EvalRequest, send: Send, cancel: threading.Event, records: SnippetRecords) -> SuccessResult | ErrorResult:
+        """Runs one snippet, sending what it prints and shows as it comes; its result, with what the limits cut
+        (`truncated_bytes`) and a heap warning when there is one. A timeout or a set `cancel` stops it."""
+        ...
+
+    def describe(self, request_id: int, describe: Describe) -> SessionDescription | ErrorResult:
+        """The session's declarations with their values, read where they live."""
+        ...
+
+    def libraries(self) -> AddedLibraries:
+        """What @file:DependsOn added to the session."""
+        ...
+
+    def update(self) -> UpdateResult:
+        """Brings the project's rebuilt classes into the JVM the snippets run in, or says why not."""
+        ...
+
+    def run_tests(self, request: TestRunRequest, send: TestSend, cancel: threading.Event) -> None:
+        """Runs the project's tests in the JVM the snippets run in, sending progress as tests finish and the result
+        last; or one error saying why this session can't."""
+        ...
