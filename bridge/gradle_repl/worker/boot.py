@@ -17,6 +17,7 @@ from gradle_repl.worker.classes.class_update_agent import AgentJar, agent_jar
 from gradle_repl.worker.classes.class_updates import ClassUpdater
 from gradle_repl.worker.attach.attached import ATTACHED_LIBRARIES_UNAVAILABLE, AttachedSession, attach_agent, attached_display_api, warm_up_attached
 from gradle_repl.worker.attach.snippet_mirror import SnippetMirror
+from gradle_repl.worker.attach.snippet_runtime import snippet_runtime_jars
 from gradle_repl.worker.attach.spring_helpers import SpringHelpers, spring_helpers
 from gradle_repl.worker.repl.completion import SessionCompletion
 from gradle_repl.worker.facade import build_dependency_addon, build_facade
@@ -141,7 +142,10 @@ def boot(request: StartRequest) -> tuple[ReplSession, ReadyFrame, ClassDataUse]:
         env.classpath, snippet_loader, unavailable=agent.unavailable, add_compile_root=lambda root: driver.addCompileRoots(java.string_array([root])),
     )
     snippets = SnippetCounter(driver)
-    connection = attach_agent(env.attached_pid, env.java_home) if env.attached_pid is not None else None
+    connection = (
+        attach_agent(env.attached_pid, env.java_home, snippet_runtime_jars(env.classpath, env.repl_host_classpath))
+        if env.attached_pid is not None else None
+    )
     mirror = SnippetMirror(snippet_loader)
     if connection is not None:
         warm_up_attached(snippets, connection, WARM_UP_SNIPPET, mirror)

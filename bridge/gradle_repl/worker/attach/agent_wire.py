@@ -3,8 +3,9 @@
 Frames are an int length and that many bytes; inside, big-endian numbers and strings as an int byte count (-1: null)
 and UTF-8. On connecting, the agent says hello: `H` its build (the package of
 its classes, named by their content: agent_jar.py), app-loader text, Java version, pid (long). The worker sends
-`E` (evaluate): id (long), output limit (int), snippet class, result field (or null), class count (int), then each
-class's binary name and bytes (int length, bytes); `K` (keep a snippet stopped while it compiled: it never runs,
+`E` (evaluate): id (long), output limit (int), snippet class, result field (or null), the result's declared Kotlin type
+(or null; a value class's value is boxed by it), class count (int), then each class's binary name and bytes (int
+length, bytes); `K` (keep a snippet stopped while it compiled: it never runs,
 but later snippets may name its classes): id, snippet class, then its classes as in `E`, unanswered; and `C`
 (cancel): id, grace (long, ms: how long the interrupted snippet may take to end).
 
@@ -18,10 +19,16 @@ null), the eval method's generic return type; `M` (a value shown as an image): i
 message and frames (class, method, file, line: int); `S` (stopped or left running after a cancel): id, what happened.
 
 Between snippets the worker may send `D` (describe): id, the longest value text wanted (int, chars), how long one
-value may take and all of them (long, ms each), value count (int), then each value's snippet class and field name.
+value may take and all of them (long, ms each), value count (int), then each value's snippet class, field name and
+value class (or null: the Kotlin name of the value class the field holds unboxed).
 The agent answers `D`: id, value count, then per value its state (int: 0 read, 1 its reading threw, 2 not finished in
 time, 3 no such snippet or field), a text (the value's first characters, the throwable's class, or what is missing)
 and a number (the value's whole length in chars, or the ms waited).
+
+Before its first snippet, a session attached to an app without Kotlin sends `R` (the Kotlin runtime for snippets): id,
+jar count (int), each jar's path on this machine; the agent opens them in a loader of the session's own, unless the
+app has Kotlin of its own. It answers `R`: id, state (int: 0 loaded, 1 the app's own Kotlin kept, 2 failed), and why
+it failed (or null).
 """
 
 from __future__ import annotations
@@ -38,6 +45,7 @@ from gradle_repl.worker.report import StackFrame, ThrowableInfo
 __all__ = [
     "AgentGone", "AgentHello", "AgentOutput", "AgentDisplay", "AgentCut", "AgentValue", "AgentImageValue", "AgentUnit",
     "AgentError", "AgentStopped", "AgentAnswer", "AgentReply", "AgentConnection", "AgentRead", "AgentValues", "ReadState",
+    "AgentRuntime", "RuntimeState",
 ]
 
 # The agent's stream numbers (SnippetSink.STDOUT, STDERR), as frames name them.
@@ -149,6 +157,19 @@ class AgentValues:
     values: list[AgentRead]
 
 
+RuntimeState = Literal["loaded", "app's own", "failed"]
+_RUNTIME_STATES: tuple[RuntimeState, ...] = ("loaded", "app's own", "failed")
+
+
+@dataclass(frozen=True)
+class AgentRuntime:
+    """The answer to `R`: whether the snippets' Kotlin runtime was loaded, the app's own kept, or why it failed."""
+
+    id: int
+    state: RuntimeState
+    detail: str | None
+
+
 class _Reader(ByteCursor):
     def __init__(self, data: bytes) -> None:
         super().__init__(data, error=GradleReplError, ends_early="the attach agent sent a truncated message")
@@ -206,7 +227,7 @@ class _Writer:
         return struct.pack(">i", len(body)) + body
 
 
-def _decode(data: bytes) -> AgentReply | AgentHello | AgentValues:
+def _decode(data: bytes) -> AgentReply | AgentHello | AgentValues | AgentRuntime:
     message = _Reader(data)
     kind = message.kind()
     if kind == "H":
@@ -233,6 +254,8 @@ def _decode(data: bytes) -> AgentReply | AgentHello | AgentValues:
         return AgentValues(reply_id, [
             AgentRead(_READ_STATES[message.count()], message.required_text(), message.number()) for _ in range(message.count())
         ])
+    if kind == "R":
+        return AgentRuntime(reply_id, _RUNTIME_STATES[message.count()], message.text())
     if kind == "X":
         chain = []
         for _ in range(message.count()):
@@ -288,8 +311,19 @@ class AgentConnection:
         connection.hello = hello
         return connection
 
-    def evaluate(self, request_id: int, *, output_limit: int, class_name: str, result_field: str | None, classes: dict[str, bytes]) -> None:
-        self._send(_Writer("E").number(request_id).count(output_limit).text(class_name).text(result_field).classes(classes).frame())
+    def evaluate(
+        self, request_id: int, *, output_limit: int, class_name: str, result_field: str | None, result_type: str | None, classes: dict[str, bytes],
+    ) -> None:
+        self._send(
+            _Writer("E").number(request_id).count(output_limit).text(class_name).text(result_field).text(result_type).classes(classes).frame(),
+        )
+
+    def runtime(self, request_id: int, jars: list[str]) -> None:
+        """Offers the Kotlin runtime snippets were compiled for (jar paths on this machine), answered with AgentRuntime."""
+        message = _Writer("R").number(request_id).count(len(jars))
+        for jar in jars:
+            message.text(jar)
+        self._send(message.frame())
 
     def keep(self, request_id: int, *, class_name: str, classes: dict[str, bytes]) -> None:
         """Chains a snippet that will never run into the session's loaders in the app (it was stopped while it
@@ -299,19 +333,21 @@ class AgentConnection:
     def cancel(self, request_id: int, *, grace_seconds: float) -> None:
         self._send(_Writer("C").number(request_id).number(int(grace_seconds * 1000)).frame())
 
-    def describe(self, request_id: int, values: list[tuple[str, str]], *, limit_chars: int, value_seconds: float, total_seconds: float) -> None:
-        """Asks for the text of each (snippet class, field) value, answered with AgentValues."""
+    def describe(
+        self, request_id: int, values: list[tuple[str, str, str | None]], *, limit_chars: int, value_seconds: float, total_seconds: float,
+    ) -> None:
+        """Asks for the text of each (snippet class, field, value class) value, answered with AgentValues."""
         message = _Writer("D").number(request_id).count(limit_chars).number(int(value_seconds * 1000)).number(int(total_seconds * 1000))
         message.count(len(values))
-        for snippet_class, field in values:
-            message.text(snippet_class).text(field)
+        for snippet_class, field, value_class in values:
+            message.text(snippet_class).text(field).text(value_class)
         self._send(message.frame())
 
     def buffered(self) -> bool:
         """Whether a whole message has arrived and waits to be received: receive() returns it without waiting."""
         return len(self._buffer) >= 4 and len(self._buffer) >= 4 + struct.unpack(">i", self._buffer[:4])[0]
 
-    def receive(self, timeout: float) -> AgentReply | AgentHello | AgentValues | None:
+    def receive(self, timeout: float) -> AgentReply | AgentHello | AgentValues | AgentRuntime | None:
         """The next message, or None when none came within the timeout; AgentGone when the agent's end closed."""
         self._socket.settimeout(timeout)
         try:
