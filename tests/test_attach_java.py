@@ -84,7 +84,7 @@ def test_kotlin_runs_in_the_snippets_loader_only_never_the_apps(attached: SyncWo
 def test_an_int_array_reads_by_its_contents_as_a_value_and_in_describe(attached: SyncWorker):
     """intArrayOf(1, 2) reads `[1, 2]`, as the value of a snippet and in describe (the rule both JVM sides share)."""
     assert attached.value("intArrayOf(1, 2)") == "[1, 2]"
-    attached.value("val pair = intArrayOf(1, 2)")
+    assert isinstance(attached.eval("val pair = intArrayOf(1, 2)").result, SuccessResult)
     described = {d.name: d for d in attached.describe().declarations}
     assert described["pair"].value == "[1, 2]"
 
@@ -94,7 +94,7 @@ def test_a_value_class_result_reads_as_the_program_shows_it(attached: SyncWorker
     reply = attached.eval('kotlin.time.Duration.parse("5s")')
     assert isinstance(reply.result, SuccessResult) and reply.result.value is not None
     assert reply.result.value.data == "5s" and reply.result.value_type == "kotlin.time.Duration"
-    attached.value('val wait = kotlin.time.Duration.parse("5s")')
+    assert isinstance(attached.eval('val wait = kotlin.time.Duration.parse("5s")').result, SuccessResult)
     assert {d.name: d.value for d in attached.describe().declarations}["wait"] == "5s"
 
 
@@ -143,9 +143,9 @@ def test_a_java_spring_boot_apps_bean_is_read_and_changed_and_its_http_answer_fo
         assert get() == "Hello #1"
         with running_worker(attach_environment(app.pid)) as worker:
             assert worker.value("bean<hello.Greeter>().visits.get()") == "1"
-            worker.value('bean<hello.Greeter>().greeting = "Howdy"')
+            assert isinstance(worker.eval('bean<hello.Greeter>().greeting = "Howdy"').result, SuccessResult)
             assert get() == "Howdy #2"
-            worker.value("val greeter = bean<hello.Greeter>()")
+            assert isinstance(worker.eval("val greeter = bean<hello.Greeter>()").result, SuccessResult)
             described = {d.name: d for d in worker.describe().declarations}
             assert described["greeter"].signature == "val greeter: hello.Greeter"
             ran = _cli("eval", "--attach", str(app.pid), "-e", "bean<hello.Greeter>().greeting")

@@ -1,5 +1,8 @@
 """The worker's side of the attach agent's channel (jvm-worker/runs-in-app/agent: AttachedSession.java, Wire.java).
 
+Every message's fields are the agent's WireTable.java, the one table both sides check each message against as they
+write or read it (wire_table.py here); below is what the fields mean.
+
 Frames are an int length and that many bytes; inside, big-endian numbers and strings as an int byte count (-1: null)
 and UTF-8. On connecting, the agent says hello: `H` its build (the package of
 its classes, named by their content: agent_jar.py), app-loader text, Java version, pid (long). The worker sends
@@ -40,6 +43,7 @@ from typing import Literal
 
 from gradle_repl.errors import GradleReplError
 from gradle_repl.worker.byte_cursor import ByteCursor
+from gradle_repl.worker.attach.wire_table import FieldType, WireCheck
 from gradle_repl.worker.report import StackFrame, ThrowableInfo
 
 __all__ = [
@@ -171,49 +175,82 @@ class AgentRuntime:
 
 
 class _Reader(ByteCursor):
+    """An agent's message, each field checked against WireTable.java as it is read."""
+
     def __init__(self, data: bytes) -> None:
         super().__init__(data, error=GradleReplError, ends_early="the attach agent sent a truncated message")
+        self._size = len(data)
+        self._check: WireCheck | None = None
 
     def kind(self) -> str:
-        return self.take(1).decode("ascii")
+        kind = self.take(1).decode("ascii")
+        self._check = WireCheck(kind, "agent")
+        return kind
+
+    def _field(self, kind: FieldType, *, null: bool = False, count: int = 0) -> None:
+        assert self._check is not None, "kind() is read first"
+        self._check.next(kind, null=null, count=count)
 
     def number(self) -> int:
+        self._field("long")
         return self.unpack(">q")
 
     def count(self) -> int:
-        return self.unpack(">i")
+        value = self.unpack(">i")
+        self._field("int", count=value)
+        return value
 
     def text(self) -> str | None:
-        size = self.count()
+        size = self.unpack(">i")
+        self._field("text", null=size < 0)
         return None if size < 0 else self.take(size).decode("utf-8", errors="replace")
 
     def required_text(self) -> str:
         return self.text() or ""
 
     def data(self) -> bytes | None:
-        size = self.count()
+        size = self.unpack(">i")
+        self._field("bytes", null=size < 0)
         return None if size < 0 else self.take(size)
+
+    def end(self, kind: str) -> None:
+        """The message read whole: every field the table has, and no byte more."""
+        assert self._check is not None, "kind() is read first"
+        self._check.end()
+        if (left := self._size - self._at) > 0:
+            raise GradleReplError(f"the attach agent sent {left} bytes more than its message {kind} has (WireTable.java)")
 
 
 class _Writer:
+    """A message to the agent, each field checked against WireTable.java as it is written."""
+
     def __init__(self, kind: str) -> None:
+        self._check = WireCheck(kind, "worker")
         self._parts = [kind.encode("ascii")]
 
     def number(self, value: int) -> _Writer:
+        self._check.next("long")
         self._parts.append(struct.pack(">q", value))
         return self
 
     def count(self, value: int) -> _Writer:
+        self._check.next("int", count=value)
         self._parts.append(struct.pack(">i", value))
         return self
 
-    def raw(self, data: bytes) -> _Writer:
-        self.count(len(data))
-        self._parts.append(data)
+    def _sized(self, data: bytes | None) -> _Writer:
+        self._parts.append(struct.pack(">i", -1 if data is None else len(data)))
+        if data is not None:
+            self._parts.append(data)
         return self
 
+    def raw(self, data: bytes) -> _Writer:
+        self._check.next("bytes")
+        return self._sized(data)
+
     def text(self, value: str | None) -> _Writer:
-        return self.count(-1) if value is None else self.raw(value.encode("utf-8"))
+        self._check.next("text", null=value is None)
+        return self._sized(None if value is None else value.encode("utf-8"))
 
     def classes(self, classes: dict[str, bytes]) -> _Writer:
         """A snippet's classes: their count, then each one's binary name and bytes."""
@@ -223,12 +260,20 @@ class _Writer:
         return self
 
     def frame(self) -> bytes:
+        self._check.end()
         body = b"".join(self._parts)
         return struct.pack(">i", len(body)) + body
 
 
 def _decode(data: bytes) -> AgentReply | AgentHello | AgentValues | AgentRuntime:
+    """An agent's message, read whole as WireTable.java has it (GradleReplError when it isn't)."""
     message = _Reader(data)
+    decoded = _decode_fields(message)
+    message.end(data[:1].decode("ascii"))
+    return decoded
+
+
+def _decode_fields(message: _Reader) -> AgentReply | AgentHello | AgentValues | AgentRuntime:
     kind = message.kind()
     if kind == "H":
         return AgentHello(message.required_text(), message.required_text(), message.required_text(), message.number())

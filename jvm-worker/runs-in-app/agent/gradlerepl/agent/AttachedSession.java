@@ -93,6 +93,7 @@ final class AttachedSession {
                     .text(appLoader.toString())
                     .text(System.getProperty("java.version"))
                     .number(ProcessHandle.current().pid())
+                    .complete()
                     .sendTo(out);
             for (Wire.In message = Wire.read(in); message != null; message = Wire.read(in)) {
                 byte kind = message.kind();
@@ -107,6 +108,7 @@ final class AttachedSession {
                 } else if (kind == 'R') {
                     send(runtime(message));
                 }
+                message.end(); // each request read whole, as WireTable has it
             }
         } catch (IOException e) {
             // The worker is gone: the session ends with it.
@@ -350,6 +352,7 @@ final class AttachedSession {
 
     /** Queues a message for the writer thread; a session whose writer has shut down has no worker to send it to. */
     private void send(Wire.Out message) {
+        message.complete(); // on the thread that made it: a message short of a field is a fault of the agent's own
         try {
             writer.execute(() -> {
                 try {
