@@ -32,6 +32,58 @@ class Mutation:
 
 MUTATIONS = (
     Mutation(
+        "an app without Kotlin is not lent the snippets' Kotlin runtime",
+        "bridge/gradle_repl/worker/attach/snippet_runtime.py",
+        "    return [entry for entry in host_classpath if Path(entry).name.startswith(RUNTIME_JAR_PREFIXES)]",
+        "    return []",
+        ("tests/test_attach_java.py::test_snippets_read_and_change_a_java_apps_statics_and_the_app_sees_it",),
+    ),
+    Mutation(
+        "the lent Kotlin runtime replaces an app's own",
+        "jvm-worker/runs-in-app/agent/gradlerepl/agent/AttachedSession.java",
+        "            Class.forName(KOTLIN_PROBE, false, appLoader);",
+        "            Class.forName(\"no.Such\", false, appLoader);",
+        ("tests/test_attach.py::test_a_snippet_changes_the_apps_state_and_the_app_sees_it",),
+    ),
+    Mutation(
+        "the shared cut keeps half a character at the output limit",
+        "jvm-worker/runs-in-both/gradlerepl/both/OutputCut.java",
+        "            while (kept > 0 && (b[off + kept] & 0xC0) == 0x80) {",
+        "            while (false) {",
+        (
+            "tests/test_attach_java.py::test_a_character_split_by_the_output_limit_is_dropped_whole",
+            "tests/test_worker_output.py::test_2_mb_printed_is_cut_at_the_output_limit_and_the_cut_counted_exactly",
+        ),
+    ),
+    Mutation(
+        "a primitive array's text is its identity",
+        "jvm-worker/runs-in-both/gradlerepl/both/ValueText.java",
+        "        if (value == null || !value.getClass().isArray()) {",
+        "        if (value == null || !(value instanceof Object[])) {",
+        ("tests/test_attach_java.py::test_an_int_array_reads_by_its_contents_as_a_value_and_in_describe",),
+    ),
+    Mutation(
+        "the agent finds only a plain $$eval",
+        "jvm-worker/runs-in-both/gradlerepl/both/SnippetBody.java",
+        "            if (method.getName().startsWith(MANGLED_PREFIX)) {",
+        "            if (false) {",
+        ("tests/test_attach_spring.py::test_a_kotlin_2_2_apps_value_class_result_reads_as_the_program_shows_it",),
+    ),
+    Mutation(
+        "the agent's Wire writes a field the table doesn't have",
+        "jvm-worker/runs-in-app/agent/gradlerepl/agent/WireTable.java",
+        '        {"L", "agent", "id:long dropped:long"},',
+        '        {"L", "agent", "id:long dropped:int"},',
+        ("tests/test_agent_wire_table.py",),
+    ),
+    Mutation(
+        "list_running_jvms can't tell a Java app has no Kotlin",
+        "bridge/gradle_repl/project/jvm_kotlin.py",
+        "    return KotlinSeen(False, None)\n\n\ndef _of_jar",
+        "    return KotlinSeen(None, None)\n\n\ndef _of_jar",
+        ("tests/test_attach_java.py::test_a_java_app_without_kotlin_is_listed_so",),
+    ),
+    Mutation(
         "a snippet class's generated companion is not its companion",
         "bridge/gradle_repl/worker/boot.py",
         "    companion_hints = generated_companions(env, driver, facade_loader, str(facade_jar))",

@@ -97,6 +97,18 @@ def test_what_a_snippet_shows_comes_back_from_under_the_fat_jars_loader(attached
     assert greeting and shown == [("stdout", "greeting:\n"), ("html", f"<p>{greeting}</p>"), ("text", greeting)]
 
 
+def test_a_kotlin_2_2_apps_value_class_result_reads_as_the_program_shows_it(attached: SyncWorker):
+    """The app runs Kotlin 2.2, which mangles the body of a snippet whose value is of a value class (`$$eval-<hash>`):
+    the agent finds it and boxes the value by the rule the worker's own JVM follows, so a Duration reads `5s`; an
+    IntArray reads by its contents as a value and in describe."""
+    reply = attached.eval('kotlin.time.Duration.parse("5s")')
+    assert isinstance(reply.result, SuccessResult) and reply.result.value is not None, reply.result
+    assert (reply.result.value.data, reply.result.value_type) == ("5s", "kotlin.time.Duration")
+    assert attached.value("intArrayOf(1, 2)") == "[1, 2]"
+    assert isinstance(attached.eval("val springPair = intArrayOf(1, 2)").result, SuccessResult)
+    assert {d.name: d.value for d in attached.describe().declarations}["springPair"] == "[1, 2]"
+
+
 def test_a_timeout_stops_the_snippet_and_the_app_keeps_serving(attached: SyncWorker, get):
     """A runaway snippet is interrupted at its timeout; the app answers HTTP meanwhile and after."""
     greeting = attached.value("bean<greet.Greeter>().greeting")

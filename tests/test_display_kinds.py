@@ -11,14 +11,26 @@ from pydantic import ValidationError
 from gradle_repl.display_kinds import DISPLAY_KINDS, display_kind
 
 JVM_WORKER = Path(__file__).resolve().parents[1] / "jvm-worker"
-# ReplEvent(kind, mime, text, bytes, displayKind) as the facade's sources construct it (ReplOutput.kt).
-_EVENT = re.compile(r'ReplEvent\(\s*([^,]+),\s*([^,]+),\s*([^,]+),\s*([^,]+),\s*"(\w+)"\s*\)')
+# ReplEvent(kind, mime, text, bytes, displayKind) as the facade's sources construct it (ReplOutput.kt), the display
+# kind named by the JVM sides' one spelling of the table (runs-in-both DisplayKinds.java).
+_EVENT = re.compile(r'ReplEvent\(\s*([^,]+),\s*([^,]+),\s*([^,]+),\s*([^,]+),\s*DisplayKinds\.(\w+)\s*\)')
+_CONSTANT = re.compile(r'public static final String (\w+) = "([^"]*)";')
+
+
+def _java_constants() -> dict[str, str]:
+    return dict(_CONSTANT.findall((JVM_WORKER / "runs-in-both" / "gradlerepl" / "both" / "DisplayKinds.java").read_text(encoding="utf-8")))
 
 
 def _emitted() -> list[tuple[str, str, str, str]]:
-    """(displayKind, mime, text, bytes) of every ReplEvent the jvm-worker sources make."""
+    """(displayKind, mime, text, bytes) of every ReplEvent the jvm-worker sources make, constants read as their value."""
+    constants = _java_constants()
+
+    def value(expression: str) -> str:
+        name = expression.strip().removeprefix("DisplayKinds.")
+        return f'"{constants[name]}"' if name in constants else expression.strip()
+
     return [
-        (kind, mime.strip(), text.strip(), data.strip())
+        (constants[kind], value(mime), text.strip(), data.strip())
         for source in sorted(JVM_WORKER.rglob("*.kt"))
         for _, mime, text, data, kind in _EVENT.findall(source.read_text(encoding="utf-8"))
     ]
@@ -41,3 +53,13 @@ def test_an_unknown_kind_is_refused_by_name():
     """A kind the table lacks is a validation error naming it, never passed on as a string."""
     with pytest.raises(ValidationError, match="chart"):
         display_kind("chart")
+
+
+def test_the_jvm_sides_spell_the_kinds_and_mime_types_of_the_table():
+    """jvm-worker/runs-in-both's DisplayKinds (compiled into the facade and the agent) names each kind and its MIME type
+    as display_kinds.py's table does, and nothing else."""
+    constants = _java_constants()
+    kinds = {name: value for name, value in constants.items() if not name.endswith("_MIME") and "/" not in value}
+    assert set(kinds.values()) == set(DISPLAY_KINDS)
+    for name, kind in kinds.items():
+        assert constants[f"{name}_MIME"] == DISPLAY_KINDS[kind].mime, name  # type: ignore[index]  # checked just above

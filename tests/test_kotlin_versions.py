@@ -324,6 +324,16 @@ def test_a_constant_of_an_earlier_snippet_is_read_in_objects_and_functions(reque
 
 
 @BOTH_REPLS
+def test_an_int_array_reads_by_its_contents_as_a_value_and_in_describe(request: pytest.FixtureRequest, worker_fixture: str):
+    """intArrayOf(1, 2) reads `[1, 2]` as a snippet's value and in describe, by the rule an attached app's agent shares
+    (jvm-worker/runs-in-both ValueText), never `[I@1b6d3586`."""
+    worker: SyncWorker = request.getfixturevalue(worker_fixture)
+    assert worker.value("intArrayOf(1, 2)") == "[1, 2]"
+    assert worker.eval("val describedPair = intArrayOf(1, 2)").result.type == "success"
+    assert {d.name: d.value for d in worker.describe().declarations}["describedPair"] == "[1, 2]"
+
+
+@BOTH_REPLS
 def test_a_value_class_result_shows_as_the_program_would(request: pytest.FixtureRequest, worker_fixture: str):
     """2.2's evaluator can't find the body of a snippet whose value is of a value class (the compiler mangles it:
     an NPE in K2ReplEvaluator); the worker runs it itself, names the value class from the mangled name, and the value

@@ -31,6 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "bridge" / "gradle_repl"
 KOTLIN_RUNTIME = ROOT / "jvm-worker" / "runs-in-worker" / "facade" / "gradlerepl" / "runtime"
 AGENT = ROOT / "jvm-worker" / "runs-in-app" / "agent" / "gradlerepl" / "agent"
+BOTH = ROOT / "jvm-worker" / "runs-in-both" / "gradlerepl" / "both"
 KINDS = get_args(DisplayKind)
 
 
@@ -56,16 +57,24 @@ def test_the_render_kind_and_session_option_lists_name_their_places():
         assert f"`{place}`" in section, place
 
 
+def _kind_constants() -> dict[str, str]:
+    """Each display kind's constant in the JVM sides' one spelling of the table (runs-in-both DisplayKinds.java)."""
+    source = (BOTH / "DisplayKinds.java").read_text(encoding="utf-8")
+    return {value: name for name, value in re.findall(r'public static final String (\w+) = "([^"]*)";', source) if value in KINDS}
+
+
 def test_every_display_kind_is_emitted_by_the_kotlin_side():
-    """Renderer.kt or Display.kt makes a display event of each kind (its last argument, the kind's name)."""
+    """Renderer.kt or Display.kt makes a display event of each kind (its last argument, the kind's constant)."""
     kotlin = "".join((KOTLIN_RUNTIME / name).read_text(encoding="utf-8") for name in ("Renderer.kt", "Display.kt"))
-    assert [kind for kind in KINDS if f'"{kind}")' not in kotlin] == []
+    constants = _kind_constants()
+    assert [kind for kind in KINDS if f"DisplayKinds.{constants.get(kind)})" not in kotlin] == []
 
 
 def test_every_display_kind_is_emitted_by_the_attach_agent():
-    """In an attached session the agent's Rendering.java or Display.java makes an item of each kind (named as a string)."""
+    """In an attached session the agent's Rendering.java or Display.java makes an item of each kind (by its constant)."""
     java = "".join((AGENT / name).read_text(encoding="utf-8") for name in ("Rendering.java", "Display.java"))
-    assert [kind for kind in KINDS if f'"{kind}"' not in java] == []
+    constants = _kind_constants()
+    assert [kind for kind in KINDS if f"DisplayKinds.{constants.get(kind)}" not in java] == []
 
 
 MIMES = {"text": "text/plain", "markdown": "text/markdown", "html": "text/html", "image": "image/png"}

@@ -77,6 +77,12 @@ def jvm_worker_attach_agent_sources() -> list[Path]:
     return _sources("jvm-worker", "runs-in-app/agent", "*.java")
 
 
+def jvm_worker_both_sources() -> list[Path]:
+    """The rules both JVM sides need (snippet evaluation, the output limit's cut, images, a value's text), dependency-free
+    Java compiled into the worker's facade and into the attach agent."""
+    return _sources("jvm-worker", "runs-in-both", "*.java")
+
+
 def jvm_worker_attached_spring_sources() -> list[Path]:
     """The Spring helpers of sessions attached to a Spring Boot app (bean<T>(), applicationContext): inline functions,
     compiled against the app's Spring, on the snippets' compile classpath only."""

@@ -31,10 +31,11 @@ class AttachTools:
         self.manager = manager
 
     async def list_running_jvms(self) -> Annotated[CallToolResult, RunningJvms]:
-        """List the JVMs running on this machine: pid, main class or jar, working directory, Java version, and
-        whether attach_kotlin_session can attach to it (same user, attach not disabled, Java 17+) or why not, in one
-        line. A line per JVM, then the same as JSON; structuredContent has it as data: jvms {pid, main,
-        workingDirectory, javaVersion, javaHome, user, attachable, whyNot}."""
+        """List the JVMs running on this machine: pid, main class or jar, working directory, Java version, its Kotlin
+        (which version, or none: a session there then compiles with gradle-repl's Kotlin and lends the snippets its
+        runtime), and whether attach_kotlin_session can attach to it (same user, attach not disabled, Java 17+) or why
+        not, in one line. A line per JVM, then the same as JSON; structuredContent has it as data: jvms {pid, main,
+        workingDirectory, javaVersion, javaHome, user, attachable, whyNot, hasKotlin, kotlinVersion}."""
         jvms = await asyncio.to_thread(list_running_jvms)
         listed = RunningJvms(jvms=wire_list(RunningJvmItem, jvms))
         if not jvms:

@@ -36,7 +36,16 @@ async def attach_session(
 def jvm_line(jvm: RunningJvm) -> str:
     """One JVM as `gradle-repl jvms` and list_running_jvms show it."""
     state = "attachable" if jvm.attachable else f"not attachable: {jvm.why_not}"
-    return f"{jvm.pid:>8}  Java {jvm.java_version or '?':<8} {jvm.main}  (in {jvm.working_directory or '?'}; {state})"
+    return f"{jvm.pid:>8}  Java {jvm.java_version or '?':<8} {jvm.main}  (in {jvm.working_directory or '?'}; {kotlin_text(jvm)}; {state})"
+
+
+def kotlin_text(jvm: RunningJvm) -> str:
+    """A JVM's Kotlin as the listing says it."""
+    if jvm.has_kotlin is None:
+        return "Kotlin unknown"
+    if not jvm.has_kotlin:
+        return "no Kotlin"
+    return f"Kotlin {jvm.kotlin_version}" if jvm.kotlin_version else "Kotlin (version unknown)"
 
 
 def agent_option() -> str:

@@ -254,6 +254,12 @@ class RunningJvmItem(Wire):
     user: str = Field(description="the user it runs as")
     attachable: bool = Field(description="whether attach_kotlin_session can attach a session to it")
     why_not: str | None = Field(default=None, description="why it can't be attached to, in one line; null when it can")
+    has_kotlin: bool | None = Field(
+        default=None,
+        description="whether its class path has Kotlin: a session attached there compiles for that Kotlin; without one, for "
+        "gradle-repl's, whose runtime the snippets are lent; null when its class path can't be read from its command line",
+    )
+    kotlin_version: str | None = Field(default=None, description="its kotlin-stdlib's version, e.g. 2.2.21; null when it has none or the jar doesn't say")
 
 
 class RunningJvms(Wire):

@@ -9,7 +9,6 @@ app's working directory stands for its project root.
 
 from __future__ import annotations
 
-import re
 import subprocess
 from pathlib import Path
 
@@ -17,6 +16,7 @@ from gradle_repl.environment import ReplEnvironment
 from gradle_repl.errors import GradleReplError
 from gradle_repl.progress import ProgressCallback
 from gradle_repl.project.boot_jar import expanded_classpath, is_boot_jar
+from gradle_repl.project.jvm_kotlin import stdlib_version
 from gradle_repl.project.running_jvms import RunningJvm, attachable_jvm
 from gradle_repl.project.toolchain import PINNED_KOTLIN_VERSION, repl_host_coordinates, repl_kotlin_version, resolve_jars
 
@@ -24,7 +24,6 @@ __all__ = ["attach_environment", "system_properties", "target_classpath"]
 
 # jcmd starts a small JVM and asks the target through the attach mechanism: seconds, unless the target is stopped.
 JCMD_TIMEOUT_SECONDS = 60.0
-_STDLIB = re.compile(r"kotlin-stdlib-(\d+\.\d+\.\d+(?:-[\w.]+)?)\.jar")
 
 
 def system_properties(jvm: RunningJvm) -> dict[str, str]:
@@ -67,11 +66,11 @@ def attach_environment(pid: int, project: ReplEnvironment | None = None, *, on_p
     java_executable = str(Path(jvm.java_home) / "bin" / "java")
     if project is not None:
         return project.model_copy(update={"classpath": classpath, "attached_pid": pid, "java_home": jvm.java_home, "java_executable": java_executable})
-    stdlib = next((found.group(1) for entry in classpath if (found := _STDLIB.fullmatch(Path(entry).name))), None)
+    stdlib = stdlib_version(classpath)
     warnings: list[str] = []
     if stdlib is None:
-        warnings.append(f"JVM {pid} has no kotlin-stdlib on its class path: snippets compile with Kotlin {PINNED_KOTLIN_VERSION}, "
-                        "and run only where the app can load the Kotlin classes they use")
+        warnings.append(f"JVM {pid} has no Kotlin of its own: snippets compile with Kotlin {PINNED_KOTLIN_VERSION}, whose runtime "
+                        "gradle-repl lends to the session's snippets alone (the app's class path is left as it is)")
     kotlin_version, too_old = repl_kotlin_version(stdlib or PINNED_KOTLIN_VERSION)
     host = resolve_jars({"host": repl_host_coordinates(kotlin_version)}, on_progress=on_progress).by_request["host"]
     cwd = properties.get("user.dir") or jvm.working_directory or "/"

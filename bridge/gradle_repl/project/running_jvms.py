@@ -17,6 +17,7 @@ from pathlib import Path
 import psutil
 
 from gradle_repl.errors import GradleReplError
+from gradle_repl.project.jvm_kotlin import KotlinSeen, kotlin_of
 
 __all__ = ["RunningJvm", "list_running_jvms", "running_jvm", "java_home_of", "java_release_version", "attachable_jvm"]
 
@@ -35,6 +36,8 @@ class RunningJvm:
     user: str
     attachable: bool
     why_not: str | None  # when it can't be attached to
+    has_kotlin: bool | None = None  # whether its class path has Kotlin; None when it can't be read (jvm_kotlin.py)
+    kotlin_version: str | None = None  # its kotlin-stdlib's version, when a jar names it
 
 
 def java_home_of(executable: str) -> str:
@@ -81,6 +84,10 @@ def _describe(process: psutil.Process) -> RunningJvm | None:
                 cwd: str | None = process.cwd()
             except psutil.AccessDenied:
                 cwd = None
+            try:
+                environment_classpath = process.environ().get("CLASSPATH")
+            except psutil.AccessDenied:
+                environment_classpath = None
     except (psutil.NoSuchProcess, psutil.ZombieProcess):
         return None
     except psutil.AccessDenied:
@@ -94,7 +101,8 @@ def _describe(process: psutil.Process) -> RunningJvm | None:
         why_not = "it was started with -XX:+DisableAttachMechanism"
     elif version is not None and int(version.split(".")[0]) < MINIMUM_JAVA:
         why_not = f"it runs Java {version}; attaching needs Java {MINIMUM_JAVA}+"
-    return RunningJvm(process.pid, _main(arguments), cwd, version, java_home, user, why_not is None, why_not)
+    kotlin = kotlin_of(arguments, cwd, environment_classpath) if uid == os.getuid() else KotlinSeen(None, None)
+    return RunningJvm(process.pid, _main(arguments), cwd, version, java_home, user, why_not is None, why_not, kotlin.has_kotlin, kotlin.version)
 
 
 def list_running_jvms() -> list[RunningJvm]:

@@ -25,6 +25,7 @@ from gradle_repl.worker.attach.snippet_mirror import SnippetMirror
 from gradle_repl.worker.attach.spring_helpers import spring_helpers
 from gradle_repl.worker.classes.class_update_agent import AgentJar, agent_jar
 from gradle_repl.worker.classes.class_updates import ClassUpdater
+from gradle_repl.worker.attach.snippet_runtime import snippet_runtime_jars
 from gradle_repl.worker.facade import build_dependency_addon, build_facade
 from gradle_repl.worker import java
 from gradle_repl.worker.java import JavaException, JavaObject, ReplDriver, ReplOutput, java_class, shutdown_vm
@@ -254,7 +255,8 @@ class _Attached:
 
     def runner(self, driver: ReplDriver, snippet_loader: JavaObject, snippets: SnippetCounter, renderer: java.Renderer) -> tuple[SnippetRunner, str]:
         """The runner, connected to the agent and after the warm-up ran there; and the app's Java version."""
-        connection = attach_agent(self._pid, self._request.environment.java_home)
+        env = self._request.environment
+        connection = attach_agent(self._pid, env.java_home, snippet_runtime_jars(env.classpath, env.repl_host_classpath))
         mirror = SnippetMirror(snippet_loader)
         warm_up_attached(snippets, connection, WARM_UP_SNIPPET, mirror)
         runner = AttachedRunner(self._request, snippets, renderer, connection=connection, pid=self._pid, mirror=mirror)

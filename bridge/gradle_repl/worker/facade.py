@@ -8,16 +8,17 @@ place, so two workers compiling at once never see a half-written jar.
 from __future__ import annotations
 
 import os
+import zipfile
 from pathlib import Path
 
 from gradle_repl.errors import WorkerFailed
 from gradle_repl.paths import cache_dir
 from gradle_repl.resources import (
     jvm_worker_attached_spring_sources, jvm_worker_companions_sources, jvm_worker_completion_sources, jvm_worker_compose_sources,
-    jvm_worker_dependency_sources, jvm_worker_junit_sources, jvm_worker_sources,
+    jvm_worker_both_sources, jvm_worker_dependency_sources, jvm_worker_junit_sources, jvm_worker_sources,
 )
 from gradle_repl.worker.java import java_class, string_array
-from gradle_repl.worker.java_jars import sources_hash
+from gradle_repl.worker.java_jars import build_java_jar, sources_hash
 
 __all__ = [
     "facade_jar_path", "build_facade", "build_dependency_addon", "build_compose_addon", "build_completion_addon",
@@ -26,13 +27,33 @@ __all__ = [
 ]
 
 
+# The Java release the shared rules (jvm-worker/runs-in-both) are compiled for in the facade: the oldest JDK a session runs on.
+_BOTH_RELEASE = "11"
+
+
 def facade_jar_path(kotlin_version: str) -> Path:
-    return cache_dir() / "facade" / f"jvm-worker-{kotlin_version}-{sources_hash(jvm_worker_sources())}.jar"
+    digest = sources_hash([*jvm_worker_sources(), *jvm_worker_both_sources()], _BOTH_RELEASE)
+    return cache_dir() / "facade" / f"jvm-worker-{kotlin_version}-{digest}.jar"
 
 
 def build_facade(kotlin_version: str, compile_classpath: list[str]) -> tuple[Path, bool]:
-    """The facade jar for this Kotlin version, and whether this call had to compile it."""
-    return _build(facade_jar_path(kotlin_version), jvm_worker_sources(), compile_classpath, kotlin_version, "facade")
+    """The facade jar for this Kotlin version, and whether this call had to compile it. The rules both JVM sides share
+    (jvm-worker/runs-in-both) are compiled first with this JVM's own javac, the facade's Kotlin against them, and
+    their classes then go into the facade's jar: one jar, as before."""
+    target = facade_jar_path(kotlin_version)
+    if target.is_file():
+        return target, False
+    both = both_jar()
+    return _build(target, jvm_worker_sources(), [*compile_classpath, str(both)], kotlin_version, "facade", merged=both)
+
+
+def both_jar() -> Path:
+    """The shared rules' classes (jvm-worker/runs-in-both), compiled with the javac of the JDK this worker runs on."""
+    sources = jvm_worker_both_sources()
+    target = cache_dir() / "facade" / f"runs-in-both-{sources_hash(sources, _BOTH_RELEASE)}.jar"
+    java_home = str(java_class("java.lang.System").getProperty("java.home"))
+    return build_java_jar(target, sources, java_home=java_home, release=_BOTH_RELEASE, manifest="Manifest-Version: 1.0\r\n\r\n",
+                          what="the rules both JVM sides share (jvm-worker/runs-in-both)")
 
 
 def build_dependency_addon(kotlin_version: str, compile_classpath: list[str]) -> tuple[Path, bool]:
@@ -126,10 +147,11 @@ def lasting_failure(exit_code: str) -> bool:
 
 def _build(
     target: Path, sources: list[Path], compile_classpath: list[str], kotlin_version: str, what: str, options: list[str] | None = None,
-    *, remember_failure: bool = False,
+    *, remember_failure: bool = False, merged: Path | None = None,
 ) -> tuple[Path, bool]:
     """With remember_failure, a compile that failed is not tried again for these sources and this Kotlin version
-    (an optional add-on whose compiler API this Kotlin lacks: every later start would fail the same way)."""
+    (an optional add-on whose compiler API this Kotlin lacks: every later start would fail the same way). The classes
+    of a `merged` jar are added to the compiled jar before it is moved into place."""
     failed = target.with_name(f"{target.name}.failed")
     if target.is_file():
         return target, False
@@ -158,5 +180,10 @@ def _build(
         if remember_failure and lasting_failure(exit_code):
             failed.write_text(message, encoding="utf-8")
         raise WorkerFailed(message)
+    if merged is not None:
+        with zipfile.ZipFile(merged) as extra, zipfile.ZipFile(temporary, "a", zipfile.ZIP_DEFLATED) as jar:
+            for entry in extra.namelist():
+                if entry.endswith(".class"):
+                    jar.writestr(entry, extra.read(entry))
     os.replace(temporary, target)
     return target, True

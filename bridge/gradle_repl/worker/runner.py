@@ -39,6 +39,7 @@ class StoredValue:
 
     snippet_class: str
     field: str
+    value_class: str | None = None  # the value class its field holds unboxed (a Duration's long), boxed before it is read
 
 
 # Reads the values of the given fields, in order, each as describe shows it (capped, or why it can't be read).

@@ -7,6 +7,8 @@ holds an older build (gradle-repl upgraded while the app runs, or two installs) 
 Agent-Class to the old class of the same name and run the old code. With a package per build, each build's classes
 are its own. The checked-in sources say `package gradlerepl.agent;`; copies of them are compiled with the build's
 package instead (javac doesn't require the directories to match the package of sources named on its command line).
+The rules both JVM sides share (jvm-worker/runs-in-both, `package gradlerepl.both;`) are compiled in as
+`gradlerepl.agent.v<digest>.both`, renamed the same way and their imports with them, so they too are the build's own.
 
 It is compiled for Java 17, the oldest JVM an agent can be loaded into here, whatever JDK compiles it.
 """
@@ -19,7 +21,7 @@ from pathlib import Path
 
 from gradle_repl.errors import WorkerFailed
 from gradle_repl.paths import cache_dir
-from gradle_repl.resources import jvm_worker_attach_agent_sources
+from gradle_repl.resources import jvm_worker_attach_agent_sources, jvm_worker_both_sources
 from gradle_repl.worker.java_jars import build_java_jar, sources_hash
 
 __all__ = ["agent_class", "agent_jar_path", "agent_package", "build_agent_jar", "build_hash"]
@@ -33,11 +35,14 @@ _JAR_PREFIX = "gradle-repl-agent-"
 _RELEASE = "17"
 # How the checked-in sources name their package: the one thing each build's copy changes.
 _PACKAGE_LINE = re.compile(rf"^package {re.escape(_SOURCE_PACKAGE)};", re.MULTILINE)
+# The shared rules' package, and how the agent's sources and the rules themselves name it (package line, imports).
+_BOTH_PACKAGE = "gradlerepl.both"
+_BOTH_NAME = re.compile(rf"^(package|import) {re.escape(_BOTH_PACKAGE)}([.;])", re.MULTILINE)
 
 
 def agent_jar_path(sources: list[Path] | None = None) -> Path:
     """Where the agent of these sources (gradle-repl's own when not given) is cached."""
-    digest = sources_hash(sources or jvm_worker_attach_agent_sources(), _RELEASE, _BUILD_PACKAGE)
+    digest = sources_hash([*(sources or jvm_worker_attach_agent_sources()), *jvm_worker_both_sources()], _RELEASE, _BUILD_PACKAGE)
     return cache_dir() / "agent" / f"{_JAR_PREFIX}{digest}.jar"
 
 
@@ -71,10 +76,21 @@ def build_agent_jar(java_home: str, sources: list[Path] | None = None) -> Path:
             renamed, count = _PACKAGE_LINE.subn(f"package {package};", text, count=1)
             if count != 1:
                 raise WorkerFailed(f"{source} does not start with `package {_SOURCE_PACKAGE};`: it can't be built as the agent's")
-            copy = Path(work) / source.name
-            copy.write_text(renamed, encoding="utf-8")
-            copies.append(copy)
+            copies.append(_copy(Path(work), source.name, _BOTH_NAME.sub(rf"\1 {package}.both\2", renamed)))
+        for source in jvm_worker_both_sources():
+            text = source.read_text(encoding="utf-8")
+            renamed, count = _BOTH_NAME.subn(rf"\1 {package}.both\2", text)
+            if count < 1:
+                raise WorkerFailed(f"{source} does not start with `package {_BOTH_PACKAGE};`: it can't be built into the agent")
+            copies.append(_copy(Path(work) / "both", source.name, renamed))
         return build_java_jar(target, copies, java_home=java_home, release=_RELEASE, manifest=_manifest(target), what="the attach agent")
+
+
+def _copy(directory: Path, name: str, text: str) -> Path:
+    directory.mkdir(exist_ok=True)
+    copy = directory / name
+    copy.write_text(text, encoding="utf-8")
+    return copy
 
 
 def _manifest(jar: Path) -> str:

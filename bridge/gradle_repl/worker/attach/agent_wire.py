@@ -1,10 +1,14 @@
 """The worker's side of the attach agent's channel (jvm-worker/runs-in-app/agent: AttachedSession.java, Wire.java).
 
+Every message's fields are the agent's WireTable.java, the one table both sides check each message against as they
+write or read it (wire_table.py here); below is what the fields mean.
+
 Frames are an int length and that many bytes; inside, big-endian numbers and strings as an int byte count (-1: null)
 and UTF-8. On connecting, the agent says hello: `H` its build (the package of
 its classes, named by their content: agent_jar.py), app-loader text, Java version, pid (long). The worker sends
-`E` (evaluate): id (long), output limit (int), snippet class, result field (or null), class count (int), then each
-class's binary name and bytes (int length, bytes); `K` (keep a snippet stopped while it compiled: it never runs,
+`E` (evaluate): id (long), output limit (int), snippet class, result field (or null), the result's declared Kotlin type
+(or null; a value class's value is boxed by it), class count (int), then each class's binary name and bytes (int
+length, bytes); `K` (keep a snippet stopped while it compiled: it never runs,
 but later snippets may name its classes): id, snippet class, then its classes as in `E`, unanswered; and `C`
 (cancel): id, grace (long, ms: how long the interrupted snippet may take to end).
 
@@ -18,10 +22,16 @@ null), the eval method's generic return type; `M` (a value shown as an image): i
 message and frames (class, method, file, line: int); `S` (stopped or left running after a cancel): id, what happened.
 
 Between snippets the worker may send `D` (describe): id, the longest value text wanted (int, chars), how long one
-value may take and all of them (long, ms each), value count (int), then each value's snippet class and field name.
+value may take and all of them (long, ms each), value count (int), then each value's snippet class, field name and
+value class (or null: the Kotlin name of the value class the field holds unboxed).
 The agent answers `D`: id, value count, then per value its state (int: 0 read, 1 its reading threw, 2 not finished in
 time, 3 no such snippet or field), a text (the value's first characters, the throwable's class, or what is missing)
 and a number (the value's whole length in chars, or the ms waited).
+
+Before its first snippet, a session attached to an app without Kotlin sends `R` (the Kotlin runtime for snippets): id,
+jar count (int), each jar's path on this machine; the agent opens them in a loader of the session's own, unless the
+app has Kotlin of its own. It answers `R`: id, state (int: 0 loaded, 1 the app's own Kotlin kept, 2 failed), and why
+it failed (or null).
 """
 
 from __future__ import annotations
@@ -33,11 +43,13 @@ from typing import Literal
 
 from gradle_repl.errors import GradleReplError
 from gradle_repl.worker.byte_cursor import ByteCursor
+from gradle_repl.worker.attach.wire_table import FieldType, WireCheck
 from gradle_repl.worker.report import StackFrame, ThrowableInfo
 
 __all__ = [
     "AgentGone", "AgentHello", "AgentOutput", "AgentDisplay", "AgentCut", "AgentValue", "AgentImageValue", "AgentUnit",
     "AgentError", "AgentStopped", "AgentAnswer", "AgentReply", "AgentConnection", "AgentRead", "AgentValues", "ReadState",
+    "AgentRuntime", "RuntimeState",
 ]
 
 # The agent's stream numbers (SnippetSink.STDOUT, STDERR), as frames name them.
@@ -149,50 +161,96 @@ class AgentValues:
     values: list[AgentRead]
 
 
+RuntimeState = Literal["loaded", "app's own", "failed"]
+_RUNTIME_STATES: tuple[RuntimeState, ...] = ("loaded", "app's own", "failed")
+
+
+@dataclass(frozen=True)
+class AgentRuntime:
+    """The answer to `R`: whether the snippets' Kotlin runtime was loaded, the app's own kept, or why it failed."""
+
+    id: int
+    state: RuntimeState
+    detail: str | None
+
+
 class _Reader(ByteCursor):
+    """An agent's message, each field checked against WireTable.java as it is read."""
+
     def __init__(self, data: bytes) -> None:
         super().__init__(data, error=GradleReplError, ends_early="the attach agent sent a truncated message")
+        self._size = len(data)
+        self._check: WireCheck | None = None
 
     def kind(self) -> str:
-        return self.take(1).decode("ascii")
+        kind = self.take(1).decode("ascii")
+        self._check = WireCheck(kind, "agent")
+        return kind
+
+    def _field(self, kind: FieldType, *, null: bool = False, count: int = 0) -> None:
+        assert self._check is not None, "kind() is read first"
+        self._check.next(kind, null=null, count=count)
 
     def number(self) -> int:
+        self._field("long")
         return self.unpack(">q")
 
     def count(self) -> int:
-        return self.unpack(">i")
+        value = self.unpack(">i")
+        self._field("int", count=value)
+        return value
 
     def text(self) -> str | None:
-        size = self.count()
+        size = self.unpack(">i")
+        self._field("text", null=size < 0)
         return None if size < 0 else self.take(size).decode("utf-8", errors="replace")
 
     def required_text(self) -> str:
         return self.text() or ""
 
     def data(self) -> bytes | None:
-        size = self.count()
+        size = self.unpack(">i")
+        self._field("bytes", null=size < 0)
         return None if size < 0 else self.take(size)
+
+    def end(self, kind: str) -> None:
+        """The message read whole: every field the table has, and no byte more."""
+        assert self._check is not None, "kind() is read first"
+        self._check.end()
+        if (left := self._size - self._at) > 0:
+            raise GradleReplError(f"the attach agent sent {left} bytes more than its message {kind} has (WireTable.java)")
 
 
 class _Writer:
+    """A message to the agent, each field checked against WireTable.java as it is written."""
+
     def __init__(self, kind: str) -> None:
+        self._check = WireCheck(kind, "worker")
         self._parts = [kind.encode("ascii")]
 
     def number(self, value: int) -> _Writer:
+        self._check.next("long")
         self._parts.append(struct.pack(">q", value))
         return self
 
     def count(self, value: int) -> _Writer:
+        self._check.next("int", count=value)
         self._parts.append(struct.pack(">i", value))
         return self
 
-    def raw(self, data: bytes) -> _Writer:
-        self.count(len(data))
-        self._parts.append(data)
+    def _sized(self, data: bytes | None) -> _Writer:
+        self._parts.append(struct.pack(">i", -1 if data is None else len(data)))
+        if data is not None:
+            self._parts.append(data)
         return self
 
+    def raw(self, data: bytes) -> _Writer:
+        self._check.next("bytes")
+        return self._sized(data)
+
     def text(self, value: str | None) -> _Writer:
-        return self.count(-1) if value is None else self.raw(value.encode("utf-8"))
+        self._check.next("text", null=value is None)
+        return self._sized(None if value is None else value.encode("utf-8"))
 
     def classes(self, classes: dict[str, bytes]) -> _Writer:
         """A snippet's classes: their count, then each one's binary name and bytes."""
@@ -202,12 +260,20 @@ class _Writer:
         return self
 
     def frame(self) -> bytes:
+        self._check.end()
         body = b"".join(self._parts)
         return struct.pack(">i", len(body)) + body
 
 
-def _decode(data: bytes) -> AgentReply | AgentHello | AgentValues:
+def _decode(data: bytes) -> AgentReply | AgentHello | AgentValues | AgentRuntime:
+    """An agent's message, read whole as WireTable.java has it (GradleReplError when it isn't)."""
     message = _Reader(data)
+    decoded = _decode_fields(message)
+    message.end(data[:1].decode("ascii"))
+    return decoded
+
+
+def _decode_fields(message: _Reader) -> AgentReply | AgentHello | AgentValues | AgentRuntime:
     kind = message.kind()
     if kind == "H":
         return AgentHello(message.required_text(), message.required_text(), message.required_text(), message.number())
@@ -233,6 +299,8 @@ def _decode(data: bytes) -> AgentReply | AgentHello | AgentValues:
         return AgentValues(reply_id, [
             AgentRead(_READ_STATES[message.count()], message.required_text(), message.number()) for _ in range(message.count())
         ])
+    if kind == "R":
+        return AgentRuntime(reply_id, _RUNTIME_STATES[message.count()], message.text())
     if kind == "X":
         chain = []
         for _ in range(message.count()):
@@ -288,8 +356,19 @@ class AgentConnection:
         connection.hello = hello
         return connection
 
-    def evaluate(self, request_id: int, *, output_limit: int, class_name: str, result_field: str | None, classes: dict[str, bytes]) -> None:
-        self._send(_Writer("E").number(request_id).count(output_limit).text(class_name).text(result_field).classes(classes).frame())
+    def evaluate(
+        self, request_id: int, *, output_limit: int, class_name: str, result_field: str | None, result_type: str | None, classes: dict[str, bytes],
+    ) -> None:
+        self._send(
+            _Writer("E").number(request_id).count(output_limit).text(class_name).text(result_field).text(result_type).classes(classes).frame(),
+        )
+
+    def runtime(self, request_id: int, jars: list[str]) -> None:
+        """Offers the Kotlin runtime snippets were compiled for (jar paths on this machine), answered with AgentRuntime."""
+        message = _Writer("R").number(request_id).count(len(jars))
+        for jar in jars:
+            message.text(jar)
+        self._send(message.frame())
 
     def keep(self, request_id: int, *, class_name: str, classes: dict[str, bytes]) -> None:
         """Chains a snippet that will never run into the session's loaders in the app (it was stopped while it
@@ -299,19 +378,21 @@ class AgentConnection:
     def cancel(self, request_id: int, *, grace_seconds: float) -> None:
         self._send(_Writer("C").number(request_id).number(int(grace_seconds * 1000)).frame())
 
-    def describe(self, request_id: int, values: list[tuple[str, str]], *, limit_chars: int, value_seconds: float, total_seconds: float) -> None:
-        """Asks for the text of each (snippet class, field) value, answered with AgentValues."""
+    def describe(
+        self, request_id: int, values: list[tuple[str, str, str | None]], *, limit_chars: int, value_seconds: float, total_seconds: float,
+    ) -> None:
+        """Asks for the text of each (snippet class, field, value class) value, answered with AgentValues."""
         message = _Writer("D").number(request_id).count(limit_chars).number(int(value_seconds * 1000)).number(int(total_seconds * 1000))
         message.count(len(values))
-        for snippet_class, field in values:
-            message.text(snippet_class).text(field)
+        for snippet_class, field, value_class in values:
+            message.text(snippet_class).text(field).text(value_class)
         self._send(message.frame())
 
     def buffered(self) -> bool:
         """Whether a whole message has arrived and waits to be received: receive() returns it without waiting."""
         return len(self._buffer) >= 4 and len(self._buffer) >= 4 + struct.unpack(">i", self._buffer[:4])[0]
 
-    def receive(self, timeout: float) -> AgentReply | AgentHello | AgentValues | None:
+    def receive(self, timeout: float) -> AgentReply | AgentHello | AgentValues | AgentRuntime | None:
         """The next message, or None when none came within the timeout; AgentGone when the agent's end closed."""
         self._socket.settimeout(timeout)
         try:

@@ -25,7 +25,7 @@ from gradle_repl.worker.attach.agent_jar import agent_package, build_agent_jar
 from gradle_repl.worker.attach.agent_socket import socket_path
 from gradle_repl.worker.attach.agent_wire import (
     AgentAnswer, AgentConnection, AgentCut, AgentDisplay, AgentError, AgentGone, AgentImageValue, AgentOutput, AgentRead,
-    AgentReply, AgentStopped, AgentUnit, AgentValue, AgentValues,
+    AgentReply, AgentRuntime, AgentStopped, AgentUnit, AgentValue, AgentValues,
 )
 from gradle_repl.worker.java import JavaException, JavaObject, Renderer, RunningSnippet, java_class
 from gradle_repl.worker.deadlines import COMPILE_AFTER_CANCEL_SECONDS, INTERRUPT_GRACE_SECONDS, REPLY_SECONDS
@@ -62,22 +62,48 @@ def attached_display_api(java_home: str) -> tuple[list[str], list[str]]:
     return [str(jar)], [f"{agent_package(jar)}.Display.{call}" for call in _DISPLAY_CALLS]
 
 
-def attach_agent(pid: int, java_home: str) -> AgentConnection:
+def attach_agent(pid: int, java_home: str, runtime_jars: list[str] | None = None) -> AgentConnection:
     """A connection to gradle-repl's agent in JVM `pid`, loading the agent there first when it isn't listening yet
     (a second attach finds the first one's agent). Only the agent of this worker's build is talked to: its hello must
-    name its package."""
+    name its package. `runtime_jars` (snippet_runtime.py) are lent to the session's snippets in an app without Kotlin."""
     jar = build_agent_jar(java_home)
     path = socket_path(pid, jar)
+    connection: AgentConnection | None = None
     if Path(path).exists():
         try:
-            return AgentConnection.connect(path, agent=agent_package(jar), timeout=CONNECT_TIMEOUT_SECONDS)
+            connection = AgentConnection.connect(path, agent=agent_package(jar), timeout=CONNECT_TIMEOUT_SECONDS)
         except OSError:
             pass  # left by an earlier JVM with this pid, or an agent that is gone: load it (again)
-    _load_agent(pid, jar, path)
-    try:
-        return AgentConnection.connect(path, agent=agent_package(jar), timeout=CONNECT_TIMEOUT_SECONDS)
-    except OSError as error:
-        raise WorkerFailed(f"gradle-repl's agent was loaded into JVM {pid} but does not answer on {path}: {error}") from error
+    if connection is None:
+        _load_agent(pid, jar, path)
+        try:
+            connection = AgentConnection.connect(path, agent=agent_package(jar), timeout=CONNECT_TIMEOUT_SECONDS)
+        except OSError as error:
+            raise WorkerFailed(
+                f"gradle-repl's agent was loaded into JVM {pid} but does not answer on {path} ({error.strerror or error}); "
+                "if the app is stopped or busy, attach again once it runs",
+            ) from error
+    if runtime_jars:
+        _lend_runtime(connection, pid, runtime_jars)
+    return connection
+
+
+def _lend_runtime(connection: AgentConnection, pid: int, jars: list[str]) -> None:
+    """Has the agent open the Kotlin runtime for this session's snippets (snippet_runtime.py); one sentence if it can't."""
+    connection.runtime(0, jars)
+    deadline = time.monotonic() + CONNECT_TIMEOUT_SECONDS
+    while (left := deadline - time.monotonic()) > 0:
+        answer = connection.receive(left)
+        if isinstance(answer, AgentRuntime):
+            if answer.state == "failed":
+                connection.close()
+                raise WorkerFailed(
+                    f"JVM {pid} has no Kotlin, and gradle-repl's agent could not open the Kotlin runtime for its snippets "
+                    f"({answer.detail}); resolve the session again so those jars are fetched, then attach again",
+                )
+            return
+    connection.close()
+    raise WorkerFailed(f"JVM {pid} did not answer gradle-repl's agent within {CONNECT_TIMEOUT_SECONDS:g} s: is it stopped (SIGSTOP) or hung?")
 
 # How long a JVM whose connection closed may take to be marked exited before it counts as running on: the kernel
 # closes a killed process's files first, then marks it; moments, even on a loaded machine.
@@ -90,12 +116,20 @@ def _load_agent(pid: int, jar: Path, path: str) -> None:
         target = virtual_machine.attach(str(pid))
     except JavaException as error:
         thrown: JavaObject = error  # a Java throwable, read as one
-        raise WorkerFailed(f"cannot attach to JVM {pid}: {jstr(thrown.getMessage()) or thrown.getClass().getName()}") from error
+        why = jstr(thrown.getMessage()) or jstr(thrown.getClass().getSimpleName())
+        raise WorkerFailed(
+            f"cannot attach to JVM {pid} ({why}); check that it runs as this user on a JDK 17+ and was not started "
+            "with -XX:+DisableAttachMechanism, or start it with `gradle-repl agent-path`'s option",
+        ) from error
     try:
         target.loadAgent(str(jar), str(Path(path).parent))
     except JavaException as error:
         thrown = error
-        raise WorkerFailed(f"JVM {pid} did not load gradle-repl's agent: {thrown.getClass().getSimpleName()}: {jstr(thrown.getMessage())}") from error
+        why = jstr(thrown.getMessage()) or jstr(thrown.getClass().getSimpleName())
+        raise WorkerFailed(
+            f"JVM {pid} did not load gradle-repl's agent ({why}); start the app with `gradle-repl agent-path`'s -javaagent option "
+            "and attach again",
+        ) from error
     finally:
         target.detach()
 
@@ -109,11 +143,28 @@ def warm_up_attached(snippets: SnippetCounter, connection: AgentConnection, code
         outcome = running.getOutcome()
         if outcome is None or outcome.compiledScript is None:
             why = [jstr(d.getMessage()) for d in outcome.diagnostics] if outcome is not None else []
-            raise WorkerFailed(f"the Kotlin REPL failed to compile the attached session's first snippet: {'; '.join(why) or outcome}")
+            raise WorkerFailed(
+                f"the Kotlin REPL could not compile an attached session's first snippet ({'; '.join(why) or 'no diagnostics'}); "
+                "this is gradle-repl's fault: please report it with the worker log",
+            )
         mirror.add(outcome.compiledScript)
         ran = _run_there(connection, 0, outcome.compiledScript, output_limit=1_000, deadline=time.monotonic() + CONNECT_TIMEOUT_SECONDS)
         if not isinstance(ran.reply, (AgentUnit, AgentValue)):
-            raise WorkerFailed(f"the attached JVM failed the warm-up snippet: {ran.reply}")
+            raise WorkerFailed(_warm_up_failure(ran.reply))
+
+
+def _warm_up_failure(reply: AgentAnswer | None) -> str:
+    """Why the attached JVM could not run the session's first snippet, as one sentence with what to do."""
+    if isinstance(reply, AgentError) and reply.chain:
+        first = reply.chain[0]
+        if first.class_name == "java.lang.NoClassDefFoundError" and (first.message or "").startswith("kotlin/"):
+            return (f"the attached JVM cannot load Kotlin's {first.message} for the session's snippets (is its kotlin-stdlib "
+                    "older than the snippets' Kotlin?); attach with the app's project (`--project`) so snippets compile for its Kotlin")
+        what = f"{first.class_name}: {first.message}" if first.message else first.class_name
+        return f"the attached JVM could not run the session's first snippet ({what}); see the app's console, and attach again"
+    if reply is None:
+        return f"the attached JVM did not run the session's first snippet within {CONNECT_TIMEOUT_SECONDS:g} s: is it stopped (SIGSTOP) or hung?"
+    return "the attached JVM stopped the session's first snippet; attach again"
 
 
 @dataclass(frozen=True)
@@ -145,7 +196,10 @@ def _run_there(
     result_field = script.getResultField()
     connection.evaluate(
         request_id, output_limit=output_limit, class_name=jstr(script.getScriptClassFQName()),
-        result_field=jstr(result_field.getFirst()) if result_field is not None else None, classes=_classes(script),
+        result_field=jstr(result_field.getFirst()) if result_field is not None else None,
+        # Kotlin 2.3+ records the value's declared type; the agent boxes a value class's value by it (2.2: by the mangled body).
+        result_type=jstr(result_field.getSecond().getTypeName()) if result_field is not None else None,
+        classes=_classes(script),
     )
     stopped_at: float | None = None
     dropped = 0
@@ -298,7 +352,7 @@ class AttachedRunner:
         if not values:
             return []
         self._connection.describe(
-            request_id, [(v.snippet_class, v.field) for v in values], limit_chars=VALUE_LIMIT_CHARS, value_seconds=VALUE_SECONDS,
+            request_id, [(v.snippet_class, v.field, v.value_class) for v in values], limit_chars=VALUE_LIMIT_CHARS, value_seconds=VALUE_SECONDS,
             total_seconds=DESCRIBE_SECONDS,
         )
         deadline = time.monotonic() + DESCRIBE_SECONDS + REPLY_SECONDS

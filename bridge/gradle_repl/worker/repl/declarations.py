@@ -99,7 +99,10 @@ class Declarations:
             deadline = time.monotonic() + DESCRIBE_SECONDS
             texts = [_render(held.field, held.instance, deadline, value_classes[id(held)]) for held in readable]
         else:
-            texts = read([StoredValue(jstr(h.field.getDeclaringClass().getName()), jstr(h.field.getName())) for h in readable])
+            texts = read([
+                StoredValue(jstr(h.field.getDeclaringClass().getName()), jstr(h.field.getName()), _value_class_name(value_classes[id(h)]))
+                for h in readable
+            ])
         values = {id(held): text for held, text in zip(readable, texts, strict=True)}
         declarations = []
         for held in self._held.values():
@@ -142,6 +145,10 @@ class _ValueClassType:
 
     name: str  # as the snippet declared it
     box: JavaObject  # the value class's static box-impl, which makes the value the program sees; None if it has none
+
+
+def _value_class_name(value_class: _ValueClassType | None) -> str | None:
+    return value_class.name if value_class is not None else None
 
 
 def _value_class_type(field: JavaObject, written: str) -> _ValueClassType | None:
@@ -265,7 +272,9 @@ def _reader() -> Callable[[JavaObject, JavaObject, JavaObject], JavaObject]:
             value = self._field.get(None if static else self._instance)
             if self._box is not None and value is not None:
                 value = self._box.invoke(None, value)
-            text = java_class("java.lang.String").valueOf(value) if value is not None else java_string("null")
+            # The rule both JVM sides share (jvm-worker/runs-in-both ValueText): arrays by their contents.
+            loader = self._field.getDeclaringClass().getClassLoader()
+            text = java_class("gradlerepl.both.ValueText", loader=loader).of(value)
             return java_string(f"{text.length()}:{jstr(text.substring(0, min(text.length(), VALUE_LIMIT_CHARS)))}")
 
     return _ReadValue

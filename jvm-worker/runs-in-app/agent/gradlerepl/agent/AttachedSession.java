@@ -1,5 +1,6 @@
 package gradlerepl.agent;
 
+import gradlerepl.both.SnippetBody;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStream;
@@ -7,8 +8,12 @@ import java.io.OutputStream;
 import java.lang.reflect.Field;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
+import java.net.MalformedURLException;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -17,18 +22,29 @@ import java.util.concurrent.ScheduledExecutorService;
 
 /**
  * One attached session: the snippets' class loaders and instances, evaluated the way the K2 REPL's evaluator does
- * ({@code K2ReplEvaluator.evalSnippet}: the snippet class's {@code INSTANCE}, its {@code $$eval} method, then its
- * result field, or on Kotlin 2.2 the method's return value). Everything is released when the worker's connection
- * closes: the loaders and instances are reachable from nothing else.
+ * ({@code K2ReplEvaluator.evalSnippet}: the snippet class's {@code INSTANCE}, its body method, then its result field,
+ * or on Kotlin 2.2 the method's return value), by the rule the worker's own JVM follows too ({@link SnippetBody}: a
+ * mangled body, a value-class value boxed). Everything is released when the worker's connection closes: the loaders
+ * and instances are reachable from nothing else.
+ *
+ * <p>An app without Kotlin gets the Kotlin runtime its snippets were compiled for from the worker ({@code R}: jar
+ * files of gradle-repl's cache on this machine), in a loader of this session's between the app's loader and the
+ * first snippet's: the app's own loaders never see it. An app that has its own Kotlin keeps it.
  */
 final class AttachedSession {
-    private static final String EVAL_METHOD = "$$eval";
+    /** A class every Kotlin program links to: whether the app has a Kotlin runtime of its own. */
+    private static final String KOTLIN_PROBE = "kotlin.Unit";
+    private static final int RUNTIME_LOADED = 0;
+    private static final int RUNTIME_APP_HAS_KOTLIN = 1;
+    private static final int RUNTIME_FAILED = 2;
 
     private final InputStream in;
     private final OutputStream out;
     private final Closeable connection;
     private final ClassLoader appLoader;
     private ClassLoader newest;
+    /** The Kotlin runtime this session brought to an app without one, or null. */
+    private URLClassLoader runtime;
     /**
      * The snippets' instances by snippet class: the session's state, alive as long as the session, and where a describe
      * reads the values of the snippets' vals and vars.
@@ -77,6 +93,7 @@ final class AttachedSession {
                     .text(appLoader.toString())
                     .text(System.getProperty("java.version"))
                     .number(ProcessHandle.current().pid())
+                    .complete()
                     .sendTo(out);
             for (Wire.In message = Wire.read(in); message != null; message = Wire.read(in)) {
                 byte kind = message.kind();
@@ -88,7 +105,10 @@ final class AttachedSession {
                     cancel(message.number(), message.number());
                 } else if (kind == 'D') {
                     describe(message);
+                } else if (kind == 'R') {
+                    send(runtime(message));
                 }
+                message.end(); // each request read whole, as WireTable has it
             }
         } catch (IOException e) {
             // The worker is gone: the session ends with it.
@@ -105,6 +125,14 @@ final class AttachedSession {
             synchronized (this) {
                 instancesByClass.clear();
                 newest = appLoader;
+                if (runtime != null) {
+                    try {
+                        runtime.close();
+                    } catch (IOException ignored) {
+                        // its jars stay open until collected
+                    }
+                    runtime = null;
+                }
             }
             try {
                 connection.close();
@@ -119,6 +147,7 @@ final class AttachedSession {
         int outputLimit = message.count();
         String className = message.text();
         String resultField = message.text();
+        String resultType = message.text();
         SnippetLoader loader = new SnippetLoader(className, classes(message), newest);
         SnippetSink output = new SnippetSink(id, outputLimit, SnippetOutput.charset(), this::send, writer);
         Running[] self = new Running[1];
@@ -126,7 +155,7 @@ final class AttachedSession {
             SnippetOutput.begin(output);
             Wire.Out reply;
             try {
-                reply = evaluate(id, loader, className, resultField);
+                reply = evaluate(id, loader, className, resultField, resultType);
             } catch (Throwable t) {
                 reply = error(id, t);
             } finally {
@@ -166,10 +195,51 @@ final class AttachedSession {
         }
     }
 
-    private Wire.Out evaluate(long id, SnippetLoader loader, String className, String resultField) throws Throwable {
+    /**
+     * The Kotlin runtime for snippets in an app without one: jar files (gradle-repl's cached copies, on this machine)
+     * opened in a loader of this session's, the parent of its first snippet's. Answered with whether they were used.
+     */
+    private Wire.Out runtime(Wire.In message) throws IOException {
+        long id = message.number();
+        int count = message.count();
+        List<URL> jars = new ArrayList<>();
+        List<String> missing = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            Path jar = Path.of(message.text());
+            if (!Files.isRegularFile(jar)) {
+                missing.add(jar.toString());
+            }
+            try {
+                jars.add(jar.toUri().toURL());
+            } catch (MalformedURLException e) {
+                missing.add(jar.toString());
+            }
+        }
+        try {
+            Class.forName(KOTLIN_PROBE, false, appLoader);
+            // Never replace the app's own Kotlin: its classes are what the app's objects were made with.
+            return new Wire.Out('R').number(id).count(RUNTIME_APP_HAS_KOTLIN).text(null);
+        } catch (ClassNotFoundException | LinkageError e) {
+            // no Kotlin of its own: the snippets get the worker's
+        }
+        if (!missing.isEmpty()) {
+            return new Wire.Out('R').number(id).count(RUNTIME_FAILED).text("no such file: " + String.join(", ", missing));
+        }
+        synchronized (this) {
+            if (runtime == null) {
+                runtime = new URLClassLoader("gradle-repl-kotlin-runtime", jars.toArray(new URL[0]), appLoader);
+                newest = runtime;
+            }
+        }
+        return new Wire.Out('R').number(id).count(RUNTIME_LOADED).text(null);
+    }
+
+    private Wire.Out evaluate(long id, SnippetLoader loader, String className, String resultField, String resultType) throws Throwable {
         Class<?> snippetClass = Class.forName(className, true, loader);
-        Method eval = Arrays.stream(snippetClass.getMethods()).filter(m -> m.getName().equals(EVAL_METHOD)).findFirst()
-                .orElseThrow(() -> new IllegalStateException(className + " has no " + EVAL_METHOD + " method"));
+        Method eval = SnippetBody.method(snippetClass);
+        if (eval == null) {
+            throw new IllegalStateException(className + " has no " + SnippetBody.EVAL + " method");
+        }
         Object instance = snippetClass.getField("INSTANCE").get(null);
         synchronized (this) {
             // Later snippets resolve this one's declarations through its loader, whatever its run came to.
@@ -192,8 +262,11 @@ final class AttachedSession {
         } else {
             value = returned;
         }
+        // A value class's value arrives as its underlying one (a Duration's long): boxed, it reads as the program shows it.
+        String valueClass = resultType != null ? resultType : SnippetBody.mangledValueType(eval, loader.classFile(className));
+        value = SnippetBody.boxed(value, valueClass, snippetClass);
         String runtimeClass = value == null ? null : value.getClass().getName();
-        String returnType = eval.getGenericReturnType().getTypeName();
+        String returnType = valueClass != null ? valueClass : eval.getGenericReturnType().getTypeName();
         Rendering.Item shown = Rendering.of(value);
         if (shown.isImage()) {
             // An image value, as a session of its own shows one.
@@ -279,6 +352,7 @@ final class AttachedSession {
 
     /** Queues a message for the writer thread; a session whose writer has shut down has no worker to send it to. */
     private void send(Wire.Out message) {
+        message.complete(); // on the thread that made it: a message short of a field is a fault of the agent's own
         try {
             writer.execute(() -> {
                 try {

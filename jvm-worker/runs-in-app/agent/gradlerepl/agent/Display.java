@@ -1,5 +1,6 @@
 package gradlerepl.agent;
 
+import gradlerepl.both.DisplayKinds;
 import java.awt.image.BufferedImage;
 
 /**
@@ -19,17 +20,17 @@ public final class Display {
 
     /** Shows Markdown text. */
     public static void markdown(String md) {
-        sink("markdown").display(Rendering.text("markdown", "text/markdown", md));
+        sink("markdown").display(Rendering.text(DisplayKinds.MARKDOWN, DisplayKinds.MARKDOWN_MIME, md));
     }
 
     /** Shows an HTML fragment; clients treat it as untrusted text. */
     public static void html(String fragment) {
-        sink("html").display(Rendering.text("html", "text/html", fragment));
+        sink("html").display(Rendering.text(DisplayKinds.HTML, DisplayKinds.HTML_MIME, fragment));
     }
 
     /** Shows encoded PNG image bytes. */
     public static void image(byte[] bytes) {
-        image(bytes, "image/png");
+        image(bytes, DisplayKinds.IMAGE_MIME);
     }
 
     /** Shows encoded image bytes of the given MIME type. */
@@ -39,7 +40,7 @@ public final class Display {
 
     /** Shows a drawn image as PNG. */
     public static void image(BufferedImage image) {
-        image(image, "image/png");
+        image(image, DisplayKinds.IMAGE_MIME);
     }
 
     /** Shows a drawn image, encoded as {@code mime} (image/png or image/jpeg). */

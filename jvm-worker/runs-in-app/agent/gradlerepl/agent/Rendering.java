@@ -1,10 +1,9 @@
 package gradlerepl.agent;
 
-import java.awt.image.BufferedImage;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.util.Arrays;
-import javax.imageio.ImageIO;
+import gradlerepl.both.DisplayKinds;
+import gradlerepl.both.DrawnImages;
+import gradlerepl.both.ImageBytes;
+import gradlerepl.both.ValueText;
 
 /**
  * A value as a session shows it, the way the facade's Renderer does in a session of its own: a drawn image
@@ -16,8 +15,6 @@ final class Rendering {
     /** The longest text sent: the worker fits it to its frames, this only keeps a runaway toString small. */
     static final int MAX_TEXT_CHARS = 1 << 20;
     private static final boolean DESKTOP = ModuleLayer.boot().findModule("java.desktop").isPresent();
-    private static final byte[] PNG_MAGIC = {(byte) 0x89, 'P', 'N', 'G'};
-    private static final byte[] JPEG_MAGIC = {(byte) 0xFF, (byte) 0xD8, (byte) 0xFF};
 
     private Rendering() {}
 
@@ -55,21 +52,21 @@ final class Rendering {
     }
 
     static Item image(byte[] bytes, String mime) {
-        return new Item("image", mime, null, bytes);
+        return new Item(DisplayKinds.IMAGE, mime, null, bytes);
     }
 
     /** A value as the facade's Renderer shows it. */
     static Item of(Object value) {
         if (value instanceof byte[]) {
-            String mime = imageMime((byte[]) value);
+            String mime = ImageBytes.mime((byte[]) value);
             if (mime != null) {
                 return image((byte[]) value, mime);
             }
         }
-        if (DESKTOP && value != null && Images.isDrawn(value)) {
-            return image(Images.encode(value, "image/png"), "image/png");
+        if (DESKTOP && value != null && DrawnImages.isDrawn(value)) {
+            return image(DrawnImages.encode(value, DisplayKinds.PNG), DisplayKinds.PNG);
         }
-        return text("text", "text/plain", text(value));
+        return text(DisplayKinds.TEXT, DisplayKinds.TEXT_MIME, text(value));
     }
 
     /** A drawn image encoded as {@code mime} (image/png or image/jpeg). */
@@ -77,56 +74,17 @@ final class Rendering {
         if (!DESKTOP) {
             throw new UnsupportedOperationException("this JVM has no java.desktop module, so it cannot encode images");
         }
-        return image(Images.encode(image, mime), mime);
+        return image(DrawnImages.encode(image, mime), mime);
     }
 
-    /** The value's text (SnippetValues.text), capped, or what its toString() threw. */
+    /** The value's text (the rule both JVM sides share: ValueText), capped, or what its toString() threw. */
     static String text(Object value) {
         String text;
         try {
-            text = SnippetValues.text(value);
+            text = ValueText.of(value);
         } catch (Throwable t) {
             text = "<toString() threw " + t + ">";
         }
         return text.length() > MAX_TEXT_CHARS ? text.substring(0, MAX_TEXT_CHARS) : text;
-    }
-
-    private static String imageMime(byte[] bytes) {
-        return startsWith(bytes, PNG_MAGIC) ? "image/png" : startsWith(bytes, JPEG_MAGIC) ? "image/jpeg" : null;
-    }
-
-    private static boolean startsWith(byte[] bytes, byte[] prefix) {
-        return bytes.length >= prefix.length && Arrays.equals(bytes, 0, prefix.length, prefix, 0, prefix.length);
-    }
-
-    /** Everything that links to java.desktop, loaded only where the module is there. */
-    private static final class Images {
-        static boolean isDrawn(Object value) {
-            return value instanceof BufferedImage;
-        }
-
-        static byte[] encode(Object value, String mime) {
-            BufferedImage image = (BufferedImage) value;
-            String format = "image/jpeg".equals(mime) ? "jpg" : "png";
-            // JPEG has no alpha channel: ImageIO silently writes nothing for ARGB images.
-            BufferedImage source = format.equals("jpg") && image.getColorModel().hasAlpha() ? withoutAlpha(image) : image;
-            ByteArrayOutputStream out = new ByteArrayOutputStream();
-            try {
-                if (!ImageIO.write(source, format, out)) {
-                    throw new IllegalArgumentException("no ImageIO writer for " + mime);
-                }
-            } catch (IOException e) {
-                throw new IllegalStateException("could not encode the image as " + mime, e);
-            }
-            return out.toByteArray();
-        }
-
-        private static BufferedImage withoutAlpha(BufferedImage image) {
-            BufferedImage rgb = new BufferedImage(image.getWidth(), image.getHeight(), BufferedImage.TYPE_INT_RGB);
-            java.awt.Graphics2D graphics = rgb.createGraphics();
-            graphics.drawImage(image, 0, 0, null);
-            graphics.dispose();
-            return rgb;
-        }
     }
 }

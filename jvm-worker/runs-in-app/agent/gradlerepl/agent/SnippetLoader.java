@@ -26,6 +26,11 @@ final class SnippetLoader extends ClassLoader {
         return name.equals(Display.class.getName()) ? Display.class : super.loadClass(name, resolve);
     }
 
+    /** A class file of this snippet's, or null: what the shared evaluation rule reads a mangled body's value class from. */
+    byte[] classFile(String name) {
+        return classes.get(name);
+    }
+
     @Override
     protected Class<?> findClass(String name) throws ClassNotFoundException {
         byte[] bytes = classes.get(name);

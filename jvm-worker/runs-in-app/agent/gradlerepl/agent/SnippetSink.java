@@ -1,5 +1,6 @@
 package gradlerepl.agent;
 
+import gradlerepl.both.OutputCut;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
@@ -62,8 +63,9 @@ final class SnippetSink {
             sendPending(true);
             pendingStream = stream;
         }
-        int kept = (int) Math.max(0, Math.min(len, limit - used));
-        used += kept;
+        // The limit ends inside this write: what OutputCut keeps (never half a character); nothing later is kept.
+        int kept = OutputCut.kept(b, off, len, limit - used, charset);
+        used = kept < len ? limit : used + kept;
         dropped += len - kept;
         int lineEnd = lastNewline(b, off, kept);
         if (lineEnd >= 0) {

@@ -1,9 +1,10 @@
 package gradlerepl.agent;
 
+import gradlerepl.both.SnippetBody;
+import gradlerepl.both.ValueText;
 import java.io.IOException;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
-import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -37,6 +38,7 @@ final class SnippetValues {
         for (int i = 0; i < count; i++) {
             String snippetClass = request.text();
             String fieldName = request.text();
+            String valueClass = request.text();
             Object instance = instances.get(snippetClass);
             if (instance == null) {
                 reply.count(MISSING).text("no snippet " + snippetClass + " ran in this JVM").number(0);
@@ -47,12 +49,12 @@ final class SnippetValues {
                 reply.count(UNFINISHED).text("").number(0);
                 continue;
             }
-            one(reply, instance, fieldName, limitChars, left, loader);
+            one(reply, instance, fieldName, valueClass, limitChars, left, loader);
         }
         return reply;
     }
 
-    private static void one(Wire.Out reply, Object instance, String fieldName, int limitChars, long millis, ClassLoader loader) {
+    private static void one(Wire.Out reply, Object instance, String fieldName, String valueClass, int limitChars, long millis, ClassLoader loader) {
         Field field;
         try {
             field = instance.getClass().getDeclaredField(fieldName);
@@ -65,7 +67,8 @@ final class SnippetValues {
             try {
                 field.setAccessible(true);
                 Object value = field.get(Modifier.isStatic(field.getModifiers()) ? null : instance);
-                outcome.set(text(value));
+                // A value class's field holds its underlying value: boxed, it reads as the program shows it.
+                outcome.set(ValueText.of(SnippetBody.boxed(value, valueClass, instance.getClass())));
             } catch (Throwable t) {
                 outcome.set(t);
             }
@@ -88,15 +91,5 @@ final class SnippetValues {
             String text = (String) read;
             reply.count(READ).text(text.substring(0, Math.min(text.length(), limitChars))).number(text.length());
         }
-    }
-
-    /** A value as a run shows it: arrays by their contents (Kotlin's contentDeepToString), not as [I@1b6d3586. */
-    static String text(Object value) {
-        if (value != null && value.getClass().isArray()) {
-            Object[] items = new Object[java.lang.reflect.Array.getLength(value)];
-            Arrays.setAll(items, i -> java.lang.reflect.Array.get(value, i));
-            return Arrays.deepToString(items);
-        }
-        return String.valueOf(value);
     }
 }

@@ -16,34 +16,43 @@ import java.nio.charset.StandardCharsets;
 final class Wire {
     private Wire() {}
 
-    /** One message's fields, read in order. */
+    /** One message's fields, read in order, each checked against the worker's message of its kind in {@link WireTable}. */
     static final class In {
         private final DataInputStream data;
+        private WireTable.Check check;
 
         In(byte[] message) {
             data = new DataInputStream(new java.io.ByteArrayInputStream(message));
         }
 
         byte kind() throws IOException {
-            return data.readByte();
+            byte kind = data.readByte();
+            check = new WireTable.Check((char) kind, WireTable.WORKER);
+            return kind;
         }
 
         long number() throws IOException {
+            check.next("long", false, 0);
             return data.readLong();
         }
 
         int count() throws IOException {
-            return data.readInt();
+            int count = data.readInt();
+            check.next("int", false, count);
+            return count;
         }
 
         byte[] bytes() throws IOException {
-            byte[] bytes = new byte[data.readInt()];
+            int length = data.readInt();
+            check.next("bytes", length < 0, 0);
+            byte[] bytes = new byte[Math.max(0, length)];
             data.readFully(bytes);
-            return bytes;
+            return length < 0 ? null : bytes;
         }
 
         String text() throws IOException {
             int length = data.readInt();
+            check.next("text", length < 0, 0);
             if (length < 0) {
                 return null;
             }
@@ -51,13 +60,23 @@ final class Wire {
             data.readFully(bytes);
             return new String(bytes, StandardCharsets.UTF_8);
         }
+
+        /** Refuses a message that ends before its last field (what the table says it carries). */
+        void end() {
+            check.end();
+        }
     }
 
-    /** One message's fields, written in order, then sent whole. */
+    /**
+     * One message's fields, written in order, then sent whole; each field is checked against the agent's message of its
+     * kind in {@link WireTable} as it is written, so a message the table doesn't describe is never made.
+     */
     static final class Out {
         private final ByteArrayOutputStream buffer = new ByteArrayOutputStream();
+        private final WireTable.Check check;
 
         Out(char kind) {
+            check = new WireTable.Check(kind, WireTable.AGENT);
             buffer.write((byte) kind);
         }
 
@@ -70,30 +89,38 @@ final class Wire {
         }
 
         Out number(long n) {
+            check.next("long", false, 0);
             return bigEndian(n, Long.BYTES);
         }
 
         Out count(int n) {
+            check.next("int", false, n);
             return bigEndian(n, Integer.BYTES);
         }
 
         Out text(String s) {
-            if (s == null) {
-                return count(-1);
-            }
-            byte[] bytes = s.getBytes(StandardCharsets.UTF_8);
-            count(bytes.length);
-            buffer.write(bytes, 0, bytes.length);
-            return this;
+            check.next("text", s == null, 0);
+            return sized(s == null ? null : s.getBytes(StandardCharsets.UTF_8));
         }
 
         /** An int byte count (-1 for null) and the bytes. */
         Out bytes(byte[] b) {
+            check.next("bytes", b == null, 0);
+            return sized(b);
+        }
+
+        private Out sized(byte[] b) {
             if (b == null) {
-                return count(-1);
+                return bigEndian(-1, Integer.BYTES);
             }
-            count(b.length);
+            bigEndian(b.length, Integer.BYTES);
             buffer.write(b, 0, b.length);
+            return this;
+        }
+
+        /** Refuses a message that ends before its last field; called before it is handed to the writer thread. */
+        Out complete() {
+            check.end();
             return this;
         }
 

@@ -1,10 +1,8 @@
 package gradlerepl.host
 
+import gradlerepl.both.SnippetBody
 import org.jetbrains.kotlin.scripting.compiler.plugin.impl.K2ReplEvaluator
-import org.jetbrains.kotlin.scripting.compiler.plugin.irLowerings.REPL_SNIPPET_EVAL_FUN_NAME
 import java.lang.reflect.InvocationTargetException
-import java.security.MessageDigest
-import java.util.Base64
 import kotlin.script.experimental.api.*
 import kotlin.script.experimental.jvm.KJvmEvaluatedSnippet
 import kotlin.script.experimental.jvm.impl.KJvmCompiledModuleInMemory
@@ -37,8 +35,10 @@ internal fun evaluateMangledBody(
     val compiled = linked.get() as KJvmCompiledScript
     val current = evaluator.nextConfiguration(configuration)
     val snippetClass = runSuspend { compiled.getClass(current) }.valueOr { return it }
-    val body = snippetClass.java.methods.firstOrNull { it.name.startsWith("$BODY-") } ?: throw failure
-    val valueType = mangledReturnType(body.name.substringAfter('-'), compiled, snippetClass.java) ?: throw failure
+    val body = SnippetBody.method(snippetClass.java) ?: throw failure
+    val module = compiled.getCompiledModule() as? KJvmCompiledModuleInMemory ?: throw failure
+    val classFile = module.compilerOutputFiles[snippetClass.java.name.replace('.', '/') + ".class"]
+    val valueType = SnippetBody.mangledValueType(body, classFile) ?: throw failure
     val instance = snippetClass.java.getField("INSTANCE").get(null)
     val receivers = current[ScriptEvaluationConfiguration.implicitReceivers].orEmpty()
     val result = try {
@@ -49,32 +49,3 @@ internal fun evaluateMangledBody(
     }
     return evaluator.advance(compiled, current, result).asSuccess()
 }
-
-// The body method's name as the compiler gives it (`$$eval`), which the evaluator looks for.
-private val BODY = REPL_SNIPPET_EVAL_FUN_NAME.asString()
-
-/**
- * The value class a mangled name's suffix stands for, among the classes the snippet's class file names: the compiler
- * mangles a function returning one with the first 5 bytes of the MD5 of `:L<its name>;` (`:L<its name>?;` when
- * nullable), URL-safe Base64 without padding (`collectFunctionSignatureForManglingSuffix`, `md5base64`).
- */
-private fun mangledReturnType(suffix: String, compiled: KJvmCompiledScript, snippetClass: Class<*>): String? {
-    val module = compiled.getCompiledModule() as? KJvmCompiledModuleInMemory ?: return null
-    val bytes = module.compilerOutputFiles[snippetClass.name.replace('.', '/') + ".class"] ?: return null
-    val names = CLASS_NAME.findAll(String(bytes, Charsets.ISO_8859_1)).map { it.value }
-        .flatMap { if (it.startsWith("L")) sequenceOf(it, it.drop(1)) else sequenceOf(it) } // `Lkotlin/time/Duration;`
-        .map { it.replace('/', '.').replace('$', '.') } + FOLDED
-    for (name in names.distinct()) {
-        if (md5base64(":L$name;") == suffix) return name
-        if (md5base64(":L$name?;") == suffix) return "$name?"
-    }
-    return null
-}
-
-// Value classes whose constants the compiler folds (`1u` is an int in the class file, which then never names UInt).
-private val FOLDED = sequenceOf("kotlin.UInt", "kotlin.ULong", "kotlin.UByte", "kotlin.UShort")
-
-private val CLASS_NAME = Regex("""[A-Za-z_$][\w$]*(?:/[A-Za-z_$][\w$]*)*""")
-
-private fun md5base64(signature: String): String =
-    Base64.getUrlEncoder().withoutPadding().encodeToString(MessageDigest.getInstance("MD5").digest(signature.toByteArray()).copyOfRange(0, 5))

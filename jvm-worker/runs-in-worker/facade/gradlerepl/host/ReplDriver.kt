@@ -1,5 +1,6 @@
 package gradlerepl.host
 
+import gradlerepl.both.SnippetBody
 import gradlerepl.runtime.ReplEvent
 import gradlerepl.runtime.Renderer
 import org.jetbrains.kotlin.com.intellij.openapi.util.Disposer
@@ -405,50 +406,10 @@ fun <T> runSuspend(block: suspend () -> T): T {
 }
 
 /**
- * A snippet whose value is of a value class hands the REPL the unboxed representation (a Duration as its Long, a
- * Result as its value): boxed again with the class's own box-impl, it reads as the program would show it
- * (`5s`, `Success(1)`, `Id(v=3)`). Anything else, or a class that can't be found, is left as it is.
+ * A snippet whose value is of a value class hands the REPL the unboxed representation (a Duration as its Long): boxed
+ * again, it reads as the program would show it (`5s`). The rule both JVM sides share (SnippetBody.boxed).
  */
-internal fun boxedValueClass(value: Any?, typeName: String, snippetClass: Class<*>?): Any? {
-    if (value == null || snippetClass == null) return value
-    val type = valueClassNamed(typeName.substringBefore('<').removeSuffix("?"), snippetClass) ?: return value
-    if (type.isInstance(value)) return value
-    val box = type.declaredMethods.firstOrNull {
-        it.name == "box-impl" && it.parameterCount == 1 && java.lang.reflect.Modifier.isStatic(it.modifiers)
-    } ?: return value
-    return try {
-        box.isAccessible = true
-        box.invoke(null, value)
-    } catch (e: ReflectiveOperationException) {
-        value
-    } catch (e: IllegalArgumentException) {
-        value
-    }
-}
-
-/** The class a Kotlin type name means: as written, as a nested class ('.' → '$'), or as a snippet's own class. */
-private fun valueClassNamed(name: String, snippetClass: Class<*>): Class<*>? {
-    val loader = snippetClass.classLoader
-    val candidates = buildList {
-        add(name)
-        var nested = name
-        while ('.' in nested) {
-            nested = nested.substring(0, nested.lastIndexOf('.')) + '$' + nested.substring(nested.lastIndexOf('.') + 1)
-            add(nested)
-        }
-        add("${snippetClass.name}$${name.substringAfterLast('.')}")
-    }
-    for (candidate in candidates) {
-        try {
-            return Class.forName(candidate, false, loader)
-        } catch (e: ClassNotFoundException) {
-            continue
-        } catch (e: LinkageError) {
-            continue
-        }
-    }
-    return null
-}
+internal fun boxedValueClass(value: Any?, typeName: String, snippetClass: Class<*>?): Any? = SnippetBody.boxed(value, typeName, snippetClass)
 
 /** Runs a compilation that ends with [AnalysisComplete] once analysed (see [ReplDriver.analysis]). */
 interface StopBeforeBackend {

@@ -13,7 +13,8 @@ import java.util.Enumeration
  * display API from the host, and everything else only from the project classpath.
  */
 object SnippetClassLoaders {
-    private val SHARED_PREFIXES = listOf("kotlin.", "gradlerepl.runtime.")
+    // gradlerepl.both: the rules both JVM sides share (a value's text), which the worker's describe runs beside snippets.
+    private val SHARED_PREFIXES = listOf("kotlin.", "gradlerepl.runtime.", "gradlerepl.both.")
     private val SHARED_RESOURCE_PREFIXES = listOf("kotlin/", "gradlerepl/runtime/", "META-INF/")
 
     @JvmStatic

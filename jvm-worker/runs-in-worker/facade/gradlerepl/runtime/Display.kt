@@ -1,5 +1,6 @@
 package gradlerepl.runtime
 
+import gradlerepl.both.DisplayKinds
 import java.awt.image.BufferedImage
 
 // The display API every snippet sees without imports (it is a default import of the REPL).
@@ -8,15 +9,15 @@ import java.awt.image.BufferedImage
 fun display(value: Any?) = ReplOutput.emit(Renderer.render(value))
 
 /** Shows Markdown text. */
-fun markdown(md: String) = ReplOutput.emit(ReplEvent(ReplEventKind.DISPLAY, "text/markdown", md, null, "markdown"))
+fun markdown(md: String) = ReplOutput.emit(ReplEvent(ReplEventKind.DISPLAY, DisplayKinds.MARKDOWN_MIME, md, null, DisplayKinds.MARKDOWN))
 
 /** Shows an HTML fragment; clients treat it as untrusted text. */
-fun html(fragment: String) = ReplOutput.emit(ReplEvent(ReplEventKind.DISPLAY, "text/html", fragment, null, "html"))
+fun html(fragment: String) = ReplOutput.emit(ReplEvent(ReplEventKind.DISPLAY, DisplayKinds.HTML_MIME, fragment, null, DisplayKinds.HTML))
 
 /** Shows encoded image bytes, PNG unless [mime] says otherwise. */
-fun image(bytes: ByteArray, mime: String = "image/png") =
-    ReplOutput.emit(ReplEvent(ReplEventKind.DISPLAY, mime, null, bytes, "image"))
+fun image(bytes: ByteArray, mime: String = DisplayKinds.IMAGE_MIME) =
+    ReplOutput.emit(ReplEvent(ReplEventKind.DISPLAY, mime, null, bytes, DisplayKinds.IMAGE))
 
 /** Shows a drawn image, encoded as [mime] (image/png or image/jpeg). */
-fun image(img: BufferedImage, mime: String = "image/png") =
-    ReplOutput.emit(ReplEvent(ReplEventKind.DISPLAY, mime, null, Renderer.encode(img, mime), "image"))
+fun image(img: BufferedImage, mime: String = DisplayKinds.IMAGE_MIME) =
+    ReplOutput.emit(ReplEvent(ReplEventKind.DISPLAY, mime, null, Renderer.encode(img, mime), DisplayKinds.IMAGE))

@@ -19,7 +19,7 @@ internal object LibraryImages {
     fun png(value: Any): ByteArray? {
         val type = value.javaClass
         return when {
-            IMAGE_BITMAP in supertypes(type) -> Renderer.encode(imageBitmapPixels(value, type), "image/png")
+            IMAGE_BITMAP in supertypes(type) -> Renderer.encode(imageBitmapPixels(value, type), gradlerepl.both.DisplayKinds.PNG)
             isClass(type, SKIA_IMAGE) -> skiaPng(value, type.classLoader)
             isClass(type, SKIA_BITMAP) -> {
                 val image = skiaImageOf(value, type.classLoader)

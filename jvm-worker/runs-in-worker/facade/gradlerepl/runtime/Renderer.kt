@@ -1,7 +1,10 @@
 package gradlerepl.runtime
 
+import gradlerepl.both.DisplayKinds
+import gradlerepl.both.DrawnImages
+import gradlerepl.both.ImageBytes
+import gradlerepl.both.ValueText
 import java.awt.image.BufferedImage
-import java.io.ByteArrayOutputStream
 import javax.imageio.ImageIO
 
 /**
@@ -9,36 +12,18 @@ import javax.imageio.ImageIO
  * PNG, everything else as text.
  */
 object Renderer {
-    private val PNG_MAGIC = byteArrayOf(0x89.toByte(), 'P'.code.toByte(), 'N'.code.toByte(), 'G'.code.toByte())
-    private val JPEG_MAGIC = byteArrayOf(0xFF.toByte(), 0xD8.toByte(), 0xFF.toByte())
-
     @JvmStatic
     fun render(value: Any?): ReplEvent = when (value) {
-        null -> text("null")
-        is String -> text(value)
-        is BufferedImage -> png(encode(value, "image/png"))
-        is ByteArray -> imageMime(value)?.let { ReplEvent(ReplEventKind.DISPLAY, it, null, value, "image") }
-            ?: text(value.contentToString())
-        is Array<*> -> text(value.contentDeepToString())
-        is IntArray -> text(value.contentToString())
-        is LongArray -> text(value.contentToString())
-        is DoubleArray -> text(value.contentToString())
-        is FloatArray -> text(value.contentToString())
-        is BooleanArray -> text(value.contentToString())
-        is CharArray -> text(value.contentToString())
-        is ShortArray -> text(value.contentToString())
-        else -> LibraryImages.png(value)?.let(::png) ?: text(value.toString())
+        is BufferedImage -> png(encode(value, DisplayKinds.PNG))
+        is ByteArray -> ImageBytes.mime(value)?.let { ReplEvent(ReplEventKind.DISPLAY, it, null, value, DisplayKinds.IMAGE) }
+            ?: text(ValueText.of(value))
+        null, is String, is Array<*> -> text(ValueText.of(value))
+        else -> (if (value.javaClass.isArray) null else LibraryImages.png(value))?.let(::png) ?: text(ValueText.of(value))
     }
 
+    /** A drawn image's bytes as [mime] (the rule both JVM sides share: DrawnImages). */
     @JvmStatic
-    fun encode(img: BufferedImage, mime: String): ByteArray {
-        val format = if (mime == "image/jpeg") "jpg" else "png"
-        val out = ByteArrayOutputStream()
-        // JPEG has no alpha channel: ImageIO silently writes nothing for ARGB images.
-        val source = if (format == "jpg" && img.colorModel.hasAlpha()) dropAlpha(img) else img
-        check(ImageIO.write(source, format, out)) { "no ImageIO writer for $mime" }
-        return out.toByteArray()
-    }
+    fun encode(img: BufferedImage, mime: String): ByteArray = DrawnImages.encode(img, mime)
 
     /**
      * Re-encodes an image as PNG at half the size, again and again, until it fits [maxBytes];
@@ -55,28 +40,13 @@ object Renderer {
                 dispose()
             }
             img = smaller
-            val encoded = encode(img, "image/png")
+            val encoded = encode(img, DisplayKinds.PNG)
             if (encoded.size <= maxBytes) return encoded
         }
         return null
     }
 
-    private fun dropAlpha(img: BufferedImage): BufferedImage {
-        val rgb = BufferedImage(img.width, img.height, BufferedImage.TYPE_INT_RGB)
-        rgb.createGraphics().apply { drawImage(img, 0, 0, null); dispose() }
-        return rgb
-    }
+    private fun png(bytes: ByteArray) = ReplEvent(ReplEventKind.DISPLAY, DisplayKinds.PNG, null, bytes, DisplayKinds.IMAGE)
 
-    private fun imageMime(bytes: ByteArray): String? = when {
-        bytes.startsWith(PNG_MAGIC) -> "image/png"
-        bytes.startsWith(JPEG_MAGIC) -> "image/jpeg"
-        else -> null
-    }
-
-    private fun ByteArray.startsWith(prefix: ByteArray) =
-        size >= prefix.size && prefix.indices.all { this[it] == prefix[it] }
-
-    private fun png(bytes: ByteArray) = ReplEvent(ReplEventKind.DISPLAY, "image/png", null, bytes, "image")
-
-    private fun text(s: String) = ReplEvent(ReplEventKind.DISPLAY, "text/plain", s, null, "text")
+    private fun text(s: String) = ReplEvent(ReplEventKind.DISPLAY, DisplayKinds.TEXT_MIME, s, null, DisplayKinds.TEXT)
 }

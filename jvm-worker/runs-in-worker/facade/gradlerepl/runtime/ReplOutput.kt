@@ -1,5 +1,7 @@
 package gradlerepl.runtime
 
+import gradlerepl.both.DisplayKinds
+import gradlerepl.both.OutputCut
 import java.io.ByteArrayOutputStream
 import java.io.OutputStream
 import java.io.PrintStream
@@ -63,15 +65,9 @@ object ReplOutput {
             flushPendingLocked()
             pendingKind = kind
         }
-        var kept = minOf(len.toLong(), maxOf(0L, budget)).toInt()
-        if (kept < len) {
-            // The allowance ends inside this write: a character it would split is dropped whole (counted with the
-            // rest), not kept as a broken byte sequence that decodes to U+FFFD; nothing later is kept either.
-            while (kept > 0 && (b[off + kept].toInt() and 0xC0) == 0x80) kept--
-            budget = 0
-        } else {
-            budget -= kept
-        }
+        // The allowance ends inside this write: what OutputCut keeps (never half a character); nothing later is kept.
+        val kept = OutputCut.kept(b, off, len, budget, Charsets.UTF_8)
+        budget = if (kept < len) 0 else budget - kept
         pending.write(b, off, kept)
         droppedBytes += len - kept
     }
@@ -89,7 +85,7 @@ object ReplOutput {
 
     private fun flushPendingLocked() {
         if (pending.size() == 0) return
-        events.add(ReplEvent(pendingKind, "text/plain", pending.toString(Charsets.UTF_8), null, "text"))
+        events.add(ReplEvent(pendingKind, DisplayKinds.TEXT_MIME, pending.toString(Charsets.UTF_8), null, DisplayKinds.TEXT))
         pending.reset()
     }
 
