@@ -117,11 +117,12 @@ def test_the_test_task_settings_reach_a_session_of_the_test_source_set(pair_run:
     env = run.environment("single:test", project_path=":", source_set="test")
     check_single_module(pair, env, "test")
     assert env.test_settings == TestRunSettings(
-        system_properties={"a": "b"},
+        # Gradle itself moves a -D of jvmArgs into the task's system properties (JvmOptions), set for the run alike.
+        system_properties={"a": "b", "q": "1"},
         environment={"X": "y"},
         include_tags=["fast"],
         excludes=["*IT"],
-        jvm_args=["-ea", "-Xmx1g", "-Dq=1", "--add-opens=java.base/java.lang=ALL-UNNAMED"],
+        jvm_args=["-ea", "-Xmx1g", "--add-opens=java.base/java.lang=ALL-UNNAMED"],
     ), env.test_settings
     # The test source set's classpath: its own outputs, main's, and the test-scope dependencies.
     assert any(p.endswith("build/classes/kotlin/main") for p in env.classpath)
