@@ -24,6 +24,10 @@ import org.gradle.api.attributes.Usage
 import org.gradle.api.file.FileCollection
 import org.gradle.api.plugins.JavaPluginExtension
 import org.gradle.api.tasks.SourceSetContainer
+import org.gradle.api.tasks.testing.Test
+import org.gradle.api.tasks.testing.junit.JUnitOptions
+import org.gradle.api.tasks.testing.junitplatform.JUnitPlatformOptions
+import org.gradle.api.tasks.testing.testng.TestNGOptions
 import org.gradle.jvm.toolchain.JavaToolchainService
 import java.util.concurrent.Callable
 
@@ -100,6 +104,11 @@ class ReplEnvironmentReport(
         reportJava()
         val kotlinVersion = reportKotlin(compilation)
         reportReplHost(kotlinVersion)
+        try {
+            reportTestTask(compilation)
+        } catch (e: Exception) {
+            warn("the test task's settings not readable; tests in the session run without them", e)
+        }
         emit("end", "true")
         // One println per line: Gradle may interleave other output between calls, never inside one.
         lines.forEach { println(it) }
@@ -233,6 +242,82 @@ class ReplEnvironmentReport(
         configuration.files.forEach { emit("replHostClasspath", it.absolutePath) }
     }
 
+    /**
+     * What the Test task that runs this compilation's classes sets for its test JVM (`test` for a JVM project, KGP's
+     * `jvmTest` for a multiplatform jvm() target: the task whose testClassesDirs are the compilation's classes dirs).
+     * Every getter below is on org.gradle.api.tasks.testing.Test (or AbstractTestTask, TestFilter and the framework
+     * options) from Gradle 7.6 through 9.x, read at execution time, after the build configured the task.
+     */
+    private fun reportTestTask(compilation: ReplCompilation) {
+        val classesDirs = compilation.classesDirs().toSet()
+        // TaskContainer.withType(Class): every Test task (KGP's KotlinJvmTest extends Test); Test.getTestClassesDirs()
+        // (@since 4.0): the directories it scans for test classes.
+        val task = project.tasks.withType(Test::class.java).filter { test -> test.testClassesDirs.files.any { it in classesDirs } }
+            .minByOrNull { it.name.length } ?: return
+        emit("testTask", task.path)
+        // Test.getSystemProperties(): Map<String, Object>, values as given (a Provider's read here).
+        task.systemProperties.forEach { (key, value) -> emitTestValue("testSystemProperty", "system property", key, plainValue(value)) }
+        // Test.getEnvironment() starts as the whole inherited environment (DefaultProcessForkOptions copies
+        // System.getenv()): what the build set is what differs from it.
+        task.environment.forEach { (key, value) ->
+            val text = plainValue(value)
+            if (System.getenv(key) != text) emitTestValue("testEnvironment", "environment variable", key, text)
+        }
+        reportTestJvmArgs(task)
+        // AbstractTestTask.getFilter(): TestFilter.getIncludePatterns() / getExcludePatterns() (@since 5.0): test
+        // names (`shop.*Test`, `shop.CartTest.oneItem`); Test.getIncludes()/getExcludes(): class-file patterns.
+        (task.filter.includePatterns + task.includes).forEach { emit("testInclude", it) }
+        (task.filter.excludePatterns + task.excludes).forEach { emit("testExclude", it) }
+        // Test.getOptions(): the framework's options, whose type says which framework runs the tests.
+        when (val options = task.options) {
+            is JUnitPlatformOptions -> {
+                options.includeTags.forEach { emit("testIncludeTag", it) }
+                options.excludeTags.forEach { emit("testExcludeTag", it) }
+                if (options.includeEngines.isNotEmpty()) notApplied("every JUnit Platform engine runs, not only includeEngines ${options.includeEngines.joinToString()}")
+                if (options.excludeEngines.isNotEmpty()) notApplied("the engines ${options.excludeEngines.joinToString()} (excludeEngines) are not left out")
+            }
+            is TestNGOptions -> notApplied(
+                "${task.path} runs TestNG (useTestNG()); the session runs tests on the JUnit Platform, which runs TestNG tests only with a TestNG engine on the test runtime classpath"
+            )
+            is JUnitOptions -> {
+                notApplied(
+                    "${task.path} runs JUnit 4 itself (useJUnit(), Gradle's default), not the JUnit Platform; the session runs tests on the JUnit Platform, " +
+                        "so JUnit 4 tests need junit-vintage-engine on the test runtime classpath"
+                )
+                // JUnitOptions.getIncludeCategories()/getExcludeCategories(): the vintage engine reports a category as a tag named by the class.
+                options.includeCategories.forEach { emit("testIncludeTag", it) }
+                options.excludeCategories.forEach { emit("testExcludeTag", it) }
+            }
+            else -> notApplied("${task.path} runs its tests with ${options.javaClass.name}, which gradle-repl does not read")
+        }
+        // ProcessForkOptions.getWorkingDir(): the session runs in the project's directory.
+        if (task.workingDir.absoluteFile != project.projectDir.absoluteFile) notApplied("tests run in ${project.projectDir}, not in the test task's workingDir ${task.workingDir}")
+    }
+
+    /** The flags the build gave the test JVM: JavaForkOptions' jvmArgs, heap sizes and assertions, not Gradle's defaults. */
+    private fun reportTestJvmArgs(task: Test) {
+        if (task.enableAssertions) emit("testJvmArg", "-ea")
+        task.minHeapSize?.let { emit("testJvmArg", "-Xms$it") }
+        task.maxHeapSize?.let { emit("testJvmArg", "-Xmx$it") }
+        // getJvmArgs() is @Nullable in 7.6, not in 8.x: orEmpty() compiles warning-free against both.
+        task.jvmArgs.orEmpty().forEach { emit("testJvmArg", it) }
+        // JavaForkOptions.getJvmArgumentProviders(): computed when the test JVM starts (JaCoCo's agent, for one).
+        for (provider in task.jvmArgumentProviders) {
+            val arguments = runCatching { provider.asArguments().joinToString(" ") }.getOrElse { "unreadable: ${it.message}" }
+            notApplied("the test task's JVM argument provider ${provider.javaClass.name} ($arguments) is not applied: the session's JVM starts without it")
+        }
+    }
+
+    private fun plainValue(value: Any?): String? = (if (value is org.gradle.api.provider.Provider<*>) value.orNull else value)?.toString()
+
+    /** One `key=value` marker, or a sentence when the value can't travel on one line. */
+    private fun emitTestValue(marker: String, what: String, key: String, value: String?) {
+        if (value != null && value.contains('\n')) notApplied("the $what $key spans several lines and is not carried")
+        else emit(marker, "$key=${value ?: ""}")
+    }
+
+    private fun notApplied(sentence: String) = emit("testNotApplied", sentence.replace('\n', ' '))
+
     private fun providerValue(owner: Any, getter: String): Any? = Reflection.providerValue(owner, getter)
 
     private fun call(owner: Any, method: String): Any? = Reflection.call(owner, method)
@@ -253,7 +338,11 @@ class ReplCompilation(
     val buildFirst: List<Any>,
     private val sourceDirs: () -> List<File>,
     val kotlinCompileTaskName: String?,
+    /** The directories its classes are compiled into (what a Test task running them scans). */
+    private val classesDirCollection: () -> FileCollection,
 ) {
+    fun classesDirs(): List<File> = classesDirCollection().files.toList()
+
     fun runtimeClasspath(): List<File> = classpath.files.toList()
 
     /** Every source and resource directory the compilation reads (for KMP: each source set it compiles). */
@@ -289,6 +378,8 @@ class ReplCompilation(
                 { (sourceSet.allSource.srcDirs + sourceSet.resources.srcDirs).toList() },
                 // SourceSet.getCompileTaskName("kotlin") → compileKotlin / compileTestKotlin, KGP's task names.
                 sourceSet.getCompileTaskName("kotlin"),
+                // SourceSet.getOutput().getClassesDirs() (@since 4.0): java's, kotlin's, … classes directories.
+                { sourceSet.output.classesDirs },
             )
         }
 
@@ -373,6 +464,8 @@ class ReplCompilation(
                 },
                 // KotlinCompilation.getCompileKotlinTaskName(): compileKotlinJvm, compileTestKotlinDesktop …
                 Reflection.call(compilation, "getCompileKotlinTaskName").toString(),
+                // KotlinCompilationOutput.getClassesDirs(): ConfigurableFileCollection (kotlin-gradle-plugin-api).
+                { Reflection.call(Reflection.call(compilation, "getOutput")!!, "getClassesDirs") as FileCollection },
             )
         }
 

@@ -507,6 +507,41 @@ MUTATIONS = (
         "                    await self._evict(",
         ("tests/test_host.py::test_an_evicted_attached_session_leaves_nothing_behind",),
     ),
+    Mutation(
+        "surefire's late @{argLine} is not replaced from the POM's properties",
+        "bridge/gradle_repl/project/buildtools/surefire.py",
+        "    line = _LATE.sub(lambda m: properties.get(m.group(1), m.group(0)), arg_line)",
+        "    line = arg_line",
+        ("tests/test_surefire.py::test_every_setting_surefire_applies_reaches_the_model_and_the_default_test_execution_wins",),
+    ),
+    Mutation(
+        "an argLine reference nothing defines is dropped silently",
+        "bridge/gradle_repl/project/buildtools/surefire.py",
+        "    if dropped:\n",
+        "    if False:\n",
+        ("tests/test_surefire.py::test_a_late_reference_nothing_defines_is_left_out_and_said",),
+    ),
+    Mutation(
+        "a Maven test session's classpath puts main's classes before the test classes",
+        "bridge/gradle_repl/project/buildtools/pom.py",
+        "    return ([Path(tests)] if test else []) + [Path(main)]",
+        "    return [Path(main)] + ([Path(tests)] if test else [])",
+        ("tests/test_maven.py::test_the_test_source_set_adds_test_classes_and_test_scope_dependencies",),
+    ),
+    Mutation(
+        "the launcher's two-word JVM options reach the in-process JVM as two options",
+        "bridge/gradle_repl/test_settings.py",
+        "        elif word in _SEPARATE_VALUE:",
+        "        elif False:",
+        ("tests/test_surefire.py::test_jvm_options_join_a_launcher_option_to_its_value",),
+    ),
+    Mutation(
+        "the Gradle test task's whole inherited environment is reported as the build's",
+        "resources/repl-env.init.gradle.kts",
+        "            if (System.getenv(key) != text) emitTestValue(",
+        "            if (true) emitTestValue(",
+        ("tests/test_gradle_models.py::test_the_test_task_settings_reach_a_session_of_the_test_source_set",),
+    ),
 )
 
 

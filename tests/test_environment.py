@@ -124,3 +124,23 @@ def test_only_compiler_plugins_from_kgps_plugin_classpath_become_xplugin():
     )
     plugins = [o for o in env.compiler_options() if o.startswith("-Xplugin=")]
     assert plugins == [f"-Xplugin={jars[0]}", f"-Xplugin={jars[1]}"]
+
+
+def test_the_test_tasks_markers_become_the_test_settings():
+    """A test source set's task settings: `key=value` entries split at their first '=' (a value may hold more), the
+    launcher's two-word options joined for a JVM started in process; no testTask marker, no test settings."""
+    from gradle_repl.test_settings import TestRunSettings
+
+    test_markers = "".join(f"{M}{line}\n" for line in (
+        "testTask=:app:test", "testSystemProperty=spring.profiles.active=test", "testSystemProperty=url=jdbc:h2:mem:a;MODE=PG",
+        "testEnvironment=TZ=UTC", "testInclude=shop.*", "testExclude=*IT", "testIncludeTag=fast", "testExcludeTag=slow",
+        "testJvmArg=-ea", "testJvmArg=--add-opens", "testJvmArg=java.base/java.lang=ALL-UNNAMED",
+        "testNotApplied=the engines spek are not left out",
+    ))
+    env = parse(TRANSCRIPT.replace(f"{M}end=true\n", test_markers + f"{M}end=true\n"))
+    assert env.test_settings == TestRunSettings(
+        system_properties={"spring.profiles.active": "test", "url": "jdbc:h2:mem:a;MODE=PG"}, environment={"TZ": "UTC"},
+        includes=["shop.*"], excludes=["*IT"], include_tags=["fast"], exclude_tags=["slow"],
+        jvm_args=["-ea", "--add-opens=java.base/java.lang=ALL-UNNAMED"], not_applied=["the engines spek are not left out"],
+    )
+    assert parse(TRANSCRIPT).test_settings is None

@@ -13,6 +13,7 @@ from conftest import SyncWorker
 from gradle_repl.environment import ReplEnvironment
 from gradle_repl.project.plugin_support import load_plugins_at_repl_version
 from gradle_repl.resources import init_script_path
+from gradle_repl.test_settings import TestRunSettings
 from gradle_repl.project.toolchain import PINNED_KOTLIN_VERSION, has_usable_repl
 from gradlemodels import PAIRS, Pair, PairRun, run_pair
 from shortjvm import SHORT_LIVED_JVM_FLAGS
@@ -104,6 +105,29 @@ def test_a_module_sees_the_module_it_depends_on(pair_run: tuple[Pair, PairRun]):
     assert "core.jar" in names, names  # :app -> project(":core"), resolved by Gradle to core's jar
     assert ":core:jar" in run.depends_on("multi:app")  # which Gradle builds first
     assert any(n.startswith("commons-lang3-3.17.0") for n in names), names  # :core's implementation dependency at runtime
+
+
+def test_the_test_task_settings_reach_a_session_of_the_test_source_set(pair_run: tuple[Pair, PairRun]):
+    """test { systemProperty("a","b"); environment("X","y"); useJUnitPlatform { includeTags("fast") }; jvmArgs(…);
+    maxHeapSize; filter } as markers and as the model: only what the build set (not the inherited environment, not
+    Gradle's defaults), a launcher option joined to its value as a JVM started in process takes it."""
+    pair, run = pair_run
+    block = run.block("single:test")
+    assert "testTask=:test" in [line.split(" ", 2)[-1] for line in block if line.startswith("[gradle-mcp-repl-env]")], block
+    env = run.environment("single:test", project_path=":", source_set="test")
+    check_single_module(pair, env, "test")
+    assert env.test_settings == TestRunSettings(
+        # Gradle itself moves a -D of jvmArgs into the task's system properties (JvmOptions), set for the run alike.
+        system_properties={"a": "b", "q": "1"},
+        environment={"X": "y"},
+        include_tags=["fast"],
+        excludes=["*IT"],
+        jvm_args=["-ea", "-Xmx1g", "--add-opens=java.base/java.lang=ALL-UNNAMED"],
+    ), env.test_settings
+    # The test source set's classpath: its own outputs, main's, and the test-scope dependencies.
+    assert any(p.endswith("build/classes/kotlin/main") for p in env.classpath)
+    assert "junit-jupiter-api-5.14.1.jar" in _names(env.classpath)
+    assert run.environment("single:main", project_path=":", source_set="main").test_settings is None
 
 
 LATEST = next(p for p in PAIRS if p.gradle == "8.11.1" and has_usable_repl(p.kgp))
@@ -230,6 +254,10 @@ def test_a_multiplatform_test_compilation_sees_main_and_common_test(kmp_run: tup
     assert {"src/jvmTest/kotlin", "src/commonTest/kotlin", "src/jvmMain/kotlin", "src/commonMain/kotlin"} <= inputs, inputs
     assert {":one:jvmTestClasses", ":one:jvmMainClasses"} <= set(run.depends_on("kmp:one:jvmTest"))
     _plugins_as_loaded(pair, env)
+    # jvmTest's test dependencies, and the settings of KGP's jvmTest task (the Test task that runs these classes).
+    assert "junit-jupiter-api-5.14.1.jar" in _names(env.classpath)
+    assert env.test_settings == TestRunSettings(system_properties={"kmp": "jvm"}, exclude_tags=["slow"], jvm_args=["-ea"]), env.test_settings
+    assert run.environment("kmp:one:jvmMain", project_path=":one", source_set="jvmMain").test_settings is None
 
 
 def test_one_of_several_jvm_targets_is_named_by_its_source_set(kmp_run: tuple[Pair, PairRun]):

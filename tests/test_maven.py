@@ -150,7 +150,8 @@ def test_the_test_source_set_adds_test_classes_and_test_scope_dependencies(tmp_p
                "<scope>test</scope></dependency>")
     main = resolve_environment(project, build_tool="maven").environment
     test = resolve_environment(project, source_set="test", build_tool="maven").environment
-    assert test.classpath[:2] == [str(project / "target/classes"), str(project / "target/test-classes")]
+    # Surefire's order: test classes and resources first, so src/test/resources wins over main's of the same name.
+    assert test.classpath[:2] == [str(project / "target/test-classes"), str(project / "target/classes")]
     assert (project / "target/test-classes/sample/Fixtures.class").is_file()
     assert not any("junit-4.13.2.jar" in p for p in main.classpath)
     assert any("junit-4.13.2.jar" in p for p in test.classpath)

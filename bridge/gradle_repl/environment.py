@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field
 from gradle_repl.errors import EnvironmentIncomplete
 from gradle_repl.options import SessionOptions
 from gradle_repl.settings import DEFAULT_PROJECT_PATH, DEFAULT_SOURCE_SET
-from gradle_repl.test_settings import TestRunSettings
+from gradle_repl.test_settings import TestRunSettings, jvm_options
 
 __all__ = ["MARKER", "DEPENDS_ON_UNAVAILABLE", "COMPOSE_PLUGIN_MISSING", "SKIKO_RUNTIME_MISSING", "BuildToolChoice", "BuildToolName", "ReplEnvironment", "is_plugin_jar", "marker_prefix", "new_nonce", "parse_markers"]
 
@@ -49,6 +49,17 @@ _LIST_KEYS = {
     "inputDir": "input_dirs",
     "repository": "repositories",
 }
+# The test task's settings (a test source set's): list keys into TestRunSettings; `testTask` names the task and says
+# there is one; `key=value` entries (system properties, environment) split at their first '='.
+_TEST_LIST_KEYS = {
+    "testInclude": "includes",
+    "testExclude": "excludes",
+    "testIncludeTag": "include_tags",
+    "testExcludeTag": "exclude_tags",
+    "testJvmArg": "jvm_args",
+    "testNotApplied": "not_applied",
+}
+_TEST_MAP_KEYS = {"testSystemProperty": "system_properties", "testEnvironment": "environment"}
 _SCALAR_KEYS = {
     "javaExecutable": "java_executable",
     "javaHome": "java_home",
@@ -184,6 +195,8 @@ def parse_markers(
     values: dict[str, object] = {"project_path": project_path, "source_set": source_set}
     lists: dict[str, list[str]] = {field: [] for field in _LIST_KEYS.values()}
     seen: set[str] = set()
+    test_lists: dict[str, list[str]] = {field: [] for field in _TEST_LIST_KEYS.values()}
+    test_maps: dict[str, dict[str, str]] = {field: {} for field in _TEST_MAP_KEYS.values()}
     ended = False
     for raw in lines:
         line = raw.rstrip("\r\n")
@@ -199,6 +212,11 @@ def parse_markers(
             lists[_LIST_KEYS[key]].append(value)
         elif key in _SCALAR_KEYS:
             values[_SCALAR_KEYS[key]] = value
+        elif key in _TEST_LIST_KEYS:
+            test_lists[_TEST_LIST_KEYS[key]].append(value)
+        elif key in _TEST_MAP_KEYS:
+            name, _, entry = value.partition("=")
+            test_maps[_TEST_MAP_KEYS[key]][name] = entry
     missing = [key for key in _REQUIRED if key not in seen]
     if not ended:
         raise EnvironmentIncomplete(
@@ -207,4 +225,7 @@ def parse_markers(
         )
     if missing:
         raise EnvironmentIncomplete(f"the build did not report: {', '.join(missing)}")
+    if "testTask" in seen:
+        test_lists["jvm_args"] = jvm_options(test_lists["jvm_args"])
+        values["test_settings"] = TestRunSettings.model_validate({**test_lists, **test_maps})
     return ReplEnvironment.model_validate({"build_tool": build_tool, "project_root": project_root, **values, **lists})

@@ -11,7 +11,11 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-__all__ = ["TestRunSettings"]
+__all__ = ["TestRunSettings", "jvm_options"]
+
+# The `java` launcher's options that take their value as the next word; a JVM started through JNI (the session's)
+# takes each option as one string, `--add-opens=java.base/java.lang=ALL-UNNAMED`.
+_SEPARATE_VALUE = frozenset({"--add-opens", "--add-exports", "--add-reads", "--add-modules", "--patch-module", "--limit-modules", "--enable-native-access"})
 
 
 class TestRunSettings(BaseModel):
@@ -31,3 +35,19 @@ class TestRunSettings(BaseModel):
     not_applied: list[str] = Field(
         default_factory=list, description="settings the build has that a session can't apply, each as one sentence"
     )
+
+
+def jvm_options(words: list[str]) -> list[str]:
+    """A build's JVM flags (argLine's words, Gradle's jvmArgs) as a JVM started in process takes them: an option the
+    `java` launcher reads with its value in the next word is joined to it with `=`."""
+    options: list[str] = []
+    pending: str | None = None
+    for word in words:
+        if pending is not None:
+            options.append(f"{pending}={word}")
+            pending = None
+        elif word in _SEPARATE_VALUE:
+            pending = word
+        else:
+            options.append(word)
+    return options + ([pending] if pending is not None else [])

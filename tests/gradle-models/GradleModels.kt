@@ -10,6 +10,7 @@ import org.gradle.api.internal.GradleInternal
 import org.gradle.api.internal.project.ProjectInternal
 import org.gradle.api.plugins.JavaPluginExtension
 import org.gradle.api.tasks.SourceSetContainer
+import org.gradle.api.tasks.testing.Test
 import org.gradle.jvm.toolchain.JavaLanguageVersion
 import org.gradle.testfixtures.ProjectBuilder
 import java.io.File
@@ -24,7 +25,7 @@ fun main(args: Array<String>) {
     try {
         // The task reads its source set when it runs: one project model answers for several (blocks "<model>:<name>").
         val single = singleModule(File(work, "single"), userHome, serializationVersion)
-        for (sourceSet in listOf("main", "integration")) report("single:$sourceSet", single, ":", sourceSet)
+        for (sourceSet in listOf("main", "integration", "test")) report("single:$sourceSet", single, ":", sourceSet)
         val root = twoModules(File(work, "multi"), userHome)
         report("multi:app", root, ":app", "main")
         if (withMultiplatform) {
@@ -63,6 +64,17 @@ private fun singleModule(dir: File, userHome: File, serializationVersion: String
         @Suppress("UNCHECKED_CAST")
         val free = options.javaClass.getMethod("getFreeCompilerArgs").invoke(options) as org.gradle.api.provider.ListProperty<String>
         free.add("-Xjsr305=strict")
+    }
+    // The test task's settings, as a build script writes them: test { systemProperty(…); environment(…);
+    // useJUnitPlatform { includeTags(…) }; jvmArgs(…) }, and a filter.
+    project.dependencies.add("testImplementation", "org.junit.jupiter:junit-jupiter:5.14.1")
+    project.tasks.named("test", Test::class.java).configure {
+        systemProperty("a", "b")
+        environment("X", "y")
+        useJUnitPlatform { includeTags("fast") }
+        jvmArgs("-Dq=1", "--add-opens", "java.base/java.lang=ALL-UNNAMED")
+        maxHeapSize = "1g"
+        filter.excludeTestsMatching("*IT")
     }
     return project
 }
@@ -118,6 +130,14 @@ private fun multiplatformModels(dir: File, userHome: File, serializationVersion:
                 project.dependencies.add("commonMainImplementation", "org.jetbrains.compose.runtime:runtime:1.7.3")
                 project.dependencies.add("commonMainImplementation", "org.jetbrains.kotlinx:kotlinx-serialization-json:$serializationVersion")
                 project.dependencies.add("jvmMainImplementation", "org.apache.commons:commons-text:1.13.0")
+                // jvmTest runs on the JUnit Platform, as KMP projects' jvm() tests do.
+                project.dependencies.add("jvmTestImplementation", "org.junit.jupiter:junit-jupiter:5.14.1")
+                project.tasks.withType(Test::class.java).configureEach {
+                    if (name == "jvmTest") {
+                        useJUnitPlatform { excludeTags("slow") }
+                        systemProperty("kmp", "jvm")
+                    }
+                }
             }
         }
     }

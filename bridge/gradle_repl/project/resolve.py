@@ -116,7 +116,7 @@ def _resolver_code_hash() -> str:
     """gradle-repl's version and its resolver code: a new release or a local edit must not reuse old results."""
     digest = hashlib.sha256(package_version().encode())
     # Every module of the project side and the model it fills: any of them can change what a resolve reports.
-    modules = [*_PACKAGE.rglob("*.py"), _PACKAGE.parent / "environment.py"]
+    modules = [*_PACKAGE.rglob("*.py"), _PACKAGE.parent / "environment.py", _PACKAGE.parent / "test_settings.py"]
     for path in sorted(modules):
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]

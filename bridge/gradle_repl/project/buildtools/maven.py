@@ -16,7 +16,7 @@ from gradle_repl.environment import ReplEnvironment
 from gradle_repl.errors import BuildFailed, BuildToolNotFound, GradleReplError
 from gradle_repl.project.process import ProgressCallback, failure_text, run_streaming
 from gradle_repl.project.toolchain import Coordinate, find_mvn, repl_host_coordinates, repl_kotlin_version, resolve_jars
-from gradle_repl.project.buildtools import maven_speed, pom
+from gradle_repl.project.buildtools import maven_speed, pom, surefire
 from gradle_repl.project.buildtools.base import BuildToolName, wrapper_command
 from gradle_repl.project.buildtools.maven_extension import ExtensionUnavailable, extension_arguments, extension_hash, extension_jar
 
@@ -242,6 +242,7 @@ def resolve_maven_environment(
         warnings=kotlin.warnings + ([no_extension] if no_extension else []) + _aggregator_warning(project, module, root),
         repositories=pom.repositories(project),
         input_dirs=[d for reactor in _reactor_projects(effective) for d in pom.source_dirs(reactor)],
+        test_settings=surefire.surefire_settings(project, str(module)) if test else None,
     )
 
 

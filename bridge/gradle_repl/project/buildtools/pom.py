@@ -15,7 +15,7 @@ from gradle_repl.errors import BuildFailed
 from gradle_repl.project.toolchain import PINNED_KOTLIN_VERSION
 
 __all__ = ["KotlinSettings", "PLUGINS", "parse", "modules", "parent_poms", "artifact_id", "packaging", "effective_project",
-           "kotlin_settings", "output_dirs", "repositories", "source_dirs"]
+           "kotlin_settings", "output_dirs", "repositories", "source_dirs", "goal_configuration", "project_properties"]
 
 # kotlin-maven-plugin's <compilerPlugins> names → the embeddable plugin jar, the plugin id, a preset.
 PLUGINS: dict[str, tuple[str, str, str | None]] = {
@@ -133,10 +133,11 @@ def effective_project(path: Path, module: Path) -> ET.Element:
 
 
 def output_dirs(project: ET.Element, module: Path, *, test: bool) -> list[Path]:
-    """build.outputDirectory (and testOutputDirectory for tests) as the build sets them."""
+    """build.outputDirectory, with testOutputDirectory before it for tests (surefire's order: a test resource such
+    as src/test/resources/application.properties wins over main's of the same name), as the build sets them."""
     main = _text(project, "build/outputDirectory") or str(module / "target" / "classes")
     tests = _text(project, "build/testOutputDirectory") or str(module / "target" / "test-classes")
-    return [Path(main)] + ([Path(tests)] if test else [])
+    return ([Path(tests)] if test else []) + [Path(main)]
 
 
 def source_dirs(project: ET.Element) -> list[str]:
@@ -163,7 +164,7 @@ class KotlinSettings:
     warnings: list[str] = field(default_factory=list)
 
 
-def _configuration(plugin: ET.Element, goal: str) -> dict[str, ET.Element]:
+def goal_configuration(plugin: ET.Element, goal: str) -> dict[str, ET.Element]:
     """The plugin's configuration for one goal: the execution running the goal overrides the plugin's own."""
     merged: dict[str, ET.Element] = {}
     configs = [plugin.find("configuration")] + [
@@ -175,6 +176,11 @@ def _configuration(plugin: ET.Element, goal: str) -> dict[str, ET.Element]:
         if config is not None:
             merged.update({child.tag: child for child in config if isinstance(child.tag, str)})
     return merged
+
+
+def project_properties(project: ET.Element) -> dict[str, str]:
+    """The effective POM's <properties>, interpolated as Maven interpolates them."""
+    return {child.tag: (child.text or "").strip() for child in project.findall("properties/*") if isinstance(child.tag, str)}
 
 
 def _value(config: dict[str, ET.Element], properties: dict[str, str], name: str, prop: str) -> str | None:
@@ -193,8 +199,8 @@ def kotlin_settings(project: ET.Element, *, test: bool) -> KotlinSettings:
         )
         return settings
     settings.version = _text(plugin, "version") or PINNED_KOTLIN_VERSION
-    properties = {child.tag: (child.text or "").strip() for child in project.findall("properties/*") if isinstance(child.tag, str)}
-    config = _configuration(plugin, "test-compile" if test else "compile")
+    properties = project_properties(project)
+    config = goal_configuration(plugin, "test-compile" if test else "compile")
     settings.jvm_target = _value(config, properties, "jvmTarget", "kotlin.compiler.jvmTarget")
     for name, prop, flag in _FLAG_PARAMETERS:
         if (value := _value(config, properties, name, prop)) is not None:
