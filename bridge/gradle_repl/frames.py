@@ -36,6 +36,8 @@ __all__ = [
     "CheckRequest",
     "CompleteRequest",
     "UpdateRequest",
+    "CompileRequest",
+    "CompileResult",
     "Request",
     "Declaration",
     "CompilerDiagnostic",
@@ -144,8 +146,20 @@ class UpdateRequest(BaseModel):
     id: int = 0
 
 
+class CompileRequest(BaseModel):
+    """Sources of the session's own module were edited: compile them with the session's compiler into `output_dir`
+    (gradle-repl's, ahead of the build's output on the class path), unless the result could differ from the build's."""
+
+    op: Literal["compile"] = "compile"
+    id: int = 0
+    files: list[str] = Field(description="the edited .kt and .java files")
+    output_dir: str
+    module_name: str = Field(description="-module-name: the build's, so that `internal` resolves as it does there")
+    friend_dirs: list[str] = Field(default_factory=list, description="-Xfriend-paths: outputs whose internals are visible")
+
+
 Request = Annotated[
-    Union[StartRequest, EvalRequest, CancelRequest, DescribeRequest, CheckRequest, CompleteRequest, UpdateRequest],
+    Union[StartRequest, EvalRequest, CancelRequest, DescribeRequest, CheckRequest, CompleteRequest, UpdateRequest, CompileRequest],
     Field(discriminator="op"),
 ]
 
@@ -347,8 +361,19 @@ class UpdateResult(Result):
     refused: str | None = Field(default=None, description="why the classes can't be updated in place; nothing changed")
 
 
+class CompileResult(Result):
+    """The answer to a compile request: the class files written, the edited files' errors, or why the build tool must
+    build instead (nothing was written)."""
+
+    type: Literal["compile"] = "compile"
+    classes: list[str] = Field(default_factory=list, description="the classes written to the output directory")
+    errors: list[str] = Field(default_factory=list, description="`file:line:column: message`, as the build tool reports them")
+    fall_back: str | None = Field(default=None, description="why the build tool must build instead; nothing was written")
+
+
 ResultFrame = Annotated[
-    Union[SuccessResult, ErrorResult, DescriptionResult, CheckResult, CompletionResult, UpdateResult], Field(discriminator="type")
+    Union[SuccessResult, ErrorResult, DescriptionResult, CheckResult, CompletionResult, UpdateResult, CompileResult],
+    Field(discriminator="type"),
 ]
 Frame = Annotated[Union[ReadyFrame, StreamFrame, DisplayFrame, ExitingFrame, ResultFrame], Field(discriminator="event")]
 
@@ -365,12 +390,12 @@ def decode_frame(
     line: bytes | str,
 ) -> (
     ReadyFrame | StreamFrame | DisplayFrame | ExitingFrame | SuccessResult | ErrorResult | DescriptionResult | CheckResult
-    | CompletionResult | UpdateResult
+    | CompletionResult | UpdateResult | CompileResult
 ):
     return _FRAME.validate_json(line)
 
 
 def decode_request(
     line: bytes | str,
-) -> StartRequest | EvalRequest | CancelRequest | DescribeRequest | CheckRequest | CompleteRequest | UpdateRequest:
+) -> StartRequest | EvalRequest | CancelRequest | DescribeRequest | CheckRequest | CompleteRequest | UpdateRequest | CompileRequest:
     return _REQUEST.validate_json(line)

@@ -242,6 +242,7 @@ def resolve_maven_environment(
         warnings=kotlin.warnings + ([no_extension] if no_extension else []) + _aggregator_warning(project, module, root),
         repositories=pom.repositories(project),
         input_dirs=[d for reactor in _reactor_projects(effective) for d in pom.source_dirs(reactor)],
+        edit_sources=pom.edit_sources(project, module, outputs, test=test),
     )
 
 
