@@ -18,6 +18,7 @@ import os
 import re
 import shutil
 import tempfile
+import zipfile
 from pathlib import Path
 
 from gradle_repl.environment import ReplEnvironment
@@ -30,6 +31,8 @@ __all__ = ["EditCompiler"]
 
 # A diagnostic as kotlinc (`path:line:column: error: message`) and javac (`path:line: error: message`) print it.
 _DIAGNOSTIC = re.compile(r"^(?P<file>.+?\.(?:kt|java)):(?P<line>\d+)(?::(?P<column>\d+))?: error: (?P<message>.*)$")
+# Where a jar declares annotation processors for javac's discovery (java.util.ServiceLoader).
+_PROCESSOR_SERVICE = "META-INF/services/javax.annotation.processing.Processor"
 # What K2JVMCompiler.exec returns when the sources compiled (its ExitCode enum's name).
 _OK = "OK"
 # The compiler's application environment (its file systems, jar indexes, JDK image) is disposed after each compile
@@ -63,6 +66,8 @@ class EditCompiler:
             errors = _kotlinc([*kotlin, *java, "-d", str(staging), *self._kotlin_options(request, classpath)])
             if errors is not None:
                 return _errors(errors, request.files)
+        if java and (processor := _annotation_processor(classpath)) is not None:
+            return CompileResult(fall_back=f"javac would run the annotation processor in {Path(processor).name}")
         if java:
             errors = _javac(java, staging, [str(staging), *classpath], self._environment)
             if errors is not None:
@@ -110,9 +115,21 @@ def _javac(files: list[str], staging: Path, classpath: list[str], env: ReplEnvir
     release = ["--release", env.jvm_target] if env.jvm_target and env.jvm_target.isdigit() else []
     buffer = java_class("java.io.ByteArrayOutputStream")()
     code = compiler.run(None, buffer, buffer, string_array([
-        "-d", str(staging), "-classpath", os.pathsep.join(classpath), "-parameters", *release, *files,
+        "-d", str(staging), "-classpath", os.pathsep.join(classpath), "-proc:none", *release, *files,
     ]))
     return None if int(code) == 0 else (jstr(buffer.toString("UTF-8")).splitlines() or ["javac failed"])
+
+
+def _annotation_processor(classpath: list[str]) -> str | None:
+    """The first class path jar javac would find an annotation processor in (it runs those it finds by default)."""
+    for entry in (p for p in classpath if p.endswith(".jar") and os.path.isfile(p)):
+        try:
+            with zipfile.ZipFile(entry) as jar:
+                if _PROCESSOR_SERVICE in jar.namelist():
+                    return entry
+        except (OSError, zipfile.BadZipFile):
+            continue
+    return None
 
 
 def _errors(lines: list[str], edited: list[str]) -> CompileResult:
