@@ -162,7 +162,7 @@ def test_a_syntax_error_is_told_with_its_line_and_the_session_runs_the_last_good
     on the classes compiled last; fixing the file compiles it."""
     project.ok("val kept = sample.Tuner(1)")
     good = project.value("kept.tuned(1)")[0]
-    project.edit(TUNED, TUNED_TEXT.replace("base + n + 1", "base + n +* 1"))
+    project.edit(TUNED, TUNED_TEXT.replace("base + n + 1", "base + n + ("))
     value, reply = project.value("kept.tuned(1)")
     assert value == good, reply.notices
     assert "not compiled in the session" in _notes(reply) and f"{Path(TUNED).name}:10:" in _notes(reply), reply.notices

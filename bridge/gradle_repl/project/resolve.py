@@ -141,7 +141,7 @@ def _resolve_locked(
     on_progress: ProgressCallback | None,
     cache: EnvironmentCache,
     started: float,
-    compile_in_session: SessionCompile | None,
+    compile_in_session: SessionCompile | None = None,
 ) -> Resolved:
     key = _cache_key(root, tool, project_path, source_set)
     entry = None if refresh else cache.get(key)
