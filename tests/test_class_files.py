@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from gradle_repl.worker.classes.class_files import ClassShape, initialiser_changed, read_class, refusal
+from gradle_repl.worker.classes.class_files import ClassShape, constant_changed, initialiser_changed, read_class, refusal
 
 # Each class before and after an edit: javac compiles each version's set in one run.
 SOURCES = {
@@ -20,6 +20,8 @@ SOURCES = {
     "Super": ("class Super { }", "class Super implements Runnable { public void run() { } }"),
     "Hidden": ("class Hidden { public int f() { return 1; } }", "class Hidden { private int f() { return 1; } }"),
     "Init": ("class Init { static int v = 1; }", "class Init { static int v = 2; }"),
+    "Constant": ("class Constant { static final int N = 1; static final String S = \"a\"; }", "class Constant { static final int N = 2; static final String S = \"a\"; }"),
+    "Text": ("class Text { static final String S = \"a\"; int f() { return 1; } }", "class Text { static final String S = \"b\"; int f() { return 1; } }"),
     # A new constant elsewhere shifts the pool; the initialiser still does the same.
     "Shifted": (
         "class Shifted { static String v = \"same\"; int f() { return 1; } }",
@@ -75,6 +77,13 @@ def test_a_changed_static_initialiser_is_told_from_one_whose_constants_moved(sha
     pool, but the initialiser that does the same is not reported as changed."""
     assert initialiser_changed(*shapes["Init"])
     assert not initialiser_changed(*shapes["Shifted"]) and not initialiser_changed(*shapes["Body"])
+
+
+def test_a_constants_new_value_is_named_and_a_body_edit_changes_none(shapes: dict[str, tuple[ClassShape, ClassShape]]):
+    """Other classes hold a constant's value (javac and kotlinc inline it): a changed int or String constant is named;
+    a body edit, or a static field without a constant value, changes no constant."""
+    assert constant_changed(*shapes["Constant"]) == "N" and constant_changed(*shapes["Text"]) == "S"
+    assert constant_changed(*shapes["Body"]) is None and constant_changed(*shapes["Init"]) is None
 
 
 def test_bytes_that_are_not_a_class_file_are_refused():

@@ -157,11 +157,13 @@ def test_a_method_added_restarts_the_session_with_the_reason(project: Project):
 def test_a_deleted_class_restarts_the_session(project: Project):
     """A class file that disappeared (its source deleted) can't be taken back from a live JVM: restart, naming it.
     Maven's `compile` leaves a deleted source's class files in target/classes (Gradle's build removes them); the test
-    removes them as Gradle would, so the rebuild's outputs are what a build that drops them gives."""
+    removes them as Gradle would, so the rebuild's outputs are what a build that drops them gives. A new file is
+    compiled in the session (issue 42) into gradle-repl's directory, which the build tool's next build empties: then
+    target/classes never held it."""
     project.edit("src/main/kotlin/sample/Doomed.kt", "package sample\n\nclass Doomed\n")
     project.value("sample.Doomed().toString().length > 0")
     project.edit("src/main/kotlin/sample/Doomed.kt", None)
-    (project.root / "target/classes/sample/Doomed.class").unlink()
+    (project.root / "target/classes/sample/Doomed.class").unlink(missing_ok=True)
     reply = project.run("1 + 1")
     assert "sample.Doomed was deleted" in _text(reply, "restarted"), reply.notices
     assert project.run("sample.Doomed()").result.type == "error"

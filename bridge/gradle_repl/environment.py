@@ -21,7 +21,7 @@ from gradle_repl.options import SessionOptions
 from gradle_repl.settings import DEFAULT_PROJECT_PATH, DEFAULT_SOURCE_SET
 from gradle_repl.test_settings import TestRunSettings, jvm_options
 
-__all__ = ["MARKER", "DEPENDS_ON_UNAVAILABLE", "COMPOSE_PLUGIN_MISSING", "SKIKO_RUNTIME_MISSING", "BuildToolChoice", "BuildToolName", "ReplEnvironment", "is_plugin_jar", "marker_prefix", "new_nonce", "parse_markers"]
+__all__ = ["MARKER", "DEPENDS_ON_UNAVAILABLE", "COMPOSE_PLUGIN_MISSING", "SKIKO_RUNTIME_MISSING", "BuildToolChoice", "BuildToolName", "EditSources", "ReplEnvironment", "is_plugin_jar", "marker_prefix", "new_nonce", "parse_markers"]
 
 MARKER = "[gradle-mcp-repl-env]"
 # How every reason that @file:DependsOn can't be used begins, on the project side and in the worker alike.
@@ -72,6 +72,16 @@ _SCALAR_KEYS = {
 }
 
 
+class EditSources(BaseModel):
+    """What the session needs to compile an edit of its own module's sources itself (issue 42), as the build would."""
+
+    roots: list[str] = Field(description="the source set's Kotlin and Java source directories")
+    module_name: str = Field(description="the compiler's -module-name in the build (`internal` is per module)")
+    friend_dirs: list[str] = Field(default_factory=list, description="class outputs whose internals the sources see")
+    output_dir: str = Field(default="", description="gradle-repl's class output, first on the class path; set by the resolve")
+    unavailable: str | None = Field(default=None, description="why every edit goes to the build tool (kapt, KSP, ...)")
+
+
 class ReplEnvironment(BaseModel):
     """Everything a worker needs to run a project's code in a Kotlin REPL."""
 
@@ -115,6 +125,10 @@ class ReplEnvironment(BaseModel):
     )
     test_settings: TestRunSettings | None = Field(
         default=None, description="the build's test configuration; set for a test source set whose build configures its tests"
+    )
+
+    edit_sources: EditSources | None = Field(
+        default=None, description="how an edit of the source set's own sources compiles in the session; None: by the build tool"
     )
 
     def compiler_options(self) -> list[str]:

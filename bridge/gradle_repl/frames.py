@@ -37,6 +37,8 @@ __all__ = [
     "CompleteRequest",
     "UpdateRequest",
     "TestRunRequest",
+    "CompileRequest",
+    "CompileResult",
     "Request",
     "Declaration",
     "CompilerDiagnostic",
@@ -158,8 +160,22 @@ class TestRunRequest(BaseModel):
     timeout_ms: int = int(DEFAULTS.snippet_timeout_seconds * 1000)
 
 
+
+class CompileRequest(BaseModel):
+    """Sources of the session's own module were edited: compile them with the session's compiler into `output_dir`
+    (gradle-repl's, ahead of the build's output on the class path), unless the result could differ from the build's."""
+
+    op: Literal["compile"] = "compile"
+    id: int = 0
+    files: list[str] = Field(description="the edited .kt and .java files")
+    output_dir: str
+    module_name: str = Field(description="-module-name: the build's, so that `internal` resolves as it does there")
+    friend_dirs: list[str] = Field(default_factory=list, description="-Xfriend-paths: outputs whose internals are visible")
+
+
+
 Request = Annotated[
-    Union[StartRequest, EvalRequest, CancelRequest, DescribeRequest, CheckRequest, CompleteRequest, UpdateRequest, TestRunRequest],
+    Union[StartRequest, EvalRequest, CancelRequest, DescribeRequest, CheckRequest, CompleteRequest, UpdateRequest, TestRunRequest, CompileRequest],
     Field(discriminator="op"),
 ]
 
@@ -397,8 +413,21 @@ class TestRunResult(Result):
     notices: list[str] = Field(default_factory=list, description="what the run could not apply of the build's test settings")
 
 
+
+class CompileResult(Result):
+    """The answer to a compile request: the class files written, the edited files' errors, or why the build tool must
+    build instead (nothing was written)."""
+
+    type: Literal["compile"] = "compile"
+    classes: list[str] = Field(default_factory=list, description="the classes written to the output directory")
+    errors: list[str] = Field(default_factory=list, description="`file:line:column: message`, as the build tool reports them")
+    fall_back: str | None = Field(default=None, description="why the build tool must build instead; nothing was written")
+
+
+
 ResultFrame = Annotated[
-    Union[SuccessResult, ErrorResult, DescriptionResult, CheckResult, CompletionResult, UpdateResult, TestRunResult], Field(discriminator="type")
+    Union[SuccessResult, ErrorResult, DescriptionResult, CheckResult, CompletionResult, UpdateResult, TestRunResult, CompileResult],
+    Field(discriminator="type"),
 ]
 Frame = Annotated[Union[ReadyFrame, StreamFrame, DisplayFrame, ExitingFrame, TestProgressFrame, ResultFrame], Field(discriminator="event")]
 
@@ -415,12 +444,15 @@ def decode_frame(
     line: bytes | str,
 ) -> (
     ReadyFrame | StreamFrame | DisplayFrame | ExitingFrame | TestProgressFrame | SuccessResult | ErrorResult | DescriptionResult
-    | CheckResult | CompletionResult | UpdateResult | TestRunResult
+    | CheckResult | CompletionResult | UpdateResult | TestRunResult | CompileResult
 ):
     return _FRAME.validate_json(line)
 
 
 def decode_request(
     line: bytes | str,
-) -> StartRequest | EvalRequest | CancelRequest | DescribeRequest | CheckRequest | CompleteRequest | UpdateRequest | TestRunRequest:
+) -> (
+    StartRequest | EvalRequest | CancelRequest | DescribeRequest | CheckRequest | CompleteRequest | UpdateRequest | TestRunRequest
+    | CompileRequest
+):
     return _REQUEST.validate_json(line)

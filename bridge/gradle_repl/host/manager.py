@@ -22,9 +22,9 @@ from typing import Protocol
 from gradle_repl.environment import BuildToolChoice, ReplEnvironment
 from gradle_repl.options import SessionOptions
 from gradle_repl.errors import GradleReplError
-from gradle_repl.frames import ErrorResult, SessionDescription, WorkerOptions
+from gradle_repl.frames import CompileRequest, CompileResult, ErrorResult, SessionDescription, WorkerOptions
 from gradle_repl.host.eviction import SessionEviction
-from gradle_repl.host.handle import Analysis, OnFrame, OnTestProgress, Reply, TestReply, WorkerHandle
+from gradle_repl.host.handle import COMPILE_TIMEOUT_SECONDS, Analysis, OnFrame, OnTestProgress, Reply, TestReply, WorkerHandle
 from gradle_repl.host.hotswap import lost_names, restart_notice, restart_reason, update_in_place
 from gradle_repl.host.libraries import library_annotations, replay_snippet
 from gradle_repl.host.launcher import SubprocessLauncher, WorkerLauncher
@@ -72,10 +72,14 @@ class _Pinned:
         return "read from the running JVM"
 
 
+# A live session's compile of an edit, called on the resolve's thread (project/recompile.py's SessionCompile).
+SessionCompile = Callable[[CompileRequest], CompileResult | None]
+
+
 class Resolver(Protocol):
     def __call__(
         self, project_root: str, *, project_path: str, source_set: str, build_tool: BuildToolChoice,
-        refresh: bool = False, on_progress: Progress | None,
+        refresh: bool = False, on_progress: Progress | None, compile_in_session: SessionCompile | None = None,
     ) -> _Resolved: ...
 
 
@@ -115,14 +119,16 @@ class SessionManager:
 
     async def resolve(
         self, project_root: str, *, project_path: str, source_set: str, build_tool: BuildToolChoice,
-        progress: Progress | None, refresh: bool = False,
+        progress: Progress | None, refresh: bool = False, compile_in_session: SessionCompile | None = None,
     ) -> _Resolved:
         """The project's environment, resolved on a thread of the manager's own (builds take minutes)."""
+        # Given only when a session can compile: resolvers that never see one (tests' fakes) needn't take it.
+        extra = {"compile_in_session": compile_in_session} if compile_in_session is not None else {}
 
         def call() -> _Resolved:
             return self._resolver(
                 project_root, project_path=project_path, source_set=source_set, build_tool=build_tool,
-                refresh=refresh, on_progress=progress,
+                refresh=refresh, on_progress=progress, **extra,
             )
 
         return await asyncio.get_running_loop().run_in_executor(self._resolve_pool, call)
@@ -241,7 +247,7 @@ class SessionManager:
         pinned = self.attached_environment(target.session_id)
         resolved = _Pinned(pinned) if pinned is not None else await self.resolve(
             target.project_root, project_path=target.project_path, source_set=target.source_set,
-            build_tool=self._session_build_tool(target), progress=progress,
+            build_tool=self._session_build_tool(target), progress=progress, compile_in_session=self._session_compile(target),
         )
         session = self._session(target.session_id)
         async with session.lock:
@@ -286,6 +292,35 @@ class SessionManager:
         """The options a live session runs with."""
         session = self._sessions.get(session_id)
         return session.environment.session_options if session is not None and session.environment is not None else None
+
+    def _session_compile(self, target: SessionTarget) -> SessionCompile | None:
+        """The session's own compile of an edit of its source set (issue 42), when its worker is up on that source set
+        and idle; else None (the build tool compiles)."""
+        session = self._sessions.get(target.session_id)
+        worker = session.worker if session is not None else None
+        environment = session.environment if session is not None else None
+        if worker is None or not worker.alive or environment is None or environment.edit_sources is None or session is None:
+            return None
+        if session.lock.locked() or session.attached_pid is not None:
+            return None  # a snippet runs: the build tool compiles rather than the edit waiting for it
+        same = (
+            Path(environment.project_root) == Path(target.project_root).expanduser().resolve()
+            and (environment.project_path, environment.source_set) == (target.project_path, target.source_set)
+        )
+        if not same:
+            return None
+        loop = asyncio.get_running_loop()
+
+        def compile_in_session(request: CompileRequest) -> CompileResult | None:
+            try:
+                result = asyncio.run_coroutine_threadsafe(worker.compile_edits(request), loop).result(COMPILE_TIMEOUT_SECONDS)
+            except Exception:  # noqa: BLE001 - a worker that stopped or timed out: the build tool compiles
+                return None
+            if isinstance(result, ErrorResult):
+                return CompileResult(fall_back=f"the session's compile failed ({(result.message.strip().splitlines() or ['no reason'])[0]})")
+            return result
+
+        return compile_in_session
 
     def _session(self, session_id: str) -> Session:
         return self._sessions.open(session_id)

@@ -25,7 +25,8 @@ from gradle_repl.project.dependency_support import add_dependency_resolver
 from gradle_repl.project.host_jars import use_project_kotlin_reflect
 from gradle_repl.project.test_launcher import add_test_launcher
 from gradle_repl.project.freshness import observe, remember_unchanged, stale_reason
-from gradle_repl.project.recompile import recompiled
+from gradle_repl.project.recompile import SessionCompile, recompiled
+from gradle_repl.project.session_classes import with_session_classes
 from gradle_repl.project.compose_support import compose_warnings
 from gradle_repl.project.plugin_support import snippet_class_warnings, load_plugins_at_repl_version
 from gradle_repl.project.process import ProgressCallback
@@ -68,6 +69,7 @@ def resolve_environment(
     refresh: bool = False,
     on_progress: ProgressCallback | None = None,
     cache: EnvironmentCache | None = None,
+    compile_in_session: SessionCompile | None = None,
 ) -> Resolved:
     """The environment of root's source set; with `auto`, from the first build tool that can run."""
     started = time.monotonic()
@@ -80,7 +82,8 @@ def resolve_environment(
             # the environment the first one produced instead of building again.
             with project_lock(root):
                 resolved = _resolve_locked(
-                    root, tool, project_path, source_set, refresh, on_progress, cache or EnvironmentCache(), started
+                    root, tool, project_path, source_set, refresh, on_progress, cache or EnvironmentCache(), started,
+                    compile_in_session,
                 )
         except (BuildToolNotFound, BuildFailed) as error:
             couldnt_run = isinstance(error, BuildToolNotFound) or not error.started
@@ -94,7 +97,7 @@ def resolve_environment(
             continue
         remember(root, tool)
         notices = tuple(f"[{reason}; used {_name(tool)} instead]" for reason in skipped)
-        return dataclasses.replace(resolved, notices=notices)
+        return dataclasses.replace(resolved, notices=notices + resolved.notices)
     raise AssertionError("candidates() returns at least one tool")
 
 
@@ -139,6 +142,7 @@ def _resolve_locked(
     on_progress: ProgressCallback | None,
     cache: EnvironmentCache,
     started: float,
+    compile_in_session: SessionCompile | None = None,
 ) -> Resolved:
     key = _cache_key(root, tool, project_path, source_set)
     entry = None if refresh else cache.get(key)
@@ -154,10 +158,12 @@ def _resolve_locked(
     with build_slot(root, on_progress) as waited:
         if waited and not refresh and (entry := cache.get(key)) is not None and stale_reason(entry) is None:
             return Resolved(entry.environment, True, time.monotonic() - started)  # built while this one waited
-        if entry is not None and (environment := recompiled(
+        if entry is not None and (done := recompiled(
             root, tool, entry, cache, key, project_path=project_path, source_set=source_set, on_progress=on_progress,
+            compile_in_session=compile_in_session,
         )) is not None:
-            return Resolved(environment, False, time.monotonic() - started)
+            environment, notice = done
+            return Resolved(environment, False, time.monotonic() - started, notices=(notice,) if notice else ())
         return _build(root, tool, project_path, source_set, on_progress, cache, key, started)
 
 
@@ -182,6 +188,8 @@ def _build(
     # An output directory the build never made (a pom-packaged module, a module without main sources) holds nothing;
     # kept, it would read as "no longer exists" on every later check and rebuild the project each time.
     environment.classpath = [entry for entry in environment.classpath if os.path.exists(entry)]
+    # The build's output wins: classes a session compiled for an earlier edit are dropped (project/session_classes.py).
+    with_session_classes(environment)
     # One filter for every build tool: plugin options given as free arguments (`-P plugin:…`) join the plugins'
     # options, and of the rest only arguments that change what code compiles reach the REPL.
     free = plugin_options_in(environment.compiler_args)

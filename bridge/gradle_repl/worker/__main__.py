@@ -20,7 +20,8 @@ from pydantic import ValidationError
 
 from gradle_repl.errors import GradleReplError
 from gradle_repl.frames import (
-    CancelRequest, CheckRequest, CompleteRequest, DescribeRequest, ErrorResult, EvalRequest, ExitingFrame, StartRequest, TestRunRequest, UpdateRequest,
+    CancelRequest, CheckRequest, CompileRequest, CompleteRequest, DescribeRequest, ErrorResult, EvalRequest, ExitingFrame, StartRequest,
+    TestRunRequest, UpdateRequest,
     decode_request,
 )
 from gradle_repl.worker.channel import FrameChannel
@@ -123,8 +124,10 @@ def main() -> None:
         channel.frame_limit = start.frame_limit_bytes
         from gradle_repl.worker.boot import boot  # JPype loads only once the request is known to be valid
         from gradle_repl.worker.interruption import cancelled_before_start
+        from gradle_repl.worker.classes.edit_compiler import EditCompiler
 
         session, ready, class_data = boot(start)
+        edits = EditCompiler(start.environment)
     except (GradleReplError, ValidationError) as error:
         channel.send(ErrorResult(error_kind="internal", message=str(error)))
         os._exit(1)
@@ -155,6 +158,16 @@ def main() -> None:
                 channel.send(ErrorResult(id=request.id, error_kind="internal", message=f"the {request.op} request failed: {error!r}"))
             if session.exit_code is not None:
                 break  # the answer found the session gone (an attached JVM that exited)
+            continue
+        if isinstance(request, CompileRequest):
+            # An edit of the project's sources compiled by this JVM's compiler, between snippets (issue 42).
+            channel.current_id = request.id
+            began = time.monotonic()
+            try:
+                compiled = edits.compile(request)
+                channel.send(compiled.model_copy(update={"id": request.id, "duration_ms": int((time.monotonic() - began) * 1000)}))
+            except Exception as error:  # noqa: BLE001 - a bug here must cost one reply, not the session
+                channel.send(ErrorResult(id=request.id, error_kind="internal", message=f"the compile request failed: {error!r}"))
             continue
         if not isinstance(request, (EvalRequest, TestRunRequest)):
             channel.send(ErrorResult(error_kind="internal", message="the worker is already started"))

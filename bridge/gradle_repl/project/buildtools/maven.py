@@ -243,6 +243,7 @@ def resolve_maven_environment(
         repositories=pom.repositories(project),
         input_dirs=[d for reactor in _reactor_projects(effective) for d in pom.source_dirs(reactor)],
         test_settings=surefire.surefire_settings(project, str(module)) if test else None,
+        edit_sources=pom.edit_sources(project, module, outputs, test=test),
     )
 
 

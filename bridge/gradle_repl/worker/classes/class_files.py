@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from gradle_repl.worker.byte_cursor import ByteCursor
 
-__all__ = ["ClassShape", "read_class", "refusal", "initialiser_changed"]
+__all__ = ["ClassShape", "read_class", "refusal", "initialiser_changed", "constant_changed"]
 
 # Bytes each constant-pool tag's entry takes after the tag (Utf8's are counted from its length).
 _CONSTANT_SIZES = {3: 4, 4: 4, 5: 8, 6: 8, 7: 2, 8: 2, 9: 4, 10: 4, 11: 4, 12: 4, 15: 3, 16: 2, 17: 4, 18: 4, 19: 2, 20: 2}
@@ -38,6 +38,9 @@ class ClassShape:
     fields: frozenset[tuple[str, int]]
     methods: frozenset[tuple[str, int]]
     initialiser: tuple[object, ...] | None
+    # Static final fields with a constant value (`const val`, Java's constants), by name: other classes compiled
+    # against them hold the value itself, so a changed value reaches them only when they compile again.
+    constants: frozenset[tuple[str, object]] = frozenset()
 
 
 class _Reader(ByteCursor):
@@ -63,17 +66,19 @@ def read_class(data: bytes) -> ClassShape:
     pool = _constant_pool(reader)
     flags, this, superclass = reader.u2(), reader.u2(), reader.u2()
     interfaces = tuple(_class_name(pool, reader.u2()) for _ in range(reader.u2()))
-    fields = frozenset((f"{name} {descriptor}", access & _MEMBER_FLAGS) for name, descriptor, access, _ in _members(reader, pool))
+    declared = _members(reader, pool)
+    fields = frozenset((f"{name} {descriptor}", access & _MEMBER_FLAGS) for name, descriptor, access, _ in declared)
+    constants = frozenset((name, _resolved(pool, value)) for name, _, _, value in declared if isinstance(value, int))
     initialiser: tuple[object, ...] | None = None
     methods = set()
     for name, descriptor, access, code in _members(reader, pool):
         methods.add((f"{name} {descriptor}", access & _MEMBER_FLAGS))
-        if name == "<clinit>" and code is not None:
+        if name == "<clinit>" and isinstance(code, bytes):
             initialiser = _resolved_code(code, pool)
     return ClassShape(
         name=_class_name(pool, this).replace("/", "."), flags=flags & _CLASS_FLAGS,
         superclass=_class_name(pool, superclass) if superclass else None, interfaces=interfaces,
-        fields=fields, methods=frozenset(methods), initialiser=initialiser,
+        fields=fields, methods=frozenset(methods), initialiser=initialiser, constants=constants,
     )
 
 
@@ -97,6 +102,12 @@ def refusal(old: ClassShape, new: ClassShape) -> str | None:
 def initialiser_changed(old: ClassShape, new: ClassShape) -> bool:
     """Whether the static initialiser (top-level and companion vals, objects' fields) does something else now."""
     return old.initialiser != new.initialiser
+
+
+def constant_changed(old: ClassShape, new: ClassShape) -> str | None:
+    """The first constant (`const val`) whose value changed, or None."""
+    before, after = dict(old.constants), dict(new.constants)
+    return next((name for name in sorted(before) if name in after and before[name] != after[name]), None)
 
 
 def _shown(member: str, what: str) -> str:
@@ -153,18 +164,21 @@ def _resolved(pool: list[object], index: int, depth: int = 0) -> object:
     return (tag, *(_resolved(pool, ref, depth + 1) for ref in references))
 
 
-def _members(reader: _Reader, pool: list[object]) -> list[tuple[str, str, int, bytes | None]]:
-    """Each field's or method's name, descriptor, access flags and (methods) code."""
+def _members(reader: _Reader, pool: list[object]) -> list[tuple[str, str, int, bytes | int | None]]:
+    """Each field's or method's name, descriptor, access flags and its code (a method) or its constant value's pool
+    index (a constant field)."""
     members = []
     for _ in range(reader.u2()):
         access, name, descriptor = reader.u2(), _utf8(pool, reader.u2()), _utf8(pool, reader.u2())
-        code = None
+        code: bytes | int | None = None
         for _ in range(reader.u2()):
             attribute, length = _utf8(pool, reader.u2()), reader.u4()
             body = reader.take(length)
             if attribute == "Code":
                 code_length = struct.unpack(">I", body[4:8])[0]
                 code = body[8 : 8 + code_length]
+            elif attribute == "ConstantValue":
+                code = struct.unpack(">H", body[:2])[0]
         members.append((name, descriptor, access, code))
     # Class attributes follow the methods; the members are all this reads.
     return members

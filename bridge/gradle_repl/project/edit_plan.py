@@ -1,0 +1,68 @@
+"""Whether an edit can be compiled in the session, as IntelliJ's HotSwap compiles only what changed (issue 42).
+
+Only an edit of the source set's own source files qualifies: every changed path a .kt or .java file under one of its
+source roots, none deleted, no build file, resource, generated source or sibling module among them. What the build
+tool would compile differently goes to it, with the reason in the reply's notice: a file declaring an inline function
+(its callers in other files hold the old body), a build generating sources (kapt, KSP, annotation processors). What
+only the compile can tell (a class's shape, a constant's value, errors in other files) the worker decides
+(worker/classes/edit_compiler.py).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from gradle_repl.environment import EditSources, ReplEnvironment
+from gradle_repl.project.build_inputs import Fingerprint
+
+__all__ = ["EditPlan", "plan_edit", "declares_inline"]
+
+_SOURCE_SUFFIXES = (".kt", ".java")
+# Comments and strings, blanked before looking for the `inline` modifier (a comment saying "inline" is no declaration).
+_NOT_CODE = re.compile(r'//[^\n]*|/\*.*?\*/|"""(?:.|\n)*?"""|"(?:\\.|[^"\\\n])*"', re.DOTALL)
+# An inline function or property: `inline` among a declaration's modifiers (`public inline fun`, `inline val`).
+_INLINE = re.compile(r"\binline\s+(?:[a-z]+\s+)*(?:fun|val|var)\b")
+
+
+@dataclass(frozen=True)
+class EditPlan:
+    """The edited files and how to compile them."""
+
+    files: list[str]
+    sources: EditSources
+
+
+def plan_edit(before: Fingerprint, now: Fingerprint, environment: ReplEnvironment) -> EditPlan | str:
+    """The files to compile in the session, or why the build tool compiles this edit (one phrase)."""
+    sources = environment.edit_sources
+    if sources is None or not sources.output_dir:
+        return f"{environment.build_tool.capitalize()} gives gradle-repl no source roots for this source set"
+    if sources.unavailable is not None:
+        return sources.unavailable
+    if gone := sorted(set(before.stats) - set(now.stats)):
+        return f"{Path(gone[0]).name} was deleted or renamed"
+    changed = sorted(path for path, stat in now.stats.items() if before.stats.get(path) != stat)
+    roots = [Path(root) for root in sources.roots]
+    files: list[str] = []
+    for path in changed:
+        if Path(path).is_dir():
+            continue  # a directory's time moves with the files in it
+        if not path.endswith(_SOURCE_SUFFIXES) or not any(Path(path).is_relative_to(root) for root in roots):
+            return f"{Path(path).name} is not a source file of this source set"
+        if path.endswith(".kt") and declares_inline(Path(path)):
+            return f"{Path(path).name} declares an inline function"
+        files.append(path)
+    if not files:
+        return "no source file changed"
+    return EditPlan(files=files, sources=sources)
+
+
+def declares_inline(path: Path) -> bool:
+    """Whether the Kotlin file declares an inline function or property (unreadable: as if it did)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return True
+    return _INLINE.search(_NOT_CODE.sub(" ", text)) is not None
