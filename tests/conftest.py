@@ -5,6 +5,9 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
+import signal
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -24,6 +27,7 @@ from gradle_repl.host.handle import OnFrame, Reply, WorkerHandle
 from kotlindaemons import daemon_options, stop_daemons
 from ledger import FIELDS as LEDGER_FIELDS, Ledger
 from mavenjvm import maven_opts
+from shortjvm import SHORT_LIVED_JVM_FLAGS
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE_PROJECT = REPO / "sample-project"
@@ -67,6 +71,17 @@ def link_once(link: Path, target: Path) -> None:
         pass
 
 
+def run_cache_dir(run_state: Path) -> Path:
+    """The run's GRADLE_REPL_CACHE_DIR: its own, with the content-addressed caches linked in."""
+    cache = run_state / "cache"
+    cache.mkdir(exist_ok=True)
+    for name in CONTENT_ADDRESSED_CACHES:
+        shared = persistent_test_cache() / name
+        shared.mkdir(parents=True, exist_ok=True)
+        link_once(cache / name, shared)
+    return cache
+
+
 @pytest.fixture(scope="session", autouse=True)
 def isolated_state(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """Environments and logs of a test run live in its own directories, so runs never see each other;
@@ -79,13 +94,7 @@ def isolated_state(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
         os.environ["MAVEN_OPTS"] = maven_opts(persistent_test_cache() / "maven-class-data", SAMPLE_PROJECT)
     # The Kotlin daemons the run's edit-loop compiles start live in a directory of the run's own (kotlindaemons.py).
     os.environ["MAVEN_OPTS"] += " " + daemon_options(kotlin_daemons_dir(base))
-    cache = base / "cache"
-    cache.mkdir(exist_ok=True)
-    for name in CONTENT_ADDRESSED_CACHES:
-        shared = persistent_test_cache() / name
-        shared.mkdir(parents=True, exist_ok=True)
-        link_once(cache / name, shared)
-    os.environ["GRADLE_REPL_CACHE_DIR"] = str(cache)
+    os.environ["GRADLE_REPL_CACHE_DIR"] = str(run_cache_dir(base))
     os.environ["GRADLE_REPL_LOG_DIR"] = str(base / "logs")
     # The HTTP server's token of a test run is the run's own, never the user's.
     os.environ["GRADLE_REPL_CONFIG_DIR"] = str(base / "config")
@@ -247,6 +256,24 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
         _required_but_skipped.append(f"{report.nodeid}: {reason}")
 
 
+_prefetch: subprocess.Popen[bytes] | None = None
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """pytest-xdist's controller starts the run's downloads (prefetch.py) while its workers start: it runs no tests
+    itself. A run in one process (`-n 0`, a file or a test at a time) fetches only what its tests need, as they need it."""
+    global _prefetch
+    config = session.config
+    if getattr(config, "workerinput", None) is not None or not config.getoption("numprocesses", None):
+        return
+    state = run_state_dir(config._tmp_path_factory)  # type: ignore[attr-defined]
+    env = {**os.environ, "GRADLE_REPL_CACHE_DIR": str(run_cache_dir(state))}
+    env.setdefault("MAVEN_OPTS", " ".join(SHORT_LIVED_JVM_FLAGS))
+    with open(state / "prefetch.log", "wb") as log:
+        _prefetch = subprocess.Popen([sys.executable, str(Path(__file__).with_name("prefetch.py"))], env=env,
+                                     stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """An xdist worker hands its ledger to the controller; the controller stops the run's Kotlin daemons and fails a
     run in which a test that every machine must run was skipped."""
@@ -255,6 +282,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         workeroutput["reliability_ledger"] = _own_ledger()
         return
     # The controller (or the one process of `-n 0`) ends last: no worker's build can be using a daemon any more.
+    if _prefetch is not None and _prefetch.poll() is None:  # a run of a few tests ends before its downloads
+        os.killpg(_prefetch.pid, signal.SIGKILL)
+        _prefetch.wait()
     left = stop_daemons(kotlin_daemons_dir(run_state_dir(session.config._tmp_path_factory)))  # type: ignore[attr-defined]
     if left:
         print(f"Kotlin daemons of this run still running after SIGKILL: {[p.pid for p in left]}")

@@ -24,7 +24,7 @@ from gradle_repl.project.toolchain import PINNED_KOTLIN_VERSION, Coordinate, kot
 from shortjvm import SHORT_LIVED_JVM_FLAGS
 from testtoolchain import fetch_test_toolchain
 
-__all__ = ["Pair", "PAIRS", "run_pair", "as_compilable_kotlin"]
+__all__ = ["Pair", "PAIRS", "pair_jars", "run_pair", "as_compilable_kotlin"]
 
 HARNESS = REPO / "tests/gradle-models/GradleModels.kt"
 # ProjectBuilder injects classes into JDK packages' loaders; Gradle's own launcher opens these too.
@@ -81,7 +81,8 @@ def as_compilable_kotlin(script: str) -> str:
     )
 
 
-def _jars(pair: Pair) -> dict[str, list[str]]:
+def pair_jars(pair: Pair) -> dict[str, list[str]]:
+    """The Gradle API, KGP and compiler-plugin jars a pair's harness compiles and runs with."""
     kotlin = "org.jetbrains.kotlin"
     return resolve_jars({
         "gradle-api": [Coordinate("dev.gradleplugins", "gradle-api", pair.gradle)],
@@ -175,7 +176,7 @@ def run_pair(pair: Pair, work: Path, *, script: str | None = None, multiplatform
     models too where the pair has them, unless `multiplatform` is False."""
     with_multiplatform = pair.multiplatform if multiplatform is None else multiplatform and pair.multiplatform
     script = script if script is not None else init_script_path().read_text()
-    jars = _jars(pair)
+    jars = pair_jars(pair)
     classes = _compile(pair, script, jars)
     stdlib = next(j for j in fetch_test_toolchain().repl_host if Path(j).name.startswith("kotlin-stdlib-"))
     user_home = persistent_test_cache() / "gradle-user-home"

@@ -19,6 +19,7 @@ from gradle_repl.host.handle import Reply
 from gradle_repl.host.manager import SessionLimits, SessionManager
 from gradle_repl.project.resolve import resolve_environment
 from gradle_repl.project.toolchain import PINNED_KOTLIN_VERSION
+from suiteversions import OLDER_KOTLIN
 
 pytestmark = pytest.mark.jvm
 
@@ -191,7 +192,7 @@ def test_replay_restores_declarations_and_stops_at_the_first_failing_snippet(pro
     assert project.pid() != pid and project.value("a + 1")[0] == "21"
 
 
-@pytest.mark.parametrize("kotlin", ["2.2.21"])
+@pytest.mark.parametrize("kotlin", [OLDER_KOTLIN])
 def test_a_body_edit_is_taken_in_place_on_an_older_kotlin_repl(tmp_path: Path, kotlin: str):
     """The in-place update doesn't depend on the REPL's Kotlin version: on 2.2.21 (2.3.21 is the module's project) a
     body edit keeps the session's object and runs the new body, and a new file's class compiles in a snippet."""

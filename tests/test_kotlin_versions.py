@@ -18,10 +18,9 @@ from gradle_repl.environment import ReplEnvironment
 from gradle_repl.project.plugin_support import snippet_class_warnings
 from gradle_repl.project.resolve import resolve_environment
 from gradle_repl.project.toolchain import PINNED_KOTLIN_VERSION, Coordinate, resolve_jars
+from suiteversions import KOTLIN_WITH_FINAL_SNIPPET_MEMBERS, KOTLIN_WITHOUT_K2_REPL, OLDER_KOTLIN
 
 pytestmark = pytest.mark.jvm
-
-OLDER_KOTLIN = "2.2.21"
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +67,7 @@ def test_a_snippets_serializable_class_has_its_serializer_through_the_class(olde
 
 
 @pytest.mark.parametrize(
-    ("kotlin", "serialization", "coroutines"), [("1.9.24", "1.6.3", "1.8.1"), ("2.1.20", "1.8.1", "1.10.2")]
+    ("kotlin", "serialization", "coroutines"), KOTLIN_WITHOUT_K2_REPL
 )
 def test_a_project_on_kotlin_without_a_k2_repl_gets_its_plugins_on_the_pinned_repl(
     tmp_path: Path, kotlin: str, serialization: str, coroutines: str
@@ -217,9 +216,9 @@ def test_on_kotlin_2_3_0_a_spring_project_is_told_that_snippet_members_stay_fina
     JVM shows. Through the CLI, as a user meets it."""
     project = copy_project(PROJECTS / "maven-spring", tmp_path_factory.mktemp("spring-2.3.0") / "shop")
     pom = project / "pom.xml"
-    pom.write_text(pom.read_text().replace(f"<kotlin.version>{PINNED_KOTLIN_VERSION}<", "<kotlin.version>2.3.0<"))
+    pom.write_text(pom.read_text().replace(f"<kotlin.version>{PINNED_KOTLIN_VERSION}<", f"<kotlin.version>{KOTLIN_WITH_FINAL_SNIPPET_MEMBERS}<"))
     env = resolve_environment(project, build_tool="maven").environment
-    assert env.kotlin_version == "2.3.0"
+    assert env.kotlin_version == KOTLIN_WITH_FINAL_SNIPPET_MEMBERS == "2.3.0"
     assert "plugin:org.jetbrains.kotlin.allopen:preset=spring" in env.compiler_plugin_options
     modifiers = "listOf(Veg::class.java.modifiers, Veg::class.java.getMethod(\"shout\").modifiers).map { java.lang.reflect.Modifier.isFinal(it) }"
     done = subprocess.run(

@@ -122,7 +122,11 @@ def resolve_jars(
     for name, coordinates in requests.items():
         module = work / name
         module.mkdir(exist_ok=True)
-        (module / "pom.xml").write_text(_pom(name, coordinates), encoding="utf-8")
+        # Another process resolving the same request (a second session, the suite's prefetch) may be running Maven on
+        # this pom: it is replaced whole, never rewritten under a reader.
+        pom = module / f"pom.{os.getpid()}.tmp"
+        pom.write_text(_pom(name, coordinates), encoding="utf-8")
+        os.replace(pom, module / "pom.xml")
         temporary = module / f"classpath.{os.getpid()}.tmp"
         outcome = run_streaming(
             [find_mvn(), "-B", "-q", "dependency:build-classpath", f"-Dmdep.outputFile={temporary}"],

@@ -11,6 +11,8 @@ import os
 import zipfile
 from pathlib import Path
 
+from filelock import FileLock
+
 from gradle_repl.errors import WorkerFailed
 from gradle_repl.paths import cache_dir
 from gradle_repl.resources import (
@@ -152,12 +154,24 @@ def _build(
     """With remember_failure, a compile that failed is not tried again for these sources and this Kotlin version
     (an optional add-on whose compiler API this Kotlin lacks: every later start would fail the same way). The classes
     of a `merged` jar are added to the compiled jar before it is moved into place."""
-    failed = target.with_name(f"{target.name}.failed")
     if target.is_file():
         return target, False
-    if remember_failure and failed.is_file():
-        raise WorkerFailed(failed.read_text(encoding="utf-8"))
     target.parent.mkdir(parents=True, exist_ok=True)
+    # Workers that start at once on one Kotlin version (a new machine's first sessions, the suite's xdist workers)
+    # compile it once: the others wait for the first's jar instead of compiling the same one beside it.
+    with FileLock(target.with_name(f"{target.name}.lock"), thread_local=False):
+        if target.is_file():
+            return target, False
+        failed = target.with_name(f"{target.name}.failed")
+        if remember_failure and failed.is_file():
+            raise WorkerFailed(failed.read_text(encoding="utf-8"))
+        return _compile(target, sources, compile_classpath, kotlin_version, what, options, failed if remember_failure else None, merged)
+
+
+def _compile(
+    target: Path, sources: list[Path], compile_classpath: list[str], kotlin_version: str, what: str, options: list[str] | None,
+    failed: Path | None, merged: Path | None,
+) -> tuple[Path, bool]:
     temporary = target.with_name(f"{target.stem}.{os.getpid()}.tmp.jar")
     compiler = java_class("org.jetbrains.kotlin.cli.jvm.K2JVMCompiler")()
     messages = java_class("java.io.ByteArrayOutputStream")()
@@ -177,7 +191,7 @@ def _build(
     if exit_code != "OK" or not temporary.is_file():
         temporary.unlink(missing_ok=True)
         message = f"could not compile the jvm-worker {what} with Kotlin {kotlin_version}:\n{messages.toString('UTF-8')}"
-        if remember_failure and lasting_failure(exit_code):
+        if failed is not None and lasting_failure(exit_code):
             failed.write_text(message, encoding="utf-8")
         raise WorkerFailed(message)
     if merged is not None:

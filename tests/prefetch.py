@@ -1,0 +1,116 @@
+"""What a test run downloads, fetched at its start and in parallel: on a new machine the tests that need a Kotlin
+compiler of another version, the Gradle API jars or Spring Boot otherwise each wait for their own downloads, one after
+another, behind minutes of other work. conftest.py starts this as a process of its own in pytest-xdist's controller;
+it takes what to fetch from where the tests define it (suiteversions.py, gradlemodels.PAIRS, the test projects' poms).
+
+Nothing waits for it and nothing depends on it: a test fetches what it needs as before, and finds it in ~/.m2 (and
+resolve_jars's cache) when the prefetch got there first. Two Maven processes fetching one artifact is safe: Maven's
+resolver downloads into a `.part` file under a `.part.lock` file lock, and a second process waits on that lock and
+then takes the finished file (maven-resolver-connector-basic, PartialFile); resolve_jars replaces its pom and classpath
+files whole. A fetch that fails here fails again, with its message, in the test that needs it.
+
+    python tests/prefetch.py LOG_DIR
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from conftest import PROJECTS, SAMPLE_PROJECT, persistent_test_cache  # noqa: E402
+from gradle_repl.project.toolchain import PINNED_KOTLIN_VERSION, find_mvn, has_usable_repl, repl_host_coordinates, resolve_jars  # noqa: E402
+from gradlemodels import PAIRS, pair_jars  # noqa: E402
+from suiteversions import SUITE_KOTLIN_VERSIONS  # noqa: E402
+from testtoolchain import fetch_test_toolchain  # noqa: E402
+
+# Downloads wait on the network, not the CPU: more at once than the machine has cores, few enough not to crowd the tests.
+PARALLEL_FETCHES = 3
+MVN_TIMEOUT_SECONDS = 1200
+
+
+def _local_repository() -> Path:
+    """Maven's local repository: -Dmaven.repo.local in MAVEN_OPTS, else ~/.m2/repository."""
+    found = re.search(r"-Dmaven\.repo\.local=(\S+)", os.environ.get("MAVEN_OPTS", ""))
+    return Path(found.group(1)) if found else Path.home() / ".m2" / "repository"
+
+
+def _maven_plugins_and_dependencies(project: Path, kotlin: str | None) -> str:
+    """The project's plugins (kotlin-maven-plugin brings its version's compiler, spring-boot-maven-plugin its loader)
+    and dependencies, as the tests' builds of it resolve them; at another Kotlin version when `kotlin` is given.
+    Once per local repository: a warm machine's run starts no Maven for it."""
+    with tempfile.TemporaryDirectory(prefix="prefetch-") as scratch:
+        copy = Path(scratch) / project.name
+        shutil.copytree(project, copy, ignore=shutil.ignore_patterns("target", "build", ".gradle", "src"))
+        if kotlin is not None:
+            pom = copy / "pom.xml"
+            pom.write_text(pom.read_text().replace(f"<kotlin.version>{PINNED_KOTLIN_VERSION}<", f"<kotlin.version>{kotlin}<"))
+        repository = _local_repository()
+        # The repository's inode: a ~/.m2 moved aside or deleted and made again is a new one.
+        identity = f"{repository.resolve()}\0{repository.stat().st_ino if repository.is_dir() else 'none'}"
+        digest = hashlib.sha256(identity.encode())
+        for pom in sorted(copy.rglob("pom.xml")):
+            digest.update(pom.read_bytes())
+        stamp = persistent_test_cache() / "prefetched" / digest.hexdigest()[:24]
+        if stamp.is_file():
+            return "already fetched"
+        # A module's dependency on a sibling resolves only in a build of both (the tests' builds compile them), so a
+        # multi-module project gets its plugins here, its few libraries in that build.
+        goals = ["dependency:resolve-plugins"] + ([] if "<modules>" in (copy / "pom.xml").read_text() else ["dependency:resolve"])
+        done = subprocess.run([find_mvn(), "-B", "-q", "-fae", *goals],
+                              cwd=copy, capture_output=True, text=True, timeout=MVN_TIMEOUT_SECONDS)
+        if done.returncode != 0:
+            raise RuntimeError((done.stdout + done.stderr).strip()[-2000:])
+        stamp.parent.mkdir(parents=True, exist_ok=True)
+        stamp.touch()
+        return "done"
+
+
+def fetches() -> list[tuple[str, Callable[[], object]]]:
+    """Each fetch with its name, the largest first (each Kotlin version's compiler, the Gradle API jars)."""
+    jobs: list[tuple[str, Callable[[], object]]] = []
+    for kotlin in SUITE_KOTLIN_VERSIONS:
+        jobs.append((f"sample-project at Kotlin {kotlin}", lambda k=kotlin: _maven_plugins_and_dependencies(SAMPLE_PROJECT, k)))
+    for pair in PAIRS:
+        jobs.append((f"Gradle {pair.gradle} API, KGP {pair.kgp}", lambda p=pair: pair_jars(p)))
+    jobs.append((f"the REPL host at Kotlin {PINNED_KOTLIN_VERSION}", fetch_test_toolchain))
+    for kotlin in SUITE_KOTLIN_VERSIONS:
+        if has_usable_repl(kotlin):
+            jobs.append((f"the REPL host at Kotlin {kotlin}", lambda k=kotlin: resolve_jars({"host": repl_host_coordinates(k)})))
+    for project in sorted(PROJECTS.iterdir()):
+        if (project / "pom.xml").is_file():
+            jobs.append((f"tests/projects/{project.name}", lambda p=project: _maven_plugins_and_dependencies(p, None)))
+    jobs.append(("sample-project", lambda: _maven_plugins_and_dependencies(SAMPLE_PROJECT, None)))
+    return jobs
+
+
+def _timed(name: str, fetch: Callable[[], object]) -> str:
+    started = time.monotonic()
+    try:
+        said = fetch()
+        outcome = said if isinstance(said, str) else "done"
+    except Exception as error:  # noqa: BLE001 - reported here; the test that needs it fails with its own message
+        outcome = f"failed: {error}"
+    return f"{time.monotonic() - started:7.1f} s  {name}: {outcome}"
+
+
+def main() -> None:
+    started = time.monotonic()
+    with ThreadPoolExecutor(PARALLEL_FETCHES) as pool:
+        for line in pool.map(lambda job: _timed(*job), fetches()):
+            print(line, flush=True)
+    print(f"{time.monotonic() - started:7.1f} s  all fetched", flush=True)
+
+
+if __name__ == "__main__":
+    main()
