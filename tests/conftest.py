@@ -106,6 +106,14 @@ def isolated_state(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
             os.environ[key] = value
 
 
+def build_classpath(classpath: list[str]) -> list[str]:
+    """A resolved class path as the build tool gave it: gradle-repl's own class directory for edits a session compiles
+    (project/session_classes.py), which a Maven environment carries first, left out."""
+    if classpath and "session-classes" in Path(classpath[0]).parts:
+        return classpath[1:]
+    return classpath
+
+
 def copy_project(source: Path, destination: Path) -> Path:
     """A private copy of a test project without build outputs, for tests that edit or build it."""
     shutil.copytree(source, destination, ignore=shutil.ignore_patterns("target", "build", ".gradle"))

@@ -13,7 +13,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from conftest import PROJECTS, SAMPLE_PROJECT, SyncWorker, copy_project
+from conftest import PROJECTS, SAMPLE_PROJECT, SyncWorker, build_classpath, copy_project
 from gradle_repl.errors import BuildFailed, GradleReplError
 from gradle_repl.project.buildtools.maven import MAVEN, find_module, maven_command, maven_errors
 from gradle_repl.project.buildtools import maven, maven_extension
@@ -33,7 +33,7 @@ def test_resolve_json_prints_a_complete_environment():
     assert done.returncode == 0, done.stderr
     env = json.loads(done.stdout)
     assert env["build_tool"] == "maven" and env["kotlin_version"] == "2.3.21"
-    assert env["classpath"][0].endswith("sample-project/target/classes")
+    assert build_classpath(env["classpath"])[0].endswith("sample-project/target/classes")
     assert any("kotlinx-serialization-json-jvm-1.9.0.jar" in p for p in env["classpath"])
     assert any("kotlin-serialization-compiler-plugin-embeddable-2.3.21.jar" in p for p in env["compiler_plugin_classpath"])
     assert any("kotlin-compiler-embeddable-2.3.21.jar" in p for p in env["repl_host_classpath"])
@@ -137,7 +137,7 @@ def test_a_module_outside_the_root_is_found_built_and_watched(tmp_path: Path):
     assert find_module(aggregator, "multi-app") == tmp_path / "multi/app"
     assert {tmp_path / "multi/core", tmp_path / "multi/app"} <= set(MAVEN.inputs(aggregator).trees)
     env = resolve_environment(aggregator, project_path="multi-app", build_tool="maven").environment
-    assert env.classpath[0] == str(tmp_path / "multi/app/target/classes")
+    assert build_classpath(env.classpath)[0] == str(tmp_path / "multi/app/target/classes")
     assert str(tmp_path / "multi/core/target/classes") in env.classpath
 
 
@@ -151,7 +151,7 @@ def test_the_test_source_set_adds_test_classes_and_test_scope_dependencies(tmp_p
     main = resolve_environment(project, build_tool="maven").environment
     test = resolve_environment(project, source_set="test", build_tool="maven").environment
     # Surefire's order: test classes and resources first, so src/test/resources wins over main's of the same name.
-    assert test.classpath[:2] == [str(project / "target/test-classes"), str(project / "target/classes")]
+    assert build_classpath(test.classpath)[:2] == [str(project / "target/test-classes"), str(project / "target/classes")]
     assert (project / "target/test-classes/sample/Fixtures.class").is_file()
     assert not any("junit-4.13.2.jar" in p for p in main.classpath)
     assert any("junit-4.13.2.jar" in p for p in test.classpath)
@@ -215,7 +215,7 @@ def test_main_needs_no_test_scope_artifact_and_keeps_the_classpath_it_had(tmp_pa
 
     add_to_pom(app, "<dependencies>", dependency("org.example", "missing-test-only", "1.0", "test"))
     main = resolve_environment(project, project_path=":app", build_tool="maven").environment
-    assert main.classpath == [str(app / "target/classes"), *every_scope_resolved]
+    assert build_classpath(main.classpath) == [str(app / "target/classes"), *every_scope_resolved]
     assert str(project / "core/target/classes") in main.classpath
     assert any(p.endswith("slf4j-nop-1.7.36.jar") for p in main.classpath)
     with pytest.raises(BuildFailed) as error:
@@ -291,7 +291,7 @@ def test_kotlin_settings_come_from_properties_and_outputs_from_the_build(tmp_pat
     env = resolve_environment(project, build_tool="maven").environment
     assert env.jvm_target == "17"
     assert env.compiler_args[:2] == ["-language-version", "2.2"]
-    assert env.classpath[0] == str(project / "out-classes")
+    assert build_classpath(env.classpath)[0] == str(project / "out-classes")
     worker = SyncWorker(env)
     try:
         assert worker.value("sample.twice { 21 }") == "42"
