@@ -24,8 +24,8 @@ import statistics
 import sys
 import tempfile
 import time
-from pathlib import Path
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from gradle_repl.environment import ReplEnvironment
@@ -39,7 +39,7 @@ from gradle_repl.project.resolve import resolve_environment
 from gradle_repl.target import SessionTarget
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from kotlindaemons import daemon_options, stop_daemons  # noqa: E402 - the suite's helpers for its Kotlin daemons
+from kotlindaemons import daemon_options, stop_daemons  # the suite's helpers for its Kotlin daemons
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample-project"
 EDITED = "src/main/kotlin/sample/Edited.kt"
@@ -76,7 +76,7 @@ class Side:
         """Waits for the spare worker the manager starts in the background after a restart (seconds of a JVM loading the
         Kotlin compiler), so that it runs during neither side's next edit: it made the other side's compile-only build
         measure slower than this side's full resolve."""
-        starting = self.manager._spare._task  # noqa: SLF001 - the bench measures the manager from outside
+        starting = self.manager._spare._task  # the bench measures the manager from outside
         if starting is not None:
             await asyncio.wait([starting])
 

@@ -25,11 +25,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from run import CALL, CLASS_30_LINES, SAMPLE, TRIVIAL  # noqa: E402
-
-from gradle_repl.frames import WorkerOptions  # noqa: E402
-from gradle_repl.host.handle import WorkerHandle  # noqa: E402
-from gradle_repl.project.resolve import resolve_environment  # noqa: E402
+from gradle_repl.frames import WorkerOptions
+from gradle_repl.host.handle import WorkerHandle
+from gradle_repl.project.resolve import resolve_environment
+from run import CALL, CLASS_30_LINES, SAMPLE, TRIVIAL
 
 SNIPPETS = {"class": CLASS_30_LINES, "trivial": TRIVIAL, "call": CALL}
 # Checked innermost frame first: the first phase a sample's stack enters, seen from where it ends.

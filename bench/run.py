@@ -31,14 +31,14 @@ import httpx2
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
-from gradle_repl.worker import classdata
 from gradle_repl.environment import ReplEnvironment
 from gradle_repl.frames import WorkerOptions
 from gradle_repl.host.handle import WorkerHandle
 from gradle_repl.project.resolve import resolve_environment
+from gradle_repl.worker import classdata
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from kernel import KERNEL_VERSION, KernelJob, KernelResult, measure_kernel  # noqa: E402
+from kernel import KERNEL_VERSION, KernelJob, KernelResult, measure_kernel
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample-project"
 TRIVIAL = "1 + 1"
@@ -353,20 +353,22 @@ async def large_project_measurements(large: Path, runs: int) -> tuple[list[float
 @asynccontextmanager
 async def _http_client(token: str) -> AsyncIterator[Client]:
     """`serve --http` on a free port, and the SDK's Streamable HTTP client of it."""
-    log = tempfile.NamedTemporaryFile(prefix="gradle-repl-http-", suffix=".log", delete=False)
-    server = subprocess.Popen(
-        [sys.executable, "-m", "gradle_repl", "serve", "--http", "--port", "0"], stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL, stderr=log, env={**os.environ, "GRADLE_REPL_TOKEN": token},
-    )
+    with tempfile.NamedTemporaryFile(prefix="gradle-repl-http-", suffix=".log", delete=False) as log:
+        server = subprocess.Popen(
+            [sys.executable, "-m", "gradle_repl", "serve", "--http", "--port", "0"], stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL, stderr=log, env={**os.environ, "GRADLE_REPL_TOKEN": token},
+        )
     try:
         url = None
         while url is None:
             assert server.poll() is None, Path(log.name).read_text()
             url = next(iter(re.findall(r"Streamable HTTP at (\S+)", Path(log.name).read_text())), None)
             await anyio.sleep(0.05)
-        async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=httpx2.Timeout(30, read=600)) as http:
-            async with Client(streamable_http_client(url, http_client=http), read_timeout_seconds=600) as client:
-                yield client
+        async with (
+            httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=httpx2.Timeout(30, read=600)) as http,
+            Client(streamable_http_client(url, http_client=http), read_timeout_seconds=600) as client,
+        ):
+            yield client
     finally:
         server.terminate()
         server.wait()
@@ -502,8 +504,10 @@ def main() -> None:
     if jshell is not None:
         trivial = percentile(mcp["trivial expression"], 0.5)  # type: ignore[arg-type]
         rows.append(("JShell one-shot, Java `1 + 1`", ms(trivial), f"jshell {ms(jshell)}", f"{jshell / trivial:.0f}x faster"))
-    for name in ("first session ever, first result (compiles the facade)", "new session, first result"):
-        rows.append((f"{name} (environment cached)", ms(mcp[name]), "—", "—"))  # type: ignore[arg-type]
+    rows.extend(
+        (f"{name} (environment cached)", ms(mcp[name]), "—", "—")  # type: ignore[arg-type]
+        for name in ("first session ever, first result (compiles the facade)", "new session, first result")
+    )
     rows.append((
         f"worker start to ready, class-data archive (p50 of {options.script_runs})",
         ms(starts[True]),

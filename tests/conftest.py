@@ -9,18 +9,24 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import psutil
-import pytest
-
 # anyio imports its subprocess module lazily, and pytest rewrites it (anyio is a pytest plugin) at
 # that moment; on CPython 3.11.7 a rewrite deep inside a running test can fail with "AST constructor
 # recursion depth mismatch" (CPython gh-106905). Importing it here, at collection, avoids that.
 import anyio._core._subprocesses  # noqa: F401
+import psutil
+import pytest
 
 from gradle_repl.environment import ReplEnvironment
-from gradle_repl.project.resolve import resolve_environment
-from gradle_repl.frames import CheckResult, CompletionResult, DescriptionResult, SessionDescription, SuccessResult, WorkerOptions
+from gradle_repl.frames import (
+    CheckResult,
+    CompletionResult,
+    DescriptionResult,
+    SessionDescription,
+    SuccessResult,
+    WorkerOptions,
+)
 from gradle_repl.host.handle import OnFrame, Reply, WorkerHandle
+from gradle_repl.project.resolve import resolve_environment
 from kotlindaemons import daemon_options, stop_daemons
 from ledger import FIELDS as LEDGER_FIELDS, Ledger
 from mavenjvm import maven_opts
@@ -271,12 +277,14 @@ def _own_ledger() -> dict[str, int]:
 
 
 @pytest.hookimpl(optionalhook=True)
-def pytest_testnodedown(node, error) -> None:  # noqa: ANN001 - xdist hook
+def pytest_testnodedown(node: object, error: object) -> None:  # xdist's WorkerController, read through getattr
     for field, count in getattr(node, "workeroutput", {}).get("reliability_ledger", {}).items():
         _ledger_totals[field] += count
 
 
-def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # noqa: ANN001 - pytest hook
+def pytest_terminal_summary(
+    terminalreporter: pytest.TerminalReporter, exitstatus: int | pytest.ExitCode, config: pytest.Config
+) -> None:
     """Names every test that was skipped though it must run everywhere; after a run that included the reliability
     suite, prints what it tried."""
     for skipped in _required_but_skipped:

@@ -19,8 +19,8 @@ from pathlib import Path
 
 from conftest import REPO, persistent_test_cache
 from gradle_repl.environment import ReplEnvironment, parse_markers
-from gradle_repl.resources import init_script_path
 from gradle_repl.project.toolchain import PINNED_KOTLIN_VERSION, Coordinate, kotlin_policy_properties, resolve_jars
+from gradle_repl.resources import init_script_path
 from shortjvm import SHORT_LIVED_JVM_FLAGS
 from testtoolchain import fetch_test_toolchain
 

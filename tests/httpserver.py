@@ -114,6 +114,8 @@ def open_call(server: HttpServer, session: str, body: dict[str, Any]) -> socket.
 @asynccontextmanager
 async def sdk_client(server: HttpServer, token: str | None = None) -> AsyncIterator[Client]:
     """The SDK's Streamable HTTP client with the server's token (or the one given)."""
-    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token or server.token}"}, timeout=httpx2.Timeout(30, read=600)) as http:
-        async with Client(streamable_http_client(server.url, http_client=http), read_timeout_seconds=600) as client:
-            yield client
+    async with (
+        httpx2.AsyncClient(headers={"Authorization": f"Bearer {token or server.token}"}, timeout=httpx2.Timeout(30, read=600)) as http,
+        Client(streamable_http_client(server.url, http_client=http), read_timeout_seconds=600) as client,
+    ):
+        yield client

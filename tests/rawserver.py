@@ -144,8 +144,8 @@ def rss_bytes(pid: int) -> int:
 
 def listening_sockets(pid: int) -> list[str]:
     """Listening TCP sockets and bound UDP sockets held by a process."""
-    found = []
-    for conn in psutil.Process(pid).net_connections(kind="inet"):
-        if conn.status == psutil.CONN_LISTEN or conn.type == socket.SOCK_DGRAM:
-            found.append(f"{conn.type.name} {conn.laddr}")
-    return found
+    return [
+        f"{conn.type.name} {conn.laddr}"
+        for conn in psutil.Process(pid).net_connections(kind="inet")
+        if conn.status == psutil.CONN_LISTEN or conn.type == socket.SOCK_DGRAM
+    ]

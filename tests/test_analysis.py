@@ -14,12 +14,21 @@ import pytest
 from conftest import SyncWorker, running_worker
 from fakeworker import FakeResolved
 from gradle_repl.environment import ReplEnvironment
-from gradle_repl.frames import CheckResult, CodeDiagnostic, Completion, CompletionResult, ErrorResult, SuccessResult, TextEdit, WorkerOptions
+from gradle_repl.frames import (
+    CheckResult,
+    CodeDiagnostic,
+    Completion,
+    CompletionResult,
+    ErrorResult,
+    SuccessResult,
+    TextEdit,
+    WorkerOptions,
+)
 from gradle_repl.host.manager import SessionLimits, SessionManager
 from gradle_repl.target import SessionTarget
 from gradle_repl.worker import facade
-from gradle_repl.worker.repl.completion import Candidate, SessionCompletion, prefix_start, rank, utf16_offset
 from gradle_repl.worker.repl.analysis import code_diagnostics
+from gradle_repl.worker.repl.completion import Candidate, SessionCompletion, prefix_start, rank, utf16_offset
 from gradle_repl.worker.report import Diagnostic
 
 jvm = pytest.mark.jvm

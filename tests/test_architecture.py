@@ -131,7 +131,7 @@ def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
 
     def walk(module: str, path: list[str]) -> list[str] | None:
         if module in path:
-            return path[path.index(module):] + [module]
+            return [*path[path.index(module):], module]
         if module in done:
             return None
         for imported in sorted(graph[module]):

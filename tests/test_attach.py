@@ -13,9 +13,9 @@ import struct
 import subprocess
 import sys
 import tempfile
-from typing import Any
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from mcp import Client
@@ -24,9 +24,9 @@ from mcp.types import ImageContent, TextContent
 from conftest import PROJECTS, SyncWorker, running_worker
 from gradle_repl.environment import ReplEnvironment
 from gradle_repl.errors import GradleReplError
+from gradle_repl.frames import DEFAULT_OUTPUT_LIMIT_BYTES, DisplayFrame, ErrorResult, StreamFrame, SuccessResult
 from gradle_repl.front.content import printed_blocks
 from gradle_repl.front.server import build_server
-from gradle_repl.frames import DEFAULT_OUTPUT_LIMIT_BYTES, DisplayFrame, ErrorResult, StreamFrame, SuccessResult
 from gradle_repl.host.manager import SessionLimits, SessionManager
 from gradle_repl.project.attach_target import attach_environment
 from gradle_repl.project.resolve import resolve_environment
@@ -85,7 +85,7 @@ def test_what_a_snippet_prints_comes_back_and_never_reaches_the_apps_console(att
     reply = attached.eval('println("from the snippet"); System.err.println("and its stderr")')
     printed = "".join(f.data for f in reply.frames if isinstance(f, StreamFrame))
     assert "from the snippet" in printed and "and its stderr" in printed
-    line, before = shop.ask("total", "total=")
+    _line, before = shop.ask("total", "total=")
     assert not any("snippet" in seen for seen in before), before
 
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from conftest import PROJECTS, running_worker
-from gradle_repl.front.attaching import agent_option
 from gradle_repl.frames import ErrorResult
+from gradle_repl.front.attaching import agent_option
 from gradle_repl.project.attach_target import attach_environment
 from gradle_repl.project.resolve import resolve_environment
 from runningapp import SHOP_READY, running_app, shop_command
@@ -28,13 +28,15 @@ def test_a_jdk_25_app_started_with_the_agent_runs_snippets_and_a_runaway_one_is_
     if not (JDK25 / "bin" / "java").is_file():
         pytest.fail(f"no JDK 25 at {JDK25}: install temurin-25-jdk (README, On a fresh machine)")
     classpath = resolve_environment(PROJECTS / "attach-plain", build_tool="maven").environment.classpath
-    with running_app(shop_command(str(JDK25 / "bin" / "java"), classpath, agent_option()), ready=SHOP_READY) as app:
-        with running_worker(attach_environment(app.pid)) as worker:
-            assert worker.value("Runtime.version().feature()") == "25"
-            result = worker.eval("while (true) { }", timeout=2.0).result
-            assert isinstance(result, ErrorResult) and result.error_kind == "timeout", result
-            assert "left running: Java 25 cannot stop a thread, so it runs on in the app until it ends" in result.message
-            line, before = app.ask("total", "total=")
-            assert line == "total=8 open=true"
-            assert not any("loaded dynamically" in seen for seen in [app.ready_line, *before]), before
-            assert worker.value("shop.Inventory.items.size") == "2"
+    with (
+        running_app(shop_command(str(JDK25 / "bin" / "java"), classpath, agent_option()), ready=SHOP_READY) as app,
+        running_worker(attach_environment(app.pid)) as worker,
+    ):
+        assert worker.value("Runtime.version().feature()") == "25"
+        result = worker.eval("while (true) { }", timeout=2.0).result
+        assert isinstance(result, ErrorResult) and result.error_kind == "timeout", result
+        assert "left running: Java 25 cannot stop a thread, so it runs on in the app until it ends" in result.message
+        line, before = app.ask("total", "total=")
+        assert line == "total=8 open=true"
+        assert not any("loaded dynamically" in seen for seen in [app.ready_line, *before]), before
+        assert worker.value("shop.Inventory.items.size") == "2"

@@ -7,7 +7,7 @@ import re
 import subprocess
 import threading
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import psutil
@@ -45,7 +45,7 @@ def greet(greet_jar: Path) -> Iterator[RunningApp]:
 
 
 @pytest.fixture(scope="module")
-def get(greet: RunningApp):  # noqa: ANN201 - a test helper
+def get(greet: RunningApp) -> Callable[[], str]:
     found = re.search(r"Tomcat started on port\(?s?\)?:? (\d+)", greet.ready_line)
     assert found, greet.ready_line
     url = f"http://127.0.0.1:{found.group(1)}/greeting"

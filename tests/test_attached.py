@@ -9,7 +9,14 @@ from collections import deque
 from typing import Any, cast
 
 from gradle_repl.frames import StreamFrame
-from gradle_repl.worker.attach.agent_wire import AgentConnection, AgentCut, AgentOutput, AgentReply, AgentStopped, AgentUnit
+from gradle_repl.worker.attach.agent_wire import (
+    AgentConnection,
+    AgentCut,
+    AgentOutput,
+    AgentReply,
+    AgentStopped,
+    AgentUnit,
+)
 from gradle_repl.worker.attach.attached import _run_there
 from gradle_repl.worker.output_frames import SnippetOutput
 

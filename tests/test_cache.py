@@ -14,17 +14,16 @@ from pathlib import Path
 import pytest
 
 from conftest import PROJECTS, SAMPLE_PROJECT, copy_project
-from gradle_repl.project import build_inputs
-from gradle_repl.project import buildlock
+from gradle_repl.errors import BuildToolNotFound
+from gradle_repl.project import build_inputs, buildlock
 from gradle_repl.project.build_inputs import Fingerprint
 from gradle_repl.project.buildtools import gradle as gradle_tool
 from gradle_repl.project.buildtools.gradle import GRADLE
-from gradle_repl.resources import init_script_path
 from gradle_repl.project.buildtools.maven import MAVEN
 from gradle_repl.project.cache import EnvironmentCache
-from gradle_repl.errors import BuildToolNotFound
 from gradle_repl.project.freshness import stale_reason
 from gradle_repl.project.resolve import Resolved, _cache_key, resolve_environment
+from gradle_repl.resources import init_script_path
 
 
 @dataclass(frozen=True)
@@ -128,7 +127,7 @@ def touched(path: Path) -> Iterator[None]:
         os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns))
 
 
-def _replaced(path: Path, old: str, new: str):  # noqa: ANN202 - a context manager
+def _replaced(path: Path, old: str, new: str) -> AbstractContextManager[None]:
     return rewritten(path, path.read_text().replace(old, new, 1))
 
 

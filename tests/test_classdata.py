@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from conftest import SAMPLE_PROJECT
-from gradle_repl.worker import classdata
 from gradle_repl.host.manager import SessionLimits, SessionManager
 from gradle_repl.paths import cache_dir
 from gradle_repl.project.resolve import resolve_environment
 from gradle_repl.target import SessionTarget
+from gradle_repl.worker import classdata
 
 
 def _jdk(tmp_path: Path, version: str) -> str:

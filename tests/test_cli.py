@@ -10,12 +10,11 @@ import pytest
 
 from conftest import SAMPLE_PROJECT
 from fakeworker import FakeLauncher, fake_resolver
-from gradle_repl.front.remote import option_arguments
-from gradle_repl.front import server
-from gradle_repl.front import cli
+from gradle_repl.front import cli, server
 from gradle_repl.front.cli import main
-from gradle_repl.options import SessionOptions
+from gradle_repl.front.remote import option_arguments
 from gradle_repl.host.manager import SessionManager
+from gradle_repl.options import SessionOptions
 from gradle_repl.settings import DEFAULTS, Settings
 
 jvm = pytest.mark.jvm

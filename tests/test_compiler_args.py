@@ -3,10 +3,10 @@
 import sys
 from pathlib import Path
 
+from gradle_repl.environment import ReplEnvironment
 from gradle_repl.project.build_inputs import Inputs
 from gradle_repl.project.cache import EnvironmentCache
 from gradle_repl.project.compiler_args import plugin_options_in, relevant_compiler_args
-from gradle_repl.environment import ReplEnvironment
 from gradle_repl.project.resolve import _resolve_locked
 
 

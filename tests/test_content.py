@@ -2,8 +2,8 @@
 
 from mcp.types import ImageContent, TextContent
 
-from gradle_repl.front.content import reply_to_result
 from gradle_repl.frames import CompilerDiagnostic, DisplayFrame, ErrorResult, StreamFrame, SuccessResult
+from gradle_repl.front.content import reply_to_result
 from gradle_repl.host.handle import Reply
 from gradle_repl.host.notices import Notice
 
@@ -95,8 +95,8 @@ def test_a_reply_as_data_says_what_the_text_says_field_by_field():
 
 
 def test_a_completion_that_needs_an_import_says_so_in_text_and_carries_it_as_an_edit_in_data():
-    from gradle_repl.front.content import completion_to_result
     from gradle_repl.frames import Completion, CompletionResult, TextEdit
+    from gradle_repl.front.content import completion_to_result
     from gradle_repl.host.handle import Analysis
 
     edit = TextEdit(start=0, end=0, text="import java.io.File\n")

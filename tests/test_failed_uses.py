@@ -3,9 +3,9 @@ compiled, the line that threw — whatever the JDK or the REPL's layout made of 
 
 from __future__ import annotations
 
-from gradle_repl.worker.failed_uses import FailedSnippet, explain_use_of_failed
-from gradle_repl.worker.snippet_names import snippet_file
+from gradle_repl.worker.failed_uses import FailedSnippet, FailedUse, explain_use_of_failed
 from gradle_repl.worker.report import StackFrame, ThrowableInfo
+from gradle_repl.worker.snippet_names import snippet_file
 
 FAILED = {2: FailedSnippet('val ctx: String = error("boom")', compiled=True), 3: FailedSnippet("val other: String = TODO()", compiled=True)}
 UNINITIALISED = {"ctx": 2, "other": 3}
@@ -17,7 +17,7 @@ def npe(message: str | None, *, number: int = 5, line: int = 1) -> list[Throwabl
     return [ThrowableInfo("java.lang.NullPointerException", message, frames)]
 
 
-def explain(chain: list[ThrowableInfo], code: str, number: int = 5):  # noqa: ANN201 - FailedUse | None
+def explain(chain: list[ThrowableInfo], code: str, number: int = 5) -> FailedUse | None:
     return explain_use_of_failed(chain, code=code, number=number, uninitialised=UNINITIALISED, failed=FAILED)
 
 

@@ -4,7 +4,14 @@ import pytest
 from pydantic import ValidationError
 
 from gradle_repl.frames import (
-    DescriptionResult, ErrorResult, ExitingFrame, SessionDescription, StreamFrame, SuccessResult, decode_frame, encode,
+    DescriptionResult,
+    ErrorResult,
+    ExitingFrame,
+    SessionDescription,
+    StreamFrame,
+    SuccessResult,
+    decode_frame,
+    encode,
 )
 
 

@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from conftest import PROJECTS, SAMPLE_PROJECT, SyncWorker, copy_project
-from gradle_repl.project.buildtools.gradle import build_root, find_gradle, gradle_command, gradle_errors
 from gradle_repl.errors import BuildFailed, BuildToolNotFound
+from gradle_repl.project.buildtools.gradle import build_root, find_gradle, gradle_command, gradle_errors
 from gradle_repl.project.resolve import resolve_environment
-from gradle_repl.resources import init_script_path
 from gradle_repl.project.toolchain import PINNED_KOTLIN_VERSION
+from gradle_repl.resources import init_script_path
 
 
 def test_command_runs_the_task_of_the_requested_project_with_the_init_script():

@@ -12,8 +12,8 @@ import pytest
 from conftest import SyncWorker
 from gradle_repl.environment import ReplEnvironment
 from gradle_repl.project.plugin_support import load_plugins_at_repl_version
-from gradle_repl.resources import init_script_path
 from gradle_repl.project.toolchain import PINNED_KOTLIN_VERSION, has_usable_repl
+from gradle_repl.resources import init_script_path
 from gradlemodels import PAIRS, Pair, PairRun, run_pair
 from shortjvm import SHORT_LIVED_JVM_FLAGS
 
@@ -49,7 +49,7 @@ def check_single_module(pair: Pair, env: ReplEnvironment, source_set: str) -> No
     if source_set == "main":
         names = _names(env.classpath)
         assert any(n.startswith("commons-text-1.13.0") for n in names), names
-        assert any(n.startswith("kotlinx-serialization-json-jvm-") or n.startswith("kotlinx-serialization-json-") for n in names), names
+        assert any(n.startswith(("kotlinx-serialization-json-jvm-", "kotlinx-serialization-json-")) for n in names), names
         assert any(n.startswith(f"kotlin-stdlib-{pair.kgp}") for n in names), names
     assert Path(env.java_home, "bin", "java").is_file() and env.java_executable.endswith("java")
     assert env.project_kotlin_version == pair.kgp
@@ -97,7 +97,7 @@ def test_a_custom_source_set_reports_its_own_outputs(pair_run: tuple[Pair, PairR
 
 
 def test_a_module_sees_the_module_it_depends_on(pair_run: tuple[Pair, PairRun]):
-    pair, run = pair_run
+    _pair, run = pair_run
     env = run.environment("multi:app", project_path=":app", source_set="main")
     assert env.project_path == ":app" and env.project_dir and env.project_dir.endswith("multi/app")
     names = _names(env.classpath)

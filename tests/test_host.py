@@ -15,13 +15,13 @@ import random
 import pytest
 
 from fakeworker import FakeLauncher, FakeResolved, fake_resolver
+from gradle_repl.environment import BuildToolChoice
 from gradle_repl.errors import GradleReplError
 from gradle_repl.frames import CheckResult, CompletionResult, ErrorResult, SuccessResult, WorkerOptions
 from gradle_repl.host import handle
 from gradle_repl.host.manager import SessionLimits, SessionManager
 from gradle_repl.host.notices import Notice
 from gradle_repl.options import SessionOptions
-from gradle_repl.environment import BuildToolChoice
 from gradle_repl.settings import DEFAULTS, Settings
 from gradle_repl.target import SessionTarget
 

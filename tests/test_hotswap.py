@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 
 from conftest import SAMPLE_PROJECT, copy_project
-from gradle_repl.target import SessionTarget
 from gradle_repl.frames import SuccessResult, WorkerOptions
 from gradle_repl.host.handle import Reply
 from gradle_repl.host.manager import SessionLimits, SessionManager
 from gradle_repl.project.resolve import resolve_environment
 from gradle_repl.project.toolchain import PINNED_KOTLIN_VERSION
+from gradle_repl.target import SessionTarget
 
 pytestmark = pytest.mark.jvm
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 import pytest
 
 from fakeworker import FakeLauncher, FakeResolved, fake_resolver
-from gradle_repl.target import SessionTarget
 from gradle_repl.host.hotswap import restart_reason
 from gradle_repl.host.manager import SessionLimits, SessionManager
 from gradle_repl.options import SessionOptions
+from gradle_repl.target import SessionTarget
 
 pytestmark = pytest.mark.anyio
 

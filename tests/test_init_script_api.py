@@ -18,11 +18,17 @@ from pathlib import Path
 
 import pytest
 
+from gradle_repl.project.toolchain import (
+    PINNED_KOTLIN_VERSION,
+    Coordinate,
+    has_usable_repl,
+    kotlin_policy_properties,
+    resolve_jars,
+)
 from gradle_repl.resources import init_script_path
-from gradle_repl.project.toolchain import PINNED_KOTLIN_VERSION, Coordinate, has_usable_repl, kotlin_policy_properties, resolve_jars
+from gradlemodels import as_compilable_kotlin
 from shortjvm import SHORT_LIVED_JVM_FLAGS
 from testtoolchain import fetch_test_toolchain
-from gradlemodels import as_compilable_kotlin
 
 pytestmark = pytest.mark.jvm
 

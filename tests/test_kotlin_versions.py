@@ -10,14 +10,18 @@ from pathlib import Path
 
 import pytest
 
-from test_analysis import assert_completes_imports_and_packages
 from conftest import PROJECTS, SAMPLE_PROJECT, SyncWorker, copy_project, running_worker
-from test_worker import assert_serializers_through_the_class
-from test_worker_output import SLOW_TO_COMPILE, STOPPED_SNIPPET, assert_the_stopped_snippet_never_ran_and_its_classes_are_kept
 from gradle_repl.environment import ReplEnvironment
 from gradle_repl.project.plugin_support import snippet_class_warnings
 from gradle_repl.project.resolve import resolve_environment
 from gradle_repl.project.toolchain import PINNED_KOTLIN_VERSION, Coordinate, resolve_jars
+from test_analysis import assert_completes_imports_and_packages
+from test_worker import assert_serializers_through_the_class
+from test_worker_output import (
+    SLOW_TO_COMPILE,
+    STOPPED_SNIPPET,
+    assert_the_stopped_snippet_never_ran_and_its_classes_are_kept,
+)
 
 pytestmark = pytest.mark.jvm
 
@@ -374,8 +378,8 @@ def _mixed_snippet(n: int) -> str:
     kinds = (
         'val soak{n} = StringBuilder("{n}").append(java.util.ArrayList<Int>(listOf({n}))).toString()',
         "fun soak{n}(x: Int) = x + {n}\nsoak{n}(1)",
-        "import kotlinx.serialization.*\nimport kotlinx.serialization.json.*\n"
-        "@Serializable data class Soak{n}(val a: Int = {n})\nJson.encodeToString(Soak{n}())",
+        ("import kotlinx.serialization.*\nimport kotlinx.serialization.json.*\n"
+        "@Serializable data class Soak{n}(val a: Int = {n})\nJson.encodeToString(Soak{n}())"),
         "soakMissing{n} + 1",
         'val soakFailed{n}: String = error("soak {n}")',
         "sample.classics.books.map {{ it.title }}.size",

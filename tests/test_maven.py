@@ -15,8 +15,8 @@ import pytest
 
 from conftest import PROJECTS, SAMPLE_PROJECT, SyncWorker, copy_project
 from gradle_repl.errors import BuildFailed, GradleReplError
-from gradle_repl.project.buildtools.maven import MAVEN, find_module, maven_command, maven_errors
 from gradle_repl.project.buildtools import maven, maven_extension
+from gradle_repl.project.buildtools.maven import MAVEN, find_module, maven_command, maven_errors
 from gradle_repl.project.buildtools.pom import kotlin_settings
 from gradle_repl.project.resolve import resolve_environment
 from gradle_repl.project.toolchain import find_mvn
@@ -181,8 +181,8 @@ def test_maven_error_text_is_its_error_lines_in_order_without_the_footer():
         "[INFO] --- kotlin-maven-plugin:2.3.21:compile (compile) @ multi-app ---",
         "[ERROR] file:///p/app/src/main/kotlin/A.kt:1:19 Initializer type mismatch",
         "[INFO] BUILD FAILURE",
-        "[ERROR] Failed to execute goal org.jetbrains.kotlin:kotlin-maven-plugin:2.3.21:compile (compile) on project "
-        "multi-app: Compilation failure -> [Help 1]",
+        ("[ERROR] Failed to execute goal org.jetbrains.kotlin:kotlin-maven-plugin:2.3.21:compile (compile) on project "
+        "multi-app: Compilation failure -> [Help 1]"),
         "[ERROR] ",
         "[ERROR] To see the full stack trace of the errors, re-run Maven with the -e switch.",
         "[ERROR] Re-run Maven using the -X switch to enable full debug logging.",
@@ -193,8 +193,8 @@ def test_maven_error_text_is_its_error_lines_in_order_without_the_footer():
     ]
     assert maven_errors(lines).splitlines() == [
         "file:///p/app/src/main/kotlin/A.kt:1:19 Initializer type mismatch",
-        "Failed to execute goal org.jetbrains.kotlin:kotlin-maven-plugin:2.3.21:compile (compile) on project "
-        "multi-app: Compilation failure",
+        ("Failed to execute goal org.jetbrains.kotlin:kotlin-maven-plugin:2.3.21:compile (compile) on project "
+        "multi-app: Compilation failure"),
     ]
 
 
@@ -249,11 +249,11 @@ def test_maven_runs_without_a_kotlin_daemon(tmp_path: Path):
 
 
 def _kotlin_daemons() -> list[psutil.Process]:
-    found = []
-    for process in psutil.process_iter(["cmdline"]):
-        if any("KotlinCompileDaemon" in part for part in process.info["cmdline"] or ()):
-            found.append(process)
-    return found
+    return [
+        process
+        for process in psutil.process_iter(["cmdline"])
+        if any("KotlinCompileDaemon" in part for part in process.info["cmdline"] or ())
+    ]
 
 
 def test_maven_error_text_is_at_most_twenty_lines_and_never_a_stack():
@@ -336,8 +336,8 @@ def test_compiler_plugins_applied_as_dependencies_of_the_kotlin_maven_plugin_are
         assert found.plugin_artifacts == ["kotlin-compose-compiler-plugin-embeddable"]
     foreign = settings(dependency("dev.example", "redacted-compiler-plugin"))
     assert foreign.plugin_artifacts == [] and foreign.warnings == [
-        "compiler plugin dev.example:redacted-compiler-plugin (a dependency of the kotlin-maven-plugin) is not known to "
-        "gradle-repl; snippets compile without it"
+        ("compiler plugin dev.example:redacted-compiler-plugin (a dependency of the kotlin-maven-plugin) is not known to "
+        "gradle-repl; snippets compile without it")
     ]
 
 

@@ -91,7 +91,7 @@ def test_describe_shows_secret_like_values_masked():
     assert "t0p" not in options.summary() and "abc" not in options.summary() and "APP_MODE=repl" in options.summary()
 
 
-@pytest.fixture()
+@pytest.fixture
 def login_shell(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A real login shell (/bin/sh -l) whose profile is the test's; the per-server cache emptied before and after."""
     home = tmp_path / "home"

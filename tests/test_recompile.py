@@ -12,13 +12,18 @@ from pathlib import Path
 
 import pytest
 
+from conftest import SAMPLE_PROJECT, copy_project
 from gradle_repl.environment import ReplEnvironment
 from gradle_repl.errors import BuildFailed
 from gradle_repl.project.buildtools.maven import MAVEN, is_compile_failure, maven_command, recompile_command
-from gradle_repl.project.buildtools.maven_speed import KOTLIN_DAEMON_HEAP, KOTLIN_DAEMON_IDLE_SECONDS, MAVEN_JVM_OPTIONS, maven_environment
+from gradle_repl.project.buildtools.maven_speed import (
+    KOTLIN_DAEMON_HEAP,
+    KOTLIN_DAEMON_IDLE_SECONDS,
+    MAVEN_JVM_OPTIONS,
+    maven_environment,
+)
 from gradle_repl.project.cache import EnvironmentCache
 from gradle_repl.project.resolve import _resolve_locked, resolve_environment
-from conftest import SAMPLE_PROJECT, copy_project
 from kotlindaemons import daemon_options, daemons_in, stop_daemons
 from test_compiler_args import _ScriptedTool
 
@@ -119,7 +124,7 @@ def test_maven_compiles_offline_through_a_kotlin_daemon_that_shuts_down_when_idl
     compile stays in process."""
     command = recompile_command(["mvn"], tmp_path, tmp_path / "app", test=False)
     assert command[:2] == ["mvn", "-B"] and "-o" in command and "compile" in command
-    assert ["-pl", "app", "-am"] == command[command.index("-pl") : command.index("-pl") + 3]
+    assert command[command.index("-pl") : command.index("-pl") + 3] == ["-pl", "app", "-am"]
     assert "-Dkotlin.compiler.daemon=true" in command and "-Dkotlin.compiler.incremental=false" in command
     assert f"-Dkotlin.compiler.daemon.shutdownDelayMs={KOTLIN_DAEMON_IDLE_SECONDS * 1000}" in command
     assert f"-Dkotlin.compiler.daemon.jvmArgs={KOTLIN_DAEMON_HEAP}" in command
@@ -161,13 +166,13 @@ def test_an_option_the_projects_jvm_config_sets_is_left_to_it(tmp_path: Path):
 # Maven prints when an artifact is missing.
 _COMPILE_ERROR = [
     "[ERROR] file:///p/src/main/kotlin/sample/Broken.kt:2:21 Return type mismatch: expected 'Int', actual 'String'.",
-    "[ERROR] Failed to execute goal org.jetbrains.kotlin:kotlin-maven-plugin:2.3.21:compile (compile) on project "
-    "sample-project: Compilation failure",
+    ("[ERROR] Failed to execute goal org.jetbrains.kotlin:kotlin-maven-plugin:2.3.21:compile (compile) on project "
+    "sample-project: Compilation failure"),
     "[ERROR] -> [Help 1]",
 ]
 _OFFLINE = [
-    "[ERROR] Failed to execute goal on project sample-project: Could not resolve dependencies for project "
-    "org.example:sample-project:jar:1.0: Cannot access central (https://repo.maven.apache.org/maven2) in offline mode",
+    ("[ERROR] Failed to execute goal on project sample-project: Could not resolve dependencies for project "
+    "org.example:sample-project:jar:1.0: Cannot access central (https://repo.maven.apache.org/maven2) in offline mode"),
 ]
 
 
@@ -176,8 +181,8 @@ _NO_DAEMON = [
     "[ERROR] The daemon has terminated unexpectedly on startup attempt #1 with exit code: 1. The daemon process output:",
     "[ERROR]     1. Unrecognized option: --Xmx700m",
     "[ERROR] Failed connecting to the daemon in 4 retries",
-    "[ERROR] Failed to execute goal org.jetbrains.kotlin:kotlin-maven-plugin:2.3.21:compile (compile) on project "
-    "sample-project: Compilation failure: Compilation failure: ",
+    ("[ERROR] Failed to execute goal org.jetbrains.kotlin:kotlin-maven-plugin:2.3.21:compile (compile) on project "
+    "sample-project: Compilation failure: Compilation failure: "),
 ]
 
 

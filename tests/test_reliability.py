@@ -196,9 +196,9 @@ def test_unknown_tool_gets_an_error_reply(server: RawServer):
 
 def test_java_home_without_libjvm_names_the_path(tmp_path: Path):
     from gradle_repl.errors import WorkerFailed
-    from gradle_repl.project.resolve import resolve_environment
     from gradle_repl.frames import WorkerOptions
     from gradle_repl.host.handle import WorkerHandle
+    from gradle_repl.project.resolve import resolve_environment
 
     Ledger.bad_inputs_tried += 1
     env = resolve_environment(PROJECT, build_tool="maven").environment.model_copy(update={"java_home": str(tmp_path)})
@@ -267,7 +267,7 @@ def test_twenty_interleavings_on_one_server_keep_answers_listing_and_processes_r
                 # The session must be up and running the snippet before the cancel means anything.
                 run(server, "1", session)
                 server.send_call(f"c{step}", "run_kotlin_snippet", {**args, "code": code})
-                wait_for(lambda: server.session_states().get(session) == "running", 60)
+                wait_for(lambda: server.session_states().get(session) == "running", 60)  # noqa: B023 - called before the loop moves on
                 server.cancel(f"c{step}")
             elif action == "timeout":
                 result = run(server, "Thread.sleep(60_000)", session, timeoutSeconds=1)

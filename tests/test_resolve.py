@@ -56,8 +56,8 @@ def test_auto_falls_back_to_maven_says_so_once_and_keeps_it(dual: Path):
     resolved = resolve_environment(dual)
     assert resolved.environment.build_tool == "maven"
     assert resolved.notices == (
-        '[Gradle could not run: Exception in thread "main" java.net.UnknownHostException: services.gradle.org; '
-        "used Maven instead]",
+        ('[Gradle could not run: Exception in thread "main" java.net.UnknownHostException: services.gradle.org; '
+        "used Maven instead]"),
     )
     (dual.parent / "wrapper-ran").unlink()
     again = resolve_environment(dual)

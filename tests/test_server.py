@@ -640,7 +640,7 @@ def _server_with_workers(*args: str, env: dict[str, str] | None = None) -> tuple
     return server, server.workers()
 
 
-def fake_build(tmp_path) -> tuple[str, "os.PathLike[str]", dict[str, str]]:
+def fake_build(tmp_path) -> tuple[str, os.PathLike[str], dict[str, str]]:
     """A project whose build never ends: `mvn` on PATH is a stand-in that starts a child of its own, as the
     real `mvn`/`gradlew` scripts start java, records that grandchild's pid and waits. (The server's process
     handling is under test here, not Maven: ending only the guard's direct child would leave the grandchild.)"""

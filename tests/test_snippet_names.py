@@ -2,7 +2,14 @@
 
 import re
 
-from gradle_repl.worker.snippet_names import SNIPPET_CLASS, WARM_UP_SNIPPETS, SnippetCounter, repl_number, snippet_file, users_number
+from gradle_repl.worker.snippet_names import (
+    SNIPPET_CLASS,
+    WARM_UP_SNIPPETS,
+    SnippetCounter,
+    repl_number,
+    snippet_file,
+    users_number,
+)
 
 
 class _Driver:

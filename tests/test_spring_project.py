@@ -34,7 +34,7 @@ def spring(spring_env: ReplEnvironment) -> Iterator[SyncWorker]:
     jars = resolve_jars({artifact: [Coordinate("org.jetbrains.kotlin", artifact, spring_env.kotlin_version, transitive=False)]})
     env = spring_env.model_copy(update={
         "compiler_plugin_classpath": spring_env.compiler_plugin_classpath + jars.by_request[artifact],
-        "compiler_plugin_options": spring_env.compiler_plugin_options + ["plugin:org.jetbrains.kotlin.samWithReceiver:annotation=shop.Dsl"],
+        "compiler_plugin_options": [*spring_env.compiler_plugin_options, "plugin:org.jetbrains.kotlin.samWithReceiver:annotation=shop.Dsl"],
     })
     worker = SyncWorker(env)
     yield worker

@@ -7,8 +7,7 @@ import asyncio
 from typing import Any
 
 from prompt_toolkit.buffer import Buffer, CompletionState
-from prompt_toolkit.completion import CompleteEvent
-from prompt_toolkit.completion import Completion as PromptCompletion
+from prompt_toolkit.completion import CompleteEvent, Completion as PromptCompletion
 from prompt_toolkit.document import Document
 
 from gradle_repl.frames import Completion, CompletionResult, TextEdit

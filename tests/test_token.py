@@ -16,7 +16,7 @@ from gradle_repl.front import token as tokens
 from gradle_repl.front.http import BearerToken
 
 
-@pytest.fixture()
+@pytest.fixture
 def config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("GRADLE_REPL_CONFIG_DIR", str(tmp_path / "config"))
     monkeypatch.delenv(tokens.TOKEN_ENV, raising=False)
@@ -65,7 +65,7 @@ def test_servers_starting_at_once_all_read_one_whole_token(tmp_path: Path, monke
         start = threading.Barrier(6)
 
         def start_server() -> str:
-            start.wait()
+            start.wait()  # noqa: B023 - every thread that calls it is done within this round
             return tokens.server_token().value
 
         with ThreadPoolExecutor(6) as pool:

@@ -53,7 +53,7 @@ async def test_every_property_name_on_the_wire_is_camel_case():
 
     def names(schema: object) -> list[str]:
         if isinstance(schema, dict):
-            found = [name for name in schema.get("properties", {})] if isinstance(schema.get("properties"), dict) else []
+            found = list(schema.get("properties", {})) if isinstance(schema.get("properties"), dict) else []
             return found + [name for value in schema.values() for name in names(value)]
         if isinstance(schema, list):
             return [name for value in schema for name in names(value)]

@@ -15,7 +15,7 @@ change nothing; an update request redefines the project's changed classes in pla
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, Union
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, TypeAdapter
 
@@ -145,7 +145,7 @@ class UpdateRequest(BaseModel):
 
 
 Request = Annotated[
-    Union[StartRequest, EvalRequest, CancelRequest, DescribeRequest, CheckRequest, CompleteRequest, UpdateRequest],
+    StartRequest | EvalRequest | CancelRequest | DescribeRequest | CheckRequest | CompleteRequest | UpdateRequest,
     Field(discriminator="op"),
 ]
 
@@ -348,9 +348,9 @@ class UpdateResult(Result):
 
 
 ResultFrame = Annotated[
-    Union[SuccessResult, ErrorResult, DescriptionResult, CheckResult, CompletionResult, UpdateResult], Field(discriminator="type")
+    SuccessResult | ErrorResult | DescriptionResult | CheckResult | CompletionResult | UpdateResult, Field(discriminator="type")
 ]
-Frame = Annotated[Union[ReadyFrame, StreamFrame, DisplayFrame, ExitingFrame, ResultFrame], Field(discriminator="event")]
+Frame = Annotated[ReadyFrame | StreamFrame | DisplayFrame | ExitingFrame | ResultFrame, Field(discriminator="event")]
 
 _FRAME = TypeAdapter(Frame)
 _REQUEST = TypeAdapter(Request)

@@ -13,11 +13,11 @@ from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
 from gradle_repl.errors import GradleReplError
-from gradle_repl.front.content import error_result, text_result
-from gradle_repl.host.manager import SessionManager
 from gradle_repl.front.attaching import attach_session, jvm_line
+from gradle_repl.front.content import error_result, text_result
 from gradle_repl.front.outputs import NoticeItem, RunningJvmItem, RunningJvms, SessionAttached, wire_list
 from gradle_repl.front.parameters import BuildToolArg, ProjectPath, SourceSet
+from gradle_repl.host.manager import SessionManager
 from gradle_repl.project.running_jvms import list_running_jvms
 from gradle_repl.settings import DEFAULT_BUILD_TOOL, DEFAULT_PROJECT_PATH, DEFAULT_SESSION_ID, DEFAULT_SOURCE_SET
 

@@ -8,10 +8,10 @@ import os
 import shutil
 
 from gradle_repl.environment import BuildToolChoice, ReplEnvironment
+from gradle_repl.errors import GradleReplError
 from gradle_repl.host.manager import SessionManager
 from gradle_repl.host.notices import Notice
 from gradle_repl.project.attach_target import attach_environment
-from gradle_repl.errors import GradleReplError
 from gradle_repl.project.running_jvms import RunningJvm, attachable_jvm, java_home_of
 from gradle_repl.worker.attach.agent_jar import build_agent_jar
 from gradle_repl.worker.attach.agent_socket import agent_dir

@@ -12,18 +12,25 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gradle_repl import package_version
-from gradle_repl.project.buildtools import BUILD_TOOLS
+from gradle_repl.errors import GradleReplError
+from gradle_repl.front.attaching import agent_option, attach_session, jvm_line
 from gradle_repl.front.reply_text import ReplyPrinter
 from gradle_repl.front.sessions import Sessions
-from gradle_repl.front.attaching import agent_option, attach_session, jvm_line
-from gradle_repl.errors import GradleReplError
+from gradle_repl.front.token import server_token
 from gradle_repl.host.manager import SessionManager
+from gradle_repl.options import SessionOptions, session_options
+from gradle_repl.project.buildtools import BUILD_TOOLS
 from gradle_repl.project.process import BuildLine
 from gradle_repl.project.resolve import resolve_environment
 from gradle_repl.project.running_jvms import list_running_jvms
-from gradle_repl.front.token import server_token
-from gradle_repl.options import SessionOptions, session_options
-from gradle_repl.settings import DEFAULT_BUILD_TOOL, DEFAULT_PROJECT_PATH, DEFAULT_SESSION_ID, DEFAULT_SOURCE_SET, DEFAULTS, Settings
+from gradle_repl.settings import (
+    DEFAULT_BUILD_TOOL,
+    DEFAULT_PROJECT_PATH,
+    DEFAULT_SESSION_ID,
+    DEFAULT_SOURCE_SET,
+    DEFAULTS,
+    Settings,
+)
 from gradle_repl.target import SessionTarget
 
 if TYPE_CHECKING:
@@ -364,7 +371,11 @@ async def _eval(args: argparse.Namespace) -> int:
 async def _repl(args: argparse.Namespace) -> int:
     if args.connect:
         return await _repl_connected(args)
-    from gradle_repl.front.terminal import SESSION_ID, TerminalOptions, run_terminal  # prompt_toolkit only when a person asks for it
+    from gradle_repl.front.terminal import (  # prompt_toolkit only when a person asks for it
+        SESSION_ID,
+        TerminalOptions,
+        run_terminal,
+    )
 
     manager = SessionManager.from_settings(settings_for(args, spare_worker=False), resolver=resolve_environment)
     options = TerminalOptions(_target(args, SESSION_ID), timeout_seconds=args.timeout, session_options=_session_options(args))

@@ -20,14 +20,31 @@ from collections.abc import Sequence
 from mcp_types import CallToolResult, ContentBlock, ImageContent, TextContent
 
 from gradle_repl.display_kinds import DISPLAY_KINDS
-from gradle_repl.frames import CheckResult, CompletionResult, DisplayFrame, ErrorResult, SnippetResult, StreamFrame, SuccessResult
+from gradle_repl.frames import (
+    CheckResult,
+    CompletionResult,
+    DisplayFrame,
+    ErrorResult,
+    SnippetResult,
+    StreamFrame,
+    SuccessResult,
+)
 from gradle_repl.front.outputs import (
-    CheckDiagnostic, CodeCheck, CodeCompletions, CompletionItem, SnippetDiagnostic, DisplayItem, NoticeItem, SnippetError, SnippetRun, Wire,
+    CheckDiagnostic,
+    CodeCheck,
+    CodeCompletions,
+    CompletionItem,
+    DisplayItem,
+    NoticeItem,
+    SnippetDiagnostic,
+    SnippetError,
+    SnippetRun,
+    Wire,
     wire_list,
 )
+from gradle_repl.front.reply_text import check_text, shown_type, truncation_note
 from gradle_repl.host.handle import Analysis, Reply
 from gradle_repl.host.notices import Notice
-from gradle_repl.front.reply_text import check_text, shown_type, truncation_note
 
 __all__ = [
     "CallToolResult", "reply_to_result", "error_result", "text_result", "snippet_run", "request_failed", "check_to_result",

@@ -18,9 +18,9 @@ SNIPPETS = [
     "val shelf = sample.classics\nshelf.books.map { sample.displayTitle(it.title) }",
     "import sample.*\nshelf.publishedBefore(1930)",
     "shelf.toJson()",
-    "import kotlinx.serialization.*\nimport kotlinx.serialization.json.*\n"
+    ("import kotlinx.serialization.*\nimport kotlinx.serialization.json.*\n"
     "@Serializable data class Loan(val title: String, val days: Int)\n"
-    'Json.decodeFromString<Loan>(Json.encodeToString(Loan("dubliners", 14)))',
+    'Json.decodeFromString<Loan>(Json.encodeToString(Loan("dubliners", 14)))'),
     "kotlinx.coroutines.runBlocking { averageYearByAuthor(shelf) }",
     'println("printed"); markdown("**bold** text"); 6 * 7',
     'error("a runtime error, trimmed to the snippet\'s frames")',

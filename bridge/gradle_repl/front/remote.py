@@ -11,16 +11,16 @@ from __future__ import annotations
 import dataclasses
 import os
 import sys
-from typing import TypeVar
 from collections.abc import AsyncIterator, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
+from typing import TypeVar
 
 import httpx2
-from pydantic import BaseModel
-from pydantic.alias_generators import to_camel
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult, ImageContent
+from pydantic import BaseModel
+from pydantic.alias_generators import to_camel
 
 if sys.version_info < (3, 11):  # built in from 3.11; before, the backport anyio itself uses
     from exceptiongroup import BaseExceptionGroup
@@ -28,11 +28,27 @@ if sys.version_info < (3, 11):  # built in from 3.11; before, the backport anyio
 from gradle_repl.display_kinds import DISPLAY_KINDS, DisplayKind
 from gradle_repl.errors import GradleReplError
 from gradle_repl.frames import (
-    CheckResult, CodeDiagnostic, CompilerDiagnostic, Completion, CompletionResult, Declaration, DisplayFrame, ErrorResult,
-    SessionDescription, StreamFrame, SuccessResult,
+    CheckResult,
+    CodeDiagnostic,
+    CompilerDiagnostic,
+    Completion,
+    CompletionResult,
+    Declaration,
+    DisplayFrame,
+    ErrorResult,
+    SessionDescription,
+    StreamFrame,
+    SuccessResult,
 )
 from gradle_repl.front.outputs import (
-    CodeCheck, CodeCompletions, LiveSession, NoticeItem, SessionContents, SessionList, SessionOptionValues, SessionReset,
+    CodeCheck,
+    CodeCompletions,
+    LiveSession,
+    NoticeItem,
+    SessionContents,
+    SessionList,
+    SessionOptionValues,
+    SessionReset,
     SnippetRun,
 )
 from gradle_repl.front.token import TOKEN_ENV, token_path

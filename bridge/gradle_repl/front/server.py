@@ -19,25 +19,57 @@ from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
 from gradle_repl import package_version
-from gradle_repl.front.attach_tools import AttachTools
-from gradle_repl.front.parameters import BuildToolArg, ProjectPath, ProjectRoot, SessionId, SessionProjectRoot, SourceSet
-from gradle_repl.front.content import (
-    check_failed, check_to_result, completion_failed, completion_to_result, error_result, reply_to_result, request_failed, text_result,
-)
-from gradle_repl.front.outputs import (
-    CodeCheck, CodeCompletions, DeclaredName, LiveSession, NoticeItem, ProjectEnvironment, SessionContents, SessionList,
-    SessionOptionValues, SessionReset, SnippetRun, Wire, wire_list,
-)
 from gradle_repl.errors import GradleReplError
 from gradle_repl.frames import DisplayFrame, StreamFrame
-from gradle_repl.host.manager import BuildToolChoice, SessionManager
-from gradle_repl.project.process import refuse_new_builds, stop_all_builds
-from gradle_repl.project.resolve import resolve_environment
+from gradle_repl.front.attach_tools import AttachTools
+from gradle_repl.front.content import (
+    check_failed,
+    check_to_result,
+    completion_failed,
+    completion_to_result,
+    error_result,
+    reply_to_result,
+    request_failed,
+    text_result,
+)
+from gradle_repl.front.outputs import (
+    CodeCheck,
+    CodeCompletions,
+    DeclaredName,
+    LiveSession,
+    NoticeItem,
+    ProjectEnvironment,
+    SessionContents,
+    SessionList,
+    SessionOptionValues,
+    SessionReset,
+    SnippetRun,
+    Wire,
+    wire_list,
+)
+from gradle_repl.front.parameters import (
+    BuildToolArg,
+    ProjectPath,
+    ProjectRoot,
+    SessionId,
+    SessionProjectRoot,
+    SourceSet,
+)
 from gradle_repl.host.handle import Analysis, Reply
+from gradle_repl.host.manager import BuildToolChoice, SessionManager
 from gradle_repl.host.replay import ReplayPolicy
 from gradle_repl.options import EnvSource, SessionOptions, session_options
+from gradle_repl.project.process import refuse_new_builds, stop_all_builds
+from gradle_repl.project.resolve import resolve_environment
+from gradle_repl.settings import (
+    DEFAULT_BUILD_TOOL,
+    DEFAULT_PROJECT_PATH,
+    DEFAULT_SESSION_ID,
+    DEFAULT_SOURCE_SET,
+    DEFAULTS,
+    Settings,
+)
 from gradle_repl.target import SessionTarget
-from gradle_repl.settings import DEFAULT_BUILD_TOOL, DEFAULT_PROJECT_PATH, DEFAULT_SESSION_ID, DEFAULT_SOURCE_SET, DEFAULTS, Settings
 
 __all__ = ["build_server", "serve", "serve_http", "KotlinTools"]
 

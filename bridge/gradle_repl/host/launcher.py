@@ -154,8 +154,9 @@ class SubprocessLauncher:
     ) -> SubprocessTransport:
         log_path = new_log_path(label, keep=keep_logs)
         # Relative paths in snippets resolve against the module, as in the project's own tests.
-        cwd = next((d for d in (environment.project_dir, environment.project_root) if d and Path(d).is_dir()), None)
-        with open(log_path, "ab") as log:
+        # Both touch only local metadata, once per worker start (which takes seconds): not worth a thread.
+        cwd = next((d for d in (environment.project_dir, environment.project_root) if d and Path(d).is_dir()), None)  # noqa: ASYNC240
+        with open(log_path, "ab") as log:  # noqa: ASYNC230
             process = await asyncio.create_subprocess_exec(
                 sys.executable,
                 "-m",

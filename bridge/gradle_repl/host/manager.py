@@ -13,21 +13,20 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator, Callable
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Protocol
 
 from gradle_repl.environment import BuildToolChoice, ReplEnvironment
-from gradle_repl.options import SessionOptions
 from gradle_repl.errors import GradleReplError
 from gradle_repl.frames import ErrorResult, SessionDescription, WorkerOptions
 from gradle_repl.host.eviction import SessionEviction
 from gradle_repl.host.handle import Analysis, OnFrame, Reply, WorkerHandle
 from gradle_repl.host.hotswap import lost_names, restart_notice, restart_reason, update_in_place
-from gradle_repl.host.libraries import library_annotations, replay_snippet
 from gradle_repl.host.launcher import SubprocessLauncher, WorkerLauncher
+from gradle_repl.host.libraries import library_annotations, replay_snippet
 from gradle_repl.host.limits import SessionLimits, worker_options as default_worker_options
 from gradle_repl.host.notices import Notice
 from gradle_repl.host.replay import ReplayPolicy, replay
@@ -36,6 +35,7 @@ from gradle_repl.host.sessions import Session, SessionInfo, SessionTable
 from gradle_repl.host.spare import SpareWorker
 from gradle_repl.host.spawned import SpawnedWorkers
 from gradle_repl.host.training import ClassDataTraining
+from gradle_repl.options import SessionOptions
 from gradle_repl.settings import Settings
 from gradle_repl.target import SessionTarget
 
@@ -303,10 +303,9 @@ class SessionManager:
             elif session.environment is not None and session.environment != environment:
                 # Only the classes can differ: the JVM may take them in place (host/hotswap.py), keeping the state.
                 why = restart_reason(session.environment, environment)
-                if why is None and worker.alive:
-                    if (why := await update_in_place(worker, session.session_id, notices)) is None:
-                        session.environment = environment
-                        return worker
+                if why is None and worker.alive and (why := await update_in_place(worker, session.session_id, notices)) is None:
+                    session.environment = environment
+                    return worker
                 reason = why or "its JVM had stopped"
                 notices.append(restart_notice(session.session_id, reason, session.snippets_run, await lost_names(worker)))
                 replaying = session.replay == "on_restart" and bool(session.history)

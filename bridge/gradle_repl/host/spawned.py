@@ -23,6 +23,8 @@ class SpawnedWorkers:
         self._launcher = launcher
         self.options = options
         self._spawned: set[WorkerTransport] = set()
+        # The loop keeps only weak references to tasks: a stop nobody awaits is held here until it is done.
+        self._stopping: set[asyncio.Future[None]] = set()
 
     async def launch(self, environment: ReplEnvironment, *, label: str, train_class_data: bool = False) -> WorkerHandle:
         """A started worker; tracked from spawn on, so a launch cut short is still stopped at exit."""
@@ -43,7 +45,9 @@ class SpawnedWorkers:
     def stop_when_started(self, task: asyncio.Task[WorkerHandle]) -> None:
         """A done-callback for a launch nobody waits for any more: the worker it started is stopped."""
         if task.done() and not task.cancelled() and task.exception() is None:
-            asyncio.ensure_future(self.stop(task.result()))
+            stopping = asyncio.ensure_future(self.stop(task.result()))
+            self._stopping.add(stopping)
+            stopping.add_done_callback(self._stopping.discard)
 
     def pids(self) -> set[int]:
         """Every tracked worker process that may still run."""

@@ -18,7 +18,12 @@ from gradle_repl.errors import GradleReplError
 from gradle_repl.progress import ProgressCallback
 from gradle_repl.project.boot_jar import expanded_classpath, is_boot_jar
 from gradle_repl.project.running_jvms import RunningJvm, attachable_jvm
-from gradle_repl.project.toolchain import PINNED_KOTLIN_VERSION, repl_host_coordinates, repl_kotlin_version, resolve_jars
+from gradle_repl.project.toolchain import (
+    PINNED_KOTLIN_VERSION,
+    repl_host_coordinates,
+    repl_kotlin_version,
+    resolve_jars,
+)
 
 __all__ = ["attach_environment", "system_properties", "target_classpath"]
 

@@ -172,7 +172,7 @@ class Fingerprint(BaseModel):
                 if (reason := self._differs(name, _stat(info))) is not None:
                     return reason
         if remaining:
-            return f"{sorted(remaining)[0]} was deleted or renamed"
+            return f"{min(remaining)} was deleted or renamed"
         return None
 
     def change_in_files(self) -> str | None:

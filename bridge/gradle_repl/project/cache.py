@@ -16,9 +16,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
-from gradle_repl.project.build_inputs import Fingerprint
 from gradle_repl.environment import ReplEnvironment
 from gradle_repl.paths import cache_dir
+from gradle_repl.project.build_inputs import Fingerprint
 
 __all__ = ["CacheKey", "CacheEntry", "EnvironmentCache"]
 

@@ -13,8 +13,8 @@ import os
 import threading
 from pathlib import Path
 
-from gradle_repl.project.cache import CacheEntry
 from gradle_repl.environment import ReplEnvironment
+from gradle_repl.project.cache import CacheEntry
 from gradle_repl.project.watch import ChangeWatcher, watcher_for
 
 __all__ = ["WatchMark", "observe", "stale_reason", "remember_unchanged"]

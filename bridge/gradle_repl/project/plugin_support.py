@@ -6,9 +6,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from gradle_repl.project.buildtools.pom import PLUGINS
 from gradle_repl.environment import ReplEnvironment, is_plugin_jar
 from gradle_repl.errors import GradleReplError
+from gradle_repl.project.buildtools.pom import PLUGINS
 from gradle_repl.project.process import ProgressCallback
 from gradle_repl.project.toolchain import Coordinate, kotlin_version_tuple, repl_kotlin_version, resolve_jars
 
@@ -46,9 +46,9 @@ def snippet_class_warnings(environment: ReplEnvironment) -> list[str]:
     if not effects:
         return []
     return [
-        f"Kotlin {environment.kotlin_version}'s REPL has compiler plugins treat classes declared in snippets as local "
+        (f"Kotlin {environment.kotlin_version}'s REPL has compiler plugins treat classes declared in snippets as local "
         f"classes: {'; '.join(effects)}. The project's own classes are unaffected; from Kotlin "
-        f"{'.'.join(map(str, _LOCAL_SNIPPET_CLASSES_BEFORE))} on, snippet classes get these plugins as the build's classes do"
+        f"{'.'.join(map(str, _LOCAL_SNIPPET_CLASSES_BEFORE))} on, snippet classes get these plugins as the build's classes do")
     ]
 
 

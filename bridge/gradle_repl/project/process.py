@@ -37,6 +37,8 @@ class BuildLine(str):
     """A line of a build tool's own output, as handed to a ProgressCallback; gradle-repl's own
     progress lines are plain strings, so a caller may show one without the other."""
 
+    __slots__ = ()
+
 
 # How much of a failed build's error text an error message carries; the rest is counted, not shown.
 ERROR_LINES = 20

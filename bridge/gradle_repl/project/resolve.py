@@ -12,22 +12,22 @@ from functools import cache
 from pathlib import Path
 
 from gradle_repl import package_version
-from gradle_repl.settings import DEFAULT_BUILD_TOOL, DEFAULT_PROJECT_PATH, DEFAULT_SOURCE_SET
-from gradle_repl.project.build_inputs import Fingerprint, Inputs
-from gradle_repl.project.buildtools import BuildTool, BuildToolChoice
-from gradle_repl.project.buildtools.choice import candidates, remember
-from gradle_repl.project.buildlock import build_slot, project_lock
-from gradle_repl.project.cache import CacheKey, EnvironmentCache
-from gradle_repl.project.compiler_args import plugin_options_in, relevant_compiler_args
 from gradle_repl.environment import ReplEnvironment
 from gradle_repl.errors import BuildFailed, BuildToolNotFound, GradleReplError
-from gradle_repl.project.dependency_support import add_dependency_resolver
-from gradle_repl.project.host_jars import use_project_kotlin_reflect
-from gradle_repl.project.freshness import observe, remember_unchanged, stale_reason
-from gradle_repl.project.recompile import recompiled
+from gradle_repl.project.build_inputs import Fingerprint, Inputs
+from gradle_repl.project.buildlock import build_slot, project_lock
+from gradle_repl.project.buildtools import BuildTool, BuildToolChoice
+from gradle_repl.project.buildtools.choice import candidates, remember
+from gradle_repl.project.cache import CacheKey, EnvironmentCache
+from gradle_repl.project.compiler_args import plugin_options_in, relevant_compiler_args
 from gradle_repl.project.compose_support import compose_warnings
-from gradle_repl.project.plugin_support import snippet_class_warnings, load_plugins_at_repl_version
+from gradle_repl.project.dependency_support import add_dependency_resolver
+from gradle_repl.project.freshness import observe, remember_unchanged, stale_reason
+from gradle_repl.project.host_jars import use_project_kotlin_reflect
+from gradle_repl.project.plugin_support import load_plugins_at_repl_version, snippet_class_warnings
 from gradle_repl.project.process import ProgressCallback
+from gradle_repl.project.recompile import recompiled
+from gradle_repl.settings import DEFAULT_BUILD_TOOL, DEFAULT_PROJECT_PATH, DEFAULT_SOURCE_SET
 
 __all__ = ["BuildToolChoice", "Resolved", "resolve_environment"]
 

@@ -19,8 +19,8 @@ import time
 from collections import OrderedDict
 from pathlib import Path
 
-from gradle_repl.project.build_inputs import is_ignored
 from gradle_repl.paths import cache_dir
+from gradle_repl.project.build_inputs import is_ignored
 
 __all__ = ["ChangeWatcher", "watcher_for", "close_all_watchers"]
 

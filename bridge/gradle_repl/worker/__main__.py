@@ -20,7 +20,15 @@ from pydantic import ValidationError
 
 from gradle_repl.errors import GradleReplError
 from gradle_repl.frames import (
-    CancelRequest, CheckRequest, CompleteRequest, DescribeRequest, ErrorResult, EvalRequest, ExitingFrame, StartRequest, UpdateRequest,
+    CancelRequest,
+    CheckRequest,
+    CompleteRequest,
+    DescribeRequest,
+    ErrorResult,
+    EvalRequest,
+    ExitingFrame,
+    StartRequest,
+    UpdateRequest,
     decode_request,
 )
 from gradle_repl.worker.channel import FrameChannel

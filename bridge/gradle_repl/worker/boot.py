@@ -4,31 +4,36 @@ Compose's renderComposable), the class-data archive, then a warm-up snippet; a t
 from __future__ import annotations
 
 import os
-import sys
 import re
+import sys
 import time
 from pathlib import Path
 
 from gradle_repl.environment import DEPENDS_ON_UNAVAILABLE, ReplEnvironment
 from gradle_repl.errors import WorkerFailed
 from gradle_repl.frames import ReadyFrame, StartRequest
-from gradle_repl.worker import classdata
-from gradle_repl.worker.classes.class_update_agent import AgentJar, agent_jar
-from gradle_repl.worker.classes.class_updates import ClassUpdater
-from gradle_repl.worker.attach.attached import ATTACHED_LIBRARIES_UNAVAILABLE, AttachedSession, attach_agent, attached_display_api, warm_up_attached
+from gradle_repl.worker import classdata, java
+from gradle_repl.worker.attach.attached import (
+    ATTACHED_LIBRARIES_UNAVAILABLE,
+    AttachedSession,
+    attach_agent,
+    attached_display_api,
+    warm_up_attached,
+)
 from gradle_repl.worker.attach.snippet_mirror import SnippetMirror
 from gradle_repl.worker.attach.spring_helpers import SpringHelpers, spring_helpers
-from gradle_repl.worker.repl.completion import SessionCompletion
+from gradle_repl.worker.classes.class_update_agent import AgentJar, agent_jar
+from gradle_repl.worker.classes.class_updates import ClassUpdater
 from gradle_repl.worker.facade import build_dependency_addon, build_facade
-from gradle_repl.worker import java
 from gradle_repl.worker.java import JavaException, JavaObject, ReplOutput, java_class, shutdown_vm
 from gradle_repl.worker.jvm import start_jvm
 from gradle_repl.worker.outcomes import throwable_chain
-from gradle_repl.worker.repl.compose_addon import compose_addon
 from gradle_repl.worker.repl.companions import generated_companions
+from gradle_repl.worker.repl.completion import SessionCompletion
+from gradle_repl.worker.repl.compose_addon import compose_addon
 from gradle_repl.worker.repl.plugin_hints import compose_hints, serialization_hint
-from gradle_repl.worker.report import format_throwable
 from gradle_repl.worker.repl.session import Facade, ReplSession
+from gradle_repl.worker.report import format_throwable
 from gradle_repl.worker.snippet_names import WARM_UP_SNIPPETS, SnippetCounter
 
 __all__ = ["ClassDataUse", "boot"]

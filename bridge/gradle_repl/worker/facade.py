@@ -13,8 +13,12 @@ from pathlib import Path
 from gradle_repl.errors import WorkerFailed
 from gradle_repl.paths import cache_dir
 from gradle_repl.resources import (
-    jvm_worker_attached_spring_sources, jvm_worker_companions_sources, jvm_worker_completion_sources, jvm_worker_compose_sources,
-    jvm_worker_dependency_sources, jvm_worker_sources,
+    jvm_worker_attached_spring_sources,
+    jvm_worker_companions_sources,
+    jvm_worker_completion_sources,
+    jvm_worker_compose_sources,
+    jvm_worker_dependency_sources,
+    jvm_worker_sources,
 )
 from gradle_repl.worker.java import java_class, string_array
 from gradle_repl.worker.java_jars import sources_hash

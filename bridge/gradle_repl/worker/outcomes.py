@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Literal
 
-
 from gradle_repl.frames import CompilerDiagnostic, DisplayFrame, ErrorResult, SuccessResult
 from gradle_repl.worker.failed_uses import FailedUse
 from gradle_repl.worker.java import JavaObject, SnippetOutcome, java_class

@@ -13,8 +13,8 @@ from typing import TypeVar
 from pydantic import BaseModel
 
 from gradle_repl.display_kinds import DISPLAY_KINDS
-from gradle_repl.worker.java import JavaObject
 from gradle_repl.frames import DisplayFrame, ErrorResult, SnippetResult, StreamFrame, SuccessResult
+from gradle_repl.worker.java import JavaObject
 
 __all__ = ["sanitize_text", "jstr", "cap_text", "safe_frame", "MAX_WARNINGS"]
 

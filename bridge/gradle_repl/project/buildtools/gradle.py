@@ -9,13 +9,13 @@ import shutil
 from functools import cache
 from pathlib import Path
 
-from gradle_repl.project.build_inputs import Inputs, walk_inputs
 from gradle_repl.environment import ReplEnvironment, new_nonce, parse_markers
 from gradle_repl.errors import BuildFailed, BuildToolNotFound
-from gradle_repl.project.process import ProgressCallback, failure_text, run_streaming
-from gradle_repl.resources import init_script_path
-from gradle_repl.project.toolchain import kotlin_policy_properties
+from gradle_repl.project.build_inputs import Inputs, walk_inputs
 from gradle_repl.project.buildtools.base import BuildToolName, wrapper_command
+from gradle_repl.project.process import ProgressCallback, failure_text, run_streaming
+from gradle_repl.project.toolchain import kotlin_policy_properties
+from gradle_repl.resources import init_script_path
 
 __all__ = [
     "GRADLE", "GradleBuild", "build_root", "find_gradle", "gradle_command", "resolve_gradle_environment",

@@ -11,14 +11,19 @@ import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from gradle_repl.project.build_inputs import Inputs
 from gradle_repl.environment import ReplEnvironment
 from gradle_repl.errors import BuildFailed, BuildToolNotFound, GradleReplError
-from gradle_repl.project.process import ProgressCallback, failure_text, run_streaming
-from gradle_repl.project.toolchain import Coordinate, find_mvn, repl_host_coordinates, repl_kotlin_version, resolve_jars
+from gradle_repl.project.build_inputs import Inputs
 from gradle_repl.project.buildtools import maven_speed, pom
 from gradle_repl.project.buildtools.base import BuildToolName, wrapper_command
-from gradle_repl.project.buildtools.maven_extension import ExtensionUnavailable, extension_arguments, extension_hash, extension_jar
+from gradle_repl.project.buildtools.maven_extension import (
+    ExtensionUnavailable,
+    extension_arguments,
+    extension_hash,
+    extension_jar,
+)
+from gradle_repl.project.process import ProgressCallback, failure_text, run_streaming
+from gradle_repl.project.toolchain import Coordinate, find_mvn, repl_host_coordinates, repl_kotlin_version, resolve_jars
 
 __all__ = ["MAVEN", "MavenBuild", "resolve_maven_environment", "find_maven", "find_module", "maven_errors", "MAVEN_TIMEOUT_SECONDS"]
 
@@ -160,7 +165,8 @@ def _compile_command(mvn: list[str], root: Path, module: Path, *, test: bool, da
     command = [*mvn, "-B", "-V", "-f", str(root / "pom.xml")]
     if module != root:
         command += ["-pl", _module_name(module, root), "-am"]
-    return command + [
+    return [
+        *command,
         "test-compile" if test else "compile",
         # kotlin-maven-plugin 2.2.20+ compiles in a Kotlin daemon that outlives the build; in process, nothing stays.
         *(daemon or ["-Dkotlin.compiler.daemon=false"]),
@@ -253,9 +259,9 @@ def _aggregator_warning(project: ET.Element, module: Path, root: Path) -> list[s
     if not names:
         return []
     return [
-        f"{_module_name(module, root) if module != root else 'the root POM'} only aggregates modules "
+        (f"{_module_name(module, root) if module != root else 'the root POM'} only aggregates modules "
         f"({', '.join(names[:8])}{', …' if len(names) > 8 else ''}): this session has none of their classes. "
-        "Pass projectPath (--project) naming the module to work in"
+        "Pass projectPath (--project) naming the module to work in")
     ]
 
 

@@ -18,10 +18,10 @@ import zipfile
 from functools import cache
 from pathlib import Path
 
-from gradle_repl.paths import cache_dir
-from gradle_repl.resources import maven_extension_sources
 from gradle_repl.errors import BuildToolNotFound
+from gradle_repl.paths import cache_dir
 from gradle_repl.project.toolchain import find_mvn
+from gradle_repl.resources import maven_extension_sources
 
 __all__ = ["ExtensionUnavailable", "extension_jar", "extension_arguments", "extension_hash", "SCOPE_PROPERTY"]
 

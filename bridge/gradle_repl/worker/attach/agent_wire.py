@@ -321,7 +321,7 @@ class AgentConnection:
                     raise AgentGone("the attached JVM closed the connection")
                 self._buffer += chunk
                 self._socket.settimeout(timeout)
-        except (socket.timeout, BlockingIOError):
+        except (TimeoutError, BlockingIOError):
             return None
         except (ConnectionResetError, BrokenPipeError) as error:
             raise AgentGone(f"the attached JVM closed the connection ({error})") from error
@@ -333,7 +333,7 @@ class AgentConnection:
         try:
             self._socket.settimeout(SEND_TIMEOUT_SECONDS)
             self._socket.sendall(frame)
-        except socket.timeout as error:
+        except TimeoutError as error:
             # Part of the message may have gone: the channel can't be trusted any more.
             raise AgentGone(f"the attached JVM took no data for {SEND_TIMEOUT_SECONDS:g} s (stopped or hung)") from error
         except (ConnectionResetError, BrokenPipeError) as error:

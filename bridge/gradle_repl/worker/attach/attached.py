@@ -21,20 +21,39 @@ from gradle_repl.frames import DescribeRequest, DescriptionResult, DisplayFrame,
 from gradle_repl.worker.attach.agent_jar import agent_package, build_agent_jar
 from gradle_repl.worker.attach.agent_socket import socket_path
 from gradle_repl.worker.attach.agent_wire import (
-    AgentAnswer, AgentConnection, AgentCut, AgentDisplay, AgentError, AgentGone, AgentImageValue, AgentOutput, AgentRead,
-    AgentStopped, AgentUnit, AgentValue, AgentValues,
+    AgentAnswer,
+    AgentConnection,
+    AgentCut,
+    AgentDisplay,
+    AgentError,
+    AgentGone,
+    AgentImageValue,
+    AgentOutput,
+    AgentRead,
+    AgentStopped,
+    AgentUnit,
+    AgentValue,
+    AgentValues,
 )
-from gradle_repl.worker.repl.declarations import DESCRIBE_SECONDS, VALUE_LIMIT_CHARS, VALUE_SECONDS, StoredValue, shown_value, unfinished, unreadable
-from gradle_repl.worker.java import JavaException, JavaObject, RunningSnippet, java_class
+from gradle_repl.worker.attach.snippet_mirror import SnippetMirror
 from gradle_repl.worker.deadlines import COMPILE_AFTER_CANCEL_SECONDS, INTERRUPT_GRACE_SECONDS, REPLY_SECONDS
 from gradle_repl.worker.interruption import stopped_before_running, why_stopped
+from gradle_repl.worker.java import JavaException, JavaObject, RunningSnippet, java_class
 from gradle_repl.worker.kotlin_types import kotlin_type_name
 from gradle_repl.worker.outcomes import ExplainFailedUse, snippet_result
 from gradle_repl.worker.output_frames import Send, SnippetOutput
+from gradle_repl.worker.repl.declarations import (
+    DESCRIBE_SECONDS,
+    VALUE_LIMIT_CHARS,
+    VALUE_SECONDS,
+    StoredValue,
+    shown_value,
+    unfinished,
+    unreadable,
+)
+from gradle_repl.worker.repl.session import POLL_INTERVAL_MS, ReplSession
 from gradle_repl.worker.report import format_throwable
 from gradle_repl.worker.safety import jstr
-from gradle_repl.worker.repl.session import POLL_INTERVAL_MS, ReplSession
-from gradle_repl.worker.attach.snippet_mirror import SnippetMirror
 from gradle_repl.worker.snippet_names import WARM_UP_SNIPPETS, SnippetCounter
 
 __all__ = ["ATTACHED_LIBRARIES_UNAVAILABLE", "AttachedSession", "attach_agent", "attached_display_api", "warm_up_attached"]

@@ -22,9 +22,9 @@ from pathlib import Path
 import psutil
 
 from gradle_repl.frames import UpdateResult
+from gradle_repl.worker.classes.class_files import initialiser_changed, read_class, refusal
 from gradle_repl.worker.classes.class_update_agent import AGENT_CLASS
 from gradle_repl.worker.java import JavaObject, byte_arrays, java_class, string_array
-from gradle_repl.worker.classes.class_files import initialiser_changed, read_class, refusal
 from gradle_repl.worker.safety import jstr
 
 __all__ = ["ClassOutputs", "ClassUpdater"]

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import cache
+
 from gradle_repl.frames import Declaration, DeclarationKind, SessionDescription
 from gradle_repl.worker.java import JavaException, JavaObject, implements, java_class, java_string, override
 from gradle_repl.worker.kotlin_types import kotlin_type_name, property_accessors, without_snippet_classes

@@ -9,19 +9,31 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from gradle_repl.frames import (
-    AddedLibraries, CheckRequest, CheckResult, CodeDiagnostic, CompleteRequest, CompletionResult, DescribeRequest, DescriptionResult, ErrorResult,
-    EvalRequest, StartRequest, SuccessResult, UpdateRequest, UpdateResult,
+    AddedLibraries,
+    CheckRequest,
+    CheckResult,
+    CodeDiagnostic,
+    CompleteRequest,
+    CompletionResult,
+    DescribeRequest,
+    DescriptionResult,
+    ErrorResult,
+    EvalRequest,
+    StartRequest,
+    SuccessResult,
+    UpdateRequest,
+    UpdateResult,
 )
-from gradle_repl.worker.repl.analysis import check_result
 from gradle_repl.worker.classes.class_updates import ClassUpdater
+from gradle_repl.worker.interruption import stop_snippet
+from gradle_repl.worker.java import ExitGuard, JavaObject, Renderer, ReplDriver, ReplOutput, SnippetOutcome, java_class
+from gradle_repl.worker.outcomes import snippet_result
+from gradle_repl.worker.output_frames import Send, SnippetOutput
+from gradle_repl.worker.repl.analysis import check_result
 from gradle_repl.worker.repl.completion import SessionCompletion
 from gradle_repl.worker.repl.declarations import Declarations
 from gradle_repl.worker.repl.failures import FailedSnippets
-from gradle_repl.worker.java import ExitGuard, JavaObject, Renderer, ReplDriver, ReplOutput, SnippetOutcome, java_class
-from gradle_repl.worker.interruption import stop_snippet
 from gradle_repl.worker.repl.memory import HeapWatch
-from gradle_repl.worker.outcomes import snippet_result
-from gradle_repl.worker.output_frames import Send, SnippetOutput
 from gradle_repl.worker.repl.plugin_hints import Hint
 from gradle_repl.worker.safety import jstr
 from gradle_repl.worker.snippet_names import SnippetCounter, users_number
