@@ -29,11 +29,11 @@ from pathlib import Path
 from typing import Any
 
 from gradle_repl.environment import ReplEnvironment
-from gradle_repl.frames import SuccessResult, WorkerOptions
+from gradle_repl.frames import ErrorResult, SuccessResult, UpdateResult, WorkerOptions
 from gradle_repl.host import hotswap, manager as manager_module
 from gradle_repl.host.handle import WorkerHandle
 from gradle_repl.host.manager import SessionLimits, SessionManager
-from gradle_repl.project import resolve as resolve_module
+from gradle_repl.project import recompile as recompile_module, resolve as resolve_module
 from gradle_repl.project.buildtools import maven_speed
 from gradle_repl.project.resolve import resolve_environment
 from gradle_repl.target import SessionTarget
@@ -106,11 +106,11 @@ class Side:
 async def measure(edits: int, work: Path) -> dict[str, Side]:
     sides = {mode: Side(mode, work / mode) for mode in ("now", "before")}
     before_root = str(sides["before"].root)
-    original_update, compile_only, keep_or_restart = WorkerHandle.update_classes, resolve_module.recompiled, hotswap.restart_reason
+    original_update, compile_only, keep_or_restart = WorkerHandle.update_classes, recompile_module.recompiled, hotswap.restart_reason
     with_our_options = maven_speed.maven_environment
-    owner = {}
+    owner: dict[int, Side] = {}
 
-    async def timed_update(self: WorkerHandle) -> Any:
+    async def timed_update(self: WorkerHandle) -> UpdateResult | ErrorResult:
         started = time.perf_counter()
         try:
             result = await original_update(self)
@@ -119,7 +119,7 @@ async def measure(edits: int, work: Path) -> dict[str, Side]:
         finally:
             owner[id(self)].update_s += time.perf_counter() - started
 
-    def recompiled(root: Path, *args: Any, **kwargs: Any) -> Any:
+    def recompiled(root: Path, *args: Any, **kwargs: Any) -> ReplEnvironment | None:
         return None if str(root) == before_root else compile_only(root, *args, **kwargs)
 
     def restart_reason(old: ReplEnvironment, new: ReplEnvironment) -> str | None:
@@ -128,10 +128,12 @@ async def measure(edits: int, work: Path) -> dict[str, Side]:
     def maven_environment(environ: Mapping[str, str], root: Path) -> dict[str, str]:
         return dict(environ) if root.resolve() == Path(before_root).resolve() else with_our_options(environ, root)
 
+    # Patched for this run only: mypy rejects assigning to a method, and resolve and manager call the other two by
+    # the names they imported (imports, not exports of theirs).
     WorkerHandle.update_classes = timed_update  # type: ignore[method-assign]
-    resolve_module.recompiled = recompiled  # type: ignore[assignment]
-    manager_module.restart_reason = restart_reason  # type: ignore[assignment]
-    maven_speed.maven_environment = maven_environment  # type: ignore[assignment]
+    resolve_module.recompiled = recompiled  # type: ignore[attr-defined]
+    manager_module.restart_reason = restart_reason  # type: ignore[attr-defined]
+    maven_speed.maven_environment = maven_environment
     try:
         for side in sides.values():
             await side.run(DECLARE)
@@ -139,7 +141,9 @@ async def measure(edits: int, work: Path) -> dict[str, Side]:
             await side.settle()
         for k in range(1, edits + 1):
             for side in sides.values():
-                worker = side.manager._sessions.get(side.mode).worker  # type: ignore[union-attr]
+                session = side.manager._sessions.get(side.mode)
+                assert session is not None and session.worker is not None, side.mode
+                worker = session.worker
                 owner[id(worker)] = side
                 await side.edit(k)
     finally:

@@ -12,6 +12,7 @@ snippets (bench/kernel.py installs it into a venv of its own). Last, four sessio
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import re
@@ -22,7 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -30,6 +31,7 @@ import anyio
 import httpx2
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
+from mcp.types import CallToolResult, TextContent
 
 from gradle_repl.environment import ReplEnvironment
 from gradle_repl.frames import WorkerOptions
@@ -53,6 +55,13 @@ SNIPPETS = {"trivial expression": TRIVIAL, "30-line class": CLASS_30_LINES, "cal
 RSS_FIRST = "val warm = 1"
 RSS_SNIPPETS = [f"val v{i} = List(1000) {{ it * {i} }}.sum()" for i in range(100)]
 WARM_UP_RUNS = 20
+
+
+def first_text(result: CallToolResult) -> str:
+    """A tool result's first block, which is its text."""
+    block = result.content[0]
+    assert isinstance(block, TextContent), result.content
+    return block.text
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -128,8 +137,8 @@ async def mcp_measurements(runs: int) -> dict[str, object]:
         results["new session, first result"] = await call(TRIVIAL, session="fresh")
 
         async def rss() -> int:
-            sessions = json.loads((await client.call_tool("list_kotlin_sessions", {})).content[0].text)  # type: ignore[union-attr]
-            return next(s["workerRssBytes"] for s in sessions if s["sessionId"] == "rss")
+            sessions = json.loads(first_text(await client.call_tool("list_kotlin_sessions", {})))
+            return int(next(s["workerRssBytes"] for s in sessions if s["sessionId"] == "rss"))
 
         await call(RSS_FIRST, session="rss")
         before = await rss()
@@ -159,7 +168,7 @@ async def analysis_measurements(runs: int) -> dict[str, object]:
     args = {"projectRoot": str(SAMPLE), "buildTool": "maven", "sessionId": "analysis"}
     results: dict[str, object] = {}
     async with Client(params, read_timeout_seconds=600) as client:
-        async def call(tool: str, **arguments: object) -> tuple[float, object]:
+        async def call(tool: str, **arguments: object) -> tuple[float, CallToolResult]:
             started = time.monotonic()
             result = await client.call_tool(tool, {**args, **arguments})
             elapsed = time.monotonic() - started
@@ -181,14 +190,15 @@ async def analysis_measurements(runs: int) -> dict[str, object]:
         completions = []
         for index in range(WARM_UP_RUNS + runs):
             seconds, result = await call("complete_kotlin_snippet", code=COMPLETIONS[index % len(COMPLETIONS)])
-            assert result.structured_content["items"], (COMPLETIONS[index % len(COMPLETIONS)], result.content)  # type: ignore[attr-defined]
+            assert result.structured_content and result.structured_content["items"], (COMPLETIONS[index % len(COMPLETIONS)], result.content)
             if index >= WARM_UP_RUNS:
                 completions.append(seconds)
         results["completion"] = completions
 
         async def live_heap() -> int:
             _, result = await call("run_kotlin_snippet", code=LIVE_HEAP)
-            return int(result.structured_content["value"])  # type: ignore[attr-defined]
+            assert result.structured_content is not None, result.content
+            return int(result.structured_content["value"])
 
         await live_heap()
         before = await live_heap()
@@ -217,7 +227,9 @@ def analysis_rows(measured: dict[str, object]) -> list[tuple[str, ...]]:
         f"completion after {SESSION_SNIPPETS} snippets (p50 / p95 of {len(completions)})",
         f"{ms(percentile(completions, 0.5))} / {ms(percentile(completions, 0.95))}", "—", "—",
     ))
-    before, after = measured["live heap"]  # type: ignore[misc]
+    heap = measured["live heap"]
+    assert isinstance(heap, tuple)
+    before, after = heap
     rows.append((
         f"live heap after {ANALYSIS_IN_A_ROW} checks and completions", f"{after / 2**20:.0f} MB",
         f"before {before / 2**20:.0f} MB", f"{(after - before) / 2**20:+.1f} MB",
@@ -271,8 +283,8 @@ async def idle_memory_measurements(runs: int) -> dict[str, object]:
             return time.monotonic() - started
 
         async def rss(among: list[str]) -> int:
-            listed = json.loads((await client.call_tool("list_kotlin_sessions", {})).content[0].text)  # type: ignore[union-attr]
-            return sum(s["workerRssBytes"] for s in listed if s["sessionId"] in among)
+            listed = json.loads(first_text(await client.call_tool("list_kotlin_sessions", {})))
+            return sum(int(s["workerRssBytes"]) for s in listed if s["sessionId"] in among)
 
         busy = 0
         for index, session in enumerate(sessions):
@@ -299,7 +311,9 @@ async def idle_memory_measurements(runs: int) -> dict[str, object]:
 
 
 def idle_rows(measured: dict[str, object]) -> list[tuple[str, ...]]:
-    mb = lambda b: f"{b / 2**20:.0f} MB"  # noqa: E731
+    def mb(b: float) -> str:
+        return f"{b / 2**20:.0f} MB"
+
     busy, idle = measured["busy"], measured["idle"]
     assert isinstance(busy, int) and isinstance(idle, int)
     rows: list[tuple[str, ...]] = [("measure", "gradle-repl", "goal")]
@@ -456,7 +470,7 @@ def main() -> None:
     )
     # The check alone, in process: a cache hit is the staleness check plus a dictionary lookup.
     small_hit, large_hit = (
-        statistics.median(_seconds(lambda root=root: resolve_environment(root, build_tool="maven")) for _ in range(200))
+        statistics.median(_seconds(functools.partial(resolve_environment, root, build_tool="maven")) for _ in range(200))
         for root in (SAMPLE, large)
     )
     hit_row = (
@@ -516,7 +530,9 @@ def main() -> None:
     ))
     rows.append(("environment resolution, cold (mvn)", ms(cold), "—", "—"))
     rows.append(("environment resolution, cache hit (p50 of 20)", ms(statistics.median(cached)), "—", f"{cold / statistics.median(cached):.0f}x faster than cold"))
-    before, after = mcp["rss"]  # type: ignore[misc]
+    rss = mcp["rss"]
+    assert isinstance(rss, tuple)
+    before, after = rss
     rows.append(("worker RSS after 100 snippets", f"{after / 2**20:.0f} MB", "—", f"+{(after - before) / 100 / 1024:.0f} KB per snippet"))
     rows += [large_row, hit_row]
     _print_table(rows)
@@ -570,7 +586,9 @@ def kernel_rows(mcp: dict[str, object], first_result: float, kernels: dict[str, 
     spare = mcp["new session, first result"]
     assert isinstance(spare, float)
     row("start to first result, spare worker (new session over MCP)", spare, *firsts, ms, "", None, 0.0)
-    _, ours_rss = mcp["rss"]  # type: ignore[misc]
+    rss_of_ours = mcp["rss"]
+    assert isinstance(rss_of_ours, tuple)
+    _, ours_rss = rss_of_ours
     rss = (k1.rss_bytes[1], k2.rss_bytes[1])
     row(f"JVM RSS after {len(RSS_SNIPPETS)} snippets", ours_rss, *rss, lambda b: f"{b / 2**20:.0f} MB", "≤ 0.5x the better mode", 0.5, min(rss))
     return rows
@@ -592,7 +610,9 @@ def print_kernel_table(mcp: dict[str, object], first_result: float, kernels: dic
 def print_idle_table(options: argparse.Namespace) -> None:
     measured = anyio.run(idle_memory_measurements, options.runs // 2)
     _print_table(idle_rows(measured))
-    print(f"RSS every {IDLE_POLL_SECONDS:g} s while idle: {[round(b / 2**20) for b in measured['trace']]} MB; "  # type: ignore[union-attr]
+    trace = measured["trace"]
+    assert isinstance(trace, list)
+    print(f"RSS every {IDLE_POLL_SECONDS:g} s while idle: {[round(b / 2**20) for b in trace]} MB; "
           f"load average (1 min) after: {os.getloadavg()[0]:.2f}")
 
 
@@ -602,7 +622,7 @@ def _seconds(action: Callable[[], object]) -> float:
     return time.perf_counter() - started
 
 
-def _print_table(rows: list[tuple[str, ...]]) -> None:
+def _print_table(rows: Sequence[tuple[str, ...]]) -> None:
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for index, row in enumerate(rows):
         print("| " + " | ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)) + " |")

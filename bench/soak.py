@@ -20,6 +20,7 @@ from pathlib import Path
 
 import anyio
 from mcp import Client, StdioServerParameters
+from mcp.types import TextContent
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample-project"
 CHECKPOINTS = (100, 500, 1000, 2000)
@@ -47,8 +48,10 @@ async def soak(total: int) -> list[tuple[int, float, float, float]]:
         async def call(code: str) -> tuple[float, str]:
             started = time.monotonic()
             result = await client.call_tool("run_kotlin_snippet", {**args, "code": code})
-            text = result.content[0].text  # type: ignore[union-attr]
-            warning = next((b.text for b in result.content if getattr(b, "text", "").startswith("memory:")), None)
+            first = result.content[0]
+            assert isinstance(first, TextContent), result.content
+            text = first.text
+            warning = next((b.text for b in result.content if isinstance(b, TextContent) and b.text.startswith("memory:")), None)
             if warning and not warned:
                 warned.append(warning)
                 print(f"first heap warning after {len(latencies) + 1} snippets: {warning}", flush=True)
@@ -66,7 +69,9 @@ async def soak(total: int) -> list[tuple[int, float, float, float]]:
                 rows.append((i, float("nan"), float("nan"), float("nan")))
                 break
             if i in CHECKPOINTS or i == total:
-                sessions = json.loads((await client.call_tool("list_kotlin_sessions", {})).content[0].text)  # type: ignore[union-attr]
+                listed = (await client.call_tool("list_kotlin_sessions", {})).content[0]
+                assert isinstance(listed, TextContent), listed
+                sessions = json.loads(listed.text)
                 rss = next(s["workerRssBytes"] for s in sessions if s["sessionId"] == "soak") / 2**20
                 heap = float((await call(HEAP_AFTER_GC))[1].split("\n")[0])
                 rows.append((i, rss, heap, statistics.median(latencies[-100:]) * 1000))
