@@ -516,12 +516,14 @@ def main() -> None:
             f"{alternative / p50:.0f}x faster" if alternative else "—",
         ))
     if jshell is not None:
-        trivial = percentile(mcp["trivial expression"], 0.5)  # type: ignore[arg-type]
+        trivial_runs = mcp["trivial expression"]
+        assert isinstance(trivial_runs, list)
+        trivial = percentile(trivial_runs, 0.5)
         rows.append(("JShell one-shot, Java `1 + 1`", ms(trivial), f"jshell {ms(jshell)}", f"{jshell / trivial:.0f}x faster"))
-    rows.extend(
-        (f"{name} (environment cached)", ms(mcp[name]), "—", "—")  # type: ignore[arg-type]
-        for name in ("first session ever, first result (compiles the facade)", "new session, first result")
-    )
+    for name in ("first session ever, first result (compiles the facade)", "new session, first result"):
+        first = mcp[name]
+        assert isinstance(first, float)
+        rows.append((f"{name} (environment cached)", ms(first), "—", "—"))
     rows.append((
         f"worker start to ready, class-data archive (p50 of {options.script_runs})",
         ms(starts[True]),

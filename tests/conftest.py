@@ -21,6 +21,7 @@ from gradle_repl.frames import (
     CheckResult,
     CompletionResult,
     DescriptionResult,
+    ErrorResult,
     SessionDescription,
     SuccessResult,
     WorkerOptions,
@@ -184,6 +185,18 @@ class SyncWorker:
             assert asyncio.get_running_loop().time() < deadline, f"waited {_COMPILE_START_SECONDS:g} s for {what}"
             await asyncio.sleep(0.01)
 
+    def succeeded(self, code: str, *, timeout: float = 60.0) -> SuccessResult:
+        """The result of a snippet that must succeed."""
+        result = self.eval(code, timeout=timeout).result
+        assert isinstance(result, SuccessResult), f"{result.message}\n{result.stack}"
+        return result
+
+    def failed(self, code: str, *, timeout: float = 60.0) -> ErrorResult:
+        """The error of a snippet that must fail."""
+        result = self.eval(code, timeout=timeout).result
+        assert isinstance(result, ErrorResult), result
+        return result
+
     def value(self, code: str) -> str:
         """The rendered value of a snippet that must succeed."""
         result = self.eval(code).result
@@ -261,6 +274,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         workeroutput["reliability_ledger"] = _own_ledger()
         return
     # The controller (or the one process of `-n 0`) ends last: no worker's build can be using a daemon any more.
+    # pytest keeps its TempPathFactory on the config without declaring it; a session hook has no fixture to ask.
     left = stop_daemons(kotlin_daemons_dir(run_state_dir(session.config._tmp_path_factory)))  # type: ignore[attr-defined]
     if left:
         print(f"Kotlin daemons of this run still running after SIGKILL: {[p.pid for p in left]}")

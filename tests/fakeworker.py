@@ -35,6 +35,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from pydantic import BaseModel
+
 from gradle_repl.environment import ReplEnvironment
 from gradle_repl.frames import (
     AddedLibraries,
@@ -148,9 +150,9 @@ class FakeTransport:
                 if task is not asyncio.current_task():
                     task.cancel()
 
-    def _send(self, frame: object) -> None:
+    def _send(self, frame: BaseModel) -> None:
         if self.returncode is None:
-            self._out.feed_data(encode(frame))  # type: ignore[arg-type]
+            self._out.feed_data(encode(frame))
 
     async def _read(self) -> None:
         """The request reader: end of input means the server let go, as for the real worker."""
@@ -228,8 +230,8 @@ class FakeTransport:
             self._send(UpdateResult(id=rid, refused=refused, redefined=[] if refused else ["sample.Changed"]))
             return
         if code == _COMPLETE:
-            held = [Completion(text=c, kind="property", detail="String") for c in self._answered]
-            self._send(CompletionResult(id=rid, items=held, prefix_start=0))
+            offered = [Completion(text=c, kind="property", detail="String") for c in self._answered]
+            self._send(CompletionResult(id=rid, items=offered, prefix_start=0))
             return
         self._answered.append(code)
         if code in self.failing:
@@ -268,6 +270,7 @@ class FakeTransport:
             self._value(rid, code)
 
     def _value(self, rid: int, value: str, **fields: object) -> None:
+        # More of SuccessResult's fields by name; the model validates them.
         text = DisplayFrame(kind="text", mime="text/plain", data=value)
         self._send(SuccessResult(id=rid, value=text, value_type="kotlin.String", **fields))  # type: ignore[arg-type]
 

@@ -36,7 +36,9 @@ class HttpServer:
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr, env=env,
             )
         self.url = self._wait_for_url()
-        self.port = int(re.search(r":(\d+)/mcp", self.url)[1])  # type: ignore[index]
+        port = re.search(r":(\d+)/mcp", self.url)
+        assert port is not None, self.url
+        self.port = int(port[1])
         self.token = env[TOKEN_ENV] if env and TOKEN_ENV in env else server_token().value
 
     def _wait_for_url(self) -> str:

@@ -48,7 +48,7 @@ class RawServer:
             line = self.process.stdout.readline()
             if not line:
                 raise EOFError(f"server exited with {self.process.wait()}")
-            message = json.loads(line)
+            message: dict[str, Any] = json.loads(line)
             if message.get("id") == request_id:
                 return message
         raise TimeoutError(request_id)

@@ -51,7 +51,7 @@ def _imported_layers(path: Path) -> set[str]:
     return layers
 
 
-def test_arrows_point_down():
+def test_arrows_point_down() -> None:
     """project/ and worker/ never import the host or the front ends; the host never imports the project side."""
     wrong = {}
     for path in PACKAGE.rglob("*.py"):
@@ -62,7 +62,7 @@ def test_arrows_point_down():
     assert wrong == {}
 
 
-def test_only_the_front_ends_speak_mcp():
+def test_only_the_front_ends_speak_mcp() -> None:
     speakers = {
         str(path.relative_to(PACKAGE)) for path in PACKAGE.rglob("*.py")
         if any(name == "mcp" or name.startswith("mcp.") for name in _imports(path))
@@ -70,7 +70,7 @@ def test_only_the_front_ends_speak_mcp():
     assert speakers <= MCP_SPEAKERS, speakers
 
 
-def test_only_the_worker_boundary_touches_jpype():
+def test_only_the_worker_boundary_touches_jpype() -> None:
     """JPype's untyped objects enter through worker/java.py alone, where they get their types."""
     users = {
         str(path.relative_to(PACKAGE)) for path in PACKAGE.rglob("*.py")
@@ -79,7 +79,7 @@ def test_only_the_worker_boundary_touches_jpype():
     assert users == {"worker/java.py"}, users
 
 
-def test_the_front_ends_and_the_host_never_load_jpype():
+def test_the_front_ends_and_the_host_never_load_jpype() -> None:
     """JPype and its native library load in worker processes only: importing every module of front/ and host/ (in a
     fresh interpreter) leaves them out, so the server and the CLI start without them."""
     modules = [
@@ -91,7 +91,7 @@ def test_the_front_ends_and_the_host_never_load_jpype():
     assert (done.returncode, done.stdout.strip()) == (0, "[]"), done.stderr
 
 
-def test_the_top_level_holds_only_the_base_and_the_entry_point():
+def test_the_top_level_holds_only_the_base_and_the_entry_point() -> None:
     top = {p.name for p in PACKAGE.glob("*.py")}
     assert top == {
         "__init__.py", "__main__.py", "display_kinds.py", "environment.py", "file_annotations.py", "errors.py", "frames.py", "options.py", "paths.py", "progress.py",
@@ -144,13 +144,13 @@ def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
     return next((found for module in sorted(graph) if (found := walk(module, []))), None)
 
 
-def test_no_module_imports_itself_through_others():
+def test_no_module_imports_itself_through_others() -> None:
     """The package's imports form no circle: each module can be read (and type-checked) after what it uses."""
     cycle = _cycle(_import_graph())
     assert cycle is None, " -> ".join(cycle or [])
 
 
-def test_an_import_circle_is_found():
+def test_an_import_circle_is_found() -> None:
     """The search finds a circle through several modules and none where there is none."""
     assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == ["a", "b", "c", "a"]
     assert _cycle({"a": {"b"}, "b": set()}) is None
@@ -171,7 +171,7 @@ def _room(path: Path) -> str:
     return parts[0] if len(parts) > 1 and parts[0] in WORKER_ROOMS else "shell"
 
 
-def test_the_worker_rooms_meet_only_in_the_shell():
+def test_the_worker_rooms_meet_only_in_the_shell() -> None:
     """worker/repl (the REPL in this JVM), worker/attach (the link to an agent in another JVM) and worker/classes
     (class files, in-place updates) never import each other: the shell (worker/'s top modules: boot, the channel,
     the JVM's door) imports them and hands each what it needs. Nothing outside the worker imports a room but the host's

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 from mcp import Client
-from mcp.types import ImageContent, TextContent
+from mcp.types import CallToolResult, ImageContent, TextContent
 
 from conftest import PROJECTS, SyncWorker, running_worker
 from gradle_repl.environment import ReplEnvironment
@@ -60,7 +60,7 @@ def attached(shop: RunningApp) -> Iterator[SyncWorker]:
         yield worker
 
 
-def test_a_snippet_changes_the_apps_state_and_the_app_sees_it(attached: SyncWorker, shop: RunningApp):
+def test_a_snippet_changes_the_apps_state_and_the_app_sees_it(attached: SyncWorker, shop: RunningApp) -> None:
     """The snippet runs against the app's own `Inventory` object: a change it makes is what the app's loop reports."""
     assert attached.value("shop.Inventory.total()") == "8"
     attached.value('shop.Inventory.items += shop.Item("fig", 2); shop.Inventory.items.size')
@@ -70,7 +70,7 @@ def test_a_snippet_changes_the_apps_state_and_the_app_sees_it(attached: SyncWork
     assert attached.value("shop.Inventory.total()") == "17"
 
 
-def test_the_sessions_declarations_live_on_and_use_the_apps_types(attached: SyncWorker):
+def test_the_sessions_declarations_live_on_and_use_the_apps_types(attached: SyncWorker) -> None:
     """Earlier snippets' values and classes are seen by later ones, and snippet classes hold the app's objects."""
     for declaration in ("data class Sale(val item: shop.Item, val count: Int)", "val sale = Sale(shop.Inventory.items.first(), 3)"):
         assert isinstance(attached.eval(declaration).result, SuccessResult)
@@ -80,7 +80,7 @@ def test_the_sessions_declarations_live_on_and_use_the_apps_types(attached: Sync
     assert reply.result.value_type == "kotlin.Int"
 
 
-def test_what_a_snippet_prints_comes_back_and_never_reaches_the_apps_console(attached: SyncWorker, shop: RunningApp):
+def test_what_a_snippet_prints_comes_back_and_never_reaches_the_apps_console(attached: SyncWorker, shop: RunningApp) -> None:
     """Only the snippet's thread is captured: the app's own output stays on its console, the snippet's comes back."""
     reply = attached.eval('println("from the snippet"); System.err.println("and its stderr")')
     printed = "".join(f.data for f in reply.frames if isinstance(f, StreamFrame))
@@ -89,14 +89,14 @@ def test_what_a_snippet_prints_comes_back_and_never_reaches_the_apps_console(att
     assert not any("snippet" in seen for seen in before), before
 
 
-def test_stdout_and_stderr_come_back_as_their_own_streams_in_the_order_printed(attached: SyncWorker):
+def test_stdout_and_stderr_come_back_as_their_own_streams_in_the_order_printed(attached: SyncWorker) -> None:
     """What the snippet's thread prints on System.out and System.err arrives as stdout and stderr frames, interleaved as
     it printed them."""
     reply = attached.eval('println("one"); System.err.println("two"); println("three"); System.err.print("four")')
     assert printed_blocks(reply.frames) == [("stdout", "one\n"), ("stderr", "two\n"), ("stdout", "three\n"), ("stderr", "four")]
 
 
-def test_output_arrives_while_the_snippet_runs(attached: SyncWorker, tmp_path: Path):
+def test_output_arrives_while_the_snippet_runs(attached: SyncWorker, tmp_path: Path) -> None:
     """A line, and text without a line end, reach the session while the snippet still runs: the snippet waits for a
     file that the test creates only once that text has arrived, so it can only end if its output came first."""
     gate = tmp_path / "gate"
@@ -119,7 +119,7 @@ def test_output_arrives_while_the_snippet_runs(attached: SyncWorker, tmp_path: P
     assert printed_blocks(reply.frames) == [("stdout", "started\nwaiting for the gate - open\n")]
 
 
-def test_output_over_the_limit_is_cut_and_the_cut_is_counted(attached: SyncWorker):
+def test_output_over_the_limit_is_cut_and_the_cut_is_counted(attached: SyncWorker) -> None:
     """Past the session's output limit (1 MB) the agent keeps nothing more, and the result counts every byte cut."""
     reply = attached.eval('repeat(15_000) { println("x".repeat(99)) }; "printed"')
     assert isinstance(reply.result, SuccessResult) and reply.result.value is not None and reply.result.value.data == "printed"
@@ -128,7 +128,7 @@ def test_output_over_the_limit_is_cut_and_the_cut_is_counted(attached: SyncWorke
     assert reply.result.truncated_bytes == 15_000 * 100 - DEFAULT_OUTPUT_LIMIT_BYTES
 
 
-def test_a_snippet_displays_html_markdown_and_images_in_order_with_its_output(attached: SyncWorker):
+def test_a_snippet_displays_html_markdown_and_images_in_order_with_its_output(attached: SyncWorker) -> None:
     """display(), html(), markdown() and image() run in the app and reach the session as display frames, between the
     lines printed before and after them; an image value renders as an image, as in a session of its own."""
     code = (
@@ -151,7 +151,7 @@ def test_a_snippet_displays_html_markdown_and_images_in_order_with_its_output(at
     assert reply.result.value_type == "java.awt.image.BufferedImage"
 
 
-def test_a_display_from_a_thread_that_is_not_the_snippets_says_why_it_cannot(attached: SyncWorker):
+def test_a_display_from_a_thread_that_is_not_the_snippets_says_why_it_cannot(attached: SyncWorker) -> None:
     """Only the snippet's own thread is the session's: a display call on another thread fails with the reason."""
     code = (
         "var failure: Throwable? = null\n"
@@ -169,7 +169,7 @@ def _png_size(data: str) -> tuple[int, int]:
     return width, height
 
 
-def test_an_exception_is_the_snippets_with_its_own_stack(attached: SyncWorker):
+def test_an_exception_is_the_snippets_with_its_own_stack(attached: SyncWorker) -> None:
     """A throwing snippet answers with its exception and the user's frames; the session goes on."""
     result = attached.eval('fun fail(): Int = error("no stock")\nfail()').result
     assert isinstance(result, ErrorResult) and result.error_kind == "runtime"
@@ -178,7 +178,7 @@ def test_an_exception_is_the_snippets_with_its_own_stack(attached: SyncWorker):
     assert attached.value("1 + 1") == "2"
 
 
-def test_a_timeout_interrupts_the_snippet_and_the_app_keeps_answering(attached: SyncWorker, shop: RunningApp):
+def test_a_timeout_interrupts_the_snippet_and_the_app_keeps_answering(attached: SyncWorker, shop: RunningApp) -> None:
     """A snippet past its timeout is interrupted in the app; the session and the app both go on."""
     attached.eval("val keptThroughTimeout = 3")
     result = attached.eval("Thread.sleep(600_000)", timeout=2.0).result
@@ -188,7 +188,7 @@ def test_a_timeout_interrupts_the_snippet_and_the_app_keeps_answering(attached: 
     assert attached.value("keptThroughTimeout") == "3"
 
 
-def test_a_snippet_printing_all_the_time_still_meets_its_timeout(attached: SyncWorker, shop: RunningApp):
+def test_a_snippet_printing_all_the_time_still_meets_its_timeout(attached: SyncWorker, shop: RunningApp) -> None:
     """A snippet printing in a loop is interrupted by the agent at its timeout: what it printed until then came back,
     and the session and the app go on (test_attached.py proves the deadline is met while output never pauses)."""
     reply = attached.eval('while (true) { println("tick"); Thread.sleep(1) }', timeout=2.0)
@@ -203,7 +203,7 @@ def test_a_snippet_printing_all_the_time_still_meets_its_timeout(attached: SyncW
 SLOW_TO_COMPILE = "\n".join(f"fun generated{n}(x: Int) = listOf(x, {n}).map {{ it * 2 }}.sum()" for n in range(100))
 
 
-def test_a_snippet_cancelled_while_it_compiles_never_runs_and_later_snippets_find_its_classes_in_the_app(shop: RunningApp):
+def test_a_snippet_cancelled_while_it_compiles_never_runs_and_later_snippets_find_its_classes_in_the_app(shop: RunningApp) -> None:
     """Cancelled while it compiles, the snippet never runs in the app; the REPL keeps it in its history all the same,
     so its classes are chained into the app's snippet loaders (a later snippet uses its class), a use of its val says
     it never ran, and describe reads what later snippets declared with its type."""
@@ -221,7 +221,7 @@ def test_a_snippet_cancelled_while_it_compiles_never_runs_and_later_snippets_fin
         assert declared.signature == "val keptLater: Kept" and declared.value == "Kept(n=5)", declared
 
 
-def test_a_timeout_that_ends_while_the_snippet_compiles_keeps_it_from_running_in_the_app(attached: SyncWorker):
+def test_a_timeout_that_ends_while_the_snippet_compiles_keeps_it_from_running_in_the_app(attached: SyncWorker) -> None:
     """The timeout counts from the request, compile included, as in a session's own JVM: a snippet still compiling at
     its 0.1 s timeout never runs in the app, and the session goes on."""
     result = attached.eval(f'{SLOW_TO_COMPILE}\nSystem.setProperty("gradle-repl.timed-out-ran", "yes")', timeout=0.1).result
@@ -230,7 +230,7 @@ def test_a_timeout_that_ends_while_the_snippet_compiles_keeps_it_from_running_in
     assert attached.value('System.getProperty("gradle-repl.timed-out-ran") ?: "never"') == "never"
 
 
-def test_a_snippet_the_compiler_refuses_leaves_names_that_say_so(attached: SyncWorker):
+def test_a_snippet_the_compiler_refuses_leaves_names_that_say_so(attached: SyncWorker) -> None:
     """The K2 REPL keeps a refused snippet's declarations in its history (a later snippet compiles against them) but
     nothing of it reaches the app: a use of one says it was never compiled, as in a session's own JVM."""
     refused = attached.eval('val refusedInApp: Int = "not a number"').result
@@ -241,7 +241,7 @@ def test_a_snippet_the_compiler_refuses_leaves_names_that_say_so(attached: SyncW
     assert attached.value("2 + 3") == "5"
 
 
-def test_a_stopped_app_is_answered_by_the_timeout_and_the_session_goes_on_once_it_continues(attached: SyncWorker, shop: RunningApp):
+def test_a_stopped_app_is_answered_by_the_timeout_and_the_session_goes_on_once_it_continues(attached: SyncWorker, shop: RunningApp) -> None:
     """An app stopped with SIGSTOP can't answer: the timeout says so (nothing hangs), and after SIGCONT the session
     runs its next snippet, the stopped one's late answer dropped."""
     os.kill(shop.pid, signal.SIGSTOP)
@@ -254,7 +254,7 @@ def test_a_stopped_app_is_answered_by_the_timeout_and_the_session_goes_on_once_i
     assert attached.value("40 + 2") == "42"
 
 
-def test_describe_lists_the_sessions_names_and_types_with_values_read_in_the_app(attached: SyncWorker, shop: RunningApp):
+def test_describe_lists_the_sessions_names_and_types_with_values_read_in_the_app(attached: SyncWorker, shop: RunningApp) -> None:
     """describe on an attached session lists what its snippets declared, typed by the worker's compiler, with each
     value read in the app when asked (a change the app made since shows); a toString() that throws or blocks is said
     on its own entry and the rest is listed; a long value is capped as a session's own."""
@@ -281,7 +281,7 @@ def test_describe_lists_the_sessions_names_and_types_with_values_read_in_the_app
     assert after["count"] == f"count={_cli_value(shop)}" != before["count"].value
 
 
-def test_describe_of_a_stopped_app_lists_the_names_and_says_the_values_were_not_read(attached: SyncWorker, shop: RunningApp):
+def test_describe_of_a_stopped_app_lists_the_names_and_says_the_values_were_not_read(attached: SyncWorker, shop: RunningApp) -> None:
     """An app stopped with SIGSTOP can't read its values: describe still lists the names and types, each value saying
     the app did not answer, within the host's describe timeout; once it continues, the session goes on (the late
     answer dropped)."""
@@ -297,7 +297,7 @@ def test_describe_of_a_stopped_app_lists_the_names_and_says_the_values_were_not_
     assert {d.name: d.value for d in attached.describe().declarations}["kept"] == "5"
 
 
-def test_the_app_never_loads_the_compiler(attached: SyncWorker, shop: RunningApp, shop_env: ReplEnvironment):
+def test_the_app_never_loads_the_compiler(attached: SyncWorker, shop: RunningApp, shop_env: ReplEnvironment) -> None:
     """Only compiled classes travel: the app's JVM has no class of the Kotlin compiler or scripting host loaded."""
     attached.value("shop.Inventory.open")
     jcmd = Path(shop_env.java_home) / "bin" / "jcmd"
@@ -309,7 +309,7 @@ def test_the_app_never_loads_the_compiler(attached: SyncWorker, shop: RunningApp
 
 def test_an_app_holding_this_build_of_the_agent_runs_another_builds_own_code_beside_it(
     attached: SyncWorker, shop: RunningApp, shop_env: ReplEnvironment, tmp_path: Path,
-):
+) -> None:
     """A second build of the agent loaded into an app that holds this session's build (as an upgraded or second
     gradle-repl loads it; here built from a copy of the sources whose hello says `the second build` where the Java
     version goes) runs its own code: its hello says so and names its own package (the defect: its Agent-Class resolved
@@ -348,7 +348,7 @@ def test_an_app_holding_this_build_of_the_agent_runs_another_builds_own_code_bes
     assert attached.value(running_it) == first
 
 
-def test_the_attach_environment_is_the_apps_own(shop: RunningApp, shop_env: ReplEnvironment):
+def test_the_attach_environment_is_the_apps_own(shop: RunningApp, shop_env: ReplEnvironment) -> None:
     """Without a project, the session compiles against the app's class path, on its JDK, at its stdlib's Kotlin."""
     environment = attach_environment(shop.pid)
     assert environment.classpath == shop_env.classpath
@@ -357,7 +357,7 @@ def test_the_attach_environment_is_the_apps_own(shop: RunningApp, shop_env: Repl
     assert Path(environment.java_home) == Path(shop_env.java_executable).resolve().parent.parent
 
 
-def test_what_cannot_be_attached_to_is_said_in_one_line(shop_env: ReplEnvironment):
+def test_what_cannot_be_attached_to_is_said_in_one_line(shop_env: ReplEnvironment) -> None:
     """No such process, a process that is no JVM, a JVM refusing attach: each a one-line reason."""
     with pytest.raises(GradleReplError, match=r"^no process has pid"):
         attach_environment(2**22 + 7)
@@ -372,7 +372,7 @@ def test_what_cannot_be_attached_to_is_said_in_one_line(shop_env: ReplEnvironmen
         assert listed[closed.pid].main == "shop.ShopKt"
 
 
-def test_with_the_project_its_compiler_plugins_apply_to_snippets_run_in_the_app(shop: RunningApp, shop_env: ReplEnvironment):
+def test_with_the_project_its_compiler_plugins_apply_to_snippets_run_in_the_app(shop: RunningApp, shop_env: ReplEnvironment) -> None:
     """Attached with its project, a session compiles with the project's kotlinx-serialization plugin: a @Serializable
     class declared in a snippet is encoded by the app's own kotlinx-serialization."""
     with running_worker(attach_environment(shop.pid, shop_env)) as worker:
@@ -385,7 +385,7 @@ def test_with_the_project_its_compiler_plugins_apply_to_snippets_run_in_the_app(
         assert worker.value(code) == '{"item":"apple","cents":300} Price(item=apple, cents=300)'
 
 
-def test_the_cli_lists_the_app_and_evaluates_inside_it(shop: RunningApp):
+def test_the_cli_lists_the_app_and_evaluates_inside_it(shop: RunningApp) -> None:
     """`gradle-repl jvms` shows the app as attachable; `gradle-repl eval --attach PID` runs snippets in it."""
     listed = _cli("jvms")
     assert listed.returncode == 0 and re.search(rf"^\s*{shop.pid}\s+Java \S+\s+shop\.ShopKt .*; attachable\)$", listed.stdout, re.MULTILINE), listed.stdout
@@ -404,7 +404,7 @@ def _cli_value(shop: RunningApp) -> str:
     return line.removeprefix("count=")
 
 
-def test_the_agent_refuses_a_socket_directory_others_can_enter(shop_env: ReplEnvironment, tmp_path: Path):
+def test_the_agent_refuses_a_socket_directory_others_can_enter(shop_env: ReplEnvironment, tmp_path: Path) -> None:
     """Whoever can enter the socket's directory could run code in the app: the agent listens only in one that is its
     owner's alone (the JVM refuses to start with it otherwise)."""
     shared = tmp_path / "shared"
@@ -420,7 +420,7 @@ def test_the_agent_refuses_a_socket_directory_others_can_enter(shop_env: ReplEnv
     assert list(shared.iterdir()) == []
 
 
-def test_over_mcp_two_sessions_attach_to_one_app_each_with_its_own_state_and_detach(shop: RunningApp):
+def test_over_mcp_two_sessions_attach_to_one_app_each_with_its_own_state_and_detach(shop: RunningApp) -> None:
     """attach_kotlin_session twice (the agent already there is reused): each session has its own snippets' state
     but both see the one app; what a snippet prints and shows comes back as a session's own does (stdout, stderr,
     HTML, an image value); list_kotlin_sessions names the app; closing detaches and the app keeps answering."""
@@ -439,7 +439,9 @@ def test_over_mcp_two_sessions_attach_to_one_app_each_with_its_own_state_and_det
                 data = attached.structured_content
                 assert (data["sessionId"], data["pid"], data["kotlinVersion"]) == (session, shop.pid, "2.3.21") and data["classpathSize"] > 0, data
             # An attached session's calls may leave projectRoot out: it runs the app's classes whatever project is named.
-            run = lambda code, session: client.call_tool("run_kotlin_snippet", {"code": code, "sessionId": session})  # noqa: E731
+            async def run(code: str, session: str) -> CallToolResult:
+                return await client.call_tool("run_kotlin_snippet", {"code": code, "sessionId": session})
+
             assert not (await run("val mine = 1", "a")).is_error
             other = await run("mine", "b")
             assert other.is_error and "Unresolved reference 'mine'" in _text(other)
@@ -471,7 +473,7 @@ def _text(result: Any) -> str:
     return "\n".join(block.text for block in result.content if isinstance(block, TextContent))
 
 
-def test_describe_after_the_app_exited_says_so_in_one_answer_and_the_server_goes_on(shop_env: ReplEnvironment):
+def test_describe_after_the_app_exited_says_so_in_one_answer_and_the_server_goes_on(shop_env: ReplEnvironment) -> None:
     """An app that exited since the last snippet: describe_kotlin_session answers that its state is gone, and the
     server answers the next call."""
 
@@ -522,7 +524,7 @@ def nobodys_jvm(shop_env: ReplEnvironment) -> Iterator[RunningApp]:
         shutil.rmtree(directory)
 
 
-def test_another_users_jvm_is_listed_as_not_attachable_and_refused_before_any_attach(nobodys_jvm: RunningApp, shop_env: ReplEnvironment):
+def test_another_users_jvm_is_listed_as_not_attachable_and_refused_before_any_attach(nobodys_jvm: RunningApp, shop_env: ReplEnvironment) -> None:
     """A JVM of another user is listed as not attachable with the one-line reason; attaching to it answers that line,
     before any attach API call reaches it (root could attach: the same-user policy is gradle-repl's) and before the
     named project is built; the server goes on answering."""

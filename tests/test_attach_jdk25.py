@@ -21,7 +21,7 @@ pytestmark = pytest.mark.jvm
 JDK25 = Path("/usr/lib/jvm/temurin-25-jdk-amd64")
 
 
-def test_a_jdk_25_app_started_with_the_agent_runs_snippets_and_a_runaway_one_is_said_to_run_on():
+def test_a_jdk_25_app_started_with_the_agent_runs_snippets_and_a_runaway_one_is_said_to_run_on() -> None:
     """The agent loaded with -javaagent: at the app's start is the one attaching uses (no dynamic-agent warning on
     the app's console); snippets run on JDK 25; one that ignores its interrupt can't be stopped there, the reply says
     so, and the app keeps answering."""

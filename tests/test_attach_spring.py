@@ -52,7 +52,8 @@ def get(greet: RunningApp) -> Callable[[], str]:
 
     def greeting() -> str:
         with urllib.request.urlopen(url, timeout=HTTP_TIMEOUT_SECONDS) as answer:
-            return answer.read().decode()
+            body: bytes = answer.read()
+            return body.decode()
 
     return greeting
 
@@ -63,14 +64,14 @@ def attached(greet: RunningApp) -> Iterator[SyncWorker]:
         yield worker
 
 
-def test_a_bean_changed_by_a_snippet_changes_the_apps_http_answer(attached: SyncWorker, get):
+def test_a_bean_changed_by_a_snippet_changes_the_apps_http_answer(attached: SyncWorker, get: Callable[[], str]) -> None:
     """bean<T>() is the app's own bean: a greeting set through it is what the endpoint answers next."""
     assert get().startswith("Hello #")
     attached.value('bean<greet.Greeter>().greeting = "Howdy"; bean<greet.Greeter>().greeting')
     assert get().startswith("Howdy #")
 
 
-def test_a_request_changes_state_a_later_snippet_sees(attached: SyncWorker, get):
+def test_a_request_changes_state_a_later_snippet_sees(attached: SyncWorker, get: Callable[[], str]) -> None:
     """The reverse: the app counts the requests it answered, and a snippet reads that count."""
     before = int(attached.value("bean<greet.Greeter>().visits.get()"))
     get()
@@ -78,7 +79,7 @@ def test_a_request_changes_state_a_later_snippet_sees(attached: SyncWorker, get)
     assert int(attached.value("bean<greet.Greeter>().visits.get()")) == before + 2
 
 
-def test_beans_by_name_and_the_context_are_the_apps(attached: SyncWorker):
+def test_beans_by_name_and_the_context_are_the_apps(attached: SyncWorker) -> None:
     """beanNames(), bean(name) and applicationContext, found from outside the app; its classes come from the fat
     jar's LaunchedClassLoader, which the snippets' loaders sit on."""
     assert "greeter" in attached.value("beanNames()")
@@ -87,7 +88,7 @@ def test_beans_by_name_and_the_context_are_the_apps(attached: SyncWorker):
     assert attached.value("greet.Greeter::class.java.classLoader.javaClass.simpleName") == "LaunchedClassLoader"
 
 
-def test_what_a_snippet_shows_comes_back_from_under_the_fat_jars_loader(attached: SyncWorker):
+def test_what_a_snippet_shows_comes_back_from_under_the_fat_jars_loader(attached: SyncWorker) -> None:
     """Under the fat jar's LaunchedClassLoader too, html() and display() of a bean's state reach the session as display
     frames, between the lines printed around them."""
     greeting = attached.value("bean<greet.Greeter>().greeting")
@@ -97,7 +98,7 @@ def test_what_a_snippet_shows_comes_back_from_under_the_fat_jars_loader(attached
     assert greeting and shown == [("stdout", "greeting:\n"), ("html", f"<p>{greeting}</p>"), ("text", greeting)]
 
 
-def test_a_timeout_stops_the_snippet_and_the_app_keeps_serving(attached: SyncWorker, get):
+def test_a_timeout_stops_the_snippet_and_the_app_keeps_serving(attached: SyncWorker, get: Callable[[], str]) -> None:
     """A runaway snippet is interrupted at its timeout; the app answers HTTP meanwhile and after."""
     greeting = attached.value("bean<greet.Greeter>().greeting")
     result = attached.eval("while (!Thread.currentThread().isInterrupted) { }", timeout=2.0).result
@@ -106,7 +107,7 @@ def test_a_timeout_stops_the_snippet_and_the_app_keeps_serving(attached: SyncWor
     assert attached.value("bean<greet.Greeter>().greeting") == greeting
 
 
-def test_an_app_started_with_mvn_spring_boot_run_is_attached_to_its_forked_jvm(greet_jar: Path):
+def test_an_app_started_with_mvn_spring_boot_run_is_attached_to_its_forked_jvm(greet_jar: Path) -> None:
     """`mvn spring-boot:run` forks the app's JVM with its main class on a class path: that JVM is found among Maven's
     children, and its beans are reached as in the jar's (the snippets' loaders sit on the app class loader)."""
     command = [find_mvn(), "-q", "-B", "spring-boot:run", *NO_KOTLIN_DAEMON, "-Dspring-boot.run.arguments=--spring.application.name=forked"]
@@ -119,7 +120,7 @@ def test_an_app_started_with_mvn_spring_boot_run_is_attached_to_its_forked_jvm(g
             assert worker.value("greet.Greeter::class.java.classLoader.javaClass.simpleName") == "AppClassLoader"
 
 
-def test_the_app_exiting_during_a_snippet_ends_the_session_with_a_clear_answer(attached: SyncWorker, greet: RunningApp, tmp_path: Path):
+def test_the_app_exiting_during_a_snippet_ends_the_session_with_a_clear_answer(attached: SyncWorker, greet: RunningApp, tmp_path: Path) -> None:
     """Killed mid-snippet, the app takes the session's state with it: the reply says so at once, nothing hangs."""
     started = tmp_path / "started"
     killer = threading.Thread(target=_kill_when_present, args=(started, greet), daemon=True)

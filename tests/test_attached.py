@@ -77,7 +77,7 @@ def _run(agent: _Agent, *, deadline: float) -> tuple[Any, list[Any]]:
     return ran, sent
 
 
-def test_output_that_never_pauses_still_meets_the_deadline():
+def test_output_that_never_pauses_still_meets_the_deadline() -> None:
     """A snippet printing on every poll is asked to stop once its deadline passed; its stop is the answer."""
     agent = _Agent([], [], printing=True)
     ran, sent = _run(agent, deadline=0.0)
@@ -85,7 +85,7 @@ def test_output_that_never_pauses_still_meets_the_deadline():
     assert sent and all(isinstance(frame, StreamFrame) and frame.data.startswith("tick\n") for frame in sent)
 
 
-def test_chunks_waiting_back_to_back_make_one_frame_per_stream_and_a_pause_ends_one():
+def test_chunks_waiting_back_to_back_make_one_frame_per_stream_and_a_pause_ends_one() -> None:
     """Chunks already received one after another go as one frame until the stream changes; one that came after a
     pause is a frame of its own; the limit's cut is counted, the answer ends the run."""
     waiting: list[AgentReply] = [
@@ -98,7 +98,7 @@ def test_chunks_waiting_back_to_back_make_one_frame_per_stream_and_a_pause_ends_
     assert ran.dropped == 12 and isinstance(ran.reply, AgentUnit) and not ran.stopped
 
 
-def test_chunks_merged_past_the_frame_limit_arrive_whole_in_frames_within_it():
+def test_chunks_merged_past_the_frame_limit_arrive_whole_in_frames_within_it() -> None:
     """500 KB of lines of 2-byte characters waiting back to back (more bytes than the merge counts characters): split
     into frames of at most the frame limit, each ending with a whole line, nothing cut."""
     lines = [f"{n:09d}{'é' * 495}\n" for n in range(500)]  # 1,000 bytes each
@@ -108,7 +108,7 @@ def test_chunks_merged_past_the_frame_limit_arrive_whole_in_frames_within_it():
     assert len(sent) == 3 and all(len(frame.data.encode()) <= 200_000 and frame.data.endswith("\n") for frame in sent)
 
 
-def test_a_late_answer_of_an_earlier_snippet_is_dropped():
+def test_a_late_answer_of_an_earlier_snippet_is_dropped() -> None:
     """Messages of another request (a snippet given up on earlier) never reach this snippet's frames or answer."""
     later: list[AgentReply] = [AgentOutput(REQUEST - 1, "stdout", "old\n"), AgentUnit(REQUEST - 1), AgentOutput(REQUEST, "stdout", "new\n"), AgentUnit(REQUEST)]
     ran, sent = _run(_Agent([], later), deadline=float("inf"))

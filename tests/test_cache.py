@@ -151,7 +151,7 @@ CHANGES: dict[str, Callable[[Built], AbstractContextManager[None]]] = {
 @pytest.mark.parametrize("change", CHANGES)
 def test_a_changed_input_invalidates_and_undoing_it_validates_again(
     built: Built, change: str, monkeypatch: pytest.MonkeyPatch
-):
+) -> None:
     with CHANGES[change](built):
         assert_rebuilds(built.project, monkeypatch)
     assert_hit(built.project, monkeypatch)
@@ -159,12 +159,12 @@ def test_a_changed_input_invalidates_and_undoing_it_validates_again(
 
 def test_a_hit_does_not_run_the_build_tool_and_a_dangling_symlink_never_fails_a_resolve(
     built: Built, monkeypatch: pytest.MonkeyPatch
-):
+) -> None:
     assert not built.first.from_cache
     assert assert_hit(built.project, monkeypatch).environment == built.first.environment
 
 
-def test_a_hit_never_waits_for_another_process_building_the_project(built: Built, monkeypatch: pytest.MonkeyPatch):
+def test_a_hit_never_waits_for_another_process_building_the_project(built: Built, monkeypatch: pytest.MonkeyPatch) -> None:
     """A hit is checked before every snippet: another process holding the project's build slot (here
     this test, through a lock file of its own) must not hold it up, and a wait would fail within 1 s."""
     monkeypatch.setattr(buildlock, "BUILD_LOCK_TIMEOUT_SECONDS", 1.0)
@@ -172,13 +172,13 @@ def test_a_hit_never_waits_for_another_process_building_the_project(built: Built
         assert assert_hit(built.project, monkeypatch).environment == built.first.environment
 
 
-def test_refresh_bypasses_the_cache(built: Built, monkeypatch: pytest.MonkeyPatch):
+def test_refresh_bypasses_the_cache(built: Built, monkeypatch: pytest.MonkeyPatch) -> None:
     no_build_tool(monkeypatch)
     with pytest.raises(BuildToolNotFound):
         resolve_environment(built.project, build_tool="maven", refresh=True)
 
 
-def test_a_hit_checks_that_the_jdk_and_compiler_jars_still_exist(built: Built, tmp_path: Path):
+def test_a_hit_checks_that_the_jdk_and_compiler_jars_still_exist(built: Built, tmp_path: Path) -> None:
     environment, project = built.first.environment, built.project
     plugin = tmp_path / "plugin.jar"
     shutil.copy(environment.compiler_plugin_classpath[0], plugin)
@@ -193,7 +193,7 @@ def test_a_hit_checks_that_the_jdk_and_compiler_jars_still_exist(built: Built, t
     assert "jdk/bin/java no longer exists" in (stale_reason(cache.put(key, java, entry.fingerprint)) or "")
 
 
-def test_the_key_names_the_resolver_the_init_script_the_maven_extension_and_the_jdk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+def test_the_key_names_the_resolver_the_init_script_the_maven_extension_and_the_jdk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     project = copy_project(SAMPLE_PROJECT, tmp_path / "sample")
     gradle = _cache_key(project, GRADLE, ":", "main").facts
     assert gradle["resolver"] and gradle["init script"] and "GRADLE_USER_HOME" in gradle
@@ -222,7 +222,7 @@ def write(root: Path, files: dict[str, str]) -> None:
         (root / name).write_text(text)
 
 
-def test_gradle_build_files_are_hashed_and_outputs_skipped(tmp_path: Path):
+def test_gradle_build_files_are_hashed_and_outputs_skipped(tmp_path: Path) -> None:
     root = tmp_path / "g"
     write(root, {
         "settings.gradle.kts": 'include("a")',
@@ -257,7 +257,7 @@ def test_gradle_build_files_are_hashed_and_outputs_skipped(tmp_path: Path):
     assert fingerprint.change() == f"{root / 'a/src/main/kotlin/App.kt'} changed"
 
 
-def test_a_build_file_touched_without_a_change_is_no_change(tmp_path: Path):
+def test_a_build_file_touched_without_a_change_is_no_change(tmp_path: Path) -> None:
     write(tmp_path, {"pom.xml": "<project/>", "src/main/kotlin/A.kt": ""})
     fingerprint = Fingerprint.take(MAVEN.inputs(tmp_path))
     later = time.time() + 5
@@ -265,7 +265,7 @@ def test_a_build_file_touched_without_a_change_is_no_change(tmp_path: Path):
     assert fingerprint.change() is None
 
 
-def test_gradle_src_dirs_and_included_builds_outside_the_root_are_inputs(tmp_path: Path):
+def test_gradle_src_dirs_and_included_builds_outside_the_root_are_inputs(tmp_path: Path) -> None:
     """tests/projects/gradle-multi compiles sources from ../maven-multi: they are the build's inputs too."""
     shutil.copytree(PROJECTS / "maven-multi", tmp_path / "maven-multi")
     project = copy_project(PROJECTS / "gradle-multi", tmp_path / "gradle-multi")
@@ -282,7 +282,7 @@ def test_gradle_src_dirs_and_included_builds_outside_the_root_are_inputs(tmp_pat
     assert fingerprint.change() == f"{cart} changed"
 
 
-def test_gradle_user_home_settings_are_inputs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+def test_gradle_user_home_settings_are_inputs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GRADLE_USER_HOME", str(tmp_path / "gradle-home"))
     write(tmp_path, {"p/settings.gradle.kts": ""})
     fingerprint = Fingerprint.take(GRADLE.inputs(tmp_path / "p"))
@@ -290,7 +290,7 @@ def test_gradle_user_home_settings_are_inputs(tmp_path: Path, monkeypatch: pytes
     assert fingerprint.change() == f"{tmp_path / 'gradle-home/gradle.properties'} was added"
 
 
-def test_dangling_links_and_link_cycles_are_walked_safely(tmp_path: Path):
+def test_dangling_links_and_link_cycles_are_walked_safely(tmp_path: Path) -> None:
     write(tmp_path, {"pom.xml": "<project/>", "src/main/kotlin/A.kt": ""})
     (tmp_path / "src/main/kotlin/Gone.kt").symlink_to(tmp_path / "missing.kt")
     (tmp_path / "src/main/kotlin/loop").symlink_to(tmp_path / "src")
@@ -299,19 +299,24 @@ def test_dangling_links_and_link_cycles_are_walked_safely(tmp_path: Path):
     assert fingerprint.change() is None
 
 
-def test_a_warm_check_with_nothing_changed_does_not_walk_the_project(built: Built, monkeypatch: pytest.MonkeyPatch):
+def test_a_warm_check_with_nothing_changed_does_not_walk_the_project(built: Built, monkeypatch: pytest.MonkeyPatch) -> None:
     """Once an entry was found unchanged, the watcher answers for its trees: no stat pass per snippet."""
     project = built.project
     assert resolve_environment(project, build_tool="maven").from_cache
     walks: list[Path] = []
     real_walk = build_inputs.walk_inputs
-    monkeypatch.setattr(build_inputs, "walk_inputs", lambda tree: walks.append(tree) or real_walk(tree))
+
+    def walk(tree: Path) -> Iterator[tuple[Path, os.stat_result]]:
+        walks.append(tree)
+        return real_walk(tree)
+
+    monkeypatch.setattr(build_inputs, "walk_inputs", walk)
     for _ in range(5):
         assert resolve_environment(project, build_tool="maven").from_cache
     assert walks == []
 
 
-def test_an_edit_just_before_a_check_is_always_seen(built: Built):
+def test_an_edit_just_before_a_check_is_always_seen(built: Built) -> None:
     """The watcher is exact: an edit made right before the question is part of the answer."""
     project = built.project
     cache = EnvironmentCache()

@@ -63,21 +63,21 @@ def shapes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[ClassSha
         ("Hidden", "a method's modifiers changed: f()I"),
     ],
 )
-def test_the_jvm_refusals_are_named_and_body_edits_pass(shapes: dict[str, tuple[ClassShape, ClassShape]], name: str, why: str | None):
+def test_the_jvm_refusals_are_named_and_body_edits_pass(shapes: dict[str, tuple[ClassShape, ClassShape]], name: str, why: str | None) -> None:
     """A body or initialiser edit is allowed; a member added or removed, supertypes or a member's modifiers changed
     are named as the JVM's redefinition would refuse them."""
     old, new = shapes[name]
     assert old.name == name and refusal(old, new) == why
 
 
-def test_a_changed_static_initialiser_is_told_from_one_whose_constants_moved(shapes: dict[str, tuple[ClassShape, ClassShape]]):
+def test_a_changed_static_initialiser_is_told_from_one_whose_constants_moved(shapes: dict[str, tuple[ClassShape, ClassShape]]) -> None:
     """`static int v = 1` → `= 2` changes the initialiser; constants added elsewhere in the class shift the constant
     pool, but the initialiser that does the same is not reported as changed."""
     assert initialiser_changed(*shapes["Init"])
     assert not initialiser_changed(*shapes["Shifted"]) and not initialiser_changed(*shapes["Body"])
 
 
-def test_bytes_that_are_not_a_class_file_are_refused():
+def test_bytes_that_are_not_a_class_file_are_refused() -> None:
     """Garbage or a truncated file is a ValueError, never a wrong answer."""
     with pytest.raises(ValueError, match="not a class file"):
         read_class(b"PK\x03\x04 a jar, not a class")

@@ -3,14 +3,15 @@
 import sys
 from pathlib import Path
 
-from gradle_repl.environment import ReplEnvironment
+from gradle_repl.environment import BuildToolName, ReplEnvironment
 from gradle_repl.project.build_inputs import Inputs
 from gradle_repl.project.cache import EnvironmentCache
 from gradle_repl.project.compiler_args import plugin_options_in, relevant_compiler_args
+from gradle_repl.project.process import ProgressCallback
 from gradle_repl.project.resolve import _resolve_locked
 
 
-def test_keeps_language_flags_and_drops_build_plumbing():
+def test_keeps_language_flags_and_drops_build_plumbing() -> None:
     args = [
         "-language-version", "2.1", "-api-version=2.1", "-opt-in", "a.B", "-opt-in=c.D", "-Xcontext-parameters",
         "-progressive", "-java-parameters", "-Xplugin=/x.jar", "-Xfriend-paths=/out", "-verbose", "-Xjdk-release=17", "-Werror",
@@ -24,7 +25,7 @@ def test_keeps_language_flags_and_drops_build_plumbing():
 class _ScriptedTool:
     """A build tool of its own (the interface is all resolve needs) reporting Gradle-style free args."""
 
-    name = "gradle"
+    name: BuildToolName = "gradle"
     build_files = "build.txt"
 
     def detect(self, root: Path) -> bool:
@@ -45,10 +46,10 @@ class _ScriptedTool:
     def facts(self) -> dict[str, str]:
         return {}
 
-    def recompile(self, root: Path, *, project_path: str, source_set: str, on_progress=None) -> bool:
+    def recompile(self, root: Path, *, project_path: str, source_set: str, on_progress: ProgressCallback | None = None) -> bool:
         return False
 
-    def resolve(self, root: Path, *, project_path: str, source_set: str, on_progress=None) -> ReplEnvironment:
+    def resolve(self, root: Path, *, project_path: str, source_set: str, on_progress: ProgressCallback | None = None) -> ReplEnvironment:
         java = Path(sys.executable)
         return ReplEnvironment(
             build_tool="gradle", project_root=str(root), java_executable=str(java), java_home=str(java.parent),
@@ -60,7 +61,7 @@ class _ScriptedTool:
         )
 
 
-def test_every_build_tools_free_args_pass_the_one_filter(tmp_path: Path):
+def test_every_build_tools_free_args_pass_the_one_filter(tmp_path: Path) -> None:
     """Gradle reports its free args unfiltered; resolve filters them for every tool, in one place: a plugin option
     among them joins the plugins' options, and a -P that names no plugin option is one warning."""
     (tmp_path / "build.txt").write_text("")
@@ -74,7 +75,7 @@ def test_every_build_tools_free_args_pass_the_one_filter(tmp_path: Path):
     ]
 
 
-def test_plugin_options_are_read_in_both_spellings_the_compiler_takes():
+def test_plugin_options_are_read_in_both_spellings_the_compiler_takes() -> None:
     """-P then its value, and -P=value in one argument; comma-separated values split as kotlinc splits them;
     everything else stays, in order (kotlinc refuses "-P plugin:…" and "-Pplugin:…": they are not options)."""
     allopen, noarg = "plugin:org.jetbrains.kotlin.allopen:annotation=a.Open", "plugin:org.jetbrains.kotlin.noarg:annotation=a.Entity"

@@ -24,7 +24,7 @@ def _emitted() -> list[tuple[str, str, str, str]]:
     ]
 
 
-def test_every_kind_the_facade_emits_has_its_rule_and_every_rule_is_emitted():
+def test_every_kind_the_facade_emits_has_its_rule_and_every_rule_is_emitted() -> None:
     """The Kotlin side names only kinds of the table, each of the table's kinds is emitted somewhere, a text kind
     with the table's MIME type, and a binary kind with bytes and no text."""
     emitted = _emitted()
@@ -37,7 +37,7 @@ def test_every_kind_the_facade_emits_has_its_rule_and_every_rule_is_emitted():
             assert (mime, data) == (f'"{rule.mime}"', "null"), (kind, mime, text, data)
 
 
-def test_an_unknown_kind_is_refused_by_name():
+def test_an_unknown_kind_is_refused_by_name() -> None:
     """A kind the table lacks is a validation error naming it, never passed on as a string."""
     with pytest.raises(ValidationError, match="chart"):
         display_kind("chart")

@@ -1,7 +1,7 @@
 """Each frame decodes to its own model by its tag; a result is one of three kinds, never a bag of optionals."""
 
 import pytest
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from gradle_repl.frames import (
     DescriptionResult,
@@ -22,11 +22,11 @@ from gradle_repl.frames import (
     ExitingFrame(id=3),
     StreamFrame(id=3, event="stderr", data="x"),
 ])
-def test_a_frame_comes_back_as_the_model_it_was_sent_as(frame):
+def test_a_frame_comes_back_as_the_model_it_was_sent_as(frame: BaseModel) -> None:
     assert decode_frame(encode(frame)) == frame
 
 
-def test_an_error_must_say_its_kind_and_a_success_carries_no_error_fields():
+def test_an_error_must_say_its_kind_and_a_success_carries_no_error_fields() -> None:
     with pytest.raises(ValidationError):
         decode_frame('{"event": "result", "type": "error", "message": "no kind"}')
     success = decode_frame('{"event": "result", "type": "success"}')

@@ -84,19 +84,19 @@ def check_single_module(pair: Pair, env: ReplEnvironment, source_set: str) -> No
     assert f"kotlin-compiler-embeddable-{env.kotlin_version}.jar" in host, host
 
 
-def test_a_single_module_build_reports_classpath_plugins_toolchain_and_args(pair_run: tuple[Pair, PairRun]):
+def test_a_single_module_build_reports_classpath_plugins_toolchain_and_args(pair_run: tuple[Pair, PairRun]) -> None:
     pair, run = pair_run
     check_single_module(pair, run.environment("single:main", project_path=":", source_set="main"), "main")
     assert ":classes" in run.depends_on("single:main")  # the source set is compiled before it is reported
 
 
-def test_a_custom_source_set_reports_its_own_outputs(pair_run: tuple[Pair, PairRun]):
+def test_a_custom_source_set_reports_its_own_outputs(pair_run: tuple[Pair, PairRun]) -> None:
     pair, run = pair_run
     check_single_module(pair, run.environment("single:integration", project_path=":", source_set="integration"), "integration")
     assert ":integrationClasses" in run.depends_on("single:integration")
 
 
-def test_a_module_sees_the_module_it_depends_on(pair_run: tuple[Pair, PairRun]):
+def test_a_module_sees_the_module_it_depends_on(pair_run: tuple[Pair, PairRun]) -> None:
     _pair, run = pair_run
     env = run.environment("multi:app", project_path=":app", source_set="main")
     assert env.project_path == ":app" and env.project_dir and env.project_dir.endswith("multi/app")
@@ -109,7 +109,7 @@ def test_a_module_sees_the_module_it_depends_on(pair_run: tuple[Pair, PairRun]):
 LATEST = next(p for p in PAIRS if p.gradle == "8.11.1" and has_usable_repl(p.kgp))
 
 
-def test_a_broken_init_script_fails_the_facts(tmp_path: Path):
+def test_a_broken_init_script_fails_the_facts(tmp_path: Path) -> None:
     """The harness has teeth: an init script that reads a KGP property that doesn't exist (so drops the
     plugin options) no longer reports what the build would."""
     script = init_script_path().read_text()
@@ -144,7 +144,7 @@ class Greeter(val name: String) {
 """
 
 
-def test_a_real_session_on_a_gradle_resolved_environment(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory):
+def test_a_real_session_on_a_gradle_resolved_environment(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
     """The Gradle path end to end minus the launcher: the model's environment, the project's code compiled by the
     resolved compiler with the build's plugins, a real worker calling it and round-tripping a snippet's
     @Serializable class."""
@@ -201,7 +201,7 @@ def _relative_inputs(env: ReplEnvironment, model: str) -> set[str]:
 
 
 @pytest.mark.parametrize("source_set", ["main", "jvmMain", "commonMain"])
-def test_a_multiplatform_jvm_target_reports_its_compilation(kmp_run: tuple[Pair, PairRun], source_set: str):
+def test_a_multiplatform_jvm_target_reports_its_compilation(kmp_run: tuple[Pair, PairRun], source_set: str) -> None:
     """`main` (one JVM target), the KMP name `jvmMain` and the shared `commonMain` all name the jvm target's main
     compilation: its outputs and runtime dependencies, every source set it compiles (an edit in commonMain or the
     intermediate jvmSharedMain rebuilds), its compile task's plugins (Compose, serialization) and options."""
@@ -221,7 +221,7 @@ def test_a_multiplatform_jvm_target_reports_its_compilation(kmp_run: tuple[Pair,
     _plugins_as_loaded(pair, env)
 
 
-def test_a_multiplatform_test_compilation_sees_main_and_common_test(kmp_run: tuple[Pair, PairRun]):
+def test_a_multiplatform_test_compilation_sees_main_and_common_test(kmp_run: tuple[Pair, PairRun]) -> None:
     pair, run = kmp_run
     env = run.environment("kmp:one:jvmTest", project_path=":one", source_set="jvmTest")
     outputs = [p.split("/kmp/one/", 1)[1] for p in env.classpath if "/kmp/one/" in p]
@@ -232,7 +232,7 @@ def test_a_multiplatform_test_compilation_sees_main_and_common_test(kmp_run: tup
     _plugins_as_loaded(pair, env)
 
 
-def test_one_of_several_jvm_targets_is_named_by_its_source_set(kmp_run: tuple[Pair, PairRun]):
+def test_one_of_several_jvm_targets_is_named_by_its_source_set(kmp_run: tuple[Pair, PairRun]) -> None:
     pair, run = kmp_run
     env = run.environment("kmp:two:desktopMain", project_path=":two", source_set="desktopMain")
     assert env.classpath[0].endswith("kmp/two/build/classes/kotlin/desktop/main"), env.classpath[:3]
@@ -241,7 +241,7 @@ def test_one_of_several_jvm_targets_is_named_by_its_source_set(kmp_run: tuple[Pa
     _plugins_as_loaded(pair, env)
 
 
-def test_ambiguous_missing_and_non_jvm_multiplatform_names_are_refused_with_the_choices(kmp_run: tuple[Pair, PairRun]):
+def test_ambiguous_missing_and_non_jvm_multiplatform_names_are_refused_with_the_choices(kmp_run: tuple[Pair, PairRun]) -> None:
     _, run = kmp_run
     several = run.refusal("kmp:two:main")
     assert "several JVM targets (desktop, jvm)" in several and "desktopMain" in several and "jvmMain" in several, several
@@ -270,7 +270,7 @@ fun jvmOnlyTotal(items: List<Item>): Long = items.sumOf { it.cents }
 """
 
 
-def test_a_real_session_on_a_multiplatform_environment(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory):
+def test_a_real_session_on_a_multiplatform_environment(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
     """commonMain and jvmMain code (expect/actual) compiled by the resolved compiler as KGP compiles a JVM target,
     called from a real session; the build's Compose compiler plugin transforms a snippet's @Composable function
     (the Composer parameter it adds is there) and serialization round-trips a snippet's class."""

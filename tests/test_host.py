@@ -11,7 +11,9 @@ from __future__ import annotations
 import asyncio
 import itertools
 import random
+from collections.abc import Awaitable
 
+import anyio
 import pytest
 
 from fakeworker import FakeLauncher, FakeResolved, fake_resolver
@@ -34,12 +36,13 @@ def anyio_backend() -> str:
 
 
 def manager(launcher: FakeLauncher, **limits: object) -> SessionManager:
-    return SessionManager(
-        limits=SessionLimits(**{"spare_worker": False, **limits}), launcher=launcher, resolver=fake_resolver  # type: ignore[arg-type]
-    )
+    # The test's limits passed through by name: SessionLimits checks them.
+    chosen = SessionLimits(**{"spare_worker": False, **limits})  # type: ignore[arg-type]
+    return SessionManager(limits=chosen, launcher=launcher, resolver=fake_resolver)
 
 
 async def run(m: SessionManager, code: str, session: str = "s", build_tool: BuildToolChoice = "auto", **extra: object) -> str:
+    # The test's options passed through by name to run_snippet, which types them.
     reply = await m.run_snippet(SessionTarget("/p", build_tool=build_tool, session_id=session), code=code, **extra)  # type: ignore[arg-type]
     result = reply.result
     if isinstance(result, ErrorResult):
@@ -53,16 +56,16 @@ async def until_state(m: SessionManager, state: str, session: str = "s") -> None
         await asyncio.sleep(0.005)
 
 
-async def cancel_when(m: SessionManager, state: str, coroutine: object, session: str = "s") -> None:
+async def cancel_when(m: SessionManager, state: str, coroutine: Awaitable[object], session: str = "s") -> None:
     """Starts the call, cancels it once its session is listed in state, and requires the cancel to end it."""
-    task = asyncio.ensure_future(coroutine)  # type: ignore[arg-type]
+    task = asyncio.ensure_future(coroutine)
     await until_state(m, state, session)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
 
 
-async def test_a_cancelled_call_never_hands_its_reply_to_the_next_one():
+async def test_a_cancelled_call_never_hands_its_reply_to_the_next_one() -> None:
     """The cancel reaches the snippet; the next call gets its own answer, the session its state."""
     launcher = FakeLauncher()
     m = manager(launcher)
@@ -75,7 +78,7 @@ async def test_a_cancelled_call_never_hands_its_reply_to_the_next_one():
     await m.close_all()
 
 
-async def test_a_cancelled_call_whose_snippet_answers_late_still_reads_its_own_reply():
+async def test_a_cancelled_call_whose_snippet_answers_late_still_reads_its_own_reply() -> None:
     """A snippet that ignores the cancel but then finishes: its late reply is read and dropped, not shifted."""
     m = manager(FakeLauncher())
     await cancel_when(m, "running", run(m, "stubborn 0.3:A"))
@@ -83,7 +86,7 @@ async def test_a_cancelled_call_whose_snippet_answers_late_still_reads_its_own_r
     await m.close_all()
 
 
-async def test_a_cancelled_snippet_that_never_answers_costs_the_worker_and_says_so(monkeypatch: pytest.MonkeyPatch):
+async def test_a_cancelled_snippet_that_never_answers_costs_the_worker_and_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
     """Past the cancel grace the worker is killed; the next call starts fresh and is told the state is gone."""
     monkeypatch.setattr(handle, "CANCEL_ANSWER_SECONDS", 0.1)
     launcher = FakeLauncher()
@@ -97,7 +100,7 @@ async def test_a_cancelled_snippet_that_never_answers_costs_the_worker_and_says_
 
 
 @pytest.mark.parametrize("misbehaviour", ["huge", "garbage", "wrong-id"])
-async def test_a_broken_frame_stops_the_worker_and_the_next_call_is_answered_by_its_own(misbehaviour: str):
+async def test_a_broken_frame_stops_the_worker_and_the_next_call_is_answered_by_its_own(misbehaviour: str) -> None:
     """An oversized, undecodable or misaddressed frame is fatal for that worker, said plainly, never shifted."""
     launcher = FakeLauncher()
     m = manager(launcher)
@@ -109,7 +112,7 @@ async def test_a_broken_frame_stops_the_worker_and_the_next_call_is_answered_by_
     await m.close_all()
 
 
-async def test_a_worker_that_stops_answering_is_killed_at_the_deadline(monkeypatch: pytest.MonkeyPatch):
+async def test_a_worker_that_stops_answering_is_killed_at_the_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(handle, "RESULT_MARGIN_SECONDS", 0.05)
     launcher = FakeLauncher()
     m = manager(launcher)
@@ -119,7 +122,7 @@ async def test_a_worker_that_stops_answering_is_killed_at_the_deadline(monkeypat
     await m.close_all()
 
 
-async def test_a_worker_gone_silent_after_a_heap_warning_is_reported_as_likely_out_of_memory(monkeypatch: pytest.MonkeyPatch):
+async def test_a_worker_gone_silent_after_a_heap_warning_is_reported_as_likely_out_of_memory(monkeypatch: pytest.MonkeyPatch) -> None:
     """A JVM stuck collecting garbage never answers; the reply says the heap was the likely cause, not just 'timeout'."""
     monkeypatch.setattr(handle, "RESULT_MARGIN_SECONDS", 0.05)
     m = manager(FakeLauncher())
@@ -129,7 +132,7 @@ async def test_a_worker_gone_silent_after_a_heap_warning_is_reported_as_likely_o
     await m.close_all()
 
 
-async def test_a_worker_that_exits_mid_snippet_is_reported_and_replaced():
+async def test_a_worker_that_exits_mid_snippet_is_reported_and_replaced() -> None:
     launcher = FakeLauncher()
     m = manager(launcher)
     assert "exited with code 3" in await run(m, "exit 3")
@@ -138,7 +141,7 @@ async def test_a_worker_that_exits_mid_snippet_is_reported_and_replaced():
     await m.close_all()
 
 
-async def test_a_snippets_system_exit_is_named_even_when_a_signal_ends_the_worker():
+async def test_a_snippets_system_exit_is_named_even_when_a_signal_ends_the_worker() -> None:
     """The worker's exiting frame, not a line in its log, tells the host why its process ended: a System.exit
     whose code a signal lost still reads as the snippet's System.exit."""
     m = manager(FakeLauncher())
@@ -148,7 +151,7 @@ async def test_a_snippets_system_exit_is_named_even_when_a_signal_ends_the_worke
     await m.close_all()
 
 
-async def test_a_describe_answered_with_a_snippets_result_is_a_broken_protocol():
+async def test_a_describe_answered_with_a_snippets_result_is_a_broken_protocol() -> None:
     """Each request has its own kinds of answer; another kind is never passed on as if it were one."""
     launcher = FakeLauncher()
     m = manager(launcher)
@@ -159,7 +162,7 @@ async def test_a_describe_answered_with_a_snippets_result_is_a_broken_protocol()
     await m.close_all()
 
 
-async def test_cancelling_during_a_jvm_start_leaves_no_worker():
+async def test_cancelling_during_a_jvm_start_leaves_no_worker() -> None:
     """The launch is cut short and its process stopped: nothing unlisted keeps running."""
     launcher = FakeLauncher(start_delay=0.5)
     m = manager(launcher)
@@ -169,7 +172,7 @@ async def test_cancelling_during_a_jvm_start_leaves_no_worker():
     await m.close_all()
 
 
-async def test_closing_a_session_while_its_jvm_starts_stops_that_jvm():
+async def test_closing_a_session_while_its_jvm_starts_stops_that_jvm() -> None:
     launcher = FakeLauncher(start_delay=0.3)
     m = manager(launcher)
     call = asyncio.ensure_future(run(m, "1"))
@@ -181,7 +184,7 @@ async def test_closing_a_session_while_its_jvm_starts_stops_that_jvm():
     await m.close_all()
 
 
-async def test_closing_a_session_mid_snippet_ends_the_call_with_a_clear_reply():
+async def test_closing_a_session_mid_snippet_ends_the_call_with_a_clear_reply() -> None:
     launcher = FakeLauncher()
     m = manager(launcher)
     call = asyncio.ensure_future(run(m, "sleep 5:A"))
@@ -192,7 +195,7 @@ async def test_closing_a_session_mid_snippet_ends_the_call_with_a_clear_reply():
     await m.close_all()
 
 
-async def test_sessions_starting_at_once_never_exceed_the_cap():
+async def test_sessions_starting_at_once_never_exceed_the_cap() -> None:
     """Two starts race for the last slot: one gets it, the other is told why not; never two JVMs."""
     launcher = FakeLauncher(start_delay=0.2)
     m = manager(launcher, max_sessions=1)
@@ -203,7 +206,7 @@ async def test_sessions_starting_at_once_never_exceed_the_cap():
     await m.close_all()
 
 
-async def test_the_least_recently_used_idle_session_makes_room_and_is_told():
+async def test_the_least_recently_used_idle_session_makes_room_and_is_told() -> None:
     launcher = FakeLauncher()
     m = manager(launcher, max_sessions=1)
     await run(m, "a", "old")
@@ -214,14 +217,14 @@ async def test_the_least_recently_used_idle_session_makes_room_and_is_told():
     await m.close_all()
 
 
-async def test_an_idle_session_is_closed_at_the_idle_timeout_and_its_next_call_is_told():
+async def test_an_idle_session_is_closed_at_the_idle_timeout_and_its_next_call_is_told() -> None:
     """The eviction poll closes a session idle past the timeout (it is no longer listed, its worker is gone); the
     session's next call starts a fresh worker and says why the state is gone."""
     launcher = FakeLauncher()
     m = manager(launcher, idle_timeout_seconds=0.05, eviction_poll_seconds=0.01)
     m.start_eviction()
     await run(m, "1")
-    async with asyncio.timeout(5):  # the idle timeout plus a poll, observed through the listing and the workers
+    with anyio.fail_after(5):  # the idle timeout plus a poll, observed through the listing and the workers
         while m.list() or launcher.live():
             await asyncio.sleep(0.005)
     reply = await m.run_snippet(SessionTarget("/p", session_id="s"), code="2")
@@ -232,7 +235,7 @@ async def test_an_idle_session_is_closed_at_the_idle_timeout_and_its_next_call_i
     await m.close_all()
 
 
-async def test_a_new_session_takes_the_warmed_spare():
+async def test_a_new_session_takes_the_warmed_spare() -> None:
     launcher = FakeLauncher()
     m = manager(launcher, spare_worker=True)
     await run(m, "1", "first")
@@ -245,7 +248,7 @@ async def test_a_new_session_takes_the_warmed_spare():
     assert launcher.live() == []
 
 
-async def test_a_changed_environment_restarts_the_session_and_says_so():
+async def test_a_changed_environment_restarts_the_session_and_says_so() -> None:
     launcher = FakeLauncher()
     m = manager(launcher)
     await run(m, "1")
@@ -255,7 +258,7 @@ async def test_a_changed_environment_restarts_the_session_and_says_so():
     await m.close_all()
 
 
-async def test_a_restart_for_a_changed_build_adds_the_reported_libraries_again():
+async def test_a_restart_for_a_changed_build_adds_the_reported_libraries_again() -> None:
     """The libraries the old worker reported it added (not a reading of the snippets' text) are added again in the
     new worker, as one snippet before the user's, and the reply says so."""
     launcher = FakeLauncher()
@@ -267,7 +270,7 @@ async def test_a_restart_for_a_changed_build_adds_the_reported_libraries_again()
     await m.close_all()
 
 
-async def test_checks_and_completions_use_the_live_worker_even_after_the_build_changed():
+async def test_checks_and_completions_use_the_live_worker_even_after_the_build_changed() -> None:
     """An edited source (here: every resolve sees a new build) restarts a session on its next run, never on a check or
     a completion: they answer from the live worker, its state kept, and don't resolve. Only a session without a live
     worker is started for them."""
@@ -280,7 +283,7 @@ async def test_checks_and_completions_use_the_live_worker_even_after_the_build_c
         return FakeResolved(environment.model_copy(update={"classpath": [f"/classes-{next(builds)}"]}))
 
     launcher = FakeLauncher()
-    m = SessionManager(limits=SessionLimits(spare_worker=False), launcher=launcher, resolver=edited)  # type: ignore[arg-type]
+    m = SessionManager(limits=SessionLimits(spare_worker=False), launcher=launcher, resolver=edited)
     first = await m.complete_snippet(SessionTarget("/p", session_id="s"), code="x")  # no worker yet: started
     assert isinstance(first.result, CompletionResult) and len(launcher.spawned) == 1 and len(resolves) == 1
     assert await run(m, "kept") == "kept"  # the build changed since: restarted, as a run is
@@ -296,7 +299,7 @@ async def test_checks_and_completions_use_the_live_worker_even_after_the_build_c
     await m.close_all()
 
 
-async def test_a_cancelled_check_is_read_to_its_end_and_the_session_keeps_its_worker(monkeypatch: pytest.MonkeyPatch):
+async def test_a_cancelled_check_is_read_to_its_end_and_the_session_keeps_its_worker(monkeypatch: pytest.MonkeyPatch) -> None:
     """The worker compiles a check on its main loop, where no cancel is read: a cancel neither cuts its deadline nor
     costs the worker; the next call waits for the compile and is answered by the same worker."""
     monkeypatch.setattr(handle, "CANCEL_ANSWER_SECONDS", 0.01)
@@ -314,7 +317,7 @@ async def test_a_cancelled_check_is_read_to_its_end_and_the_session_keeps_its_wo
     await m.close_all()
 
 
-async def test_output_reaches_the_listener_while_the_snippet_runs():
+async def test_output_reaches_the_listener_while_the_snippet_runs() -> None:
     m = manager(FakeLauncher())
     seen: list[str] = []
     reply = await m.run_snippet(SessionTarget("/p", session_id="s"), code="print hello:V", on_frame=lambda f: seen.append(f.data))
@@ -324,7 +327,7 @@ async def test_output_reaches_the_listener_while_the_snippet_runs():
 
 async def test_twenty_interleavings_of_cancel_timeout_close_and_reset_keep_every_answer_its_own(
     monkeypatch: pytest.MonkeyPatch,
-):
+) -> None:
     """Random cancel/timeout/close/reset mixed with calls on three sessions: each answer is its own call's,
     the listing matches the live workers, and nothing is left after close_all."""
     monkeypatch.setattr(handle, "CANCEL_ANSWER_SECONDS", 0.1)
@@ -353,7 +356,7 @@ async def test_twenty_interleavings_of_cancel_timeout_close_and_reset_keep_every
     assert launcher.live() == []
 
 
-async def test_auto_on_a_session_keeps_the_build_tool_it_runs_on():
+async def test_auto_on_a_session_keeps_the_build_tool_it_runs_on() -> None:
     """A call leaving out buildTool on a Maven-resolved session resolves with Maven, not whatever auto picks."""
     asked: list[str] = []
 
@@ -361,7 +364,7 @@ async def test_auto_on_a_session_keeps_the_build_tool_it_runs_on():
         asked.append(build_tool)
         return fake_resolver(project_root)
 
-    m = SessionManager(limits=SessionLimits(spare_worker=False), launcher=FakeLauncher(), resolver=resolver)  # type: ignore[arg-type]
+    m = SessionManager(limits=SessionLimits(spare_worker=False), launcher=FakeLauncher(), resolver=resolver)
     assert await run(m, "first", build_tool="maven") == "first"
     assert await run(m, "second") == "second"
     assert await run(m, "other", session="fresh") == "other"
@@ -369,7 +372,7 @@ async def test_auto_on_a_session_keeps_the_build_tool_it_runs_on():
     await m.close_all()
 
 
-async def test_the_environments_warnings_reach_the_first_reply_of_each_jvm():
+async def test_the_environments_warnings_reach_the_first_reply_of_each_jvm() -> None:
     """What the build's environment can't give snippets (e.g. plugins a REPL can't apply) is said where an agent
     reads it: once when a session's JVM starts, not on every call."""
 
@@ -377,7 +380,7 @@ async def test_the_environments_warnings_reach_the_first_reply_of_each_jvm():
         environment = fake_resolver(project_root).environment
         return FakeResolved(environment.model_copy(update={"warnings": ["plugin x does not apply to snippet classes"]}))
 
-    m = SessionManager(limits=SessionLimits(spare_worker=False), launcher=FakeLauncher(), resolver=warning_resolver)  # type: ignore[arg-type]
+    m = SessionManager(limits=SessionLimits(spare_worker=False), launcher=FakeLauncher(), resolver=warning_resolver)
     first = await m.run_snippet(SessionTarget("/p", session_id="s"), code="A")
     assert first.notices == (Notice(kind="environment", text="[plugin x does not apply to snippet classes]"),)
     again = await m.run_snippet(SessionTarget("/p", session_id="s"), code="B")
@@ -385,7 +388,7 @@ async def test_the_environments_warnings_reach_the_first_reply_of_each_jvm():
     await m.close_all()
 
 
-async def test_a_build_tool_that_could_not_run_is_said_on_the_call_it_happened():
+async def test_a_build_tool_that_could_not_run_is_said_on_the_call_it_happened() -> None:
     """The resolver's notices (buildTool=auto fell back to the other build tool) reach that call's reply as build_tool
     notices, read from the resolved result's own field."""
     skipped = "[gradle can't run here (no Gradle 7.6+); used maven instead]"
@@ -393,13 +396,13 @@ async def test_a_build_tool_that_could_not_run_is_said_on_the_call_it_happened()
     def falling_back(project_root: str, **_: object) -> FakeResolved:
         return FakeResolved(fake_resolver(project_root).environment, notices=(skipped,))
 
-    m = SessionManager(limits=SessionLimits(spare_worker=False), launcher=FakeLauncher(), resolver=falling_back)  # type: ignore[arg-type]
+    m = SessionManager(limits=SessionLimits(spare_worker=False), launcher=FakeLauncher(), resolver=falling_back)
     reply = await m.run_snippet(SessionTarget("/p", session_id="s"), code="A")
     assert reply.notices == (Notice(kind="build_tool", text=skipped),)
     await m.close_all()
 
 
-async def test_describe_waits_for_the_running_snippet_and_names_sessions_it_cannot_describe():
+async def test_describe_waits_for_the_running_snippet_and_names_sessions_it_cannot_describe() -> None:
     m = manager(FakeLauncher())
     running = asyncio.ensure_future(run(m, "sleep 0.3:late"))
     await until_state(m, "running")
@@ -415,7 +418,7 @@ async def test_describe_waits_for_the_running_snippet_and_names_sessions_it_cann
     await m.close_all()
 
 
-def test_the_settings_are_the_managers_limits_and_every_workers_options():
+def test_the_settings_are_the_managers_limits_and_every_workers_options() -> None:
     """A manager built from settings takes its limits and its workers' options from them, field by field; every
     worker option has a setting, so none falls back to a default written elsewhere."""
     settings = Settings(
@@ -423,7 +426,7 @@ def test_the_settings_are_the_managers_limits_and_every_workers_options():
         full_jit=True, max_sessions=2, idle_timeout_seconds=9, eviction_poll_seconds=0.5, spare_worker=False,
         train_class_data=False,
     )
-    m = SessionManager.from_settings(settings, resolver=fake_resolver, launcher=FakeLauncher())  # type: ignore[arg-type]
+    m = SessionManager.from_settings(settings, resolver=fake_resolver, launcher=FakeLauncher())
     assert m.limits == SessionLimits(
         idle_timeout_seconds=9, max_sessions=2, default_timeout_seconds=7, spare_worker=False, train_class_data=False,
         eviction_poll_seconds=0.5,
@@ -433,7 +436,7 @@ def test_the_settings_are_the_managers_limits_and_every_workers_options():
     assert SessionLimits() == SessionLimits.from_settings(DEFAULTS)
 
 
-async def test_a_restart_for_new_session_options_adds_the_reported_libraries_again():
+async def test_a_restart_for_new_session_options_adds_the_reported_libraries_again() -> None:
     """Libraries are the session's as its options are: new options restart the JVM, and what the old one added is
     added again in the new one before the user's snippet, saying so."""
     launcher = FakeLauncher()
@@ -445,7 +448,7 @@ async def test_a_restart_for_new_session_options_adds_the_reported_libraries_aga
     await m.close_all()
 
 
-async def test_an_initial_heap_above_the_sessions_cap_is_refused_before_anything_starts():
+async def test_an_initial_heap_above_the_sessions_cap_is_refused_before_anything_starts() -> None:
     launcher = FakeLauncher()
     m = manager(launcher)
     with pytest.raises(GradleReplError, match=r"'-Xms64g' asks for an initial heap of 65536 MB, above the session's heap cap"):
@@ -454,7 +457,7 @@ async def test_an_initial_heap_above_the_sessions_cap_is_refused_before_anything
     await m.close_all()
 
 
-async def test_session_options_apply_from_the_first_call_and_a_change_restarts_the_session_saying_so():
+async def test_session_options_apply_from_the_first_call_and_a_change_restarts_the_session_saying_so() -> None:
     """Options go to the session's worker; a later call without options, or with the same ones, keeps the worker; other
     options restart it with a notice of kind options; the spare never serves a session with options."""
     launcher = FakeLauncher()

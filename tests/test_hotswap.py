@@ -51,6 +51,7 @@ class Project:
         )
 
     def run(self, code: str, **options: object) -> Reply:
+        # The test's options passed through by name to run_snippet, which types them.
         return self.loop.run_until_complete(self.manager.run_snippet(
             SessionTarget(str(self.root), build_tool="maven", session_id=self.session), code=code, **options,  # type: ignore[arg-type]
         ))
@@ -108,7 +109,7 @@ def _text(reply: Reply, kind: str) -> str:
     return next(notice.text for notice in reply.notices if notice.kind == kind)
 
 
-def test_a_body_edit_keeps_values_and_objects_and_runs_the_new_body_through_them(project: Project):
+def test_a_body_edit_keeps_values_and_objects_and_runs_the_new_body_through_them(project: Project) -> None:
     """After a one-line body edit, an inline function's edit and a new source file, one rebuild: the same JVM keeps a
     `val` and an object made before the edit, the object runs the new body, the inline function's caller runs the
     new inline body (all changed classes went in one redefinition), the new file's class is usable, and the reply
@@ -128,7 +129,7 @@ def test_a_body_edit_keeps_values_and_objects_and_runs_the_new_body_through_them
     assert project.value('sample.Fresh().hi() + sample.freshTop()')[0] == "fresh7"
 
 
-def test_a_lambda_added_restarts_the_session_naming_the_reason_and_what_was_lost(project: Project):
+def test_a_lambda_added_restarts_the_session_naming_the_reason_and_what_was_lost(project: Project) -> None:
     """Kotlin 2 compiles a lambda to a synthetic method, which the JVM refuses to add: the session restarts, and the
     notice names the class, the reason and the names earlier snippets declared."""
     project.ok("val beforeLambda = 1")
@@ -144,7 +145,7 @@ def test_a_lambda_added_restarts_the_session_naming_the_reason_and_what_was_lost
     assert "val beforeLambda" in restarted, restarted
 
 
-def test_a_method_added_restarts_the_session_with_the_reason(project: Project):
+def test_a_method_added_restarts_the_session_with_the_reason(project: Project) -> None:
     """A method added to a class the session loaded is a schema change: restart, naming the class and the method."""
     project.value("sample.Counter(1).next(1)")
     source = (project.root / EDITED).read_text()
@@ -154,7 +155,7 @@ def test_a_method_added_restarts_the_session_with_the_reason(project: Project):
     assert "sample.Counter: a method was added: previous(I)I" in _text(reply, "restarted"), reply.notices
 
 
-def test_a_deleted_class_restarts_the_session(project: Project):
+def test_a_deleted_class_restarts_the_session(project: Project) -> None:
     """A class file that disappeared (its source deleted) can't be taken back from a live JVM: restart, naming it.
     Maven's `compile` leaves a deleted source's class files in target/classes (Gradle's build removes them); the test
     removes them as Gradle would, so the rebuild's outputs are what a build that drops them gives."""
@@ -167,7 +168,7 @@ def test_a_deleted_class_restarts_the_session(project: Project):
     assert project.run("sample.Doomed()").result.type == "error"
 
 
-def test_replay_restores_declarations_and_stops_at_the_first_failing_snippet(project: Project):
+def test_replay_restores_declarations_and_stops_at_the_first_failing_snippet(project: Project) -> None:
     """With replay on_restart, a restart the project forced runs the session's successful snippets again in order and
     stops at the first that fails (it used a function the edit removed), saying how many ran; reset with replay then
     runs the rest of the history again in a new JVM."""
@@ -190,7 +191,7 @@ def test_replay_restores_declarations_and_stops_at_the_first_failing_snippet(pro
 
 
 @pytest.mark.parametrize("kotlin", ["2.2.21"])
-def test_a_body_edit_is_taken_in_place_on_an_older_kotlin_repl(tmp_path: Path, kotlin: str):
+def test_a_body_edit_is_taken_in_place_on_an_older_kotlin_repl(tmp_path: Path, kotlin: str) -> None:
     """The in-place update doesn't depend on the REPL's Kotlin version: on 2.2.21 (2.3.21 is the module's project) a
     body edit keeps the session's object and runs the new body, and a new file's class compiles in a snippet."""
     edited = _project(tmp_path / "sample", kotlin)

@@ -12,11 +12,13 @@ import re
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import anyio
 import httpx2
 import pytest
-from mcp.types import ImageContent, TextContent
+from mcp import Client
+from mcp.types import CallToolResult, ImageContent, TextContent
 
 from conftest import REPO, SAMPLE_PROJECT
 from gradle_repl.front.cli import main
@@ -53,7 +55,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HttpServer]:
     running.stop()
 
 
-def text(result) -> str:
+def text(result: CallToolResult) -> str:
     return "\n".join(block.text for block in result.content if isinstance(block, TextContent))
 
 
@@ -68,7 +70,7 @@ def _writes(marker: Path) -> str:
     return f'java.io.File("{marker}").writeText("ran")'
 
 
-def test_requests_without_the_right_token_get_401_and_run_nothing(server: HttpServer, tmp_path: Path):
+def test_requests_without_the_right_token_get_401_and_run_nothing(server: HttpServer, tmp_path: Path) -> None:
     """No token, a wrong one, another scheme, an empty one: 401 each, the body never read (the snippet that would
     write a file didn't); the same call with the token does write it, so the check would have seen it."""
     marker = tmp_path / "intruder"
@@ -95,7 +97,7 @@ def test_requests_without_the_right_token_get_401_and_run_nothing(server: HttpSe
     assert own_token.status_code == 200 and marker.read_text() == "ran", own_token.text
 
 
-def test_a_foreign_host_or_origin_is_refused_and_runs_nothing(server: HttpServer, tmp_path: Path):
+def test_a_foreign_host_or_origin_is_refused_and_runs_nothing(server: HttpServer, tmp_path: Path) -> None:
     """DNS rebinding: bound to loopback, a request naming another host (Host: 421, the SDK's answer) or coming from a
     page of another origin (Origin: 403) is refused even with the token; a loopback origin is served."""
     marker = tmp_path / "rebound"
@@ -117,7 +119,7 @@ def test_a_foreign_host_or_origin_is_refused_and_runs_nothing(server: HttpServer
     assert listed.status_code == 200, listed.text
 
 
-def test_malformed_and_oversized_bodies_get_a_clear_answer_and_the_server_lives_on(server: HttpServer):
+def test_malformed_and_oversized_bodies_get_a_clear_answer_and_the_server_lives_on(server: HttpServer) -> None:
     session = server.legacy_session()
     headers = server.session_headers(session)
     for body, status, said in (
@@ -135,11 +137,11 @@ def test_malformed_and_oversized_bodies_get_a_clear_answer_and_the_server_lives_
 # --- The same tools as stdio ------------------------------------------------------------------------------------
 
 
-async def test_the_sdk_client_runs_snippets_with_progress_images_and_structured_data(server: HttpServer):
-    progress: list[str] = []
+async def test_the_sdk_client_runs_snippets_with_progress_images_and_structured_data(server: HttpServer) -> None:
+    messages: list[str] = []
 
-    async def on_progress(done: float, total: float | None, message: str | None) -> None:
-        progress.append(message or "")
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        messages.append(message or "")
 
     async with sdk_client(server) as client:
         tools = {tool.name for tool in (await client.list_tools()).tools}
@@ -152,10 +154,10 @@ async def test_the_sdk_client_runs_snippets_with_progress_images_and_structured_
     assert not result.is_error and text(result).startswith("value\n// type: kotlin.String")
     assert any(isinstance(block, ImageContent) and block.mime_type == "image/png" for block in result.content)
     assert result.structured_content["displayCount"] == 1 and result.structured_content["stdout"] == "tick\n"
-    assert any("[stdout] tick" in message for message in progress), progress
+    assert any("[stdout] tick" in message for message in messages), messages
 
 
-async def test_two_clients_share_a_session_by_its_id(server: HttpServer):
+async def test_two_clients_share_a_session_by_its_id(server: HttpServer) -> None:
     """What one client declares, another (its own HTTP session) uses and sees described."""
     async with sdk_client(server) as first, sdk_client(server) as second:
         declared = await first.call_tool("run_kotlin_snippet", run_in(MAIN, "val fromFirst = 20"))
@@ -166,7 +168,7 @@ async def test_two_clients_share_a_session_by_its_id(server: HttpServer):
     assert "fromFirst" in [d["name"] for d in described.structured_content["declarations"]]
 
 
-async def test_a_cancel_over_http_stops_the_snippet_and_keeps_the_session(server: HttpServer):
+async def test_a_cancel_over_http_stops_the_snippet_and_keeps_the_session(server: HttpServer) -> None:
     session = "cancelled"
     async with sdk_client(server) as client, sdk_client(server) as watcher:
         await client.call_tool("run_kotlin_snippet", run_in(session, "val kept = 7"))
@@ -184,12 +186,14 @@ async def test_a_cancel_over_http_stops_the_snippet_and_keeps_the_session(server
     assert after.structured_content["value"] == "7", text(after)
 
 
-async def _state(client, session_id: str) -> str | None:
-    sessions = (await client.call_tool("list_kotlin_sessions", {})).structured_content["sessions"]
+async def _state(client: Client, session_id: str) -> str | None:
+    listed = (await client.call_tool("list_kotlin_sessions", {})).structured_content
+    assert listed is not None
+    sessions = listed["sessions"]
     return next((s["state"] for s in sessions if s["sessionId"] == session_id), None)
 
 
-async def test_a_client_that_goes_away_mid_snippet_has_its_snippet_cancelled_and_no_one_elses(server: HttpServer, tmp_path: Path):
+async def test_a_client_that_goes_away_mid_snippet_has_its_snippet_cancelled_and_no_one_elses(server: HttpServer, tmp_path: Path) -> None:
     """A dropped connection cancels that client's call as a cancel would (its session stops the snippet and keeps
     its state); another client's snippet, running at that moment, finishes with its own answer."""
     release = tmp_path / "release"
@@ -200,7 +204,7 @@ async def test_a_client_that_goes_away_mid_snippet_has_its_snippet_cancelled_and
         connection = open_call(server, session, tool_call(9, "run_kotlin_snippet", run_in(DROPPED, "Thread.sleep(60_000)")))
         # Waits for the test's go rather than for a guessed time, so it is surely running when the other client leaves.
         waiting = f'while (!java.io.File("{release}").exists()) Thread.sleep(20)\n"other finished"'
-        outcome: dict[str, object] = {}
+        outcome: dict[str, CallToolResult] = {}
 
         async def run_other() -> None:
             outcome["other"] = await other.call_tool("run_kotlin_snippet", run_in(BYSTANDER, waiting))
@@ -218,12 +222,13 @@ async def test_a_client_that_goes_away_mid_snippet_has_its_snippet_cancelled_and
             assert (await _state(other, BYSTANDER)) == "running"
             release.write_text("go")
         kept = await other.call_tool("run_kotlin_snippet", run_in(DROPPED, "before"))
-    assert outcome["other"].structured_content["value"] == "other finished"  # type: ignore[union-attr]
+    other_finished = outcome["other"].structured_content
+    assert other_finished is not None and other_finished["value"] == "other finished", text(outcome["other"])
     assert kept.structured_content["value"] == "1", text(kept)
     Ledger.faults_survived += 1
 
 
-async def test_four_clients_with_fifty_calls_each_get_their_own_answers(server: HttpServer):
+async def test_four_clients_with_fifty_calls_each_get_their_own_answers(server: HttpServer) -> None:
     """4 clients × 50 calls at once, two clients per session: every answer is its own call's."""
     calls = 50
     wrong: list[str] = []
@@ -246,7 +251,7 @@ async def test_four_clients_with_fifty_calls_each_get_their_own_answers(server: 
     assert wrong == [], wrong[:3]
 
 
-def test_a_sessions_jvm_never_sees_the_servers_token(server: HttpServer):
+def test_a_sessions_jvm_never_sees_the_servers_token(server: HttpServer) -> None:
     """The server has its token in GRADLE_REPL_TOKEN; a snippet (code the token guards against) reads nothing there
     (envSource inherit, the default; none and shell: tests/test_options.py)."""
     session = server.legacy_session()
@@ -259,7 +264,7 @@ def test_a_sessions_jvm_never_sees_the_servers_token(server: HttpServer):
 # --- The shell in a live session --------------------------------------------------------------------------------
 
 
-def test_eval_connect_continues_a_session_and_sessions_lists_it(server: HttpServer, capsys: pytest.CaptureFixture[str], tmp_path: Path):
+def test_eval_connect_continues_a_session_and_sessions_lists_it(server: HttpServer, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     """eval --connect runs in a live session whether or not it names the project (another project is refused: it
     would restart the session under its other users), a failed snippet exits 1 as eval does, --replay restarts it and
     runs its snippets again, and `sessions` lists
@@ -292,7 +297,7 @@ def test_eval_connect_continues_a_session_and_sessions_lists_it(server: HttpServ
     assert "session 'nobody' is not live" in capsys.readouterr().err
 
 
-def test_the_shell_names_what_keeps_it_out(server: HttpServer, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch):
+def test_the_shell_names_what_keeps_it_out(server: HttpServer, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GRADLE_REPL_TOKEN", "a-wrong-token-of-enough-length")
     assert main(["sessions", "--connect", server.url]) == 1
     assert "refused the token (401)" in capsys.readouterr().err
@@ -307,10 +312,11 @@ def _free_port() -> int:
 
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+        port: int = probe.getsockname()[1]
+        return port
 
 
-async def test_a_person_at_repl_connect_continues_what_an_agent_built_and_leaves_it_running(server: HttpServer, tmp_path: Path):
+async def test_a_person_at_repl_connect_continues_what_an_agent_built_and_leaves_it_running(server: HttpServer, tmp_path: Path) -> None:
     """The agent declares, the person at `repl --connect` completes and checks against it (Tab, :check), uses it (and
     sees what the snippet prints) and declares more, the agent sees that; quitting the prompt leaves the session live for the agent."""
     from test_terminal import GRADLE_REPL, Terminal
@@ -350,7 +356,7 @@ async def test_a_person_at_repl_connect_continues_what_an_agent_built_and_leaves
     assert seen.structured_content["value"] == "12", text(seen)
 
 
-def test_allow_remote_listens_beyond_loopback_says_what_that_exposes_and_still_wants_the_token(tmp_path: Path):
+def test_allow_remote_listens_beyond_loopback_says_what_that_exposes_and_still_wants_the_token(tmp_path: Path) -> None:
     remote = HttpServer(tmp_path / "stderr", "--host", "0.0.0.0", "--allow-remote")
     try:
         said = remote.stderr()
@@ -377,7 +383,7 @@ INITIALIZE = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
 INSPECTOR = REPO / ".tools" / "inspector" / "node_modules" / ".bin" / "mcp-inspector"
 
 
-def inspector(server: HttpServer, tmp_path: Path, *args: str, token: str | None = None, era: str = "auto") -> tuple[int, dict]:
+def inspector(server: HttpServer, tmp_path: Path, *args: str, token: str | None = None, era: str = "auto") -> tuple[int, dict[str, Any]]:
     """One Inspector CLI run against the server; its exit status and the JSON it printed."""
     done = subprocess.run(
         [str(INSPECTOR), "--cli", server.url, "--transport", "http", "--protocol-era", era, "--stored-auth-only",
@@ -389,7 +395,7 @@ def inspector(server: HttpServer, tmp_path: Path, *args: str, token: str | None 
 
 
 @pytest.mark.skipif(not INSPECTOR.exists(), reason=f"the MCP Inspector CLI is not installed at {INSPECTOR} (scripts/setup installs it with npm)")
-def test_the_mcp_inspector_cli_lists_and_calls_the_tools_and_is_refused_without_the_token(server: HttpServer, tmp_path: Path):
+def test_the_mcp_inspector_cli_lists_and_calls_the_tools_and_is_refused_without_the_token(server: HttpServer, tmp_path: Path) -> None:
     """A client that is not this project's: it lists the tools with their output schema and runs a snippet (in both
     protocol eras the server speaks); a wrong token or a foreign Origin is refused and nothing runs."""
     status, listed = inspector(server, tmp_path, "--method", "tools/list")
@@ -416,7 +422,7 @@ def test_the_mcp_inspector_cli_lists_and_calls_the_tools_and_is_refused_without_
 # --- Its end ----------------------------------------------------------------------------------------------------
 
 
-def test_sigterm_ends_the_server_its_sessions_and_their_jvms(server: HttpServer):
+def test_sigterm_ends_the_server_its_sessions_and_their_jvms(server: HttpServer) -> None:
     """Last in the module: the server a service manager stops exits 0 and leaves no worker behind."""
     session = server.legacy_session()
     assert server.post(tool_call(10, "run_kotlin_snippet", run_in(MAIN, "1")), server.session_headers(session)).status_code == 200

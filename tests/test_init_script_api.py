@@ -101,12 +101,12 @@ def work(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.mark.parametrize("gradle_version", GRADLE_VERSIONS)
-def test_init_script_compiles_against_gradle_api(gradle_version: str, work: Path):
+def test_init_script_compiles_against_gradle_api(gradle_version: str, work: Path) -> None:
     done, _ = _compiled(gradle_version, work / gradle_version)
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-def test_one_kotlin_version_table_gets_the_same_answers_from_python_and_the_init_script(work: Path):
+def test_one_kotlin_version_table_gets_the_same_answers_from_python_and_the_init_script(work: Path) -> None:
     """Each version of the table has a usable K2 REPL by toolchain.py's comparison exactly when it has by the init
     script's (compiled, run on the JVM, given the minimum as gradle-repl passes it), and both say what the table says."""
     done, classpath = _compiled(GRADLE_VERSIONS[-1], work / GRADLE_VERSIONS[-1])

@@ -26,7 +26,7 @@ from gradle_repl.front.kotlin_input import is_complete
         "x)",  # too many closers: the compiler reports it
     ],
 )
-def test_complete(text: str):
+def test_complete(text: str) -> None:
     assert is_complete(text)
 
 
@@ -43,5 +43,5 @@ def test_complete(text: str):
         "class C {\n  val s = \"}\"",
     ],
 )
-def test_incomplete(text: str):
+def test_incomplete(text: str) -> None:
     assert not is_complete(text)

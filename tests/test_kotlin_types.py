@@ -32,7 +32,7 @@ from gradle_repl.worker.kotlin_types import kotlin_type_name
         ("(kotlin.Int) -> kotlin.Int", "(kotlin.Int) -> kotlin.Int"),
     ],
 )
-def test_kotlin_type_name(jvm: str, kotlin: str):
+def test_kotlin_type_name(jvm: str, kotlin: str) -> None:
     assert kotlin_type_name(jvm) == kotlin
 
 
@@ -52,6 +52,6 @@ def test_kotlin_type_name(jvm: str, kotlin: str):
         ("java.util.Map$Entry<java.lang.String, java.lang.Integer>", "kotlin.collections.Map.Entry<kotlin.String, kotlin.Int>"),
     ],
 )
-def test_classes_read_as_the_user_wrote_them(reported: str, written: str):
+def test_classes_read_as_the_user_wrote_them(reported: str, written: str) -> None:
     """A snippet's classes lose the REPL's class for the snippet (`_6_repl$`); nested classes read with dots."""
     assert kotlin_type_name(reported) == written

@@ -12,6 +12,7 @@ import pytest
 
 from conftest import PROJECTS, SAMPLE_PROJECT, SyncWorker, copy_project, running_worker
 from gradle_repl.environment import ReplEnvironment
+from gradle_repl.frames import ErrorResult, SuccessResult
 from gradle_repl.project.plugin_support import snippet_class_warnings
 from gradle_repl.project.resolve import resolve_environment
 from gradle_repl.project.toolchain import PINNED_KOTLIN_VERSION, Coordinate, resolve_jars
@@ -46,19 +47,19 @@ def older_worker(older_env: ReplEnvironment) -> Iterator[SyncWorker]:
     worker.close()
 
 
-def test_state_and_project_classes(older_worker: SyncWorker):
+def test_state_and_project_classes(older_worker: SyncWorker) -> None:
     assert older_worker.process.ready.kotlin_version == OLDER_KOTLIN
     older_worker.eval("val n = sample.classics.books.size")
     assert older_worker.value("n * 2") == "6"
 
 
-def test_errors_then_recovery(older_worker: SyncWorker):
-    assert older_worker.eval("nope").result.error_kind == "compile"
-    assert older_worker.eval('error("x")').result.error_kind == "runtime"
+def test_errors_then_recovery(older_worker: SyncWorker) -> None:
+    assert older_worker.failed("nope").error_kind == "compile"
+    assert older_worker.failed('error("x")').error_kind == "runtime"
     assert older_worker.value("1 + 1") == "2"
 
 
-def test_serializable_class_in_a_snippet(older_worker: SyncWorker):
+def test_serializable_class_in_a_snippet(older_worker: SyncWorker) -> None:
     value = older_worker.value(
         "import kotlinx.serialization.*\nimport kotlinx.serialization.json.*\n"
         "@Serializable data class Q(val y: String)\nJson.encodeToString(Q(\"z\"))"
@@ -66,7 +67,7 @@ def test_serializable_class_in_a_snippet(older_worker: SyncWorker):
     assert value == '{"y":"z"}'
 
 
-def test_a_snippets_serializable_class_has_its_serializer_through_the_class(older_worker: SyncWorker):
+def test_a_snippets_serializable_class_has_its_serializer_through_the_class(older_worker: SyncWorker) -> None:
     """On 2.2's REPL (snippet classes are local classes there) as on 2.3's: fully qualified or imported."""
     assert_serializers_through_the_class(older_worker)
 
@@ -76,7 +77,7 @@ def test_a_snippets_serializable_class_has_its_serializer_through_the_class(olde
 )
 def test_a_project_on_kotlin_without_a_k2_repl_gets_its_plugins_on_the_pinned_repl(
     tmp_path: Path, kotlin: str, serialization: str, coroutines: str
-):
+) -> None:
     """Kotlin 1.9 and 2.1 have no usable K2 REPL: snippets use the pinned compiler, with the build's serialization
     plugin at the pinned version, so a snippet's @Serializable class round-trips on the project's own runtime;
     the project's classes, compiled by its build and its own plugin, work alongside."""
@@ -120,18 +121,18 @@ def test_a_project_on_kotlin_without_a_k2_repl_gets_its_plugins_on_the_pinned_re
     ],
 )
 @pytest.mark.parametrize("worker_fixture", ["older_worker", "sample_worker"], ids=[OLDER_KOTLIN, PINNED_KOTLIN_VERSION])
-def test_types_read_the_same_on_every_supported_kotlin(request: pytest.FixtureRequest, worker_fixture: str, code: str, kotlin_type: str):
+def test_types_read_the_same_on_every_supported_kotlin(request: pytest.FixtureRequest, worker_fixture: str, code: str, kotlin_type: str) -> None:
     """2.2's REPL reports erased JVM names where 2.3's reports Kotlin types; both read as Kotlin types."""
     worker: SyncWorker = request.getfixturevalue(worker_fixture)
-    assert worker.eval(code).result.value_type == kotlin_type
+    assert worker.succeeded(code).value_type == kotlin_type
 
 
-def test_a_one_line_snippets_failure_points_at_line_1(older_worker: SyncWorker):
-    stack = older_worker.eval('error("here")').result.stack
+def test_a_one_line_snippets_failure_points_at_line_1(older_worker: SyncWorker) -> None:
+    stack = older_worker.failed('error("here")').stack
     assert "snippet " in stack and ", line 1" in stack and "_repl" not in stack, stack
 
 
-def test_on_kotlin_2_2_snippet_classes_say_which_plugins_do_not_act_on_them(older_env: ReplEnvironment):
+def test_on_kotlin_2_2_snippet_classes_say_which_plugins_do_not_act_on_them(older_env: ReplEnvironment) -> None:
     """2.2's REPL compiles snippet classes as local classes: all-open leaves their members final and no-arg refuses
     them. The session says so up front; the refusal is one line, and a later use of the class names its snippet."""
     artifacts = ("kotlin-allopen-compiler-plugin-embeddable", "kotlin-noarg-compiler-plugin-embeddable")
@@ -149,38 +150,42 @@ def test_on_kotlin_2_2_snippet_classes_say_which_plugins_do_not_act_on_them(olde
     worker = SyncWorker(env)
     try:
         refused = worker.eval("@kotlinx.serialization.Serializable class Point(val x: Int)").result
+        assert isinstance(refused, ErrorResult), refused
         assert refused.error_kind == "compile" and "local classes" in refused.message, refused.message
         used = worker.eval("Point(1).x").result
+        assert isinstance(used, ErrorResult), used
         assert used.type == "error" and "'Point' was never compiled" in used.message, used.message
     finally:
         worker.close()
 
 
-def test_a_val_whose_snippet_failed_is_named_when_used(older_worker: SyncWorker):
+def test_a_val_whose_snippet_failed_is_named_when_used(older_worker: SyncWorker) -> None:
     """On 2.2 the JDK words the null after the REPL's state map ("ReplState.get(Object).ctx" is null); the reply
     names the val and its failed snippet instead, used directly or passed to a function."""
-    assert older_worker.eval('val ctx: String = error("boom")').result.error_kind == "runtime"
+    assert older_worker.failed('val ctx: String = error("boom")').error_kind == "runtime"
     used = older_worker.eval("ctx.length").result
+    assert isinstance(used, ErrorResult), used
     assert used.message.startswith("'ctx' was not initialised: the snippet that declared it failed"), used.message
     assert "NullPointerException" not in used.message and "ReplState" not in used.message
     passed = older_worker.eval("fun textLength(s: String) = s.length\ntextLength(ctx)").result
+    assert isinstance(passed, ErrorResult), passed
     assert passed.message.startswith("'ctx' was not initialised"), passed.message
     assert older_worker.value('val ctx = "again"\nctx.length') == "5"
 
 
-def test_a_snippet_stopped_while_compiling_is_kept_unrun_on_the_2_2_repl(older_worker: SyncWorker):
+def test_a_snippet_stopped_while_compiling_is_kept_unrun_on_the_2_2_repl(older_worker: SyncWorker) -> None:
     """2.2's evaluator chains snippet loaders as 2.3's does: a snippet cancelled while it compiles never runs, later
     snippets use its class, and a use of its vals says it never ran."""
     older_worker.cancel_while_compiling(f"{SLOW_TO_COMPILE}\n{STOPPED_SNIPPET}")
     assert_the_stopped_snippet_never_ran_and_its_classes_are_kept(older_worker)
 
 
-def test_describe_reads_declarations_the_same_way(older_worker: SyncWorker):
+def test_describe_reads_declarations_the_same_way(older_worker: SyncWorker) -> None:
     """2.2's REPL lays snippet classes out differently from 2.3's; what a session holds reads the same, in the
     user's names (`DescribedBox`, not `_9_repl$DescribedBox`) and without the REPL's result getters."""
     older_worker.eval("val described = listOf(1, 2)\nfun describedTwice(n: Int) = n * 2\nclass DescribedBox(val v: Int)")
     older_worker.eval("val box = DescribedBox(1)\nfun boxes(b: DescribedBox): List<DescribedBox> = listOf(b)")
-    assert older_worker.eval("DescribedBox(2)").result.value_type == "DescribedBox"
+    assert older_worker.succeeded("DescribedBox(2)").value_type == "DescribedBox"
     signatures = {d.name: (d.signature, d.value) for d in older_worker.describe().declarations}
     assert signatures["described"] == ("val described: kotlin.collections.List<kotlin.Int>", "[1, 2]")
     assert signatures["describedTwice"][0] == "fun describedTwice(kotlin.Int): kotlin.Int"
@@ -190,7 +195,7 @@ def test_describe_reads_declarations_the_same_way(older_worker: SyncWorker):
     assert not [name for name in signatures if name.startswith("getRes")], signatures
 
 
-def test_depends_on_works_or_says_why_it_cannot(older_env: ReplEnvironment, older_worker: SyncWorker):
+def test_depends_on_works_or_says_why_it_cannot(older_env: ReplEnvironment, older_worker: SyncWorker) -> None:
     """Kotlin scripting's Maven resolver is fetched at the session's Kotlin version; where a mirror lacks it (as
     the one here lacks 2.2.21's), the session says so up front and a snippet asking for a library gets the reason."""
     reply = older_worker.eval('@file:DependsOn("org.apache.commons:commons-collections4:4.4")\norg.apache.commons.collections4.bag.HashBag<Int>().size')
@@ -201,6 +206,7 @@ def test_depends_on_works_or_says_why_it_cannot(older_env: ReplEnvironment, olde
         # What is missing is named whole (`group:artifact:jar:version`), never cut mid-coordinate.
         named = re.fullmatch(r".*could not be fetched \(Maven could not resolve ((?:[\w.-]+:[\w.-]+:jar:[\w.-]+(?:, )?)+)\)", warning)
         assert named and f"kotlin-scripting-dependencies-maven:jar:{OLDER_KOTLIN}" in warning, warning
+        assert isinstance(reply.result, ErrorResult), reply.result
         assert reply.result.error_kind == "compile" and "@file:DependsOn is unavailable" in reply.result.message, reply.result.message
         assert "Add the library to the build instead" in reply.result.message
     assert older_worker.value("1 + 1") == "2"
@@ -209,13 +215,13 @@ def test_depends_on_works_or_says_why_it_cannot(older_env: ReplEnvironment, olde
 @pytest.mark.parametrize(
     ("kotlin", "warned"), [("2.2.21", True), ("2.3.0", True), ("2.3.10", True), ("2.3.20", False), ("2.3.21", False)]
 )
-def test_the_local_snippet_class_warning_covers_every_kotlin_that_needs_it(older_env: ReplEnvironment, kotlin: str, warned: bool):
+def test_the_local_snippet_class_warning_covers_every_kotlin_that_needs_it(older_env: ReplEnvironment, kotlin: str, warned: bool) -> None:
     """all-open and no-arg act on snippet classes from 2.3.20 on; each version's REPL was tried by hand, 2.3.0 below."""
     env = older_env.model_copy(update={"kotlin_version": kotlin, "compiler_plugin_classpath": ["/m2/kotlin-allopen-compiler-plugin-embeddable-x.jar"]})
     assert bool(snippet_class_warnings(env)) == warned
 
 
-def test_on_kotlin_2_3_0_a_spring_project_is_told_that_snippet_members_stay_final(tmp_path_factory: pytest.TempPathFactory):
+def test_on_kotlin_2_3_0_a_spring_project_is_told_that_snippet_members_stay_final(tmp_path_factory: pytest.TempPathFactory) -> None:
     """Kotlin 2.3.0's REPL opens a snippet's class for all-open's `spring` preset (applied by the project's own
     kotlin-maven-plugin) but not its members: the session's first reply says so, and what it says is what the
     JVM shows. Through the CLI, as a user meets it."""
@@ -236,7 +242,7 @@ def test_on_kotlin_2_3_0_a_spring_project_is_told_that_snippet_members_stay_fina
     (warning,) = [line for line in done.stdout.splitlines() if "all-open" in line]
     assert "leaves its members final" in warning and "2.3.20" in warning and "2.3.0" in warning
 
-def test_a_check_answers_and_changes_nothing(older_worker: SyncWorker):
+def test_a_check_answers_and_changes_nothing(older_worker: SyncWorker) -> None:
     """The facade's rollback of a checked snippet (CompilerMarks) holds on the older Kotlin's REPL too."""
     older_worker.eval("val checkedHere = 1")
     before = older_worker.describe()
@@ -249,7 +255,7 @@ def test_a_check_answers_and_changes_nothing(older_worker: SyncWorker):
     assert older_worker.value("checkedHere + 1") == "2"
 
 
-def test_completion_on_the_older_kotlin(older_worker: SyncWorker):
+def test_completion_on_the_older_kotlin(older_worker: SyncWorker) -> None:
     """The completion add-on, compiled for this Kotlin's FIR, answers here too."""
     older_worker.eval("val olderNumbers = listOf(1, 2)")
     result = older_worker.complete("olderNumbers.ma")
@@ -258,7 +264,7 @@ def test_completion_on_the_older_kotlin(older_worker: SyncWorker):
     assert older_worker.complete("olderN").items[0].text == "olderNumbers"
 
 
-def test_completion_imports_and_sub_packages_on_the_older_kotlin(older_worker: SyncWorker):
+def test_completion_imports_and_sub_packages_on_the_older_kotlin(older_worker: SyncWorker) -> None:
     """Classes not imported yet come with their import, sub-packages follow a package, a written type offers types:
     the same claims as tests/test_analysis.py's, on this Kotlin's FIR."""
     assert_completes_imports_and_packages(older_worker)
@@ -272,7 +278,7 @@ def _live_instances(env: ReplEnvironment, worker: SyncWorker, class_name: str) -
 
 
 @pytest.mark.parametrize("kotlin", [OLDER_KOTLIN, PINNED_KOTLIN_VERSION])
-def test_runs_release_their_backend_and_later_snippets_still_use_their_declarations(request: pytest.FixtureRequest, kotlin: str):
+def test_runs_release_their_backend_and_later_snippets_still_use_their_declarations(request: pytest.FixtureRequest, kotlin: str) -> None:
     """Each run's JVM backend state (its IR, JvmBackendContext) is let go once it compiled (CompilerMarks.releaseBackends);
     what later snippets resolve against (the FIR of every earlier snippet) stays."""
     env, worker = ("older_env", "older_worker") if kotlin == OLDER_KOTLIN else ("sample_env", "sample_worker")
@@ -306,7 +312,7 @@ BOTH_REPLS = pytest.mark.parametrize("worker_fixture", ["older_worker", "sample_
 
 
 @BOTH_REPLS
-def test_internal_declarations_are_used_by_later_snippets(request: pytest.FixtureRequest, worker_fixture: str):
+def test_internal_declarations_are_used_by_later_snippets(request: pytest.FixtureRequest, worker_fixture: str) -> None:
     """The K2 REPL mangles an internal member with the snippet's own module and calls it with another (NoSuchMethodError
     `getV$main`), and 2.2 crashes on a top-level `internal fun`: snippets compile `internal` as public, which is what it
     means across one module's snippets. The word as a name, in a string or in a comment stays as written."""
@@ -319,7 +325,7 @@ def test_internal_declarations_are_used_by_later_snippets(request: pytest.Fixtur
 
 
 @BOTH_REPLS
-def test_a_constant_of_an_earlier_snippet_is_read_in_objects_and_functions(request: pytest.FixtureRequest, worker_fixture: str):
+def test_a_constant_of_an_earlier_snippet_is_read_in_objects_and_functions(request: pytest.FixtureRequest, worker_fixture: str) -> None:
     """A later snippet that reads an earlier snippet's `const val` in an object, class or function crashed the compiler's
     backend (2.3: "Error occurred while optimizing an expression"), and 2.2 refused a top-level one: it compiles as a val."""
     worker: SyncWorker = request.getfixturevalue(worker_fixture)
@@ -328,15 +334,19 @@ def test_a_constant_of_an_earlier_snippet_is_read_in_objects_and_functions(reque
 
 
 @BOTH_REPLS
-def test_a_value_class_result_shows_as_the_program_would(request: pytest.FixtureRequest, worker_fixture: str):
+def test_a_value_class_result_shows_as_the_program_would(request: pytest.FixtureRequest, worker_fixture: str) -> None:
     """2.2's evaluator can't find the body of a snippet whose value is of a value class (the compiler mangles it:
     an NPE in K2ReplEvaluator); the worker runs it itself, names the value class from the mangled name, and the value
     reads as on 2.3, boxed; the snippet's vals stay for later snippets and its failure points at its line."""
     worker: SyncWorker = request.getfixturevalue(worker_fixture)
     duration = worker.eval('val keptBeside = 2\nkotlin.time.Duration.parse("5s")').result
+    assert isinstance(duration, SuccessResult), duration
+    assert duration.value is not None
     assert duration.type == "success" and (duration.value.data, duration.value_type) == ("5s", "kotlin.time.Duration"), duration
     assert worker.value("Result.success(keptBeside)") == "Success(2)"
     unsigned = worker.eval("1u").result
+    assert isinstance(unsigned, SuccessResult), unsigned
+    assert unsigned.value is not None
     assert (unsigned.value.data, unsigned.value_type) == ("1", "kotlin.UInt"), unsigned
     assert worker.value("keptBeside + 1") == "3"
     worker.eval('val keptDuration = kotlin.time.Duration.parse("5s")')
@@ -349,12 +359,13 @@ def test_a_value_class_result_shows_as_the_program_would(request: pytest.Fixture
     else:
         assert kept == [("val keptDuration: kotlin.Long", "10000000000")], kept
     thrown = worker.eval('kotlin.time.Duration.parse("x")').result
+    assert isinstance(thrown, ErrorResult), thrown
     assert thrown.error_kind == "runtime" and "Invalid duration string format" in thrown.message, thrown
     assert re.search(r"^    at snippet \d+, line 1$", thrown.stack, re.MULTILINE), thrown.stack
 
 
 @BOTH_REPLS
-def test_snippet_classes_read_as_written_in_results_describe_and_errors(request: pytest.FixtureRequest, worker_fixture: str):
+def test_snippet_classes_read_as_written_in_results_describe_and_errors(request: pytest.FixtureRequest, worker_fixture: str) -> None:
     """A value without its own toString() shows `NamedK@…`, never the REPL's `_9_repl$NamedK@…`: as a result, in a
     collection, in describe, in an exception's message and in a ClassCastException."""
     worker: SyncWorker = request.getfixturevalue(worker_fixture)
@@ -365,11 +376,14 @@ def test_snippet_classes_read_as_written_in_results_describe_and_errors(request:
     (described,) = [d for d in worker.describe().declarations if d.name == "namedK"]
     assert described.value and written.fullmatch(described.value), described
     thrown = worker.eval('throw IllegalStateException("bad " + NamedK(4))').result
+    assert isinstance(thrown, ErrorResult), thrown
     assert re.fullmatch(r"java.lang.IllegalStateException: bad NamedK@[0-9a-f]+", thrown.message), thrown.message
     cast = worker.eval("(NamedK(5) as Any) as String").result
+    assert isinstance(cast, ErrorResult), cast
     assert cast.message.startswith("java.lang.ClassCastException: class NamedK cannot be cast to class java.lang.String (NamedK "), cast.message
     assert "_repl" not in thrown.message + cast.message + described.value
     mismatch = worker.eval('fun takesNamedK(k: NamedK) = k\ntakesNamedK("x")').result
+    assert isinstance(mismatch, ErrorResult), mismatch
     assert mismatch.error_kind == "compile" and "'NamedK' was expected" in mismatch.message, mismatch.message
 
 
@@ -387,7 +401,7 @@ def _mixed_snippet(n: int) -> str:
     return kinds[n % len(kinds)].format(n=n)
 
 
-def test_two_hundred_mixed_snippets_on_kotlin_2_2_keep_their_memory(older_worker: SyncWorker):
+def test_two_hundred_mixed_snippets_on_kotlin_2_2_keep_their_memory(older_worker: SyncWorker) -> None:
     """A long 2.2 session with failed snippets, serialization and describes (one died near snippet 49) runs 200 of them
     at a 512 MB heap without running out of memory or a heap warning, keeps its state, and then checks and completes.
     Kotlin 2.2 to 2.3.10 walk a snippet module's friends of friends into a list at every compilation (2^n entries for
@@ -396,6 +410,7 @@ def test_two_hundred_mixed_snippets_on_kotlin_2_2_keep_their_memory(older_worker
     for n in range(200):
         result = older_worker.eval(_mixed_snippet(n)).result
         expected = {3: "compile", 4: "runtime"}.get(n % 6)
+        assert isinstance(result, ErrorResult), result
         assert (result.error_kind if result.type == "error" else None) == expected, (n, result.message)
         assert result.heap_warning is None, (n, result.heap_warning)
         if n % 10 == 9:

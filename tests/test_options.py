@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -16,13 +17,15 @@ from gradle_repl.settings import TOKEN_ENV
 
 
 def given(**arguments: object) -> SessionOptions | None:
+    # What a tool call would pass, by name; session_options checks each.
     return session_options(**{"env": None, "env_source": None, "jvm_args": None, "opt_in": None, **arguments})  # type: ignore[arg-type]
 
 
-def test_no_option_given_keeps_the_sessions_and_any_given_replace_them_whole():
+def test_no_option_given_keeps_the_sessions_and_any_given_replace_them_whole() -> None:
     assert given() is None
     assert given(opt_in=["kotlin.ExperimentalUnsignedTypes"]) == SessionOptions(opt_in=("kotlin.ExperimentalUnsignedTypes",))
-    assert given(env_source="none").env == {} and given(env_source="none").env_source == "none"
+    none = given(env_source="none")
+    assert none is not None and none.env == {} and none.env_source == "none"
 
 
 @pytest.mark.parametrize(("flag", "why"), [
@@ -37,12 +40,12 @@ def test_no_option_given_keeps_the_sessions_and_any_given_replace_them_whole():
     ("@flags.txt", "from a file"),
     ("Dfoo=bar", "is not a JVM flag"),
 ])
-def test_flags_that_would_break_the_worker_are_refused_saying_why(flag: str, why: str):
+def test_flags_that_would_break_the_worker_are_refused_saying_why(flag: str, why: str) -> None:
     with pytest.raises(GradleReplError, match=f"jvmArgs: '{re.escape(flag)}'.*{why}"):
         given(jvm_args=[flag])
 
 
-def test_module_flags_want_their_value_after_an_equals_sign():
+def test_module_flags_want_their_value_after_an_equals_sign() -> None:
     """A bare --add-opens would end the JVM at start; its value in the next argument is not a flag: both refused,
     saying the form that works. The = form passes."""
     for flag, example in (
@@ -57,17 +60,19 @@ def test_module_flags_want_their_value_after_an_equals_sign():
     assert given(jvm_args=["--add-exports=java.base/sun.nio.ch=ALL-UNNAMED", "--add-modules=jdk.incubator.vector"]) is not None
 
 
-def test_an_initial_heap_above_the_cap_is_refused():
+def test_an_initial_heap_above_the_cap_is_refused() -> None:
     for flag in ("-Xms2g", "-XX:InitialHeapSize=2147483648", "-XX:MinHeapSize=1537m", "-Xms1572865k"):
         options = given(jvm_args=[flag])
         assert options is not None
         with pytest.raises(GradleReplError, match=f"jvmArgs: '{re.escape(flag)}' asks for an initial heap of .* above the session's heap cap of 1536 MB"):
             options.check_heap(1536)
     for flag in ("-Xms1536m", "-Xms512M", "-XX:InitialHeapSize=1g", "-Xms1024"):
-        given(jvm_args=[flag]).check_heap(1536)  # type: ignore[union-attr]
+        chosen = given(jvm_args=[flag])
+        assert chosen is not None
+        chosen.check_heap(1536)
 
 
-def test_ordinary_flags_names_and_variables_are_accepted_and_bad_ones_named():
+def test_ordinary_flags_names_and_variables_are_accepted_and_bad_ones_named() -> None:
     options = given(
         jvm_args=["-Dapp.mode=repl", "--add-opens=java.base/java.lang=ALL-UNNAMED", "-Xss8m", "-XX:+UnlockDiagnosticVMOptions"],
         opt_in=["kotlin.ExperimentalUnsignedTypes", "sample.Preview"], env={"APP_MODE": "repl"},
@@ -79,7 +84,7 @@ def test_ordinary_flags_names_and_variables_are_accepted_and_bad_ones_named():
         given(env={"1BAD": "x"})
 
 
-def test_describe_shows_secret_like_values_masked():
+def test_describe_shows_secret_like_values_masked() -> None:
     options = given(
         env={"API_TOKEN": "t0p", "DB_PASSWORD": "pw", "AWS_SECRET_ACCESS_KEY": "k", "APP_MODE": "repl"},
         jvm_args=["-Dservice.apiKey=abc", "-Dapp.mode=repl"],
@@ -92,7 +97,7 @@ def test_describe_shows_secret_like_values_masked():
 
 
 @pytest.fixture
-def login_shell(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def login_shell(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """A real login shell (/bin/sh -l) whose profile is the test's; the per-server cache emptied before and after."""
     home = tmp_path / "home"
     home.mkdir()
@@ -103,7 +108,7 @@ def login_shell(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     session_env.login_shell_environment.cache_clear()
 
 
-def test_the_worker_gets_the_servers_variables_the_shells_or_none_with_env_over_them(login_shell: Path, monkeypatch: pytest.MonkeyPatch):
+def test_the_worker_gets_the_servers_variables_the_shells_or_none_with_env_over_them(login_shell: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     login_shell.write_text("export FROM_PROFILE=profiled\nexport PATH=/opt/profiled/bin:$PATH\n")
     monkeypatch.setenv("ONLY_IN_SERVER", "server")
     inherited = session_env.process_environment(SessionOptions(env={"EXTRA": "1"}))
@@ -115,7 +120,7 @@ def test_the_worker_gets_the_servers_variables_the_shells_or_none_with_env_over_
     assert {k for k in nothing if not k.startswith(("GRADLE_REPL_", "PYTHON"))} == {"ONLY"}
 
 
-def test_no_worker_gets_the_servers_token_whatever_its_env_source(login_shell: Path, monkeypatch: pytest.MonkeyPatch):
+def test_no_worker_gets_the_servers_token_whatever_its_env_source(login_shell: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     login_shell.write_text(f"export {TOKEN_ENV}=from-the-profile-too-long-enough\n")
     monkeypatch.setenv(TOKEN_ENV, "the-servers-token-long-enough")
     for source in ("inherit", "shell", "none"):
@@ -125,7 +130,7 @@ def test_no_worker_gets_the_servers_token_whatever_its_env_source(login_shell: P
     assert session_env.process_environment(SessionOptions(env={TOKEN_ENV: "chosen"}))[TOKEN_ENV] == "chosen"
 
 
-def test_a_login_shell_that_hangs_is_a_clear_error(login_shell: Path, monkeypatch: pytest.MonkeyPatch):
+def test_a_login_shell_that_hangs_is_a_clear_error(login_shell: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     login_shell.write_text("read answer\nsleep 30\n")
     with pytest.raises(GradleReplError, match=r"/bin/sh -l did not finish within 0.5 s"):
         session_env.login_shell_environment(timeout_seconds=0.5)

@@ -30,7 +30,7 @@ def _pyproject_version() -> str:
 
 @pytest.mark.slow
 @pytest.mark.jvm
-def test_wheel_installs_into_a_fresh_venv_and_runs_eval_on_its_sample_project(tmp_path: Path):
+def test_wheel_installs_into_a_fresh_venv_and_runs_eval_on_its_sample_project(tmp_path: Path) -> None:
     """The wheel alone, installed where no source tree is on the path, finds its data, says its version and runs
     `gradle-repl eval` on the sample project it ships, from a directory of its own. Its dependencies come from this
     venv (a .pth line), since pip installing them again would only test pip and the network. Built with this venv's
@@ -101,7 +101,7 @@ def test_wheel_installs_into_a_fresh_venv_and_runs_eval_on_its_sample_project(tm
     assert done.stdout.splitlines() == ['>>> sample.displayTitle("the waves")', "The Waves   // kotlin.String"]
 
 
-def test_version_is_written_once():
+def test_version_is_written_once() -> None:
     """gradle-repl --version says pyproject.toml's version (read from the package metadata, not a copy)."""
     from gradle_repl import package_version
 
@@ -110,7 +110,7 @@ def test_version_is_written_once():
     assert (done.returncode, done.stdout) == (0, f"gradle-repl {_pyproject_version()}\n"), done.stderr
 
 
-def test_server_json_describes_this_package():
+def test_server_json_describes_this_package() -> None:
     """server.json (the MCP registry's format) names pyproject's version and package, and each of its packages'
     command lines is one the CLI accepts: `serve` on stdio, `serve --http` with the port and token header it uses."""
     server = json.loads((REPO / "server.json").read_text())

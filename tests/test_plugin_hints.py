@@ -27,7 +27,7 @@ def environment(**fields: object) -> ReplEnvironment:
     return ReplEnvironment.model_validate({**base, **fields})
 
 
-def test_a_plugin_that_could_not_come_along_is_the_reason_given():
+def test_a_plugin_that_could_not_come_along_is_the_reason_given() -> None:
     """A Kotlin 1.9 project whose plugin couldn't be fetched at the REPL's Kotlin: the environment's own warning
     about that plugin says why, not the general one about the REPL's Kotlin."""
     hint = serialization_hint(environment(classpath=[RUNTIME], project_kotlin_version="1.9.24", warnings=[NO_K2_REPL, DROPPED]))
@@ -39,13 +39,13 @@ def test_a_plugin_that_could_not_come_along_is_the_reason_given():
     assert with_hints(NOT_FOUND, [hint]) == f"{NOT_FOUND.rstrip()}\n{hint.line}"
 
 
-def test_a_build_without_the_plugin_is_told_how_to_apply_it():
+def test_a_build_without_the_plugin_is_told_how_to_apply_it() -> None:
     """Where the build itself doesn't apply the plugin, the hint says so and how builds apply it."""
     hint = serialization_hint(environment(classpath=[RUNTIME]))
     assert hint is not None and "the build does not apply it" in hint.line and 'kotlin("plugin.serialization")' in hint.line
 
 
-def test_no_hint_where_snippets_have_serializers_or_none_are_wanted():
+def test_no_hint_where_snippets_have_serializers_or_none_are_wanted() -> None:
     """With the plugin applied, or without the serialization library at all, errors stay as they are."""
     assert serialization_hint(environment(classpath=[RUNTIME], compiler_plugin_classpath=[PLUGIN])) is None
     assert serialization_hint(environment(classpath=["/m2/sample.jar"])) is None
@@ -73,7 +73,7 @@ def compose_session(*classpath: str, plugins: tuple[str, ...] = ()) -> ReplEnvir
     return env
 
 
-def test_a_missing_skiko_runtime_is_one_line_naming_the_artifact_at_start_and_on_the_error():
+def test_a_missing_skiko_runtime_is_one_line_naming_the_artifact_at_start_and_on_the_error() -> None:
     """Without skiko-awt-runtime-<os>-<arch> Compose fails naming a .so file; the session says, once at its start and
     again with such an error, which artifact (at the project's Skiko version) to add."""
     env = compose_session("/p/target/classes", COMPOSE_UI, SKIKO, plugins=(COMPOSE_PLUGIN,))
@@ -87,13 +87,13 @@ def test_a_missing_skiko_runtime_is_one_line_naming_the_artifact_at_start_and_on
     assert compose_warnings(compose_session(COMPOSE_UI, SKIKO, runtime, plugins=(COMPOSE_PLUGIN,))) == []
 
 
-def test_skiko_names_this_machine_as_skiko_does():
+def test_skiko_names_this_machine_as_skiko_does() -> None:
     assert skiko_runtime_artifact("Linux", "x86_64") == "skiko-awt-runtime-linux-x64"
     assert skiko_runtime_artifact("Darwin", "arm64") == "skiko-awt-runtime-macos-arm64"
     assert skiko_runtime_artifact("Windows", "AMD64") == "skiko-awt-runtime-windows-x64"
 
 
-def test_without_the_compose_plugin_render_composable_is_missing_and_the_error_says_why():
+def test_without_the_compose_plugin_render_composable_is_missing_and_the_error_says_why() -> None:
     """Compose UI without the Compose compiler plugin: the session says at its start that snippets can't declare
     @Composable functions and how builds apply the plugin; an unresolved renderComposable repeats the reason."""
     runtime = "/m2/skiko-awt-runtime-linux-x64-0.8.18.jar"
@@ -106,7 +106,7 @@ def test_without_the_compose_plugin_render_composable_is_missing_and_the_error_s
     assert with_hints(unresolved, compose_hints(env, addon.unavailable)) == f"{unresolved}\nhint: {addon.unavailable}."
 
 
-def test_a_project_without_compose_ui_gets_no_compose_lines():
+def test_a_project_without_compose_ui_gets_no_compose_lines() -> None:
     assert compose_warnings(environment(classpath=["/m2/ui-desktop-helper.jar", SKIKO])) == []
     assert compose_addon(environment(classpath=[SKIKO]), compile_classpath=[]) == compose_addon(environment(), compile_classpath=[])
     assert compose_addon(environment(), compile_classpath=[]).unavailable is None

@@ -19,7 +19,7 @@ def _env(project_kotlin: str | None, plugins: list[str], options: list[str]) -> 
     )
 
 
-def test_jetbrains_plugins_come_along_at_the_repl_version_and_a_third_party_one_is_named():
+def test_jetbrains_plugins_come_along_at_the_repl_version_and_a_third_party_one_is_named() -> None:
     """KGP's plugin classpath on Kotlin 1.9: the JetBrains plugin is fetched at the REPL's version with its options,
     the third-party one (and its options) is left out with a warning, the plugins' own dependencies are dropped."""
     env = _env("1.9.25", [
@@ -35,7 +35,7 @@ def test_jetbrains_plugins_come_along_at_the_repl_version_and_a_third_party_one_
     assert "no K2 REPL" in no_repl and "arrow-meta-1.6.2.jar" in foreign and "compile without it" in foreign
 
 
-def test_a_project_on_the_repls_own_kotlin_keeps_its_plugins_as_reported():
+def test_a_project_on_the_repls_own_kotlin_keeps_its_plugins_as_reported() -> None:
     """Nothing to fetch and nothing to say when the REPL runs the project's own Kotlin."""
     plugins = ["/m2/kotlin-allopen-compiler-plugin-embeddable-2.2.21.jar", "/m2/some-third-party-plugin-2.2.21.jar"]
     options = ["plugin:org.jetbrains.kotlin.allopen:annotation=a.Open", "plugin:third.party:k=v"]

@@ -18,6 +18,7 @@ from typing import Any
 import anyio
 import pytest
 from mcp import Client, StdioServerParameters
+from mcp.types import TextContent
 
 from conftest import SAMPLE_PROJECT
 from ledger import Ledger
@@ -38,7 +39,8 @@ def server() -> Iterator[RawServer]:
 def run(server: RawServer, code: str, session: str = "rel", **extra: Any) -> dict[str, Any]:
     reply = server.call_tool("run_kotlin_snippet", {"projectRoot": PROJECT, "code": code, "sessionId": session, "buildTool": "maven", **extra})
     assert "result" in reply, reply
-    return reply["result"]
+    result: dict[str, Any] = reply["result"]
+    return result
 
 
 def text(result: dict[str, Any]) -> str:
@@ -66,7 +68,7 @@ def prepare(server: RawServer, session: str) -> None:
     assert not run(server, "val marker = 1234", session)["isError"]
 
 
-def test_infinite_loop_is_stopped_and_the_worker_replaced(server: RawServer):
+def test_infinite_loop_is_stopped_and_the_worker_replaced(server: RawServer) -> None:
     prepare(server, LOST)
     started = time.monotonic()
     result = run(server, "while (true) {}", LOST, timeoutSeconds=2)
@@ -76,14 +78,14 @@ def test_infinite_loop_is_stopped_and_the_worker_replaced(server: RawServer):
     survived(server, LOST, state_kept=False)
 
 
-def test_interruptible_wait_is_interrupted_and_state_kept(server: RawServer):
+def test_interruptible_wait_is_interrupted_and_state_kept(server: RawServer) -> None:
     prepare(server, KEPT)
     result = run(server, "Thread.sleep(600_000)", KEPT, timeoutSeconds=2)
     assert result["isError"] and "interrupted and stopped" in text(result) and "state is kept" in text(result)
     survived(server, KEPT, state_kept=True)
 
 
-def test_system_exit_reports_the_code_and_the_next_call_starts_fresh(server: RawServer):
+def test_system_exit_reports_the_code_and_the_next_call_starts_fresh(server: RawServer) -> None:
     prepare(server, LOST)
     result = run(server, "System.exit(3)", LOST)
     # The code arrives unless native exit handlers end the process by a signal first; the cause is said either way.
@@ -92,14 +94,14 @@ def test_system_exit_reports_the_code_and_the_next_call_starts_fresh(server: Raw
     survived(server, LOST, state_kept=False)
 
 
-def test_out_of_memory_is_reported_and_the_worker_replaced(server: RawServer):
+def test_out_of_memory_is_reported_and_the_worker_replaced(server: RawServer) -> None:
     prepare(server, LOST)
     result = run(server, "val hog = mutableListOf<LongArray>()\nwhile (true) hog.add(LongArray(1_000_000))", LOST)
     assert result["isError"] and "OutOfMemoryError" in text(result) and "state is lost" in text(result)
     survived(server, LOST, state_kept=False)
 
 
-def test_background_thread_output_arrives_in_a_later_reply(server: RawServer):
+def test_background_thread_output_arrives_in_a_later_reply(server: RawServer) -> None:
     prepare(server, KEPT)
     first = run(server, 'Thread { Thread.sleep(300); println("late line") }.start()\n"started"', KEPT)
     assert text(first).startswith("started") and "late line" not in text(first)
@@ -113,7 +115,7 @@ def test_background_thread_output_arrives_in_a_later_reply(server: RawServer):
     survived(server, KEPT, state_kept=True)
 
 
-def test_fifty_megabytes_of_output_is_truncated_with_memory_bounded(server: RawServer):
+def test_fifty_megabytes_of_output_is_truncated_with_memory_bounded(server: RawServer) -> None:
     prepare(server, KEPT)
     result = run(server, 'val line = "z".repeat(1023)\nrepeat(50 * 1024) { println(line) }\n"flooded"', KEPT, timeoutSeconds=120)
     body = text(result)
@@ -127,7 +129,7 @@ def test_fifty_megabytes_of_output_is_truncated_with_memory_bounded(server: RawS
     survived(server, KEPT, state_kept=True)
 
 
-def test_text_that_looks_like_a_frame_stays_text(server: RawServer):
+def test_text_that_looks_like_a_frame_stays_text(server: RawServer) -> None:
     prepare(server, KEPT)
     fake = '{"event":"result","type":"error","message":"forged"}'
     result = run(server, f'println("""{fake}""")\nSystem.err.println("""{fake}""")\n"real"', KEPT)
@@ -136,7 +138,7 @@ def test_text_that_looks_like_a_frame_stays_text(server: RawServer):
     survived(server, KEPT, state_kept=True)
 
 
-def test_kill_9_of_a_worker_mid_snippet_is_a_clear_error_then_recovers(server: RawServer):
+def test_kill_9_of_a_worker_mid_snippet_is_a_clear_error_then_recovers(server: RawServer) -> None:
     prepare(server, LOST)
     sessions = json.loads(text(server.call_tool("list_kotlin_sessions", {})["result"]))
     victim = next(s["workerPid"] for s in sessions if s["sessionId"] == LOST)
@@ -161,7 +163,7 @@ BAD_INPUTS = [
 
 
 @pytest.mark.parametrize(("arguments", "expected"), BAD_INPUTS, ids=lambda v: str(v)[:40] if isinstance(v, dict) else None)
-def test_bad_tool_arguments_get_a_clear_is_error(server: RawServer, arguments: dict[str, Any], expected: str):
+def test_bad_tool_arguments_get_a_clear_is_error(server: RawServer, arguments: dict[str, Any], expected: str) -> None:
     Ledger.bad_inputs_tried += 1
     line = json.dumps({"jsonrpc": "2.0", "id": "bad", "method": "tools/call",
                        "params": {"name": "run_kotlin_snippet", "arguments": arguments}}, ensure_ascii=True)
@@ -180,7 +182,7 @@ def test_bad_tool_arguments_get_a_clear_is_error(server: RawServer, arguments: d
      b'{"jsonrpc":"2.0","id":"m","method":"no/such/method"}'],
     ids=["malformed-json", "invalid-utf8", "lone-surrogate", "unknown-tool", "unknown-method"],
 )
-def test_malformed_protocol_input_never_crashes_the_server(server: RawServer, line: bytes):
+def test_malformed_protocol_input_never_crashes_the_server(server: RawServer, line: bytes) -> None:
     Ledger.bad_inputs_tried += 1
     server.send_line(line)
     reply = server.call_tool("list_kotlin_sessions", {})
@@ -188,13 +190,13 @@ def test_malformed_protocol_input_never_crashes_the_server(server: RawServer, li
     assert server.process.poll() is None
 
 
-def test_unknown_tool_gets_an_error_reply(server: RawServer):
+def test_unknown_tool_gets_an_error_reply(server: RawServer) -> None:
     Ledger.bad_inputs_tried += 1
     reply = server.call_tool("no_such_tool", {})
     assert "error" in reply or reply["result"]["isError"], reply
 
 
-def test_java_home_without_libjvm_names_the_path(tmp_path: Path):
+def test_java_home_without_libjvm_names_the_path(tmp_path: Path) -> None:
     from gradle_repl.errors import WorkerFailed
     from gradle_repl.frames import WorkerOptions
     from gradle_repl.host.handle import WorkerHandle
@@ -206,7 +208,7 @@ def test_java_home_without_libjvm_names_the_path(tmp_path: Path):
         anyio.run(lambda: WorkerHandle.launch(env, WorkerOptions(), label="nolibjvm"))
 
 
-def test_four_sessions_in_parallel_never_cross_talk():
+def test_four_sessions_in_parallel_never_cross_talk() -> None:
     """4 sessions × 50 snippets through the SDK client at once; every reply is its own session's."""
     snippets = 50
 
@@ -224,7 +226,8 @@ def test_four_sessions_in_parallel_never_cross_talk():
                         "run_kotlin_snippet",
                         {"projectRoot": PROJECT, "code": f'n += 1\n"$me:$n:{i}"', "sessionId": sid, "buildTool": "maven"},
                     )
-                    got = result.content[0].text.split("\n")[0]  # type: ignore[union-attr]
+                    first_block = result.content[0]
+                    got = first_block.text.split("\n")[0] if isinstance(first_block, TextContent) else repr(first_block)
                     if result.is_error or got != f"s{k}:{i + 1}:{i}":
                         wrong += 1
                         failures.append(got)
@@ -240,13 +243,13 @@ def test_four_sessions_in_parallel_never_cross_talk():
     assert wrong == 0, failures[:3]
 
 
-def test_neither_server_nor_worker_listens_on_the_network(server: RawServer):
+def test_neither_server_nor_worker_listens_on_the_network(server: RawServer) -> None:
     prepare(server, KEPT)
     for pid in [server.pid, *server.workers()]:
         assert listening_sockets(pid) == [], pid
 
 
-def test_twenty_interleavings_on_one_server_keep_answers_listing_and_processes_right(tmp_path: Path):
+def test_twenty_interleavings_on_one_server_keep_answers_listing_and_processes_right(tmp_path: Path) -> None:
     """Cancels (of a sleep and of a busy loop), timeouts, closes and resets, twenty in a row on one real
     server: every answer belongs to its own call, list_kotlin_sessions names exactly the worker processes
     that exist, and nothing is left once the server is gone."""

@@ -52,7 +52,7 @@ def dual(tmp_path: Path) -> Path:
     return with_wrapper(copy_project(SAMPLE_PROJECT, tmp_path / "dual"), OFFLINE_WRAPPER)
 
 
-def test_auto_falls_back_to_maven_says_so_once_and_keeps_it(dual: Path):
+def test_auto_falls_back_to_maven_says_so_once_and_keeps_it(dual: Path) -> None:
     resolved = resolve_environment(dual)
     assert resolved.environment.build_tool == "maven"
     assert resolved.notices == (
@@ -66,7 +66,7 @@ def test_auto_falls_back_to_maven_says_so_once_and_keeps_it(dual: Path):
     assert not (dual.parent / "wrapper-ran").exists(), "auto tried Gradle again after Maven worked"
 
 
-def test_a_build_that_ran_and_failed_is_not_retried_with_the_other_tool(tmp_path: Path):
+def test_a_build_that_ran_and_failed_is_not_retried_with_the_other_tool(tmp_path: Path) -> None:
     project = with_wrapper(copy_project(SAMPLE_PROJECT, tmp_path / "broken"), COMPILE_FAILURE)
     with pytest.raises(BuildFailed) as failure:
         resolve_environment(project)
@@ -75,7 +75,7 @@ def test_a_build_that_ran_and_failed_is_not_retried_with_the_other_tool(tmp_path
     ]
 
 
-def test_a_failure_is_one_line_and_the_tools_last_error_lines_once(tmp_path: Path):
+def test_a_failure_is_one_line_and_the_tools_last_error_lines_once(tmp_path: Path) -> None:
     project = tmp_path / "gradle-only"
     project.mkdir()
     (project / "settings.gradle.kts").write_text("")
@@ -89,7 +89,7 @@ def test_a_failure_is_one_line_and_the_tools_last_error_lines_once(tmp_path: Pat
     assert not any(line.lstrip().startswith("at ") for line in failure.splitlines()) and failure.count("\n") <= 20
 
 
-def test_two_processes_resolving_one_project_build_it_once(tmp_path: Path):
+def test_two_processes_resolving_one_project_build_it_once(tmp_path: Path) -> None:
     """A second process that asks while the first builds waits for it, says so, and takes its environment
     from the cache: two builds at once would clobber each other's outputs. The first's `mvn` is held at its
     start until the second says it waits, so the order never depends on how fast either process is."""

@@ -13,17 +13,19 @@ import os
 import signal
 import sys
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from pathlib import Path
 
 import anyio
 import psutil
 import pytest
 from mcp import Client, StdioServerParameters
-from mcp.types import ImageContent, TextContent
+from mcp.types import CallToolResult, ImageContent, TextContent, Tool
 
 from conftest import SAMPLE_PROJECT, copy_project
 from fakeworker import FakeLauncher, fake_resolver
+from gradle_repl.environment import ReplEnvironment
 from gradle_repl.front.server import KotlinTools, build_server
 from gradle_repl.host.manager import SessionLimits, SessionManager
 from gradle_repl.worker.deadlines import STOPPED_ANSWER_SECONDS
@@ -42,9 +44,9 @@ def anyio_backend() -> str:
 
 def fake_manager(launcher: FakeLauncher, **limits: object) -> SessionManager:
     """A real SessionManager on fake workers; no spare unless the test is about it."""
-    return SessionManager(
-        limits=SessionLimits(**{"spare_worker": False, **limits}), launcher=launcher, resolver=fake_resolver  # type: ignore[arg-type]
-    )
+    # The test's limits passed through by name: SessionLimits checks them.
+    chosen = SessionLimits(**{"spare_worker": False, **limits})  # type: ignore[arg-type]
+    return SessionManager(limits=chosen, launcher=launcher, resolver=fake_resolver)
 
 
 @asynccontextmanager
@@ -75,17 +77,22 @@ PLAIN = "plain"
 COLLECTIONS = '@file:DependsOn("org.apache.commons:commons-collections4:4.4")'
 
 
-def text(result) -> str:
+def read_only_hint(tool: Tool) -> bool | None:
+    assert tool.annotations is not None, tool.name
+    return tool.annotations.read_only_hint
+
+
+def text(result: CallToolResult) -> str:
     return "\n".join(block.text for block in result.content if isinstance(block, TextContent))
 
 
-async def run(client: Client, code: str, **arguments):
+async def run(client: Client, code: str, **arguments: object) -> CallToolResult:
     return await client.call_tool(
         "run_kotlin_snippet", {"projectRoot": PROJECT, "code": code, "buildTool": "maven", **arguments}
     )
 
 
-async def wait_until(condition, what: str, seconds: float = 120.0) -> None:
+async def wait_until(condition: Callable[[], bool], what: str, seconds: float = 120.0) -> None:
     """Polls an observable state; never a fixed sleep."""
     with anyio.fail_after(seconds):
         while not condition():
@@ -95,7 +102,7 @@ async def wait_until(condition, what: str, seconds: float = 120.0) -> None:
 # --- In process, over fake workers -------------------------------------------------------------------------
 
 
-async def test_tools_are_listed_with_schemas():
+async def test_tools_are_listed_with_schemas() -> None:
     async with fake_server() as (client, _):
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
     assert set(tools) == {
@@ -106,7 +113,7 @@ async def test_tools_are_listed_with_schemas():
     assert set(tools["check_kotlin_snippet"].input_schema["required"]) == {"code"}  # projectRoot: not for an attached session
     assert tools["complete_kotlin_snippet"].input_schema["properties"]["cursor"].get("description")
     assert tools["describe_kotlin_session"].input_schema["properties"]["sessionId"].get("description")
-    assert tools["describe_kotlin_session"].annotations.read_only_hint is True
+    assert read_only_hint(tools["describe_kotlin_session"]) is True
     schema = tools["run_kotlin_snippet"].input_schema
     assert set(schema["required"]) == {"code"}
     for name in ("projectPath", "sourceSet", "sessionId", "timeoutSeconds", "buildTool"):
@@ -114,7 +121,7 @@ async def test_tools_are_listed_with_schemas():
     assert tools["run_kotlin_snippet"].description and "sessionId" in tools["run_kotlin_snippet"].description
 
 
-async def test_tools_that_return_data_declare_an_output_schema_and_fill_it():
+async def test_tools_that_return_data_declare_an_output_schema_and_fill_it() -> None:
     """run, list, describe and reset declare what their structuredContent holds; a reply carries it beside the unchanged
     text (the SDK's client validates every non-error reply against the schema, so a wrong shape fails here)."""
     async with fake_server() as (client, _):
@@ -142,13 +149,13 @@ async def test_tools_that_return_data_declare_an_output_schema_and_fill_it():
     }
 
 
-async def test_tool_descriptions_are_dedented_and_resolve_is_not_read_only():
+async def test_tool_descriptions_are_dedented_and_resolve_is_not_read_only() -> None:
     async with fake_server() as (client, _):
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
     for tool in tools.values():
         assert tool.description and "\n        " not in tool.description, tool.name
-    assert tools["resolve_gradle_environment"].annotations.read_only_hint is False
-    assert tools["list_kotlin_sessions"].annotations.read_only_hint is True
+    assert read_only_hint(tools["resolve_gradle_environment"]) is False
+    assert read_only_hint(tools["list_kotlin_sessions"]) is True
 
 
 class RecordedProgress:
@@ -161,12 +168,13 @@ class RecordedProgress:
         self.messages.append(message or "")
 
 
-async def test_the_tools_are_methods_a_test_can_call():
+async def test_the_tools_are_methods_a_test_can_call() -> None:
     """KotlinTools' methods are the tools themselves, callable without a client: a snippet's value comes back as
     content, an unusable call as one error, and reset and close say when there was nothing to do."""
     manager = fake_manager(FakeLauncher())
     tools = KotlinTools(manager)
     try:
+        # RecordedProgress stands in for the SDK's Context: the tool only reports progress through it.
         value = await tools.run_kotlin_snippet(projectRoot=PROJECT, code="A", ctx=RecordedProgress())  # type: ignore[arg-type]
         empty = await tools.run_kotlin_snippet(projectRoot=PROJECT, code="   ", ctx=RecordedProgress())  # type: ignore[arg-type]
         listed = json.loads(text(await tools.list_kotlin_sessions()))
@@ -182,7 +190,7 @@ async def test_the_tools_are_methods_a_test_can_call():
     assert nobody == "No session 'nobody'." and closed == "Session 'default' closed."
 
 
-async def test_a_new_session_takes_the_warmed_spare_worker():
+async def test_a_new_session_takes_the_warmed_spare_worker() -> None:
     """After the first session starts, a spare worker starts; the next new session runs on that very worker."""
     async with fake_server(spare_worker=True) as (client, launcher):
         await run(client, "1", sessionId="first")
@@ -196,7 +204,7 @@ async def test_a_new_session_takes_the_warmed_spare_worker():
     assert second["workerPid"] == spare.pid and second["workerPid"] != first["workerPid"]
 
 
-async def test_session_cap_evicts_the_least_recently_used_idle_session():
+async def test_session_cap_evicts_the_least_recently_used_idle_session() -> None:
     """At the cap, a new session closes the least recently used idle one; that session's next call is told, and runs
     on a fresh worker that holds nothing of before (a fake's session holds a val per snippet it answered)."""
     async with fake_server(max_sessions=1) as (client, launcher):
@@ -210,7 +218,7 @@ async def test_session_cap_evicts_the_least_recently_used_idle_session():
     assert len(launcher.spawned) == 3 and "val kept = 1" not in held and "val kept: kotlin.String" in held, held
 
 
-async def test_idle_sessions_are_closed_after_the_idle_timeout():
+async def test_idle_sessions_are_closed_after_the_idle_timeout() -> None:
     """A session idle past the idle timeout is closed by the server's eviction poll (both from the settings); its
     next call starts it again and is told why its state is gone."""
     async with fake_server(idle_timeout_seconds=0.2, eviction_poll_seconds=0.02) as (client, _):
@@ -229,7 +237,7 @@ async def test_idle_sessions_are_closed_after_the_idle_timeout():
 
 
 @jvm
-async def test_state_is_per_session_and_reset_loses_it(shared: Client):
+async def test_state_is_per_session_and_reset_loses_it(shared: Client) -> None:
     client = shared
     first = await run(client, "val answer = 41", sessionId="a")
     assert not first.is_error, text(first)
@@ -251,7 +259,7 @@ async def test_state_is_per_session_and_reset_loses_it(shared: Client):
 
 
 @jvm
-async def test_describe_lists_what_a_session_holds_newest_definition_winning(shared: Client):
+async def test_describe_lists_what_a_session_holds_newest_definition_winning(shared: Client) -> None:
     """An agent picking up a session it did not start sees its imports and names, as the REPL resolves them."""
     client = shared
     for code in (
@@ -284,7 +292,7 @@ async def test_describe_lists_what_a_session_holds_newest_definition_winning(sha
 
 
 @jvm
-async def test_depends_on_adds_a_library_to_the_live_session(shared: Client):
+async def test_depends_on_adds_a_library_to_the_live_session(shared: Client) -> None:
     """@file:DependsOn resolves a Maven Central artifact the project doesn't have into the running session:
     earlier state stays, a version conflict keeps the project's version and says so, a bad coordinate is an error
     that leaves the session usable, and the session lists what it added."""
@@ -305,7 +313,7 @@ async def test_depends_on_adds_a_library_to_the_live_session(shared: Client):
 
 
 @jvm
-async def test_the_servers_flags_reach_the_worker_jvm():
+async def test_the_servers_flags_reach_the_worker_jvm() -> None:
     """--heap-mb, --full-jit, --no-class-data-sharing and --timeout, followed from the command line to the JVM
     that runs the snippets (the JVM's own view of its heap and arguments), not only to the parsed settings."""
     flags = ("--heap-mb", "700", "--full-jit", "--no-class-data-sharing", "--timeout", "2")
@@ -320,7 +328,7 @@ async def test_the_servers_flags_reach_the_worker_jvm():
 
 
 @jvm
-async def test_content_order_result_then_displays_then_output(shared: Client):
+async def test_content_order_result_then_displays_then_output(shared: Client) -> None:
     client = shared
     result = await run(
         client,
@@ -346,7 +354,7 @@ async def test_content_order_result_then_displays_then_output(shared: Client):
 
 
 @jvm
-async def test_500_kb_printed_fast_reaches_the_client_whole(shared: Client):
+async def test_500_kb_printed_fast_reaches_the_client_whole(shared: Client) -> None:
     """10,000 lines of 50 bytes printed in a tight loop (several frames from the worker): the client gets all 500,000
     bytes, last line included, as the data's stdout and as the text's [stdout] block, and nothing counted as cut."""
     line = '"line " + it.toString().padStart(6, \'0\') + "-".repeat(38)'
@@ -360,7 +368,7 @@ async def test_500_kb_printed_fast_reaches_the_client_whole(shared: Client):
 
 
 @jvm
-async def test_errors_set_is_error_with_one_text_block(shared: Client):
+async def test_errors_set_is_error_with_one_text_block(shared: Client) -> None:
     client = shared
     compile_error = await run(client, "val x: Int = \"s\"", sessionId=PLAIN)
     runtime_error = await run(client, 'println("before"); throw RuntimeException("boom")', sessionId=PLAIN)
@@ -387,14 +395,14 @@ async def test_errors_set_is_error_with_one_text_block(shared: Client):
     assert still_fine.structured_content["value"] == "2"
 
 
-async def check(client: Client, code: str, **arguments):
+async def check(client: Client, code: str, **arguments: object) -> CallToolResult:
     return await client.call_tool(
         "check_kotlin_snippet", {"projectRoot": PROJECT, "code": code, "buildTool": "maven", **arguments}
     )
 
 
 @jvm
-async def test_check_answers_without_running_and_only_errors_set_is_error(shared: Client):
+async def test_check_answers_without_running_and_only_errors_set_is_error(shared: Client) -> None:
     """check_kotlin_snippet compiles against the session's state: errors come back with their caret and isError,
     warnings alone and a clean compile without; nothing runs, and the session holds what it held."""
     client = shared
@@ -420,7 +428,7 @@ async def test_check_answers_without_running_and_only_errors_set_is_error(shared
 
 
 @jvm
-async def test_complete_offers_what_fits_at_the_cursor_as_text_and_data(shared: Client):
+async def test_complete_offers_what_fits_at_the_cursor_as_text_and_data(shared: Client) -> None:
     """complete_kotlin_snippet answers from the session's state: one candidate a line for text-only clients, the
     same as structured data, and a cursor outside the code is a clear error."""
     client = shared
@@ -437,7 +445,7 @@ async def test_complete_offers_what_fits_at_the_cursor_as_text_and_data(shared: 
 
 
 @jvm
-async def test_session_options_reach_the_jvm_and_describe_shows_them_masked(shared: Client):
+async def test_session_options_reach_the_jvm_and_describe_shows_them_masked(shared: Client) -> None:
     """env (with envSource none: nothing of the server's), a system property and an opt-in reach the session's JVM and
     compiler; describe shows them with a secret-like value masked; a flag that would break the worker is refused
     before anything starts."""
@@ -466,7 +474,7 @@ async def test_session_options_reach_the_jvm_and_describe_shows_them_masked(shar
 
 
 @jvm
-async def test_resolve_tool_summarises_the_environment(shared: Client):
+async def test_resolve_tool_summarises_the_environment(shared: Client) -> None:
     client = shared
     result = await client.call_tool("resolve_gradle_environment", {"projectRoot": PROJECT, "buildTool": "maven"})
     summary = text(result)
@@ -479,7 +487,7 @@ async def test_resolve_tool_summarises_the_environment(shared: Client):
 
 
 @jvm
-async def test_reset_with_replay_runs_the_sessions_snippets_again_and_says_how_many():
+async def test_reset_with_replay_runs_the_sessions_snippets_again_and_says_how_many() -> None:
     """reset_kotlin_session(replay=true) answers with the new JVM's replay (failed snippets are not in it), as text and
     as data;
     run_kotlin_snippet takes replay as a session option that changes nothing by itself; a session without a JVM
@@ -500,7 +508,7 @@ async def test_reset_with_replay_runs_the_sessions_snippets_again_and_says_how_m
     assert not still.is_error
 
 
-async def test_leaving_out_build_tool_keeps_a_maven_session_on_maven(shared: Client, tmp_path):
+async def test_leaving_out_build_tool_keeps_a_maven_session_on_maven(shared: Client, tmp_path: Path) -> None:
     """A project with both builds, resolved with Maven once: later calls without buildTool stay on Maven
     (Gradle is never tried, the session keeps its state) even though its Gradle wrapper is there."""
     project = copy_project(SAMPLE_PROJECT, tmp_path / "dual")
@@ -515,7 +523,7 @@ async def test_leaving_out_build_tool_keeps_a_maven_session_on_maven(shared: Cli
 
 
 @jvm
-async def test_a_cancelled_call_stops_its_snippet_and_never_shifts_answers(shared: Client):
+async def test_a_cancelled_call_stops_its_snippet_and_never_shifts_answers(shared: Client) -> None:
     """An MCP cancel (what clients send on their own timeout) interrupts the snippet like a timeout does:
     the session keeps its state and every later call gets its own answer."""
     client = shared
@@ -531,7 +539,7 @@ async def test_a_cancelled_call_stops_its_snippet_and_never_shifts_answers(share
 
 
 @jvm
-async def test_a_cancelled_busy_loop_replaces_the_jvm_and_the_next_call_says_so(shared: Client):
+async def test_a_cancelled_busy_loop_replaces_the_jvm_and_the_next_call_says_so(shared: Client) -> None:
     client = shared
     assert not (await run(client, "val keep = 42", sessionId="busy")).is_error
     with anyio.move_on_after(2):
@@ -544,7 +552,7 @@ async def test_a_cancelled_busy_loop_replaces_the_jvm_and_the_next_call_says_so(
 
 
 @jvm
-async def test_a_running_snippets_output_arrives_as_progress(shared: Client):
+async def test_a_running_snippets_output_arrives_as_progress(shared: Client) -> None:
     """A long snippet shows life: its printed lines reach the client as progress while it runs."""
     messages: list[str] = []
 
@@ -572,7 +580,7 @@ async def test_a_running_snippets_output_arrives_as_progress(shared: Client):
 
 
 @jvm
-async def test_changed_sources_restart_the_session_and_say_so(tmp_path):
+async def test_changed_sources_restart_the_session_and_say_so(tmp_path: Path) -> None:
     """A snippet must see current code; a change the JVM can't take in place (a function added) restarts the session,
     and the restart is announced, not silent. The first call's build shows life as progress while the environment
     resolves."""
@@ -606,7 +614,7 @@ async def test_changed_sources_restart_the_session_and_say_so(tmp_path):
     assert not bag.is_error and text(bag).startswith("0"), text(bag)
 
 
-async def test_libraries_added_with_a_comment_or_over_several_lines_come_back_after_a_restart(tmp_path):
+async def test_libraries_added_with_a_comment_or_over_several_lines_come_back_after_a_restart(tmp_path: Path) -> None:
     """The worker reports what its resolver added, so an annotation a line-based reading would miss (a trailing
     comment, arguments over several lines) is added again when a changed build restarts the session."""
     project = str(copy_project(SAMPLE_PROJECT, tmp_path / "sample"))
@@ -640,7 +648,7 @@ def _server_with_workers(*args: str, env: dict[str, str] | None = None) -> tuple
     return server, server.workers()
 
 
-def fake_build(tmp_path) -> tuple[str, os.PathLike[str], dict[str, str]]:
+def fake_build(tmp_path: Path) -> tuple[str, Path, dict[str, str]]:
     """A project whose build never ends: `mvn` on PATH is a stand-in that starts a child of its own, as the
     real `mvn`/`gradlew` scripts start java, records that grandchild's pid and waits. (The server's process
     handling is under test here, not Maven: ending only the guard's direct child would leave the grandchild.)"""
@@ -657,7 +665,7 @@ def fake_build(tmp_path) -> tuple[str, os.PathLike[str], dict[str, str]]:
 
 
 @jvm
-def test_kill_9_ends_busy_workers_and_builds_without_pdeathsig(tmp_path, sample_env):
+def test_kill_9_ends_busy_workers_and_builds_without_pdeathsig(tmp_path: Path, sample_env: ReplEnvironment) -> None:
     """With Linux's PDEATHSIG switched off, the lifelines alone end a worker stuck in `while (true) {}`,
     the spare, and a running build within 5 s of kill -9 of the server."""
     project, pid_file, env = fake_build(tmp_path)
@@ -675,7 +683,7 @@ def test_kill_9_ends_busy_workers_and_builds_without_pdeathsig(tmp_path, sample_
         assert wait_gone(pid, 5), f"process {pid} outlived its kill -9'd server"
 
 
-def _server_mid_build(tmp_path) -> tuple[RawServer, int]:
+def _server_mid_build(tmp_path: Path) -> tuple[RawServer, int]:
     """A raw server whose first call waits on a build that never ends; returns it and the build's pid. No JVM starts."""
     project, pid_file, env = fake_build(tmp_path)
     server = RawServer(env=env)
@@ -684,7 +692,7 @@ def _server_mid_build(tmp_path) -> tuple[RawServer, int]:
     return server, int(pid_file.read_text())
 
 
-def test_closing_stdin_mid_build_ends_server_and_build_within_5_s(tmp_path):
+def test_closing_stdin_mid_build_ends_server_and_build_within_5_s(tmp_path: Path) -> None:
     """Stdin's end (the client went away) ends the server, and the build it runs, within 5 s."""
     server, build = _server_mid_build(tmp_path)
     assert server.process.stdin
@@ -693,7 +701,7 @@ def test_closing_stdin_mid_build_ends_server_and_build_within_5_s(tmp_path):
     assert wait_gone(build, 5), "the build outlived the server"
 
 
-def test_sigterm_mid_build_ends_the_build(tmp_path):
+def test_sigterm_mid_build_ends_the_build(tmp_path: Path) -> None:
     """SIGTERM ends the server at once, and the build it runs with it."""
     server, build = _server_mid_build(tmp_path)
     server.process.send_signal(signal.SIGTERM)

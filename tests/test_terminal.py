@@ -73,7 +73,7 @@ def _repl(tmux: str, name: str, data: Path) -> Terminal:
     return Terminal(tmux, name, command)
 
 
-def test_a_person_types_multiline_code_cancels_resets_quits_and_finds_their_history(tmux: str, tmp_path: Path):
+def test_a_person_types_multiline_code_cancels_resets_quits_and_finds_their_history(tmux: str, tmp_path: Path) -> None:
     """A person's session at the prompt: multi-line input, checks, Tab completion, a warning before its error, a
     cancel that keeps the state, :session, :reset --replay (the successful inputs run again in a new JVM), :reset,
     Ctrl-D ending the worker, and the history kept for the next prompt."""

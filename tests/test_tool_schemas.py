@@ -28,13 +28,13 @@ def anyio_backend() -> str:
 
 
 async def _published() -> dict[str, dict[str, Any]]:
-    manager = SessionManager(limits=SessionLimits(spare_worker=False), launcher=FakeLauncher(), resolver=fake_resolver)  # type: ignore[arg-type]
+    manager = SessionManager(limits=SessionLimits(spare_worker=False), launcher=FakeLauncher(), resolver=fake_resolver)
     async with Client(build_server(manager, end_builds_at_exit=False)) as client:
         tools = (await client.list_tools()).tools
     return {tool.name: {"inputSchema": tool.input_schema, "outputSchema": tool.output_schema} for tool in sorted(tools, key=lambda t: t.name)}
 
 
-async def test_the_published_tool_schemas_are_the_snapshot():
+async def test_the_published_tool_schemas_are_the_snapshot() -> None:
     """tools/list publishes exactly the snapshot's inputSchema and outputSchema for every tool, camelCase throughout."""
     published = await _published()
     text = json.dumps(published, indent=2, sort_keys=True) + "\n"
@@ -47,7 +47,7 @@ async def test_the_published_tool_schemas_are_the_snapshot():
     )
 
 
-async def test_every_property_name_on_the_wire_is_camel_case():
+async def test_every_property_name_on_the_wire_is_camel_case() -> None:
     """No snake_case name anywhere in a published schema: arguments, results and the items of their lists."""
     published = await _published()
 

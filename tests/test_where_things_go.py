@@ -40,7 +40,7 @@ def _section() -> str:
     return text[start : text.index("\n## ", start + 1)]
 
 
-def test_every_file_the_section_names_exists():
+def test_every_file_the_section_names_exists() -> None:
     """Every file path the section names is a file of the package or the repository."""
     named = set(re.findall(r"`([\w./-]+\.(?:py|kt|json|md))`", _section()))
     assert {"frames.py", "front/content.py", "options.py", "README.md"} <= named
@@ -48,7 +48,7 @@ def test_every_file_the_section_names_exists():
     assert missing == []
 
 
-def test_the_render_kind_and_session_option_lists_name_their_places():
+def test_the_render_kind_and_session_option_lists_name_their_places() -> None:
     """The two lists name the places this test checks, so the section and the test change together."""
     section = _section()
     for place in ("worker/output_frames.py", "front/reply_text.py", "front/remote.py", "front/outputs.py", "front/server.py",
@@ -56,13 +56,13 @@ def test_the_render_kind_and_session_option_lists_name_their_places():
         assert f"`{place}`" in section, place
 
 
-def test_every_display_kind_is_emitted_by_the_kotlin_side():
+def test_every_display_kind_is_emitted_by_the_kotlin_side() -> None:
     """Renderer.kt or Display.kt makes a display event of each kind (its last argument, the kind's name)."""
     kotlin = "".join((KOTLIN_RUNTIME / name).read_text(encoding="utf-8") for name in ("Renderer.kt", "Display.kt"))
     assert [kind for kind in KINDS if f'"{kind}")' not in kotlin] == []
 
 
-def test_every_display_kind_is_emitted_by_the_attach_agent():
+def test_every_display_kind_is_emitted_by_the_attach_agent() -> None:
     """In an attached session the agent's Rendering.java or Display.java makes an item of each kind (named as a string)."""
     java = "".join((AGENT / name).read_text(encoding="utf-8") for name in ("Rendering.java", "Display.java"))
     assert [kind for kind in KINDS if f'"{kind}"' not in java] == []
@@ -73,7 +73,7 @@ DATA = {"text": "plain words", "markdown": "**bold**", "html": "<b>x</b>", "imag
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_every_display_kind_goes_through_each_place_in_the_front_ends(kind: DisplayKind):
+def test_every_display_kind_goes_through_each_place_in_the_front_ends(kind: DisplayKind) -> None:
     """MCP content carries it, the data names it, --connect reads it back as it was, a terminal prints it and a
     progress line names it."""
     assert set(MIMES) == set(KINDS), "a new display kind: give it a MIME type and data here"
@@ -92,7 +92,7 @@ def test_every_display_kind_goes_through_each_place_in_the_front_ends(kind: Disp
     assert (DATA[kind] if kind != "image" else "[image/png image, 8 bytes: ") in out.getvalue()
 
     async def progress_line() -> str:
-        relay = _ProgressRelay(ctx=None)  # type: ignore[arg-type]
+        relay = _ProgressRelay(ctx=None)  # type: ignore[arg-type]  # no request: output() only formats the line
         relay.output(frame)
         return await asyncio.wait_for(relay._queue.get(), timeout=5)
 
@@ -120,7 +120,7 @@ def _cli_session_option_dests() -> set[str]:
     return {action.dest for action in group._group_actions}
 
 
-def test_every_session_option_stands_in_each_place():
+def test_every_session_option_stands_in_each_place() -> None:
     """Each field of SessionOptions is a parameter of session_options(), shown by summary(), a described parameter of
     run_kotlin_snippet, a CLI flag, a field of SessionOptionValues and named in the README."""
     fields = set(SessionOptions.model_fields)
