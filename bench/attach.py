@@ -30,7 +30,7 @@ from gradle_repl.worker.attach.agent_jar import build_agent_jar
 
 SHOP = Path(__file__).resolve().parents[1] / "tests" / "projects" / "attach-plain"
 TRIVIAL = "1 + 1"
-CLASS = "data class Row{n}(val id: Int, val name: String)\nRow{n}({n}, \"r\").name.length"
+CLASS = 'data class Row{n}(val id: Int, val name: String)\nRow{n}({n}, "r").name.length'
 OPTIONS = WorkerOptions(heap_mb=512)
 
 
@@ -88,10 +88,18 @@ async def main(runs: int) -> None:
         app.wait()
     rows = [
         ("attach to first result (agent built, app not yet attached)", f"{first_result_ms:.0f} ms", "", ""),
-        (f"warm trivial snippet, p50 / p95 of {runs}", f"{_p(attached_ms, 50):.0f} / {_p(attached_ms, 95):.0f} ms",
-         f"normal {_p(normal_ms, 50):.0f} / {_p(normal_ms, 95):.0f} ms", f"{_p(attached_ms, 50) / _p(normal_ms, 50):.2f}x (p50)"),
-        ("app RSS: before attach, attached, after 100 snippets", f"{rss_before_attach >> 20} / {rss_attached >> 20} / {rss_after >> 20} MB",
-         "", f"+{(rss_after - rss_attached) >> 20} MB for 100 snippets"),
+        (
+            f"warm trivial snippet, p50 / p95 of {runs}",
+            f"{_p(attached_ms, 50):.0f} / {_p(attached_ms, 95):.0f} ms",
+            f"normal {_p(normal_ms, 50):.0f} / {_p(normal_ms, 95):.0f} ms",
+            f"{_p(attached_ms, 50) / _p(normal_ms, 50):.2f}x (p50)",
+        ),
+        (
+            "app RSS: before attach, attached, after 100 snippets",
+            f"{rss_before_attach >> 20} / {rss_attached >> 20} / {rss_after >> 20} MB",
+            "",
+            f"+{(rss_after - rss_attached) >> 20} MB for 100 snippets",
+        ),
     ]
     for row in rows:
         print(" | ".join(row))

@@ -39,15 +39,73 @@ PROJECTS = [
     (ROOT / "tests/projects/maven-compose", ":"),
 ]
 KEYWORDS = {
-    "package", "import", "class", "interface", "fun", "val", "var", "object", "data", "enum", "sealed", "open", "private",
-    "internal", "public", "protected", "override", "return", "if", "else", "when", "for", "while", "do", "in", "is", "as",
-    "null", "true", "false", "this", "super", "throw", "try", "catch", "finally", "typealias", "companion", "const",
-    "lateinit", "abstract", "vararg", "suspend", "inline", "operator", "infix", "get", "set", "by", "where", "constructor",
-    "init", "annotation", "break", "continue", "out", "reified", "crossinline", "noinline", "expect", "actual",
+    "package",
+    "import",
+    "class",
+    "interface",
+    "fun",
+    "val",
+    "var",
+    "object",
+    "data",
+    "enum",
+    "sealed",
+    "open",
+    "private",
+    "internal",
+    "public",
+    "protected",
+    "override",
+    "return",
+    "if",
+    "else",
+    "when",
+    "for",
+    "while",
+    "do",
+    "in",
+    "is",
+    "as",
+    "null",
+    "true",
+    "false",
+    "this",
+    "super",
+    "throw",
+    "try",
+    "catch",
+    "finally",
+    "typealias",
+    "companion",
+    "const",
+    "lateinit",
+    "abstract",
+    "vararg",
+    "suspend",
+    "inline",
+    "operator",
+    "infix",
+    "get",
+    "set",
+    "by",
+    "where",
+    "constructor",
+    "init",
+    "annotation",
+    "break",
+    "continue",
+    "out",
+    "reified",
+    "crossinline",
+    "noinline",
+    "expect",
+    "actual",
 }
 _SKIPPED = re.compile(r'"""[\s\S]*?"""|"(?:\\.|[^"\\\n])*"|//[^\n]*|/\*[\s\S]*?\*/')
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_DECLARES = re.compile(r"(?:\b(?:fun|val|var|class|object|interface|typealias)\s+(?:<[^>]*>\s*)?(?:[A-Za-z_][\w.]*\.)?)$")
+_DECLARES = re.compile(
+    r"(?:\b(?:fun|val|var|class|object|interface|typealias)\s+(?:<[^>]*>\s*)?(?:[A-Za-z_][\w.]*\.)?)$"
+)
 WORKER_OPTIONS = WorkerOptions(heap_mb=768)
 TIMEOUT_SECONDS = 120.0
 
@@ -74,7 +132,7 @@ def cut_points(source: str) -> list[tuple[int, str]]:
             continue
         if _DECLARES.search(source[line_start:start]):
             continue
-        after = source[match.end():match.end() + 2]
+        after = source[match.end() : match.end() + 2]
         if after.startswith(":") and not after.startswith("::"):  # a parameter or property being declared
             continue
         found.append((start, name))
@@ -97,7 +155,9 @@ def cuts(project: Path, per_project: int, rng: random.Random, typed_from: int) -
     return made
 
 
-async def measure(project: Path, module: str, per_project: int, rng: random.Random, typed_from: int) -> list[tuple[Cut, int | None, float]]:
+async def measure(
+    project: Path, module: str, per_project: int, rng: random.Random, typed_from: int
+) -> list[tuple[Cut, int | None, float]]:
     """Each cut's rank of the expected identifier (None when not offered) and its time in ms."""
     env = resolve_environment(project, project_path=module, build_tool="maven").environment
     worker = await WorkerHandle.launch(env, WORKER_OPTIONS, label="bench-completion")
@@ -126,7 +186,13 @@ def main() -> int:
     parser.add_argument("--per-project", type=int, default=40)
     parser.add_argument("--seed", type=int, default=34)
     parser.add_argument("--misses", action="store_true", help="print each cut whose identifier was not first")
-    parser.add_argument("--typed-from", type=int, default=1, choices=(0, 1), help="the fewest characters typed (0: cuts before the name too)")
+    parser.add_argument(
+        "--typed-from",
+        type=int,
+        default=1,
+        choices=(0, 1),
+        help="the fewest characters typed (0: cuts before the name too)",
+    )
     args = parser.parse_args()
     rng = random.Random(args.seed)
     everything = []
@@ -151,7 +217,9 @@ def _row(name: str, measured: list[tuple[Cut, int | None, float]]) -> None:
     at1 = sum(1 for _, p, _ in measured if p == 1) / len(measured)
     at5 = sum(1 for _, p, _ in measured if p is not None and p <= 5) / len(measured)
     times = [t for *_, t in measured]
-    print(f"{name:<22}{len(measured):>6}{at1:>10.2f}{at5:>10.2f}{statistics.median(times):>9.0f}{percentile(times, 0.95):>9.0f}")
+    print(
+        f"{name:<22}{len(measured):>6}{at1:>10.2f}{at5:>10.2f}{statistics.median(times):>9.0f}{percentile(times, 0.95):>9.0f}"
+    )
 
 
 if __name__ == "__main__":

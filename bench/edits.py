@@ -27,8 +27,8 @@ import statistics
 import sys
 import tempfile
 import time
-from pathlib import Path
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from gradle_repl.environment import ReplEnvironment
@@ -42,7 +42,7 @@ from gradle_repl.project.resolve import resolve_environment
 from gradle_repl.target import SessionTarget
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from kotlindaemons import daemon_options, stop_daemons  # noqa: E402 - the suite's helpers for its Kotlin daemons
+from kotlindaemons import daemon_options, stop_daemons
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample-project"
 EDITED = "src/main/kotlin/sample/Edited.kt"
@@ -61,7 +61,8 @@ class Side:
         self.resolve_s = self.update_s = self.update_worker_s = self.compile_worker_s = 0.0
         self.fell_back: list[str] = []
         self.manager = SessionManager(
-            limits=SessionLimits(spare_worker=mode == "before", train_class_data=False), worker_options=WorkerOptions(),
+            limits=SessionLimits(spare_worker=mode == "before", train_class_data=False),
+            worker_options=WorkerOptions(),
             resolver=self.resolver,
         )
         self.rows: list[Row] = []
@@ -76,13 +77,15 @@ class Side:
             self.resolve_s += time.perf_counter() - started
 
     async def run(self, code: str) -> Any:
-        return await self.manager.run_snippet(SessionTarget(str(self.root), build_tool="maven", session_id=self.mode), code=code)
+        return await self.manager.run_snippet(
+            SessionTarget(str(self.root), build_tool="maven", session_id=self.mode), code=code
+        )
 
     async def settle(self) -> None:
         """Waits for the spare worker the manager starts in the background after a restart (seconds of a JVM loading the
         Kotlin compiler), so that it runs during neither side's next edit: it made the other side's compile-only build
         measure slower than this side's full resolve."""
-        starting = self.manager._spare._task  # noqa: SLF001 - the bench measures the manager from outside
+        starting = self.manager._spare._task
         if starting is not None:
             await asyncio.wait([starting])
 
@@ -105,16 +108,34 @@ class Side:
         else:  # the state was lost: declare it again for the next edit, as a user would
             await self.run(DECLARE)
         self.fell_back += [n.text for n in reply.notices if n.text.startswith("[built by ")]
-        self.rows.append({"total": total, "build": self.resolve_s, "session": total - self.resolve_s, "update": self.update_s, "update_worker": self.update_worker_s, "compile_worker": self.compile_worker_s, "warm": warm, "kept": kept})
+        self.rows.append(
+            {
+                "total": total,
+                "build": self.resolve_s,
+                "session": total - self.resolve_s,
+                "update": self.update_s,
+                "update_worker": self.update_worker_s,
+                "compile_worker": self.compile_worker_s,
+                "warm": warm,
+                "kept": kept,
+            }
+        )
         await self.settle()
-        print(f"{self.mode} edit {k}: {total * 1000:.0f} ms (build {self.resolve_s * 1000:.0f} ms, in-session compile {self.compile_worker_s * 1000:.0f} ms, update {self.update_s * 1000:.0f} ms, of it in the worker {self.update_worker_s * 1000:.0f} ms; the snippet without an edit {warm * 1000:.0f} ms), kept={kept}", file=sys.stderr)
+        print(
+            f"{self.mode} edit {k}: {total * 1000:.0f} ms (build {self.resolve_s * 1000:.0f} ms, in-session compile {self.compile_worker_s * 1000:.0f} ms, update {self.update_s * 1000:.0f} ms, of it in the worker {self.update_worker_s * 1000:.0f} ms; the snippet without an edit {warm * 1000:.0f} ms), kept={kept}",
+            file=sys.stderr,
+        )
 
 
 async def measure(edits: int, work: Path, modes: list[str]) -> dict[str, Side]:
     sides = {mode: Side(mode, work / mode) for mode in modes}
     before_root = str(sides["before"].root) if "before" in sides else "-"
     original_compile = WorkerHandle.compile_edits
-    original_update, compile_only, keep_or_restart = WorkerHandle.update_classes, resolve_module.recompiled, hotswap.restart_reason
+    original_update, compile_only, keep_or_restart = (
+        WorkerHandle.update_classes,
+        resolve_module.recompiled,
+        hotswap.restart_reason,
+    )
     with_our_options = maven_speed.maven_environment
     owner = {}
 
@@ -178,13 +199,27 @@ def main() -> None:
             stop_daemons(run_files)
     modes = list(sides)
     base = modes[-1]
-    print(f"{'measure (p50 of ' + str(args.edits) + ' one-line body edits, alternating)':<58} | " + " | ".join(f"{m:>10}" for m in modes) + f" | ratio to {base}")
-    for key, label in (("total", "edit to result"), ("build", "the build (resolve, with the in-session compile)"), ("compile_worker", "the in-session compile, the worker's own time"), ("session", "the session's part (after the build)"), ("update", "the in-place update request"), ("update_worker", "of it, the worker's own time"), ("warm", "the same snippet just before, no edit")):
+    print(
+        f"{'measure (p50 of ' + str(args.edits) + ' one-line body edits, alternating)':<58} | "
+        + " | ".join(f"{m:>10}" for m in modes)
+        + f" | ratio to {base}"
+    )
+    for key, label in (
+        ("total", "edit to result"),
+        ("build", "the build (resolve, with the in-session compile)"),
+        ("compile_worker", "the in-session compile, the worker's own time"),
+        ("session", "the session's part (after the build)"),
+        ("update", "the in-place update request"),
+        ("update_worker", "of it, the worker's own time"),
+        ("warm", "the same snippet just before, no edit"),
+    ):
         values = [statistics.median(float(r[key]) for r in sides[m].rows) * 1000 for m in modes]
         ratios = " ".join(f"{v / values[-1]:.2f}x" if values[-1] else "—" for v in values[:-1])
         print(f"{label:<58} | " + " | ".join(f"{v:>7.0f} ms" for v in values) + f" | {ratios}")
     for mode, side in sides.items():
-        print(f"state kept ({mode}): {sum(bool(r['kept']) for r in side.rows)} of {len(side.rows)}; fell back to the build tool: {len(side.fell_back)}")
+        print(
+            f"state kept ({mode}): {sum(bool(r['kept']) for r in side.rows)} of {len(side.rows)}; fell back to the build tool: {len(side.fell_back)}"
+        )
         for reason in dict.fromkeys(side.fell_back):
             print(f"  {side.fell_back.count(reason)}x {reason}")
 

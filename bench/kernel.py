@@ -20,7 +20,9 @@ BENCH = Path(__file__).resolve().parent
 REQUIREMENTS = BENCH / "kernel-requirements.txt"
 VENV = BENCH / ".kernel-venv"
 KERNEL_VERSION = next(
-    line.split("==", 1)[1].strip() for line in REQUIREMENTS.read_text().splitlines() if line.startswith("kotlin-jupyter-kernel==")
+    line.split("==", 1)[1].strip()
+    for line in REQUIREMENTS.read_text().splitlines()
+    if line.startswith("kotlin-jupyter-kernel==")
 )
 # Two kernels per mode, about 250 cells: minutes on two loaded cores.
 MEASURE_TIMEOUT_SECONDS = 1800.0
@@ -55,7 +57,9 @@ def kernel_python() -> Path:
     stamp = VENV / "requirements.txt"
     if python.exists() and stamp.exists() and stamp.read_text() == REQUIREMENTS.read_text():
         return python
-    print(f"bench: installing the Kotlin Jupyter kernel {KERNEL_VERSION} into {VENV} (once)", file=sys.stderr, flush=True)
+    print(
+        f"bench: installing the Kotlin Jupyter kernel {KERNEL_VERSION} into {VENV} (once)", file=sys.stderr, flush=True
+    )
     subprocess.run([sys.executable, "-m", "venv", "--clear", str(VENV)], check=True)
     subprocess.run([str(python), "-m", "pip", "install", "--quiet", "-r", str(REQUIREMENTS)], check=True)
     stamp.write_text(REQUIREMENTS.read_text())
@@ -65,7 +69,10 @@ def kernel_python() -> Path:
 def measure_kernel(job: KernelJob) -> KernelResult:
     done = subprocess.run(
         [str(kernel_python()), str(BENCH / "kernel_driver.py")],
-        input=job.model_dump_json(), capture_output=True, text=True, timeout=MEASURE_TIMEOUT_SECONDS,
+        input=job.model_dump_json(),
+        capture_output=True,
+        text=True,
+        timeout=MEASURE_TIMEOUT_SECONDS,
     )
     if done.returncode != 0:
         raise RuntimeError(f"the Kotlin Jupyter kernel ({job.mode}) measurement failed:\n{done.stderr[-4000:]}")

@@ -74,7 +74,7 @@ class Kernel:
 
     def jvm_rss_bytes(self) -> int:
         """The kernel's JVM: a child of its Python launcher (run_kotlin_kernel)."""
-        launcher = psutil.Process(self.manager.provisioner.process.pid)  # type: ignore[union-attr]
+        launcher = psutil.Process(self.manager.provisioner.process.pid)
         jvms = [p for p in launcher.children(recursive=True) if "java" in p.name()]
         return sum(p.memory_info().rss for p in jvms)
 

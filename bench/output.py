@@ -51,10 +51,16 @@ async def main(runs: int) -> None:
             streams = [frame for frame in reply.frames if isinstance(frame, StreamFrame)]
             delivered = sum(len(frame.data.encode()) for frame in streams)
             took = statistics.median(ms for ms, _ in printed)
-            rows.append((
-                f"{lines * 50:,} bytes printed", f"{delivered:,}", str(len(streams)), f"{reply.result.truncated_bytes:,}",
-                f"{took:.0f} ms", f"{statistics.median(built):.0f} ms",
-            ))
+            rows.append(
+                (
+                    f"{lines * 50:,} bytes printed",
+                    f"{delivered:,}",
+                    str(len(streams)),
+                    f"{reply.result.truncated_bytes:,}",
+                    f"{took:.0f} ms",
+                    f"{statistics.median(built):.0f} ms",
+                )
+            )
     finally:
         await worker.stop()
     header = ("case", "delivered", "frames", "counted as cut", f"reply (p50 of {runs})", "not printed (p50)")

@@ -34,7 +34,7 @@ from anyio.abc import Process
 from mcp import Client, StdioServerParameters
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from run import CALL, TRIVIAL, percentile  # noqa: E402
+from run import CALL, TRIVIAL, percentile
 
 HERE = Path(__file__).resolve().parents[1]
 SNIPPETS = {"trivial `1 + 1`": TRIVIAL, "call into the project": CALL}
@@ -104,13 +104,19 @@ class McpSide:
     def __init__(self, client: Client, server: psutil.Process, checkout: Path) -> None:
         self._client = client
         self._server = server
-        self._arguments = {"projectRoot": str(checkout / "sample-project"), "buildTool": "maven", "sessionId": "percall"}
+        self._arguments = {
+            "projectRoot": str(checkout / "sample-project"),
+            "buildTool": "maven",
+            "sessionId": "percall",
+        }
 
     @classmethod
     async def start(cls, checkout: Path, stack: AsyncExitStack) -> McpSide:
         params = StdioServerParameters(
-            command=str(checkout / ".venv/bin/python"), args=["-m", "gradle_repl", "serve", "--no-spare-worker"],
-            env=dict(os.environ), cwd=str(checkout),
+            command=str(checkout / ".venv/bin/python"),
+            args=["-m", "gradle_repl", "serve", "--no-spare-worker"],
+            env=dict(os.environ),
+            cwd=str(checkout),
         )
         client = await stack.enter_async_context(Client(params, read_timeout_seconds=600))
         # The server is the child of this process running in the checkout.
@@ -133,7 +139,9 @@ class WorkerSide:
     @classmethod
     async def start(cls, checkout: Path, stack: AsyncExitStack) -> WorkerSide:
         process = await anyio.open_process(
-            [str(checkout / ".venv/bin/python"), "-c", WORKER_DRIVER], cwd=str(checkout), stderr=sys.stderr,
+            [str(checkout / ".venv/bin/python"), "-c", WORKER_DRIVER],
+            cwd=str(checkout),
+            stderr=sys.stderr,
         )
         stack.push_async_callback(process.aclose)
         side = cls(process)
@@ -168,7 +176,7 @@ async def measure(sides: dict[str, Path], calls: int, layer: str) -> dict[str, d
             started[side] = await (McpSide if layer == "mcp" else WorkerSide).start(checkout, stack)
         names = list(sides)
         for round_ in range(WARM_UP + calls):
-            order = names[round_ % len(names):] + names[:round_ % len(names)]
+            order = names[round_ % len(names) :] + names[: round_ % len(names)]
             for name, code in SNIPPETS.items():
                 for side in order:
                     wall, used, inside = await started[side].call(code)
@@ -189,11 +197,20 @@ def load() -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--side", action="append", default=[], metavar="NAME=CHECKOUT",
-                        help="a checkout to compare with this one (its own .venv); the first is the baseline")
+    parser.add_argument(
+        "--side",
+        action="append",
+        default=[],
+        metavar="NAME=CHECKOUT",
+        help="a checkout to compare with this one (its own .venv); the first is the baseline",
+    )
     parser.add_argument("--calls", type=int, default=40, help="warm calls of each snippet per side")
-    parser.add_argument("--layer", choices=("mcp", "worker"), default="mcp",
-                        help="mcp: through each side's MCP server; worker: each side's WorkerHandle on a worker directly")
+    parser.add_argument(
+        "--layer",
+        choices=("mcp", "worker"),
+        default="mcp",
+        help="mcp: through each side's MCP server; worker: each side's WorkerHandle on a worker directly",
+    )
     args = parser.parse_args()
     sides = {name: Path(path).resolve() for name, path in (s.split("=", 1) for s in args.side)}
     sides["now"] = HERE
@@ -204,22 +221,37 @@ def main() -> None:
     measured = anyio.run(measure, sides, args.calls, args.layer)
     print(f"load average after:  {load()} ({time.monotonic() - began:.0f} s)\n")
     baseline = next(iter(sides))
-    print(f"layer {args.layer}, {args.calls} warm calls of each snippet per side, interleaved. Wall time p50/p95; the "
-          "worker's part (p50); outside it (p50 of wall less the worker's part); the CPU time of the side's processes per "
-          "call (mean)\n")
-    print(f"{'snippet':<24}{'side':<8}{'p50':>9}{'p95':>9}{'worker':>9}{'outside':>9}{'CPU':>9}  "
-          f"ratio to {baseline}: p50, p95, worker, CPU")
+    print(
+        f"layer {args.layer}, {args.calls} warm calls of each snippet per side, interleaved. Wall time p50/p95; the "
+        "worker's part (p50); outside it (p50 of wall less the worker's part); the CPU time of the side's processes per "
+        "call (mean)\n"
+    )
+    print(
+        f"{'snippet':<24}{'side':<8}{'p50':>9}{'p95':>9}{'worker':>9}{'outside':>9}{'CPU':>9}  "
+        f"ratio to {baseline}: p50, p95, worker, CPU"
+    )
     for name in SNIPPETS:
         base = measured[baseline][name]
         for side in sides:
             m = measured[side][name]
-            p50, p95, inside, used = percentile(m.wall, 0.5), percentile(m.wall, 0.95), percentile(m.worker, 0.5), statistics.mean(m.cpu)
+            p50, p95, inside, used = (
+                percentile(m.wall, 0.5),
+                percentile(m.wall, 0.95),
+                percentile(m.worker, 0.5),
+                statistics.mean(m.cpu),
+            )
             # The rest of each call (server, host, pipes, client): wall less the worker's part, call by call.
-            outside = percentile([wall - worker for wall, worker in zip(m.wall, m.worker)], 0.5)
-            ratios = [p50 / percentile(base.wall, 0.5), p95 / percentile(base.wall, 0.95),
-                      inside / max(percentile(base.worker, 0.5), 1e-9), used / max(statistics.mean(base.cpu), 1e-9)]
-            print(f"{name:<24}{side:<8}{p50 * 1000:>7.1f}ms{p95 * 1000:>7.1f}ms{inside * 1000:>7.1f}ms{outside * 1000:>7.1f}ms"
-                  f"{used * 1000:>7.1f}ms  " + ", ".join(f"{r:.2f}x" for r in ratios))
+            outside = percentile([wall - worker for wall, worker in zip(m.wall, m.worker, strict=False)], 0.5)
+            ratios = [
+                p50 / percentile(base.wall, 0.5),
+                p95 / percentile(base.wall, 0.95),
+                inside / max(percentile(base.worker, 0.5), 1e-9),
+                used / max(statistics.mean(base.cpu), 1e-9),
+            ]
+            print(
+                f"{name:<24}{side:<8}{p50 * 1000:>7.1f}ms{p95 * 1000:>7.1f}ms{inside * 1000:>7.1f}ms{outside * 1000:>7.1f}ms"
+                f"{used * 1000:>7.1f}ms  " + ", ".join(f"{r:.2f}x" for r in ratios)
+            )
 
 
 if __name__ == "__main__":

@@ -25,11 +25,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from run import CALL, CLASS_30_LINES, SAMPLE, TRIVIAL  # noqa: E402
-
-from gradle_repl.frames import WorkerOptions  # noqa: E402
-from gradle_repl.host.handle import WorkerHandle  # noqa: E402
-from gradle_repl.project.resolve import resolve_environment  # noqa: E402
+from gradle_repl.frames import WorkerOptions
+from gradle_repl.host.handle import WorkerHandle
+from gradle_repl.project.resolve import resolve_environment
+from run import CALL, CLASS_30_LINES, SAMPLE, TRIVIAL
 
 SNIPPETS = {"class": CLASS_30_LINES, "trivial": TRIVIAL, "call": CALL}
 # Checked innermost frame first: the first phase a sample's stack enters, seen from where it ends.
@@ -56,12 +55,16 @@ def stacks(recording: Path) -> list[list[str]]:
     innermost first."""
     text = subprocess.run(
         ["jfr", "print", "--events", "jdk.ExecutionSample", "--stack-depth", "512", str(recording)],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout
     result: list[list[str]] = []
     for event in text.split("jdk.ExecutionSample {")[1:]:
         body = event.split("stackTrace = [", 1)[-1]
-        frames = [line.strip() for line in body.splitlines()[1:] if line.strip() and line.strip() not in ("]", "}", "...")]
+        frames = [
+            line.strip() for line in body.splitlines()[1:] if line.strip() and line.strip() not in ("]", "}", "...")
+        ]
         result.append([f.split("(", 1)[0] + "(" for f in frames])
     return result
 
@@ -108,8 +111,10 @@ def main() -> None:
         times = asyncio.run(measure(args.kind, args.snippets, recording))
         samples = stacks(recording)
     times.sort()
-    print(f"{args.snippets} × {args.kind} snippet: p50 {statistics.median(times) * 1000:.0f} ms, "
-          f"p95 {times[int(len(times) * 0.95)] * 1000:.0f} ms (host's view, JFR on)")
+    print(
+        f"{args.snippets} × {args.kind} snippet: p50 {statistics.median(times) * 1000:.0f} ms, "
+        f"p95 {times[int(len(times) * 0.95)] * 1000:.0f} ms (host's view, JFR on)"
+    )
     print(f"\n{len(samples)} CPU samples of Java code, by phase:")
     for name, n in Counter(phase(s) for s in samples).most_common():
         print(f"  {percent(n, len(samples))}  {name}")

@@ -12,6 +12,7 @@ snippets (bench/kernel.py installs it into a venv of its own). Last, four sessio
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import re
@@ -22,7 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -30,19 +31,20 @@ import anyio
 import httpx2
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
+from mcp.types import CallToolResult, TextContent
 
-from gradle_repl.worker import classdata
 from gradle_repl.environment import ReplEnvironment
 from gradle_repl.frames import WorkerOptions
 from gradle_repl.host.handle import WorkerHandle
 from gradle_repl.project.resolve import resolve_environment
+from gradle_repl.worker import classdata
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from kernel import KERNEL_VERSION, KernelJob, KernelResult, measure_kernel  # noqa: E402
+from kernel import KERNEL_VERSION, KernelJob, KernelResult, measure_kernel
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample-project"
 TRIVIAL = "1 + 1"
-CALL = 'sample.displayTitle(sample.classics.books.first().title)'
+CALL = "sample.displayTitle(sample.classics.books.first().title)"
 CLASS_30_LINES = "\n".join(
     ["data class Invoice(val id: Int, val lines: List<Pair<String, Int>>) {"]
     + [f"    fun part{i}() = lines.sumOf {{ it.second }} * {i}" for i in range(27)]
@@ -53,6 +55,13 @@ SNIPPETS = {"trivial expression": TRIVIAL, "30-line class": CLASS_30_LINES, "cal
 RSS_FIRST = "val warm = 1"
 RSS_SNIPPETS = [f"val v{i} = List(1000) {{ it * {i} }}.sum()" for i in range(100)]
 WARM_UP_RUNS = 20
+
+
+def first_text(result: CallToolResult) -> str:
+    """A tool result's first block, which is its text."""
+    block = result.content[0]
+    assert isinstance(block, TextContent), result.content
+    return block.text
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -81,10 +90,21 @@ def script_run_seconds(env: ReplEnvironment, code: str, runs: int) -> float:
         for _ in range(runs):
             started = time.monotonic()
             done = subprocess.run(
-                [env.java_executable, "-cp", host, "org.jetbrains.kotlin.cli.jvm.K2JVMCompiler", "-no-stdlib",
-                 f"-Xplugin={scripting}", *plugins, "-classpath", os.pathsep.join(env.classpath + env.repl_host_classpath),
-                 "-script", str(script)],
-                capture_output=True, text=True,
+                [
+                    env.java_executable,
+                    "-cp",
+                    host,
+                    "org.jetbrains.kotlin.cli.jvm.K2JVMCompiler",
+                    "-no-stdlib",
+                    f"-Xplugin={scripting}",
+                    *plugins,
+                    "-classpath",
+                    os.pathsep.join(env.classpath + env.repl_host_classpath),
+                    "-script",
+                    str(script),
+                ],
+                capture_output=True,
+                text=True,
             )
             times.append(time.monotonic() - started)
             assert done.returncode == 0, done.stderr
@@ -111,6 +131,7 @@ async def mcp_measurements(runs: int) -> dict[str, object]:
     args = {"projectRoot": str(SAMPLE), "buildTool": "maven"}
     results: dict[str, object] = {}
     async with Client(params, read_timeout_seconds=600) as client:
+
         async def call(code: str, session: str = "bench") -> float:
             started = time.monotonic()
             result = await client.call_tool("run_kotlin_snippet", {**args, "code": code, "sessionId": session})
@@ -128,8 +149,8 @@ async def mcp_measurements(runs: int) -> dict[str, object]:
         results["new session, first result"] = await call(TRIVIAL, session="fresh")
 
         async def rss() -> int:
-            sessions = json.loads((await client.call_tool("list_kotlin_sessions", {})).content[0].text)  # type: ignore[union-attr]
-            return next(s["workerRssBytes"] for s in sessions if s["sessionId"] == "rss")
+            sessions = json.loads(first_text(await client.call_tool("list_kotlin_sessions", {})))
+            return int(next(s["workerRssBytes"] for s in sessions if s["sessionId"] == "rss"))
 
         await call(RSS_FIRST, session="rss")
         before = await rss()
@@ -145,21 +166,21 @@ async def mcp_measurements(runs: int) -> dict[str, object]:
 SESSION_SNIPPETS = 50
 ANALYSIS_IN_A_ROW = 500
 COMPLETIONS = ["held3.ma", "sample.", "twice", "listOf(1).fi", "held7.", "Spot(1, 2).", "sample.classics.bo", "Str"]
-LIVE_HEAP = (
-    "System.gc(); System.gc()\n"
-    "java.lang.management.ManagementFactory.getMemoryMXBean().heapMemoryUsage.used"
-)
+LIVE_HEAP = "System.gc(); System.gc()\njava.lang.management.ManagementFactory.getMemoryMXBean().heapMemoryUsage.used"
 
 
 async def analysis_measurements(runs: int) -> dict[str, object]:
     """check_kotlin_snippet against run_kotlin_snippet on the same code, in one session; completion after
     SESSION_SNIPPETS snippets; the live heap (after full collections) before and after ANALYSIS_IN_A_ROW checks and
     completions."""
-    params = StdioServerParameters(command=sys.executable, args=["-m", "gradle_repl", "serve", "--no-spare-worker"], env=dict(os.environ))
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "gradle_repl", "serve", "--no-spare-worker"], env=dict(os.environ)
+    )
     args = {"projectRoot": str(SAMPLE), "buildTool": "maven", "sessionId": "analysis"}
     results: dict[str, object] = {}
     async with Client(params, read_timeout_seconds=600) as client:
-        async def call(tool: str, **arguments: object) -> tuple[float, object]:
+
+        async def call(tool: str, **arguments: object) -> tuple[float, CallToolResult]:
             started = time.monotonic()
             result = await client.call_tool(tool, {**args, **arguments})
             elapsed = time.monotonic() - started
@@ -175,20 +196,27 @@ async def analysis_measurements(runs: int) -> dict[str, object]:
                     runs_of.append(run_seconds)
                     checks_of.append(check_seconds)
             results[f"run {name}"], results[f"check {name}"] = runs_of, checks_of
-        await call("run_kotlin_snippet", code="import sample.*\nfun twice(x: Int) = 2 * x\ndata class Spot(val x: Int, val y: Int)")
+        await call(
+            "run_kotlin_snippet",
+            code="import sample.*\nfun twice(x: Int) = 2 * x\ndata class Spot(val x: Int, val y: Int)",
+        )
         for i in range(SESSION_SNIPPETS - 1):
             await call("run_kotlin_snippet", code=f"val held{i} = listOf({i}, {i + 1})")
         completions = []
         for index in range(WARM_UP_RUNS + runs):
             seconds, result = await call("complete_kotlin_snippet", code=COMPLETIONS[index % len(COMPLETIONS)])
-            assert result.structured_content["items"], (COMPLETIONS[index % len(COMPLETIONS)], result.content)  # type: ignore[attr-defined]
+            assert result.structured_content and result.structured_content["items"], (
+                COMPLETIONS[index % len(COMPLETIONS)],
+                result.content,
+            )
             if index >= WARM_UP_RUNS:
                 completions.append(seconds)
         results["completion"] = completions
 
         async def live_heap() -> int:
             _, result = await call("run_kotlin_snippet", code=LIVE_HEAP)
-            return int(result.structured_content["value"])  # type: ignore[attr-defined]
+            assert result.structured_content is not None, result.content
+            return int(result.structured_content["value"])
 
         await live_heap()
         before = await live_heap()
@@ -196,7 +224,10 @@ async def analysis_measurements(runs: int) -> dict[str, object]:
             if index % 2:
                 await call("complete_kotlin_snippet", code=COMPLETIONS[index % len(COMPLETIONS)])
             else:
-                await call("check_kotlin_snippet", code=f"val checked{index} = held{index % 40}.map {{ it * {index} }}\nchecked{index}")
+                await call(
+                    "check_kotlin_snippet",
+                    code=f"val checked{index} = held{index % 40}.map {{ it * {index} }}\nchecked{index}",
+                )
         results["live heap"] = (before, await live_heap())
     return results
 
@@ -207,21 +238,35 @@ def analysis_rows(measured: dict[str, object]) -> list[tuple[str, ...]]:
         checks, runs = measured[f"check {name}"], measured[f"run {name}"]
         assert isinstance(checks, list) and isinstance(runs, list)
         check_p50, run_p50 = percentile(checks, 0.5), percentile(runs, 0.5)
-        rows.append((
-            f"check, {name} (p50 / p95 of {len(checks)})", f"{ms(check_p50)} / {ms(percentile(checks, 0.95))}",
-            f"run {ms(run_p50)}", f"{run_p50 / check_p50:.2f}x the run's speed",
-        ))
+        rows.append(
+            (
+                f"check, {name} (p50 / p95 of {len(checks)})",
+                f"{ms(check_p50)} / {ms(percentile(checks, 0.95))}",
+                f"run {ms(run_p50)}",
+                f"{run_p50 / check_p50:.2f}x the run's speed",
+            )
+        )
     completions = measured["completion"]
     assert isinstance(completions, list)
-    rows.append((
-        f"completion after {SESSION_SNIPPETS} snippets (p50 / p95 of {len(completions)})",
-        f"{ms(percentile(completions, 0.5))} / {ms(percentile(completions, 0.95))}", "—", "—",
-    ))
-    before, after = measured["live heap"]  # type: ignore[misc]
-    rows.append((
-        f"live heap after {ANALYSIS_IN_A_ROW} checks and completions", f"{after / 2**20:.0f} MB",
-        f"before {before / 2**20:.0f} MB", f"{(after - before) / 2**20:+.1f} MB",
-    ))
+    rows.append(
+        (
+            f"completion after {SESSION_SNIPPETS} snippets (p50 / p95 of {len(completions)})",
+            f"{ms(percentile(completions, 0.5))} / {ms(percentile(completions, 0.95))}",
+            "—",
+            "—",
+        )
+    )
+    heap = measured["live heap"]
+    assert isinstance(heap, tuple)
+    before, after = heap
+    rows.append(
+        (
+            f"live heap after {ANALYSIS_IN_A_ROW} checks and completions",
+            f"{after / 2**20:.0f} MB",
+            f"before {before / 2**20:.0f} MB",
+            f"{(after - before) / 2**20:+.1f} MB",
+        )
+    )
     return rows
 
 
@@ -257,13 +302,15 @@ async def idle_memory_measurements(runs: int) -> dict[str, object]:
     right after its last snippet) and IDLE_SECONDS after the last one, the warm latencies of the first session,
     and each session's first snippet after the idle minute."""
     params = StdioServerParameters(
-        command=sys.executable, args=["-m", "gradle_repl", "serve", "--max-sessions", str(IDLE_SESSIONS), "--no-spare-worker"],
+        command=sys.executable,
+        args=["-m", "gradle_repl", "serve", "--max-sessions", str(IDLE_SESSIONS), "--no-spare-worker"],
         env=dict(os.environ),
     )
     args = {"projectRoot": str(SAMPLE), "buildTool": "maven"}
     sessions = [f"idle{i}" for i in range(IDLE_SESSIONS)]
     results: dict[str, object] = {}
     async with Client(params, read_timeout_seconds=600) as client:
+
         async def call(code: str, session: str) -> float:
             started = time.monotonic()
             result = await client.call_tool("run_kotlin_snippet", {**args, "code": code, "sessionId": session})
@@ -271,8 +318,8 @@ async def idle_memory_measurements(runs: int) -> dict[str, object]:
             return time.monotonic() - started
 
         async def rss(among: list[str]) -> int:
-            listed = json.loads((await client.call_tool("list_kotlin_sessions", {})).content[0].text)  # type: ignore[union-attr]
-            return sum(s["workerRssBytes"] for s in listed if s["sessionId"] in among)
+            listed = json.loads(first_text(await client.call_tool("list_kotlin_sessions", {})))
+            return sum(int(s["workerRssBytes"]) for s in listed if s["sessionId"] in among)
 
         busy = 0
         for index, session in enumerate(sessions):
@@ -299,26 +346,46 @@ async def idle_memory_measurements(runs: int) -> dict[str, object]:
 
 
 def idle_rows(measured: dict[str, object]) -> list[tuple[str, ...]]:
-    mb = lambda b: f"{b / 2**20:.0f} MB"  # noqa: E731
+    def mb(b: float) -> str:
+        return f"{b / 2**20:.0f} MB"
+
     busy, idle = measured["busy"], measured["idle"]
     assert isinstance(busy, int) and isinstance(idle, int)
     rows: list[tuple[str, ...]] = [("measure", "gradle-repl", "goal")]
     rows.append((f"{IDLE_SESSIONS} sessions' total RSS after {len(RSS_SNIPPETS)} snippets each, busy", mb(busy), "—"))
-    rows.append((f"the same, {IDLE_SECONDS:.0f} s after the last snippet", mb(idle), f"≤ 60% of busy: {'met' if idle <= 0.6 * busy else 'missed'} ({idle / busy:.0%})"))
+    rows.append(
+        (
+            f"the same, {IDLE_SECONDS:.0f} s after the last snippet",
+            mb(idle),
+            f"≤ 60% of busy: {'met' if idle <= 0.6 * busy else 'missed'} ({idle / busy:.0%})",
+        )
+    )
     for name in ("trivial expression", "30-line class"):
         samples = measured[name]
         assert isinstance(samples, list)
-        rows.append((f"warm {name} p50 / p95 (of {len(samples)}), first session", f"{ms(percentile(samples, 0.5))} / {ms(percentile(samples, 0.95))}", "—"))
+        rows.append(
+            (
+                f"warm {name} p50 / p95 (of {len(samples)}), first session",
+                f"{ms(percentile(samples, 0.5))} / {ms(percentile(samples, 0.95))}",
+                "—",
+            )
+        )
     first = measured["first after idle"]
     assert isinstance(first, list)
-    rows.append(("first trivial snippet after the idle minute (p50 of the 4 sessions)", ms(statistics.median(first)), "—"))
+    rows.append(
+        ("first trivial snippet after the idle minute (p50 of the 4 sessions)", ms(statistics.median(first)), "—")
+    )
     return rows
 
 
 def generate_large_project(directory: Path, files: int) -> Path:
     """sample-project's build (same dependencies and plugins) with `files` generated Kotlin sources in 50 packages."""
     project = directory / "large-project"
-    pom = (SAMPLE / "pom.xml").read_text().replace("<artifactId>sample-project</artifactId>", "<artifactId>large-project</artifactId>", 1)
+    pom = (
+        (SAMPLE / "pom.xml")
+        .read_text()
+        .replace("<artifactId>sample-project</artifactId>", "<artifactId>large-project</artifactId>", 1)
+    )
     (project / "src/main/kotlin").mkdir(parents=True)
     (project / "pom.xml").write_text(pom)
     for i in range(files):
@@ -333,10 +400,12 @@ async def large_project_measurements(large: Path, runs: int) -> tuple[list[float
     params = StdioServerParameters(command=sys.executable, args=["-m", "gradle_repl", "serve"], env=dict(os.environ))
     samples: dict[Path, list[float]] = {SAMPLE: [], large: []}
     async with Client(params, read_timeout_seconds=900) as client:
+
         async def call(root: Path) -> float:
             started = time.monotonic()
             result = await client.call_tool(
-                "run_kotlin_snippet", {"projectRoot": str(root), "buildTool": "maven", "code": TRIVIAL, "sessionId": root.name}
+                "run_kotlin_snippet",
+                {"projectRoot": str(root), "buildTool": "maven", "code": TRIVIAL, "sessionId": root.name},
             )
             assert not result.is_error, result.content
             return time.monotonic() - started
@@ -353,20 +422,27 @@ async def large_project_measurements(large: Path, runs: int) -> tuple[list[float
 @asynccontextmanager
 async def _http_client(token: str) -> AsyncIterator[Client]:
     """`serve --http` on a free port, and the SDK's Streamable HTTP client of it."""
-    log = tempfile.NamedTemporaryFile(prefix="gradle-repl-http-", suffix=".log", delete=False)
-    server = subprocess.Popen(
-        [sys.executable, "-m", "gradle_repl", "serve", "--http", "--port", "0"], stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL, stderr=log, env={**os.environ, "GRADLE_REPL_TOKEN": token},
-    )
+    with tempfile.NamedTemporaryFile(prefix="gradle-repl-http-", suffix=".log", delete=False) as log:
+        server = subprocess.Popen(
+            [sys.executable, "-m", "gradle_repl", "serve", "--http", "--port", "0"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=log,
+            env={**os.environ, "GRADLE_REPL_TOKEN": token},
+        )
     try:
         url = None
         while url is None:
             assert server.poll() is None, Path(log.name).read_text()
             url = next(iter(re.findall(r"Streamable HTTP at (\S+)", Path(log.name).read_text())), None)
             await anyio.sleep(0.05)
-        async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=httpx2.Timeout(30, read=600)) as http:
-            async with Client(streamable_http_client(url, http_client=http), read_timeout_seconds=600) as client:
-                yield client
+        async with (
+            httpx2.AsyncClient(
+                headers={"Authorization": f"Bearer {token}"}, timeout=httpx2.Timeout(30, read=600)
+            ) as http,
+            Client(streamable_http_client(url, http_client=http), read_timeout_seconds=600) as client,
+        ):
+            yield client
     finally:
         server.terminate()
         server.wait()
@@ -375,13 +451,21 @@ async def _http_client(token: str) -> AsyncIterator[Client]:
 
 async def transport_measurements(runs: int) -> dict[str, list[float]]:
     """A warm trivial snippet's round trip through the same server over stdio and over HTTP, one after the other."""
-    stdio = StdioServerParameters(command=sys.executable, args=["-m", "gradle_repl", "serve", "--no-spare-worker"], env=dict(os.environ))
+    stdio = StdioServerParameters(
+        command=sys.executable, args=["-m", "gradle_repl", "serve", "--no-spare-worker"], env=dict(os.environ)
+    )
     results: dict[str, list[float]] = {}
-    for name, connect in (("stdio", lambda: Client(stdio, read_timeout_seconds=600)), ("HTTP", lambda: _http_client(secrets.token_urlsafe(32)))):
+    for name, connect in (
+        ("stdio", lambda: Client(stdio, read_timeout_seconds=600)),
+        ("HTTP", lambda: _http_client(secrets.token_urlsafe(32))),
+    ):
         async with connect() as client:
+
             async def call() -> float:
                 started = time.monotonic()
-                result = await client.call_tool("run_kotlin_snippet", {"projectRoot": str(SAMPLE), "buildTool": "maven", "code": TRIVIAL})
+                result = await client.call_tool(
+                    "run_kotlin_snippet", {"projectRoot": str(SAMPLE), "buildTool": "maven", "code": TRIVIAL}
+                )
                 assert not result.is_error, result.content
                 return time.monotonic() - started
 
@@ -394,24 +478,40 @@ async def transport_measurements(runs: int) -> dict[str, list[float]]:
 def print_transport_table(runs: int) -> None:
     measured = anyio.run(transport_measurements, runs)
     stdio, http = (percentile(measured[name], 0.5) for name in ("stdio", "HTTP"))
-    _print_table([
-        ("measure", "over HTTP", "over stdio", "ratio"),
-        (f"warm snippet, trivial expression (p50 / p95 of {runs})", f"{ms(http)} / {ms(percentile(measured['HTTP'], 0.95))}",
-         f"{ms(stdio)} / {ms(percentile(measured['stdio'], 0.95))}", f"{http / stdio:.2f}x the time"),
-    ])
+    _print_table(
+        [
+            ("measure", "over HTTP", "over stdio", "ratio"),
+            (
+                f"warm snippet, trivial expression (p50 / p95 of {runs})",
+                f"{ms(http)} / {ms(percentile(measured['HTTP'], 0.95))}",
+                f"{ms(stdio)} / {ms(percentile(measured['stdio'], 0.95))}",
+                f"{http / stdio:.2f}x the time",
+            ),
+        ]
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=60, help="warm runs per snippet kind (default 60)")
     parser.add_argument("--script-runs", type=int, default=3, help="runs of each alternative (default 3)")
-    parser.add_argument("--large-files", type=int, default=5000, help="Kotlin files in the generated project (default 5000)")
-    parser.add_argument("--large-only", action="store_true", help="only the generated large project against sample-project")
+    parser.add_argument(
+        "--large-files", type=int, default=5000, help="Kotlin files in the generated project (default 5000)"
+    )
+    parser.add_argument(
+        "--large-only", action="store_true", help="only the generated large project against sample-project"
+    )
     parser.add_argument("--no-kernel", action="store_true", help="leave out the Kotlin Jupyter kernel (K1 and K2)")
     parser.add_argument("--idle-only", action="store_true", help="only the memory of four idle sessions")
-    parser.add_argument("--kernel-only", action="store_true", help="only gradle-repl's snippets against the Kotlin Jupyter kernel")
-    parser.add_argument("--transport-only", action="store_true", help="only a warm snippet over HTTP against over stdio")
-    parser.add_argument("--analysis-only", action="store_true", help="only check and completion against runs of the same code")
+    parser.add_argument(
+        "--kernel-only", action="store_true", help="only gradle-repl's snippets against the Kotlin Jupyter kernel"
+    )
+    parser.add_argument(
+        "--transport-only", action="store_true", help="only a warm snippet over HTTP against over stdio"
+    )
+    parser.add_argument(
+        "--analysis-only", action="store_true", help="only check and completion against runs of the same code"
+    )
     options = parser.parse_args()
     cache = Path(tempfile.mkdtemp(prefix="gradle-repl-bench-"))
     os.environ["GRADLE_REPL_CACHE_DIR"] = str(cache)
@@ -454,12 +554,16 @@ def main() -> None:
     )
     # The check alone, in process: a cache hit is the staleness check plus a dictionary lookup.
     small_hit, large_hit = (
-        statistics.median(_seconds(lambda root=root: resolve_environment(root, build_tool="maven")) for _ in range(200))
+        statistics.median(
+            _seconds(functools.partial(resolve_environment, root, build_tool="maven")) for _ in range(200)
+        )
         for root in (SAMPLE, large)
     )
     hit_row = (
         f"environment cache hit, {options.large_files:,}-file project (p50 of 200)",
-        ms(large_hit), f"sample-project {ms(small_hit)}", f"{(large_hit - small_hit) * 1000:+.2f} ms",
+        ms(large_hit),
+        f"sample-project {ms(small_hit)}",
+        f"{(large_hit - small_hit) * 1000:+.2f} ms",
     )
     print(f"generated project: {options.large_files} files, cold resolve {ms(large_cold)}", file=sys.stderr)
     if options.large_only:
@@ -479,7 +583,11 @@ def main() -> None:
     mcp = anyio.run(mcp_measurements, options.runs)
     script = {
         name: script_run_seconds(env, code, options.script_runs)
-        for name, code in (("trivial expression", TRIVIAL), ("30-line class", CLASS_30_LINES), ("call into project", CALL))
+        for name, code in (
+            ("trivial expression", TRIVIAL),
+            ("30-line class", CLASS_30_LINES),
+            ("call into project", CALL),
+        )
     }
     jshell = jshell_seconds(env, options.script_runs)
     starts, first_result = anyio.run(worker_start_seconds, env, options.script_runs)
@@ -493,27 +601,53 @@ def main() -> None:
         assert isinstance(samples, list)
         p50, p95 = percentile(samples, 0.5), percentile(samples, 0.95)
         alternative = script.get(name)
-        rows.append((
-            f"warm snippet, {name} (p50 / p95 of {len(samples)})",
-            f"{ms(p50)} / {ms(p95)}",
-            f"script {ms(alternative)}" if alternative else "—",
-            f"{alternative / p50:.0f}x faster" if alternative else "—",
-        ))
+        rows.append(
+            (
+                f"warm snippet, {name} (p50 / p95 of {len(samples)})",
+                f"{ms(p50)} / {ms(p95)}",
+                f"script {ms(alternative)}" if alternative else "—",
+                f"{alternative / p50:.0f}x faster" if alternative else "—",
+            )
+        )
     if jshell is not None:
-        trivial = percentile(mcp["trivial expression"], 0.5)  # type: ignore[arg-type]
-        rows.append(("JShell one-shot, Java `1 + 1`", ms(trivial), f"jshell {ms(jshell)}", f"{jshell / trivial:.0f}x faster"))
+        trivial_runs = mcp["trivial expression"]
+        assert isinstance(trivial_runs, list)
+        trivial = percentile(trivial_runs, 0.5)
+        rows.append(
+            ("JShell one-shot, Java `1 + 1`", ms(trivial), f"jshell {ms(jshell)}", f"{jshell / trivial:.0f}x faster")
+        )
     for name in ("first session ever, first result (compiles the facade)", "new session, first result"):
-        rows.append((f"{name} (environment cached)", ms(mcp[name]), "—", "—"))  # type: ignore[arg-type]
-    rows.append((
-        f"worker start to ready, class-data archive (p50 of {options.script_runs})",
-        ms(starts[True]),
-        f"no archive {ms(starts[False])}",
-        f"{starts[False] / starts[True]:.1f}x faster",
-    ))
+        first = mcp[name]
+        assert isinstance(first, float)
+        rows.append((f"{name} (environment cached)", ms(first), "—", "—"))
+    rows.append(
+        (
+            f"worker start to ready, class-data archive (p50 of {options.script_runs})",
+            ms(starts[True]),
+            f"no archive {ms(starts[False])}",
+            f"{starts[False] / starts[True]:.1f}x faster",
+        )
+    )
     rows.append(("environment resolution, cold (mvn)", ms(cold), "—", "—"))
-    rows.append(("environment resolution, cache hit (p50 of 20)", ms(statistics.median(cached)), "—", f"{cold / statistics.median(cached):.0f}x faster than cold"))
-    before, after = mcp["rss"]  # type: ignore[misc]
-    rows.append(("worker RSS after 100 snippets", f"{after / 2**20:.0f} MB", "—", f"+{(after - before) / 100 / 1024:.0f} KB per snippet"))
+    rows.append(
+        (
+            "environment resolution, cache hit (p50 of 20)",
+            ms(statistics.median(cached)),
+            "—",
+            f"{cold / statistics.median(cached):.0f}x faster than cold",
+        )
+    )
+    rss = mcp["rss"]
+    assert isinstance(rss, tuple)
+    before, after = rss
+    rows.append(
+        (
+            "worker RSS after 100 snippets",
+            f"{after / 2**20:.0f} MB",
+            "—",
+            f"+{(after - before) / 100 / 1024:.0f} KB per snippet",
+        )
+    )
     rows += [large_row, hit_row]
     _print_table(rows)
     print(f"load average (1 min) at the end of the gradle-repl rows: {loads[0]:.2f}")
@@ -531,19 +665,43 @@ def kernel_job(env: ReplEnvironment, mode: str, runs: int) -> KernelJob:
     own = ("kotlin-stdlib", "kotlin-reflect", "kotlin-script-runtime", "annotations-13")
     classpath = [p for p in env.classpath if not Path(p).name.startswith(own)]
     return KernelJob(
-        mode=mode, java_home=env.java_home, classpath=classpath, first=TRIVIAL, snippets=SNIPPETS,
-        warmup=WARM_UP_RUNS, runs=runs, rss_first=RSS_FIRST, rss_snippets=RSS_SNIPPETS,
+        mode=mode,
+        java_home=env.java_home,
+        classpath=classpath,
+        first=TRIVIAL,
+        snippets=SNIPPETS,
+        warmup=WARM_UP_RUNS,
+        runs=runs,
+        rss_first=RSS_FIRST,
+        rss_snippets=RSS_SNIPPETS,
     )
 
 
 def kernel_rows(mcp: dict[str, object], first_result: float, kernels: dict[str, KernelResult]) -> list[tuple[str, ...]]:
     """gradle-repl against the kernel in both modes; each ratio is gradle-repl's figure over the kernel's."""
     k1, k2 = kernels["K1"], kernels["K2"]
-    rows: list[tuple[str, ...]] = [(
-        "measure", "gradle-repl", f"Kotlin Jupyter {KERNEL_VERSION} K1", "K2", "ratio to K1", "ratio to K2", "goal",
-    )]
+    rows: list[tuple[str, ...]] = [
+        (
+            "measure",
+            "gradle-repl",
+            f"Kotlin Jupyter {KERNEL_VERSION} K1",
+            "K2",
+            "ratio to K1",
+            "ratio to K2",
+            "goal",
+        )
+    ]
 
-    def row(measure: str, ours: float, one: float, two: float, show: Callable[[float], str], goal: str, limit: float | None, against: float) -> None:
+    def row(
+        measure: str,
+        ours: float,
+        one: float,
+        two: float,
+        show: Callable[[float], str],
+        goal: str,
+        limit: float | None,
+        against: float,
+    ) -> None:
         verdict = "—" if limit is None else f"{goal}: {'met' if ours <= limit * against else 'missed'}"
         rows.append((measure, show(ours), show(one), show(two), f"{ours / one:.2f}x", f"{ours / two:.2f}x", verdict))
 
@@ -562,13 +720,31 @@ def kernel_rows(mcp: dict[str, object], first_result: float, kernels: dict[str, 
             else:
                 row(measure, ours, one, two, ms, "", None, two)
     firsts = (k1.first_result_seconds, k2.first_result_seconds)
-    row("start to first result (ours: worker launch, no spare; p50)", first_result, *firsts, ms, "≤ 0.5x the better mode", 0.5, min(firsts))
+    row(
+        "start to first result (ours: worker launch, no spare; p50)",
+        first_result,
+        *firsts,
+        ms,
+        "≤ 0.5x the better mode",
+        0.5,
+        min(firsts),
+    )
     spare = mcp["new session, first result"]
     assert isinstance(spare, float)
     row("start to first result, spare worker (new session over MCP)", spare, *firsts, ms, "", None, 0.0)
-    _, ours_rss = mcp["rss"]  # type: ignore[misc]
+    rss_of_ours = mcp["rss"]
+    assert isinstance(rss_of_ours, tuple)
+    _, ours_rss = rss_of_ours
     rss = (k1.rss_bytes[1], k2.rss_bytes[1])
-    row(f"JVM RSS after {len(RSS_SNIPPETS)} snippets", ours_rss, *rss, lambda b: f"{b / 2**20:.0f} MB", "≤ 0.5x the better mode", 0.5, min(rss))
+    row(
+        f"JVM RSS after {len(RSS_SNIPPETS)} snippets",
+        ours_rss,
+        *rss,
+        lambda b: f"{b / 2**20:.0f} MB",
+        "≤ 0.5x the better mode",
+        0.5,
+        min(rss),
+    )
     return rows
 
 
@@ -581,15 +757,21 @@ def print_kernel_table(mcp: dict[str, object], first_result: float, kernels: dic
     _print_table(kernel_rows(mcp, first_result, kernels))
     print(f"load average (1 min) after the kernels: {os.getloadavg()[0]:.2f}")
     for mode, result in kernels.items():
-        print(f"kernel {mode}: logging off with {result.jvm_options}; its stdout/stderr held {result.log_bytes} bytes"
-              + (f" ({result.log_head.strip()[:200]!r})" if result.log_bytes else ""))
+        print(
+            f"kernel {mode}: logging off with {result.jvm_options}; its stdout/stderr held {result.log_bytes} bytes"
+            + (f" ({result.log_head.strip()[:200]!r})" if result.log_bytes else "")
+        )
 
 
 def print_idle_table(options: argparse.Namespace) -> None:
     measured = anyio.run(idle_memory_measurements, options.runs // 2)
     _print_table(idle_rows(measured))
-    print(f"RSS every {IDLE_POLL_SECONDS:g} s while idle: {[round(b / 2**20) for b in measured['trace']]} MB; "  # type: ignore[union-attr]
-          f"load average (1 min) after: {os.getloadavg()[0]:.2f}")
+    trace = measured["trace"]
+    assert isinstance(trace, list)
+    print(
+        f"RSS every {IDLE_POLL_SECONDS:g} s while idle: {[round(b / 2**20) for b in trace]} MB; "
+        f"load average (1 min) after: {os.getloadavg()[0]:.2f}"
+    )
 
 
 def _seconds(action: Callable[[], object]) -> float:
@@ -598,7 +780,7 @@ def _seconds(action: Callable[[], object]) -> float:
     return time.perf_counter() - started
 
 
-def _print_table(rows: list[tuple[str, ...]]) -> None:
+def _print_table(rows: Sequence[tuple[str, ...]]) -> None:
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for index, row in enumerate(rows):
         print("| " + " | ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)) + " |")

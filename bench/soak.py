@@ -20,6 +20,7 @@ from pathlib import Path
 
 import anyio
 from mcp import Client, StdioServerParameters
+from mcp.types import TextContent
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample-project"
 CHECKPOINTS = (100, 500, 1000, 2000)
@@ -33,7 +34,7 @@ def snippet(i: int) -> str:
     if kind == 1:
         return f"fun f{i}(x: Int) = x + {i}\nf{i}(1)"
     if kind == 2:
-        return f"data class D{i}(val a: Int, val b: String = \"{i}\")\nD{i}(1).copy(a = 2)"
+        return f'data class D{i}(val a: Int, val b: String = "{i}")\nD{i}(1).copy(a = 2)'
     return "sample.classics.books.map { it.title }.size"
 
 
@@ -44,11 +45,16 @@ async def soak(total: int) -> list[tuple[int, float, float, float]]:
     args = {"projectRoot": str(SAMPLE), "buildTool": "maven", "sessionId": "soak"}
     rows: list[tuple[int, float, float, float]] = []
     async with Client(params, read_timeout_seconds=600) as client:
+
         async def call(code: str) -> tuple[float, str]:
             started = time.monotonic()
             result = await client.call_tool("run_kotlin_snippet", {**args, "code": code})
-            text = result.content[0].text  # type: ignore[union-attr]
-            warning = next((b.text for b in result.content if getattr(b, "text", "").startswith("memory:")), None)
+            first = result.content[0]
+            assert isinstance(first, TextContent), result.content
+            text = first.text
+            warning = next(
+                (b.text for b in result.content if isinstance(b, TextContent) and b.text.startswith("memory:")), None
+            )
             if warning and not warned:
                 warned.append(warning)
                 print(f"first heap warning after {len(latencies) + 1} snippets: {warning}", flush=True)
@@ -66,11 +72,15 @@ async def soak(total: int) -> list[tuple[int, float, float, float]]:
                 rows.append((i, float("nan"), float("nan"), float("nan")))
                 break
             if i in CHECKPOINTS or i == total:
-                sessions = json.loads((await client.call_tool("list_kotlin_sessions", {})).content[0].text)  # type: ignore[union-attr]
+                listed = (await client.call_tool("list_kotlin_sessions", {})).content[0]
+                assert isinstance(listed, TextContent), listed
+                sessions = json.loads(listed.text)
                 rss = next(s["workerRssBytes"] for s in sessions if s["sessionId"] == "soak") / 2**20
                 heap = float((await call(HEAP_AFTER_GC))[1].split("\n")[0])
                 rows.append((i, rss, heap, statistics.median(latencies[-100:]) * 1000))
-                print(f"{i:5d} snippets: RSS {rss:.0f} MB, live heap {heap:.0f} MB, p50 {rows[-1][3]:.0f} ms", flush=True)
+                print(
+                    f"{i:5d} snippets: RSS {rss:.0f} MB, live heap {heap:.0f} MB, p50 {rows[-1][3]:.0f} ms", flush=True
+                )
     return rows
 
 

@@ -55,7 +55,10 @@ def mvn_seconds(root: Path, selector: str) -> tuple[float, int]:
     started = time.perf_counter()
     done = subprocess.run(
         ["mvn", "-o", "-B", "-q", "test", f"-Dtest={selector}", "-Dsurefire.failIfNoSpecifiedTests=false"],
-        cwd=root, capture_output=True, text=True, timeout=MVN_TIMEOUT_SECONDS,
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=MVN_TIMEOUT_SECONDS,
     )
     return time.perf_counter() - started, done.returncode
 
@@ -77,12 +80,19 @@ class Session:
 
     async def run_tests(self, root: Path, tests: list[str], session: str) -> tuple[float, dict[str, Any]]:
         started = time.perf_counter()
-        result = await self.client.call_tool("run_project_tests", {
-            "projectRoot": str(root), "buildTool": "maven", "sessionId": session, "tests": tests, "timeoutSeconds": TOOL_TIMEOUT_SECONDS,
-        })
+        result = await self.client.call_tool(
+            "run_project_tests",
+            {
+                "projectRoot": str(root),
+                "buildTool": "maven",
+                "sessionId": session,
+                "tests": tests,
+                "timeoutSeconds": TOOL_TIMEOUT_SECONDS,
+            },
+        )
         elapsed = time.perf_counter() - started
         data = getattr(result, "structured_content", None) or getattr(result, "structuredContent", None) or {}
-        if not data or getattr(result, "is_error", False) and "passed" not in data:
+        if not data or (getattr(result, "is_error", False) and "passed" not in data):
             text = " ".join(getattr(c, "text", "") for c in result.content)
             raise RuntimeError(f"run_project_tests {tests} failed: {text[:500]}")
         return elapsed, data
@@ -93,7 +103,18 @@ def counts(data: dict[str, Any]) -> str:
 
 
 async def measure(work: Path, runs: int, mvn_only: bool) -> dict[str, list[float]]:
-    rows: dict[str, list[float]] = {key: [] for key in ("mvn_class", "session_class", "mvn_edit", "session_edit", "mvn_spring", "spring_first", "spring_second")}
+    rows: dict[str, list[float]] = {
+        key: []
+        for key in (
+            "mvn_class",
+            "session_class",
+            "mvn_edit",
+            "session_edit",
+            "mvn_spring",
+            "spring_first",
+            "spring_second",
+        )
+    }
     mvn_root, session_root = copy(KOTLIN_TEST, work / "mvn-pantry"), copy(KOTLIN_TEST, work / "session-pantry")
     mvn_spring, session_spring = copy(SPRING, work / "mvn-blog"), copy(SPRING, work / "session-blog")
     # Maven's side warm: compiled once, as a user's project is between runs.
@@ -104,10 +125,17 @@ async def measure(work: Path, runs: int, mvn_only: bool) -> dict[str, list[float
         tools = {tool.name for tool in (await client.list_tools()).tools}
         session = None if mvn_only or "run_project_tests" not in tools else Session(client)
         if session is None:
-            print("the session side is not measured: " + ("--mvn-only" if mvn_only else "this server has no run_project_tests"), file=sys.stderr)
+            print(
+                "the session side is not measured: "
+                + ("--mvn-only" if mvn_only else "this server has no run_project_tests"),
+                file=sys.stderr,
+            )
         else:
             elapsed, data = await session.run_tests(session_root, [TEST_CLASS], "pantry")
-            print(f"session, first run of {TEST_CLASS} (resolve + JVM start): {elapsed * 1000:.0f} ms, {counts(data)}", file=sys.stderr)
+            print(
+                f"session, first run of {TEST_CLASS} (resolve + JVM start): {elapsed * 1000:.0f} ms, {counts(data)}",
+                file=sys.stderr,
+            )
         for k in range(1, runs + 1):
             seconds, status = mvn_seconds(mvn_root, "PantryTest")
             rows["mvn_class"].append(seconds)
@@ -120,22 +148,40 @@ async def measure(work: Path, runs: int, mvn_only: bool) -> dict[str, list[float
             edit(mvn_root, fixed)
             seconds, status = mvn_seconds(mvn_root, "PantryTest#restockingAddsToWhatIsLeft")
             rows["mvn_edit"].append(seconds)
-            print(f"edit ({'fix' if fixed else 'break'}) → mvn -o test -Dtest=PantryTest#restockingAddsToWhatIsLeft: {seconds * 1000:.0f} ms (exit {status})", file=sys.stderr)
+            print(
+                f"edit ({'fix' if fixed else 'break'}) → mvn -o test -Dtest=PantryTest#restockingAddsToWhatIsLeft: {seconds * 1000:.0f} ms (exit {status})",
+                file=sys.stderr,
+            )
             if session is not None:
                 edit(session_root, fixed)
                 elapsed, data = await session.run_tests(session_root, [FAILING], "pantry")
                 rows["session_edit"].append(elapsed)
-                print(f"edit ({'fix' if fixed else 'break'}) → session, {FAILING}: {elapsed * 1000:.0f} ms, {counts(data)}", file=sys.stderr)
+                print(
+                    f"edit ({'fix' if fixed else 'break'}) → session, {FAILING}: {elapsed * 1000:.0f} ms, {counts(data)}",
+                    file=sys.stderr,
+                )
         seconds, status = mvn_seconds(mvn_spring, "BlogApplicationTests")
         rows["mvn_spring"].append(seconds)
         print(f"mvn -o test -Dtest=BlogApplicationTests: {seconds * 1000:.0f} ms (exit {status})", file=sys.stderr)
         if session is not None:
             # The session's JVM first (its resolve and start are not Spring's), then the class twice.
-            await client.call_tool("run_kotlin_snippet", {"projectRoot": str(session_spring), "buildTool": "maven", "sourceSet": "test", "sessionId": "blog", "code": "1"})
+            await client.call_tool(
+                "run_kotlin_snippet",
+                {
+                    "projectRoot": str(session_spring),
+                    "buildTool": "maven",
+                    "sourceSet": "test",
+                    "sessionId": "blog",
+                    "code": "1",
+                },
+            )
             for key in ("spring_first", "spring_second"):
                 elapsed, data = await session.run_tests(session_spring, [SPRING_CLASS], "blog")
                 rows[key].append(elapsed)
-                print(f"session, {SPRING_CLASS} ({key.split('_')[1]} run): {elapsed * 1000:.0f} ms, {counts(data)}", file=sys.stderr)
+                print(
+                    f"session, {SPRING_CLASS} ({key.split('_')[1]} run): {elapsed * 1000:.0f} ms, {counts(data)}",
+                    file=sys.stderr,
+                )
     return rows
 
 
@@ -159,8 +205,17 @@ def main() -> None:
     print(f"{'measure (p50 of ' + str(args.runs) + ')':<48} | {'session':>10} | {'mvn -o':>10} | {'ratio':>7} | goal")
     print(row("warm re-run of one test class", p50_ms(rows["session_class"]), p50_ms(rows["mvn_class"]), "≤ 0.1x"))
     print(row("edit → the failing test's result", p50_ms(rows["session_edit"]), p50_ms(rows["mvn_edit"]), "≤ 0.3x"))
-    print(row("@SpringBootTest class, first run (vs mvn)", p50_ms(rows["spring_first"]), p50_ms(rows["mvn_spring"]), ""))
-    print(row("@SpringBootTest class, second run vs first", p50_ms(rows["spring_second"]), p50_ms(rows["spring_first"]), "cached context"))
+    print(
+        row("@SpringBootTest class, first run (vs mvn)", p50_ms(rows["spring_first"]), p50_ms(rows["mvn_spring"]), "")
+    )
+    print(
+        row(
+            "@SpringBootTest class, second run vs first",
+            p50_ms(rows["spring_second"]),
+            p50_ms(rows["spring_first"]),
+            "cached context",
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -42,7 +42,7 @@ MUTATIONS = (
         "the lent Kotlin runtime replaces an app's own",
         "jvm-worker/runs-in-app/agent/gradlerepl/agent/AttachedSession.java",
         "            Class.forName(KOTLIN_PROBE, false, appLoader);",
-        "            Class.forName(\"no.Such\", false, appLoader);",
+        '            Class.forName("no.Such", false, appLoader);',
         ("tests/test_attach.py::test_a_snippet_changes_the_apps_state_and_the_app_sees_it",),
     ),
     Mutation(
@@ -108,9 +108,11 @@ MUTATIONS = (
         "a file declaring an inline function compiled in the session",
         "bridge/gradle_repl/project/edit_plan.py",
         '        if path.endswith(".kt") and declares_inline(Path(path)):',
-        '        if False:',
-        ("tests/test_edit_plan.py::test_only_the_source_sets_own_source_files_compile_in_the_session",
-         "tests/test_session_compile.py::test_an_inline_function_edit_goes_to_the_build_tool"),
+        "        if False:",
+        (
+            "tests/test_edit_plan.py::test_only_the_source_sets_own_source_files_compile_in_the_session",
+            "tests/test_session_compile.py::test_an_inline_function_edit_goes_to_the_build_tool",
+        ),
     ),
     Mutation(
         "a const val's new value compiled in the session",
@@ -264,7 +266,10 @@ MUTATIONS = (
         "bridge/gradle_repl/worker/__main__.py",
         "                    self._cancelled_early.add(request.id)",
         "                    pass",
-        ("tests/test_worker_requests.py", "tests/test_worker_output.py::test_a_snippet_cancelled_as_soon_as_it_is_sent_never_runs"),
+        (
+            "tests/test_worker_requests.py",
+            "tests/test_worker_output.py::test_a_snippet_cancelled_as_soon_as_it_is_sent_never_runs",
+        ),
     ),
     Mutation(
         "progress held until the reply",
@@ -326,8 +331,8 @@ MUTATIONS = (
     Mutation(
         "a block's note cut by a second cap",
         "bridge/gradle_repl/worker/safety.py",
-        "    kept = encoded[: max(0, limit - note_room)].decode(\"utf-8\", errors=\"ignore\")",
-        "    kept = encoded[:limit].decode(\"utf-8\", errors=\"ignore\")",
+        '    kept = encoded[: max(0, limit - note_room)].decode("utf-8", errors="ignore")',
+        '    kept = encoded[:limit].decode("utf-8", errors="ignore")',
         ("tests/test_worker_output.py::test_a_block_over_the_limit_is_cut_and_the_cut_is_counted",),
     ),
     Mutation(
@@ -412,14 +417,18 @@ MUTATIONS = (
         "bridge/gradle_repl/front/tab_completion.py",
         "        if taken:\n            self.apply(buffer, taken)\n",
         "",
-        ("tests/test_tab_completion.py::test_a_taken_candidate_adds_its_import_above_the_code_and_the_cursor_stays_after_it",),
+        (
+            "tests/test_tab_completion.py::test_a_taken_candidate_adds_its_import_above_the_code_and_the_cursor_stays_after_it",
+        ),
     ),
     Mutation(
         "a session Tab starts loses its notices",
         "bridge/gradle_repl/front/tab_completion.py",
         "            await run_in_terminal(lambda: self._show_all(analysis.notices))\n",
         "            pass\n",
-        ("tests/test_tab_completion.py::test_the_notices_of_a_session_tab_starts_are_shown_and_its_candidates_offered",),
+        (
+            "tests/test_tab_completion.py::test_the_notices_of_a_session_tab_starts_are_shown_and_its_candidates_offered",
+        ),
     ),
     Mutation(
         "--connect takes a project flag given at its default value for one left out",
@@ -433,7 +442,9 @@ MUTATIONS = (
         "bridge/gradle_repl/worker/attach/attached.py",
         "                self._connection.keep(request.id, class_name=class_name, classes=_classes(outcome.compiledScript))\n",
         "                pass\n",
-        ("tests/test_attach.py::test_a_snippet_cancelled_while_it_compiles_never_runs_and_later_snippets_find_its_classes_in_the_app",),
+        (
+            "tests/test_attach.py::test_a_snippet_cancelled_while_it_compiles_never_runs_and_later_snippets_find_its_classes_in_the_app",
+        ),
     ),
     Mutation(
         "an attached session's timeout starts after the compile",
@@ -452,8 +463,8 @@ MUTATIONS = (
     Mutation(
         "the edit loop's compile-only build compiles in process, without the Kotlin daemon",
         "bridge/gradle_repl/project/buildtools/maven.py",
-        "    return [*_compile_command(mvn, root, module, test=test, daemon=maven_speed.daemon_properties()), \"-o\"]",
-        "    return [*_compile_command(mvn, root, module, test=test), \"-o\"]",
+        '    return [*_compile_command(mvn, root, module, test=test, daemon=maven_speed.daemon_properties()), "-o"]',
+        '    return [*_compile_command(mvn, root, module, test=test), "-o"]',
         (
             "tests/test_recompile.py::test_maven_compiles_offline_through_a_kotlin_daemon_that_shuts_down_when_idle",
             "tests/test_recompile.py::test_an_edits_compile_runs_in_an_idle_bounded_kotlin_daemon_and_writes_the_new_classes",
@@ -471,7 +482,9 @@ MUTATIONS = (
         "bridge/gradle_repl/project/buildtools/maven.py",
         " and not any(_DAEMON_FAILURE.match(line) for line in lines)",
         "",
-        ("tests/test_recompile.py::test_a_compile_error_is_told_from_an_artifact_missing_offline_or_a_daemon_that_would_not_start",),
+        (
+            "tests/test_recompile.py::test_a_compile_error_is_told_from_an_artifact_missing_offline_or_a_daemon_that_would_not_start",
+        ),
     ),
     Mutation(
         "a failing test's printed output is not kept with its failure",
@@ -541,7 +554,9 @@ MUTATIONS = (
         "bridge/gradle_repl/project/buildtools/surefire.py",
         "    line = _LATE.sub(lambda m: properties.get(m.group(1), m.group(0)), arg_line)",
         "    line = arg_line",
-        ("tests/test_surefire.py::test_every_setting_surefire_applies_reaches_the_model_and_the_default_test_execution_wins",),
+        (
+            "tests/test_surefire.py::test_every_setting_surefire_applies_reaches_the_model_and_the_default_test_execution_wins",
+        ),
     ),
     Mutation(
         "an argLine reference nothing defines is dropped silently",
@@ -600,9 +615,24 @@ def run(mutation: Mutation) -> str:
         # workers and build guards it starts inherit it.
         env = {**os.environ, "PYTHONPATH": str(copy / "bridge")}
         done = subprocess.run(
-            [str(REPO / ".venv/bin/python"), "-m", "pytest", "-x", "-q", "-n", "0", "-p", "no:cacheprovider", "-rf",
-             *mutation.tests],
-            cwd=copy, env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT_SECONDS,
+            [
+                str(REPO / ".venv/bin/python"),
+                "-m",
+                "pytest",
+                "-x",
+                "-q",
+                "-n",
+                "0",
+                "-p",
+                "no:cacheprovider",
+                "-rf",
+                *mutation.tests,
+            ],
+            cwd=copy,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=RUN_TIMEOUT_SECONDS,
         )
     if done.returncode == 0:
         return "SURVIVED"
@@ -614,9 +644,16 @@ def run(mutation: Mutation) -> str:
 
 def _copy_checkout(destination: Path) -> None:
     """The working tree as git sees it (tracked and untracked, not ignored): uncommitted edits count."""
-    listed = subprocess.run(
-        ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"], cwd=REPO, capture_output=True, check=True
-    ).stdout.decode().split("\0")
+    listed = (
+        subprocess.run(
+            ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
+            cwd=REPO,
+            capture_output=True,
+            check=True,
+        )
+        .stdout.decode()
+        .split("\0")
+    )
     for name in filter(None, listed):
         source = REPO / name
         if source.is_file():

@@ -12,18 +12,24 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import psutil
-import pytest
-
 # anyio imports its subprocess module lazily, and pytest rewrites it (anyio is a pytest plugin) at
 # that moment; on CPython 3.11.7 a rewrite deep inside a running test can fail with "AST constructor
 # recursion depth mismatch" (CPython gh-106905). Importing it here, at collection, avoids that.
 import anyio._core._subprocesses  # noqa: F401
+import psutil
+import pytest
 
 from gradle_repl.environment import ReplEnvironment
-from gradle_repl.project.resolve import resolve_environment
-from gradle_repl.frames import CheckResult, CompletionResult, DescriptionResult, SessionDescription, SuccessResult, WorkerOptions
+from gradle_repl.frames import (
+    CheckResult,
+    CompletionResult,
+    DescriptionResult,
+    SessionDescription,
+    SuccessResult,
+    WorkerOptions,
+)
 from gradle_repl.host.handle import OnFrame, Reply, WorkerHandle
+from gradle_repl.project.resolve import resolve_environment
 from kotlindaemons import daemon_options, stop_daemons
 from ledger import FIELDS as LEDGER_FIELDS, Ledger
 from mavenjvm import maven_opts
@@ -87,7 +93,10 @@ def isolated_state(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """Environments and logs of a test run live in its own directories, so runs never see each other;
     content-addressed caches (compiled facades, fetched jars, class-data archives) are shared."""
     base = run_state_dir(tmp_path_factory)
-    saved = {k: os.environ.get(k) for k in ("GRADLE_REPL_CACHE_DIR", "GRADLE_REPL_LOG_DIR", "GRADLE_REPL_CONFIG_DIR", "MAVEN_OPTS")}
+    saved = {
+        k: os.environ.get(k)
+        for k in ("GRADLE_REPL_CACHE_DIR", "GRADLE_REPL_LOG_DIR", "GRADLE_REPL_CONFIG_DIR", "MAVEN_OPTS")
+    }
     # The suite's Maven builds are short compiles of small projects (mavenjvm.py: a JVM that starts ~30%
     # faster). A MAVEN_OPTS of the user's own is left as it is.
     if "MAVEN_OPTS" not in os.environ:
@@ -154,7 +163,9 @@ class SyncWorker:
             await self._until(lambda: not self.compiling(), "the previous snippet's compile thread to end")
             request = asyncio.ensure_future(self.process.request(code, timeout_seconds=_COMPILE_START_SECONDS))
             await self._until(lambda: self.compiling() or request.done(), "the worker to compile the snippet")
-            assert not request.done(), f"the snippet was answered before it was seen compiling: {request.result().result}"
+            assert not request.done(), (
+                f"the snippet was answered before it was seen compiling: {request.result().result}"
+            )
             request.cancel()
             with pytest.raises(asyncio.CancelledError):
                 await request
@@ -210,7 +221,9 @@ class SyncWorker:
 
     def complete(self, code: str, cursor: int | None = None) -> CompletionResult:
         """What fits at the cursor (default: the code's end) in the session's state (nothing runs)."""
-        analysis = self._loop.run_until_complete(self.process.complete(code, len(code) if cursor is None else cursor, timeout_seconds=60.0))
+        analysis = self._loop.run_until_complete(
+            self.process.complete(code, len(code) if cursor is None else cursor, timeout_seconds=60.0)
+        )
         assert isinstance(analysis.result, CompletionResult), analysis.result
         return analysis.result
 
@@ -270,7 +283,7 @@ _prefetch: subprocess.Popen[bytes] | None = None
 def pytest_sessionstart(session: pytest.Session) -> None:
     """pytest-xdist's controller starts the run's downloads (prefetch.py) while its workers start: it runs no tests
     itself. A run in one process (`-n 0`, a file or a test at a time) fetches only what its tests need, as they need it."""
-    global _prefetch
+    global _prefetch  # noqa: PLW0603 - one prefetch per run, stopped by pytest_sessionfinish
     config = session.config
     if getattr(config, "workerinput", None) is not None or not config.getoption("numprocesses", None):
         return
@@ -278,8 +291,13 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     env = {**os.environ, "GRADLE_REPL_CACHE_DIR": str(run_cache_dir(state))}
     env.setdefault("MAVEN_OPTS", " ".join(SHORT_LIVED_JVM_FLAGS))
     with open(state / "prefetch.log", "wb") as log:
-        _prefetch = subprocess.Popen([sys.executable, str(Path(__file__).with_name("prefetch.py"))], env=env,
-                                     stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        _prefetch = subprocess.Popen(
+            [sys.executable, str(Path(__file__).with_name("prefetch.py"))],
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
@@ -309,16 +327,18 @@ def _own_ledger() -> dict[str, int]:
 
 
 @pytest.hookimpl(optionalhook=True)
-def pytest_testnodedown(node, error) -> None:  # noqa: ANN001 - xdist hook
+def pytest_testnodedown(node, error) -> None:
     for field, count in getattr(node, "workeroutput", {}).get("reliability_ledger", {}).items():
         _ledger_totals[field] += count
 
 
-def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # noqa: ANN001 - pytest hook
+def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
     """Names every test that was skipped though it must run everywhere; after a run that included the reliability
     suite, prints what it tried."""
     for skipped in _required_but_skipped:
-        terminalreporter.write_line(f"REQUIRED TEST SKIPPED (install what it needs; see CONTRIBUTING.md): {skipped}", red=True)
+        terminalreporter.write_line(
+            f"REQUIRED TEST SKIPPED (install what it needs; see CONTRIBUTING.md): {skipped}", red=True
+        )
     ledger = {field: _ledger_totals[field] + count for field, count in _own_ledger().items()}
     if ledger["faults_tried"] or ledger["bad_inputs_tried"]:
         terminalreporter.write_line(

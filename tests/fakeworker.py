@@ -35,6 +35,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from pydantic import BaseModel
+
 from gradle_repl.environment import ReplEnvironment
 from gradle_repl.frames import (
     AddedLibraries,
@@ -45,8 +47,6 @@ from gradle_repl.frames import (
     CompleteRequest,
     Completion,
     CompletionResult,
-    UpdateRequest,
-    UpdateResult,
     Declaration,
     DescribeRequest,
     DescriptionResult,
@@ -55,10 +55,12 @@ from gradle_repl.frames import (
     EvalRequest,
     ExitingFrame,
     ReadyFrame,
+    SessionDescription,
     StartRequest,
     StreamFrame,
-    SessionDescription,
     SuccessResult,
+    UpdateRequest,
+    UpdateResult,
     decode_request,
     encode,
 )
@@ -81,8 +83,14 @@ class FakeResolved:
 def fake_resolver(project_root: str, **_: object) -> FakeResolved:
     """Resolves any project root, without a build, to a Maven environment on Kotlin 2.3.21."""
     return FakeResolved(
-        ReplEnvironment(build_tool="maven", project_root=project_root, java_executable="/j/bin/java", java_home="/j",
-                        kotlin_version="2.3.21", repl_host_classpath=["/h.jar"])
+        ReplEnvironment(
+            build_tool="maven",
+            project_root=project_root,
+            java_executable="/j/bin/java",
+            java_home="/j",
+            kotlin_version="2.3.21",
+            repl_host_classpath=["/h.jar"],
+        )
     )
 
 
@@ -148,9 +156,9 @@ class FakeTransport:
                 if task is not asyncio.current_task():
                     task.cancel()
 
-    def _send(self, frame: object) -> None:
+    def _send(self, frame: BaseModel) -> None:
         if self.returncode is None:
-            self._out.feed_data(encode(frame))  # type: ignore[arg-type]
+            self._out.feed_data(encode(frame))
 
     async def _read(self) -> None:
         """The request reader: end of input means the server let go, as for the real worker."""
@@ -188,7 +196,9 @@ class FakeTransport:
         if self._crash_on_start:
             self._exit(1)
             return
-        self._send(ReadyFrame(pid=self.pid, kotlin_version="2.3.21", java_version="17", facade_compiled=False, startup_ms=1))
+        self._send(
+            ReadyFrame(pid=self.pid, kotlin_version="2.3.21", java_version="17", facade_compiled=False, startup_ms=1)
+        )
         while True:
             request = await self._evals.get()
             await self._answer(request)
@@ -214,7 +224,10 @@ class FakeTransport:
             return
         if code == "__describe__":
             # Every snippet answered so far reads as a val named after its code.
-            held = [Declaration(kind="val", name=c, signature=f"val {c}: kotlin.String", snippet=i + 1) for i, c in enumerate(self._answered)]
+            held = [
+                Declaration(kind="val", name=c, signature=f"val {c}: kotlin.String", snippet=i + 1)
+                for i, c in enumerate(self._answered)
+            ]
             self._send(DescriptionResult(id=rid, description=SessionDescription(declarations=held), declared=len(held)))
             return
         if code.startswith(_CHECK):
@@ -228,8 +241,8 @@ class FakeTransport:
             self._send(UpdateResult(id=rid, refused=refused, redefined=[] if refused else ["sample.Changed"]))
             return
         if code == _COMPLETE:
-            held = [Completion(text=c, kind="property", detail="String") for c in self._answered]
-            self._send(CompletionResult(id=rid, items=held, prefix_start=0))
+            offered = [Completion(text=c, kind="property", detail="String") for c in self._answered]
+            self._send(CompletionResult(id=rid, items=offered, prefix_start=0))
             return
         self._answered.append(code)
         if code in self.failing:
@@ -250,13 +263,19 @@ class FakeTransport:
         elif code == "garbage":
             self._out.feed_data(b"this is not a frame\n")
         elif code == "huge":
-            self._out.feed_data(json.dumps({"event": "result", "id": rid, "message": "x" * (FRAME_READ_LIMIT + 10)}).encode() + b"\n")
+            self._out.feed_data(
+                json.dumps({"event": "result", "id": rid, "message": "x" * (FRAME_READ_LIMIT + 10)}).encode() + b"\n"
+            )
         elif code == "wrong-id":
             self._value(rid + 1, "someone else's answer")
         elif verb == "exit":
             self._exit(int(rest))
         elif verb == "heap":
-            self._value(rid, rest, heap_warning="memory: this session's heap is 91% full after garbage collection (700 of 768 MB)")
+            self._value(
+                rid,
+                rest,
+                heap_warning="memory: this session's heap is 91% full after garbage collection (700 of 768 MB)",
+            )
         elif code == "system-exit":
             self._send(ExitingFrame(id=rid))
             self._exit(-6)
@@ -268,6 +287,7 @@ class FakeTransport:
             self._value(rid, code)
 
     def _value(self, rid: int, value: str, **fields: object) -> None:
+        # More of SuccessResult's fields by name; the model validates them.
         text = DisplayFrame(kind="text", mime="text/plain", data=value)
         self._send(SuccessResult(id=rid, value=text, value_type="kotlin.String", **fields))  # type: ignore[arg-type]
 
@@ -282,7 +302,10 @@ def _checked(rid: int, code: str) -> CheckResult:
         return CheckResult(id=rid, compiled=True, value_type="kotlin.String")
     column = code.index("missing") + 1
     error = CodeDiagnostic(
-        severity="error", message="Unresolved reference 'missing'.", line=1, column=column,
+        severity="error",
+        message="Unresolved reference 'missing'.",
+        line=1,
+        column=column,
         text=f"error: Unresolved reference 'missing'. (line 1, col {column})",
     )
     return CheckResult(id=rid, compiled=False, diagnostics=[error])
@@ -298,7 +321,9 @@ class FakeLauncher:
         # Snippets that workers spawned from now on fail at run time (code that worked in an earlier JVM).
         self.failing: set[str] = set()
 
-    async def spawn(self, environment: ReplEnvironment, *, label: str, keep_logs: set[Path], role: str = "session") -> FakeTransport:
+    async def spawn(
+        self, environment: ReplEnvironment, *, label: str, keep_logs: set[Path], role: str = "session"
+    ) -> FakeTransport:
         transport = FakeTransport(start_delay=self.start_delay, crash_on_start=self.crash_on_start)
         transport.failing = set(self.failing)
         self.spawned.append(transport)

@@ -28,10 +28,14 @@ def file_repository(directory: Path, java_home: str, *, package: str, greeting: 
     artifact.mkdir(parents=True)
     source = directory / "src" / package / "Greeting.java"
     source.parent.mkdir(parents=True)
-    source.write_text(f'package {package}; public class Greeting {{ public static String hello() {{ return "{greeting}"; }} }}')
+    source.write_text(
+        f'package {package}; public class Greeting {{ public static String hello() {{ return "{greeting}"; }} }}'
+    )
     tools = Path(java_home) / "bin"
     subprocess.run([str(tools / "javac"), "-d", str(directory / "classes"), str(source)], check=True)
-    subprocess.run([str(tools / "jar"), "cf", str(artifact / "lib-1.0.jar"), "-C", str(directory / "classes"), "."], check=True)
+    subprocess.run(
+        [str(tools / "jar"), "cf", str(artifact / "lib-1.0.jar"), "-C", str(directory / "classes"), "."], check=True
+    )
     (artifact / "lib-1.0.pom").write_text(
         f'<project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>4.0.0</modelVersion><groupId>{group}</groupId>'
         "<artifactId>lib</artifactId><version>1.0</version></project>"

@@ -19,8 +19,8 @@ from pathlib import Path
 
 from conftest import REPO, persistent_test_cache
 from gradle_repl.environment import ReplEnvironment, parse_markers
-from gradle_repl.resources import init_script_path
 from gradle_repl.project.toolchain import PINNED_KOTLIN_VERSION, Coordinate, kotlin_policy_properties, resolve_jars
+from gradle_repl.resources import init_script_path
 from shortjvm import SHORT_LIVED_JVM_FLAGS
 from testtoolchain import fetch_test_toolchain
 
@@ -76,35 +76,58 @@ def as_compilable_kotlin(script: str) -> str:
     imports = [line for line in lines[:first_class] if line.startswith("import ")]
     statements = [line for line in lines[:first_class] if not line.startswith("import ")]
     return "\n".join(
-        [*imports, "import java.io.File", "import org.gradle.api.invocation.Gradle", "",
-         "fun Gradle.initScript() {", *statements, "}", *lines[first_class:]]
+        [
+            *imports,
+            "import java.io.File",
+            "import org.gradle.api.invocation.Gradle",
+            "",
+            "fun Gradle.initScript() {",
+            *statements,
+            "}",
+            *lines[first_class:],
+        ]
     )
 
 
 def pair_jars(pair: Pair) -> dict[str, list[str]]:
     """The Gradle API, KGP and compiler-plugin jars a pair's harness compiles and runs with."""
     kotlin = "org.jetbrains.kotlin"
-    return resolve_jars({
-        "gradle-api": [Coordinate("dev.gradleplugins", "gradle-api", pair.gradle)],
-        "kgp": [
-            Coordinate(kotlin, "kotlin-gradle-plugin", pair.kgp, classifier=pair.classifier),
-            Coordinate(kotlin, "kotlin-serialization", pair.kgp, classifier=pair.classifier),
-            Coordinate(kotlin, "kotlin-allopen", pair.kgp, classifier=pair.classifier),
-            *([Coordinate(kotlin, "compose-compiler-gradle-plugin", pair.kgp, classifier=pair.classifier)] if pair.compose else []),
-        ],
-        "sam": [Coordinate(kotlin, "kotlin-sam-with-receiver-compiler-plugin-embeddable", PINNED_KOTLIN_VERSION, transitive=False)],
-        # A Gradle distribution carries kotlin-reflect (its embedded Kotlin's), the flattened API jar doesn't; KGP 1.9's
-        # multiplatform targets call it (KotlinTargetWithTestsConfigurator: kotlin.reflect.full.KClasses). At the
-        # pinned stdlib's version, which the harness runs on.
-        "reflect": [Coordinate(kotlin, "kotlin-reflect", PINNED_KOTLIN_VERSION, transitive=False)],
-        # External modules Gradle's module registry looks up by jar name for project dependencies.
-        "gradle-externals": [Coordinate("javax.inject", "javax.inject", "1")],
-    }).by_request
+    return resolve_jars(
+        {
+            "gradle-api": [Coordinate("dev.gradleplugins", "gradle-api", pair.gradle)],
+            "kgp": [
+                Coordinate(kotlin, "kotlin-gradle-plugin", pair.kgp, classifier=pair.classifier),
+                Coordinate(kotlin, "kotlin-serialization", pair.kgp, classifier=pair.classifier),
+                Coordinate(kotlin, "kotlin-allopen", pair.kgp, classifier=pair.classifier),
+                *(
+                    [Coordinate(kotlin, "compose-compiler-gradle-plugin", pair.kgp, classifier=pair.classifier)]
+                    if pair.compose
+                    else []
+                ),
+            ],
+            "sam": [
+                Coordinate(
+                    kotlin,
+                    "kotlin-sam-with-receiver-compiler-plugin-embeddable",
+                    PINNED_KOTLIN_VERSION,
+                    transitive=False,
+                )
+            ],
+            # A Gradle distribution carries kotlin-reflect (its embedded Kotlin's), the flattened API jar doesn't; KGP 1.9's
+            # multiplatform targets call it (KotlinTargetWithTestsConfigurator: kotlin.reflect.full.KClasses). At the
+            # pinned stdlib's version, which the harness runs on.
+            "reflect": [Coordinate(kotlin, "kotlin-reflect", PINNED_KOTLIN_VERSION, transitive=False)],
+            # External modules Gradle's module registry looks up by jar name for project dependencies.
+            "gradle-externals": [Coordinate("javax.inject", "javax.inject", "1")],
+        }
+    ).by_request
 
 
 def _compile(pair: Pair, script: str, jars: dict[str, list[str]]) -> Path:
     """The harness plus this init script, compiled once per (script, harness, Gradle API) and cached."""
-    digest = hashlib.sha256((script + HARNESS.read_text() + pair.gradle + PINNED_KOTLIN_VERSION).encode()).hexdigest()[:16]
+    digest = hashlib.sha256((script + HARNESS.read_text() + pair.gradle + PINNED_KOTLIN_VERSION).encode()).hexdigest()[
+        :16
+    ]
     out = persistent_test_cache() / "gradle-models" / f"{pair.gradle}-{digest}"
     if (out / "GradleModelsKt.class").is_file():
         return out
@@ -116,13 +139,34 @@ def _compile(pair: Pair, script: str, jars: dict[str, list[str]]) -> Path:
     api = [j for j in jars["gradle-api"] if j.endswith(".jar")]
     done = subprocess.run(
         # (test_init_script_api compiles the script alone with -Werror; -language-version 2.0 here warns.)
-        ["java", *SHORT_LIVED_JVM_FLAGS, "-cp", os.pathsep.join(host), "org.jetbrains.kotlin.cli.jvm.K2JVMCompiler", "-no-stdlib", "-no-reflect",
-         # Gradle 8.11 embeds Kotlin 2.0; code for a newer stdlib would not run against its API.
-         "-language-version", "2.0", "-api-version", "2.0", "-jvm-target", "11",
-         f"-Xplugin={jars['sam'][0]}",
-         "-P", "plugin:org.jetbrains.kotlin.samWithReceiver:annotation=org.gradle.api.HasImplicitReceiver",
-         "-classpath", os.pathsep.join([*api, *host]), "-d", str(work), str(source), str(HARNESS)],
-        capture_output=True, text=True, timeout=RUN_TIMEOUT_SECONDS,
+        [
+            "java",
+            *SHORT_LIVED_JVM_FLAGS,
+            "-cp",
+            os.pathsep.join(host),
+            "org.jetbrains.kotlin.cli.jvm.K2JVMCompiler",
+            "-no-stdlib",
+            "-no-reflect",
+            # Gradle 8.11 embeds Kotlin 2.0; code for a newer stdlib would not run against its API.
+            "-language-version",
+            "2.0",
+            "-api-version",
+            "2.0",
+            "-jvm-target",
+            "11",
+            f"-Xplugin={jars['sam'][0]}",
+            "-P",
+            "plugin:org.jetbrains.kotlin.samWithReceiver:annotation=org.gradle.api.HasImplicitReceiver",
+            "-classpath",
+            os.pathsep.join([*api, *host]),
+            "-d",
+            str(work),
+            str(source),
+            str(HARNESS),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT_SECONDS,
     )
     if done.returncode != 0:
         raise AssertionError(f"the harness did not compile against Gradle {pair.gradle}:\n{done.stdout}{done.stderr}")
@@ -147,7 +191,11 @@ class PairRun:
     def environment(self, name: str, *, project_path: str, source_set: str) -> ReplEnvironment:
         """The environment the product's own parser reads from one model's markers."""
         return parse_markers(
-            self.block(name), nonce="harness", build_tool="gradle", project_root="/harness", project_path=project_path,
+            self.block(name),
+            nonce="harness",
+            build_tool="gradle",
+            project_root="/harness",
+            project_path=project_path,
             source_set=source_set,
         )
 
@@ -168,7 +216,15 @@ _MODULE_DISCOVERY_RUNS = 8
 # The modules the harness's models make Gradle look up, as discovered on Gradle 7.6-8.11 (base-annotations went in 8.x,
 # logging and stdlib-java-extensions came). Seeded before the first run: discovering them costs a whole harness run each
 # (five or six per pair on a new machine, ~10 s of CPU apiece); a manifest naming a module a version lacks is never read.
-_KNOWN_MODULES = ("base-services", "base-annotations", "core", "core-api", "dependency-management", "logging", "stdlib-java-extensions")
+_KNOWN_MODULES = (
+    "base-services",
+    "base-annotations",
+    "core",
+    "core-api",
+    "dependency-management",
+    "logging",
+    "stdlib-java-extensions",
+)
 
 
 def run_pair(pair: Pair, work: Path, *, script: str | None = None, multiplatform: bool | None = None) -> PairRun:
@@ -184,14 +240,35 @@ def run_pair(pair: Pair, work: Path, *, script: str | None = None, multiplatform
         _add_module_manifest(pair, f"gradle-{module}")
     for _ in range(_MODULE_DISCOVERY_RUNS):
         # The pinned stdlib first: the harness was compiled by the pinned compiler.
-        classpath = [str(classes), stdlib, *jars["reflect"], *_module_manifests(pair), *jars["gradle-api"], *jars["kgp"], *jars["gradle-externals"]]
+        classpath = [
+            str(classes),
+            stdlib,
+            *jars["reflect"],
+            *_module_manifests(pair),
+            *jars["gradle-api"],
+            *jars["kgp"],
+            *jars["gradle-externals"],
+        ]
         done = subprocess.run(
             # The Kotlin version policy, as gradle-repl passes it to a real Gradle (-P properties).
-            ["java", "-Xmx1g", *SHORT_LIVED_JVM_FLAGS, *_ADD_OPENS, *(f"-D{k}={v}" for k, v in kotlin_policy_properties().items()),
-             "-cp", os.pathsep.join(classpath), "GradleModelsKt",
-             str(work / f"run{_}"), str(user_home), pair.serialization_runtime, str(with_multiplatform).lower(),
-             str(pair.compose).lower()],
-            capture_output=True, text=True, timeout=RUN_TIMEOUT_SECONDS,
+            [
+                "java",
+                "-Xmx1g",
+                *SHORT_LIVED_JVM_FLAGS,
+                *_ADD_OPENS,
+                *(f"-D{k}={v}" for k, v in kotlin_policy_properties().items()),
+                "-cp",
+                os.pathsep.join(classpath),
+                "GradleModelsKt",
+                str(work / f"run{_}"),
+                str(user_home),
+                pair.serialization_runtime,
+                str(with_multiplatform).lower(),
+                str(pair.compose).lower(),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=RUN_TIMEOUT_SECONDS,
         )
         output = done.stdout + done.stderr
         missing = _MISSING_MODULE.search(output)

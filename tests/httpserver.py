@@ -33,10 +33,15 @@ class HttpServer:
         with log.open("wb") as stderr:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "gradle_repl", "serve", "--http", "--port", "0", "--no-spare-worker", *args],
-                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr, env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=stderr,
+                env=env,
             )
         self.url = self._wait_for_url()
-        self.port = int(re.search(r":(\d+)/mcp", self.url)[1])  # type: ignore[index]
+        port = re.search(r":(\d+)/mcp", self.url)
+        assert port is not None, self.url
+        self.port = int(port[1])
         self.token = env[TOKEN_ENV] if env and TOKEN_ENV in env else server_token().value
 
     def _wait_for_url(self) -> str:
@@ -59,8 +64,10 @@ class HttpServer:
 
     def headers(self, **extra: str) -> dict[str, str]:
         return {
-            "Authorization": f"Bearer {self.token}", "Content-Type": "application/json",
-            "Accept": "application/json, text/event-stream", **extra,
+            "Authorization": f"Bearer {self.token}",
+            "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream",
+            **extra,
         }
 
     def post(self, body: bytes | dict[str, Any], headers: dict[str, str]) -> httpx2.Response:
@@ -70,13 +77,23 @@ class HttpServer:
     def legacy_session(self) -> str:
         """A 2025-era session opened by hand (initialize, initialized); its Mcp-Session-Id."""
         opened = self.post(
-            {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-                "protocolVersion": LEGACY_PROTOCOL, "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}},
+            {
+                "jsonrpc": "2.0",
+                "id": 0,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": LEGACY_PROTOCOL,
+                    "capabilities": {},
+                    "clientInfo": {"name": "raw", "version": "1"},
+                },
+            },
             self.headers(),
         )
         assert opened.status_code == 200, opened.text
         session = opened.headers["mcp-session-id"]
-        initialized = self.post({"jsonrpc": "2.0", "method": "notifications/initialized"}, self.session_headers(session))
+        initialized = self.post(
+            {"jsonrpc": "2.0", "method": "notifications/initialized"}, self.session_headers(session)
+        )
         assert initialized.status_code == 202, initialized.text
         return session
 
@@ -96,7 +113,12 @@ class HttpServer:
 
 
 def tool_call(request_id: int, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": {"name": name, "arguments": arguments}}
+    return {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "method": "tools/call",
+        "params": {"name": name, "arguments": arguments},
+    }
 
 
 def open_call(server: HttpServer, session: str, body: dict[str, Any]) -> socket.socket:
@@ -114,6 +136,10 @@ def open_call(server: HttpServer, session: str, body: dict[str, Any]) -> socket.
 @asynccontextmanager
 async def sdk_client(server: HttpServer, token: str | None = None) -> AsyncIterator[Client]:
     """The SDK's Streamable HTTP client with the server's token (or the one given)."""
-    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token or server.token}"}, timeout=httpx2.Timeout(30, read=600)) as http:
-        async with Client(streamable_http_client(server.url, http_client=http), read_timeout_seconds=600) as client:
-            yield client
+    async with (
+        httpx2.AsyncClient(
+            headers={"Authorization": f"Bearer {token or server.token}"}, timeout=httpx2.Timeout(30, read=600)
+        ) as http,
+        Client(streamable_http_client(server.url, http_client=http), read_timeout_seconds=600) as client,
+    ):
+        yield client

@@ -9,6 +9,7 @@ exactly those, and a daemon the user runs (in ~/.local/share/kotlin/daemon or el
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import psutil
@@ -45,7 +46,7 @@ def stop_daemons(run_files: Path) -> list[psutil.Process]:
 
 def _run_files(cmdline: list[str]) -> str | None:
     """The daemon's `--daemon-runFilesPath <dir>` (two arguments, as the daemon client passes it)."""
-    for flag, value in zip(cmdline, cmdline[1:]):
+    for flag, value in itertools.pairwise(cmdline):
         if flag == "--daemon-runFilesPath":
             return value
     return None

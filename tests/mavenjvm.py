@@ -45,8 +45,13 @@ def _train(archive: Path, project: Path) -> None:
         shutil.copytree(project, copy, ignore=shutil.ignore_patterns("target", "build", ".gradle"))
         partial = archive.with_suffix(".partial")
         env = {**os.environ, "MAVEN_OPTS": " ".join((*FLAGS, f"-XX:ArchiveClassesAtExit={partial}"))}
-        done = subprocess.run(["mvn", "-B", "-q", "compile", "-Dkotlin.compiler.daemon=false"], cwd=copy, env=env,
-                              capture_output=True, timeout=TRAINING_TIMEOUT_SECONDS)
+        done = subprocess.run(
+            ["mvn", "-B", "-q", "compile", "-Dkotlin.compiler.daemon=false"],
+            cwd=copy,
+            env=env,
+            capture_output=True,
+            timeout=TRAINING_TIMEOUT_SECONDS,
+        )
         if done.returncode == 0 and partial.is_file() and partial.stat().st_size > 0:
             partial.replace(archive)
         else:

@@ -28,11 +28,17 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from conftest import PROJECTS, SAMPLE_PROJECT, persistent_test_cache  # noqa: E402
-from gradle_repl.project.toolchain import PINNED_KOTLIN_VERSION, find_mvn, has_usable_repl, repl_host_coordinates, resolve_jars  # noqa: E402
-from gradlemodels import PAIRS, pair_jars  # noqa: E402
-from suiteversions import SUITE_KOTLIN_VERSIONS  # noqa: E402
-from testtoolchain import fetch_test_toolchain  # noqa: E402
+from conftest import PROJECTS, SAMPLE_PROJECT, persistent_test_cache
+from gradle_repl.project.toolchain import (
+    PINNED_KOTLIN_VERSION,
+    find_mvn,
+    has_usable_repl,
+    repl_host_coordinates,
+    resolve_jars,
+)
+from gradlemodels import PAIRS, pair_jars
+from suiteversions import SUITE_KOTLIN_VERSIONS
+from testtoolchain import fetch_test_toolchain
 
 # Downloads wait on the network, not the CPU: more at once than the machine has cores, few enough not to crowd the tests.
 PARALLEL_FETCHES = 3
@@ -54,7 +60,9 @@ def _maven_plugins_and_dependencies(project: Path, kotlin: str | None) -> str:
         shutil.copytree(project, copy, ignore=shutil.ignore_patterns("target", "build", ".gradle", "src"))
         if kotlin is not None:
             pom = copy / "pom.xml"
-            pom.write_text(pom.read_text().replace(f"<kotlin.version>{PINNED_KOTLIN_VERSION}<", f"<kotlin.version>{kotlin}<"))
+            pom.write_text(
+                pom.read_text().replace(f"<kotlin.version>{PINNED_KOTLIN_VERSION}<", f"<kotlin.version>{kotlin}<")
+            )
         repository = _local_repository()
         # The repository's inode: a ~/.m2 moved aside or deleted and made again is a new one.
         identity = f"{repository.resolve()}\0{repository.stat().st_ino if repository.is_dir() else 'none'}"
@@ -66,9 +74,16 @@ def _maven_plugins_and_dependencies(project: Path, kotlin: str | None) -> str:
             return "already fetched"
         # A module's dependency on a sibling resolves only in a build of both (the tests' builds compile them), so a
         # multi-module project gets its plugins here, its few libraries in that build.
-        goals = ["dependency:resolve-plugins"] + ([] if "<modules>" in (copy / "pom.xml").read_text() else ["dependency:resolve"])
-        done = subprocess.run([find_mvn(), "-B", "-q", "-fae", *goals],
-                              cwd=copy, capture_output=True, text=True, timeout=MVN_TIMEOUT_SECONDS)
+        goals = ["dependency:resolve-plugins"] + (
+            [] if "<modules>" in (copy / "pom.xml").read_text() else ["dependency:resolve"]
+        )
+        done = subprocess.run(
+            [find_mvn(), "-B", "-q", "-fae", *goals],
+            cwd=copy,
+            capture_output=True,
+            text=True,
+            timeout=MVN_TIMEOUT_SECONDS,
+        )
         if done.returncode != 0:
             raise RuntimeError((done.stdout + done.stderr).strip()[-2000:])
         stamp.parent.mkdir(parents=True, exist_ok=True)
@@ -80,13 +95,17 @@ def fetches() -> list[tuple[str, Callable[[], object]]]:
     """Each fetch with its name, the largest first (each Kotlin version's compiler, the Gradle API jars)."""
     jobs: list[tuple[str, Callable[[], object]]] = []
     for kotlin in SUITE_KOTLIN_VERSIONS:
-        jobs.append((f"sample-project at Kotlin {kotlin}", lambda k=kotlin: _maven_plugins_and_dependencies(SAMPLE_PROJECT, k)))
+        jobs.append(
+            (f"sample-project at Kotlin {kotlin}", lambda k=kotlin: _maven_plugins_and_dependencies(SAMPLE_PROJECT, k))
+        )
     for pair in PAIRS:
         jobs.append((f"Gradle {pair.gradle} API, KGP {pair.kgp}", lambda p=pair: pair_jars(p)))
     jobs.append((f"the REPL host at Kotlin {PINNED_KOTLIN_VERSION}", fetch_test_toolchain))
     for kotlin in SUITE_KOTLIN_VERSIONS:
         if has_usable_repl(kotlin):
-            jobs.append((f"the REPL host at Kotlin {kotlin}", lambda k=kotlin: resolve_jars({"host": repl_host_coordinates(k)})))
+            jobs.append(
+                (f"the REPL host at Kotlin {kotlin}", lambda k=kotlin: resolve_jars({"host": repl_host_coordinates(k)}))
+            )
     for project in sorted(PROJECTS.iterdir()):
         if (project / "pom.xml").is_file():
             jobs.append((f"tests/projects/{project.name}", lambda p=project: _maven_plugins_and_dependencies(p, None)))

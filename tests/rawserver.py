@@ -28,8 +28,16 @@ class RawServer:
             env={**os.environ, **(env or {})},
         )
         self._next_id = 100
-        self.request({"method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}})
+        self.request(
+            {
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": {"name": "raw", "version": "1"},
+                },
+            }
+        )
         self.send_line(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}).encode())
 
     @property
@@ -48,7 +56,7 @@ class RawServer:
             line = self.process.stdout.readline()
             if not line:
                 raise EOFError(f"server exited with {self.process.wait()}")
-            message = json.loads(line)
+            message: dict[str, Any] = json.loads(line)
             if message.get("id") == request_id:
                 return message
         raise TimeoutError(request_id)
@@ -63,13 +71,28 @@ class RawServer:
 
     def send_call(self, request_id: Any, name: str, arguments: dict[str, Any]) -> None:
         """Sends a tool call without waiting for its reply (see receive)."""
-        self.send_line(json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
-                                   "params": {"name": name, "arguments": arguments}}).encode())
+        self.send_line(
+            json.dumps(
+                {
+                    "jsonrpc": "2.0",
+                    "id": request_id,
+                    "method": "tools/call",
+                    "params": {"name": name, "arguments": arguments},
+                }
+            ).encode()
+        )
 
     def cancel(self, request_id: Any) -> None:
         """What an MCP client sends when it gives up on a call (its own timeout, the user's stop)."""
-        self.send_line(json.dumps({"jsonrpc": "2.0", "method": "notifications/cancelled",
-                                   "params": {"requestId": request_id, "reason": "test"}}).encode())
+        self.send_line(
+            json.dumps(
+                {
+                    "jsonrpc": "2.0",
+                    "method": "notifications/cancelled",
+                    "params": {"requestId": request_id, "reason": "test"},
+                }
+            ).encode()
+        )
 
     def sessions(self) -> list[dict[str, Any]]:
         """What list_kotlin_sessions says, parsed."""
@@ -144,8 +167,8 @@ def rss_bytes(pid: int) -> int:
 
 def listening_sockets(pid: int) -> list[str]:
     """Listening TCP sockets and bound UDP sockets held by a process."""
-    found = []
-    for conn in psutil.Process(pid).net_connections(kind="inet"):
-        if conn.status == psutil.CONN_LISTEN or conn.type == socket.SOCK_DGRAM:
-            found.append(f"{conn.type.name} {conn.laddr}")
-    return found
+    return [
+        f"{conn.type.name} {conn.laddr}"
+        for conn in psutil.Process(pid).net_connections(kind="inet")
+        if conn.status == psutil.CONN_LISTEN or conn.type == socket.SOCK_DGRAM
+    ]

@@ -42,7 +42,9 @@ class RunningApp:
             try:
                 line = self.lines.get(timeout=timeout)
             except queue.Empty:
-                raise AssertionError(f"the app printed no line with {predicate!r} within {timeout:g} s; it printed {seen}") from None
+                raise AssertionError(
+                    f"the app printed no line with {predicate!r} within {timeout:g} s; it printed {seen}"
+                ) from None
             if predicate in line:
                 return line, seen
             seen.append(line)
@@ -59,7 +61,13 @@ def running_app(command: list[str], *, ready: str, cwd: str | None = None) -> It
     """The app started in a process group of its own (a launcher such as `mvn spring-boot:run` forks the app's JVM),
     ready once a line contains `ready`; the whole group is killed however the block ends."""
     process = subprocess.Popen(
-        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=cwd, start_new_session=True,
+        command,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        cwd=cwd,
+        start_new_session=True,
     )
     try:
         app = RunningApp(process)

@@ -12,4 +12,8 @@ KOTLIN_WITHOUT_K2_REPL = (("1.9.24", "1.6.3", "1.8.1"), ("2.1.20", "1.8.1", "1.1
 # A REPL that opens a snippet's class for all-open's presets but leaves its members final.
 KOTLIN_WITH_FINAL_SNIPPET_MEMBERS = "2.3.0"
 
-SUITE_KOTLIN_VERSIONS = (OLDER_KOTLIN, *(kotlin for kotlin, _, _ in KOTLIN_WITHOUT_K2_REPL), KOTLIN_WITH_FINAL_SNIPPET_MEMBERS)
+SUITE_KOTLIN_VERSIONS = (
+    OLDER_KOTLIN,
+    *(kotlin for kotlin, _, _ in KOTLIN_WITHOUT_K2_REPL),
+    KOTLIN_WITH_FINAL_SNIPPET_MEMBERS,
+)

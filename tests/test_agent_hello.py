@@ -24,7 +24,12 @@ def _text(value: str) -> bytes:
 
 
 # What AttachedSession.serve sent before its hello named its build: app loader, Java version, pid.
-_OLD_HELLO = b"H" + _text("jdk.internal.loader.ClassLoaders$AppClassLoader@5a07e868") + _text("17.0.12") + struct.pack(">q", 4242)
+_OLD_HELLO = (
+    b"H"
+    + _text("jdk.internal.loader.ClassLoaders$AppClassLoader@5a07e868")
+    + _text("17.0.12")
+    + struct.pack(">q", 4242)
+)
 
 
 @pytest.fixture

@@ -30,7 +30,7 @@ def _user_dir(temp_root: Path) -> Path:
     return temp_root / f"gradle-repl-{os.getuid()}"
 
 
-def test_the_directories_are_made_private_and_the_socket_named_by_pid(temp_root: Path):
+def test_the_directories_are_made_private_and_the_socket_named_by_pid(temp_root: Path) -> None:
     """Made where missing: this user's own, 0700, for the user and for the agent's build; the socket `<pid>.sock` in it."""
     path = Path(socket_path(4242, JAR))
     assert path == _user_dir(temp_root) / "agent-0123abcd" / "4242.sock"
@@ -40,7 +40,7 @@ def test_the_directories_are_made_private_and_the_socket_named_by_pid(temp_root:
 
 
 @pytest.mark.parametrize("mode", [0o755, 0o710, 0o701, 0o770])
-def test_a_directory_others_can_enter_is_refused(temp_root: Path, mode: int):
+def test_a_directory_others_can_enter_is_refused(temp_root: Path, mode: int) -> None:
     """A user directory already there that its group or others may enter or list is refused, and left as it is."""
     directory = _user_dir(temp_root)
     directory.mkdir()
@@ -50,7 +50,7 @@ def test_a_directory_others_can_enter_is_refused(temp_root: Path, mode: int):
     assert stat.S_IMODE(directory.stat().st_mode) == mode and list(directory.iterdir()) == []
 
 
-def test_an_agent_directory_others_can_enter_is_refused_under_a_private_user_directory(temp_root: Path):
+def test_an_agent_directory_others_can_enter_is_refused_under_a_private_user_directory(temp_root: Path) -> None:
     """Each level is checked: a private user directory doesn't make an open build directory in it safe."""
     directory = _user_dir(temp_root)
     directory.mkdir(mode=0o700)
@@ -60,7 +60,7 @@ def test_an_agent_directory_others_can_enter_is_refused_under_a_private_user_dir
         socket_path(4242, JAR)
 
 
-def test_a_symlink_in_place_of_the_directory_is_refused(temp_root: Path):
+def test_a_symlink_in_place_of_the_directory_is_refused(temp_root: Path) -> None:
     """A link where the directory belongs (to a private directory, even) is refused: whoever made it chose the target."""
     target = temp_root / "elsewhere"
     target.mkdir(mode=0o700)
@@ -69,7 +69,7 @@ def test_a_symlink_in_place_of_the_directory_is_refused(temp_root: Path):
         agent_dir(JAR)
 
 
-def test_another_users_directory_is_refused(temp_root: Path):
+def test_another_users_directory_is_refused(temp_root: Path) -> None:
     """A 0700 directory owned by another user (made here by root and given to `nobody`) is refused: its owner could
     replace the socket with one of their own."""
     if os.getuid() != 0:

@@ -14,8 +14,19 @@ import pytest
 
 from gradle_repl.resources import jvm_worker_attach_agent_sources, jvm_worker_both_sources
 from gradle_repl.worker.attach.agent_wire import (
-    AgentConnection, AgentCut, AgentDisplay, AgentError, AgentHello, AgentImageValue, AgentOutput, AgentRuntime, AgentStopped,
-    AgentUnit, AgentValue, AgentValues, _decode,
+    AgentConnection,
+    AgentCut,
+    AgentDisplay,
+    AgentError,
+    AgentHello,
+    AgentImageValue,
+    AgentOutput,
+    AgentRuntime,
+    AgentStopped,
+    AgentUnit,
+    AgentValue,
+    AgentValues,
+    _decode,
 )
 from gradle_repl.worker.attach.wire_table import message_shapes
 
@@ -25,8 +36,17 @@ PROBE = Path(__file__).parent / "agentwire" / "WireProbe.java"
 # javac and a JVM each start once: seconds, unless the machine is loaded.
 JAVA_TIMEOUT_SECONDS = 120
 _DECODED = {
-    "H": AgentHello, "O": AgentOutput, "I": AgentDisplay, "L": AgentCut, "V": AgentValue, "M": AgentImageValue, "U": AgentUnit,
-    "X": AgentError, "S": AgentStopped, "D": AgentValues, "R": AgentRuntime,
+    "H": AgentHello,
+    "O": AgentOutput,
+    "I": AgentDisplay,
+    "L": AgentCut,
+    "V": AgentValue,
+    "M": AgentImageValue,
+    "U": AgentUnit,
+    "X": AgentError,
+    "S": AgentStopped,
+    "D": AgentValues,
+    "R": AgentRuntime,
 }
 
 
@@ -45,15 +65,20 @@ def _frames(data: bytes) -> list[bytes]:
     frames = []
     while data:
         size = struct.unpack(">i", data[:4])[0]
-        frames.append(data[4:4 + size])
-        data = data[4 + size:]
+        frames.append(data[4 : 4 + size])
+        data = data[4 + size :]
     return frames
 
 
-def test_every_message_the_agent_writes_is_read_whole_by_the_worker(probe: Path):
+def test_every_message_the_agent_writes_is_read_whole_by_the_worker(probe: Path) -> None:
     """One message of each kind the table says the agent sends, written by the agent's Wire, decodes whole here, as
     the reply type its kind stands for."""
-    written = subprocess.run(["java", "-cp", str(probe), "gradlerepl.agent.WireProbe", "write"], capture_output=True, check=True, timeout=JAVA_TIMEOUT_SECONDS)
+    written = subprocess.run(
+        ["java", "-cp", str(probe), "gradlerepl.agent.WireProbe", "write"],
+        capture_output=True,
+        check=True,
+        timeout=JAVA_TIMEOUT_SECONDS,
+    )
     frames = _frames(written.stdout)
     kinds = [frame[:1].decode() for frame in frames]
     assert set(kinds) == {kind for sender, kind in message_shapes() if sender == "agent"} == set(_DECODED)
@@ -61,31 +86,48 @@ def test_every_message_the_agent_writes_is_read_whole_by_the_worker(probe: Path)
         assert isinstance(_decode(frame), _DECODED[kind]), kind
 
 
-def test_every_message_the_worker_writes_is_read_whole_by_the_agent(probe: Path):
+def test_every_message_the_worker_writes_is_read_whole_by_the_agent(probe: Path) -> None:
     """Each request AgentConnection makes (evaluate, keep, cancel, describe, runtime) is read whole by the agent's
     Wire, field by field as the table has it."""
     mine, theirs = socket.socketpair()
     with mine, theirs:
         connection = AgentConnection(mine, AgentHello("", "", "", 0))
-        connection.evaluate(1, output_limit=10, class_name="_2_repl", result_field=None, result_type=None, classes={"_2_repl": b"\xca\xfe"})
+        connection.evaluate(
+            1,
+            output_limit=10,
+            class_name="_2_repl",
+            result_field=None,
+            result_type=None,
+            classes={"_2_repl": b"\xca\xfe"},
+        )
         connection.keep(2, class_name="_3_repl", classes={"_3_repl": b"", "_3_repl$A": b"\x00"})
         connection.cancel(3, grace_seconds=1.5)
-        connection.describe(4, [("_2_repl", "a", None), ("_3_repl", "b", "kotlin.time.Duration")], limit_chars=5, value_seconds=1, total_seconds=2)
+        connection.describe(
+            4,
+            [("_2_repl", "a", None), ("_3_repl", "b", "kotlin.time.Duration")],
+            limit_chars=5,
+            value_seconds=1,
+            total_seconds=2,
+        )
         connection.runtime(5, ["/jars/kotlin-stdlib-2.3.21.jar"])
         mine.shutdown(socket.SHUT_WR)
         sent = b"".join(iter(lambda: theirs.recv(1 << 16), b""))
     read = subprocess.run(
-        ["java", "-cp", str(probe), "gradlerepl.agent.WireProbe", "read"], input=sent, capture_output=True, check=True, timeout=JAVA_TIMEOUT_SECONDS,
+        ["java", "-cp", str(probe), "gradlerepl.agent.WireProbe", "read"],
+        input=sent,
+        capture_output=True,
+        check=True,
+        timeout=JAVA_TIMEOUT_SECONDS,
     )
     assert read.stdout.decode().strip() == "EKCDR"
     assert set("EKCDR") == {kind for sender, kind in message_shapes() if sender == "worker"}
 
 
-def test_a_message_short_of_a_field_is_refused_on_each_side():
+def test_a_message_short_of_a_field_is_refused_on_each_side() -> None:
     """A reply missing the table's last field is refused by the worker's decoder, naming it (the agent's Wire refuses
     the same as it writes: WireTable.Check)."""
     unit_without_id = b"U"
-    with pytest.raises(Exception, match="ends before its field id|truncated"):
+    with pytest.raises(Exception, match=r"ends before its field id|truncated"):
         _decode(unit_without_id)
     stopped_with_more = b"S" + struct.pack(">q", 1) + struct.pack(">i", 1) + b"x" + b"extra"
     with pytest.raises(Exception, match="5 bytes more than its message S"):

@@ -14,12 +14,21 @@ import pytest
 from conftest import SyncWorker, running_worker
 from fakeworker import FakeResolved
 from gradle_repl.environment import ReplEnvironment
-from gradle_repl.frames import CheckResult, CodeDiagnostic, Completion, CompletionResult, ErrorResult, SuccessResult, TextEdit, WorkerOptions
+from gradle_repl.frames import (
+    CheckResult,
+    CodeDiagnostic,
+    Completion,
+    CompletionResult,
+    ErrorResult,
+    SuccessResult,
+    TextEdit,
+    WorkerOptions,
+)
 from gradle_repl.host.manager import SessionLimits, SessionManager
 from gradle_repl.target import SessionTarget
 from gradle_repl.worker import facade
-from gradle_repl.worker.repl.completion import Candidate, SessionCompletion, prefix_start, rank, utf16_offset
 from gradle_repl.worker.repl.analysis import code_diagnostics
+from gradle_repl.worker.repl.completion import Candidate, SessionCompletion, prefix_start, rank, utf16_offset
 from gradle_repl.worker.report import Diagnostic
 
 jvm = pytest.mark.jvm
@@ -36,17 +45,24 @@ def _snippet_number(worker: SyncWorker) -> int:
     """The number the session gives the snippet this runs, as its stack shows it."""
     result = worker.eval('error("where")').result
     assert isinstance(result, ErrorResult), result
-    return int(re.search(r"at snippet (\d+), line 1", result.stack)[1])  # type: ignore[index]
+    found = re.search(r"at snippet (\d+), line 1", result.stack)
+    assert found is not None, result.stack
+    return int(found[1])
 
 
 def _errors(result: CheckResult) -> list[CodeDiagnostic]:
     return [d for d in result.diagnostics if d.severity == "error"]
 
 
-def test_diagnostics_are_errors_first_then_by_position_each_rendered_as_a_run_shows_it():
+def test_diagnostics_are_errors_first_then_by_position_each_rendered_as_a_run_shows_it() -> None:
     code = "val a = 1\nval b: String = 2"
     found = code_diagnostics(
-        [Diagnostic("WARNING", "w", 1, 5), Diagnostic("INFO", "noise"), Diagnostic("ERROR", "f", 2, 17), Diagnostic("ERROR", "e", 1, 1)],
+        [
+            Diagnostic("WARNING", "w", 1, 5),
+            Diagnostic("INFO", "noise"),
+            Diagnostic("ERROR", "f", 2, 17),
+            Diagnostic("ERROR", "e", 1, 1),
+        ],
         code,
     )
     assert [(d.severity, d.message) for d in found] == [("error", "e"), ("error", "f"), ("warning", "w")]
@@ -55,7 +71,7 @@ def test_diagnostics_are_errors_first_then_by_position_each_rendered_as_a_run_sh
 
 
 @jvm
-def test_a_check_reports_errors_warnings_and_the_value_type_in_the_sessions_state(worker: SyncWorker):
+def test_a_check_reports_errors_warnings_and_the_value_type_in_the_sessions_state(worker: SyncWorker) -> None:
     worker.eval("import sample.*\nval base = 40\nfun twice(x: Int) = 2 * x")
     typed = worker.check("classics.publishedBefore(twice(base) * 30)")
     assert typed.compiled and not typed.diagnostics and typed.value_type == "kotlin.collections.List<sample.Book>"
@@ -65,22 +81,24 @@ def test_a_check_reports_errors_warnings_and_the_value_type_in_the_sessions_stat
     assert _errors(wrong)[1].text == "error: Unresolved reference 'nope'. (line 2, col 1)\n    nope\n    ^"
     warned = worker.check("val d = 1 / 0\nd")
     assert warned.compiled and warned.value_type == "kotlin.Int"
-    assert [d.severity for d in warned.diagnostics] == ["warning"] and "Division by zero" in warned.diagnostics[0].message
+    assert [d.severity for d in warned.diagnostics] == ["warning"] and "Division by zero" in warned.diagnostics[
+        0
+    ].message
     assert worker.check("val unitOnly = 1").value_type is None
 
 
 @jvm
-def test_a_check_runs_nothing_and_changes_nothing(worker: SyncWorker):
+def test_a_check_runs_nothing_and_changes_nothing(worker: SyncWorker) -> None:
     """After checks that declare, redefine, print and fail, the session's declarations, values and numbering are as
     before, and running the checked code afterwards behaves as if it had never been checked."""
-    worker.eval('val kept = 1\nvar counter = 10\nclass Held(val v: Int)\nfun held() = Held(kept)')
+    worker.eval("val kept = 1\nvar counter = 10\nclass Held(val v: Int)\nfun held() = Held(kept)")
     before = worker.describe()
     number = _snippet_number(worker)
     checked = [
         'val kept = "redefined"\nval fresh = 2\ncounter += 100\nprintln("ran!")\nfresh',
         "class Held(val w: String)\nfun held() = 3",
         'val broken: Int = "no"',
-        "error(\"would throw\")",
+        'error("would throw")',
     ]
     for code in checked:
         worker.check(code)
@@ -99,7 +117,7 @@ def test_a_check_runs_nothing_and_changes_nothing(worker: SyncWorker):
 
 
 @jvm
-def test_many_checks_in_a_row_leave_the_session_answering(worker: SyncWorker):
+def test_many_checks_in_a_row_leave_the_session_answering(worker: SyncWorker) -> None:
     """Checks that fail and succeed alternate without the REPL's history growing: the next run still compiles
     against exactly the session's declarations."""
     for i in range(20):
@@ -118,24 +136,40 @@ def _item(result: CompletionResult, text: str) -> Completion:
     return next(item for item in result.items if item.text == text)
 
 
-def test_candidates_start_with_the_prefix_exact_case_first_best_rank_first_at_most_fifty():
-    found = [Candidate("Map", "class", "kotlin.collections", 4), Candidate("map", "function", "fun map()", 3),
-             Candidate("mapNotNull", "function", "fun mapNotNull()", 3), Candidate("max", "function", "", 2),
-             Candidate("other", "function", "", 0), Candidate("map", "function", "fun map()", 5)]
-    assert [(c.text, c.kind) for c in rank(found, "ma")] == [("max", "function"), ("map", "function"), ("mapNotNull", "function"), ("Map", "class")]
+def test_candidates_start_with_the_prefix_exact_case_first_best_rank_first_at_most_fifty() -> None:
+    found = [
+        Candidate("Map", "class", "kotlin.collections", 4),
+        Candidate("map", "function", "fun map()", 3),
+        Candidate("mapNotNull", "function", "fun mapNotNull()", 3),
+        Candidate("max", "function", "", 2),
+        Candidate("other", "function", "", 0),
+        Candidate("map", "function", "fun map()", 5),
+    ]
+    assert [(c.text, c.kind) for c in rank(found, "ma")] == [
+        ("max", "function"),
+        ("map", "function"),
+        ("mapNotNull", "function"),
+        ("Map", "class"),
+    ]
     assert len(rank([Candidate(f"n{i}", "variable", "", 1) for i in range(80)], "n")) == 50
     assert prefix_start("numbers.fi", 10) == 8 and prefix_start("a + ", 4) == 4
 
 
 @jvm
-def test_completion_knows_the_sessions_names_members_extensions_packages_and_imports(worker: SyncWorker):
-    worker.eval("import java.time.LocalDate\nval numbers = listOf(1, 2, 3)\nfun twice(x: Int) = 2 * x\ndata class Spot(val x: Int, val yy: Int)")
+def test_completion_knows_the_sessions_names_members_extensions_packages_and_imports(worker: SyncWorker) -> None:
+    worker.eval(
+        "import java.time.LocalDate\nval numbers = listOf(1, 2, 3)\nfun twice(x: Int) = 2 * x\ndata class Spot(val x: Int, val yy: Int)"
+    )
     before = worker.describe()
     assert _texts(worker.complete("twi"))[0] == "twice"
     members = worker.complete("numbers.")
     # Members first, then extensions, at most 50; a prefix narrows to both.
     assert {"size", "get", "contains"} <= set(_texts(members)) and len(members.items) == 50
-    assert {"filter", "first", "firstOrNull", "fill"} & set(_texts(worker.complete("numbers.fi"))) >= {"filter", "first", "firstOrNull"}
+    assert {"filter", "first", "firstOrNull", "fill"} & set(_texts(worker.complete("numbers.fi"))) >= {
+        "filter",
+        "first",
+        "firstOrNull",
+    }
     assert _item(members, "size").kind == "property" and _item(members, "size").detail == "Int"
     extensions = _texts(worker.complete("listOf(1).ma"))
     assert {"map", "mapNotNull"} <= set(extensions) and all(t.startswith("ma") for t in extensions)
@@ -155,12 +189,12 @@ def test_completion_knows_the_sessions_names_members_extensions_packages_and_imp
     assert worker.value("twice(numbers.size)") == "6"
 
 
-def test_offsets_are_counted_as_the_jvm_counts_them():
+def test_offsets_are_counted_as_the_jvm_counts_them() -> None:
     assert utf16_offset('"🎉"x', 4) == 5 and utf16_offset("é.", 2) == 2 and utf16_offset("abc", 0) == 0
 
 
 @jvm
-def test_completion_after_characters_beyond_the_basic_plane_completes_at_the_cursor(worker: SyncWorker):
+def test_completion_after_characters_beyond_the_basic_plane_completes_at_the_cursor(worker: SyncWorker) -> None:
     """An emoji is one character to the caller and two UTF-16 units to the compiler: the cursor still lands after
     `party.`, not one unit short of it."""
     worker.eval('data class Party(val guests: Int, val theme: String)\nval party = Party(3, "🎈")')
@@ -170,14 +204,16 @@ def test_completion_after_characters_beyond_the_basic_plane_completes_at_the_cur
     assert _texts(narrowed)[0] == "guests" and narrowed.prefix_start == len('println("🎉🎉") ; party.')
 
 
-def test_only_the_compilers_verdict_on_the_sources_disables_the_add_on_for_good():
+def test_only_the_compilers_verdict_on_the_sources_disables_the_add_on_for_good() -> None:
     """A compile that ran out of memory or crashed may pass next time: only COMPILATION_ERROR (of Kotlin's ExitCode)
     is remembered beside the jar."""
     assert facade.lasting_failure("COMPILATION_ERROR")
     assert not any(facade.lasting_failure(code) for code in ("INTERNAL_ERROR", "OOM_ERROR", "SCRIPT_EXECUTION_ERROR"))
 
 
-def test_a_kotlin_whose_fir_the_add_on_cannot_compile_gets_a_clear_unavailable(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
+def test_a_kotlin_whose_fir_the_add_on_cannot_compile_gets_a_clear_unavailable(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     """An add-on compile that failed for a Kotlin version is remembered beside where its jar would be: the session
     answers every completion with why, naming the version and the compiler's first error, and tries no compile."""
     monkeypatch.setattr(facade, "cache_dir", lambda: tmp_path)
@@ -187,7 +223,14 @@ def test_a_kotlin_whose_fir_the_add_on_cannot_compile_gets_a_clear_unavailable(m
         "could not compile the jvm-worker facade's completion add-on with Kotlin 9.9.0:\n"
         "Completer.kt:120:9: error: unresolved reference 'FirFileChecker'.\n"
     )
-    completion = SessionCompletion(driver=None, facade_loader=None, kotlin_version="9.9.0", compile_classpath=[], index_classpath=[])
+    # No JVM: the add-on's recorded failure is read before the driver or loader would be used.
+    completion = SessionCompletion(
+        driver=None,  # type: ignore[arg-type]
+        facade_loader=None,
+        kotlin_version="9.9.0",
+        compile_classpath=[],
+        index_classpath=[],
+    )
     first = completion.complete("numbers.ma", 10, "_5.repl.kts", [])
     assert first.unavailable == (
         "completion is unavailable on Kotlin 9.9.0: its add-on did not compile "
@@ -198,7 +241,9 @@ def test_a_kotlin_whose_fir_the_add_on_cannot_compile_gets_a_clear_unavailable(m
 
 
 @jvm
-def test_a_check_or_completion_after_a_source_edit_keeps_the_sessions_jvm_and_state(sample_env: ReplEnvironment):
+def test_a_check_or_completion_after_a_source_edit_keeps_the_sessions_jvm_and_state(
+    sample_env: ReplEnvironment,
+) -> None:
     """Through the real manager and a real worker: after an edit (the resolve reports sources compiled later), a check
     and a completion are answered by the same JVM, which still holds what the session declared."""
     edits = [0.0]
@@ -208,8 +253,9 @@ def test_a_check_or_completion_after_a_source_edit_keeps_the_sessions_jvm_and_st
 
     async def scenario() -> None:
         manager = SessionManager(
-            limits=SessionLimits(spare_worker=False, train_class_data=False), worker_options=WorkerOptions(heap_mb=512),
-            resolver=resolver,  # type: ignore[arg-type]
+            limits=SessionLimits(spare_worker=False, train_class_data=False),
+            worker_options=WorkerOptions(heap_mb=512),
+            resolver=resolver,
         )
         try:
             where = SessionTarget(sample_env.project_root, session_id="edited")
@@ -217,7 +263,9 @@ def test_a_check_or_completion_after_a_source_edit_keeps_the_sessions_jvm_and_st
             assert ran.result.type == "success", ran.result
             pid = manager.list()[0].worker_pid
             edits[0] += 1  # a project source was edited and rebuilt
-            checked = await manager.check_snippet(dataclasses.replace(where, source_set="test"), code="keptAcrossEdits + 1")
+            checked = await manager.check_snippet(
+                dataclasses.replace(where, source_set="test"), code="keptAcrossEdits + 1"
+            )
             assert isinstance(checked.result, CheckResult) and checked.result.compiled, checked.result
             assert checked.result.value_type == "kotlin.Int" and checked.notices == ()
             completed = await manager.complete_snippet(where, code="keptAcross")
@@ -229,20 +277,28 @@ def test_a_check_or_completion_after_a_source_edit_keeps_the_sessions_jvm_and_st
     asyncio.run(scenario())
 
 
-def test_an_added_import_goes_after_the_codes_file_annotations_comments_and_imports():
+def test_an_added_import_goes_after_the_codes_file_annotations_comments_and_imports() -> None:
     from gradle_repl.worker.repl.completion import import_edit
 
-    assert import_edit("val f = Fil", "java.io.File").model_dump() == {"start": 0, "end": 0, "text": "import java.io.File\n"}
+    assert import_edit("val f = Fil", "java.io.File").model_dump() == {
+        "start": 0,
+        "end": 0,
+        "text": "import java.io.File\n",
+    }
     header = '@file:DependsOn("a:b:1")\n// why\nimport java.util.*\n\n'
     assert import_edit(header + "val f = Fil", "java.io.File").start == len(header)
     assert import_edit("import java.util.*", "java.io.File").start == 0  # the line being typed is no header yet
 
 
-def test_names_the_code_already_uses_rank_first_but_keywords_gain_nothing_from_it():
+def test_names_the_code_already_uses_rank_first_but_keywords_gain_nothing_from_it() -> None:
     from gradle_repl.worker.repl.completion import used_names
 
-    found = [Candidate("Iterable", "interface", "kotlin.collections", 4), Candidate("Int", "class", "kotlin", 4),
-             Candidate("if", "keyword", "", 6), Candidate("ImageBitmap", "class", "p", 4)]
+    found = [
+        Candidate("Iterable", "interface", "kotlin.collections", 4),
+        Candidate("Int", "class", "kotlin", 4),
+        Candidate("if", "keyword", "", 6),
+        Candidate("ImageBitmap", "class", "p", 4),
+    ]
     code = "fun f(a: Int) { if (a > 0) g(a) }\nfun h(b: I"
     used = used_names(code, len(code) - 1, len(code))
     assert [c.text for c in rank(found, "I", used=used)] == ["Int", "ImageBitmap", "Iterable", "if"]
@@ -257,24 +313,42 @@ def assert_completes_imports_and_packages(worker: SyncWorker) -> None:
     assert all(not item.edits for item in offered.items if item.detail == "kotlin.io")  # default imports need none
     code = "import java.util.*\nval q = ConcurrentLinkedDe"
     deque = _item(worker.complete(code), "ConcurrentLinkedDeque")
-    assert deque.edits == [TextEdit(start=len("import java.util.*\n"), end=len("import java.util.*\n"), text="import java.util.concurrent.ConcurrentLinkedDeque\n")]
-    edited = code[: deque.edits[0].start] + deque.edits[0].text + code[deque.edits[0].start :] + "que<Int>()\nq.add(3); q.size"
+    assert deque.edits == [
+        TextEdit(
+            start=len("import java.util.*\n"),
+            end=len("import java.util.*\n"),
+            text="import java.util.concurrent.ConcurrentLinkedDeque\n",
+        )
+    ]
+    edited = (
+        code[: deque.edits[0].start]
+        + deque.edits[0].text
+        + code[deque.edits[0].start :]
+        + "que<Int>()\nq.add(3); q.size"
+    )
     assert worker.value(edited) == "1"  # the edit, applied, makes code that runs
     assert _item(worker.complete("val g = ConcurrentLinkedDe"), "ConcurrentLinkedDeque").edits == []  # imported now
     assert {"serialization", "coroutines"} <= {i.text for i in worker.complete("kotlinx.").items if i.kind == "package"}
     util = worker.complete("java.util.")
-    assert {"concurrent", "function"} <= {i.text for i in util.items if i.kind == "package"} and "ArrayList" in _texts(util)
+    assert {"concurrent", "function"} <= {i.text for i in util.items if i.kind == "package"} and "ArrayList" in _texts(
+        util
+    )
     assert _item(worker.complete("java.util.st"), "stream").kind == "package"
     assert _item(worker.complete("import java.util.conc"), "concurrent").detail == "java.util.concurrent"
     duration = worker.complete("val d: Dura")
-    assert {(i.detail, bool(i.edits)) for i in duration.items if i.text == "Duration"} >= {("kotlin.time", True), ("java.time", True)}
-    assert all(i.kind in {"class", "interface", "object", "enum", "typealias"} for i in duration.items)  # a type is written
+    assert {(i.detail, bool(i.edits)) for i in duration.items if i.text == "Duration"} >= {
+        ("kotlin.time", True),
+        ("java.time", True),
+    }
+    assert all(
+        i.kind in {"class", "interface", "object", "enum", "typealias"} for i in duration.items
+    )  # a type is written
     assert _item(worker.complete("val x: java.io.Fi"), "File").edits == []
     assert "File" in _texts(worker.complete("val files: List<Fi"))
 
 
 @jvm
-def test_completion_offers_classes_not_imported_yet_with_their_import_and_sub_packages(worker: SyncWorker):
+def test_completion_offers_classes_not_imported_yet_with_their_import_and_sub_packages(worker: SyncWorker) -> None:
     """As IntelliJ's auto-import: a class from the JDK or the classpath not imported yet is offered with the import
     it needs, as an edit placed after the code's own imports (applied, the code runs); sub-packages follow a package
     name and an import; a written type offers types only."""

@@ -19,7 +19,14 @@ ALLOWED = {
 }
 # The demo is an MCP client of the real server.
 # front/http.py serves the SDK's Streamable HTTP transport; front/remote.py is the shell's client of it.
-MCP_SPEAKERS = {"front/server.py", "front/attach_tools.py", "front/content.py", "front/demo.py", "front/http.py", "front/remote.py"}
+MCP_SPEAKERS = {
+    "front/server.py",
+    "front/attach_tools.py",
+    "front/content.py",
+    "front/demo.py",
+    "front/http.py",
+    "front/remote.py",
+}
 
 
 def _layer(path: Path) -> str:
@@ -51,7 +58,7 @@ def _imported_layers(path: Path) -> set[str]:
     return layers
 
 
-def test_arrows_point_down():
+def test_arrows_point_down() -> None:
     """project/ and worker/ never import the host or the front ends; the host never imports the project side."""
     wrong = {}
     for path in PACKAGE.rglob("*.py"):
@@ -62,40 +69,57 @@ def test_arrows_point_down():
     assert wrong == {}
 
 
-def test_only_the_front_ends_speak_mcp():
+def test_only_the_front_ends_speak_mcp() -> None:
     speakers = {
-        str(path.relative_to(PACKAGE)) for path in PACKAGE.rglob("*.py")
+        str(path.relative_to(PACKAGE))
+        for path in PACKAGE.rglob("*.py")
         if any(name == "mcp" or name.startswith("mcp.") for name in _imports(path))
     }
     assert speakers <= MCP_SPEAKERS, speakers
 
 
-def test_only_the_worker_boundary_touches_jpype():
+def test_only_the_worker_boundary_touches_jpype() -> None:
     """JPype's untyped objects enter through worker/java.py alone, where they get their types."""
     users = {
-        str(path.relative_to(PACKAGE)) for path in PACKAGE.rglob("*.py")
+        str(path.relative_to(PACKAGE))
+        for path in PACKAGE.rglob("*.py")
         if any(name.split(".")[0] in ("jpype", "_jpype") for name in _imports(path))
     }
     assert users == {"worker/java.py"}, users
 
 
-def test_the_front_ends_and_the_host_never_load_jpype():
+def test_the_front_ends_and_the_host_never_load_jpype() -> None:
     """JPype and its native library load in worker processes only: importing every module of front/ and host/ (in a
     fresh interpreter) leaves them out, so the server and the CLI start without them."""
     modules = [
         "gradle_repl." + ".".join(path.relative_to(PACKAGE).with_suffix("").parts)
-        for layer in ("front", "host") for path in sorted((PACKAGE / layer).glob("*.py")) if path.name != "__init__.py"
+        for layer in ("front", "host")
+        for path in sorted((PACKAGE / layer).glob("*.py"))
+        if path.name != "__init__.py"
     ]
     probe = f"import importlib, sys\nfor m in {modules!r}: importlib.import_module(m)\nprint(sorted(m for m in sys.modules if 'jpype' in m))"
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
     assert (done.returncode, done.stdout.strip()) == (0, "[]"), done.stderr
 
 
-def test_the_top_level_holds_only_the_base_and_the_entry_point():
+def test_the_top_level_holds_only_the_base_and_the_entry_point() -> None:
     top = {p.name for p in PACKAGE.glob("*.py")}
     assert top == {
-        "__init__.py", "__main__.py", "display_kinds.py", "environment.py", "file_annotations.py", "errors.py", "frames.py", "options.py", "paths.py", "progress.py",
-        "resources.py", "settings.py", "stopping.py", "target.py", "test_settings.py",
+        "__init__.py",
+        "__main__.py",
+        "display_kinds.py",
+        "environment.py",
+        "file_annotations.py",
+        "errors.py",
+        "frames.py",
+        "options.py",
+        "paths.py",
+        "progress.py",
+        "resources.py",
+        "settings.py",
+        "stopping.py",
+        "target.py",
+        "test_settings.py",
     }, top
 
 
@@ -131,7 +155,7 @@ def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
 
     def walk(module: str, path: list[str]) -> list[str] | None:
         if module in path:
-            return path[path.index(module):] + [module]
+            return [*path[path.index(module) :], module]
         if module in done:
             return None
         for imported in sorted(graph[module]):
@@ -144,13 +168,13 @@ def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
     return next((found for module in sorted(graph) if (found := walk(module, []))), None)
 
 
-def test_no_module_imports_itself_through_others():
+def test_no_module_imports_itself_through_others() -> None:
     """The package's imports form no circle: each module can be read (and type-checked) after what it uses."""
     cycle = _cycle(_import_graph())
     assert cycle is None, " -> ".join(cycle or [])
 
 
-def test_an_import_circle_is_found():
+def test_an_import_circle_is_found() -> None:
     """The search finds a circle through several modules and none where there is none."""
     assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == ["a", "b", "c", "a"]
     assert _cycle({"a": {"b"}, "b": set()}) is None
@@ -179,19 +203,24 @@ def _room_crossings(paths: list[Path], package: Path = PACKAGE) -> set[tuple[str
         room = _room(path, package)
         for name in _imports(path):
             parts = name.split(".")
-            if parts[:2] == ["gradle_repl", "worker"] and len(parts) > 2 and parts[2] in WORKER_ROOMS and room not in ("shell", parts[2]):
+            if (
+                parts[:2] == ["gradle_repl", "worker"]
+                and len(parts) > 2
+                and parts[2] in WORKER_ROOMS
+                and room not in ("shell", parts[2])
+            ):
                 crossings.add((str(path.relative_to(package)), parts[2]))
     return crossings
 
 
-def test_the_worker_rooms_meet_only_in_the_shell():
+def test_the_worker_rooms_meet_only_in_the_shell() -> None:
     """worker/repl (the REPL in this JVM), worker/attach (the link to an agent in another JVM) and worker/classes
     (class files, in-place updates) never import each other: the shell (worker/'s top modules: boot, the runner
     seam, the channel, the JVM's door) imports them and hands each what it needs."""
     assert _room_crossings(list((PACKAGE / "worker").rglob("*.py"))) == set()
 
 
-def test_a_room_crossing_is_found(tmp_path):
+def test_a_room_crossing_is_found(tmp_path) -> None:
     """The check sees a room importing another (what AttachedSession subclassing ReplSession was)."""
     (tmp_path / "worker" / "attach").mkdir(parents=True)
     crossing = tmp_path / "worker" / "attach" / "attached.py"
@@ -205,18 +234,23 @@ def _worker_imports_outside(layer: str) -> set[str]:
     """Each module of gradle_repl.worker that a module of `layer` imports (under TYPE_CHECKING and in functions too)."""
     graph = _import_graph()
     return {
-        imported for module, imports in graph.items() if module.startswith(f"gradle_repl.{layer}.")
-        for imported in imports if imported.startswith("gradle_repl.worker.")
+        imported
+        for module, imports in graph.items()
+        if module.startswith(f"gradle_repl.{layer}.")
+        for imported in imports
+        if imported.startswith("gradle_repl.worker.")
     }
 
 
-def test_the_front_ends_import_no_worker_room():
+def test_the_front_ends_import_no_worker_room() -> None:
     """front/ reaches the worker's rooms only through the host: attaching a session, or the agent's option for an
     app's start, asks the host, which names the helpers it uses."""
     rooms = {name for name in _worker_imports_outside("front") if name.split(".")[2] in WORKER_ROOMS}
     assert rooms == set(), sorted(rooms)
 
 
-def test_the_host_imports_only_the_workers_pure_helpers():
+def test_the_host_imports_only_the_workers_pure_helpers() -> None:
     """The host runs no JVM: of the worker it imports only the pure helpers ARCHITECTURE.md names."""
-    assert _worker_imports_outside("host") <= HOST_WORKER_HELPERS, sorted(_worker_imports_outside("host") - HOST_WORKER_HELPERS)
+    assert _worker_imports_outside("host") <= HOST_WORKER_HELPERS, sorted(
+        _worker_imports_outside("host") - HOST_WORKER_HELPERS
+    )

@@ -13,9 +13,9 @@ import struct
 import subprocess
 import sys
 import tempfile
-from typing import Any
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from mcp import Client
@@ -24,9 +24,9 @@ from mcp.types import ImageContent, TextContent
 from conftest import PROJECTS, SyncWorker, running_worker
 from gradle_repl.environment import ReplEnvironment
 from gradle_repl.errors import GradleReplError
+from gradle_repl.frames import DEFAULT_OUTPUT_LIMIT_BYTES, DisplayFrame, ErrorResult, StreamFrame, SuccessResult
 from gradle_repl.front.content import printed_blocks
 from gradle_repl.front.server import build_server
-from gradle_repl.frames import DEFAULT_OUTPUT_LIMIT_BYTES, DisplayFrame, ErrorResult, StreamFrame, SuccessResult
 from gradle_repl.host.manager import SessionLimits, SessionManager
 from gradle_repl.project.attach_target import attach_environment
 from gradle_repl.project.resolve import resolve_environment
@@ -61,7 +61,7 @@ def attached(shop: RunningApp) -> Iterator[SyncWorker]:
         yield worker
 
 
-def test_a_snippet_changes_the_apps_state_and_the_app_sees_it(attached: SyncWorker, shop: RunningApp):
+def test_a_snippet_changes_the_apps_state_and_the_app_sees_it(attached: SyncWorker, shop: RunningApp) -> None:
     """The snippet runs against the app's own `Inventory` object: a change it makes is what the app's loop reports."""
     assert attached.value("shop.Inventory.total()") == "8"
     attached.value('shop.Inventory.items += shop.Item("fig", 2); shop.Inventory.items.size')
@@ -71,9 +71,12 @@ def test_a_snippet_changes_the_apps_state_and_the_app_sees_it(attached: SyncWork
     assert attached.value("shop.Inventory.total()") == "17"
 
 
-def test_the_sessions_declarations_live_on_and_use_the_apps_types(attached: SyncWorker):
+def test_the_sessions_declarations_live_on_and_use_the_apps_types(attached: SyncWorker) -> None:
     """Earlier snippets' values and classes are seen by later ones, and snippet classes hold the app's objects."""
-    for declaration in ("data class Sale(val item: shop.Item, val count: Int)", "val sale = Sale(shop.Inventory.items.first(), 3)"):
+    for declaration in (
+        "data class Sale(val item: shop.Item, val count: Int)",
+        "val sale = Sale(shop.Inventory.items.first(), 3)",
+    ):
         assert isinstance(attached.eval(declaration).result, SuccessResult)
     reply = attached.eval("sale.item.price * sale.count")
     assert isinstance(reply.result, SuccessResult)
@@ -81,23 +84,28 @@ def test_the_sessions_declarations_live_on_and_use_the_apps_types(attached: Sync
     assert reply.result.value_type == "kotlin.Int"
 
 
-def test_what_a_snippet_prints_comes_back_and_never_reaches_the_apps_console(attached: SyncWorker, shop: RunningApp):
+def test_what_a_snippet_prints_comes_back_and_never_reaches_the_apps_console(attached: SyncWorker, shop: RunningApp) -> None:
     """Only the snippet's thread is captured: the app's own output stays on its console, the snippet's comes back."""
     reply = attached.eval('println("from the snippet"); System.err.println("and its stderr")')
     printed = "".join(f.data for f in reply.frames if isinstance(f, StreamFrame))
     assert "from the snippet" in printed and "and its stderr" in printed
-    line, before = shop.ask("total", "total=")
+    _line, before = shop.ask("total", "total=")
     assert not any("snippet" in seen for seen in before), before
 
 
-def test_stdout_and_stderr_come_back_as_their_own_streams_in_the_order_printed(attached: SyncWorker):
+def test_stdout_and_stderr_come_back_as_their_own_streams_in_the_order_printed(attached: SyncWorker) -> None:
     """What the snippet's thread prints on System.out and System.err arrives as stdout and stderr frames, interleaved as
     it printed them."""
     reply = attached.eval('println("one"); System.err.println("two"); println("three"); System.err.print("four")')
-    assert printed_blocks(reply.frames) == [("stdout", "one\n"), ("stderr", "two\n"), ("stdout", "three\n"), ("stderr", "four")]
+    assert printed_blocks(reply.frames) == [
+        ("stdout", "one\n"),
+        ("stderr", "two\n"),
+        ("stdout", "three\n"),
+        ("stderr", "four"),
+    ]
 
 
-def test_output_arrives_while_the_snippet_runs(attached: SyncWorker, tmp_path: Path):
+def test_output_arrives_while_the_snippet_runs(attached: SyncWorker, tmp_path: Path) -> None:
     """A line, and text without a line end, reach the session while the snippet still runs: the snippet waits for a
     file that the test creates only once that text has arrived, so it can only end if its output came first."""
     gate = tmp_path / "gate"
@@ -120,16 +128,20 @@ def test_output_arrives_while_the_snippet_runs(attached: SyncWorker, tmp_path: P
     assert printed_blocks(reply.frames) == [("stdout", "started\nwaiting for the gate - open\n")]
 
 
-def test_output_over_the_limit_is_cut_and_the_cut_is_counted(attached: SyncWorker):
+def test_output_over_the_limit_is_cut_and_the_cut_is_counted(attached: SyncWorker) -> None:
     """Past the session's output limit (1 MB) the agent keeps nothing more, and the result counts every byte cut."""
     reply = attached.eval('repeat(15_000) { println("x".repeat(99)) }; "printed"')
-    assert isinstance(reply.result, SuccessResult) and reply.result.value is not None and reply.result.value.data == "printed"
+    assert (
+        isinstance(reply.result, SuccessResult)
+        and reply.result.value is not None
+        and reply.result.value.data == "printed"
+    )
     printed = "".join(f.data for f in reply.frames if isinstance(f, StreamFrame))
     assert len(printed) == DEFAULT_OUTPUT_LIMIT_BYTES and printed.startswith("x" * 99 + "\n")
     assert reply.result.truncated_bytes == 15_000 * 100 - DEFAULT_OUTPUT_LIMIT_BYTES
 
 
-def test_a_snippet_displays_html_markdown_and_images_in_order_with_its_output(attached: SyncWorker):
+def test_a_snippet_displays_html_markdown_and_images_in_order_with_its_output(attached: SyncWorker) -> None:
     """display(), html(), markdown() and image() run in the app and reach the session as display frames, between the
     lines printed before and after them; an image value renders as an image, as in a session of its own."""
     code = (
@@ -142,9 +154,19 @@ def test_a_snippet_displays_html_markdown_and_images_in_order_with_its_output(at
     reply = attached.eval(code)
     assert isinstance(reply.result, SuccessResult), reply.result
     shown = [(f.event, f.kind if isinstance(f, DisplayFrame) else f.data) for f in reply.frames]
-    assert shown == [("stdout", "before\n"), ("display", "html"), ("display", "markdown"), ("display", "image"), ("display", "text"), ("stdout", "after\n")]
+    assert shown == [
+        ("stdout", "before\n"),
+        ("display", "html"),
+        ("display", "markdown"),
+        ("display", "image"),
+        ("display", "text"),
+        ("stdout", "after\n"),
+    ]
     html, markdown, drawn, text = (f for f in reply.frames if isinstance(f, DisplayFrame))
-    assert (html.mime, html.data) == ("text/html", "<b>stock</b>") and (markdown.mime, markdown.data) == ("text/markdown", "# shop")
+    assert (html.mime, html.data) == ("text/html", "<b>stock</b>") and (markdown.mime, markdown.data) == (
+        "text/markdown",
+        "# shop",
+    )
     assert text.data == "Item(name=apple, price=3)"
     assert drawn.mime == "image/png" and _png_size(drawn.data) == (3, 2)
     value = reply.result.value
@@ -152,7 +174,7 @@ def test_a_snippet_displays_html_markdown_and_images_in_order_with_its_output(at
     assert reply.result.value_type == "java.awt.image.BufferedImage"
 
 
-def test_a_display_from_a_thread_that_is_not_the_snippets_says_why_it_cannot(attached: SyncWorker):
+def test_a_display_from_a_thread_that_is_not_the_snippets_says_why_it_cannot(attached: SyncWorker) -> None:
     """Only the snippet's own thread is the session's: a display call on another thread fails with the reason."""
     code = (
         "var failure: Throwable? = null\n"
@@ -170,7 +192,7 @@ def _png_size(data: str) -> tuple[int, int]:
     return width, height
 
 
-def test_an_exception_is_the_snippets_with_its_own_stack(attached: SyncWorker):
+def test_an_exception_is_the_snippets_with_its_own_stack(attached: SyncWorker) -> None:
     """A throwing snippet answers with its exception and the user's frames; the session goes on."""
     result = attached.eval('fun fail(): Int = error("no stock")\nfail()').result
     assert isinstance(result, ErrorResult) and result.error_kind == "runtime"
@@ -179,7 +201,7 @@ def test_an_exception_is_the_snippets_with_its_own_stack(attached: SyncWorker):
     assert attached.value("1 + 1") == "2"
 
 
-def test_a_timeout_interrupts_the_snippet_and_the_app_keeps_answering(attached: SyncWorker, shop: RunningApp):
+def test_a_timeout_interrupts_the_snippet_and_the_app_keeps_answering(attached: SyncWorker, shop: RunningApp) -> None:
     """A snippet past its timeout is interrupted in the app; the session and the app both go on."""
     attached.eval("val keptThroughTimeout = 3")
     result = attached.eval("Thread.sleep(600_000)", timeout=2.0).result
@@ -189,7 +211,7 @@ def test_a_timeout_interrupts_the_snippet_and_the_app_keeps_answering(attached: 
     assert attached.value("keptThroughTimeout") == "3"
 
 
-def test_a_snippet_printing_all_the_time_still_meets_its_timeout(attached: SyncWorker, shop: RunningApp):
+def test_a_snippet_printing_all_the_time_still_meets_its_timeout(attached: SyncWorker, shop: RunningApp) -> None:
     """A snippet printing in a loop is interrupted by the agent at its timeout: what it printed until then came back,
     and the session and the app go on (test_attached.py proves the deadline is met while output never pauses)."""
     reply = attached.eval('while (true) { println("tick"); Thread.sleep(1) }', timeout=2.0)
@@ -200,7 +222,9 @@ def test_a_snippet_printing_all_the_time_still_meets_its_timeout(attached: SyncW
     assert attached.value("40 + 2") == "42"
 
 
-def test_a_snippet_cancelled_while_it_compiles_never_runs_and_later_snippets_find_its_classes_in_the_app(shop: RunningApp):
+def test_a_snippet_cancelled_while_it_compiles_never_runs_and_later_snippets_find_its_classes_in_the_app(
+    shop: RunningApp,
+) -> None:
     """Cancelled while it compiles, the snippet never runs in the app; the REPL keeps it in its history all the same,
     so its classes are chained into the app's snippet loaders (a later snippet uses its class), a use of its val says
     it never ran, and describe reads what later snippets declared with its type."""
@@ -212,33 +236,43 @@ def test_a_snippet_cancelled_while_it_compiles_never_runs_and_later_snippets_fin
         assert worker.value("Kept(2).n") == "2"
         used = worker.eval("neverSet.length").result
         assert isinstance(used, ErrorResult) and used.error_kind == "runtime", used
-        assert used.message.startswith("'neverSet' was not initialised: the snippet that declared it was stopped while it compiled and never ran"), used.message
+        assert used.message.startswith(
+            "'neverSet' was not initialised: the snippet that declared it was stopped while it compiled and never ran"
+        ), used.message
         worker.eval("val keptLater = Kept(5)")
         (declared,) = [d for d in worker.describe().declarations if d.name == "keptLater"]
         assert declared.signature == "val keptLater: Kept" and declared.value == "Kept(n=5)", declared
 
 
-def test_a_timeout_that_ends_while_the_snippet_compiles_keeps_it_from_running_in_the_app(attached: SyncWorker):
+def test_a_timeout_that_ends_while_the_snippet_compiles_keeps_it_from_running_in_the_app(attached: SyncWorker) -> None:
     """The timeout counts from the request, compile included, as in a session's own JVM: a snippet still compiling at
     its 0.1 s timeout never runs in the app, and the session goes on."""
-    result = attached.eval(f'{SLOW_TO_COMPILE}\nSystem.setProperty("gradle-repl.timed-out-ran", "yes")', timeout=0.1).result
+    result = attached.eval(
+        f'{SLOW_TO_COMPILE}\nSystem.setProperty("gradle-repl.timed-out-ran", "yes")', timeout=0.1
+    ).result
     assert isinstance(result, ErrorResult) and result.error_kind == "timeout", result
-    assert result.message == "Timed out after 0.1 s while the snippet compiled; it never ran. The session's state is kept."
+    assert (
+        result.message == "Timed out after 0.1 s while the snippet compiled; it never ran. The session's state is kept."
+    )
     assert attached.value('System.getProperty("gradle-repl.timed-out-ran") ?: "never"') == "never"
 
 
-def test_a_snippet_the_compiler_refuses_leaves_names_that_say_so(attached: SyncWorker):
+def test_a_snippet_the_compiler_refuses_leaves_names_that_say_so(attached: SyncWorker) -> None:
     """The K2 REPL keeps a refused snippet's declarations in its history (a later snippet compiles against them) but
     nothing of it reaches the app: a use of one says it was never compiled, as in a session's own JVM."""
     refused = attached.eval('val refusedInApp: Int = "not a number"').result
     assert isinstance(refused, ErrorResult) and refused.error_kind == "compile", refused
     used = attached.eval("refusedInApp + 1").result
     assert isinstance(used, ErrorResult) and used.error_kind == "runtime", used
-    assert used.message.startswith("'refusedInApp' was never compiled: the snippet that declared it failed"), used.message
+    assert used.message.startswith("'refusedInApp' was never compiled: the snippet that declared it failed"), (
+        used.message
+    )
     assert attached.value("2 + 3") == "5"
 
 
-def test_a_stopped_app_is_answered_by_the_timeout_and_the_session_goes_on_once_it_continues(attached: SyncWorker, shop: RunningApp):
+def test_a_stopped_app_is_answered_by_the_timeout_and_the_session_goes_on_once_it_continues(
+    attached: SyncWorker, shop: RunningApp
+) -> None:
     """An app stopped with SIGSTOP can't answer: the timeout says so (nothing hangs), and after SIGCONT the session
     runs its next snippet, the stopped one's late answer dropped."""
     os.kill(shop.pid, signal.SIGSTOP)
@@ -251,14 +285,16 @@ def test_a_stopped_app_is_answered_by_the_timeout_and_the_session_goes_on_once_i
     assert attached.value("40 + 2") == "42"
 
 
-def test_describe_lists_the_sessions_names_and_types_with_values_read_in_the_app(attached: SyncWorker, shop: RunningApp):
+def test_describe_lists_the_sessions_names_and_types_with_values_read_in_the_app(
+    attached: SyncWorker, shop: RunningApp
+) -> None:
     """describe on an attached session lists what its snippets declared, typed by the worker's compiler, with each
     value read in the app when asked (a change the app made since shows); a toString() that throws or blocks is said
     on its own entry and the rest is listed; a long value is capped as a session's own."""
     code = (
         'class Count { override fun toString() = "count=${shop.Inventory.items.size}" }\n'
-        "class Boom { override fun toString(): String = error(\"no text\") }\n"
-        "class Slow { override fun toString(): String { Thread.sleep(600_000); return \"late\" } }\n"
+        'class Boom { override fun toString(): String = error("no text") }\n'
+        'class Slow { override fun toString(): String { Thread.sleep(600_000); return "late" } }\n'
         "val count = Count()\nval boom = Boom()\nval slow = Slow()\n"
         'var long = "x".repeat(500)\nfun twice(n: Int): Int = n * 2\nval firstItem = shop.Inventory.items.first()'
     )
@@ -268,9 +304,15 @@ def test_describe_lists_the_sessions_names_and_types_with_values_read_in_the_app
     assert before["count"].signature == "val count: Count" and before["count"].value == f"count={_cli_value(shop)}"
     assert before["boom"].value == "<can't be read: java.lang.IllegalStateException>"
     assert before["slow"].value is not None and before["slow"].value.startswith("<toString() did not finish within")
-    assert before["long"].signature == "var long: kotlin.String" and before["long"].value == "x" * 200 + "… (300 more characters)"
+    assert (
+        before["long"].signature == "var long: kotlin.String"
+        and before["long"].value == "x" * 200 + "… (300 more characters)"
+    )
     assert before["twice"].signature == "fun twice(kotlin.Int): kotlin.Int" and before["twice"].value is None
-    assert before["firstItem"].signature == "val firstItem: shop.Item" and before["firstItem"].value == "Item(name=apple, price=3)"
+    assert (
+        before["firstItem"].signature == "val firstItem: shop.Item"
+        and before["firstItem"].value == "Item(name=apple, price=3)"
+    )
     assert before["broken"].value == "<not initialised: its snippet failed>"
     assert before["Count"].signature == "class Count"
     shop.ask("buy", "bought")
@@ -278,7 +320,9 @@ def test_describe_lists_the_sessions_names_and_types_with_values_read_in_the_app
     assert after["count"] == f"count={_cli_value(shop)}" != before["count"].value
 
 
-def test_describe_of_a_stopped_app_lists_the_names_and_says_the_values_were_not_read(attached: SyncWorker, shop: RunningApp):
+def test_describe_of_a_stopped_app_lists_the_names_and_says_the_values_were_not_read(
+    attached: SyncWorker, shop: RunningApp
+) -> None:
     """An app stopped with SIGSTOP can't read its values: describe still lists the names and types, each value saying
     the app did not answer, within the host's describe timeout; once it continues, the session goes on (the late
     answer dropped)."""
@@ -289,24 +333,33 @@ def test_describe_of_a_stopped_app_lists_the_names_and_says_the_values_were_not_
     finally:
         os.kill(shop.pid, signal.SIGCONT)
     assert described["kept"].signature == "val kept: kotlin.Int"
-    assert described["kept"].value is not None and described["kept"].value.startswith(f"<not read: the attached JVM (pid {shop.pid}) did not answer")
+    assert described["kept"].value is not None and described["kept"].value.startswith(
+        f"<not read: the attached JVM (pid {shop.pid}) did not answer"
+    )
     assert attached.value("kept + 1") == "6"
     assert {d.name: d.value for d in attached.describe().declarations}["kept"] == "5"
 
 
-def test_the_app_never_loads_the_compiler(attached: SyncWorker, shop: RunningApp, shop_env: ReplEnvironment):
+def test_the_app_never_loads_the_compiler(attached: SyncWorker, shop: RunningApp, shop_env: ReplEnvironment) -> None:
     """Only compiled classes travel: the app's JVM has no class of the Kotlin compiler or scripting host loaded."""
     attached.value("shop.Inventory.open")
     jcmd = Path(shop_env.java_home) / "bin" / "jcmd"
-    histogram = subprocess.run([str(jcmd), str(shop.pid), "GC.class_histogram"], capture_output=True, text=True, check=True).stdout
-    assert f"{agent_package(build_agent_jar(shop_env.java_home))}.AttachedSession" in histogram  # it does list the agent
+    histogram = subprocess.run(
+        [str(jcmd), str(shop.pid), "GC.class_histogram"], capture_output=True, text=True, check=True
+    ).stdout
+    assert (
+        f"{agent_package(build_agent_jar(shop_env.java_home))}.AttachedSession" in histogram
+    )  # it does list the agent
     assert "org.jetbrains.kotlin." not in histogram
     assert "kotlin.script.experimental." not in histogram
 
 
 def test_an_app_holding_this_build_of_the_agent_runs_another_builds_own_code_beside_it(
-    attached: SyncWorker, shop: RunningApp, shop_env: ReplEnvironment, tmp_path: Path,
-):
+    attached: SyncWorker,
+    shop: RunningApp,
+    shop_env: ReplEnvironment,
+    tmp_path: Path,
+) -> None:
     """A second build of the agent loaded into an app that holds this session's build (as an upgraded or second
     gradle-repl loads it; here built from a copy of the sources whose hello says `the second build` where the Java
     version goes) runs its own code: its hello says so and names its own package (the defect: its Agent-Class resolved
@@ -328,24 +381,34 @@ def test_an_app_holding_this_build_of_the_agent_runs_another_builds_own_code_bes
     # How a JDK tool loads an agent into a running JVM (JVMTI.agent_load of a jar: its Agent-Class's agentmain).
     jcmd = Path(shop_env.java_home) / "bin" / "jcmd"
     loaded = subprocess.run(
-        [str(jcmd), str(shop.pid), "JVMTI.agent_load", str(second_jar), str(agent_dir(second_jar))], capture_output=True, text=True, timeout=120,
+        [str(jcmd), str(shop.pid), "JVMTI.agent_load", str(second_jar), str(agent_dir(second_jar))],
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert loaded.returncode == 0 and "error" not in loaded.stdout.lower(), loaded.stdout + loaded.stderr
     path = socket_path(shop.pid, second_jar)
     connection = AgentConnection.connect(path, agent=second, timeout=30.0)
     try:
-        assert (connection.hello.java_version, connection.hello.agent, connection.hello.pid) == ("the second build", second, shop.pid)
+        assert (connection.hello.java_version, connection.hello.agent, connection.hello.pid) == (
+            "the second build",
+            second,
+            shop.pid,
+        )
         connection.describe(7, [], limit_chars=100, value_seconds=1.0, total_seconds=1.0)
         assert connection.receive(30.0) == AgentValues(7, [])
     finally:
         connection.close()
-    with pytest.raises(GradleReplError, match=rf"^refused the attach agent on {re.escape(path)}: it is {second}, not this gradle-repl's {first}; restart the application to attach to it$"):
+    with pytest.raises(
+        GradleReplError,
+        match=rf"^refused the attach agent on {re.escape(path)}: it is {second}, not this gradle-repl's {first}; restart the application to attach to it$",
+    ):
         AgentConnection.connect(path, agent=first, timeout=30.0)
     running_it = 'Throwable().stackTrace.map { it.className }.first { it.startsWith("gradlerepl.agent.") }.split(".").take(3).joinToString(".")'
     assert attached.value(running_it) == first
 
 
-def test_the_attach_environment_is_the_apps_own(shop: RunningApp, shop_env: ReplEnvironment):
+def test_the_attach_environment_is_the_apps_own(shop: RunningApp, shop_env: ReplEnvironment) -> None:
     """Without a project, the session compiles against the app's class path, on its JDK, at its stdlib's Kotlin."""
     environment = attach_environment(shop.pid)
     assert environment.classpath == shop_env.classpath
@@ -354,7 +417,7 @@ def test_the_attach_environment_is_the_apps_own(shop: RunningApp, shop_env: Repl
     assert Path(environment.java_home) == Path(shop_env.java_executable).resolve().parent.parent
 
 
-def test_what_cannot_be_attached_to_is_said_in_one_line(shop_env: ReplEnvironment):
+def test_what_cannot_be_attached_to_is_said_in_one_line(shop_env: ReplEnvironment) -> None:
     """No such process, a process that is no JVM, a JVM refusing attach: each a one-line reason."""
     with pytest.raises(GradleReplError, match=r"^no process has pid"):
         attach_environment(2**22 + 7)
@@ -362,14 +425,18 @@ def test_what_cannot_be_attached_to_is_said_in_one_line(shop_env: ReplEnvironmen
         attach_environment(os.getpid())
     command = shop_command(shop_env.java_executable, shop_env.classpath, "-XX:+DisableAttachMechanism")
     with running_app(command, ready=SHOP_READY) as closed:
-        with pytest.raises(GradleReplError, match=r"^cannot attach to JVM \d+: it was started with -XX:\+DisableAttachMechanism$"):
+        with pytest.raises(
+            GradleReplError, match=r"^cannot attach to JVM \d+: it was started with -XX:\+DisableAttachMechanism$"
+        ):
             attach_environment(closed.pid)
         listed = {jvm.pid: jvm for jvm in list_running_jvms()}
         assert listed[closed.pid].why_not == "it was started with -XX:+DisableAttachMechanism"
         assert listed[closed.pid].main == "shop.ShopKt"
 
 
-def test_with_the_project_its_compiler_plugins_apply_to_snippets_run_in_the_app(shop: RunningApp, shop_env: ReplEnvironment):
+def test_with_the_project_its_compiler_plugins_apply_to_snippets_run_in_the_app(
+    shop: RunningApp, shop_env: ReplEnvironment
+) -> None:
     """Attached with its project, a session compiles with the project's kotlinx-serialization plugin: a @Serializable
     class declared in a snippet is encoded by the app's own kotlinx-serialization."""
     with running_worker(attach_environment(shop.pid, shop_env)) as worker:
@@ -382,10 +449,12 @@ def test_with_the_project_its_compiler_plugins_apply_to_snippets_run_in_the_app(
         assert worker.value(code) == '{"item":"apple","cents":300} Price(item=apple, cents=300)'
 
 
-def test_the_cli_lists_the_app_and_evaluates_inside_it(shop: RunningApp):
+def test_the_cli_lists_the_app_and_evaluates_inside_it(shop: RunningApp) -> None:
     """`gradle-repl jvms` shows the app as attachable; `gradle-repl eval --attach PID` runs snippets in it."""
     listed = _cli("jvms")
-    assert listed.returncode == 0 and re.search(rf"^\s*{shop.pid}\s+Java \S+\s+shop\.ShopKt .*; attachable\)$", listed.stdout, re.MULTILINE), listed.stdout
+    assert listed.returncode == 0 and re.search(
+        rf"^\s*{shop.pid}\s+Java \S+\s+shop\.ShopKt .*; attachable\)$", listed.stdout, re.MULTILINE
+    ), listed.stdout
     ran = _cli("eval", "--attach", str(shop.pid), "-e", "val n = shop.Inventory.items.size", "-e", "n * 10")
     assert ran.returncode == 0, ran.stderr
     assert f"{10 * int(_cli_value(shop))}   // kotlin.Int" in ran.stdout, ran.stdout
@@ -401,7 +470,7 @@ def _cli_value(shop: RunningApp) -> str:
     return line.removeprefix("count=")
 
 
-def test_the_agent_refuses_a_socket_directory_others_can_enter(shop_env: ReplEnvironment, tmp_path: Path):
+def test_the_agent_refuses_a_socket_directory_others_can_enter(shop_env: ReplEnvironment, tmp_path: Path) -> None:
     """Whoever can enter the socket's directory could run code in the app: the agent listens only in one that is its
     owner's alone (the JVM refuses to start with it otherwise)."""
     shared = tmp_path / "shared"
@@ -410,14 +479,20 @@ def test_the_agent_refuses_a_socket_directory_others_can_enter(shop_env: ReplEnv
     jar = build_agent_jar(shop_env.java_home)
     started = subprocess.run(
         shop_command(shop_env.java_executable, shop_env.classpath, f"-javaagent:{jar}={shared}"),
-        input="", capture_output=True, text=True, timeout=120,
+        input="",
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert started.returncode != 0 and "ready" not in started.stdout
-    assert f"gradle-repl's agent refuses {shared}: its socket directory must be accessible to its owner only (0700)" in started.stderr
+    assert (
+        f"gradle-repl's agent refuses {shared}: its socket directory must be accessible to its owner only (0700)"
+        in started.stderr
+    )
     assert list(shared.iterdir()) == []
 
 
-def test_over_mcp_two_sessions_attach_to_one_app_each_with_its_own_state_and_detach(shop: RunningApp):
+def test_over_mcp_two_sessions_attach_to_one_app_each_with_its_own_state_and_detach(shop: RunningApp) -> None:
     """attach_kotlin_session twice (the agent already there is reused): each session has its own snippets' state
     but both see the one app; what a snippet prints and shows comes back as a session's own does (stdout, stderr,
     HTML, an image value); list_kotlin_sessions names the app; closing detaches and the app keeps answering."""
@@ -428,33 +503,50 @@ def test_over_mcp_two_sessions_attach_to_one_app_each_with_its_own_state_and_det
             jvms = await client.call_tool("list_running_jvms", {})
             assert f"{shop.pid}" in _text(jvms) and "shop.ShopKt" in _text(jvms)
             listed_jvm = {jvm["pid"]: jvm for jvm in jvms.structured_content["jvms"]}[shop.pid]
-            assert listed_jvm["main"] == "shop.ShopKt" and listed_jvm["attachable"] is True and listed_jvm["whyNot"] is None
+            assert (
+                listed_jvm["main"] == "shop.ShopKt"
+                and listed_jvm["attachable"] is True
+                and listed_jvm["whyNot"] is None
+            )
             assert listed_jvm["workingDirectory"] == os.getcwd() and listed_jvm["javaVersion"]
             for session in ("a", "b"):
                 attached = await client.call_tool("attach_kotlin_session", {"pid": shop.pid, "sessionId": session})
                 assert not attached.is_error, _text(attached)
                 data = attached.structured_content
-                assert (data["sessionId"], data["pid"], data["kotlinVersion"]) == (session, shop.pid, "2.3.21") and data["classpathSize"] > 0, data
+                assert (data["sessionId"], data["pid"], data["kotlinVersion"]) == (
+                    session,
+                    shop.pid,
+                    "2.3.21",
+                ) and data["classpathSize"] > 0, data
             # An attached session's calls may leave projectRoot out: it runs the app's classes whatever project is named.
             run = lambda code, session: client.call_tool("run_kotlin_snippet", {"code": code, "sessionId": session})  # noqa: E731
             assert not (await run("val mine = 1", "a")).is_error
             other = await run("mine", "b")
             assert other.is_error and "Unresolved reference 'mine'" in _text(other)
-            shown = await run('println("hi"); System.err.println("oops"); html("<b>x</b>"); java.awt.image.BufferedImage(2, 2, 1)', "a")
-            assert not shown.is_error and [block.mime_type for block in shown.content if isinstance(block, ImageContent)] == ["image/png"]
+            shown = await run(
+                'println("hi"); System.err.println("oops"); html("<b>x</b>"); java.awt.image.BufferedImage(2, 2, 1)',
+                "a",
+            )
+            assert not shown.is_error and [
+                block.mime_type for block in shown.content if isinstance(block, ImageContent)
+            ] == ["image/png"]
             assert "[stdout]\nhi" in _text(shown) and "[stderr]\noops" in _text(shown) and "<b>x</b>" in _text(shown)
             assert not (await run("shop.Inventory.open = false", "a")).is_error
             assert _text(await run("shop.Inventory.open", "b")).startswith("false")
             described = await client.call_tool("describe_kotlin_session", {"sessionId": "a"})
             assert not described.is_error, _text(described)
-            assert f"Attached to JVM {shop.pid}" in _text(described) and "val mine: kotlin.Int = 1    // snippet 1" in _text(described)
+            assert f"Attached to JVM {shop.pid}" in _text(
+                described
+            ) and "val mine: kotlin.Int = 1    // snippet 1" in _text(described)
             contents = described.structured_content
             assert contents["attachedPid"] == shop.pid and [d["name"] for d in contents["declarations"]] == ["mine"]
             listed = (await client.call_tool("list_kotlin_sessions", {})).structured_content
             assert {s["sessionId"]: s["attachedPid"] for s in listed["sessions"]} == {"a": shop.pid, "b": shop.pid}
             await client.call_tool("close_kotlin_session", {"sessionId": "a"})
             detached = await run("mine + 1", "a")  # an ordinary session again: it needs a project
-            assert detached.is_error and "projectRoot is needed: session 'a' is not attached to a running JVM" in _text(detached)
+            assert detached.is_error and "projectRoot is needed: session 'a' is not attached to a running JVM" in _text(
+                detached
+            )
             assert not (await run("shop.Inventory.open = true", "b")).is_error
             await client.call_tool("close_kotlin_session", {"sessionId": "b"})
             await client.call_tool("close_kotlin_session", {"sessionId": "a"})
@@ -468,7 +560,7 @@ def _text(result: Any) -> str:
     return "\n".join(block.text for block in result.content if isinstance(block, TextContent))
 
 
-def test_describe_after_the_app_exited_says_so_in_one_answer_and_the_server_goes_on(shop_env: ReplEnvironment):
+def test_describe_after_the_app_exited_says_so_in_one_answer_and_the_server_goes_on(shop_env: ReplEnvironment) -> None:
     """An app that exited since the last snippet: describe_kotlin_session answers that its state is gone, and the
     server answers the next call."""
 
@@ -477,7 +569,9 @@ def test_describe_after_the_app_exited_says_so_in_one_answer_and_the_server_goes
         async with Client(build_server(manager, end_builds_at_exit=False)) as client:
             attached = await client.call_tool("attach_kotlin_session", {"pid": app.pid, "sessionId": "gone"})
             assert not attached.is_error, _text(attached)
-            assert not (await client.call_tool("run_kotlin_snippet", {"code": "val held = 1", "sessionId": "gone"})).is_error
+            assert not (
+                await client.call_tool("run_kotlin_snippet", {"code": "val held = 1", "sessionId": "gone"})
+            ).is_error
             app.process.kill()
             app.process.wait()
             described = await client.call_tool("describe_kotlin_session", {"sessionId": "gone"})
@@ -511,15 +605,28 @@ def nobodys_jvm(shop_env: ReplEnvironment) -> Iterator[RunningApp]:
     try:
         directory.chmod(0o755)
         (directory / "Idle.java").write_text(_IDLE_JAVA, encoding="utf-8")
-        subprocess.run([str(Path(shop_env.java_home) / "bin" / "javac"), "Idle.java"], cwd=directory, check=True, timeout=120)
-        command = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", shop_env.java_executable, "-cp", str(directory), "Idle"]
+        subprocess.run(
+            [str(Path(shop_env.java_home) / "bin" / "javac"), "Idle.java"], cwd=directory, check=True, timeout=120
+        )
+        command = [
+            "setpriv",
+            "--reuid=nobody",
+            "--regid=nogroup",
+            "--clear-groups",
+            shop_env.java_executable,
+            "-cp",
+            str(directory),
+            "Idle",
+        ]
         with running_app(command, ready="ready", cwd=str(directory)) as app:
             yield app
     finally:
         shutil.rmtree(directory)
 
 
-def test_another_users_jvm_is_listed_as_not_attachable_and_refused_before_any_attach(nobodys_jvm: RunningApp, shop_env: ReplEnvironment):
+def test_another_users_jvm_is_listed_as_not_attachable_and_refused_before_any_attach(
+    nobodys_jvm: RunningApp, shop_env: ReplEnvironment
+) -> None:
     """A JVM of another user is listed as not attachable with the one-line reason; attaching to it answers that line,
     before any attach API call reaches it (root could attach: the same-user policy is gradle-repl's) and before the
     named project is built; the server goes on answering."""
@@ -533,7 +640,9 @@ def test_another_users_jvm_is_listed_as_not_attachable_and_refused_before_any_at
             listed = await client.call_tool("list_running_jvms", {})
             jvm = {j["pid"]: j for j in listed.structured_content["jvms"]}[pid]
             assert (jvm["user"], jvm["attachable"], jvm["whyNot"]) == ("nobody", False, why)
-            assert re.search(rf"^\s*{pid}\s+Java .* Idle  \(in .*; not attachable: {re.escape(why)}\)$", _text(listed), re.MULTILINE)
+            assert re.search(
+                rf"^\s*{pid}\s+Java .* Idle  \(in .*; not attachable: {re.escape(why)}\)$", _text(listed), re.MULTILINE
+            )
             refused = await client.call_tool("attach_kotlin_session", {"pid": pid, "sessionId": "other"})
             assert refused.is_error and _text(refused) == f"Error: cannot attach to JVM {pid}: {why}"
             # With a project named, the JVM is refused before the project is looked at (this one doesn't exist).
@@ -549,5 +658,7 @@ def test_another_users_jvm_is_listed_as_not_attachable_and_refused_before_any_at
     assert not attach_listener.exists()
     # HotSpot itself lets root in: the refusal above is gradle-repl's policy, and the listener is what an attach leaves.
     jcmd = Path(shop_env.java_home) / "bin" / "jcmd"
-    assert subprocess.run([str(jcmd), str(pid), "VM.version"], capture_output=True, text=True, timeout=120).returncode == 0
+    assert (
+        subprocess.run([str(jcmd), str(pid), "VM.version"], capture_output=True, text=True, timeout=120).returncode == 0
+    )
     assert attach_listener.exists()

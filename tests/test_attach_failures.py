@@ -22,7 +22,7 @@ def _is_a_sentence(message: str) -> bool:
     return "\n" not in message and not _INTERNALS.search(message) and len(message) < 400
 
 
-def test_no_such_process_and_a_process_that_is_no_jvm_are_each_one_sentence():
+def test_no_such_process_and_a_process_that_is_no_jvm_are_each_one_sentence() -> None:
     """attach_environment refuses a pid with no process and one that is not a JVM, each saying where to look."""
     for pid in (2**22 + 7, os.getpid()):
         with pytest.raises(GradleReplError) as refused:
@@ -30,9 +30,11 @@ def test_no_such_process_and_a_process_that_is_no_jvm_are_each_one_sentence():
         assert _is_a_sentence(str(refused.value)) and "gradle-repl jvms" in str(refused.value), refused.value
 
 
-def test_an_app_that_cannot_load_kotlin_is_told_what_to_do():
+def test_an_app_that_cannot_load_kotlin_is_told_what_to_do() -> None:
     """The app's JVM failing the first snippet for want of a Kotlin class says so, and to attach with the project."""
-    chain = [ThrowableInfo("java.lang.NoClassDefFoundError", "kotlin/Unit", (StackFrame("_1_repl", "$$eval", None, -1),))]
+    chain = [
+        ThrowableInfo("java.lang.NoClassDefFoundError", "kotlin/Unit", (StackFrame("_1_repl", "$$eval", None, -1),))
+    ]
     message = _warm_up_failure(AgentError(0, chain))
     assert _is_a_sentence(message), message
     assert "kotlin/Unit" in message and "--project" in message
@@ -41,12 +43,19 @@ def test_an_app_that_cannot_load_kotlin_is_told_what_to_do():
 @pytest.mark.parametrize(
     "reply",
     [
-        AgentError(0, [ThrowableInfo("java.lang.LinkageError", "loader constraint violation", (StackFrame("a.B", "c", "B.java", 3),))]),
+        AgentError(
+            0,
+            [
+                ThrowableInfo(
+                    "java.lang.LinkageError", "loader constraint violation", (StackFrame("a.B", "c", "B.java", 3),)
+                )
+            ],
+        ),
         AgentStopped(0, "stopped"),
         None,
     ],
 )
-def test_every_other_first_snippet_failure_is_one_sentence(reply: AgentError | AgentStopped | None):
+def test_every_other_first_snippet_failure_is_one_sentence(reply: AgentError | AgentStopped | None) -> None:
     """Whatever else ends the first snippet (a throwable, a stop, no answer) is one sentence with what to do."""
     message = _warm_up_failure(reply)
     assert _is_a_sentence(message), message

@@ -56,13 +56,13 @@ def attached(counter: RunningApp) -> Iterator[SyncWorker]:
         yield worker
 
 
-def test_a_java_app_without_kotlin_is_listed_so(counter: RunningApp):
+def test_a_java_app_without_kotlin_is_listed_so(counter: RunningApp) -> None:
     """list_running_jvms says the app has no Kotlin: a session there compiles for gradle-repl's own."""
     (listed,) = [jvm for jvm in list_running_jvms() if jvm.pid == counter.pid]
     assert listed.attachable and listed.kotlin_version is None
 
 
-def test_snippets_read_and_change_a_java_apps_statics_and_the_app_sees_it(attached: SyncWorker, counter: RunningApp):
+def test_snippets_read_and_change_a_java_apps_statics_and_the_app_sees_it(attached: SyncWorker, counter: RunningApp) -> None:
     """The snippets run against the app's own class: a change they make to its static is what the app reports."""
     start = int(attached.value("counter.Main.counter"))
     counter.ask("tick", "ticked")
@@ -72,7 +72,7 @@ def test_snippets_read_and_change_a_java_apps_statics_and_the_app_sees_it(attach
     assert line == "count=40 names=[ada, grace, linus]"
 
 
-def test_kotlin_runs_in_the_snippets_loader_only_never_the_apps(attached: SyncWorker):
+def test_kotlin_runs_in_the_snippets_loader_only_never_the_apps(attached: SyncWorker) -> None:
     """The lent Kotlin runtime is the snippets' alone: the app's own loader still can't load kotlin.Unit."""
     code = (
         "val app = counter.Main::class.java.classLoader\n"
@@ -81,7 +81,7 @@ def test_kotlin_runs_in_the_snippets_loader_only_never_the_apps(attached: SyncWo
     assert attached.value(code) == "(true, [2, 4])"
 
 
-def test_an_int_array_reads_by_its_contents_as_a_value_and_in_describe(attached: SyncWorker):
+def test_an_int_array_reads_by_its_contents_as_a_value_and_in_describe(attached: SyncWorker) -> None:
     """intArrayOf(1, 2) reads `[1, 2]`, as the value of a snippet and in describe (the rule both JVM sides share)."""
     assert attached.value("intArrayOf(1, 2)") == "[1, 2]"
     assert isinstance(attached.eval("val pair = intArrayOf(1, 2)").result, SuccessResult)
@@ -89,7 +89,7 @@ def test_an_int_array_reads_by_its_contents_as_a_value_and_in_describe(attached:
     assert described["pair"].value == "[1, 2]"
 
 
-def test_a_value_class_result_reads_as_the_program_shows_it(attached: SyncWorker):
+def test_a_value_class_result_reads_as_the_program_shows_it(attached: SyncWorker) -> None:
     """A Duration is shown as `5s`, not its underlying long, as a value and in describe."""
     reply = attached.eval('kotlin.time.Duration.parse("5s")')
     assert isinstance(reply.result, SuccessResult) and reply.result.value is not None
@@ -98,7 +98,7 @@ def test_a_value_class_result_reads_as_the_program_shows_it(attached: SyncWorker
     assert {d.name: d.value for d in attached.describe().declarations}["wait"] == "5s"
 
 
-def test_a_character_split_by_the_output_limit_is_dropped_whole(attached: SyncWorker):
+def test_a_character_split_by_the_output_limit_is_dropped_whole(attached: SyncWorker) -> None:
     """Output cut inside a two-byte character keeps none of it (no U+FFFD) and counts both of its bytes as cut."""
     reply = attached.eval(f'print("x".repeat({DEFAULT_OUTPUT_LIMIT_BYTES - 1}) + "é"); "printed"')
     assert isinstance(reply.result, SuccessResult), reply.result
@@ -107,7 +107,7 @@ def test_a_character_split_by_the_output_limit_is_dropped_whole(attached: SyncWo
     assert reply.result.truncated_bytes == 2
 
 
-def test_the_cli_evaluates_inside_a_java_app(counter: RunningApp):
+def test_the_cli_evaluates_inside_a_java_app(counter: RunningApp) -> None:
     """`gradle-repl eval --attach PID` and `gradle-repl repl --attach PID` run snippets in the Java app."""
     ran = _cli("eval", "--attach", str(counter.pid), "-e", "val n = counter.Main.NAMES.size", "-e", "n * 10")
     assert ran.returncode == 0, ran.stderr
@@ -118,17 +118,21 @@ def test_the_cli_evaluates_inside_a_java_app(counter: RunningApp):
 
 
 def _cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "gradle_repl", *args], input=stdin, capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "gradle_repl", *args], input=stdin, capture_output=True, text=True, timeout=600
+    )
 
 
 @pytest.fixture(scope="module")
 def hello_jar() -> Path:
-    subprocess.run([find_mvn(), "-q", "-B", "package", "-DskipTests"], cwd=HELLO, check=True, timeout=BUILD_TIMEOUT_SECONDS)
+    subprocess.run(
+        [find_mvn(), "-q", "-B", "package", "-DskipTests"], cwd=HELLO, check=True, timeout=BUILD_TIMEOUT_SECONDS
+    )
     return HELLO / "target" / "hello-1.0.jar"
 
 
 @pytest.mark.parametrize("jdk", ["jdk17", "jdk25"])
-def test_a_java_spring_boot_apps_bean_is_read_and_changed_and_its_http_answer_follows(hello_jar: Path, jdk: str):
+def test_a_java_spring_boot_apps_bean_is_read_and_changed_and_its_http_answer_follows(hello_jar: Path, jdk: str) -> None:
     """bean<T>() in a Spring Boot app written in Java, started with `java -jar`: a greeting set through the bean is
     what the endpoint answers next, the requests it answered are what a snippet counts, and describe reads the bean."""
     with running_app([_java(jdk), "-jar", str(hello_jar)], ready="Tomcat started on port") as app:

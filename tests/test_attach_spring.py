@@ -34,7 +34,12 @@ STARTED_TIMEOUT_SECONDS = 60
 
 @pytest.fixture(scope="module")
 def greet_jar() -> Path:
-    subprocess.run([find_mvn(), "-q", "-B", "package", "-DskipTests", *NO_KOTLIN_DAEMON], cwd=GREET, check=True, timeout=PACKAGE_TIMEOUT_SECONDS)
+    subprocess.run(
+        [find_mvn(), "-q", "-B", "package", "-DskipTests", *NO_KOTLIN_DAEMON],
+        cwd=GREET,
+        check=True,
+        timeout=PACKAGE_TIMEOUT_SECONDS,
+    )
     return GREET / "target" / "greet-1.0.jar"
 
 
@@ -45,7 +50,7 @@ def greet(greet_jar: Path) -> Iterator[RunningApp]:
 
 
 @pytest.fixture(scope="module")
-def get(greet: RunningApp):  # noqa: ANN201 - a test helper
+def get(greet: RunningApp):
     found = re.search(r"Tomcat started on port\(?s?\)?:? (\d+)", greet.ready_line)
     assert found, greet.ready_line
     url = f"http://127.0.0.1:{found.group(1)}/greeting"
@@ -63,14 +68,14 @@ def attached(greet: RunningApp) -> Iterator[SyncWorker]:
         yield worker
 
 
-def test_a_bean_changed_by_a_snippet_changes_the_apps_http_answer(attached: SyncWorker, get):
+def test_a_bean_changed_by_a_snippet_changes_the_apps_http_answer(attached: SyncWorker, get) -> None:
     """bean<T>() is the app's own bean: a greeting set through it is what the endpoint answers next."""
     assert get().startswith("Hello #")
     attached.value('bean<greet.Greeter>().greeting = "Howdy"; bean<greet.Greeter>().greeting')
     assert get().startswith("Howdy #")
 
 
-def test_a_request_changes_state_a_later_snippet_sees(attached: SyncWorker, get):
+def test_a_request_changes_state_a_later_snippet_sees(attached: SyncWorker, get) -> None:
     """The reverse: the app counts the requests it answered, and a snippet reads that count."""
     before = int(attached.value("bean<greet.Greeter>().visits.get()"))
     get()
@@ -78,7 +83,7 @@ def test_a_request_changes_state_a_later_snippet_sees(attached: SyncWorker, get)
     assert int(attached.value("bean<greet.Greeter>().visits.get()")) == before + 2
 
 
-def test_beans_by_name_and_the_context_are_the_apps(attached: SyncWorker):
+def test_beans_by_name_and_the_context_are_the_apps(attached: SyncWorker) -> None:
     """beanNames(), bean(name) and applicationContext, found from outside the app; its classes come from the fat
     jar's LaunchedClassLoader, which the snippets' loaders sit on."""
     assert "greeter" in attached.value("beanNames()")
@@ -87,17 +92,19 @@ def test_beans_by_name_and_the_context_are_the_apps(attached: SyncWorker):
     assert attached.value("greet.Greeter::class.java.classLoader.javaClass.simpleName") == "LaunchedClassLoader"
 
 
-def test_what_a_snippet_shows_comes_back_from_under_the_fat_jars_loader(attached: SyncWorker):
+def test_what_a_snippet_shows_comes_back_from_under_the_fat_jars_loader(attached: SyncWorker) -> None:
     """Under the fat jar's LaunchedClassLoader too, html() and display() of a bean's state reach the session as display
     frames, between the lines printed around them."""
     greeting = attached.value("bean<greet.Greeter>().greeting")
-    reply = attached.eval('println("greeting:"); html("<p>${bean<greet.Greeter>().greeting}</p>"); display(bean<greet.Greeter>().greeting)')
+    reply = attached.eval(
+        'println("greeting:"); html("<p>${bean<greet.Greeter>().greeting}</p>"); display(bean<greet.Greeter>().greeting)'
+    )
     assert isinstance(reply.result, SuccessResult), reply.result
     shown = [(f.kind, f.data) if isinstance(f, DisplayFrame) else (f.event, f.data) for f in reply.frames]
     assert greeting and shown == [("stdout", "greeting:\n"), ("html", f"<p>{greeting}</p>"), ("text", greeting)]
 
 
-def test_a_kotlin_2_2_apps_value_class_result_reads_as_the_program_shows_it(attached: SyncWorker):
+def test_a_kotlin_2_2_apps_value_class_result_reads_as_the_program_shows_it(attached: SyncWorker) -> None:
     """The app runs Kotlin 2.2, which mangles the body of a snippet whose value is of a value class (`$$eval-<hash>`):
     the agent finds it and boxes the value by the rule the worker's own JVM follows, so a Duration reads `5s`; an
     IntArray reads by its contents as a value and in describe."""
@@ -109,7 +116,7 @@ def test_a_kotlin_2_2_apps_value_class_result_reads_as_the_program_shows_it(atta
     assert {d.name: d.value for d in attached.describe().declarations}["springPair"] == "[1, 2]"
 
 
-def test_a_timeout_stops_the_snippet_and_the_app_keeps_serving(attached: SyncWorker, get):
+def test_a_timeout_stops_the_snippet_and_the_app_keeps_serving(attached: SyncWorker, get) -> None:
     """A runaway snippet is interrupted at its timeout; the app answers HTTP meanwhile and after."""
     greeting = attached.value("bean<greet.Greeter>().greeting")
     result = attached.eval("while (!Thread.currentThread().isInterrupted) { }", timeout=2.0).result
@@ -118,20 +125,31 @@ def test_a_timeout_stops_the_snippet_and_the_app_keeps_serving(attached: SyncWor
     assert attached.value("bean<greet.Greeter>().greeting") == greeting
 
 
-def test_an_app_started_with_mvn_spring_boot_run_is_attached_to_its_forked_jvm(greet_jar: Path):
+def test_an_app_started_with_mvn_spring_boot_run_is_attached_to_its_forked_jvm(greet_jar: Path) -> None:
     """`mvn spring-boot:run` forks the app's JVM with its main class on a class path: that JVM is found among Maven's
     children, and its beans are reached as in the jar's (the snippets' loaders sit on the app class loader)."""
-    command = [find_mvn(), "-q", "-B", "spring-boot:run", *NO_KOTLIN_DAEMON, "-Dspring-boot.run.arguments=--spring.application.name=forked"]
+    command = [
+        find_mvn(),
+        "-q",
+        "-B",
+        "spring-boot:run",
+        *NO_KOTLIN_DAEMON,
+        "-Dspring-boot.run.arguments=--spring.application.name=forked",
+    ]
     with running_app(command, ready="Tomcat started on port", cwd=str(GREET)) as maven:
-        forked = [p for p in psutil.Process(maven.pid).children(recursive=True) if "greet.GreetApplicationKt" in p.cmdline()]
+        forked = [
+            p for p in psutil.Process(maven.pid).children(recursive=True) if "greet.GreetApplicationKt" in p.cmdline()
+        ]
         assert len(forked) == 1, [p.cmdline() for p in psutil.Process(maven.pid).children(recursive=True)]
         with running_worker(attach_environment(forked[0].pid)) as worker:
             assert worker.value("applicationContext.id") == "forked"
-            assert worker.value('bean<greet.Greeter>().greeting') == "Hello"
+            assert worker.value("bean<greet.Greeter>().greeting") == "Hello"
             assert worker.value("greet.Greeter::class.java.classLoader.javaClass.simpleName") == "AppClassLoader"
 
 
-def test_the_app_exiting_during_a_snippet_ends_the_session_with_a_clear_answer(attached: SyncWorker, greet: RunningApp, tmp_path: Path):
+def test_the_app_exiting_during_a_snippet_ends_the_session_with_a_clear_answer(
+    attached: SyncWorker, greet: RunningApp, tmp_path: Path
+) -> None:
     """Killed mid-snippet, the app takes the session's state with it: the reply says so at once, nothing hangs."""
     started = tmp_path / "started"
     killer = threading.Thread(target=_kill_when_present, args=(started, greet), daemon=True)

@@ -25,8 +25,11 @@ WORKER_SEEN_SECONDS = 30.0
 def fill(cache: Path) -> None:
     """A cache as gradle-repl leaves it: known kinds of several sizes and a directory an older version left."""
     for relative, size in {
-        "class-data/jdk17-abc.jsa": 5000, "class-data/jpype-1.jar": 1000, "facade/jvm-worker-2.3.21-x.jar": 3000,
-        "environments/abc.json": 200, "old-thing/a.bin": 700,
+        "class-data/jdk17-abc.jsa": 5000,
+        "class-data/jpype-1.jar": 1000,
+        "facade/jvm-worker-2.3.21-x.jar": 3000,
+        "environments/abc.json": 200,
+        "old-thing/a.bin": 700,
     }.items():
         path = cache / relative
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -47,7 +50,9 @@ def live_worker(cache: Path) -> Iterator[subprocess.Popen[bytes]]:
     """A real session worker process (`python -m gradle_repl.worker`, waiting for its start request) whose cache is
     cache; it exits when its request pipe closes, as when its server goes."""
     env = {**os.environ, "GRADLE_REPL_CACHE_DIR": str(cache)}
-    worker = subprocess.Popen([sys.executable, "-m", "gradle_repl.worker"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "gradle_repl.worker"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env
+    )
     try:
         deadline = time.monotonic() + WORKER_SEEN_SECONDS
         while "gradle_repl.worker" not in psutil.Process(worker.pid).cmdline():
@@ -60,7 +65,7 @@ def live_worker(cache: Path) -> Iterator[subprocess.Popen[bytes]]:
         worker.wait(timeout=60)
 
 
-def test_cache_lists_each_kind_by_size_with_what_it_holds(cache: Path, capsys: pytest.CaptureFixture[str]):
+def test_cache_lists_each_kind_by_size_with_what_it_holds(cache: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """The first line is the place (and what moved it) and the total; then each kind, largest first, with what it
     holds; a directory gradle-repl doesn't write is "other"."""
     fill(cache)
@@ -73,13 +78,15 @@ def test_cache_lists_each_kind_by_size_with_what_it_holds(cache: Path, capsys: p
     assert human_size(6000) in lines[1] and "an older version's" in lines[3]
 
 
-def test_an_empty_or_absent_cache_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
+def test_an_empty_or_absent_cache_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setenv("GRADLE_REPL_CACHE_DIR", str(tmp_path / "never-made"))
     assert main(["cache"]) == 0
     assert capsys.readouterr().out.splitlines()[1] == "  (empty: made as sessions need it)"
 
 
-def test_clean_empties_the_cache_and_says_how_much(cache: Path, capsys: pytest.CaptureFixture[str]):
+def test_clean_empties_the_cache_and_says_how_much(cache: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Everything under the cache goes (the directory stays); a link in it goes without what it points to."""
     fill(cache)
     elsewhere = cache.parent / "shared"
@@ -92,7 +99,9 @@ def test_clean_empties_the_cache_and_says_how_much(cache: Path, capsys: pytest.C
     assert (elsewhere / "keep.jar").is_file()
 
 
-def test_clean_is_refused_while_a_worker_uses_the_cache(cache: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+def test_clean_is_refused_while_a_worker_uses_the_cache(
+    cache: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """A live session worker of this cache: one line naming its pid, exit 1, nothing removed. A worker of another
     cache (another test run's, say) is no reason to refuse; once the worker is gone, the clean goes ahead."""
     fill(cache)
@@ -100,8 +109,10 @@ def test_clean_is_refused_while_a_worker_uses_the_cache(cache: Path, tmp_path: P
         assert [user.pid for user in cache_users(cache)] == [worker.pid]
         assert main(["cache", "clean"]) == 1
         err = capsys.readouterr().err
-        assert err == (f"gradle-repl: not cleaning {cache}: in use by pid {worker.pid} (session worker); "
-                       "stop them (close their sessions) and run it again\n")
+        assert err == (
+            f"gradle-repl: not cleaning {cache}: in use by pid {worker.pid} (session worker); "
+            "stop them (close their sessions) and run it again\n"
+        )
         assert (cache / "facade").is_dir()
     with live_worker(tmp_path / "another-cache"):
         assert cache_users(cache) == []
@@ -109,7 +120,7 @@ def test_clean_is_refused_while_a_worker_uses_the_cache(cache: Path, tmp_path: P
     assert list(cache.iterdir()) == []
 
 
-def test_a_front_end_keeping_sessions_counts_as_a_user_and_a_doctor_does_not(cache: Path):
+def test_a_front_end_keeping_sessions_counts_as_a_user_and_a_doctor_does_not(cache: Path) -> None:
     """`gradle-repl serve` (as a client starts it, through the console script) holds the cache; commands that only
     look (doctor, cache, token) don't."""
     from gradle_repl.front.cache_users import _what

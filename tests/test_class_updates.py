@@ -7,6 +7,8 @@ import os
 import tempfile
 from pathlib import Path
 
+import pytest
+
 from gradle_repl.worker.classes import class_updates
 from gradle_repl.worker.classes.class_updates import ClassOutputs
 
@@ -19,7 +21,7 @@ def _write(path: Path, data: bytes, *, later: int = 0) -> None:
         os.utime(path, (stamp, stamp))
 
 
-def test_classes_are_named_by_path_and_compared_by_bytes(tmp_path: Path):
+def test_classes_are_named_by_path_and_compared_by_bytes(tmp_path: Path) -> None:
     """A class file rewritten with the same bytes (a build recompiling everything) is the same class; one with new
     bytes differs; resources and META-INF are no classes; a jar is noted by size and time."""
     out, jar = tmp_path / "classes", tmp_path / "lib.jar"
@@ -37,7 +39,7 @@ def test_classes_are_named_by_path_and_compared_by_bytes(tmp_path: Path):
     assert after.bytes_of("sample.B$Inner") == b"TWO" != before.bytes_of("sample.B$Inner")
 
 
-def test_a_class_file_not_touched_is_not_read_again(tmp_path: Path):
+def test_a_class_file_not_touched_is_not_read_again(tmp_path: Path) -> None:
     """Unchanged size and time: the earlier record is kept as it is (one stat per file, not a read)."""
     out = tmp_path / "classes"
     _write(out / "A.class", b"one")
@@ -45,7 +47,9 @@ def test_a_class_file_not_touched_is_not_read_again(tmp_path: Path):
     assert ClassOutputs.read([str(out)], before).classes["A"] is before.classes["A"]
 
 
-def test_copies_left_by_ended_workers_are_removed_and_live_ones_kept(tmp_path: Path, monkeypatch):
+def test_copies_left_by_ended_workers_are_removed_and_live_ones_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A worker ends with os._exit, so its copies of new classes stay behind: the next worker removes the copies of
     every pid that no longer runs, never a running worker's."""
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))

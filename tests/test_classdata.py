@@ -11,11 +11,19 @@ from pathlib import Path
 import pytest
 
 from conftest import SAMPLE_PROJECT
-from gradle_repl.worker import classdata
+from gradle_repl.host.handle import WorkerHandle
 from gradle_repl.host.manager import SessionLimits, SessionManager
 from gradle_repl.paths import cache_dir
 from gradle_repl.project.resolve import resolve_environment
 from gradle_repl.target import SessionTarget
+from gradle_repl.worker import classdata
+
+
+def _worker_of(manager: SessionManager, session: str) -> WorkerHandle | None:
+    """The worker a session of the manager runs on (None if it has none)."""
+    held = manager._sessions.get(session)
+    assert held is not None, session
+    return held.worker
 
 
 def _jdk(tmp_path: Path, version: str) -> str:
@@ -25,18 +33,18 @@ def _jdk(tmp_path: Path, version: str) -> str:
     return str(home)
 
 
-def test_the_feature_release_is_read_from_the_jdks_release_file(tmp_path: Path):
+def test_the_feature_release_is_read_from_the_jdks_release_file(tmp_path: Path) -> None:
     assert classdata.jdk_feature(_jdk(tmp_path, "17.0.15")) == 17
     assert classdata.jdk_feature(_jdk(tmp_path, "1.8.0_392")) == 8
     assert classdata.jdk_feature(str(tmp_path / "nowhere")) is None
 
 
-def test_jdks_without_dynamic_archives_get_none(tmp_path: Path):
+def test_jdks_without_dynamic_archives_get_none(tmp_path: Path) -> None:
     assert classdata.archive_path(_jdk(tmp_path, "11.0.2"), []) is None
     assert classdata.archive_path(_jdk(tmp_path, "21.0.1"), []) is not None
 
 
-def test_a_changed_jar_gets_a_new_archive(tmp_path: Path):
+def test_a_changed_jar_gets_a_new_archive(tmp_path: Path) -> None:
     home = _jdk(tmp_path, "17.0.1")
     jar = tmp_path / "compiler.jar"
     jar.write_bytes(b"one")
@@ -46,7 +54,7 @@ def test_a_changed_jar_gets_a_new_archive(tmp_path: Path):
     assert classdata.archive_path(_jdk(tmp_path, "17.0.2"), [str(jar)]) != classdata.archive_path(home, [str(jar)])
 
 
-def test_one_trainer_at_a_time_across_processes_and_a_dead_ones_claim_expires(tmp_path: Path):
+def test_one_trainer_at_a_time_across_processes_and_a_dead_ones_claim_expires(tmp_path: Path) -> None:
     archive = tmp_path / "x.jsa"
     assert classdata.claim_training(archive)
     assert not classdata.claim_training(archive)
@@ -59,7 +67,7 @@ def test_one_trainer_at_a_time_across_processes_and_a_dead_ones_claim_expires(tm
     assert not classdata.needs_training(archive)
 
 
-def test_a_new_training_removes_archives_no_worker_mapped_for_a_month(tmp_path: Path):
+def test_a_new_training_removes_archives_no_worker_mapped_for_a_month(tmp_path: Path) -> None:
     """Each JDK update or compiler version leaves its ~94 MB archive behind; the next training clears those."""
     month_ago = time.time() - classdata.UNUSED_ARCHIVE_SECONDS - 60
     unused, in_use, failed = tmp_path / "jdk17-old.jsa", tmp_path / "jdk17-used.jsa", tmp_path / "jdk21-old.failed"
@@ -89,8 +97,10 @@ def first_use(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 @pytest.mark.jvm
 def test_on_a_new_machine_the_facade_compiles_a_trainer_writes_the_archive_later_workers_map_it_and_a_damaged_one_only_costs_speed(
-    first_use: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-):
+    first_use: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     # The JVMs themselves say where each class came from: every JVM reads JAVA_TOOL_OPTIONS, JPype's too.
     class_loads = tmp_path / "class-load"
     class_loads.mkdir()
@@ -99,13 +109,16 @@ def test_on_a_new_machine_the_facade_compiles_a_trainer_writes_the_archive_later
     async def scenario() -> None:
         manager = SessionManager(limits=SessionLimits(spare_worker=False, max_sessions=4), resolver=resolve_environment)
         try:
+
             async def run(session: str, code: str) -> str:
-                reply = await manager.run_snippet(SessionTarget(str(SAMPLE_PROJECT), build_tool="maven", session_id=session), code=code)
+                reply = await manager.run_snippet(
+                    SessionTarget(str(SAMPLE_PROJECT), build_tool="maven", session_id=session), code=code
+                )
                 assert reply.result.type == "success", reply.result.message
                 return reply.result.value.data if reply.result.value else ""
 
             assert await run("first", "1 + 1") == "2"
-            first = manager._sessions.get("first").worker  # type: ignore[union-attr]
+            first = _worker_of(manager, "first")
             assert first is not None and first.ready.class_data_archive is None and first.ready.facade_compiled
             assert _compiler_classes_from_the_archive(class_loads, first.ready.pid) == 0
             training = manager._training.task
@@ -118,12 +131,14 @@ def test_on_a_new_machine_the_facade_compiles_a_trainer_writes_the_archive_later
             # Mapping it marks it used, so a later training's clean-up keeps it.
             month_ago = time.time() - classdata.UNUSED_ARCHIVE_SECONDS - 60
             os.utime(archives[0], (month_ago, month_ago))
-            assert await run("second", 'data class P(val x: Int)\nP(3).copy(x = 4).x') == "4"
+            assert await run("second", "data class P(val x: Int)\nP(3).copy(x = 4).x") == "4"
             assert archives[0].stat().st_mtime > month_ago + 60
-            second = manager._sessions.get("second").worker  # type: ignore[union-attr]
+            second = _worker_of(manager, "second")
             assert second is not None and second.ready.class_data_archive == str(archives[0])
             assert not second.ready.facade_compiled, "the facade is compiled once per Kotlin version"
-            assert _compiler_classes_from_the_archive(class_loads, second.ready.pid) > 1000, "the JVM mapped the archive"
+            assert _compiler_classes_from_the_archive(class_loads, second.ready.pid) > 1000, (
+                "the JVM mapped the archive"
+            )
             assert manager._training.task is training, "an archive that exists is never trained again"
 
             # JPype installed elsewhere (a reinstall, another checkout's virtualenv) maps the same archive: the JVM's
@@ -133,9 +148,11 @@ def test_on_a_new_machine_the_facade_compiles_a_trainer_writes_the_archive_later
             class_path = await run("relocated", 'System.getProperty("java.class.path")')
             monkeypatch.delenv("PYTHONPATH")
             assert class_path.endswith(str(elsewhere / "org.jpype.jar")), class_path
-            relocated = manager._sessions.get("relocated").worker  # type: ignore[union-attr]
+            relocated = _worker_of(manager, "relocated")
             assert relocated is not None and relocated.ready.class_data_archive == str(archives[0])
-            assert _compiler_classes_from_the_archive(class_loads, relocated.ready.pid) > 1000, "mapped from another JPype"
+            assert _compiler_classes_from_the_archive(class_loads, relocated.ready.pid) > 1000, (
+                "mapped from another JPype"
+            )
             assert list(first_use.glob("*.jsa")) == archives
 
             # Damaged as a new file renamed over it, as gradle-repl writes archives: the second worker has
@@ -144,9 +161,11 @@ def test_on_a_new_machine_the_facade_compiles_a_trainer_writes_the_archive_later
             damaged.write_bytes(b"not an archive" * 1000)
             damaged.replace(archives[0])
             assert await run("third", '"still" + " runs"') == "still runs"
-            third = manager._sessions.get("third").worker  # type: ignore[union-attr]
+            third = _worker_of(manager, "third")
             assert third is not None and third.ready.class_data_archive == str(archives[0])
-            assert _compiler_classes_from_the_archive(class_loads, third.ready.pid) == 0, "the JVM refused the damaged one"
+            assert _compiler_classes_from_the_archive(class_loads, third.ready.pid) == 0, (
+                "the JVM refused the damaged one"
+            )
             pids = manager.worker_pids()
         finally:
             await manager.close_all()
@@ -160,7 +179,9 @@ def _install_jpype_copy(target: Path) -> None:
     import importlib.util
     import shutil
 
-    site = Path(importlib.util.find_spec("jpype").origin).resolve().parents[1]  # type: ignore[arg-type, union-attr]
+    spec = importlib.util.find_spec("jpype")
+    assert spec is not None and spec.origin is not None
+    site = Path(spec.origin).resolve().parents[1]
     target.mkdir()
     shutil.copytree(site / "jpype", target / "jpype")
     for native in site.glob("_jpype*"):

@@ -9,6 +9,7 @@ import pytest
 
 from conftest import CONTENT_ADDRESSED_CACHES, running_worker
 from gradle_repl.environment import ReplEnvironment
+from gradle_repl.frames import ErrorResult
 from gradle_repl.worker.facade import companions_addon_path
 
 pytestmark = pytest.mark.jvm
@@ -16,7 +17,7 @@ pytestmark = pytest.mark.jvm
 
 def test_without_the_add_on_an_unresolved_serializer_says_to_go_through_companion(
     sample_env: ReplEnvironment, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-):
+) -> None:
     """The add-on's compile failed on this Kotlin (remembered beside its jar, as for a Kotlin whose FIR it doesn't
     fit): the session runs, `Q.serializer()` fails with a hint naming why and the way around, and that way works."""
     shared = Path(os.environ["GRADLE_REPL_CACHE_DIR"])
@@ -39,8 +40,11 @@ def test_without_the_add_on_an_unresolved_serializer_says_to_go_through_companio
     with running_worker(sample_env) as worker:
         assert worker.eval("@kotlinx.serialization.Serializable data class Q(val a: Int)").result.type == "success"
         failed = worker.eval("Q.serializer()").result
+        assert isinstance(failed, ErrorResult), failed
         assert failed.type == "error" and "Unresolved reference 'serializer'" in failed.message, failed.message
         hint = failed.message.splitlines()[-1]
         assert hint.startswith("hint: in this session a companion object that a compiler plugin generates"), hint
-        assert "unresolved reference 'FirStatusTransformerExtension'" in hint and "`Q.Companion.serializer()`" in hint, hint
+        assert (
+            "unresolved reference 'FirStatusTransformerExtension'" in hint and "`Q.Companion.serializer()`" in hint
+        ), hint
         assert worker.value("Q.Companion.serializer().descriptor.getElementName(0)") == "a"

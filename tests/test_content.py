@@ -2,8 +2,8 @@
 
 from mcp.types import ImageContent, TextContent
 
-from gradle_repl.front.content import reply_to_result
 from gradle_repl.frames import CompilerDiagnostic, DisplayFrame, ErrorResult, StreamFrame, SuccessResult
+from gradle_repl.front.content import reply_to_result
 from gradle_repl.host.handle import Reply
 from gradle_repl.host.notices import Notice
 
@@ -16,11 +16,14 @@ FRAMES = (
 )
 
 
-def test_success_orders_result_displays_then_output():
+def test_success_orders_result_displays_then_output() -> None:
     value = DisplayFrame(kind="text", mime="text/plain", data="42")
     result = reply_to_result(Reply(FRAMES, SuccessResult(value=value, value_type="kotlin.Int", truncated_bytes=7)))
     assert not result.is_error
-    shapes = [b.text if isinstance(b, TextContent) else ("image", b.mime_type) for b in result.content]
+    shapes = [
+        b.text if isinstance(b, TextContent) else ("image", b.mime_type) if isinstance(b, ImageContent) else b
+        for b in result.content
+    ]
     assert shapes == [
         "42\n// type: kotlin.Int",
         ("image", "image/png"),
@@ -32,7 +35,7 @@ def test_success_orders_result_displays_then_output():
     assert isinstance(result.content[1], ImageContent) and result.content[1].data == "iVBORw0KGgo="
 
 
-def test_error_is_one_text_block_with_stack_and_output_folded_in():
+def test_error_is_one_text_block_with_stack_and_output_folded_in() -> None:
     reply = Reply(
         FRAMES,
         ErrorResult(error_kind="runtime", message="java.lang.X: y", stack="    at _2_repl.f(_2.repl.kts:1)"),
@@ -40,8 +43,16 @@ def test_error_is_one_text_block_with_stack_and_output_folded_in():
     )
     result = reply_to_result(reply)
     assert result.is_error and len(result.content) == 1
+    assert isinstance(result.content[0], TextContent), result.content
     assert result.content[0].text.splitlines() == [
-        "Error: java.lang.X: y", "    at _2_repl.f(_2.repl.kts:1)", "[stdout]", "a", "b", "[stderr]", "warn", "[session restarted]",
+        "Error: java.lang.X: y",
+        "    at _2_repl.f(_2.repl.kts:1)",
+        "[stdout]",
+        "a",
+        "b",
+        "[stderr]",
+        "warn",
+        "[session restarted]",
     ]
 
 
@@ -49,27 +60,38 @@ DIVISION_WARNING = "warning: Division by zero. (line 1, col 9)\n    val d = 1 / 
 HEAP_WARNING = "memory: this session's heap is 91% full after garbage collection (700 of 768 MB)"
 
 
-def test_compile_warnings_come_before_the_result_and_the_heap_after_it():
+def test_compile_warnings_come_before_the_result_and_the_heap_after_it() -> None:
     """The compiler's warnings precede the value they may explain; what running left to know follows the output."""
     value = DisplayFrame(kind="text", mime="text/plain", data="0")
-    result = SuccessResult(value=value, value_type="kotlin.Int", compile_warnings=[DIVISION_WARNING], heap_warning=HEAP_WARNING)
-    texts = [b.text for b in reply_to_result(Reply((StreamFrame(event="stdout", data="a\n"),), result)).content]  # type: ignore[union-attr]
+    result = SuccessResult(
+        value=value, value_type="kotlin.Int", compile_warnings=[DIVISION_WARNING], heap_warning=HEAP_WARNING
+    )
+    texts = [
+        b.text if isinstance(b, TextContent) else b
+        for b in reply_to_result(Reply((StreamFrame(event="stdout", data="a\n"),), result)).content
+    ]
     assert texts == [DIVISION_WARNING, "0\n// type: kotlin.Int", "[stdout]\na", HEAP_WARNING]
 
 
-def test_an_errors_block_starts_with_the_compile_warnings_that_explain_it():
+def test_an_errors_block_starts_with_the_compile_warnings_that_explain_it() -> None:
     """A runtime error after a compile warning reads in the order it happened: the warning, then the error."""
     result = ErrorResult(
-        type="error", error_kind="runtime", message="java.lang.ArithmeticException: / by zero",
-        stack="    at _2_repl.$$eval(_2.repl.kts:1)", compile_warnings=[DIVISION_WARNING],
+        type="error",
+        error_kind="runtime",
+        message="java.lang.ArithmeticException: / by zero",
+        stack="    at _2_repl.$$eval(_2.repl.kts:1)",
+        compile_warnings=[DIVISION_WARNING],
     )
     (block,) = reply_to_result(Reply((), result)).content
-    assert block.text.splitlines() == [  # type: ignore[union-attr]
-        *DIVISION_WARNING.splitlines(), "Error: java.lang.ArithmeticException: / by zero", "    at _2_repl.$$eval(_2.repl.kts:1)",
+    assert isinstance(block, TextContent), block
+    assert block.text.splitlines() == [
+        *DIVISION_WARNING.splitlines(),
+        "Error: java.lang.ArithmeticException: / by zero",
+        "    at _2_repl.$$eval(_2.repl.kts:1)",
     ]
 
 
-def test_a_reply_as_data_says_what_the_text_says_field_by_field():
+def test_a_reply_as_data_says_what_the_text_says_field_by_field() -> None:
     """structuredContent beside the text: value and type, output per stream, displays counted, notices with their
     kind (the heap warning among them as memory); an error's kind, position and whether the state is gone."""
     value = DisplayFrame(kind="text", mime="text/plain", data="0")
@@ -77,14 +99,28 @@ def test_a_reply_as_data_says_what_the_text_says_field_by_field():
     restarted = Notice(kind="restarted", text="[session restarted]")
     data = reply_to_result(Reply(FRAMES, ok, notices=(restarted,))).structured_content
     assert data == {
-        "ok": True, "value": "0", "valueType": "kotlin.Int", "valueKind": "text", "error": None, "diagnostics": [],
-        "valueMime": "text/plain", "stdout": "a\nb\n", "stderr": "warn\n", "displayCount": 2, "truncatedBytes": 0,
-        "displays": [{"kind": "image", "mime": "image/png", "text": None}, {"kind": "html", "mime": "text/html", "text": "<script>x</script>"}],
+        "ok": True,
+        "value": "0",
+        "valueType": "kotlin.Int",
+        "valueKind": "text",
+        "error": None,
+        "diagnostics": [],
+        "valueMime": "text/plain",
+        "stdout": "a\nb\n",
+        "stderr": "warn\n",
+        "displayCount": 2,
+        "truncatedBytes": 0,
+        "displays": [
+            {"kind": "image", "mime": "image/png", "text": None},
+            {"kind": "html", "mime": "text/html", "text": "<script>x</script>"},
+        ],
         "notices": [{"kind": "restarted", "text": "[session restarted]"}, {"kind": "memory", "text": HEAP_WARNING}],
         "durationMs": 12,
     }
     failed = ErrorResult(
-        error_kind="compile", message="error: x", diagnostics=[CompilerDiagnostic(severity="error", message="x", line=2, column=5)],
+        error_kind="compile",
+        message="error: x",
+        diagnostics=[CompilerDiagnostic(severity="error", message="x", line=2, column=5)],
     )
     data = reply_to_result(Reply((), failed)).structured_content
     assert data["ok"] is False and data["value"] is None
@@ -94,17 +130,22 @@ def test_a_reply_as_data_says_what_the_text_says_field_by_field():
     assert reply_to_result(Reply((), lost)).structured_content["error"]["stateLost"] is True
 
 
-def test_a_completion_that_needs_an_import_says_so_in_text_and_carries_it_as_an_edit_in_data():
-    from gradle_repl.front.content import completion_to_result
+def test_a_completion_that_needs_an_import_says_so_in_text_and_carries_it_as_an_edit_in_data() -> None:
     from gradle_repl.frames import Completion, CompletionResult, TextEdit
+    from gradle_repl.front.content import completion_to_result
     from gradle_repl.host.handle import Analysis
 
     edit = TextEdit(start=0, end=0, text="import java.io.File\n")
-    items = [Completion(text="FileTreeWalk", kind="class", detail="kotlin.io"),
-             Completion(text="File", kind="class", detail="java.io", edits=[edit])]
+    items = [
+        Completion(text="FileTreeWalk", kind="class", detail="kotlin.io"),
+        Completion(text="File", kind="class", detail="java.io", edits=[edit]),
+    ]
     result = completion_to_result(Analysis(CompletionResult(prefix_start=8, items=items)))
     assert isinstance(result.content[0], TextContent)
-    assert result.content[0].text == "FileTreeWalk    (class: kotlin.io)\nFile    (class: java.io)    + import java.io.File"
+    assert (
+        result.content[0].text
+        == "FileTreeWalk    (class: kotlin.io)\nFile    (class: java.io)    + import java.io.File"
+    )
     assert result.structured_content is not None
     assert result.structured_content["items"][1]["edits"] == [{"start": 0, "end": 0, "text": "import java.io.File\n"}]
     assert result.structured_content["items"][0]["edits"] == []

@@ -25,7 +25,7 @@ NOT_FOUND = (
 )
 
 
-def test_the_missing_artifacts_are_named_whole():
+def test_the_missing_artifacts_are_named_whole() -> None:
     """Of everything asked for, the reason names what Maven could not resolve, each coordinate whole."""
     assert why_not_fetched(NOT_RESOLVED) == (
         "Maven could not resolve org.jetbrains.kotlin:kotlin-scripting-dependencies:jar:2.2.21, "
@@ -34,9 +34,12 @@ def test_the_missing_artifacts_are_named_whole():
     assert why_not_fetched(NOT_FOUND) == "Maven could not resolve gradle-repl.test:no-such-artifact:jar:1.0"
 
 
-def test_another_reason_is_its_first_line_cut_only_with_a_note():
+def test_another_reason_is_its_first_line_cut_only_with_a_note() -> None:
     """Without an artifact to name, the first line stands, whole when short, else cut saying by how much."""
-    assert why_not_fetched("Maven (mvn) is not on PATH; install Maven 3.6+\nmore") == "Maven (mvn) is not on PATH; install Maven 3.6+"
+    assert (
+        why_not_fetched("Maven (mvn) is not on PATH; install Maven 3.6+\nmore")
+        == "Maven (mvn) is not on PATH; install Maven 3.6+"
+    )
     long = "x" * (REASON_CHARS + 42)
     assert why_not_fetched(long) == "x" * REASON_CHARS + "… (42 more characters)"
     assert why_not_fetched("y" * REASON_CHARS) == "y" * REASON_CHARS, "a first line within the limit is never cut"

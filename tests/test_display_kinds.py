@@ -13,12 +13,16 @@ from gradle_repl.display_kinds import DISPLAY_KINDS, display_kind
 JVM_WORKER = Path(__file__).resolve().parents[1] / "jvm-worker"
 # ReplEvent(kind, mime, text, bytes, displayKind) as the facade's sources construct it (ReplOutput.kt), the display
 # kind named by the JVM sides' one spelling of the table (runs-in-both DisplayKinds.java).
-_EVENT = re.compile(r'ReplEvent\(\s*([^,]+),\s*([^,]+),\s*([^,]+),\s*([^,]+),\s*DisplayKinds\.(\w+)\s*\)')
+_EVENT = re.compile(r"ReplEvent\(\s*([^,]+),\s*([^,]+),\s*([^,]+),\s*([^,]+),\s*DisplayKinds\.(\w+)\s*\)")
 _CONSTANT = re.compile(r'public static final String (\w+) = "([^"]*)";')
 
 
 def _java_constants() -> dict[str, str]:
-    return dict(_CONSTANT.findall((JVM_WORKER / "runs-in-both" / "gradlerepl" / "both" / "DisplayKinds.java").read_text(encoding="utf-8")))
+    return dict(
+        _CONSTANT.findall(
+            (JVM_WORKER / "runs-in-both" / "gradlerepl" / "both" / "DisplayKinds.java").read_text(encoding="utf-8")
+        )
+    )
 
 
 def _emitted() -> list[tuple[str, str, str, str]]:
@@ -36,7 +40,7 @@ def _emitted() -> list[tuple[str, str, str, str]]:
     ]
 
 
-def test_every_kind_the_facade_emits_has_its_rule_and_every_rule_is_emitted():
+def test_every_kind_the_facade_emits_has_its_rule_and_every_rule_is_emitted() -> None:
     """The Kotlin side names only kinds of the table, each of the table's kinds is emitted somewhere, a text kind
     with the table's MIME type, and a binary kind with bytes and no text."""
     emitted = _emitted()
@@ -49,13 +53,13 @@ def test_every_kind_the_facade_emits_has_its_rule_and_every_rule_is_emitted():
             assert (mime, data) == (f'"{rule.mime}"', "null"), (kind, mime, text, data)
 
 
-def test_an_unknown_kind_is_refused_by_name():
+def test_an_unknown_kind_is_refused_by_name() -> None:
     """A kind the table lacks is a validation error naming it, never passed on as a string."""
     with pytest.raises(ValidationError, match="chart"):
         display_kind("chart")
 
 
-def test_the_jvm_sides_spell_the_kinds_and_mime_types_of_the_table():
+def test_the_jvm_sides_spell_the_kinds_and_mime_types_of_the_table() -> None:
     """jvm-worker/runs-in-both's DisplayKinds (compiled into the facade and the agent) names each kind and its MIME type
     as display_kinds.py's table does, and nothing else."""
     constants = _java_constants()

@@ -23,12 +23,26 @@ BUILD_TIMEOUT_SECONDS = 300
 _LINK = re.compile(r"\]\(([^)\s]+)\)")
 
 
-def test_the_site_builds_strict(tmp_path: Path):
+def test_the_site_builds_strict(tmp_path: Path) -> None:
     """`mkdocs build --strict`: a link to a page or heading that isn't there, or a page not in the nav, fails."""
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}  # Material's notice about its successor, not a warning of ours
     done = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--config-file", str(REPO / "mkdocs.yml"), "--site-dir", str(tmp_path / "site")],
-        capture_output=True, text=True, timeout=BUILD_TIMEOUT_SECONDS, env=env, cwd=tmp_path,
+        [
+            sys.executable,
+            "-m",
+            "mkdocs",
+            "build",
+            "--strict",
+            "--config-file",
+            str(REPO / "mkdocs.yml"),
+            "--site-dir",
+            str(tmp_path / "site"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=BUILD_TIMEOUT_SECONDS,
+        env=env,
+        cwd=tmp_path,
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert (tmp_path / "site" / "tools" / "index.html").is_file()
@@ -38,10 +52,10 @@ def _tool_sections() -> dict[str, str]:
     """docs/tools.md's sections by the tool their heading names (`## \\`name\\``)."""
     text = (DOCS / "tools.md").read_text(encoding="utf-8")
     parts = re.split(r"^## `(\w+)`\n", text, flags=re.MULTILINE)
-    return dict(zip(parts[1::2], parts[2::2]))
+    return dict(zip(parts[1::2], parts[2::2], strict=False))
 
 
-def test_every_published_tool_and_input_parameter_is_documented_and_nothing_else():
+def test_every_published_tool_and_input_parameter_is_documented_and_nothing_else() -> None:
     """A section per tool in tools/list, and in it a parameters table whose rows are exactly the tool's input
     properties: a tool or parameter added, renamed or removed without its docs fails here."""
     sections = _tool_sections()
@@ -52,10 +66,12 @@ def test_every_published_tool_and_input_parameter_is_documented_and_nothing_else
         assert sorted(documented) == published, f"{name}: documented {sorted(documented)}, published {published}"
         required = SCHEMAS[name]["inputSchema"].get("required", [])
         for parameter in required:
-            assert re.search(rf"^\| `{parameter}` \| \(required\) \|", section, flags=re.MULTILINE), f"{name}.{parameter} is required"
+            assert re.search(rf"^\| `{parameter}` \| \(required\) \|", section, flags=re.MULTILINE), (
+                f"{name}.{parameter} is required"
+            )
 
 
-def test_every_tool_is_in_the_overview_table():
+def test_every_tool_is_in_the_overview_table() -> None:
     overview = (DOCS / "tools.md").read_text(encoding="utf-8").split("\n## ", 1)[0]
     assert set(re.findall(r"\[`(\w+)`\]\(#\1\)", overview)) == set(SCHEMAS)
 
@@ -70,7 +86,7 @@ def _anchors(page: Path) -> set[str]:
     return {_slug(line.lstrip("#")) for line in page.read_text(encoding="utf-8").splitlines() if line.startswith("#")}
 
 
-def test_the_readme_fits_a_first_read_and_its_links_lead_somewhere():
+def test_the_readme_fits_a_first_read_and_its_links_lead_somewhere() -> None:
     """At most 150 lines; every relative link is a file of the repository, and a link to a docs heading names one
     that exists (the site's own links are checked by its strict build)."""
     readme = (REPO / "README.md").read_text(encoding="utf-8")
@@ -84,7 +100,7 @@ def test_the_readme_fits_a_first_read_and_its_links_lead_somewhere():
             assert anchor in _anchors(REPO / path), link
 
 
-def test_the_readme_and_contributing_name_the_command_ci_runs():
+def test_the_readme_and_contributing_name_the_command_ci_runs() -> None:
     """.ci/run runs scripts/test, the command a new contributor is told to run."""
     ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
     assert re.search(r"^bash scripts/test$", ci, flags=re.MULTILINE)

@@ -26,8 +26,14 @@ JDK25 = Path("/usr/lib/jvm/temurin-25-jdk-amd64")
 
 
 def doctor(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "gradle_repl", "doctor", *args], capture_output=True, text=True,
-                          timeout=300, env=env, cwd=cwd)
+    return subprocess.run(
+        [sys.executable, "-m", "gradle_repl", "doctor", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+        cwd=cwd,
+    )
 
 
 def maven_project(directory: Path) -> Path:
@@ -52,7 +58,7 @@ def line_starting(output: str, start: str) -> str:
     return found[0]
 
 
-def test_doctor_on_this_machine_finds_the_jdk_maven_and_the_attach_targets(tmp_path: Path):
+def test_doctor_on_this_machine_finds_the_jdk_maven_and_the_attach_targets(tmp_path: Path) -> None:
     """This machine's OpenJDK 17 (java and javac), Maven 3.x and the Temurin 25 an app may run on are found; a Maven
     project has what a default call needs: exit 0."""
     done = doctor(str(maven_project(tmp_path / "p")))
@@ -63,12 +69,14 @@ def test_doctor_on_this_machine_finds_the_jdk_maven_and_the_attach_targets(tmp_p
     assert line_starting(out, "ok       Maven: 3.").endswith(f" at {shutil.which('mvn')}")
     assert line_starting(out, "info     project: ").endswith(": a Maven build")
     assert "ok       attach: apps on JDK 25.0" in out and f"at {JDK25} can be attached to" in out
-    assert line_starting(out, "info     cache: ").endswith("(`gradle-repl cache` shows it by kind, `cache clean` empties it)")
+    assert line_starting(out, "info     cache: ").endswith(
+        "(`gradle-repl cache` shows it by kind, `cache clean` empties it)"
+    )
     assert line_starting(out, "info     Kotlin daemons: ")
     assert out.rstrip().endswith("ready: a default call has what it needs")
 
 
-def test_doctor_without_mvn_on_path_exits_1_naming_maven_and_its_fix(tmp_path: Path):
+def test_doctor_without_mvn_on_path_exits_1_naming_maven_and_its_fix(tmp_path: Path) -> None:
     """A PATH with the JDK but no mvn (and no Gradle): a Maven project can't build, so Maven is MISSING with the line
     that fixes it, and the exit status is 1."""
     bin_dir = tmp_path / "bin"
@@ -81,13 +89,15 @@ def test_doctor_without_mvn_on_path_exits_1_naming_maven_and_its_fix(tmp_path: P
     lines = done.stdout.splitlines()
     maven = line_starting(done.stdout, "MISSING  Maven: ")
     assert "Maven (mvn) is not on PATH" in maven
-    assert lines[lines.index(maven) + 1].startswith("         fix: install Maven 3.6+ (Debian/Ubuntu: sudo apt-get install -y maven")
+    assert lines[lines.index(maven) + 1].startswith(
+        "         fix: install Maven 3.6+ (Debian/Ubuntu: sudo apt-get install -y maven"
+    )
     assert line_starting(done.stdout, "ok       JDK: 17.")
     assert line_starting(done.stdout, "warn     Gradle: ")  # a Maven project doesn't need it
     assert done.stdout.rstrip().endswith("not ready: a default call needs Maven (MISSING above, each with its fix)")
 
 
-def test_a_jre_or_an_old_java_is_missing_a_jdk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+def test_a_jre_or_an_old_java_is_missing_a_jdk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """JAVA_HOME at a JRE (java, no javac) or at Java 11 is not the JDK gradle-repl needs, and says how to get one."""
     monkeypatch.setenv("JAVA_HOME", str(fake_jdk(tmp_path / "jre", "17.0.2", tools=("java",))))
     (jre,) = check_jdk()
@@ -101,16 +111,21 @@ def test_a_jre_or_an_old_java_is_missing_a_jdk(tmp_path: Path, monkeypatch: pyte
     assert none.status == "missing" and "has no bin/java" in none.text
 
 
-def test_an_attach_target_needs_java_17_with_javac_and_jcmd(tmp_path: Path):
+def test_an_attach_target_needs_java_17_with_javac_and_jcmd(tmp_path: Path) -> None:
     """An app on Java 11, or on a JRE, can't be attached to, and the reason says which; a full JDK 17+ can."""
     assert jdk_at(fake_jdk(tmp_path / "17", "17.0.9")).why_not_attach_target() is None  # type: ignore[union-attr]
     assert "needs Java 17+" in (jdk_at(fake_jdk(tmp_path / "11", "11.0.2")).why_not_attach_target() or "")  # type: ignore[union-attr]
     jre = jdk_at(fake_jdk(tmp_path / "jre", "21.0.1", tools=("java",)))
-    assert jre is not None and jre.why_not_attach_target() == "no javac or jcmd (a JRE?): attaching needs the app to run on a full JDK"
+    assert (
+        jre is not None
+        and jre.why_not_attach_target() == "no javac or jcmd (a JRE?): attaching needs the app to run on a full JDK"
+    )
     assert jdk_at(tmp_path / "not-a-jdk") is None
 
 
-def test_a_gradle_project_needs_its_wrapper_or_gradle_and_reads_the_wrappers_version(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+def test_a_gradle_project_needs_its_wrapper_or_gradle_and_reads_the_wrappers_version(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A Gradle-only project without a wrapper and without gradle on PATH misses Gradle (exit 1's cause); with its
     wrapper, the version it downloads is read from the properties without running Gradle."""
     root = tmp_path / "g"
@@ -118,18 +133,24 @@ def test_a_gradle_project_needs_its_wrapper_or_gradle_and_reads_the_wrappers_ver
     (root / "settings.gradle.kts").write_text('rootProject.name = "g"\n')
     monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))
     by_topic = {finding.topic: finding for finding in check_build_tools(root)}
-    assert by_topic["Gradle"].status == "missing" and by_topic["Gradle"].fix and "gradle wrapper" in by_topic["Gradle"].fix
+    assert (
+        by_topic["Gradle"].status == "missing" and by_topic["Gradle"].fix and "gradle wrapper" in by_topic["Gradle"].fix
+    )
     assert by_topic["Maven"].status == "warn"  # only some calls of a Gradle project need Maven
     (root / "gradlew").write_text("#!/bin/sh\n")
     (root / "gradlew").chmod(0o755)
     (root / "gradle" / "wrapper").mkdir(parents=True)
     (root / "gradle" / "wrapper" / "gradle-wrapper.properties").write_text(
-        "distributionUrl=https\\://services.gradle.org/distributions/gradle-8.11.1-bin.zip\n")
+        "distributionUrl=https\\://services.gradle.org/distributions/gradle-8.11.1-bin.zip\n"
+    )
     by_topic = {finding.topic: finding for finding in check_build_tools(root)}
-    assert (by_topic["Gradle"].status, by_topic["Gradle"].text) == ("ok", f"the project's wrapper {root / 'gradlew'} (Gradle 8.11.1)")
+    assert (by_topic["Gradle"].status, by_topic["Gradle"].text) == (
+        "ok",
+        f"the project's wrapper {root / 'gradlew'} (Gradle 8.11.1)",
+    )
 
 
-def test_a_token_file_others_can_read_is_a_warning_with_chmod(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+def test_a_token_file_others_can_read_is_a_warning_with_chmod(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The token file's mode: 0600 is ok, 0644 says who can read it and the chmod that fixes it; none yet is said."""
     monkeypatch.delenv("GRADLE_REPL_TOKEN", raising=False)
     monkeypatch.setenv("GRADLE_REPL_CONFIG_DIR", str(tmp_path))
@@ -139,7 +160,10 @@ def test_a_token_file_others_can_read_is_a_warning_with_chmod(tmp_path: Path, mo
     token.write_text("x" * 40 + "\n")
     token.chmod(0o644)
     (open_file,) = check_token()
-    assert (open_file.status, open_file.fix) == ("warn", f"chmod 600 {token} (the server also does when it next reads it)")
+    assert (open_file.status, open_file.fix) == (
+        "warn",
+        f"chmod 600 {token} (the server also does when it next reads it)",
+    )
     assert "mode 0644: other users can read it" in open_file.text
     token.chmod(0o600)
     assert check_token()[0] == Finding("ok", "HTTP token", f"{token}, mode 0600")
@@ -147,16 +171,23 @@ def test_a_token_file_others_can_read_is_a_warning_with_chmod(tmp_path: Path, mo
     assert check_token()[0].status == "warn"
 
 
-def test_the_kotlin_daemons_listed_are_those_with_gradle_repls_flags(tmp_path: Path):
+def test_the_kotlin_daemons_listed_are_those_with_gradle_repls_flags(tmp_path: Path) -> None:
     """A daemon carrying gradle-repl's idle shutdown and heap cap (what a real one's command line holds:
     tests/test_recompile.py) is listed; one with other flags (the user's own builds) is not."""
-    ours = [DAEMON_MAIN_CLASS, f"--daemon-shutdownDelayMilliseconds={KOTLIN_DAEMON_IDLE_SECONDS * 1000}", f"-{KOTLIN_DAEMON_HEAP}"]
+    ours = [
+        DAEMON_MAIN_CLASS,
+        f"--daemon-shutdownDelayMilliseconds={KOTLIN_DAEMON_IDLE_SECONDS * 1000}",
+        f"-{KOTLIN_DAEMON_HEAP}",
+    ]
     theirs = [DAEMON_MAIN_CLASS, "--daemon-shutdownDelayMilliseconds=1800000", "-Xmx3g"]
     sleeping = [sys.executable, "-c", "import time; time.sleep(120)"]
     processes = [subprocess.Popen([*sleeping, *flags]) for flags in (ours, theirs)]
     try:
         deadline = time.monotonic() + 30
-        while not all(psutil.Process(p.pid).cmdline()[-1] == flags[-1] for p, flags in zip(processes, (ours, theirs))):
+        while not all(
+            psutil.Process(p.pid).cmdline()[-1] == flags[-1]
+            for p, flags in zip(processes, (ours, theirs), strict=False)
+        ):
             assert time.monotonic() < deadline
             time.sleep(0.05)
         pids = {daemon.pid for daemon in started_kotlin_daemons()}
@@ -167,9 +198,13 @@ def test_the_kotlin_daemons_listed_are_those_with_gradle_repls_flags(tmp_path: P
             process.wait()
 
 
-def test_only_missing_findings_make_the_verdict_fail(capsys: pytest.CaptureFixture[str]):
+def test_only_missing_findings_make_the_verdict_fail(capsys: pytest.CaptureFixture[str]) -> None:
     """warn and info findings print with their fixes but keep exit 0; one missing finding makes it 1."""
-    calm = [Finding("ok", "JDK", "17"), Finding("warn", "Gradle", "absent", "install it"), Finding("info", "cache", "1 KB")]
+    calm = [
+        Finding("ok", "JDK", "17"),
+        Finding("warn", "Gradle", "absent", "install it"),
+        Finding("info", "cache", "1 KB"),
+    ]
     out = io.StringIO()
     assert render(calm, out) == 0
     assert "         fix: install it\n" in out.getvalue()

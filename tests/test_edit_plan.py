@@ -15,7 +15,9 @@ from gradle_repl.project.build_inputs import Fingerprint, Inputs
 from gradle_repl.project.buildtools.pom import edit_sources
 from gradle_repl.project.edit_plan import EditPlan, declares_inline, plan_edit
 
-KOTLIN_PLUGIN = """<plugin><groupId>org.jetbrains.kotlin</groupId><artifactId>kotlin-maven-plugin</artifactId>{body}</plugin>"""
+KOTLIN_PLUGIN = (
+    """<plugin><groupId>org.jetbrains.kotlin</groupId><artifactId>kotlin-maven-plugin</artifactId>{body}</plugin>"""
+)
 
 
 def _project(plugins: str, module: Path) -> ET.Element:
@@ -25,25 +27,40 @@ def _project(plugins: str, module: Path) -> ET.Element:
     )
 
 
-@pytest.mark.parametrize(("plugins", "why"), [
-    (KOTLIN_PLUGIN.format(body=""), None),
-    (KOTLIN_PLUGIN.format(body="<executions><execution><id>kapt</id><goals><goal>kapt</goal></goals></execution></executions>"),
-     "kapt or KSP generates sources in this build"),
-    (KOTLIN_PLUGIN.format(body="<dependencies><dependency><groupId>com.dyescape</groupId><artifactId>kotlin-maven-symbol-processing</artifactId></dependency></dependencies>"),
-     "kapt or KSP generates sources in this build"),
-    ("<plugin><artifactId>maven-compiler-plugin</artifactId><configuration><annotationProcessorPaths><path/></annotationProcessorPaths></configuration></plugin>",
-     "Java annotation processors generate sources in this build"),
-    ("<plugin><artifactId>maven-compiler-plugin</artifactId><configuration><annotationProcessorPaths><path/></annotationProcessorPaths><proc>none</proc></configuration></plugin>",
-     None),
-])
-def test_generated_sources_send_every_edit_to_the_build_tool(tmp_path: Path, plugins: str, why: str | None):
+@pytest.mark.parametrize(
+    ("plugins", "why"),
+    [
+        (KOTLIN_PLUGIN.format(body=""), None),
+        (
+            KOTLIN_PLUGIN.format(
+                body="<executions><execution><id>kapt</id><goals><goal>kapt</goal></goals></execution></executions>"
+            ),
+            "kapt or KSP generates sources in this build",
+        ),
+        (
+            KOTLIN_PLUGIN.format(
+                body="<dependencies><dependency><groupId>com.dyescape</groupId><artifactId>kotlin-maven-symbol-processing</artifactId></dependency></dependencies>"
+            ),
+            "kapt or KSP generates sources in this build",
+        ),
+        (
+            "<plugin><artifactId>maven-compiler-plugin</artifactId><configuration><annotationProcessorPaths><path/></annotationProcessorPaths></configuration></plugin>",
+            "Java annotation processors generate sources in this build",
+        ),
+        (
+            "<plugin><artifactId>maven-compiler-plugin</artifactId><configuration><annotationProcessorPaths><path/></annotationProcessorPaths><proc>none</proc></configuration></plugin>",
+            None,
+        ),
+    ],
+)
+def test_generated_sources_send_every_edit_to_the_build_tool(tmp_path: Path, plugins: str, why: str | None) -> None:
     """kapt (a kotlin-maven-plugin goal), KSP (a plugin dependency) or Java annotation processors in the POM make the
     source set's edits the build tool's; without them the session may compile them."""
     sources = edit_sources(_project(plugins, tmp_path), tmp_path, [tmp_path / "target/classes"], test=False)
     assert sources.unavailable == why
 
 
-def test_main_and_test_source_sets_get_the_kotlin_maven_plugins_module_names_and_friend_paths(tmp_path: Path):
+def test_main_and_test_source_sets_get_the_kotlin_maven_plugins_module_names_and_friend_paths(tmp_path: Path) -> None:
     """main compiles as `${artifactId}`, test as `${artifactId}-test` seeing main's internals (friend paths), each
     from its own source roots."""
     project = _project(KOTLIN_PLUGIN.format(body=""), tmp_path)
@@ -56,9 +73,16 @@ def test_main_and_test_source_sets_get_the_kotlin_maven_plugins_module_names_and
 
 def _environment(root: Path, *, unavailable: str | None = None) -> ReplEnvironment:
     return ReplEnvironment(
-        build_tool="maven", project_root=str(root), java_executable="java", java_home="/jdk", kotlin_version="2.3.21",
+        build_tool="maven",
+        project_root=str(root),
+        java_executable="java",
+        java_home="/jdk",
+        kotlin_version="2.3.21",
         edit_sources=EditSources(
-            roots=[str(root / "src/main/kotlin")], module_name="shop", output_dir=str(root / "out"), unavailable=unavailable,
+            roots=[str(root / "src/main/kotlin")],
+            module_name="shop",
+            output_dir=str(root / "out"),
+            unavailable=unavailable,
         ),
     )
 
@@ -81,22 +105,34 @@ def _edited(root: Path, change: dict[str, str | None]) -> tuple[Fingerprint, Fin
 
 @pytest.fixture
 def root(tmp_path: Path) -> Path:
-    for name, text in {"pom.xml": "<project/>", "src/main/kotlin/A.kt": "fun a() = 1\n", "src/main/resources/app.conf": "x=1",
-                       "src/test/kotlin/T.kt": "fun t() = 1\n"}.items():
+    for name, text in {
+        "pom.xml": "<project/>",
+        "src/main/kotlin/A.kt": "fun a() = 1\n",
+        "src/main/resources/app.conf": "x=1",
+        "src/test/kotlin/T.kt": "fun t() = 1\n",
+    }.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(text)
     return tmp_path
 
 
-@pytest.mark.parametrize(("change", "expected"), [
-    ({"src/main/kotlin/A.kt": "fun a() = 2\n"}, ["src/main/kotlin/A.kt"]),
-    ({"src/main/kotlin/B.kt": "fun b() = 2\n", "src/main/kotlin/p/C.java": "class C {}"}, ["src/main/kotlin/B.kt", "src/main/kotlin/p/C.java"]),
-    ({"src/main/kotlin/A.kt": "inline fun a() = 2\n"}, "A.kt declares an inline function"),
-    ({"src/main/kotlin/A.kt": None}, "A.kt was deleted or renamed"),
-    ({"src/main/resources/app.conf": "x=2"}, "app.conf is not a source file of this source set"),
-    ({"src/test/kotlin/T.kt": "fun t() = 2\n"}, "T.kt is not a source file of this source set"),
-])
-def test_only_the_source_sets_own_source_files_compile_in_the_session(root: Path, change: dict[str, str | None], expected: list[str] | str):
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        ({"src/main/kotlin/A.kt": "fun a() = 2\n"}, ["src/main/kotlin/A.kt"]),
+        (
+            {"src/main/kotlin/B.kt": "fun b() = 2\n", "src/main/kotlin/p/C.java": "class C {}"},
+            ["src/main/kotlin/B.kt", "src/main/kotlin/p/C.java"],
+        ),
+        ({"src/main/kotlin/A.kt": "inline fun a() = 2\n"}, "A.kt declares an inline function"),
+        ({"src/main/kotlin/A.kt": None}, "A.kt was deleted or renamed"),
+        ({"src/main/resources/app.conf": "x=2"}, "app.conf is not a source file of this source set"),
+        ({"src/test/kotlin/T.kt": "fun t() = 2\n"}, "T.kt is not a source file of this source set"),
+    ],
+)
+def test_only_the_source_sets_own_source_files_compile_in_the_session(
+    root: Path, change: dict[str, str | None], expected: list[str] | str
+) -> None:
     """Edited .kt and .java files under the source set's roots compile in the session; an inline function, a deleted
     file, a resource or another source set's file go to the build tool, named."""
     plan = plan_edit(*_edited(root, change), _environment(root))
@@ -106,21 +142,26 @@ def test_only_the_source_sets_own_source_files_compile_in_the_session(root: Path
         assert isinstance(plan, EditPlan) and plan.files == [str(root / name) for name in expected]
 
 
-def test_a_build_generating_sources_sends_even_a_body_edit_to_the_build_tool(root: Path):
-    plan = plan_edit(*_edited(root, {"src/main/kotlin/A.kt": "fun a() = 2\n"}), _environment(root, unavailable="kapt runs"))
+def test_a_build_generating_sources_sends_even_a_body_edit_to_the_build_tool(root: Path) -> None:
+    plan = plan_edit(
+        *_edited(root, {"src/main/kotlin/A.kt": "fun a() = 2\n"}), _environment(root, unavailable="kapt runs")
+    )
     assert plan == "kapt runs"
 
 
-@pytest.mark.parametrize(("text", "inline"), [
-    ("inline fun f() = 1", True),
-    ("public inline fun <reified T> g() = 1", True),
-    ("internal inline val x: Int get() = 1", True),
-    ("@JvmInline value class V(val x: Int)", False),
-    ("// inline fun f() = 1\nfun f() = 1", False),
-    ('val s = "inline fun"', False),
-    ("/* an inline fun\n here */ fun f() = 1", False),
-])
-def test_an_inline_declaration_is_found_outside_comments_and_strings(tmp_path: Path, text: str, inline: bool):
+@pytest.mark.parametrize(
+    ("text", "inline"),
+    [
+        ("inline fun f() = 1", True),
+        ("public inline fun <reified T> g() = 1", True),
+        ("internal inline val x: Int get() = 1", True),
+        ("@JvmInline value class V(val x: Int)", False),
+        ("// inline fun f() = 1\nfun f() = 1", False),
+        ('val s = "inline fun"', False),
+        ("/* an inline fun\n here */ fun f() = 1", False),
+    ],
+)
+def test_an_inline_declaration_is_found_outside_comments_and_strings(tmp_path: Path, text: str, inline: bool) -> None:
     path = tmp_path / "F.kt"
     path.write_text(text)
     assert declares_inline(path) is inline

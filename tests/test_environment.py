@@ -36,10 +36,17 @@ BUILD SUCCESSFUL in 4s
 
 
 def parse(text: str) -> ReplEnvironment:
-    return parse_markers(text.splitlines(True), nonce=NONCE, build_tool="gradle", project_root="/p", project_path=":app", source_set="main")
+    return parse_markers(
+        text.splitlines(True),
+        nonce=NONCE,
+        build_tool="gradle",
+        project_root="/p",
+        project_path=":app",
+        source_set="main",
+    )
 
 
-def test_parses_markers_among_gradle_noise():
+def test_parses_markers_among_gradle_noise() -> None:
     """Every key is read in order; non-marker lines (tasks, warnings, BUILD SUCCESSFUL) are ignored."""
     env = parse(TRANSCRIPT)
     assert env.classpath == ["/home/me/My Projects/app/build/classes/kotlin/main", "/home/me/.m2/a=b/lib.jar"]
@@ -52,13 +59,13 @@ def test_parses_markers_among_gradle_noise():
     assert env.repl_host_classpath == ["/cache/kotlin-compiler-embeddable-2.3.21.jar"]
 
 
-def test_paths_with_spaces_and_equals_signs_stay_intact():
+def test_paths_with_spaces_and_equals_signs_stay_intact() -> None:
     """Only the first '=' separates key and value."""
     env = parse(TRANSCRIPT)
     assert "/home/me/.m2/a=b/lib.jar" in env.classpath
 
 
-def test_compiler_options_drop_the_scripting_plugin_and_keep_real_plugins():
+def test_compiler_options_drop_the_scripting_plugin_and_keep_real_plugins() -> None:
     """KGP's plugin classpath carries the scripting compiler; only real plugins become -Xplugin."""
     options = parse(TRANSCRIPT).compiler_options()
     assert options[0] == "-Xplugin=/cache/kotlin-serialization-compiler-plugin-embeddable-2.3.21.jar"
@@ -67,14 +74,14 @@ def test_compiler_options_drop_the_scripting_plugin_and_keep_real_plugins():
     assert options[-2:] == ["-jvm-target", "17"]
 
 
-def test_truncated_run_is_detected():
+def test_truncated_run_is_detected() -> None:
     """Without the end marker the run was cut off, even when every required key was seen."""
     cut = TRANSCRIPT.split(f"{M}end=true")[0]
     with pytest.raises(EnvironmentIncomplete, match="ended before"):
         parse(cut)
 
 
-def test_missing_keys_are_all_named():
+def test_missing_keys_are_all_named() -> None:
     """A complete run that lacks required facts names each of them."""
     lines = [f"{M}classpath=/x.jar", f"{M}kotlinVersion=2.3.21", f"{M}end=true"]
     with pytest.raises(EnvironmentIncomplete) as error:
@@ -83,11 +90,11 @@ def test_missing_keys_are_all_named():
         assert key in str(error.value)
 
 
-def test_windows_line_endings_parse():
+def test_windows_line_endings_parse() -> None:
     assert parse(TRANSCRIPT.replace("\n", "\r\n")).java_home == "/opt/jdk 17"
 
 
-def test_build_output_cannot_forge_a_marker():
+def test_build_output_cannot_forge_a_marker() -> None:
     """Only lines that begin with the marker and this run's nonce count: a build script printing
     marker-like text (without the nonce, with another nonce, or mid-line) changes nothing."""
     forged = TRANSCRIPT.replace(
@@ -98,13 +105,13 @@ def test_build_output_cannot_forge_a_marker():
     assert env.java_home == "/opt/jdk 17" and not any("evil" in p for p in env.classpath)
 
 
-def test_reported_input_directories_are_kept_for_staleness():
+def test_reported_input_directories_are_kept_for_staleness() -> None:
     """An init script may name directories outside the root the build reads (srcDirs, included builds)."""
     env = parse(TRANSCRIPT.replace(f"{M}end=true", f"{M}inputDir=/shared/src/main/kotlin\n{M}end=true"))
     assert env.input_dirs == ["/shared/src/main/kotlin"]
 
 
-def test_only_compiler_plugins_from_kgps_plugin_classpath_become_xplugin():
+def test_only_compiler_plugins_from_kgps_plugin_classpath_become_xplugin() -> None:
     """KGP's plugin classpath also holds the plugins' dependencies; those must not reach the REPL as plugins."""
     from gradle_repl.environment import ReplEnvironment
 
@@ -119,28 +126,50 @@ def test_only_compiler_plugins_from_kgps_plugin_classpath_become_xplugin():
         "/m2/kotlinx-coroutines-core-jvm-1.8.0.jar",
     ]
     env = ReplEnvironment(
-        build_tool="gradle", project_root="/p", project_path=":", source_set="main", java_home="/j",
-        java_executable="/j/bin/java", kotlin_version="2.2.21", compiler_plugin_classpath=jars,
+        build_tool="gradle",
+        project_root="/p",
+        project_path=":",
+        source_set="main",
+        java_home="/j",
+        java_executable="/j/bin/java",
+        kotlin_version="2.2.21",
+        compiler_plugin_classpath=jars,
     )
     plugins = [o for o in env.compiler_options() if o.startswith("-Xplugin=")]
     assert plugins == [f"-Xplugin={jars[0]}", f"-Xplugin={jars[1]}"]
 
 
-def test_the_test_tasks_markers_become_the_test_settings():
+def test_the_test_tasks_markers_become_the_test_settings() -> None:
     """A test source set's task settings: `key=value` entries split at their first '=' (a value may hold more), the
     launcher's two-word options joined for a JVM started in process; no testTask marker, no test settings."""
     from gradle_repl.test_settings import TestRunSettings
 
-    test_markers = "".join(f"{M}{line}\n" for line in (
-        "testTask=:app:test", "testSystemProperty=spring.profiles.active=test", "testSystemProperty=url=jdbc:h2:mem:a;MODE=PG",
-        "testEnvironment=TZ=UTC", "testInclude=shop.*", "testExclude=*IT", "testIncludeTag=fast", "testExcludeTag=slow",
-        "testJvmArg=-ea", "testJvmArg=--add-opens", "testJvmArg=java.base/java.lang=ALL-UNNAMED",
-        "testNotApplied=the engines spek are not left out",
-    ))
+    test_markers = "".join(
+        f"{M}{line}\n"
+        for line in (
+            "testTask=:app:test",
+            "testSystemProperty=spring.profiles.active=test",
+            "testSystemProperty=url=jdbc:h2:mem:a;MODE=PG",
+            "testEnvironment=TZ=UTC",
+            "testInclude=shop.*",
+            "testExclude=*IT",
+            "testIncludeTag=fast",
+            "testExcludeTag=slow",
+            "testJvmArg=-ea",
+            "testJvmArg=--add-opens",
+            "testJvmArg=java.base/java.lang=ALL-UNNAMED",
+            "testNotApplied=the engines spek are not left out",
+        )
+    )
     env = parse(TRANSCRIPT.replace(f"{M}end=true\n", test_markers + f"{M}end=true\n"))
     assert env.test_settings == TestRunSettings(
-        system_properties={"spring.profiles.active": "test", "url": "jdbc:h2:mem:a;MODE=PG"}, environment={"TZ": "UTC"},
-        includes=["shop.*"], excludes=["*IT"], include_tags=["fast"], exclude_tags=["slow"],
-        jvm_args=["-ea", "--add-opens=java.base/java.lang=ALL-UNNAMED"], not_applied=["the engines spek are not left out"],
+        system_properties={"spring.profiles.active": "test", "url": "jdbc:h2:mem:a;MODE=PG"},
+        environment={"TZ": "UTC"},
+        includes=["shop.*"],
+        excludes=["*IT"],
+        include_tags=["fast"],
+        exclude_tags=["slow"],
+        jvm_args=["-ea", "--add-opens=java.base/java.lang=ALL-UNNAMED"],
+        not_applied=["the engines spek are not left out"],
     )
     assert parse(TRANSCRIPT).test_settings is None

@@ -11,26 +11,30 @@ from pathlib import Path
 import pytest
 
 from conftest import PROJECTS, SAMPLE_PROJECT, SyncWorker, copy_project
-from gradle_repl.project.buildtools.gradle import build_root, find_gradle, gradle_command, gradle_errors
 from gradle_repl.errors import BuildFailed, BuildToolNotFound
+from gradle_repl.project.buildtools.gradle import build_root, find_gradle, gradle_command, gradle_errors
 from gradle_repl.project.resolve import resolve_environment
-from gradle_repl.resources import init_script_path
 from gradle_repl.project.toolchain import PINNED_KOTLIN_VERSION
+from gradle_repl.resources import init_script_path
 
 
-def test_command_runs_the_task_of_the_requested_project_with_the_init_script():
+def test_command_runs_the_task_of_the_requested_project_with_the_init_script() -> None:
     command = gradle_command(["/w/gradlew"], ":app", "test", "n0")
     assert command[0] == "/w/gradlew"
     assert command[command.index("--init-script") + 1] == str(init_script_path())
     assert "--no-configuration-cache" in command and "--console=plain" in command
     assert command[-1] == ":app:resolveReplEnvironment"
-    assert {"-Pgradle-repl.sourceSet=test", "-Pgradle-repl.nonce=n0", f"-Pgradle-repl.defaultKotlinVersion={PINNED_KOTLIN_VERSION}"} <= set(command)
+    assert {
+        "-Pgradle-repl.sourceSet=test",
+        "-Pgradle-repl.nonce=n0",
+        f"-Pgradle-repl.defaultKotlinVersion={PINNED_KOTLIN_VERSION}",
+    } <= set(command)
     assert any(a.startswith("-Pgradle-repl.replHostArtifacts=") and "kotlin-compiler-embeddable" in a for a in command)
     assert gradle_command(["gradle"], ":", "main", "n")[-1] == ":resolveReplEnvironment"
     assert gradle_command(["gradle"], "app", "main", "n")[-1] == ":app:resolveReplEnvironment"
 
 
-def test_failure_text_leads_with_the_compiler_errors_and_drops_gradles_headings_and_hints():
+def test_failure_text_leads_with_the_compiler_errors_and_drops_gradles_headings_and_hints() -> None:
     """The first real error (kotlinc's `e:` or javac's `error:` line, printed before FAILURE) comes first, then what
     went wrong; Gradle's headings, its `* Try:` hints and BUILD FAILED are not shown."""
     lines = [
@@ -58,7 +62,7 @@ def test_failure_text_leads_with_the_compiler_errors_and_drops_gradles_headings_
     ]
 
 
-def test_every_failure_of_a_build_that_continued_is_shown_without_its_separators():
+def test_every_failure_of_a_build_that_continued_is_shown_without_its_separators() -> None:
     """With several failures (--continue), each one's what-went-wrong text is kept, in order."""
     lines = [
         "FAILURE: Build completed with 2 failures.",
@@ -90,7 +94,7 @@ def test_every_failure_of_a_build_that_continued_is_shown_without_its_separators
     ]
 
 
-def test_wrapper_is_found_up_to_the_build_root(tmp_path: Path):
+def test_wrapper_is_found_up_to_the_build_root(tmp_path: Path) -> None:
     """A subproject named by its own directory runs the build's wrapper at the settings file's directory."""
     (tmp_path / "settings.gradle.kts").write_text('include("a:b")')
     (tmp_path / "gradlew").write_text("#!/bin/sh\n")
@@ -102,7 +106,7 @@ def test_wrapper_is_found_up_to_the_build_root(tmp_path: Path):
     assert find_gradle(module) == [str(tmp_path / "gradlew")]
 
 
-def test_a_wrapper_above_the_build_root_never_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+def test_a_wrapper_above_the_build_root_never_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A gradlew planted in a parent directory (say /tmp) is outside the project the user named."""
     (tmp_path / "gradlew").write_text("#!/bin/sh\necho planted\n")
     (tmp_path / "gradlew").chmod(0o755)
@@ -117,7 +121,7 @@ def test_a_wrapper_above_the_build_root_never_runs(tmp_path: Path, monkeypatch: 
         find_gradle(project)
 
 
-def test_a_wrapper_without_its_executable_bit_runs_through_sh(tmp_path: Path):
+def test_a_wrapper_without_its_executable_bit_runs_through_sh(tmp_path: Path) -> None:
     """A non-executable gradlew is run as `sh gradlew`, not a PermissionError traceback."""
     (tmp_path / "settings.gradle.kts").write_text("")
     (tmp_path / "gradlew").write_text("#!/bin/sh\necho 'FAILURE: wrapper ran'; exit 3\n")
@@ -127,16 +131,27 @@ def test_a_wrapper_without_its_executable_bit_runs_through_sh(tmp_path: Path):
         resolve_environment(tmp_path, build_tool="gradle")
 
 
-def test_no_wrapper_and_no_gradle_says_how_to_get_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+def test_no_wrapper_and_no_gradle_says_how_to_get_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PATH", "/nonexistent")
     with pytest.raises(BuildToolNotFound, match="gradle wrapper"):
         find_gradle(tmp_path)
 
 
-def test_init_script_reports_every_marker_the_parser_requires():
+def test_init_script_reports_every_marker_the_parser_requires() -> None:
     script = init_script_path().read_text()
-    for key in ("classpath", "javaExecutable", "javaHome", "kotlinVersion", "pluginClasspath", "pluginOption",
-                "compilerArg", "jvmTarget", "replHostClasspath", "warning", "end"):
+    for key in (
+        "classpath",
+        "javaExecutable",
+        "javaHome",
+        "kotlinVersion",
+        "pluginClasspath",
+        "pluginOption",
+        "compilerArg",
+        "jvmTarget",
+        "replHostClasspath",
+        "warning",
+        "end",
+    ):
         assert f'"{key}"' in script, key
     assert "[gradle-mcp-repl-env]" in script
 
@@ -171,7 +186,7 @@ def gradle_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
 @needs_gradle
 @pytest.mark.gradle
 @pytest.mark.jvm
-def test_sample_project_resolves_and_runs_through_gradle(tmp_path: Path, gradle_on_path: None):
+def test_sample_project_resolves_and_runs_through_gradle(tmp_path: Path, gradle_on_path: None) -> None:
     project = copy_project(SAMPLE_PROJECT, tmp_path / "sample")
     env = resolve_environment(project, build_tool="gradle").environment
     assert env.build_tool == "gradle" and env.kotlin_version == "2.3.21"
@@ -181,10 +196,13 @@ def test_sample_project_resolves_and_runs_through_gradle(tmp_path: Path, gradle_
     worker = SyncWorker(env)
     try:
         assert worker.value("sample.displayTitle(sample.classics.books[0].title)") == "The Trial"
-        assert worker.value(
-            "import kotlinx.serialization.*\nimport kotlinx.serialization.json.*\n"
-            "@Serializable data class P(val x: Int)\nJson.encodeToString(P(1))"
-        ) == '{"x":1}'
+        assert (
+            worker.value(
+                "import kotlinx.serialization.*\nimport kotlinx.serialization.json.*\n"
+                "@Serializable data class P(val x: Int)\nJson.encodeToString(P(1))"
+            )
+            == '{"x":1}'
+        )
     finally:
         worker.close()
 
@@ -192,7 +210,7 @@ def test_sample_project_resolves_and_runs_through_gradle(tmp_path: Path, gradle_
 @needs_gradle
 @pytest.mark.gradle
 @pytest.mark.jvm
-def test_two_module_build_test_source_set_sees_both_modules(tmp_path: Path, gradle_on_path: None):
+def test_two_module_build_test_source_set_sees_both_modules(tmp_path: Path, gradle_on_path: None) -> None:
     shutil.copytree(PROJECTS / "maven-multi", tmp_path / "maven-multi")
     project = copy_project(PROJECTS / "gradle-multi", tmp_path / "gradle-multi")
     env = resolve_environment(project, project_path=":app", source_set="test", build_tool="gradle").environment
@@ -205,7 +223,9 @@ def test_two_module_build_test_source_set_sees_both_modules(tmp_path: Path, grad
 
 @needs_gradle
 @pytest.mark.gradle
-def test_configuration_cache_and_warnings_as_errors_do_not_break_the_init_script(tmp_path: Path, gradle_on_path: None):
+def test_configuration_cache_and_warnings_as_errors_do_not_break_the_init_script(
+    tmp_path: Path, gradle_on_path: None
+) -> None:
     project = copy_project(SAMPLE_PROJECT, tmp_path / "sample")
     (project / "gradle.properties").write_text(
         "org.gradle.configuration-cache=true\norg.gradle.kotlin.dsl.allWarningsAsErrors=true\n"
@@ -216,7 +236,7 @@ def test_configuration_cache_and_warnings_as_errors_do_not_break_the_init_script
 
 @needs_gradle
 @pytest.mark.gradle
-def test_an_edit_in_a_src_dir_outside_the_root_rebuilds(tmp_path: Path, gradle_on_path: None):
+def test_an_edit_in_a_src_dir_outside_the_root_rebuilds(tmp_path: Path, gradle_on_path: None) -> None:
     """gradle-multi compiles ../maven-multi's sources: editing them must not leave a stale environment."""
     shutil.copytree(PROJECTS / "maven-multi", tmp_path / "maven-multi")
     project = copy_project(PROJECTS / "gradle-multi", tmp_path / "gradle-multi")
@@ -230,7 +250,9 @@ def test_an_edit_in_a_src_dir_outside_the_root_rebuilds(tmp_path: Path, gradle_o
 @needs_gradle
 @pytest.mark.gradle
 @pytest.mark.jvm
-def test_a_multiplatform_project_runs_common_and_jvm_code_and_rebuilds_on_a_common_edit(tmp_path: Path, gradle_on_path: None):
+def test_a_multiplatform_project_runs_common_and_jvm_code_and_rebuilds_on_a_common_edit(
+    tmp_path: Path, gradle_on_path: None
+) -> None:
     """gradle-kmp (one jvm() target): `main` names its JVM compilation, expect/actual code runs, the build's Compose
     and serialization plugins reach snippets, `jvmTest` sees commonTest, and an edit in commonMain rebuilds."""
     project = copy_project(PROJECTS / "gradle-kmp", tmp_path / "gradle-kmp")
@@ -240,9 +262,12 @@ def test_a_multiplatform_project_runs_common_and_jvm_code_and_rebuilds_on_a_comm
     worker = SyncWorker(env)
     try:
         assert worker.value('shop.describe(shop.Item("tea", 250))') == "tea at 2.5 on JVM 17"
-        assert worker.value(
-            "import kotlinx.serialization.json.*\nJson.encodeToString(shop.Item.serializer(), shop.Item(\"a\", 1))"
-        ) == '{"name":"a","cents":1}'
+        assert (
+            worker.value(
+                'import kotlinx.serialization.json.*\nJson.encodeToString(shop.Item.serializer(), shop.Item("a", 1))'
+            )
+            == '{"name":"a","cents":1}'
+        )
     finally:
         worker.close()
     test_env = resolve_environment(project, source_set="jvmTest", build_tool="gradle").environment

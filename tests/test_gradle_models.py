@@ -12,9 +12,9 @@ import pytest
 from conftest import SyncWorker
 from gradle_repl.environment import ReplEnvironment
 from gradle_repl.project.plugin_support import load_plugins_at_repl_version
+from gradle_repl.project.toolchain import PINNED_KOTLIN_VERSION, has_usable_repl
 from gradle_repl.resources import init_script_path
 from gradle_repl.test_settings import TestRunSettings
-from gradle_repl.project.toolchain import PINNED_KOTLIN_VERSION, has_usable_repl
 from gradlemodels import PAIRS, Pair, PairRun, run_pair
 from shortjvm import SHORT_LIVED_JVM_FLAGS
 
@@ -50,7 +50,9 @@ def check_single_module(pair: Pair, env: ReplEnvironment, source_set: str) -> No
     if source_set == "main":
         names = _names(env.classpath)
         assert any(n.startswith("commons-text-1.13.0") for n in names), names
-        assert any(n.startswith("kotlinx-serialization-json-jvm-") or n.startswith("kotlinx-serialization-json-") for n in names), names
+        assert any(n.startswith(("kotlinx-serialization-json-jvm-", "kotlinx-serialization-json-")) for n in names), (
+            names
+        )
         assert any(n.startswith(f"kotlin-stdlib-{pair.kgp}") for n in names), names
     assert Path(env.java_home, "bin", "java").is_file() and env.java_executable.endswith("java")
     assert env.project_kotlin_version == pair.kgp
@@ -69,7 +71,9 @@ def check_single_module(pair: Pair, env: ReplEnvironment, source_set: str) -> No
         # loaded at the REPL's version with the build's options, and a warning that says so.
         assert env.kotlin_version == PINNED_KOTLIN_VERSION
         plugins = _names(env.compiler_plugin_classpath)
-        assert any(n.startswith(f"kotlin-serialization-compiler-plugin-embeddable-{pair.kgp}") for n in plugins), plugins
+        assert any(n.startswith(f"kotlin-serialization-compiler-plugin-embeddable-{pair.kgp}") for n in plugins), (
+            plugins
+        )
         at_repl = env.model_copy(deep=True)
         load_plugins_at_repl_version(at_repl)
         assert sorted(_names(at_repl.compiler_plugin_classpath)) == [
@@ -78,42 +82,50 @@ def check_single_module(pair: Pair, env: ReplEnvironment, source_set: str) -> No
         ], at_repl.compiler_plugin_classpath
         assert "plugin:org.jetbrains.kotlin.allopen:annotation=sample.Open" in at_repl.compiler_plugin_options
         assert any("no K2 REPL" in w and "compiler plugins at" in w for w in at_repl.warnings), at_repl.warnings
-        assert not any(a.startswith(("-language-version", "-api-version")) for a in env.compiler_args), env.compiler_args
+        assert not any(a.startswith(("-language-version", "-api-version")) for a in env.compiler_args), (
+            env.compiler_args
+        )
     if source_set == "main":
         assert "-Xjsr305=strict" in env.compiler_args, env.compiler_args
     host = _names(env.repl_host_classpath)
     assert f"kotlin-compiler-embeddable-{env.kotlin_version}.jar" in host, host
 
 
-def test_a_single_module_build_reports_classpath_plugins_toolchain_and_args(pair_run: tuple[Pair, PairRun]):
+def test_a_single_module_build_reports_classpath_plugins_toolchain_and_args(pair_run: tuple[Pair, PairRun]) -> None:
     pair, run = pair_run
     check_single_module(pair, run.environment("single:main", project_path=":", source_set="main"), "main")
     assert ":classes" in run.depends_on("single:main")  # the source set is compiled before it is reported
 
 
-def test_a_custom_source_set_reports_its_own_outputs(pair_run: tuple[Pair, PairRun]):
+def test_a_custom_source_set_reports_its_own_outputs(pair_run: tuple[Pair, PairRun]) -> None:
     pair, run = pair_run
-    check_single_module(pair, run.environment("single:integration", project_path=":", source_set="integration"), "integration")
+    check_single_module(
+        pair, run.environment("single:integration", project_path=":", source_set="integration"), "integration"
+    )
     assert ":integrationClasses" in run.depends_on("single:integration")
 
 
-def test_a_module_sees_the_module_it_depends_on(pair_run: tuple[Pair, PairRun]):
-    pair, run = pair_run
+def test_a_module_sees_the_module_it_depends_on(pair_run: tuple[Pair, PairRun]) -> None:
+    _pair, run = pair_run
     env = run.environment("multi:app", project_path=":app", source_set="main")
     assert env.project_path == ":app" and env.project_dir and env.project_dir.endswith("multi/app")
     names = _names(env.classpath)
     assert "core.jar" in names, names  # :app -> project(":core"), resolved by Gradle to core's jar
     assert ":core:jar" in run.depends_on("multi:app")  # which Gradle builds first
-    assert any(n.startswith("commons-lang3-3.17.0") for n in names), names  # :core's implementation dependency at runtime
+    assert any(n.startswith("commons-lang3-3.17.0") for n in names), (
+        names
+    )  # :core's implementation dependency at runtime
 
 
-def test_the_test_task_settings_reach_a_session_of_the_test_source_set(pair_run: tuple[Pair, PairRun]):
+def test_the_test_task_settings_reach_a_session_of_the_test_source_set(pair_run: tuple[Pair, PairRun]) -> None:
     """test { systemProperty("a","b"); environment("X","y"); useJUnitPlatform { includeTags("fast") }; jvmArgs(…);
     maxHeapSize; filter } as markers and as the model: only what the build set (not the inherited environment, not
     Gradle's defaults), a launcher option joined to its value as a JVM started in process takes it."""
     pair, run = pair_run
     block = run.block("single:test")
-    assert "testTask=:test" in [line.split(" ", 2)[-1] for line in block if line.startswith("[gradle-mcp-repl-env]")], block
+    assert "testTask=:test" in [line.split(" ", 2)[-1] for line in block if line.startswith("[gradle-mcp-repl-env]")], (
+        block
+    )
     env = run.environment("single:test", project_path=":", source_set="test")
     check_single_module(pair, env, "test")
     assert env.test_settings == TestRunSettings(
@@ -133,12 +145,14 @@ def test_the_test_task_settings_reach_a_session_of_the_test_source_set(pair_run:
 LATEST = next(p for p in PAIRS if p.gradle == "8.11.1" and has_usable_repl(p.kgp))
 
 
-def test_a_broken_init_script_fails_the_facts(tmp_path: Path):
+def test_a_broken_init_script_fails_the_facts(tmp_path: Path) -> None:
     """The harness has teeth: an init script that reads a KGP property that doesn't exist (so drops the
     plugin options) no longer reports what the build would."""
     script = init_script_path().read_text()
     assert '"getPluginOptions"' in script
-    run = run_pair(LATEST, tmp_path, script=script.replace('"getPluginOptions"', '"getPluginOptionsGone"'), multiplatform=False)
+    run = run_pair(
+        LATEST, tmp_path, script=script.replace('"getPluginOptions"', '"getPluginOptionsGone"'), multiplatform=False
+    )
     env = run.environment("single:main", project_path=":", source_set="main")
     with pytest.raises(AssertionError):
         check_single_module(LATEST, env, "main")
@@ -149,9 +163,23 @@ def compile_like_the_build(env: ReplEnvironment, classes: str, sources: list[Pat
     plugins and options (what the build's compile task would do; the harness configures but never compiles)."""
     libraries = [p for p in env.classpath if p.endswith(".jar")]
     compiled = subprocess.run(
-        ["java", *SHORT_LIVED_JVM_FLAGS, "-cp", ":".join(env.repl_host_classpath), "org.jetbrains.kotlin.cli.jvm.K2JVMCompiler",
-         *env.compiler_options(), *args, "-classpath", ":".join(libraries), "-d", classes, *map(str, sources)],
-        capture_output=True, text=True, timeout=300,
+        [
+            "java",
+            *SHORT_LIVED_JVM_FLAGS,
+            "-cp",
+            ":".join(env.repl_host_classpath),
+            "org.jetbrains.kotlin.cli.jvm.K2JVMCompiler",
+            *env.compiler_options(),
+            *args,
+            "-classpath",
+            ":".join(libraries),
+            "-d",
+            classes,
+            *map(str, sources),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert compiled.returncode == 0, compiled.stdout + compiled.stderr
 
@@ -168,7 +196,7 @@ class Greeter(val name: String) {
 """
 
 
-def test_a_real_session_on_a_gradle_resolved_environment(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory):
+def test_a_real_session_on_a_gradle_resolved_environment(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
     """The Gradle path end to end minus the launcher: the model's environment, the project's code compiled by the
     resolved compiler with the build's plugins, a real worker calling it and round-tripping a snippet's
     @Serializable class."""
@@ -181,10 +209,12 @@ def test_a_real_session_on_a_gradle_resolved_environment(tmp_path: Path, tmp_pat
     try:
         assert worker.value('sample.Greeter("gradle").greet()') == "hello, gradle"
         # all-open from the build's option: the project's @Open class can be subclassed, overrides included.
-        assert worker.value('class Louder : sample.Greeter("x") { override fun greet() = "HI" }\nLouder().greet()') == "HI"
+        assert (
+            worker.value('class Louder : sample.Greeter("x") { override fun greet() = "HI" }\nLouder().greet()') == "HI"
+        )
         round_trip = (
             "import kotlinx.serialization.*\nimport kotlinx.serialization.json.*\n"
-            '@Serializable data class Note(val text: String, val n: Int)\n'
+            "@Serializable data class Note(val text: String, val n: Int)\n"
             'Json.decodeFromString<Note>(Json.encodeToString(Note("x", 2))) == Note("x", 2)'
         )
         assert worker.value(round_trip) == "true"
@@ -225,7 +255,7 @@ def _relative_inputs(env: ReplEnvironment, model: str) -> set[str]:
 
 
 @pytest.mark.parametrize("source_set", ["main", "jvmMain", "commonMain"])
-def test_a_multiplatform_jvm_target_reports_its_compilation(kmp_run: tuple[Pair, PairRun], source_set: str):
+def test_a_multiplatform_jvm_target_reports_its_compilation(kmp_run: tuple[Pair, PairRun], source_set: str) -> None:
     """`main` (one JVM target), the KMP name `jvmMain` and the shared `commonMain` all name the jvm target's main
     compilation: its outputs and runtime dependencies, every source set it compiles (an edit in commonMain or the
     intermediate jvmSharedMain rebuilds), its compile task's plugins (Compose, serialization) and options."""
@@ -237,7 +267,12 @@ def test_a_multiplatform_jvm_target_reports_its_compilation(kmp_run: tuple[Pair,
     for jar in ("runtime-desktop-1.7.3.jar", "commons-text-1.13.0.jar", f"kotlin-stdlib-{pair.kgp}.jar"):
         assert jar in names, names
     assert any(n.startswith("kotlinx-serialization-json-jvm-") for n in names), names
-    assert {"src/commonMain/kotlin", "src/jvmSharedMain/kotlin", "src/jvmMain/kotlin", "src/commonMain/resources"} <= _relative_inputs(env, model)
+    assert {
+        "src/commonMain/kotlin",
+        "src/jvmSharedMain/kotlin",
+        "src/jvmMain/kotlin",
+        "src/commonMain/resources",
+    } <= _relative_inputs(env, model)
     assert not any("Test" in d for d in _relative_inputs(env, model))
     assert env.project_kotlin_version == pair.kgp
     assert not any("compile task" in w for w in env.warnings), env.warnings
@@ -245,22 +280,26 @@ def test_a_multiplatform_jvm_target_reports_its_compilation(kmp_run: tuple[Pair,
     _plugins_as_loaded(pair, env)
 
 
-def test_a_multiplatform_test_compilation_sees_main_and_common_test(kmp_run: tuple[Pair, PairRun]):
+def test_a_multiplatform_test_compilation_sees_main_and_common_test(kmp_run: tuple[Pair, PairRun]) -> None:
     pair, run = kmp_run
     env = run.environment("kmp:one:jvmTest", project_path=":one", source_set="jvmTest")
     outputs = [p.split("/kmp/one/", 1)[1] for p in env.classpath if "/kmp/one/" in p]
     assert outputs[0] == "build/classes/kotlin/jvm/test" and "build/classes/kotlin/jvm/main" in outputs, outputs
     inputs = _relative_inputs(env, "one")
-    assert {"src/jvmTest/kotlin", "src/commonTest/kotlin", "src/jvmMain/kotlin", "src/commonMain/kotlin"} <= inputs, inputs
+    assert {"src/jvmTest/kotlin", "src/commonTest/kotlin", "src/jvmMain/kotlin", "src/commonMain/kotlin"} <= inputs, (
+        inputs
+    )
     assert {":one:jvmTestClasses", ":one:jvmMainClasses"} <= set(run.depends_on("kmp:one:jvmTest"))
     _plugins_as_loaded(pair, env)
     # jvmTest's test dependencies, and the settings of KGP's jvmTest task (the Test task that runs these classes).
     assert "junit-jupiter-api-5.14.1.jar" in _names(env.classpath)
-    assert env.test_settings == TestRunSettings(system_properties={"kmp": "jvm"}, exclude_tags=["slow"], jvm_args=["-ea"]), env.test_settings
+    assert env.test_settings == TestRunSettings(
+        system_properties={"kmp": "jvm"}, exclude_tags=["slow"], jvm_args=["-ea"]
+    ), env.test_settings
     assert run.environment("kmp:one:jvmMain", project_path=":one", source_set="jvmMain").test_settings is None
 
 
-def test_one_of_several_jvm_targets_is_named_by_its_source_set(kmp_run: tuple[Pair, PairRun]):
+def test_one_of_several_jvm_targets_is_named_by_its_source_set(kmp_run: tuple[Pair, PairRun]) -> None:
     pair, run = kmp_run
     env = run.environment("kmp:two:desktopMain", project_path=":two", source_set="desktopMain")
     assert env.classpath[0].endswith("kmp/two/build/classes/kotlin/desktop/main"), env.classpath[:3]
@@ -269,10 +308,12 @@ def test_one_of_several_jvm_targets_is_named_by_its_source_set(kmp_run: tuple[Pa
     _plugins_as_loaded(pair, env)
 
 
-def test_ambiguous_missing_and_non_jvm_multiplatform_names_are_refused_with_the_choices(kmp_run: tuple[Pair, PairRun]):
+def test_ambiguous_missing_and_non_jvm_multiplatform_names_are_refused_with_the_choices(kmp_run: tuple[Pair, PairRun]) -> None:
     _, run = kmp_run
     several = run.refusal("kmp:two:main")
-    assert "several JVM targets (desktop, jvm)" in several and "desktopMain" in several and "jvmMain" in several, several
+    assert "several JVM targets (desktop, jvm)" in several and "desktopMain" in several and "jvmMain" in several, (
+        several
+    )
     missing = run.refusal("kmp:one:iosMain")
     assert "no JVM compilation 'iosMain'" in missing and "jvmMain, jvmTest, main, test" in missing, missing
     js_only = run.refusal("kmp:js-only:main")
@@ -298,7 +339,7 @@ fun jvmOnlyTotal(items: List<Item>): Long = items.sumOf { it.cents }
 """
 
 
-def test_a_real_session_on_a_multiplatform_environment(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory):
+def test_a_real_session_on_a_multiplatform_environment(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
     """commonMain and jvmMain code (expect/actual) compiled by the resolved compiler as KGP compiles a JVM target,
     called from a real session; the build's Compose compiler plugin transforms a snippet's @Composable function
     (the Composer parameter it adds is there) and serialization round-trips a snippet's class."""
@@ -313,14 +354,16 @@ def test_a_real_session_on_a_multiplatform_environment(tmp_path: Path, tmp_path_
     worker = SyncWorker(env)
     try:
         java = worker.value('System.getProperty("java.specification.version")')
-        assert Path(env.java_home, "release").read_text().count(f'JAVA_VERSION="{java}') == 1  # the reported JDK runs it
+        assert (
+            Path(env.java_home, "release").read_text().count(f'JAVA_VERSION="{java}') == 1
+        )  # the reported JDK runs it
         assert worker.value('shop.describe(shop.Item("tea", 250))') == f"tea at 2.5 on JVM {java}"
         assert worker.value('shop.jvmOnlyTotal(listOf(shop.Item("a", 1), shop.Item("b", 2)))') == "3"
         composable = (
             "import androidx.compose.runtime.Composable\n"
             "@Composable fun Badge(label: String) { println(label) }\n"
             "object Probe\n"
-            "Probe::class.java.enclosingClass.declaredMethods.filter { it.name == \"Badge\" }"
+            'Probe::class.java.enclosingClass.declaredMethods.filter { it.name == "Badge" }'
             ".flatMap { m -> m.parameterTypes.map { it.simpleName } }.joinToString()"
         )
         assert "Composer" in worker.value(composable)

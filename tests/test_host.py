@@ -15,13 +15,13 @@ import random
 import pytest
 
 from fakeworker import FakeLauncher, FakeResolved, fake_resolver
+from gradle_repl.environment import BuildToolChoice
 from gradle_repl.errors import GradleReplError
 from gradle_repl.frames import CheckResult, CompletionResult, ErrorResult, SuccessResult, WorkerOptions
 from gradle_repl.host import handle
 from gradle_repl.host.manager import SessionLimits, SessionManager
 from gradle_repl.host.notices import Notice
 from gradle_repl.options import SessionOptions
-from gradle_repl.environment import BuildToolChoice
 from gradle_repl.settings import DEFAULTS, Settings
 from gradle_repl.target import SessionTarget
 
@@ -35,11 +35,15 @@ def anyio_backend() -> str:
 
 def manager(launcher: FakeLauncher, **limits: object) -> SessionManager:
     return SessionManager(
-        limits=SessionLimits(**{"spare_worker": False, **limits}), launcher=launcher, resolver=fake_resolver  # type: ignore[arg-type]
+        limits=SessionLimits(**{"spare_worker": False, **limits}),
+        launcher=launcher,
+        resolver=fake_resolver,  # type: ignore[arg-type]
     )
 
 
-async def run(m: SessionManager, code: str, session: str = "s", build_tool: BuildToolChoice = "auto", **extra: object) -> str:
+async def run(
+    m: SessionManager, code: str, session: str = "s", build_tool: BuildToolChoice = "auto", **extra: object
+) -> str:
     reply = await m.run_snippet(SessionTarget("/p", build_tool=build_tool, session_id=session), code=code, **extra)  # type: ignore[arg-type]
     result = reply.result
     if isinstance(result, ErrorResult):
@@ -62,7 +66,7 @@ async def cancel_when(m: SessionManager, state: str, coroutine: object, session:
         await task
 
 
-async def test_a_cancelled_call_never_hands_its_reply_to_the_next_one():
+async def test_a_cancelled_call_never_hands_its_reply_to_the_next_one() -> None:
     """The cancel reaches the snippet; the next call gets its own answer, the session its state."""
     launcher = FakeLauncher()
     m = manager(launcher)
@@ -75,7 +79,7 @@ async def test_a_cancelled_call_never_hands_its_reply_to_the_next_one():
     await m.close_all()
 
 
-async def test_a_cancelled_call_whose_snippet_answers_late_still_reads_its_own_reply():
+async def test_a_cancelled_call_whose_snippet_answers_late_still_reads_its_own_reply() -> None:
     """A snippet that ignores the cancel but then finishes: its late reply is read and dropped, not shifted."""
     m = manager(FakeLauncher())
     await cancel_when(m, "running", run(m, "stubborn 0.3:A"))
@@ -83,7 +87,7 @@ async def test_a_cancelled_call_whose_snippet_answers_late_still_reads_its_own_r
     await m.close_all()
 
 
-async def test_a_cancelled_snippet_that_never_answers_costs_the_worker_and_says_so(monkeypatch: pytest.MonkeyPatch):
+async def test_a_cancelled_snippet_that_never_answers_costs_the_worker_and_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
     """Past the cancel grace the worker is killed; the next call starts fresh and is told the state is gone."""
     monkeypatch.setattr(handle, "CANCEL_ANSWER_SECONDS", 0.1)
     launcher = FakeLauncher()
@@ -91,13 +95,15 @@ async def test_a_cancelled_snippet_that_never_answers_costs_the_worker_and_says_
     await cancel_when(m, "running", run(m, "hang"))
     reply = await m.run_snippet(SessionTarget("/p", session_id="s"), code="B")
     assert isinstance(reply.result, SuccessResult) and reply.result.value is not None and reply.result.value.data == "B"
-    assert any(n.kind == "state_lost" and "cancelled snippet" in n.text and "state is lost" in n.text for n in reply.notices), reply.notices
+    assert any(
+        n.kind == "state_lost" and "cancelled snippet" in n.text and "state is lost" in n.text for n in reply.notices
+    ), reply.notices
     assert len(launcher.live()) == 1 and launcher.spawned[0].returncode is not None
     await m.close_all()
 
 
 @pytest.mark.parametrize("misbehaviour", ["huge", "garbage", "wrong-id"])
-async def test_a_broken_frame_stops_the_worker_and_the_next_call_is_answered_by_its_own(misbehaviour: str):
+async def test_a_broken_frame_stops_the_worker_and_the_next_call_is_answered_by_its_own(misbehaviour: str) -> None:
     """An oversized, undecodable or misaddressed frame is fatal for that worker, said plainly, never shifted."""
     launcher = FakeLauncher()
     m = manager(launcher)
@@ -109,7 +115,7 @@ async def test_a_broken_frame_stops_the_worker_and_the_next_call_is_answered_by_
     await m.close_all()
 
 
-async def test_a_worker_that_stops_answering_is_killed_at_the_deadline(monkeypatch: pytest.MonkeyPatch):
+async def test_a_worker_that_stops_answering_is_killed_at_the_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(handle, "RESULT_MARGIN_SECONDS", 0.05)
     launcher = FakeLauncher()
     m = manager(launcher)
@@ -119,7 +125,9 @@ async def test_a_worker_that_stops_answering_is_killed_at_the_deadline(monkeypat
     await m.close_all()
 
 
-async def test_a_worker_gone_silent_after_a_heap_warning_is_reported_as_likely_out_of_memory(monkeypatch: pytest.MonkeyPatch):
+async def test_a_worker_gone_silent_after_a_heap_warning_is_reported_as_likely_out_of_memory(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """A JVM stuck collecting garbage never answers; the reply says the heap was the likely cause, not just 'timeout'."""
     monkeypatch.setattr(handle, "RESULT_MARGIN_SECONDS", 0.05)
     m = manager(FakeLauncher())
@@ -129,7 +137,7 @@ async def test_a_worker_gone_silent_after_a_heap_warning_is_reported_as_likely_o
     await m.close_all()
 
 
-async def test_a_worker_that_exits_mid_snippet_is_reported_and_replaced():
+async def test_a_worker_that_exits_mid_snippet_is_reported_and_replaced() -> None:
     launcher = FakeLauncher()
     m = manager(launcher)
     assert "exited with code 3" in await run(m, "exit 3")
@@ -138,7 +146,7 @@ async def test_a_worker_that_exits_mid_snippet_is_reported_and_replaced():
     await m.close_all()
 
 
-async def test_a_snippets_system_exit_is_named_even_when_a_signal_ends_the_worker():
+async def test_a_snippets_system_exit_is_named_even_when_a_signal_ends_the_worker() -> None:
     """The worker's exiting frame, not a line in its log, tells the host why its process ended: a System.exit
     whose code a signal lost still reads as the snippet's System.exit."""
     m = manager(FakeLauncher())
@@ -148,7 +156,7 @@ async def test_a_snippets_system_exit_is_named_even_when_a_signal_ends_the_worke
     await m.close_all()
 
 
-async def test_a_describe_answered_with_a_snippets_result_is_a_broken_protocol():
+async def test_a_describe_answered_with_a_snippets_result_is_a_broken_protocol() -> None:
     """Each request has its own kinds of answer; another kind is never passed on as if it were one."""
     launcher = FakeLauncher()
     m = manager(launcher)
@@ -159,7 +167,7 @@ async def test_a_describe_answered_with_a_snippets_result_is_a_broken_protocol()
     await m.close_all()
 
 
-async def test_cancelling_during_a_jvm_start_leaves_no_worker():
+async def test_cancelling_during_a_jvm_start_leaves_no_worker() -> None:
     """The launch is cut short and its process stopped: nothing unlisted keeps running."""
     launcher = FakeLauncher(start_delay=0.5)
     m = manager(launcher)
@@ -169,7 +177,7 @@ async def test_cancelling_during_a_jvm_start_leaves_no_worker():
     await m.close_all()
 
 
-async def test_closing_a_session_while_its_jvm_starts_stops_that_jvm():
+async def test_closing_a_session_while_its_jvm_starts_stops_that_jvm() -> None:
     launcher = FakeLauncher(start_delay=0.3)
     m = manager(launcher)
     call = asyncio.ensure_future(run(m, "1"))
@@ -181,7 +189,7 @@ async def test_closing_a_session_while_its_jvm_starts_stops_that_jvm():
     await m.close_all()
 
 
-async def test_closing_a_session_mid_snippet_ends_the_call_with_a_clear_reply():
+async def test_closing_a_session_mid_snippet_ends_the_call_with_a_clear_reply() -> None:
     launcher = FakeLauncher()
     m = manager(launcher)
     call = asyncio.ensure_future(run(m, "sleep 5:A"))
@@ -192,7 +200,7 @@ async def test_closing_a_session_mid_snippet_ends_the_call_with_a_clear_reply():
     await m.close_all()
 
 
-async def test_sessions_starting_at_once_never_exceed_the_cap():
+async def test_sessions_starting_at_once_never_exceed_the_cap() -> None:
     """Two starts race for the last slot: one gets it, the other is told why not; never two JVMs."""
     launcher = FakeLauncher(start_delay=0.2)
     m = manager(launcher, max_sessions=1)
@@ -203,7 +211,7 @@ async def test_sessions_starting_at_once_never_exceed_the_cap():
     await m.close_all()
 
 
-async def test_the_least_recently_used_idle_session_makes_room_and_is_told():
+async def test_the_least_recently_used_idle_session_makes_room_and_is_told() -> None:
     launcher = FakeLauncher()
     m = manager(launcher, max_sessions=1)
     await run(m, "a", "old")
@@ -214,7 +222,7 @@ async def test_the_least_recently_used_idle_session_makes_room_and_is_told():
     await m.close_all()
 
 
-async def test_an_idle_session_is_closed_at_the_idle_timeout_and_its_next_call_is_told():
+async def test_an_idle_session_is_closed_at_the_idle_timeout_and_its_next_call_is_told() -> None:
     """The eviction poll closes a session idle past the timeout (it is no longer listed, its worker is gone); the
     session's next call starts a fresh worker and says why the state is gone."""
     launcher = FakeLauncher()
@@ -226,13 +234,15 @@ async def test_an_idle_session_is_closed_at_the_idle_timeout_and_its_next_call_i
             await asyncio.sleep(0.005)
     reply = await m.run_snippet(SessionTarget("/p", session_id="s"), code="2")
     assert any(
-        n.kind == "evicted" and n.text.startswith("[session 's' was closed after") and "idle (--idle-timeout 0.05)" in n.text
+        n.kind == "evicted"
+        and n.text.startswith("[session 's' was closed after")
+        and "idle (--idle-timeout 0.05)" in n.text
         for n in reply.notices
     ), reply.notices
     await m.close_all()
 
 
-async def test_an_evicted_attached_session_leaves_nothing_behind():
+async def test_an_evicted_attached_session_leaves_nothing_behind() -> None:
     """Idle eviction ends an attached session whole: it is no longer attached (nor listed, nor described), and the
     session's next call naming a project runs that project's environment, not the JVM it was attached to."""
     launcher = FakeLauncher()
@@ -253,7 +263,7 @@ async def test_an_evicted_attached_session_leaves_nothing_behind():
     await m.close_all()
 
 
-async def test_a_closed_attached_session_is_detached():
+async def test_a_closed_attached_session_is_detached() -> None:
     """close detaches: the session id names no attached JVM afterwards, and a new session of that id is its project's."""
     m = manager(FakeLauncher())
     await m.attach("s", fake_resolver("/app").environment.model_copy(update={"attached_pid": 4242}))
@@ -264,7 +274,7 @@ async def test_a_closed_attached_session_is_detached():
     await m.close_all()
 
 
-async def test_a_new_session_takes_the_warmed_spare():
+async def test_a_new_session_takes_the_warmed_spare() -> None:
     launcher = FakeLauncher()
     m = manager(launcher, spare_worker=True)
     await run(m, "1", "first")
@@ -277,7 +287,7 @@ async def test_a_new_session_takes_the_warmed_spare():
     assert launcher.live() == []
 
 
-async def test_a_changed_environment_restarts_the_session_and_says_so():
+async def test_a_changed_environment_restarts_the_session_and_says_so() -> None:
     launcher = FakeLauncher()
     m = manager(launcher)
     await run(m, "1")
@@ -287,7 +297,7 @@ async def test_a_changed_environment_restarts_the_session_and_says_so():
     await m.close_all()
 
 
-async def test_a_restart_for_a_changed_build_adds_the_reported_libraries_again():
+async def test_a_restart_for_a_changed_build_adds_the_reported_libraries_again() -> None:
     """The libraries the old worker reported it added (not a reading of the snippets' text) are added again in the
     new worker, as one snippet before the user's, and the reply says so."""
     launcher = FakeLauncher()
@@ -295,11 +305,14 @@ async def test_a_restart_for_a_changed_build_adds_the_reported_libraries_again()
     await run(m, "libraries added")
     reply = await m.run_snippet(SessionTarget("/other", session_id="s"), code="2")
     assert launcher.spawned[1].requests_seen == ['@file:DependsOn("org.example:lib:1.0")\nUnit', "2"]
-    assert Notice(kind="libraries", text='[added again after the restart: @file:DependsOn("org.example:lib:1.0")]') in reply.notices, reply.notices
+    assert (
+        Notice(kind="libraries", text='[added again after the restart: @file:DependsOn("org.example:lib:1.0")]')
+        in reply.notices
+    ), reply.notices
     await m.close_all()
 
 
-async def test_checks_and_completions_use_the_live_worker_even_after_the_build_changed():
+async def test_checks_and_completions_use_the_live_worker_even_after_the_build_changed() -> None:
     """An edited source (here: every resolve sees a new build) restarts a session on its next run, never on a check or
     a completion: they answer from the live worker, its state kept, and don't resolve. Only a session without a live
     worker is started for them."""
@@ -318,7 +331,9 @@ async def test_checks_and_completions_use_the_live_worker_even_after_the_build_c
     assert await run(m, "kept") == "kept"  # the build changed since: restarted, as a run is
     assert len(launcher.spawned) == 2
     worker = launcher.spawned[1]
-    checked = await m.check_snippet(SessionTarget("/p", source_set="test", build_tool="gradle", session_id="s"), code="kept")
+    checked = await m.check_snippet(
+        SessionTarget("/p", source_set="test", build_tool="gradle", session_id="s"), code="kept"
+    )
     completed = await m.complete_snippet(SessionTarget("/other", project_path=":app", session_id="s"), code="ke")
     assert isinstance(checked.result, CheckResult) and checked.result.compiled and checked.notices == ()
     assert isinstance(completed.result, CompletionResult) and [i.text for i in completed.result.items] == ["kept"]
@@ -328,7 +343,7 @@ async def test_checks_and_completions_use_the_live_worker_even_after_the_build_c
     await m.close_all()
 
 
-async def test_a_cancelled_check_is_read_to_its_end_and_the_session_keeps_its_worker(monkeypatch: pytest.MonkeyPatch):
+async def test_a_cancelled_check_is_read_to_its_end_and_the_session_keeps_its_worker(monkeypatch: pytest.MonkeyPatch) -> None:
     """The worker compiles a check on its main loop, where no cancel is read: a cancel neither cuts its deadline nor
     costs the worker; the next call waits for the compile and is answered by the same worker."""
     monkeypatch.setattr(handle, "CANCEL_ANSWER_SECONDS", 0.01)
@@ -346,17 +361,19 @@ async def test_a_cancelled_check_is_read_to_its_end_and_the_session_keeps_its_wo
     await m.close_all()
 
 
-async def test_output_reaches_the_listener_while_the_snippet_runs():
+async def test_output_reaches_the_listener_while_the_snippet_runs() -> None:
     m = manager(FakeLauncher())
     seen: list[str] = []
-    reply = await m.run_snippet(SessionTarget("/p", session_id="s"), code="print hello:V", on_frame=lambda f: seen.append(f.data))
+    reply = await m.run_snippet(
+        SessionTarget("/p", session_id="s"), code="print hello:V", on_frame=lambda f: seen.append(f.data)
+    )
     assert seen == ["hello\n"] and reply.frames[0].data == "hello\n"
     await m.close_all()
 
 
 async def test_twenty_interleavings_of_cancel_timeout_close_and_reset_keep_every_answer_its_own(
     monkeypatch: pytest.MonkeyPatch,
-):
+) -> None:
     """Random cancel/timeout/close/reset mixed with calls on three sessions: each answer is its own call's,
     the listing matches the live workers, and nothing is left after close_all."""
     monkeypatch.setattr(handle, "CANCEL_ANSWER_SECONDS", 0.1)
@@ -385,7 +402,7 @@ async def test_twenty_interleavings_of_cancel_timeout_close_and_reset_keep_every
     assert launcher.live() == []
 
 
-async def test_auto_on_a_session_keeps_the_build_tool_it_runs_on():
+async def test_auto_on_a_session_keeps_the_build_tool_it_runs_on() -> None:
     """A call leaving out buildTool on a Maven-resolved session resolves with Maven, not whatever auto picks."""
     asked: list[str] = []
 
@@ -401,7 +418,7 @@ async def test_auto_on_a_session_keeps_the_build_tool_it_runs_on():
     await m.close_all()
 
 
-async def test_the_environments_warnings_reach_the_first_reply_of_each_jvm():
+async def test_the_environments_warnings_reach_the_first_reply_of_each_jvm() -> None:
     """What the build's environment can't give snippets (e.g. plugins a REPL can't apply) is said where an agent
     reads it: once when a session's JVM starts, not on every call."""
 
@@ -417,7 +434,7 @@ async def test_the_environments_warnings_reach_the_first_reply_of_each_jvm():
     await m.close_all()
 
 
-async def test_a_build_tool_that_could_not_run_is_said_on_the_call_it_happened():
+async def test_a_build_tool_that_could_not_run_is_said_on_the_call_it_happened() -> None:
     """The resolver's notices (buildTool=auto fell back to the other build tool) reach that call's reply as build_tool
     notices, read from the resolved result's own field."""
     skipped = "[gradle can't run here (no Gradle 7.6+); used maven instead]"
@@ -431,7 +448,7 @@ async def test_a_build_tool_that_could_not_run_is_said_on_the_call_it_happened()
     await m.close_all()
 
 
-async def test_describe_waits_for_the_running_snippet_and_names_sessions_it_cannot_describe():
+async def test_describe_waits_for_the_running_snippet_and_names_sessions_it_cannot_describe() -> None:
     m = manager(FakeLauncher())
     running = asyncio.ensure_future(run(m, "sleep 0.3:late"))
     await until_state(m, "running")
@@ -447,46 +464,66 @@ async def test_describe_waits_for_the_running_snippet_and_names_sessions_it_cann
     await m.close_all()
 
 
-def test_the_settings_are_the_managers_limits_and_every_workers_options():
+def test_the_settings_are_the_managers_limits_and_every_workers_options() -> None:
     """A manager built from settings takes its limits and its workers' options from them, field by field; every
     worker option has a setting, so none falls back to a default written elsewhere."""
     settings = Settings(
-        snippet_timeout_seconds=7, heap_mb=512, output_limit_bytes=5_000, frame_limit_bytes=2_000, class_data_sharing=False,
-        full_jit=True, max_sessions=2, idle_timeout_seconds=9, eviction_poll_seconds=0.5, spare_worker=False,
+        snippet_timeout_seconds=7,
+        heap_mb=512,
+        output_limit_bytes=5_000,
+        frame_limit_bytes=2_000,
+        class_data_sharing=False,
+        full_jit=True,
+        max_sessions=2,
+        idle_timeout_seconds=9,
+        eviction_poll_seconds=0.5,
+        spare_worker=False,
         train_class_data=False,
     )
     m = SessionManager.from_settings(settings, resolver=fake_resolver, launcher=FakeLauncher())  # type: ignore[arg-type]
     assert m.limits == SessionLimits(
-        idle_timeout_seconds=9, max_sessions=2, default_timeout_seconds=7, spare_worker=False, train_class_data=False,
+        idle_timeout_seconds=9,
+        max_sessions=2,
+        default_timeout_seconds=7,
+        spare_worker=False,
+        train_class_data=False,
         eviction_poll_seconds=0.5,
     )
-    assert m.worker_options == WorkerOptions(heap_mb=512, output_limit_bytes=5_000, frame_limit_bytes=2_000, class_data_sharing=False, full_jit=True)
+    assert m.worker_options == WorkerOptions(
+        heap_mb=512, output_limit_bytes=5_000, frame_limit_bytes=2_000, class_data_sharing=False, full_jit=True
+    )
     assert set(WorkerOptions.model_fields) <= set(Settings.model_fields)
     assert SessionLimits() == SessionLimits.from_settings(DEFAULTS)
 
 
-async def test_a_restart_for_new_session_options_adds_the_reported_libraries_again():
+async def test_a_restart_for_new_session_options_adds_the_reported_libraries_again() -> None:
     """Libraries are the session's as its options are: new options restart the JVM, and what the old one added is
     added again in the new one before the user's snippet, saying so."""
     launcher = FakeLauncher()
     m = manager(launcher)
     await run(m, "libraries added")
-    reply = await m.run_snippet(SessionTarget("/p", session_id="s"), code="2", options=SessionOptions(env={"MODE": "b"}))
+    reply = await m.run_snippet(
+        SessionTarget("/p", session_id="s"), code="2", options=SessionOptions(env={"MODE": "b"})
+    )
     assert launcher.spawned[1].requests_seen == ['@file:DependsOn("org.example:lib:1.0")\nUnit', "2"]
     assert [n.kind for n in reply.notices] == ["options", "libraries"], reply.notices
     await m.close_all()
 
 
-async def test_an_initial_heap_above_the_sessions_cap_is_refused_before_anything_starts():
+async def test_an_initial_heap_above_the_sessions_cap_is_refused_before_anything_starts() -> None:
     launcher = FakeLauncher()
     m = manager(launcher)
-    with pytest.raises(GradleReplError, match=r"'-Xms64g' asks for an initial heap of 65536 MB, above the session's heap cap"):
-        await m.run_snippet(SessionTarget("/p", session_id="s"), code="1", options=SessionOptions(jvm_args=("-Xms64g",)))
+    with pytest.raises(
+        GradleReplError, match=r"'-Xms64g' asks for an initial heap of 65536 MB, above the session's heap cap"
+    ):
+        await m.run_snippet(
+            SessionTarget("/p", session_id="s"), code="1", options=SessionOptions(jvm_args=("-Xms64g",))
+        )
     assert launcher.spawned == [] and m.list() == []
     await m.close_all()
 
 
-async def test_session_options_apply_from_the_first_call_and_a_change_restarts_the_session_saying_so():
+async def test_session_options_apply_from_the_first_call_and_a_change_restarts_the_session_saying_so() -> None:
     """Options go to the session's worker; a later call without options, or with the same ones, keeps the worker; other
     options restart it with a notice of kind options; the spare never serves a session with options."""
     launcher = FakeLauncher()
@@ -500,9 +537,13 @@ async def test_session_options_apply_from_the_first_call_and_a_change_restarts_t
     kept = await m.run_snippet(SessionTarget("/p", session_id="s"), code="2")
     same = await m.run_snippet(SessionTarget("/p", session_id="s"), code="3", options=chosen)
     assert len(launcher.spawned) == 3 and kept.notices == () and same.notices == ()
-    changed = await m.run_snippet(SessionTarget("/p", session_id="s"), code="4", options=SessionOptions(env={"MODE": "b"}))
+    changed = await m.run_snippet(
+        SessionTarget("/p", session_id="s"), code="4", options=SessionOptions(env={"MODE": "b"})
+    )
     assert len(launcher.spawned) == 4 and m.session_options("s") == SessionOptions(env={"MODE": "b"})
     (notice,) = changed.notices
-    assert notice.kind == "options" and "restarted with new session options (envSource inherit; env MODE=b)" in notice.text
+    assert (
+        notice.kind == "options" and "restarted with new session options (envSource inherit; env MODE=b)" in notice.text
+    )
     assert first.notices == ()
     await m.close_all()

@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 
 from conftest import SAMPLE_PROJECT, copy_project
-from gradle_repl.target import SessionTarget
 from gradle_repl.frames import SuccessResult, WorkerOptions
 from gradle_repl.host.handle import Reply
 from gradle_repl.host.manager import SessionLimits, SessionManager
 from gradle_repl.project.resolve import resolve_environment
 from gradle_repl.project.toolchain import PINNED_KOTLIN_VERSION
+from gradle_repl.target import SessionTarget
 from suiteversions import OLDER_KOTLIN
 
 pytestmark = pytest.mark.jvm
@@ -47,14 +47,19 @@ class Project:
         self.session = "edits"
         self.loop = asyncio.new_event_loop()
         self.manager = SessionManager(
-            limits=SessionLimits(spare_worker=False, train_class_data=False), worker_options=WorkerOptions(heap_mb=512),
+            limits=SessionLimits(spare_worker=False, train_class_data=False),
+            worker_options=WorkerOptions(heap_mb=512),
             resolver=resolve_environment,
         )
 
     def run(self, code: str, **options: object) -> Reply:
-        return self.loop.run_until_complete(self.manager.run_snippet(
-            SessionTarget(str(self.root), build_tool="maven", session_id=self.session), code=code, **options,  # type: ignore[arg-type]
-        ))
+        return self.loop.run_until_complete(
+            self.manager.run_snippet(
+                SessionTarget(str(self.root), build_tool="maven", session_id=self.session),
+                code=code,
+                **options,  # type: ignore[arg-type]
+            )
+        )
 
     def ok(self, code: str, **options: object) -> Reply:
         """Runs a snippet that must succeed (declarations have no value)."""
@@ -109,7 +114,7 @@ def _text(reply: Reply, kind: str) -> str:
     return next(notice.text for notice in reply.notices if notice.kind == kind)
 
 
-def test_a_body_edit_keeps_values_and_objects_and_runs_the_new_body_through_them(project: Project):
+def test_a_body_edit_keeps_values_and_objects_and_runs_the_new_body_through_them(project: Project) -> None:
     """After a one-line body edit, an inline function's edit and a new source file, one rebuild: the same JVM keeps a
     `val` and an object made before the edit, the object runs the new body, the inline function's caller runs the
     new inline body (all changed classes went in one redefinition), the new file's class is usable, and the reply
@@ -117,8 +122,12 @@ def test_a_body_edit_keeps_values_and_objects_and_runs_the_new_body_through_them
     project.ok("val kept = 41\nval counter = sample.Counter(100)")
     assert project.value("counter.next(1) + sample.usesTwice(3)")[0] == "108"
     pid = project.pid()
-    project.edit(EDITED, FIRST.replace("start + n + 1", "start + n + 1000").replace("x * 2", "x * 3").replace('"hello"', '"bye"'))
-    project.edit("src/main/kotlin/sample/Fresh.kt", 'package sample\n\nclass Fresh { fun hi() = "fresh" }\nfun freshTop() = 7\n')
+    project.edit(
+        EDITED, FIRST.replace("start + n + 1", "start + n + 1000").replace("x * 2", "x * 3").replace('"hello"', '"bye"')
+    )
+    project.edit(
+        "src/main/kotlin/sample/Fresh.kt", 'package sample\n\nclass Fresh { fun hi() = "fresh" }\nfun freshTop() = 7\n'
+    )
     value, reply = project.value("counter.next(1) + kept + sample.usesTwice(3)")
     assert value == str(100 + 1 + 1000 + 41 + 9), reply.notices
     assert project.pid() == pid and "restarted" not in _kinds(reply), reply.notices
@@ -126,17 +135,22 @@ def test_a_body_edit_keeps_values_and_objects_and_runs_the_new_body_through_them
     assert "sample.Counter" in updated and "sample.EditedKt" in updated and "new: sample.Fresh" in updated, updated
     assert "static initialiser of sample.EditedKt changed and does not run again" in updated, updated
     assert project.value("sample.greeting")[0] == "hello"  # the initialiser ran once, before the edit
-    assert project.value('sample.Fresh().hi() + sample.freshTop()')[0] == "fresh7"
+    assert project.value("sample.Fresh().hi() + sample.freshTop()")[0] == "fresh7"
 
 
-def test_a_lambda_added_restarts_the_session_naming_the_reason_and_what_was_lost(project: Project):
+def test_a_lambda_added_restarts_the_session_naming_the_reason_and_what_was_lost(project: Project) -> None:
     """Kotlin 2 compiles a lambda to a synthetic method, which the JVM refuses to add: the session restarts, and the
     notice names the class, the reason and the names earlier snippets declared."""
     project.ok("val beforeLambda = 1")
     pid = project.pid()
     source = (project.root / EDITED).read_text()
     # Not inside an inline call (map's lambda would be inlined): a function value, compiled with invokedynamic.
-    project.edit(EDITED, source.replace("= listOf(1, 2, 3)", "{ val times: (Int) -> Int = { it * 10 }; return listOf(1, 2, 3).map(times) }"))
+    project.edit(
+        EDITED,
+        source.replace(
+            "= listOf(1, 2, 3)", "{ val times: (Int) -> Int = { it * 10 }; return listOf(1, 2, 3).map(times) }"
+        ),
+    )
     value, reply = project.value("sample.listed()")
     assert value == "[10, 20, 30]"
     restarted = _text(reply, "restarted")
@@ -145,17 +159,20 @@ def test_a_lambda_added_restarts_the_session_naming_the_reason_and_what_was_lost
     assert "val beforeLambda" in restarted, restarted
 
 
-def test_a_method_added_restarts_the_session_with_the_reason(project: Project):
+def test_a_method_added_restarts_the_session_with_the_reason(project: Project) -> None:
     """A method added to a class the session loaded is a schema change: restart, naming the class and the method."""
     project.value("sample.Counter(1).next(1)")
     source = (project.root / EDITED).read_text()
-    project.edit(EDITED, source.replace("fun next(n: Int): Int", "fun previous(n: Int): Int = start - n\n    fun next(n: Int): Int"))
+    project.edit(
+        EDITED,
+        source.replace("fun next(n: Int): Int", "fun previous(n: Int): Int = start - n\n    fun next(n: Int): Int"),
+    )
     value, reply = project.value("sample.Counter(10).previous(1)")
     assert value == "9"
     assert "sample.Counter: a method was added: previous(I)I" in _text(reply, "restarted"), reply.notices
 
 
-def test_a_deleted_class_restarts_the_session(project: Project):
+def test_a_deleted_class_restarts_the_session(project: Project) -> None:
     """A class file that disappeared (its source deleted) can't be taken back from a live JVM: restart, naming it.
     Maven's `compile` leaves a deleted source's class files in target/classes (Gradle's build removes them); the test
     removes them as Gradle would, so the rebuild's outputs are what a build that drops them gives. A new file is
@@ -170,7 +187,7 @@ def test_a_deleted_class_restarts_the_session(project: Project):
     assert project.run("sample.Doomed()").result.type == "error"
 
 
-def test_replay_restores_declarations_and_stops_at_the_first_failing_snippet(project: Project):
+def test_replay_restores_declarations_and_stops_at_the_first_failing_snippet(project: Project) -> None:
     """With replay on_restart, a restart the project forced runs the session's successful snippets again in order and
     stops at the first that fails (it used a function the edit removed), saying how many ran; reset with replay then
     runs the rest of the history again in a new JVM."""
@@ -184,7 +201,9 @@ def test_replay_restores_declarations_and_stops_at_the_first_failing_snippet(pro
     assert value == "21", reply.notices
     replayed = _text(reply, "replayed")
     assert replayed.startswith("[replayed 1 of 3 earlier snippet(s); snippet 2 failed"), replayed
-    assert "restarted" in _kinds(reply) and "sample.EditedKt: a method was removed: gone()I" in _text(reply, "restarted")
+    assert "restarted" in _kinds(reply) and "sample.EditedKt: a method was removed: gone()I" in _text(
+        reply, "restarted"
+    )
     assert project.run("c").result.type == "error"  # after the failing snippet: not run again
     pid = project.pid()
     notices = project.loop.run_until_complete(project.manager.reset_and_replay("replays"))
@@ -193,7 +212,7 @@ def test_replay_restores_declarations_and_stops_at_the_first_failing_snippet(pro
 
 
 @pytest.mark.parametrize("kotlin", [OLDER_KOTLIN])
-def test_a_body_edit_is_taken_in_place_on_an_older_kotlin_repl(tmp_path: Path, kotlin: str):
+def test_a_body_edit_is_taken_in_place_on_an_older_kotlin_repl(tmp_path: Path, kotlin: str) -> None:
     """The in-place update doesn't depend on the REPL's Kotlin version: on 2.2.21 (2.3.21 is the module's project) a
     body edit keeps the session's object and runs the new body, and a new file's class compiles in a snippet."""
     edited = _project(tmp_path / "sample", kotlin)

@@ -7,10 +7,10 @@ from __future__ import annotations
 import pytest
 
 from fakeworker import FakeLauncher, FakeResolved, fake_resolver
-from gradle_repl.target import SessionTarget
 from gradle_repl.host.hotswap import restart_reason
-from gradle_repl.host.manager import SessionLimits, SessionManager
+from gradle_repl.host.manager import Resolver, SessionLimits, SessionManager
 from gradle_repl.options import SessionOptions
+from gradle_repl.target import SessionTarget
 
 pytestmark = pytest.mark.anyio
 
@@ -36,26 +36,30 @@ BASE = fake_resolver("/p").environment
         ({"repositories": ["https://repo.example"]}, "the build's environment changed"),
     ],
 )
-def test_only_a_rebuild_of_the_same_environment_is_tried_in_place(change: dict[str, object], reason: str | None):
+def test_only_a_rebuild_of_the_same_environment_is_tried_in_place(
+    change: dict[str, object], reason: str | None
+) -> None:
     """A rebuild's stamps alone (sources compiled again, build files edited without effect) leave the JVM's world as
     it was: try in place; a JDK, Kotlin, classpath, plugin or option change needs a new JVM, named in the notice."""
     assert restart_reason(BASE, BASE.model_copy(update=change)) == reason
 
 
-def _rebuilt() -> tuple[list[int], object]:
+def _rebuilt() -> tuple[list[int], Resolver]:
     builds = [0]
 
     def resolver(project_root: str, **_: object) -> FakeResolved:
-        return FakeResolved(fake_resolver(project_root).environment.model_copy(update={"sources_stamp": float(builds[0])}))
+        return FakeResolved(
+            fake_resolver(project_root).environment.model_copy(update={"sources_stamp": float(builds[0])})
+        )
 
     return builds, resolver
 
 
-def _manager(launcher: FakeLauncher, resolver: object) -> SessionManager:
-    return SessionManager(limits=SessionLimits(spare_worker=False), launcher=launcher, resolver=resolver)  # type: ignore[arg-type]
+def _manager(launcher: FakeLauncher, resolver: Resolver) -> SessionManager:
+    return SessionManager(limits=SessionLimits(spare_worker=False), launcher=launcher, resolver=resolver)
 
 
-async def test_a_rebuild_of_only_classes_keeps_the_worker_and_says_what_was_updated():
+async def test_a_rebuild_of_only_classes_keeps_the_worker_and_says_what_was_updated() -> None:
     """The same worker serves the next snippet, its earlier snippets still counted, and the reply names the classes."""
     builds, resolver = _rebuilt()
     launcher = FakeLauncher()
@@ -71,7 +75,7 @@ async def test_a_rebuild_of_only_classes_keeps_the_worker_and_says_what_was_upda
     await m.close_all()
 
 
-async def test_a_refused_update_restarts_with_the_reason_and_the_names_that_were_lost():
+async def test_a_refused_update_restarts_with_the_reason_and_the_names_that_were_lost() -> None:
     """The worker's refusal (the JVM can't add a method) is the restart's reason, and what the old JVM held is named."""
     builds, resolver = _rebuilt()
     launcher = FakeLauncher()
@@ -85,7 +89,7 @@ async def test_a_refused_update_restarts_with_the_reason_and_the_names_that_were
     assert "(sample.Foo: a method was added: bar()V)" in text and "lost: val first" in text, text
 
 
-async def test_replay_on_restart_runs_the_successful_snippets_in_order_and_stops_at_the_first_failure():
+async def test_replay_on_restart_runs_the_successful_snippets_in_order_and_stops_at_the_first_failure() -> None:
     """Failed snippets are not part of the history; the replay stops at the first snippet that fails again and says
     how many ran; a later reset with replay runs what the session holds now."""
     builds, resolver = _rebuilt()
@@ -106,7 +110,7 @@ async def test_replay_on_restart_runs_the_successful_snippets_in_order_and_stops
     await m.close_all()
 
 
-async def test_a_replay_stops_at_a_snippet_that_fails_this_time():
+async def test_a_replay_stops_at_a_snippet_that_fails_this_time() -> None:
     """A snippet that succeeded before and fails in the new JVM ends the replay there; later ones don't run."""
     launcher = FakeLauncher()
     m = _manager(launcher, fake_resolver)
@@ -115,11 +119,14 @@ async def test_a_replay_stops_at_a_snippet_that_fails_this_time():
     launcher.failing = {"flaky"}
     notices = await m.reset_and_replay("s")
     text = next(n.text for n in notices if n.kind == "replayed")
-    assert text == "[replayed 1 of 3 earlier snippet(s); snippet 2 failed and the replay stopped there: flaky failed this time]"
+    assert (
+        text
+        == "[replayed 1 of 3 earlier snippet(s); snippet 2 failed and the replay stopped there: flaky failed this time]"
+    )
     await m.close_all()
 
 
-async def test_a_plain_reset_forgets_the_history():
+async def test_a_plain_reset_forgets_the_history() -> None:
     """reset without replay is a fresh start the user asked for: nothing is left to replay."""
     launcher = FakeLauncher()
     m = _manager(launcher, fake_resolver)
@@ -131,7 +138,7 @@ async def test_a_plain_reset_forgets_the_history():
     await m.close_all()
 
 
-async def test_a_session_whose_jvm_ended_is_started_again_and_replayed():
+async def test_a_session_whose_jvm_ended_is_started_again_and_replayed() -> None:
     """After the JVM ended under a snippet (System.exit, a crash), restart and run all brings back what ran before."""
     launcher = FakeLauncher()
     m = _manager(launcher, fake_resolver)

@@ -18,11 +18,17 @@ from pathlib import Path
 
 import pytest
 
+from gradle_repl.project.toolchain import (
+    PINNED_KOTLIN_VERSION,
+    Coordinate,
+    has_usable_repl,
+    kotlin_policy_properties,
+    resolve_jars,
+)
 from gradle_repl.resources import init_script_path
-from gradle_repl.project.toolchain import PINNED_KOTLIN_VERSION, Coordinate, has_usable_repl, kotlin_policy_properties, resolve_jars
+from gradlemodels import as_compilable_kotlin
 from shortjvm import SHORT_LIVED_JVM_FLAGS
 from testtoolchain import fetch_test_toolchain
-from gradlemodels import as_compilable_kotlin
 
 pytestmark = pytest.mark.jvm
 
@@ -67,10 +73,19 @@ def _compiled(gradle_version: str, work: Path) -> tuple[subprocess.CompletedProc
     """The init script and the harness compiled against Gradle's API with -Werror, once per module run; and the
     classpath the harness runs with."""
     toolchain = fetch_test_toolchain()
-    jars = resolve_jars({
-        "gradle-api": [Coordinate("dev.gradleplugins", "gradle-api", gradle_version)],
-        "sam": [Coordinate("org.jetbrains.kotlin", "kotlin-sam-with-receiver-compiler-plugin-embeddable", PINNED_KOTLIN_VERSION, transitive=False)],
-    })
+    jars = resolve_jars(
+        {
+            "gradle-api": [Coordinate("dev.gradleplugins", "gradle-api", gradle_version)],
+            "sam": [
+                Coordinate(
+                    "org.jetbrains.kotlin",
+                    "kotlin-sam-with-receiver-compiler-plugin-embeddable",
+                    PINNED_KOTLIN_VERSION,
+                    transitive=False,
+                )
+            ],
+        }
+    )
     work.mkdir(parents=True, exist_ok=True)
     source = work / "ReplEnvInit.kt"
     source.write_text(as_compilable_kotlin(init_script_path().read_text()))
@@ -80,11 +95,28 @@ def _compiled(gradle_version: str, work: Path) -> tuple[subprocess.CompletedProc
     api = ":".join(j for j in jars.by_request["gradle-api"] if j.endswith(".jar"))
     out = work / "out"
     done = subprocess.run(
-        ["java", *SHORT_LIVED_JVM_FLAGS, "-cp", host, "org.jetbrains.kotlin.cli.jvm.K2JVMCompiler", "-Werror", "-no-stdlib", "-no-reflect",
-         f"-Xplugin={jars.by_request['sam'][0]}",
-         "-P", "plugin:org.jetbrains.kotlin.samWithReceiver:annotation=org.gradle.api.HasImplicitReceiver",
-         "-classpath", f"{api}:{host}", "-d", str(out), str(source), str(harness)],
-        capture_output=True, text=True, timeout=600,
+        [
+            "java",
+            *SHORT_LIVED_JVM_FLAGS,
+            "-cp",
+            host,
+            "org.jetbrains.kotlin.cli.jvm.K2JVMCompiler",
+            "-Werror",
+            "-no-stdlib",
+            "-no-reflect",
+            f"-Xplugin={jars.by_request['sam'][0]}",
+            "-P",
+            "plugin:org.jetbrains.kotlin.samWithReceiver:annotation=org.gradle.api.HasImplicitReceiver",
+            "-classpath",
+            f"{api}:{host}",
+            "-d",
+            str(out),
+            str(source),
+            str(harness),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     return done, f"{out}:{api}:{host}"
 
@@ -95,12 +127,12 @@ def work(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.mark.parametrize("gradle_version", GRADLE_VERSIONS)
-def test_init_script_compiles_against_gradle_api(gradle_version: str, work: Path):
+def test_init_script_compiles_against_gradle_api(gradle_version: str, work: Path) -> None:
     done, _ = _compiled(gradle_version, work / gradle_version)
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-def test_one_kotlin_version_table_gets_the_same_answers_from_python_and_the_init_script(work: Path):
+def test_one_kotlin_version_table_gets_the_same_answers_from_python_and_the_init_script(work: Path) -> None:
     """Each version of the table has a usable K2 REPL by toolchain.py's comparison exactly when it has by the init
     script's (compiled, run on the JVM, given the minimum as gradle-repl passes it), and both say what the table says."""
     done, classpath = _compiled(GRADLE_VERSIONS[-1], work / GRADLE_VERSIONS[-1])
@@ -109,7 +141,10 @@ def test_one_kotlin_version_table_gets_the_same_answers_from_python_and_the_init
     minimum = kotlin_policy_properties()["gradle-repl.minimumKotlinVersion"]
     ran = subprocess.run(
         ["java", *SHORT_LIVED_JVM_FLAGS, "-cp", classpath, "VersionTableKt", minimum, *versions],
-        capture_output=True, text=True, timeout=120, env={**os.environ, "LC_ALL": "C.UTF-8"},  # the arguments' non-ASCII rows
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "LC_ALL": "C.UTF-8"},  # the arguments' non-ASCII rows
     )
     assert ran.returncode == 0, ran.stderr
     script = dict(zip(versions, (line == "true" for line in ran.stdout.splitlines()), strict=True))

@@ -22,11 +22,11 @@ from gradle_repl.front.kotlin_input import is_complete
         "'\\u007B'",
         "// a comment {",
         "/* outer /* inner */ still { */ 1",
-        "val s = \"\\\"{\"",
+        'val s = "\\"{"',
         "x)",  # too many closers: the compiler reports it
     ],
 )
-def test_complete(text: str):
+def test_complete(text: str) -> None:
     assert is_complete(text)
 
 
@@ -40,8 +40,8 @@ def test_complete(text: str):
         '"${listOf(1).map {',
         "/* open",
         "/* outer /* inner */",
-        "class C {\n  val s = \"}\"",
+        'class C {\n  val s = "}"',
     ],
 )
-def test_incomplete(text: str):
+def test_incomplete(text: str) -> None:
     assert not is_complete(text)

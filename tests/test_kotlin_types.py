@@ -15,7 +15,10 @@ from gradle_repl.worker.kotlin_types import kotlin_type_name
         ("java.lang.Integer", "kotlin.Int"),
         ("java.util.List<java.lang.Integer>", "kotlin.collections.List<kotlin.Int>"),
         ("java.util.Map<java.lang.String, java.lang.Double>", "kotlin.collections.Map<kotlin.String, kotlin.Double>"),
-        ("java.util.List<java.util.List<java.lang.Integer>>", "kotlin.collections.List<kotlin.collections.List<kotlin.Int>>"),
+        (
+            "java.util.List<java.util.List<java.lang.Integer>>",
+            "kotlin.collections.List<kotlin.collections.List<kotlin.Int>>",
+        ),
         ("java.util.List<? extends java.lang.Number>", "kotlin.collections.List<out kotlin.Number>"),
         ("java.util.Comparator<? super java.lang.String>", "java.util.Comparator<in kotlin.String>"),
         ("java.util.List<?>", "kotlin.collections.List<*>"),
@@ -28,11 +31,14 @@ from gradle_repl.worker.kotlin_types import kotlin_type_name
         ("kotlin.jvm.functions.Function1<? super java.lang.Integer, java.lang.Integer>", "(kotlin.Int) -> kotlin.Int"),
         ("kotlin.Pair<java.lang.Integer, java.lang.String>", "kotlin.Pair<kotlin.Int, kotlin.String>"),
         ("sample.Shelf", "sample.Shelf"),
-        ("kotlin.collections.MutableList<kotlin.Pair<kotlin.Int, kotlin.String>>", "kotlin.collections.MutableList<kotlin.Pair<kotlin.Int, kotlin.String>>"),
+        (
+            "kotlin.collections.MutableList<kotlin.Pair<kotlin.Int, kotlin.String>>",
+            "kotlin.collections.MutableList<kotlin.Pair<kotlin.Int, kotlin.String>>",
+        ),
         ("(kotlin.Int) -> kotlin.Int", "(kotlin.Int) -> kotlin.Int"),
     ],
 )
-def test_kotlin_type_name(jvm: str, kotlin: str):
+def test_kotlin_type_name(jvm: str, kotlin: str) -> None:
     assert kotlin_type_name(jvm) == kotlin
 
 
@@ -49,9 +55,12 @@ def test_kotlin_type_name(jvm: str, kotlin: str):
         ("(_6_repl.K) -> kotlin.Int", "(K) -> kotlin.Int"),
         ("<root>._4_repl.Outer.Inner", "Outer.Inner"),
         ("sample.Outer$Inner", "sample.Outer.Inner"),
-        ("java.util.Map$Entry<java.lang.String, java.lang.Integer>", "kotlin.collections.Map.Entry<kotlin.String, kotlin.Int>"),
+        (
+            "java.util.Map$Entry<java.lang.String, java.lang.Integer>",
+            "kotlin.collections.Map.Entry<kotlin.String, kotlin.Int>",
+        ),
     ],
 )
-def test_classes_read_as_the_user_wrote_them(reported: str, written: str):
+def test_classes_read_as_the_user_wrote_them(reported: str, written: str) -> None:
     """A snippet's classes lose the REPL's class for the snippet (`_6_repl$`); nested classes read with dots."""
     assert kotlin_type_name(reported) == written

@@ -10,15 +10,19 @@ from pathlib import Path
 
 import pytest
 
-from test_analysis import assert_completes_imports_and_packages
 from conftest import PROJECTS, SAMPLE_PROJECT, SyncWorker, copy_project, running_worker
-from test_worker import assert_serializers_through_the_class
-from test_worker_output import SLOW_TO_COMPILE, STOPPED_SNIPPET, assert_the_stopped_snippet_never_ran_and_its_classes_are_kept
 from gradle_repl.environment import ReplEnvironment
 from gradle_repl.project.plugin_support import snippet_class_warnings
 from gradle_repl.project.resolve import resolve_environment
 from gradle_repl.project.toolchain import PINNED_KOTLIN_VERSION, Coordinate, resolve_jars
 from suiteversions import KOTLIN_WITH_FINAL_SNIPPET_MEMBERS, KOTLIN_WITHOUT_K2_REPL, OLDER_KOTLIN
+from test_analysis import assert_completes_imports_and_packages
+from test_worker import assert_serializers_through_the_class
+from test_worker_output import (
+    SLOW_TO_COMPILE,
+    STOPPED_SNIPPET,
+    assert_the_stopped_snippet_never_ran_and_its_classes_are_kept,
+)
 
 pytestmark = pytest.mark.jvm
 
@@ -27,7 +31,9 @@ pytestmark = pytest.mark.jvm
 def older_env(tmp_path_factory: pytest.TempPathFactory) -> ReplEnvironment:
     project = copy_project(SAMPLE_PROJECT, tmp_path_factory.mktemp("older") / "sample")
     pom = project / "pom.xml"
-    pom.write_text(pom.read_text().replace(f"<kotlin.version>{PINNED_KOTLIN_VERSION}<", f"<kotlin.version>{OLDER_KOTLIN}<"))
+    pom.write_text(
+        pom.read_text().replace(f"<kotlin.version>{PINNED_KOTLIN_VERSION}<", f"<kotlin.version>{OLDER_KOTLIN}<")
+    )
     env = resolve_environment(project, build_tool="maven").environment
     assert env.kotlin_version == OLDER_KOTLIN
     assert all(OLDER_KOTLIN in Path(p).name for p in env.repl_host_classpath if "kotlin-compiler-embeddable" in p)
@@ -41,37 +47,35 @@ def older_worker(older_env: ReplEnvironment) -> Iterator[SyncWorker]:
     worker.close()
 
 
-def test_state_and_project_classes(older_worker: SyncWorker):
+def test_state_and_project_classes(older_worker: SyncWorker) -> None:
     assert older_worker.process.ready.kotlin_version == OLDER_KOTLIN
     older_worker.eval("val n = sample.classics.books.size")
     assert older_worker.value("n * 2") == "6"
 
 
-def test_errors_then_recovery(older_worker: SyncWorker):
+def test_errors_then_recovery(older_worker: SyncWorker) -> None:
     assert older_worker.eval("nope").result.error_kind == "compile"
     assert older_worker.eval('error("x")').result.error_kind == "runtime"
     assert older_worker.value("1 + 1") == "2"
 
 
-def test_serializable_class_in_a_snippet(older_worker: SyncWorker):
+def test_serializable_class_in_a_snippet(older_worker: SyncWorker) -> None:
     value = older_worker.value(
         "import kotlinx.serialization.*\nimport kotlinx.serialization.json.*\n"
-        "@Serializable data class Q(val y: String)\nJson.encodeToString(Q(\"z\"))"
+        '@Serializable data class Q(val y: String)\nJson.encodeToString(Q("z"))'
     )
     assert value == '{"y":"z"}'
 
 
-def test_a_snippets_serializable_class_has_its_serializer_through_the_class(older_worker: SyncWorker):
+def test_a_snippets_serializable_class_has_its_serializer_through_the_class(older_worker: SyncWorker) -> None:
     """On 2.2's REPL (snippet classes are local classes there) as on 2.3's: fully qualified or imported."""
     assert_serializers_through_the_class(older_worker)
 
 
-@pytest.mark.parametrize(
-    ("kotlin", "serialization", "coroutines"), KOTLIN_WITHOUT_K2_REPL
-)
+@pytest.mark.parametrize(("kotlin", "serialization", "coroutines"), KOTLIN_WITHOUT_K2_REPL)
 def test_a_project_on_kotlin_without_a_k2_repl_gets_its_plugins_on_the_pinned_repl(
     tmp_path: Path, kotlin: str, serialization: str, coroutines: str
-):
+) -> None:
     """Kotlin 1.9 and 2.1 have no usable K2 REPL: snippets use the pinned compiler, with the build's serialization
     plugin at the pinned version, so a snippet's @Serializable class round-trips on the project's own runtime;
     the project's classes, compiled by its build and its own plugin, work alongside."""
@@ -108,36 +112,43 @@ def test_a_project_on_kotlin_without_a_k2_repl_gets_its_plugins_on_the_pinned_re
         ("2L", "kotlin.Long"),
         ("true", "kotlin.Boolean"),
         ("listOf(1)", "kotlin.collections.List<kotlin.Int>"),
-        ("mapOf(\"a\" to 1.0)", "kotlin.collections.Map<kotlin.String, kotlin.Double>"),
-        ("arrayOf(\"a\")", "kotlin.Array<kotlin.String>"),
+        ('mapOf("a" to 1.0)', "kotlin.collections.Map<kotlin.String, kotlin.Double>"),
+        ('arrayOf("a")', "kotlin.Array<kotlin.String>"),
         ("intArrayOf(1)", "kotlin.IntArray"),
         ("sample.classics", "sample.Shelf"),
     ],
 )
 @pytest.mark.parametrize("worker_fixture", ["older_worker", "sample_worker"], ids=[OLDER_KOTLIN, PINNED_KOTLIN_VERSION])
-def test_types_read_the_same_on_every_supported_kotlin(request: pytest.FixtureRequest, worker_fixture: str, code: str, kotlin_type: str):
+def test_types_read_the_same_on_every_supported_kotlin(
+    request: pytest.FixtureRequest, worker_fixture: str, code: str, kotlin_type: str
+) -> None:
     """2.2's REPL reports erased JVM names where 2.3's reports Kotlin types; both read as Kotlin types."""
     worker: SyncWorker = request.getfixturevalue(worker_fixture)
     assert worker.eval(code).result.value_type == kotlin_type
 
 
-def test_a_one_line_snippets_failure_points_at_line_1(older_worker: SyncWorker):
+def test_a_one_line_snippets_failure_points_at_line_1(older_worker: SyncWorker) -> None:
     stack = older_worker.eval('error("here")').result.stack
     assert "snippet " in stack and ", line 1" in stack and "_repl" not in stack, stack
 
 
-def test_on_kotlin_2_2_snippet_classes_say_which_plugins_do_not_act_on_them(older_env: ReplEnvironment):
+def test_on_kotlin_2_2_snippet_classes_say_which_plugins_do_not_act_on_them(older_env: ReplEnvironment) -> None:
     """2.2's REPL compiles snippet classes as local classes: all-open leaves their members final and no-arg refuses
     them. The session says so up front; the refusal is one line, and a later use of the class names its snippet."""
     artifacts = ("kotlin-allopen-compiler-plugin-embeddable", "kotlin-noarg-compiler-plugin-embeddable")
     jars = resolve_jars({a: [Coordinate("org.jetbrains.kotlin", a, OLDER_KOTLIN, transitive=False)] for a in artifacts})
-    env = older_env.model_copy(update={
-        "compiler_plugin_classpath": older_env.compiler_plugin_classpath + [j for a in artifacts for j in jars.by_request[a]],
-        "compiler_plugin_options": older_env.compiler_plugin_options + [
-            # Any annotation on the classpath will do; the project's own serialization one is at hand.
-            f"plugin:org.jetbrains.kotlin.{plugin}:annotation=kotlinx.serialization.Serializable" for plugin in ("allopen", "noarg")
-        ],
-    })
+    env = older_env.model_copy(
+        update={
+            "compiler_plugin_classpath": older_env.compiler_plugin_classpath
+            + [j for a in artifacts for j in jars.by_request[a]],
+            "compiler_plugin_options": older_env.compiler_plugin_options
+            + [
+                # Any annotation on the classpath will do; the project's own serialization one is at hand.
+                f"plugin:org.jetbrains.kotlin.{plugin}:annotation=kotlinx.serialization.Serializable"
+                for plugin in ("allopen", "noarg")
+            ],
+        }
+    )
     (warning,) = snippet_class_warnings(env)
     assert "all-open" in warning and "no-arg" in warning and OLDER_KOTLIN in warning
     assert snippet_class_warnings(env.model_copy(update={"kotlin_version": PINNED_KOTLIN_VERSION})) == []
@@ -151,7 +162,7 @@ def test_on_kotlin_2_2_snippet_classes_say_which_plugins_do_not_act_on_them(olde
         worker.close()
 
 
-def test_a_val_whose_snippet_failed_is_named_when_used(older_worker: SyncWorker):
+def test_a_val_whose_snippet_failed_is_named_when_used(older_worker: SyncWorker) -> None:
     """On 2.2 the JDK words the null after the REPL's state map ("ReplState.get(Object).ctx" is null); the reply
     names the val and its failed snippet instead, used directly or passed to a function."""
     assert older_worker.eval('val ctx: String = error("boom")').result.error_kind == "runtime"
@@ -163,17 +174,19 @@ def test_a_val_whose_snippet_failed_is_named_when_used(older_worker: SyncWorker)
     assert older_worker.value('val ctx = "again"\nctx.length') == "5"
 
 
-def test_a_snippet_stopped_while_compiling_is_kept_unrun_on_the_2_2_repl(older_worker: SyncWorker):
+def test_a_snippet_stopped_while_compiling_is_kept_unrun_on_the_2_2_repl(older_worker: SyncWorker) -> None:
     """2.2's evaluator chains snippet loaders as 2.3's does: a snippet cancelled while it compiles never runs, later
     snippets use its class, and a use of its vals says it never ran."""
     older_worker.cancel_while_compiling(f"{SLOW_TO_COMPILE}\n{STOPPED_SNIPPET}")
     assert_the_stopped_snippet_never_ran_and_its_classes_are_kept(older_worker)
 
 
-def test_describe_reads_declarations_the_same_way(older_worker: SyncWorker):
+def test_describe_reads_declarations_the_same_way(older_worker: SyncWorker) -> None:
     """2.2's REPL lays snippet classes out differently from 2.3's; what a session holds reads the same, in the
     user's names (`DescribedBox`, not `_9_repl$DescribedBox`) and without the REPL's result getters."""
-    older_worker.eval("val described = listOf(1, 2)\nfun describedTwice(n: Int) = n * 2\nclass DescribedBox(val v: Int)")
+    older_worker.eval(
+        "val described = listOf(1, 2)\nfun describedTwice(n: Int) = n * 2\nclass DescribedBox(val v: Int)"
+    )
     older_worker.eval("val box = DescribedBox(1)\nfun boxes(b: DescribedBox): List<DescribedBox> = listOf(b)")
     assert older_worker.eval("DescribedBox(2)").result.value_type == "DescribedBox"
     signatures = {d.name: (d.signature, d.value) for d in older_worker.describe().declarations}
@@ -185,18 +198,24 @@ def test_describe_reads_declarations_the_same_way(older_worker: SyncWorker):
     assert not [name for name in signatures if name.startswith("getRes")], signatures
 
 
-def test_depends_on_works_or_says_why_it_cannot(older_env: ReplEnvironment, older_worker: SyncWorker):
+def test_depends_on_works_or_says_why_it_cannot(older_env: ReplEnvironment, older_worker: SyncWorker) -> None:
     """Kotlin scripting's Maven resolver is fetched at the session's Kotlin version; where a mirror lacks it (as
     the one here lacks 2.2.21's), the session says so up front and a snippet asking for a library gets the reason."""
-    reply = older_worker.eval('@file:DependsOn("org.apache.commons:commons-collections4:4.4")\norg.apache.commons.collections4.bag.HashBag<Int>().size')
+    reply = older_worker.eval(
+        '@file:DependsOn("org.apache.commons:commons-collections4:4.4")\norg.apache.commons.collections4.bag.HashBag<Int>().size'
+    )
     if older_env.dependency_resolver_classpath:
         assert reply.result.type == "success", reply.result.message
     else:
         (warning,) = [w for w in older_env.warnings if w.startswith("@file:DependsOn is unavailable")]
         # What is missing is named whole (`group:artifact:jar:version`), never cut mid-coordinate.
-        named = re.fullmatch(r".*could not be fetched \(Maven could not resolve ((?:[\w.-]+:[\w.-]+:jar:[\w.-]+(?:, )?)+)\)", warning)
+        named = re.fullmatch(
+            r".*could not be fetched \(Maven could not resolve ((?:[\w.-]+:[\w.-]+:jar:[\w.-]+(?:, )?)+)\)", warning
+        )
         assert named and f"kotlin-scripting-dependencies-maven:jar:{OLDER_KOTLIN}" in warning, warning
-        assert reply.result.error_kind == "compile" and "@file:DependsOn is unavailable" in reply.result.message, reply.result.message
+        assert reply.result.error_kind == "compile" and "@file:DependsOn is unavailable" in reply.result.message, (
+            reply.result.message
+        )
         assert "Add the library to the build instead" in reply.result.message
     assert older_worker.value("1 + 1") == "2"
 
@@ -204,34 +223,61 @@ def test_depends_on_works_or_says_why_it_cannot(older_env: ReplEnvironment, olde
 @pytest.mark.parametrize(
     ("kotlin", "warned"), [("2.2.21", True), ("2.3.0", True), ("2.3.10", True), ("2.3.20", False), ("2.3.21", False)]
 )
-def test_the_local_snippet_class_warning_covers_every_kotlin_that_needs_it(older_env: ReplEnvironment, kotlin: str, warned: bool):
+def test_the_local_snippet_class_warning_covers_every_kotlin_that_needs_it(
+    older_env: ReplEnvironment, kotlin: str, warned: bool
+) -> None:
     """all-open and no-arg act on snippet classes from 2.3.20 on; each version's REPL was tried by hand, 2.3.0 below."""
-    env = older_env.model_copy(update={"kotlin_version": kotlin, "compiler_plugin_classpath": ["/m2/kotlin-allopen-compiler-plugin-embeddable-x.jar"]})
+    env = older_env.model_copy(
+        update={
+            "kotlin_version": kotlin,
+            "compiler_plugin_classpath": ["/m2/kotlin-allopen-compiler-plugin-embeddable-x.jar"],
+        }
+    )
     assert bool(snippet_class_warnings(env)) == warned
 
 
-def test_on_kotlin_2_3_0_a_spring_project_is_told_that_snippet_members_stay_final(tmp_path_factory: pytest.TempPathFactory):
+def test_on_kotlin_2_3_0_a_spring_project_is_told_that_snippet_members_stay_final(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
     """Kotlin 2.3.0's REPL opens a snippet's class for all-open's `spring` preset (applied by the project's own
     kotlin-maven-plugin) but not its members: the session's first reply says so, and what it says is what the
     JVM shows. Through the CLI, as a user meets it."""
     project = copy_project(PROJECTS / "maven-spring", tmp_path_factory.mktemp("spring-2.3.0") / "shop")
     pom = project / "pom.xml"
-    pom.write_text(pom.read_text().replace(f"<kotlin.version>{PINNED_KOTLIN_VERSION}<", f"<kotlin.version>{KOTLIN_WITH_FINAL_SNIPPET_MEMBERS}<"))
+    pom.write_text(
+        pom.read_text().replace(
+            f"<kotlin.version>{PINNED_KOTLIN_VERSION}<", f"<kotlin.version>{KOTLIN_WITH_FINAL_SNIPPET_MEMBERS}<"
+        )
+    )
     env = resolve_environment(project, build_tool="maven").environment
     assert env.kotlin_version == KOTLIN_WITH_FINAL_SNIPPET_MEMBERS == "2.3.0"
     assert "plugin:org.jetbrains.kotlin.allopen:preset=spring" in env.compiler_plugin_options
-    modifiers = "listOf(Veg::class.java.modifiers, Veg::class.java.getMethod(\"shout\").modifiers).map { java.lang.reflect.Modifier.isFinal(it) }"
+    modifiers = 'listOf(Veg::class.java.modifiers, Veg::class.java.getMethod("shout").modifiers).map { java.lang.reflect.Modifier.isFinal(it) }'
     done = subprocess.run(
-        [sys.executable, "-m", "gradle_repl", "eval", str(project), "--build-tool", "maven",
-         "-e", "@org.springframework.context.annotation.Configuration class Veg { fun shout() = 1 }", "-e", modifiers],
-        capture_output=True, text=True, timeout=600,
+        [
+            sys.executable,
+            "-m",
+            "gradle_repl",
+            "eval",
+            str(project),
+            "--build-tool",
+            "maven",
+            "-e",
+            "@org.springframework.context.annotation.Configuration class Veg { fun shout() = 1 }",
+            "-e",
+            modifiers,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "[false, true]" in done.stdout, done.stdout
     (warning,) = [line for line in done.stdout.splitlines() if "all-open" in line]
     assert "leaves its members final" in warning and "2.3.20" in warning and "2.3.0" in warning
 
-def test_a_check_answers_and_changes_nothing(older_worker: SyncWorker):
+
+def test_a_check_answers_and_changes_nothing(older_worker: SyncWorker) -> None:
     """The facade's rollback of a checked snippet (CompilerMarks) holds on the older Kotlin's REPL too."""
     older_worker.eval("val checkedHere = 1")
     before = older_worker.describe()
@@ -244,7 +290,7 @@ def test_a_check_answers_and_changes_nothing(older_worker: SyncWorker):
     assert older_worker.value("checkedHere + 1") == "2"
 
 
-def test_completion_on_the_older_kotlin(older_worker: SyncWorker):
+def test_completion_on_the_older_kotlin(older_worker: SyncWorker) -> None:
     """The completion add-on, compiled for this Kotlin's FIR, answers here too."""
     older_worker.eval("val olderNumbers = listOf(1, 2)")
     result = older_worker.complete("olderNumbers.ma")
@@ -253,7 +299,7 @@ def test_completion_on_the_older_kotlin(older_worker: SyncWorker):
     assert older_worker.complete("olderN").items[0].text == "olderNumbers"
 
 
-def test_completion_imports_and_sub_packages_on_the_older_kotlin(older_worker: SyncWorker):
+def test_completion_imports_and_sub_packages_on_the_older_kotlin(older_worker: SyncWorker) -> None:
     """Classes not imported yet come with their import, sub-packages follow a package, a written type offers types:
     the same claims as tests/test_analysis.py's, on this Kotlin's FIR."""
     assert_completes_imports_and_packages(older_worker)
@@ -262,12 +308,16 @@ def test_completion_imports_and_sub_packages_on_the_older_kotlin(older_worker: S
 def _live_instances(env: ReplEnvironment, worker: SyncWorker, class_name: str) -> int:
     """How many instances of the class the worker's JVM holds after a full collection (jcmd's class histogram)."""
     jcmd = Path(env.java_home, "bin", "jcmd")
-    histogram = subprocess.run([str(jcmd), str(worker.process.pid), "GC.class_histogram"], capture_output=True, text=True, check=True).stdout
+    histogram = subprocess.run(
+        [str(jcmd), str(worker.process.pid), "GC.class_histogram"], capture_output=True, text=True, check=True
+    ).stdout
     return sum(int(line.split()[1]) for line in histogram.splitlines() if line.split()[-1:] == [class_name])
 
 
 @pytest.mark.parametrize("kotlin", [OLDER_KOTLIN, PINNED_KOTLIN_VERSION])
-def test_runs_release_their_backend_and_later_snippets_still_use_their_declarations(request: pytest.FixtureRequest, kotlin: str):
+def test_runs_release_their_backend_and_later_snippets_still_use_their_declarations(
+    request: pytest.FixtureRequest, kotlin: str
+) -> None:
     """Each run's JVM backend state (its IR, JvmBackendContext) is let go once it compiled (CompilerMarks.releaseBackends);
     what later snippets resolve against (the FIR of every earlier snippet) stays."""
     env, worker = ("older_env", "older_worker") if kotlin == OLDER_KOTLIN else ("sample_env", "sample_worker")
@@ -279,51 +329,64 @@ def _declarations_outlive_their_backends(env: ReplEnvironment, worker: SyncWorke
         "fun keptTwice(x: Int) = x * 2",
         "class KeptBox(val item: String) { fun shout() = item.uppercase() }",
         "val keptValue = keptTwice(21)",
-        "fun String.keptExclaim() = this + \"!\"",
+        'fun String.keptExclaim() = this + "!"',
         "import kotlinx.serialization.*\nimport kotlinx.serialization.json.*\n@Serializable data class KeptPoint(val x: Int, val y: Int)",
         "val keptPoints = List(3) { KeptPoint(it, keptTwice(it)) }",
-        "object KeptRegistry { val names = mutableListOf(\"kept\") }",
+        'object KeptRegistry { val names = mutableListOf("kept") }',
     ]
     for code in snippets:
         result = worker.eval(code).result
         assert result.type == "success", f"{code}: {result.message}"
     value = worker.value(
         "import kotlinx.serialization.json.*\n"
-        "listOf(keptValue, KeptBox(\"a\").shout().keptExclaim(), Json.encodeToString(keptPoints.last()), "
-        "Json.decodeFromString<KeptPoint>(\"\"\"{\"x\":1,\"y\":2}\"\"\").y, KeptRegistry.names.single()).joinToString()"
+        'listOf(keptValue, KeptBox("a").shout().keptExclaim(), Json.encodeToString(keptPoints.last()), '
+        'Json.decodeFromString<KeptPoint>("""{"x":1,"y":2}""").y, KeptRegistry.names.single()).joinToString()'
     )
     assert value == '42, A!, {"x":2,"y":4}, 2, kept'
     # Before the release, every run's JvmBackendContext stayed reachable for the session's life (one per snippet).
     assert _live_instances(env, worker, "org.jetbrains.kotlin.backend.jvm.JvmBackendContext") <= 1
 
 
-BOTH_REPLS = pytest.mark.parametrize("worker_fixture", ["older_worker", "sample_worker"], ids=[OLDER_KOTLIN, PINNED_KOTLIN_VERSION])
+BOTH_REPLS = pytest.mark.parametrize(
+    "worker_fixture", ["older_worker", "sample_worker"], ids=[OLDER_KOTLIN, PINNED_KOTLIN_VERSION]
+)
 
 
 @BOTH_REPLS
-def test_internal_declarations_are_used_by_later_snippets(request: pytest.FixtureRequest, worker_fixture: str):
+def test_internal_declarations_are_used_by_later_snippets(request: pytest.FixtureRequest, worker_fixture: str) -> None:
     """The K2 REPL mangles an internal member with the snippet's own module and calls it with another (NoSuchMethodError
     `getV$main`), and 2.2 crashes on a top-level `internal fun`: snippets compile `internal` as public, which is what it
     means across one module's snippets. The word as a name, in a string or in a comment stays as written."""
     worker: SyncWorker = request.getfixturevalue(worker_fixture)
     assert worker.value("internal fun internalTwice(x: Int) = x * 2\ninternalTwice(1)") == "2"
-    declared = worker.eval("class InternalBox { internal val v = 3; internal fun f() = 4; var w = 1\n internal set }\ninternal val internalTop = 5")
+    declared = worker.eval(
+        "class InternalBox { internal val v = 3; internal fun f() = 4; var w = 1\n internal set }\ninternal val internalTop = 5"
+    )
     assert declared.result.type == "success", declared.result.message
     assert worker.value("internalTwice(InternalBox().v + InternalBox().f()) + internalTop") == "19"
     assert worker.value('val internal = "internal fun" // internal val\ninternal') == "internal fun"
 
 
 @BOTH_REPLS
-def test_a_constant_of_an_earlier_snippet_is_read_in_objects_and_functions(request: pytest.FixtureRequest, worker_fixture: str):
+def test_a_constant_of_an_earlier_snippet_is_read_in_objects_and_functions(
+    request: pytest.FixtureRequest, worker_fixture: str
+) -> None:
     """A later snippet that reads an earlier snippet's `const val` in an object, class or function crashed the compiler's
     backend (2.3: "Error occurred while optimizing an expression"), and 2.2 refused a top-level one: it compiles as a val."""
     worker: SyncWorker = request.getfixturevalue(worker_fixture)
     assert worker.eval("const val CONST_LIMIT = 5\nobject ConstHolder { const val INNER = 7 }").result.type == "success"
-    assert worker.value("object ConstUser { val twice = CONST_LIMIT * 2 }\nfun constSum() = ConstHolder.INNER + CONST_LIMIT\nConstUser.twice + constSum()") == "22"
+    assert (
+        worker.value(
+            "object ConstUser { val twice = CONST_LIMIT * 2 }\nfun constSum() = ConstHolder.INNER + CONST_LIMIT\nConstUser.twice + constSum()"
+        )
+        == "22"
+    )
 
 
 @BOTH_REPLS
-def test_an_int_array_reads_by_its_contents_as_a_value_and_in_describe(request: pytest.FixtureRequest, worker_fixture: str):
+def test_an_int_array_reads_by_its_contents_as_a_value_and_in_describe(
+    request: pytest.FixtureRequest, worker_fixture: str
+) -> None:
     """intArrayOf(1, 2) reads `[1, 2]` as a snippet's value and in describe, by the rule an attached app's agent shares
     (jvm-worker/runs-in-both ValueText), never `[I@1b6d3586`."""
     worker: SyncWorker = request.getfixturevalue(worker_fixture)
@@ -333,13 +396,16 @@ def test_an_int_array_reads_by_its_contents_as_a_value_and_in_describe(request: 
 
 
 @BOTH_REPLS
-def test_a_value_class_result_shows_as_the_program_would(request: pytest.FixtureRequest, worker_fixture: str):
+def test_a_value_class_result_shows_as_the_program_would(request: pytest.FixtureRequest, worker_fixture: str) -> None:
     """2.2's evaluator can't find the body of a snippet whose value is of a value class (the compiler mangles it:
     an NPE in K2ReplEvaluator); the worker runs it itself, names the value class from the mangled name, and the value
     reads as on 2.3, boxed; the snippet's vals stay for later snippets and its failure points at its line."""
     worker: SyncWorker = request.getfixturevalue(worker_fixture)
     duration = worker.eval('val keptBeside = 2\nkotlin.time.Duration.parse("5s")').result
-    assert duration.type == "success" and (duration.value.data, duration.value_type) == ("5s", "kotlin.time.Duration"), duration
+    assert duration.type == "success" and (duration.value.data, duration.value_type) == (
+        "5s",
+        "kotlin.time.Duration",
+    ), duration
     assert worker.value("Result.success(keptBeside)") == "Success(2)"
     unsigned = worker.eval("1u").result
     assert (unsigned.value.data, unsigned.value_type) == ("1", "kotlin.UInt"), unsigned
@@ -359,7 +425,9 @@ def test_a_value_class_result_shows_as_the_program_would(request: pytest.Fixture
 
 
 @BOTH_REPLS
-def test_snippet_classes_read_as_written_in_results_describe_and_errors(request: pytest.FixtureRequest, worker_fixture: str):
+def test_snippet_classes_read_as_written_in_results_describe_and_errors(
+    request: pytest.FixtureRequest, worker_fixture: str
+) -> None:
     """A value without its own toString() shows `NamedK@…`, never the REPL's `_9_repl$NamedK@…`: as a result, in a
     collection, in describe, in an exception's message and in a ClassCastException."""
     worker: SyncWorker = request.getfixturevalue(worker_fixture)
@@ -372,7 +440,9 @@ def test_snippet_classes_read_as_written_in_results_describe_and_errors(request:
     thrown = worker.eval('throw IllegalStateException("bad " + NamedK(4))').result
     assert re.fullmatch(r"java.lang.IllegalStateException: bad NamedK@[0-9a-f]+", thrown.message), thrown.message
     cast = worker.eval("(NamedK(5) as Any) as String").result
-    assert cast.message.startswith("java.lang.ClassCastException: class NamedK cannot be cast to class java.lang.String (NamedK "), cast.message
+    assert cast.message.startswith(
+        "java.lang.ClassCastException: class NamedK cannot be cast to class java.lang.String (NamedK "
+    ), cast.message
     assert "_repl" not in thrown.message + cast.message + described.value
     mismatch = worker.eval('fun takesNamedK(k: NamedK) = k\ntakesNamedK("x")').result
     assert mismatch.error_kind == "compile" and "'NamedK' was expected" in mismatch.message, mismatch.message
@@ -383,8 +453,10 @@ def _mixed_snippet(n: int) -> str:
     kinds = (
         'val soak{n} = StringBuilder("{n}").append(java.util.ArrayList<Int>(listOf({n}))).toString()',
         "fun soak{n}(x: Int) = x + {n}\nsoak{n}(1)",
-        "import kotlinx.serialization.*\nimport kotlinx.serialization.json.*\n"
-        "@Serializable data class Soak{n}(val a: Int = {n})\nJson.encodeToString(Soak{n}())",
+        (
+            "import kotlinx.serialization.*\nimport kotlinx.serialization.json.*\n"
+            "@Serializable data class Soak{n}(val a: Int = {n})\nJson.encodeToString(Soak{n}())"
+        ),
         "soakMissing{n} + 1",
         'val soakFailed{n}: String = error("soak {n}")',
         "sample.classics.books.map {{ it.title }}.size",
@@ -392,7 +464,7 @@ def _mixed_snippet(n: int) -> str:
     return kinds[n % len(kinds)].format(n=n)
 
 
-def test_two_hundred_mixed_snippets_on_kotlin_2_2_keep_their_memory(older_worker: SyncWorker):
+def test_two_hundred_mixed_snippets_on_kotlin_2_2_keep_their_memory(older_worker: SyncWorker) -> None:
     """A long 2.2 session with failed snippets, serialization and describes (one died near snippet 49) runs 200 of them
     at a 512 MB heap without running out of memory or a heap warning, keeps its state, and then checks and completes.
     Kotlin 2.2 to 2.3.10 walk a snippet module's friends of friends into a list at every compilation (2^n entries for

@@ -30,14 +30,14 @@ def _old_log(directory: Path, name: str, age: int) -> Path:
     return path
 
 
-def test_each_launch_gets_a_log_of_its_own_named_after_its_session(logs: Path):
+def test_each_launch_gets_a_log_of_its_own_named_after_its_session(logs: Path) -> None:
     first = new_log_path("session a", keep=set())
     second = new_log_path("session/b", keep={first})
     assert first != second and first.parent == logs == second.parent
     assert "session_a" in first.name and "session_b" in second.name, "a label never escapes the log directory"
 
 
-def test_the_newest_are_kept_and_logs_in_use_are_never_deleted(logs: Path):
+def test_the_newest_are_kept_and_logs_in_use_are_never_deleted(logs: Path) -> None:
     """Seventy old logs of this server: the oldest go, but not the one a live worker writes (`keep`), nor the
     rotated part of it, nor those of another server that still runs."""
     mine = os.getpid()

@@ -15,9 +15,9 @@ import pytest
 
 from conftest import PROJECTS, SAMPLE_PROJECT, SyncWorker, build_classpath, copy_project
 from gradle_repl.errors import BuildFailed, GradleReplError
-from gradle_repl.project.buildtools.maven import MAVEN, find_module, maven_command, maven_errors
 from gradle_repl.project.buildtools import maven, maven_extension
-from gradle_repl.project.buildtools.pom import kotlin_settings
+from gradle_repl.project.buildtools.maven import MAVEN, find_module, maven_command, maven_errors
+from gradle_repl.project.buildtools.pom import KotlinSettings, kotlin_settings
 from gradle_repl.project.resolve import resolve_environment
 from gradle_repl.project.toolchain import find_mvn
 
@@ -28,14 +28,16 @@ def cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "gradle_repl", *args], capture_output=True, text=True, timeout=600)
 
 
-def test_resolve_json_prints_a_complete_environment():
+def test_resolve_json_prints_a_complete_environment() -> None:
     done = cli("resolve", str(SAMPLE_PROJECT), "--build-tool", "maven", "--json")
     assert done.returncode == 0, done.stderr
     env = json.loads(done.stdout)
     assert env["build_tool"] == "maven" and env["kotlin_version"] == "2.3.21"
     assert build_classpath(env["classpath"])[0].endswith("sample-project/target/classes")
     assert any("kotlinx-serialization-json-jvm-1.9.0.jar" in p for p in env["classpath"])
-    assert any("kotlin-serialization-compiler-plugin-embeddable-2.3.21.jar" in p for p in env["compiler_plugin_classpath"])
+    assert any(
+        "kotlin-serialization-compiler-plugin-embeddable-2.3.21.jar" in p for p in env["compiler_plugin_classpath"]
+    )
     assert any("kotlin-compiler-embeddable-2.3.21.jar" in p for p in env["repl_host_classpath"])
     assert Path(env["java_executable"]).is_file()
     assert env["jvm_target"] == "17"
@@ -43,14 +45,19 @@ def test_resolve_json_prints_a_complete_environment():
     assert env["compiler_args"] == ["-opt-in=kotlin.ExperimentalStdlibApi"]
 
 
-def test_summary_names_build_tool_kotlin_jdk_and_plugins():
+def test_summary_names_build_tool_kotlin_jdk_and_plugins() -> None:
     done = cli("resolve", str(SAMPLE_PROJECT), "--build-tool", "maven")
     assert done.returncode == 0, done.stderr
-    for expected in ("Build tool:        maven", "Kotlin version:    2.3.21", "JDK:", "kotlin-serialization-compiler-plugin"):
+    for expected in (
+        "Build tool:        maven",
+        "Kotlin version:    2.3.21",
+        "JDK:",
+        "kotlin-serialization-compiler-plugin",
+    ):
         assert expected in done.stdout
 
 
-def test_module_is_found_by_directory_or_artifact_id():
+def test_module_is_found_by_directory_or_artifact_id() -> None:
     assert find_module(MULTI, ":app") == MULTI / "app"
     assert find_module(MULTI, "multi-core") == MULTI / "core"
     assert find_module(MULTI, ":") == MULTI
@@ -59,7 +66,7 @@ def test_module_is_found_by_directory_or_artifact_id():
 
 
 @pytest.mark.jvm
-def test_snippet_in_dependent_module_uses_classes_of_both(tmp_path: Path):
+def test_snippet_in_dependent_module_uses_classes_of_both(tmp_path: Path) -> None:
     project = copy_project(MULTI, tmp_path / "multi")
     env = resolve_environment(project, project_path=":app", source_set="test", build_tool="maven").environment
     assert str(project / "core/target/classes") in env.classpath
@@ -69,14 +76,16 @@ def test_snippet_in_dependent_module_uses_classes_of_both(tmp_path: Path):
         assert worker.value("multi.app.CartFixtures.twoItems.total()") == "4.25"
         # The module's directory, as its own tests run in: relative paths mean what they mean there.
         assert Path(worker.value('System.getProperty("user.dir")')) == project / "app"
-        assert worker.value('java.io.File("pom.xml").readText().contains("<artifactId>multi-app</artifactId>")') == "true"
+        assert (
+            worker.value('java.io.File("pom.xml").readText().contains("<artifactId>multi-app</artifactId>")') == "true"
+        )
     finally:
         worker.close()
 
 
-def test_a_pom_that_does_not_compile_reports_the_compiler_messages(tmp_path: Path):
+def test_a_pom_that_does_not_compile_reports_the_compiler_messages(tmp_path: Path) -> None:
     project = copy_project(SAMPLE_PROJECT, tmp_path / "broken")
-    (project / "src/main/kotlin/sample/Broken.kt").write_text("package sample\nval broken: Int = \"text\"\n")
+    (project / "src/main/kotlin/sample/Broken.kt").write_text('package sample\nval broken: Int = "text"\n')
     with pytest.raises(BuildFailed) as error:
         resolve_environment(project, build_tool="maven")
     message = str(error.value)
@@ -85,14 +94,14 @@ def test_a_pom_that_does_not_compile_reports_the_compiler_messages(tmp_path: Pat
     assert "Re-run Maven" not in message and "Traceback" not in message
 
 
-def test_a_directory_without_a_build_is_one_clear_line(tmp_path: Path):
+def test_a_directory_without_a_build_is_one_clear_line(tmp_path: Path) -> None:
     done = cli("resolve", str(tmp_path))
     assert done.returncode == 1
     assert done.stderr.strip().count("\n") == 0
     assert "no Gradle build" in done.stderr and "no Maven build (pom.xml)" in done.stderr
 
 
-def test_unknown_source_set_is_rejected_clearly():
+def test_unknown_source_set_is_rejected_clearly() -> None:
     with pytest.raises(GradleReplError, match="'main' and 'test'"):
         resolve_environment(SAMPLE_PROJECT, source_set="integration", build_tool="maven")
 
@@ -104,7 +113,7 @@ def add_to_pom(project: Path, anchor: str, text: str) -> None:
     pom.write_text(source.replace(anchor, anchor + text, 1))
 
 
-def test_a_pom_without_xmlns_resolves(tmp_path: Path):
+def test_a_pom_without_xmlns_resolves(tmp_path: Path) -> None:
     """Maven accepts a POM with no namespace; so does the resolver (effective POM, modules, plugin settings)."""
     project = copy_project(SAMPLE_PROJECT, tmp_path / "plain")
     pom = project / "pom.xml"
@@ -115,7 +124,7 @@ def test_a_pom_without_xmlns_resolves(tmp_path: Path):
     assert env.jvm_target == "17" and env.compiler_plugin_classpath
 
 
-def test_a_module_naming_its_own_directory_is_no_recursion(tmp_path: Path):
+def test_a_module_naming_its_own_directory_is_no_recursion(tmp_path: Path) -> None:
     project = copy_project(MULTI, tmp_path / "multi")
     add_to_pom(project, "<modules>", "<module>.</module><module>./</module>")
     assert find_module(project, ":core") == project / "core"
@@ -123,7 +132,7 @@ def test_a_module_naming_its_own_directory_is_no_recursion(tmp_path: Path):
         find_module(project, ":nope")
 
 
-def test_a_module_outside_the_root_is_found_built_and_watched(tmp_path: Path):
+def test_a_module_outside_the_root_is_found_built_and_watched(tmp_path: Path) -> None:
     """An aggregator may name `../c`: it is a module like any other, and its files are inputs."""
     shutil.copytree(MULTI, tmp_path / "multi")
     aggregator = tmp_path / "aggregator"
@@ -141,17 +150,23 @@ def test_a_module_outside_the_root_is_found_built_and_watched(tmp_path: Path):
     assert str(tmp_path / "multi/core/target/classes") in env.classpath
 
 
-def test_the_test_source_set_adds_test_classes_and_test_scope_dependencies(tmp_path: Path):
+def test_the_test_source_set_adds_test_classes_and_test_scope_dependencies(tmp_path: Path) -> None:
     """`main` sees neither; a copy, because the test build recompiles the main classes that other tests'
     JVMs (perhaps in another xdist worker) are loading from sample-project itself."""
     project = copy_project(SAMPLE_PROJECT, tmp_path / "scoped")
-    add_to_pom(project, "<dependencies>",
-               "<dependency><groupId>junit</groupId><artifactId>junit</artifactId><version>4.13.2</version>"
-               "<scope>test</scope></dependency>")
+    add_to_pom(
+        project,
+        "<dependencies>",
+        "<dependency><groupId>junit</groupId><artifactId>junit</artifactId><version>4.13.2</version>"
+        "<scope>test</scope></dependency>",
+    )
     main = resolve_environment(project, build_tool="maven").environment
     test = resolve_environment(project, source_set="test", build_tool="maven").environment
     # Surefire's order: test classes and resources first, so src/test/resources wins over main's of the same name.
-    assert build_classpath(test.classpath)[:2] == [str(project / "target/test-classes"), str(project / "target/classes")]
+    assert build_classpath(test.classpath)[:2] == [
+        str(project / "target/test-classes"),
+        str(project / "target/classes"),
+    ]
     assert (project / "target/test-classes/sample/Fixtures.class").is_file()
     assert not any("junit-4.13.2.jar" in p for p in main.classpath)
     assert any("junit-4.13.2.jar" in p for p in test.classpath)
@@ -159,11 +174,13 @@ def test_the_test_source_set_adds_test_classes_and_test_scope_dependencies(tmp_p
 
 
 def dependency(group: str, artifact: str, version: str, scope: str = "compile") -> str:
-    return (f"<dependency><groupId>{group}</groupId><artifactId>{artifact}</artifactId><version>{version}</version>"
-            f"<scope>{scope}</scope></dependency>")
+    return (
+        f"<dependency><groupId>{group}</groupId><artifactId>{artifact}</artifactId><version>{version}</version>"
+        f"<scope>{scope}</scope></dependency>"
+    )
 
 
-def test_a_reactor_module_with_an_unresolvable_artifact_names_it_first(tmp_path: Path):
+def test_a_reactor_module_with_an_unresolvable_artifact_names_it_first(tmp_path: Path) -> None:
     """The error leads with Maven's first real [ERROR] line, the one naming the artifact it could not resolve,
     and leaves out the footer that says how to resume the build (`-rf :multi-app`)."""
     project = copy_project(MULTI, tmp_path / "multi")
@@ -176,14 +193,16 @@ def test_a_reactor_module_with_an_unresolvable_artifact_names_it_first(tmp_path:
     assert not any("-rf :" in line or "After correcting the problems" in line for line in lines), lines
 
 
-def test_maven_error_text_is_its_error_lines_in_order_without_the_footer():
+def test_maven_error_text_is_its_error_lines_in_order_without_the_footer() -> None:
     """Compiler errors come first, as Maven printed them; '-> [Help 1]' is cut from the line it ends, not the line."""
     lines = [
         "[INFO] --- kotlin-maven-plugin:2.3.21:compile (compile) @ multi-app ---",
         "[ERROR] file:///p/app/src/main/kotlin/A.kt:1:19 Initializer type mismatch",
         "[INFO] BUILD FAILURE",
-        "[ERROR] Failed to execute goal org.jetbrains.kotlin:kotlin-maven-plugin:2.3.21:compile (compile) on project "
-        "multi-app: Compilation failure -> [Help 1]",
+        (
+            "[ERROR] Failed to execute goal org.jetbrains.kotlin:kotlin-maven-plugin:2.3.21:compile (compile) on project "
+            "multi-app: Compilation failure -> [Help 1]"
+        ),
         "[ERROR] ",
         "[ERROR] To see the full stack trace of the errors, re-run Maven with the -e switch.",
         "[ERROR] Re-run Maven using the -X switch to enable full debug logging.",
@@ -194,22 +213,30 @@ def test_maven_error_text_is_its_error_lines_in_order_without_the_footer():
     ]
     assert maven_errors(lines).splitlines() == [
         "file:///p/app/src/main/kotlin/A.kt:1:19 Initializer type mismatch",
-        "Failed to execute goal org.jetbrains.kotlin:kotlin-maven-plugin:2.3.21:compile (compile) on project "
-        "multi-app: Compilation failure",
+        (
+            "Failed to execute goal org.jetbrains.kotlin:kotlin-maven-plugin:2.3.21:compile (compile) on project "
+            "multi-app: Compilation failure"
+        ),
     ]
 
 
-def test_main_needs_no_test_scope_artifact_and_keeps_the_classpath_it_had(tmp_path: Path):
+def test_main_needs_no_test_scope_artifact_and_keeps_the_classpath_it_had(tmp_path: Path) -> None:
     """A test-scope artifact no repository has (an offline laptop, a mirror without it) doesn't stop `main`, in a
     reactor built with -pl/-am: its classpath is exactly what build-classpath reported before, when every scope had
     to resolve (same jars, same order, the sibling module's classes; a test-scope commons-lang3 that wins the
     version conflict with commons-text's keeps it off, as Maven decides). `test` still needs it and says which."""
     project = copy_project(MULTI, tmp_path / "multi")
     app = project / "app"
-    add_to_pom(app, "<dependencies>", dependency("org.apache.commons", "commons-text", "1.13.0")
-               + dependency("org.slf4j", "slf4j-nop", "1.7.36", "runtime")
-               + dependency("org.apache.commons", "commons-lang3", "3.19.0", "test"))
-    before = subprocess.run(maven_command([find_mvn()], project, app, test=False), cwd=project, capture_output=True, text=True)
+    add_to_pom(
+        app,
+        "<dependencies>",
+        dependency("org.apache.commons", "commons-text", "1.13.0")
+        + dependency("org.slf4j", "slf4j-nop", "1.7.36", "runtime")
+        + dependency("org.apache.commons", "commons-lang3", "3.19.0", "test"),
+    )
+    before = subprocess.run(
+        maven_command([find_mvn()], project, app, test=False), cwd=project, capture_output=True, text=True
+    )
     assert before.returncode == 0, before.stdout[-3000:]
     every_scope_resolved = (app / "target/gradle-repl/classpath.txt").read_text().split(os.pathsep)
 
@@ -223,12 +250,17 @@ def test_main_needs_no_test_scope_artifact_and_keeps_the_classpath_it_had(tmp_pa
     assert "org.example:missing-test-only:jar:1.0" in str(error.value)
 
 
-def test_only_main_loads_the_extension_and_without_javac_a_warning_says_what_that_costs(monkeypatch: pytest.MonkeyPatch):
+def test_only_main_loads_the_extension_and_without_javac_a_warning_says_what_that_costs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """`test` needs the test scope anyway; where the extension can't be built, main runs as it did before it."""
     jar = Path("/cache/gradle-repl-maven.jar")
     main = maven_command(["mvn"], SAMPLE_PROJECT, SAMPLE_PROJECT, test=False, extension=jar)
     assert main[-2:] == [f"-Dmaven.ext.class.path={jar}", "-Dgradle-repl.classpathScope=runtime"]
-    assert not any("gradle-repl.classpathScope" in a for a in maven_command(["mvn"], SAMPLE_PROJECT, SAMPLE_PROJECT, test=True, extension=jar))
+    assert not any(
+        "gradle-repl.classpathScope" in a
+        for a in maven_command(["mvn"], SAMPLE_PROJECT, SAMPLE_PROJECT, test=True, extension=jar)
+    )
 
     def no_javac() -> Path:
         raise maven_extension.ExtensionUnavailable("no javac (a JDK, not only a JRE, is needed to build it)")
@@ -239,7 +271,7 @@ def test_only_main_loads_the_extension_and_without_javac_a_warning_says_what_tha
     assert "test-scope dependency" in warning and "no javac" in warning
 
 
-def test_maven_runs_without_a_kotlin_daemon(tmp_path: Path):
+def test_maven_runs_without_a_kotlin_daemon(tmp_path: Path) -> None:
     """kotlin-maven-plugin 2.2.20+ would start a Kotlin daemon that outlives the build: a real resolve leaves
     none behind, not only passes the flag."""
     command = maven_command(["mvn"], SAMPLE_PROJECT, SAMPLE_PROJECT, test=False)
@@ -250,14 +282,14 @@ def test_maven_runs_without_a_kotlin_daemon(tmp_path: Path):
 
 
 def _kotlin_daemons() -> list[psutil.Process]:
-    found = []
-    for process in psutil.process_iter(["cmdline"]):
-        if any("KotlinCompileDaemon" in part for part in process.info["cmdline"] or ()):
-            found.append(process)
-    return found
+    return [
+        process
+        for process in psutil.process_iter(["cmdline"])
+        if any("KotlinCompileDaemon" in part for part in process.info["cmdline"] or ())
+    ]
 
 
-def test_maven_error_text_is_at_most_twenty_lines_and_never_a_stack():
+def test_maven_error_text_is_at_most_twenty_lines_and_never_a_stack() -> None:
     """A build that printed a stack trace and hundreds of errors: the message holds the first 20 error lines, no
     `at …` frame, and says how many more there were."""
     lines = ["[INFO] --- kotlin-maven-plugin:2.3.21:compile (compile) @ app ---"]
@@ -268,22 +300,27 @@ def test_maven_error_text_is_at_most_twenty_lines_and_never_a_stack():
     assert text[-1].startswith("…") and "more" in text[-1], text[-1]
     assert not any(line.lstrip().startswith("at ") for line in text)
     traced = ["[ERROR] Failed to execute goal x: boom", "[ERROR] java.lang.IllegalStateException: boom"]
-    traced += [f"[ERROR] \tat org.example.Frame{n}.run(Frame{n}.java:{n})" for n in range(30)] + ["[ERROR] \t... 12 more"]
+    traced += [f"[ERROR] \tat org.example.Frame{n}.run(Frame{n}.java:{n})" for n in range(30)] + [
+        "[ERROR] \t... 12 more"
+    ]
     shown = maven_errors(traced).splitlines()
     assert shown[:2] == ["Failed to execute goal x: boom", "java.lang.IllegalStateException: boom"], shown
     assert not any(line.strip().startswith(("at ", "... ")) for line in shown), shown
 
 
 @pytest.mark.jvm
-def test_kotlin_settings_come_from_properties_and_outputs_from_the_build(tmp_path: Path):
+def test_kotlin_settings_come_from_properties_and_outputs_from_the_build(tmp_path: Path) -> None:
     """kotlin.compiler.jvmTarget (a property, as the plugin reads it) reaches the REPL: an inline fun built
     for 17 is callable; a custom outputDirectory is on the classpath instead of target/classes."""
     project = copy_project(SAMPLE_PROJECT, tmp_path / "props")
     pom = project / "pom.xml"
     pom.write_text(pom.read_text().replace("<jvmTarget>17</jvmTarget>", ""))
-    add_to_pom(project, "<properties>",
-               "<kotlin.compiler.jvmTarget>17</kotlin.compiler.jvmTarget>"
-               "<kotlin.compiler.languageVersion>2.2</kotlin.compiler.languageVersion>")
+    add_to_pom(
+        project,
+        "<properties>",
+        "<kotlin.compiler.jvmTarget>17</kotlin.compiler.jvmTarget>"
+        "<kotlin.compiler.languageVersion>2.2</kotlin.compiler.languageVersion>",
+    )
     add_to_pom(project, "<build>", "<outputDirectory>${project.basedir}/out-classes</outputDirectory>")
     (project / "src/main/kotlin/sample/Inline.kt").write_text(
         "package sample\ninline fun twice(block: () -> Int): Int = block() + block()\n"
@@ -299,7 +336,7 @@ def test_kotlin_settings_come_from_properties_and_outputs_from_the_build(tmp_pat
         worker.close()
 
 
-def test_execution_configuration_overrides_the_plugins_own():
+def test_execution_configuration_overrides_the_plugins_own() -> None:
     project = ET.fromstring(
         "<project><properties><kotlin.compiler.jvmTarget>11</kotlin.compiler.jvmTarget>"
         "<kotlin.compiler.apiVersion>2.1</kotlin.compiler.apiVersion></properties><build><plugins><plugin>"
@@ -313,36 +350,47 @@ def test_execution_configuration_overrides_the_plugins_own():
     assert main.jvm_target == "17" and main.args == ["-api-version", "2.1", "-java-parameters", "-Xa"]
     test = kotlin_settings(project, test=True)
     assert test.jvm_target == "21" and test.args == ["-api-version", "2.1", "-java-parameters", "-Xb"]
-    del project.find("build/plugins/plugin/configuration")[0]
+    configuration = project.find("build/plugins/plugin/configuration")
+    assert configuration is not None
+    del configuration[0]
     assert kotlin_settings(project, test=False).jvm_target == "11"
 
 
-def test_compiler_plugins_applied_as_dependencies_of_the_kotlin_maven_plugin_are_reported():
+def test_compiler_plugins_applied_as_dependencies_of_the_kotlin_maven_plugin_are_reported() -> None:
     """The kotlin-maven-plugin hands its own dependencies to the compiler as plugins: Compose's (which has no
     <compilerPlugins> name) is reported as its embeddable jar, whichever of the two the build names; the
     kotlin-maven-* carriers of named plugins add nothing; a third-party plugin is named in one line."""
+
     def dependency(group: str, artifact: str) -> str:
         return f"<dependency><groupId>{group}</groupId><artifactId>{artifact}</artifactId><version>2.1.20</version></dependency>"
 
-    def settings(*dependencies: str):
-        return kotlin_settings(ET.fromstring(
-            "<project><build><plugins><plugin><artifactId>kotlin-maven-plugin</artifactId><version>2.1.20</version>"
-            "<configuration><compilerPlugins><plugin>kotlinx-serialization</plugin></compilerPlugins></configuration>"
-            f"<dependencies>{''.join(dependencies)}</dependencies></plugin></plugins></build></project>"
-        ), test=False)
+    def settings(*dependencies: str) -> KotlinSettings:
+        return kotlin_settings(
+            ET.fromstring(
+                "<project><build><plugins><plugin><artifactId>kotlin-maven-plugin</artifactId><version>2.1.20</version>"
+                "<configuration><compilerPlugins><plugin>kotlinx-serialization</plugin></compilerPlugins></configuration>"
+                f"<dependencies>{''.join(dependencies)}</dependencies></plugin></plugins></build></project>"
+            ),
+            test=False,
+        )
 
     for artifact in ("kotlin-compose-compiler-plugin", "kotlin-compose-compiler-plugin-embeddable"):
-        found = settings(dependency("org.jetbrains.kotlin", artifact), dependency("org.jetbrains.kotlin", "kotlin-maven-serialization"))
+        found = settings(
+            dependency("org.jetbrains.kotlin", artifact),
+            dependency("org.jetbrains.kotlin", "kotlin-maven-serialization"),
+        )
         assert found.plugins == ["kotlinx-serialization"] and found.warnings == []
         assert found.plugin_artifacts == ["kotlin-compose-compiler-plugin-embeddable"]
     foreign = settings(dependency("dev.example", "redacted-compiler-plugin"))
     assert foreign.plugin_artifacts == [] and foreign.warnings == [
-        "compiler plugin dev.example:redacted-compiler-plugin (a dependency of the kotlin-maven-plugin) is not known to "
-        "gradle-repl; snippets compile without it"
+        (
+            "compiler plugin dev.example:redacted-compiler-plugin (a dependency of the kotlin-maven-plugin) is not known to "
+            "gradle-repl; snippets compile without it"
+        )
     ]
 
 
-def test_an_aggregator_root_says_where_the_classes_are_and_is_served_from_the_cache(tmp_path: Path):
+def test_an_aggregator_root_says_where_the_classes_are_and_is_served_from_the_cache(tmp_path: Path) -> None:
     """A reactor's root POM (packaging pom) has no classes: the reply names its modules and how to pick one, and
     the output directory Maven never made doesn't read as a vanished one that rebuilds the project on every call."""
     project = copy_project(MULTI, tmp_path / "multi")
@@ -354,7 +402,7 @@ def test_an_aggregator_root_says_where_the_classes_are_and_is_served_from_the_ca
     assert resolve_environment(project, build_tool="maven").from_cache
 
 
-def test_a_kotlin_and_java_module_builds_as_mvn_compile_builds_it(tmp_path: Path):
+def test_a_kotlin_and_java_module_builds_as_mvn_compile_builds_it(tmp_path: Path) -> None:
     """Kotlin calling its module's Java and back, incremental compilation on in the POM, on kotlin-maven-plugin
     2.2.20: `mvn compile` builds it, so a resolve must too (in process, that version's incremental compile missed
     the Java sources: "Unresolved reference 'Handler'")."""
@@ -366,7 +414,7 @@ def test_a_kotlin_and_java_module_builds_as_mvn_compile_builds_it(tmp_path: Path
 
 
 @pytest.mark.parametrize("executable", [True, False], ids=["mvnw", "mvnw-without-exec-bit"])
-def test_the_builds_own_maven_wrapper_runs_it(tmp_path: Path, executable: bool):
+def test_the_builds_own_maven_wrapper_runs_it(tmp_path: Path, executable: bool) -> None:
     """A build that ships mvnw pins the Maven it needs: the wrapper runs the build, not the `mvn` on PATH (a
     wrapper without its executable bit runs through sh)."""
     project = copy_project(PROJECTS / "maven-mixed", tmp_path / "wrapped")
@@ -379,7 +427,7 @@ def test_the_builds_own_maven_wrapper_runs_it(tmp_path: Path, executable: bool):
     assert (project / "target/classes/mixed/Routes.class").is_file() and env.kotlin_version == "2.2.20"
 
 
-def test_one_module_spelled_three_ways_is_built_once(tmp_path: Path):
+def test_one_module_spelled_three_ways_is_built_once(tmp_path: Path) -> None:
     """`:app`, `app` and the module's artifactId name one module: one build, then the cache (each spelling
     rebuilt it before, a minute each on a real reactor)."""
     project = copy_project(MULTI, tmp_path / "multi")

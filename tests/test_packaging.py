@@ -23,27 +23,37 @@ from gradle_repl.settings import DEFAULTS, TOKEN_ENV
 
 def _pyproject_version() -> str:
     """[project]'s version as written in pyproject.toml (tomllib is 3.11+; the line is plain)."""
-    found = re.search(r'^\[project\][^\[]*?^version = "([^"]+)"$', (REPO / "pyproject.toml").read_text(), re.MULTILINE | re.DOTALL)
+    found = re.search(
+        r'^\[project\][^\[]*?^version = "([^"]+)"$', (REPO / "pyproject.toml").read_text(), re.MULTILINE | re.DOTALL
+    )
     assert found, "pyproject.toml names no [project] version"
     return found[1]
 
 
 @pytest.mark.slow
 @pytest.mark.jvm
-def test_wheel_installs_into_a_fresh_venv_and_runs_eval_on_its_sample_project(tmp_path: Path):
+def test_wheel_installs_into_a_fresh_venv_and_runs_eval_on_its_sample_project(tmp_path: Path) -> None:
     """The wheel alone, installed where no source tree is on the path, finds its data, says its version and runs
     `gradle-repl eval` on the sample project it ships, from a directory of its own. Its dependencies come from this
     venv (a .pth line), since pip installing them again would only test pip and the network. Built with this venv's
     hatchling (a test extra) instead of an isolated build that would download it every run."""
     dist = tmp_path / "dist"
-    subprocess.run([sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(dist), str(REPO)],
-                   check=True, capture_output=True, timeout=600)
+    subprocess.run(
+        [sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(dist), str(REPO)],
+        check=True,
+        capture_output=True,
+        timeout=600,
+    )
     wheel = next(dist.glob("gradle_repl-*.whl"))
     env_dir = tmp_path / "venv"
     venv.create(env_dir, with_pip=False)
     python = env_dir / "bin" / "python"
-    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-deps", str(wheel)],
-                   check=True, capture_output=True, timeout=900)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-deps", str(wheel)],
+        check=True,
+        capture_output=True,
+        timeout=900,
+    )
     # A plain path line: the outer venv's own .pth files (its editable gradle-repl) are not processed.
     installed = Path(sysconfig.get_path("purelib"))
     fresh = next((env_dir / "lib").glob("python*/site-packages"))
@@ -86,31 +96,43 @@ def test_wheel_installs_into_a_fresh_venv_and_runs_eval_on_its_sample_project(tm
     # The shipped project as a user's install reaches it: the demo's copy in the user data directory (a build must
     # not write into site-packages), then eval run from elsewhere.
     env = {**os.environ, "GRADLE_REPL_DATA_DIR": str(tmp_path / "data")}
-    located = subprocess.run([str(python), "-c", "from gradle_repl.front.demo import sample_project; print(sample_project())"],
-                             capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120)
+    located = subprocess.run(
+        [str(python), "-c", "from gradle_repl.front.demo import sample_project; print(sample_project())"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=120,
+    )
     assert located.returncode == 0, located.stderr
     project = Path(located.stdout.strip())
     assert tmp_path / "data" in project.parents and REPO not in project.parents, project
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     done = subprocess.run(
-        [tool, "eval", str(project), "--build-tool", "maven", "-e", "sample.displayTitle(\"the waves\")"],
-        capture_output=True, text=True, cwd=elsewhere, env=env, timeout=600,
+        [tool, "eval", str(project), "--build-tool", "maven", "-e", 'sample.displayTitle("the waves")'],
+        capture_output=True,
+        text=True,
+        cwd=elsewhere,
+        env=env,
+        timeout=600,
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.splitlines() == ['>>> sample.displayTitle("the waves")', "The Waves   // kotlin.String"]
 
 
-def test_version_is_written_once():
+def test_version_is_written_once() -> None:
     """gradle-repl --version says pyproject.toml's version (read from the package metadata, not a copy)."""
     from gradle_repl import package_version
 
     assert package_version() == _pyproject_version()
-    done = subprocess.run([sys.executable, "-m", "gradle_repl", "--version"], capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "gradle_repl", "--version"], capture_output=True, text=True, timeout=120
+    )
     assert (done.returncode, done.stdout) == (0, f"gradle-repl {_pyproject_version()}\n"), done.stderr
 
 
-def test_server_json_describes_this_package():
+def test_server_json_describes_this_package() -> None:
     """server.json (the MCP registry's format) names pyproject's version and package, and each of its packages'
     command lines is one the CLI accepts: `serve` on stdio, `serve --http` with the port and token header it uses."""
     server = json.loads((REPO / "server.json").read_text())

@@ -28,12 +28,12 @@ ESC = "\x1b"
         ("a\ttab, Zoë 日本語", "a\ttab, Zoë 日本語"),
     ],
 )
-def test_plain_text(terminal: str, plain: str):
+def test_plain_text(terminal: str, plain: str) -> None:
     """Escape sequences and control characters go; tabs and any other text stay as they are."""
     assert plain_text(terminal) == plain
 
 
-def test_a_builds_lines_are_plain_in_progress_and_in_the_outcome(tmp_path: Path):
+def test_a_builds_lines_are_plain_in_progress_and_in_the_outcome(tmp_path: Path) -> None:
     """Each line is made plain where it enters: the progress callback and the lines kept for error text see
     the same text, and a line of nothing but colour resets is no progress message."""
     printing = "print('\\x1b[0m\\x1b[0m'); print('\\x1b[1m[ERROR]\\x1b[m broken'); print(''); print('done')"
@@ -44,11 +44,13 @@ def test_a_builds_lines_are_plain_in_progress_and_in_the_outcome(tmp_path: Path)
 
 
 @pytest.mark.jvm
-def test_a_failed_maven_resolution_reads_plain(tmp_path: Path):
+def test_a_failed_maven_resolution_reads_plain(tmp_path: Path) -> None:
     """Maven 3.8 colours its error lines even with -B; neither its progress lines nor the error show it."""
     progress: list[str] = []
     with pytest.raises(BuildFailed) as failed:
-        resolve_jars({"missing": [Coordinate("gradle-repl.test", "no-such-artifact", "1.0")]}, on_progress=progress.append)
+        resolve_jars(
+            {"missing": [Coordinate("gradle-repl.test", "no-such-artifact", "1.0")]}, on_progress=progress.append
+        )
     assert "no-such-artifact" in str(failed.value)
     assert ESC not in str(failed.value), str(failed.value)
     assert any("[ERROR]" in line for line in progress) and not [line for line in progress if ESC in line], progress

@@ -21,7 +21,7 @@ from mcp.types import TextContent
 from conftest import copy_project
 from gradle_repl.frames import ErrorResult, SuccessResult, TestFailureDetail, TestRunResult, WorkerOptions
 from gradle_repl.front.cli import main as cli_main
-from gradle_repl.front.test_report import fit_test_run, summary_line, run_report
+from gradle_repl.front.test_report import fit_test_run, run_report, summary_line
 from gradle_repl.host.handle import Reply, TestReply
 from gradle_repl.host.manager import SessionLimits, SessionManager
 from gradle_repl.project.resolve import resolve_environment
@@ -41,7 +41,8 @@ class Shop:
         self.root = root
         self.loop = asyncio.new_event_loop()
         self.manager = SessionManager(
-            limits=SessionLimits(spare_worker=False, train_class_data=False), worker_options=WorkerOptions(heap_mb=512),
+            limits=SessionLimits(spare_worker=False, train_class_data=False),
+            worker_options=WorkerOptions(heap_mb=512),
             resolver=resolve_environment,
         )
         self.target = SessionTarget(str(root), source_set="test", build_tool="maven", session_id="tests")
@@ -49,9 +50,15 @@ class Shop:
 
     def tests(self, *selectors: str, failed_only: bool = False, timeout: float | None = None) -> TestReply:
         self.progress = []
-        return self.loop.run_until_complete(self.manager.run_tests(
-            self.target, selectors=list(selectors), failed_only=failed_only, timeout_seconds=timeout, on_test=self.progress.append,
-        ))
+        return self.loop.run_until_complete(
+            self.manager.run_tests(
+                self.target,
+                selectors=list(selectors),
+                failed_only=failed_only,
+                timeout_seconds=timeout,
+                on_test=self.progress.append,
+            )
+        )
 
     def run(self, *selectors: str, failed_only: bool = False, timeout: float | None = None) -> TestRunResult:
         reply = self.tests(*selectors, failed_only=failed_only, timeout=timeout)
@@ -81,7 +88,7 @@ def shop(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Shop]:
 # --- Without a JVM ------------------------------------------------------------------------------------------
 
 
-def test_build_patterns_become_class_name_expressions():
+def test_build_patterns_become_class_name_expressions() -> None:
     """surefire's `**/*Test.java` and Gradle's `shop.*Test` filter class names as the build would."""
     import re
 
@@ -95,19 +102,26 @@ def test_build_patterns_become_class_name_expressions():
     assert keeps("%regex[.*Cart.*]", "shop.CartTest")
 
 
-def test_every_test_scans_the_test_outputs_only(tmp_path):
+def test_every_test_scans_the_test_outputs_only(tmp_path) -> None:
     (tmp_path / "target/classes").mkdir(parents=True)
     (tmp_path / "target/test-classes").mkdir(parents=True)
     classpath = [str(tmp_path / "target/test-classes"), str(tmp_path / "target/classes"), "/x/junit.jar"]
     assert scanned_roots(classpath) == [str(tmp_path / "target/test-classes")]
 
 
-def test_the_result_is_cut_to_its_limit_and_says_what_it_cut():
-    failures = [TestFailureDetail(test=f"shop.T.t{n}", display_name=f"t{n}()", message="boom", output="x" * 5_000) for n in range(30)]
+def test_the_result_is_cut_to_its_limit_and_says_what_it_cut() -> None:
+    failures = [
+        TestFailureDetail(test=f"shop.T.t{n}", display_name=f"t{n}()", message="boom", output="x" * 5_000)
+        for n in range(30)
+    ]
     result = TestRunResult(passed=5, failed=30, skipped=1, failures=failures, duration_ms=400)
     fitted, cut = fit_test_run(result, limit=20_000)
     assert 0 < len(fitted.failures) < 30 and fitted.failed == 30
-    assert cut is not None and f"{30 - len(fitted.failures)} more failures left out" in cut and "cut to 4000 characters" in cut
+    assert (
+        cut is not None
+        and f"{30 - len(fitted.failures)} more failures left out" in cut
+        and "cut to 4000 characters" in cut
+    )
     text = run_report(fitted, cut)
     assert text.endswith("5 passed, 30 failed, 1 skipped in 0.4 s") and "Cut: " in text
     assert summary_line(TestRunResult(passed=2)) == "2 passed, 0 failed in 0.0 s"
@@ -117,7 +131,7 @@ def test_the_result_is_cut_to_its_limit_and_says_what_it_cut():
 
 
 @jvm
-def test_every_test_runs_with_counts_failure_details_and_progress(shop: Shop):
+def test_every_test_runs_with_counts_failure_details_and_progress(shop: Shop) -> None:
     result = shop.run()
     # 7 pass (oneItem, three invocations, two dynamic tests, the nested one); @Disabled skipped; the hazards abort.
     assert (result.passed, result.failed, result.skipped, result.aborted) == (7, 1, 1, 2), result
@@ -133,7 +147,7 @@ def test_every_test_runs_with_counts_failure_details_and_progress(shop: Shop):
 
 
 @jvm
-def test_selectors_name_a_method_a_nested_class_and_a_package(shop: Shop):
+def test_selectors_name_a_method_a_nested_class_and_a_package(shop: Shop) -> None:
     one = shop.run("shop.CartTest.oneItem")
     assert (one.passed, one.failed) == (1, 0)
     parameterized = shop.run("shop.CartTest.quantitiesAddUp")
@@ -148,17 +162,20 @@ def test_selectors_name_a_method_a_nested_class_and_a_package(shop: Shop):
 
 
 @jvm
-def test_a_later_snippet_sees_the_tests_state_and_the_last_failures(shop: Shop):
+def test_a_later_snippet_sees_the_tests_state_and_the_last_failures(shop: Shop) -> None:
     shop.value("shop.Shop.cartsOpened = 0; 0")
     shop.run("shop.CartTest")
     # The tests' static state is the session's: each of the eight test bodies that ran opened one cart.
     assert int(shop.value("shop.Shop.cartsOpened")) == 8
     assert shop.value("lastTestFailures.single().test") == "shop.CartTest.discountFromTenItems"
-    assert shop.value("(lastTestFailures.single().exception as org.opentest4j.AssertionFailedError).actual.value") == "1000"
+    assert (
+        shop.value("(lastTestFailures.single().exception as org.opentest4j.AssertionFailedError).actual.value")
+        == "1000"
+    )
 
 
 @jvm
-def test_a_spinning_test_is_stopped_by_the_timeout_and_the_session_stays(shop: Shop):
+def test_a_spinning_test_is_stopped_by_the_timeout_and_the_session_stays(shop: Shop) -> None:
     shop.value('System.setProperty("shop.hazards", "on"); 0')
     try:
         started = time.monotonic()
@@ -172,7 +189,7 @@ def test_a_spinning_test_is_stopped_by_the_timeout_and_the_session_stays(shop: S
 
 
 @jvm
-def test_system_exit_in_a_test_is_refused_and_ends_the_session_as_a_snippets_does(shop: Shop):
+def test_system_exit_in_a_test_is_refused_and_ends_the_session_as_a_snippets_does(shop: Shop) -> None:
     shop.value('System.setProperty("shop.hazards", "on"); 0')
     result = shop.run("shop.hazards.HazardTest.exits")
     assert result.failed == 1 and "SecurityException" in result.failures[0].message, result
@@ -182,7 +199,7 @@ def test_system_exit_in_a_test_is_refused_and_ends_the_session_as_a_snippets_doe
 
 
 @jvm
-def test_failed_only_after_an_edit_that_fixes_the_code_passes_in_place(shop: Shop):
+def test_failed_only_after_an_edit_that_fixes_the_code_passes_in_place(shop: Shop) -> None:
     assert shop.run("shop.CartTest").failed == 1
     cart = shop.root / CART
     cart.write_text(cart.read_text().replace("size > 10", "size >= 10"))
@@ -204,23 +221,35 @@ def _text(result) -> str:
 @jvm
 @pytest.mark.anyio
 @pytest.mark.parametrize("anyio_backend", ["asyncio"])
-async def test_run_project_tests_over_mcp_and_a_snippet_in_the_same_session(tmp_path, anyio_backend):
+async def test_run_project_tests_over_mcp_and_a_snippet_in_the_same_session(tmp_path, anyio_backend) -> None:
     root = str(copy_project(SHOP, tmp_path / "shop"))
     messages: list[str] = []
 
     async def on_progress(progress: float, total: float | None, message: str | None) -> None:
         messages.append(message or "")
 
-    params = StdioServerParameters(command=sys.executable, args=["-m", "gradle_repl", "serve", "--no-spare-worker"], env=dict(os.environ))
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "gradle_repl", "serve", "--no-spare-worker"], env=dict(os.environ)
+    )
     async with Client(params, read_timeout_seconds=300) as client:
         result = await client.call_tool(
-            "run_project_tests", {"projectRoot": root, "buildTool": "maven", "tests": ["shop.CartTest"]}, progress_callback=on_progress
+            "run_project_tests",
+            {"projectRoot": root, "buildTool": "maven", "tests": ["shop.CartTest"]},
+            progress_callback=on_progress,
         )
         snippet = await client.call_tool(
             "run_kotlin_snippet",
-            {"projectRoot": root, "buildTool": "maven", "sourceSet": "test", "sessionId": "tests", "code": "lastTestFailures.size"},
+            {
+                "projectRoot": root,
+                "buildTool": "maven",
+                "sourceSet": "test",
+                "sessionId": "tests",
+                "code": "lastTestFailures.size",
+            },
         )
-        missing = await client.call_tool("run_project_tests", {"projectRoot": root, "buildTool": "maven", "tests": ["shop.Nope"]})
+        missing = await client.call_tool(
+            "run_project_tests", {"projectRoot": root, "buildTool": "maven", "tests": ["shop.Nope"]}
+        )
     assert not result.is_error, _text(result)
     data = result.structured_content
     assert data is not None
@@ -235,7 +264,7 @@ async def test_run_project_tests_over_mcp_and_a_snippet_in_the_same_session(tmp_
 
 
 @jvm
-def test_cli_prints_failures_then_a_summary_and_exits_1_only_when_a_test_failed(tmp_path, capsys):
+def test_cli_prints_failures_then_a_summary_and_exits_1_only_when_a_test_failed(tmp_path, capsys) -> None:
     root = str(copy_project(SHOP, tmp_path / "shop"))
     assert cli_main(["test", root, "shop.CartTest", "--build-tool", "maven"]) == 1
     out = capsys.readouterr().out

@@ -18,6 +18,7 @@ from typing import Any
 import anyio
 import pytest
 from mcp import Client, StdioServerParameters
+from mcp.types import TextContent
 
 from conftest import SAMPLE_PROJECT
 from ledger import Ledger
@@ -36,9 +37,13 @@ def server() -> Iterator[RawServer]:
 
 
 def run(server: RawServer, code: str, session: str = "rel", **extra: Any) -> dict[str, Any]:
-    reply = server.call_tool("run_kotlin_snippet", {"projectRoot": PROJECT, "code": code, "sessionId": session, "buildTool": "maven", **extra})
+    reply = server.call_tool(
+        "run_kotlin_snippet",
+        {"projectRoot": PROJECT, "code": code, "sessionId": session, "buildTool": "maven", **extra},
+    )
     assert "result" in reply, reply
-    return reply["result"]
+    result: dict[str, Any] = reply["result"]
+    return result
 
 
 def text(result: dict[str, Any]) -> str:
@@ -66,7 +71,7 @@ def prepare(server: RawServer, session: str) -> None:
     assert not run(server, "val marker = 1234", session)["isError"]
 
 
-def test_infinite_loop_is_stopped_and_the_worker_replaced(server: RawServer):
+def test_infinite_loop_is_stopped_and_the_worker_replaced(server: RawServer) -> None:
     prepare(server, LOST)
     started = time.monotonic()
     result = run(server, "while (true) {}", LOST, timeoutSeconds=2)
@@ -76,14 +81,14 @@ def test_infinite_loop_is_stopped_and_the_worker_replaced(server: RawServer):
     survived(server, LOST, state_kept=False)
 
 
-def test_interruptible_wait_is_interrupted_and_state_kept(server: RawServer):
+def test_interruptible_wait_is_interrupted_and_state_kept(server: RawServer) -> None:
     prepare(server, KEPT)
     result = run(server, "Thread.sleep(600_000)", KEPT, timeoutSeconds=2)
     assert result["isError"] and "interrupted and stopped" in text(result) and "state is kept" in text(result)
     survived(server, KEPT, state_kept=True)
 
 
-def test_system_exit_reports_the_code_and_the_next_call_starts_fresh(server: RawServer):
+def test_system_exit_reports_the_code_and_the_next_call_starts_fresh(server: RawServer) -> None:
     prepare(server, LOST)
     result = run(server, "System.exit(3)", LOST)
     # The code arrives unless native exit handlers end the process by a signal first; the cause is said either way.
@@ -92,14 +97,14 @@ def test_system_exit_reports_the_code_and_the_next_call_starts_fresh(server: Raw
     survived(server, LOST, state_kept=False)
 
 
-def test_out_of_memory_is_reported_and_the_worker_replaced(server: RawServer):
+def test_out_of_memory_is_reported_and_the_worker_replaced(server: RawServer) -> None:
     prepare(server, LOST)
     result = run(server, "val hog = mutableListOf<LongArray>()\nwhile (true) hog.add(LongArray(1_000_000))", LOST)
     assert result["isError"] and "OutOfMemoryError" in text(result) and "state is lost" in text(result)
     survived(server, LOST, state_kept=False)
 
 
-def test_background_thread_output_arrives_in_a_later_reply(server: RawServer):
+def test_background_thread_output_arrives_in_a_later_reply(server: RawServer) -> None:
     prepare(server, KEPT)
     first = run(server, 'Thread { Thread.sleep(300); println("late line") }.start()\n"started"', KEPT)
     assert text(first).startswith("started") and "late line" not in text(first)
@@ -113,9 +118,11 @@ def test_background_thread_output_arrives_in_a_later_reply(server: RawServer):
     survived(server, KEPT, state_kept=True)
 
 
-def test_fifty_megabytes_of_output_is_truncated_with_memory_bounded(server: RawServer):
+def test_fifty_megabytes_of_output_is_truncated_with_memory_bounded(server: RawServer) -> None:
     prepare(server, KEPT)
-    result = run(server, 'val line = "z".repeat(1023)\nrepeat(50 * 1024) { println(line) }\n"flooded"', KEPT, timeoutSeconds=120)
+    result = run(
+        server, 'val line = "z".repeat(1023)\nrepeat(50 * 1024) { println(line) }\n"flooded"', KEPT, timeoutSeconds=120
+    )
     body = text(result)
     assert body.startswith("flooded")
     cut = int(body.rsplit("[output truncated: ", 1)[1].split(" ")[0])
@@ -127,7 +134,7 @@ def test_fifty_megabytes_of_output_is_truncated_with_memory_bounded(server: RawS
     survived(server, KEPT, state_kept=True)
 
 
-def test_text_that_looks_like_a_frame_stays_text(server: RawServer):
+def test_text_that_looks_like_a_frame_stays_text(server: RawServer) -> None:
     prepare(server, KEPT)
     fake = '{"event":"result","type":"error","message":"forged"}'
     result = run(server, f'println("""{fake}""")\nSystem.err.println("""{fake}""")\n"real"', KEPT)
@@ -136,12 +143,15 @@ def test_text_that_looks_like_a_frame_stays_text(server: RawServer):
     survived(server, KEPT, state_kept=True)
 
 
-def test_kill_9_of_a_worker_mid_snippet_is_a_clear_error_then_recovers(server: RawServer):
+def test_kill_9_of_a_worker_mid_snippet_is_a_clear_error_then_recovers(server: RawServer) -> None:
     prepare(server, LOST)
     sessions = json.loads(text(server.call_tool("list_kotlin_sessions", {})["result"]))
     victim = next(s["workerPid"] for s in sessions if s["sessionId"] == LOST)
-    server.send_call("doomed", "run_kotlin_snippet",
-                     {"projectRoot": PROJECT, "code": "Thread.sleep(30_000)", "sessionId": LOST, "buildTool": "maven"})
+    server.send_call(
+        "doomed",
+        "run_kotlin_snippet",
+        {"projectRoot": PROJECT, "code": "Thread.sleep(30_000)", "sessionId": LOST, "buildTool": "maven"},
+    )
     wait_for(lambda: server.session_states().get(LOST) == "running", 60)  # killed mid-snippet, not before
     os.kill(victim, signal.SIGKILL)
     result = server.receive("doomed")["result"]
@@ -154,17 +164,29 @@ BAD_INPUTS = [
     ({"projectRoot": __file__, "code": "1"}, "is not a directory"),
     ({"projectRoot": "/", "code": "1"}, "no Gradle build"),
     ({"projectRoot": PROJECT, "code": "1", "projectPath": ":nope", "buildTool": "maven"}, "no Maven module"),
-    ({"projectRoot": PROJECT, "code": "1", "sourceSet": "integration", "buildTool": "maven"}, "source sets 'main' and 'test'"),
+    (
+        {"projectRoot": PROJECT, "code": "1", "sourceSet": "integration", "buildTool": "maven"},
+        "source sets 'main' and 'test'",
+    ),
     ({"projectRoot": PROJECT, "code": "", "buildTool": "maven"}, "code is empty"),
     ({"projectRoot": PROJECT, "code": "// " + "x" * 10_000_000, "buildTool": "maven"}, "snippets are limited"),
 ]
 
 
-@pytest.mark.parametrize(("arguments", "expected"), BAD_INPUTS, ids=lambda v: str(v)[:40] if isinstance(v, dict) else None)
-def test_bad_tool_arguments_get_a_clear_is_error(server: RawServer, arguments: dict[str, Any], expected: str):
+@pytest.mark.parametrize(
+    ("arguments", "expected"), BAD_INPUTS, ids=lambda v: str(v)[:40] if isinstance(v, dict) else None
+)
+def test_bad_tool_arguments_get_a_clear_is_error(server: RawServer, arguments: dict[str, Any], expected: str) -> None:
     Ledger.bad_inputs_tried += 1
-    line = json.dumps({"jsonrpc": "2.0", "id": "bad", "method": "tools/call",
-                       "params": {"name": "run_kotlin_snippet", "arguments": arguments}}, ensure_ascii=True)
+    line = json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": "bad",
+            "method": "tools/call",
+            "params": {"name": "run_kotlin_snippet", "arguments": arguments},
+        },
+        ensure_ascii=True,
+    )
     server.send_line(line.encode())
     reply = server.receive("bad")
     assert reply["result"]["isError"] and expected in text(reply["result"]), reply
@@ -174,13 +196,16 @@ def test_bad_tool_arguments_get_a_clear_is_error(server: RawServer, arguments: d
 @pytest.mark.parametrize(
     "line",
     # The SDK drops a line it cannot decode (no -32700 reply); the claim here is that the server lives on.
-    [b"{not json", b'{"jsonrpc":"2.0","id":"u","method":"tools/call","params":{"name":"x","arguments":{"code":"\xff\xfe"}}}',
-     b'{"jsonrpc":"2.0","id":"s","method":"tools/call","params":{"name":"run_kotlin_snippet","arguments":{"projectRoot":"/","code":"\\udc80"}}}',
-     b'{"jsonrpc":"2.0","id":"t","method":"tools/call","params":{"name":"no_such_tool","arguments":{}}}',
-     b'{"jsonrpc":"2.0","id":"m","method":"no/such/method"}'],
+    [
+        b"{not json",
+        b'{"jsonrpc":"2.0","id":"u","method":"tools/call","params":{"name":"x","arguments":{"code":"\xff\xfe"}}}',
+        b'{"jsonrpc":"2.0","id":"s","method":"tools/call","params":{"name":"run_kotlin_snippet","arguments":{"projectRoot":"/","code":"\\udc80"}}}',
+        b'{"jsonrpc":"2.0","id":"t","method":"tools/call","params":{"name":"no_such_tool","arguments":{}}}',
+        b'{"jsonrpc":"2.0","id":"m","method":"no/such/method"}',
+    ],
     ids=["malformed-json", "invalid-utf8", "lone-surrogate", "unknown-tool", "unknown-method"],
 )
-def test_malformed_protocol_input_never_crashes_the_server(server: RawServer, line: bytes):
+def test_malformed_protocol_input_never_crashes_the_server(server: RawServer, line: bytes) -> None:
     Ledger.bad_inputs_tried += 1
     server.send_line(line)
     reply = server.call_tool("list_kotlin_sessions", {})
@@ -188,17 +213,17 @@ def test_malformed_protocol_input_never_crashes_the_server(server: RawServer, li
     assert server.process.poll() is None
 
 
-def test_unknown_tool_gets_an_error_reply(server: RawServer):
+def test_unknown_tool_gets_an_error_reply(server: RawServer) -> None:
     Ledger.bad_inputs_tried += 1
     reply = server.call_tool("no_such_tool", {})
     assert "error" in reply or reply["result"]["isError"], reply
 
 
-def test_java_home_without_libjvm_names_the_path(tmp_path: Path):
+def test_java_home_without_libjvm_names_the_path(tmp_path: Path) -> None:
     from gradle_repl.errors import WorkerFailed
-    from gradle_repl.project.resolve import resolve_environment
     from gradle_repl.frames import WorkerOptions
     from gradle_repl.host.handle import WorkerHandle
+    from gradle_repl.project.resolve import resolve_environment
 
     Ledger.bad_inputs_tried += 1
     env = resolve_environment(PROJECT, build_tool="maven").environment.model_copy(update={"java_home": str(tmp_path)})
@@ -206,25 +231,42 @@ def test_java_home_without_libjvm_names_the_path(tmp_path: Path):
         anyio.run(lambda: WorkerHandle.launch(env, WorkerOptions(), label="nolibjvm"))
 
 
-def test_four_sessions_in_parallel_never_cross_talk():
+def test_four_sessions_in_parallel_never_cross_talk() -> None:
     """4 sessions × 50 snippets through the SDK client at once; every reply is its own session's."""
     snippets = 50
 
     async def scenario() -> int:
-        params = StdioServerParameters(command=sys.executable, args=["-m", "gradle_repl", "serve"], env=dict(os.environ))
+        params = StdioServerParameters(
+            command=sys.executable, args=["-m", "gradle_repl", "serve"], env=dict(os.environ)
+        )
         wrong = 0
         async with Client(params, read_timeout_seconds=600) as client:
+
             async def session(k: int) -> None:
                 nonlocal wrong
                 sid = f"par{k}"
-                first = await client.call_tool("run_kotlin_snippet", {"projectRoot": PROJECT, "code": f'val me = "s{k}"\nvar n = 0', "sessionId": sid, "buildTool": "maven"})
+                first = await client.call_tool(
+                    "run_kotlin_snippet",
+                    {
+                        "projectRoot": PROJECT,
+                        "code": f'val me = "s{k}"\nvar n = 0',
+                        "sessionId": sid,
+                        "buildTool": "maven",
+                    },
+                )
                 assert not first.is_error, first.content
                 for i in range(snippets):
                     result = await client.call_tool(
                         "run_kotlin_snippet",
-                        {"projectRoot": PROJECT, "code": f'n += 1\n"$me:$n:{i}"', "sessionId": sid, "buildTool": "maven"},
+                        {
+                            "projectRoot": PROJECT,
+                            "code": f'n += 1\n"$me:$n:{i}"',
+                            "sessionId": sid,
+                            "buildTool": "maven",
+                        },
                     )
-                    got = result.content[0].text.split("\n")[0]  # type: ignore[union-attr]
+                    first_block = result.content[0]
+                    got = first_block.text.split("\n")[0] if isinstance(first_block, TextContent) else repr(first_block)
                     if result.is_error or got != f"s{k}:{i + 1}:{i}":
                         wrong += 1
                         failures.append(got)
@@ -240,13 +282,13 @@ def test_four_sessions_in_parallel_never_cross_talk():
     assert wrong == 0, failures[:3]
 
 
-def test_neither_server_nor_worker_listens_on_the_network(server: RawServer):
+def test_neither_server_nor_worker_listens_on_the_network(server: RawServer) -> None:
     prepare(server, KEPT)
     for pid in [server.pid, *server.workers()]:
         assert listening_sockets(pid) == [], pid
 
 
-def test_twenty_interleavings_on_one_server_keep_answers_listing_and_processes_right(tmp_path: Path):
+def test_twenty_interleavings_on_one_server_keep_answers_listing_and_processes_right(tmp_path: Path) -> None:
     """Cancels (of a sleep and of a busy loop), timeouts, closes and resets, twenty in a row on one real
     server: every answer belongs to its own call, list_kotlin_sessions names exactly the worker processes
     that exist, and nothing is left once the server is gone."""
@@ -267,7 +309,7 @@ def test_twenty_interleavings_on_one_server_keep_answers_listing_and_processes_r
                 # The session must be up and running the snippet before the cancel means anything.
                 run(server, "1", session)
                 server.send_call(f"c{step}", "run_kotlin_snippet", {**args, "code": code})
-                wait_for(lambda: server.session_states().get(session) == "running", 60)
+                wait_for(lambda: server.session_states().get(session) == "running", 60)  # noqa: B023 - called before the loop moves on
                 server.cancel(f"c{step}")
             elif action == "timeout":
                 result = run(server, "Thread.sleep(60_000)", session, timeoutSeconds=1)

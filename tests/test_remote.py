@@ -29,27 +29,40 @@ FRAMES = (
 WARNING = CompilerDiagnostic(severity="warning", message="Division by zero.", line=1, column=9)
 
 
-def test_a_result_read_back_is_the_reply_it_was_made_from():
+def test_a_result_read_back_is_the_reply_it_was_made_from() -> None:
     """Warnings (their text made again from the diagnostics and the code), value and type, every display in order with
     its kind, output per stream, notices and the heap warning; a failed run as its error."""
     value = DisplayFrame(kind="text", mime="text/plain", data="0")
     ok = SuccessResult(
-        value=value, value_type="kotlin.Int", compile_warnings=[DIVISION_WARNING], diagnostics=[WARNING],
-        heap_warning=HEAP_WARNING, truncated_bytes=3, duration_ms=5,
+        value=value,
+        value_type="kotlin.Int",
+        compile_warnings=[DIVISION_WARNING],
+        diagnostics=[WARNING],
+        heap_warning=HEAP_WARNING,
+        truncated_bytes=3,
+        duration_ms=5,
     )
     restarted = Notice(kind="restarted", text="[session restarted]")
     back = reply_from_result(reply_to_result(Reply(FRAMES, ok, notices=(restarted,))), "val d = 1 / 0")
     assert back.result == ok and back.notices == (restarted,)
     displays = tuple(frame for frame in FRAMES if isinstance(frame, DisplayFrame))
-    assert back.frames == (StreamFrame(event="stdout", data="a\nb\n"), StreamFrame(event="stderr", data="warn\n"), *displays)
+    assert back.frames == (
+        StreamFrame(event="stdout", data="a\nb\n"),
+        StreamFrame(event="stderr", data="warn\n"),
+        *displays,
+    )
     failed = ErrorResult(
-        error_kind="runtime", message="java.lang.ArithmeticException: / by zero", stack="    at snippet 2, line 1",
-        compile_warnings=[DIVISION_WARNING], diagnostics=[WARNING], state_lost=True,
+        error_kind="runtime",
+        message="java.lang.ArithmeticException: / by zero",
+        stack="    at snippet 2, line 1",
+        compile_warnings=[DIVISION_WARNING],
+        diagnostics=[WARNING],
+        state_lost=True,
     )
     assert reply_from_result(reply_to_result(Reply((), failed)), "val d = 1 / 0").result == failed
 
 
-def test_an_image_value_and_image_displays_take_the_image_contents_in_order():
+def test_an_image_value_and_image_displays_take_the_image_contents_in_order() -> None:
     """An image value takes the first image content, each image display the next, in the order shown."""
     value = DisplayFrame(kind="image", mime="image/gif", data="R0lGOD")
     ok = SuccessResult(value=value, value_type="java.awt.image.BufferedImage")
@@ -58,11 +71,17 @@ def test_an_image_value_and_image_displays_take_the_image_contents_in_order():
     assert [f.data for f in back.frames if isinstance(f, DisplayFrame) and f.kind == "image"] == [PNG, "/9j/4AAQ"]
 
 
-def test_the_text_blocks_of_a_result_are_not_read():
+def test_the_text_blocks_of_a_result_are_not_read() -> None:
     """Text content in another order, or none at all, reads back the same: only the data and the images count."""
     value = DisplayFrame(kind="text", mime="text/plain", data="42")
-    made = reply_to_result(Reply(FRAMES, SuccessResult(value=value, value_type="kotlin.Int", compile_warnings=[DIVISION_WARNING],
-                                                       diagnostics=[WARNING])))
+    made = reply_to_result(
+        Reply(
+            FRAMES,
+            SuccessResult(
+                value=value, value_type="kotlin.Int", compile_warnings=[DIVISION_WARNING], diagnostics=[WARNING]
+            ),
+        )
+    )
     images = [block for block in made.content if isinstance(block, ImageContent)]
     shuffled = CallToolResult(
         content=[TextContent(type="text", text="something else"), *images, TextContent(type="text", text="more")],
@@ -71,7 +90,7 @@ def test_the_text_blocks_of_a_result_are_not_read():
     assert reply_from_result(shuffled, "val d = 1 / 0") == reply_from_result(made, "val d = 1 / 0")
 
 
-def test_a_result_naming_an_image_it_lacks_is_one_clear_error():
+def test_a_result_naming_an_image_it_lacks_is_one_clear_error() -> None:
     """Data naming an image the result does not carry is a GradleReplError saying so, not an IndexError."""
     made = reply_to_result(Reply(FRAMES, SuccessResult()))
     stripped = CallToolResult(content=[], structured_content=made.structured_content)
@@ -79,13 +98,19 @@ def test_a_result_naming_an_image_it_lacks_is_one_clear_error():
         reply_from_result(stripped, "x")
 
 
-def test_a_call_that_could_not_run_reads_back_as_the_error_it_was():
+def test_a_call_that_could_not_run_reads_back_as_the_error_it_was() -> None:
     """A request error (the call ran nothing) comes back as the GradleReplError a session in this process raises."""
     with pytest.raises(GradleReplError, match="code is empty"):
         reply_from_result(error_result("code is empty", request_failed("code is empty")), "")
 
 
-def test_a_target_is_the_tools_camel_case_arguments():
+def test_a_target_is_the_tools_camel_case_arguments() -> None:
     """A SessionTarget becomes the code tools' five arguments under their published names."""
     target = SessionTarget("/p", ":app", "test", "maven", "s")
-    assert tool_arguments(target) == {"projectRoot": "/p", "projectPath": ":app", "sourceSet": "test", "buildTool": "maven", "sessionId": "s"}
+    assert tool_arguments(target) == {
+        "projectRoot": "/p",
+        "projectPath": ":app",
+        "sourceSet": "test",
+        "buildTool": "maven",
+        "sessionId": "s",
+    }

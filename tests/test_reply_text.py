@@ -22,35 +22,48 @@ def _printed(action: str, *arguments: object) -> tuple[str, bool]:
     return out.getvalue(), failed
 
 
-def test_a_value_prints_after_the_notices_and_warnings_with_its_type_and_then_the_heap():
+def test_a_value_prints_after_the_notices_and_warnings_with_its_type_and_then_the_heap() -> None:
     """Notices, then warnings, then the value with its type, then the heap warning and the truncation note."""
     value = DisplayFrame(kind="text", mime="text/plain", data="0")
-    reply = Reply((), SuccessResult(value=value, value_type="kotlin.Int", compile_warnings=[WARNING], heap_warning=HEAP,
-                                    truncated_bytes=7), notices=(Notice(kind="restarted", text="[session restarted]"),))
+    reply = Reply(
+        (),
+        SuccessResult(
+            value=value, value_type="kotlin.Int", compile_warnings=[WARNING], heap_warning=HEAP, truncated_bytes=7
+        ),
+        notices=(Notice(kind="restarted", text="[session restarted]"),),
+    )
     text, failed = _printed("result", reply)
     assert not failed
     assert text.splitlines() == [
-        "[session restarted]", *WARNING.splitlines(), "0   // kotlin.Int", HEAP,
+        "[session restarted]",
+        *WARNING.splitlines(),
+        "0   // kotlin.Int",
+        HEAP,
         "[output truncated: 7 bytes cut by the output limits]",
     ]
 
 
-def test_no_value_and_a_unit_value_print_no_type():
+def test_no_value_and_a_unit_value_print_no_type() -> None:
     """A declaration prints nothing, and a Unit value no type after it."""
     assert _printed("result", Reply((), SuccessResult())) == ("", False)
     unit = DisplayFrame(kind="text", mime="text/plain", data="kotlin.Unit")
     assert _printed("result", Reply((), SuccessResult(value=unit, value_type="kotlin.Unit")))[0] == "kotlin.Unit\n"
 
 
-def test_an_error_is_labelled_once_and_its_stack_follows():
+def test_an_error_is_labelled_once_and_its_stack_follows() -> None:
     """An error reads `error: …` once (a message that says error already is not labelled again), then its stack."""
-    text, failed = _printed("result", Reply((), ErrorResult(error_kind="runtime", message="java.lang.X: y", stack="    at snippet 2, line 1")))
+    text, failed = _printed(
+        "result",
+        Reply((), ErrorResult(error_kind="runtime", message="java.lang.X: y", stack="    at snippet 2, line 1")),
+    )
     assert failed and text.splitlines() == ["error: java.lang.X: y", "    at snippet 2, line 1"]
-    text, _ = _printed("result", Reply((), ErrorResult(error_kind="compile", message="error: Unresolved reference 'x'.")))
+    text, _ = _printed(
+        "result", Reply((), ErrorResult(error_kind="compile", message="error: Unresolved reference 'x'."))
+    )
     assert text == "error: Unresolved reference 'x'.\n"
 
 
-def test_output_prints_as_it_arrives_and_an_image_is_saved_to_the_file_it_names():
+def test_output_prints_as_it_arrives_and_an_image_is_saved_to_the_file_it_names() -> None:
     """Printed output and text displays print as they are; an image is written to a file, whose path and size print."""
     out = io.StringIO()
     printer = ReplyPrinter(out)
@@ -63,7 +76,7 @@ def test_output_prints_as_it_arrives_and_an_image_is_saved_to_the_file_it_names(
     assert saved is not None and Path(saved[1]).read_bytes() == b"\x89PNG\r\n\x1a\n"
 
 
-def test_a_check_prints_its_verdict_and_fails_only_on_errors():
+def test_a_check_prints_its_verdict_and_fails_only_on_errors() -> None:
     """A check prints its errors after the verdict and counts as failed when the code has errors or could not be checked."""
     error = CodeDiagnostic(severity="error", message="x", line=1, column=1, text="error: x (line 1, col 1)")
     text, failed = _printed("check", Analysis(CheckResult(compiled=False, diagnostics=[error]), ()))

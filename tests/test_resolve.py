@@ -18,25 +18,35 @@ from gradle_repl.errors import BuildFailed
 from gradle_repl.project.resolve import resolve_environment
 
 # What a wrapper prints when it can't download its distribution (offline), stack and all.
-OFFLINE_WRAPPER = "\n".join([
-    "#!/bin/sh",
-    'touch "$(dirname "$0")/../wrapper-ran"',  # outside the project: not one of its inputs
-    "echo 'Downloading https://services.gradle.org/distributions/gradle-8.11.1-bin.zip'",
-    """echo 'Exception in thread "main" java.net.UnknownHostException: services.gradle.org'""",
-    *[f"printf '\\tat org.gradle.wrapper.Install.frame{i}(Install.java:{i})\\n'" for i in range(25)],
-    "exit 1",
-]) + "\n"
+OFFLINE_WRAPPER = (
+    "\n".join(
+        [
+            "#!/bin/sh",
+            'touch "$(dirname "$0")/../wrapper-ran"',  # outside the project: not one of its inputs
+            "echo 'Downloading https://services.gradle.org/distributions/gradle-8.11.1-bin.zip'",
+            """echo 'Exception in thread "main" java.net.UnknownHostException: services.gradle.org'""",
+            *[f"printf '\\tat org.gradle.wrapper.Install.frame{i}(Install.java:{i})\\n'" for i in range(25)],
+            "exit 1",
+        ]
+    )
+    + "\n"
+)
 # A Gradle that ran the build and failed compiling: falling back would only fail the same way.
-COMPILE_FAILURE = "\n".join([
-    "#!/bin/sh",
-    "echo '> Task :compileKotlin FAILED'",
-    "echo \"e: file:///p/src/A.kt:1:5 Unresolved reference 'x'.\"",
-    "echo 'FAILURE: Build failed with an exception.'",
-    "echo '* What went wrong:'",
-    "echo \"Execution failed for task ':compileKotlin'.\"",
-    "echo '* Try:'",
-    "exit 1",
-]) + "\n"
+COMPILE_FAILURE = (
+    "\n".join(
+        [
+            "#!/bin/sh",
+            "echo '> Task :compileKotlin FAILED'",
+            "echo \"e: file:///p/src/A.kt:1:5 Unresolved reference 'x'.\"",
+            "echo 'FAILURE: Build failed with an exception.'",
+            "echo '* What went wrong:'",
+            "echo \"Execution failed for task ':compileKotlin'.\"",
+            "echo '* Try:'",
+            "exit 1",
+        ]
+    )
+    + "\n"
+)
 
 
 def with_wrapper(project: Path, script: str) -> Path:
@@ -52,12 +62,14 @@ def dual(tmp_path: Path) -> Path:
     return with_wrapper(copy_project(SAMPLE_PROJECT, tmp_path / "dual"), OFFLINE_WRAPPER)
 
 
-def test_auto_falls_back_to_maven_says_so_once_and_keeps_it(dual: Path):
+def test_auto_falls_back_to_maven_says_so_once_and_keeps_it(dual: Path) -> None:
     resolved = resolve_environment(dual)
     assert resolved.environment.build_tool == "maven"
     assert resolved.notices == (
-        '[Gradle could not run: Exception in thread "main" java.net.UnknownHostException: services.gradle.org; '
-        "used Maven instead]",
+        (
+            '[Gradle could not run: Exception in thread "main" java.net.UnknownHostException: services.gradle.org; '
+            "used Maven instead]"
+        ),
     )
     (dual.parent / "wrapper-ran").unlink()
     again = resolve_environment(dual)
@@ -66,22 +78,26 @@ def test_auto_falls_back_to_maven_says_so_once_and_keeps_it(dual: Path):
     assert not (dual.parent / "wrapper-ran").exists(), "auto tried Gradle again after Maven worked"
 
 
-def test_a_build_that_ran_and_failed_is_not_retried_with_the_other_tool(tmp_path: Path):
+def test_a_build_that_ran_and_failed_is_not_retried_with_the_other_tool(tmp_path: Path) -> None:
     project = with_wrapper(copy_project(SAMPLE_PROJECT, tmp_path / "broken"), COMPILE_FAILURE)
     with pytest.raises(BuildFailed) as failure:
         resolve_environment(project)
     assert str(failure.value).splitlines()[:3] == [
-        "Gradle build failed:", "e: file:///p/src/A.kt:1:5 Unresolved reference 'x'.", "Execution failed for task ':compileKotlin'.",
+        "Gradle build failed:",
+        "e: file:///p/src/A.kt:1:5 Unresolved reference 'x'.",
+        "Execution failed for task ':compileKotlin'.",
     ]
 
 
-def test_a_failure_is_one_line_and_the_tools_last_error_lines_once(tmp_path: Path):
+def test_a_failure_is_one_line_and_the_tools_last_error_lines_once(tmp_path: Path) -> None:
     project = tmp_path / "gradle-only"
     project.mkdir()
     (project / "settings.gradle.kts").write_text("")
     (project / "build.gradle.kts").write_text("")
     with_wrapper(project, OFFLINE_WRAPPER)
-    done = subprocess.run([sys.executable, "-m", "gradle_repl", "resolve", str(project)], capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "gradle_repl", "resolve", str(project)], capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 1
     progress, failure = done.stderr.split("gradle-repl: Gradle build failed:\n")
     assert progress.startswith("resolving ") and progress.count("\n") == 1, "only gradle-repl's own progress line"
@@ -89,7 +105,7 @@ def test_a_failure_is_one_line_and_the_tools_last_error_lines_once(tmp_path: Pat
     assert not any(line.lstrip().startswith("at ") for line in failure.splitlines()) and failure.count("\n") <= 20
 
 
-def test_two_processes_resolving_one_project_build_it_once(tmp_path: Path):
+def test_two_processes_resolving_one_project_build_it_once(tmp_path: Path) -> None:
     """A second process that asks while the first builds waits for it, says so, and takes its environment
     from the cache: two builds at once would clobber each other's outputs. The first's `mvn` is held at its
     start until the second says it waits, so the order never depends on how fast either process is."""

@@ -43,7 +43,9 @@ def anyio_backend() -> str:
 def fake_manager(launcher: FakeLauncher, **limits: object) -> SessionManager:
     """A real SessionManager on fake workers; no spare unless the test is about it."""
     return SessionManager(
-        limits=SessionLimits(**{"spare_worker": False, **limits}), launcher=launcher, resolver=fake_resolver  # type: ignore[arg-type]
+        limits=SessionLimits(**{"spare_worker": False, **limits}),
+        launcher=launcher,
+        resolver=fake_resolver,  # type: ignore[arg-type]
     )
 
 
@@ -95,15 +97,25 @@ async def wait_until(condition, what: str, seconds: float = 120.0) -> None:
 # --- In process, over fake workers -------------------------------------------------------------------------
 
 
-async def test_tools_are_listed_with_schemas():
+async def test_tools_are_listed_with_schemas() -> None:
     async with fake_server() as (client, _):
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
     assert set(tools) == {
-        "run_kotlin_snippet", "check_kotlin_snippet", "complete_kotlin_snippet", "reset_kotlin_session",
-        "close_kotlin_session", "list_kotlin_sessions", "describe_kotlin_session", "resolve_gradle_environment",
-        "list_running_jvms", "attach_kotlin_session", "run_project_tests",
+        "run_kotlin_snippet",
+        "check_kotlin_snippet",
+        "complete_kotlin_snippet",
+        "reset_kotlin_session",
+        "close_kotlin_session",
+        "list_kotlin_sessions",
+        "describe_kotlin_session",
+        "resolve_gradle_environment",
+        "list_running_jvms",
+        "attach_kotlin_session",
+        "run_project_tests",
     }
-    assert set(tools["check_kotlin_snippet"].input_schema["required"]) == {"code"}  # projectRoot: not for an attached session
+    assert set(tools["check_kotlin_snippet"].input_schema["required"]) == {
+        "code"
+    }  # projectRoot: not for an attached session
     assert tools["complete_kotlin_snippet"].input_schema["properties"]["cursor"].get("description")
     assert tools["describe_kotlin_session"].input_schema["properties"]["sessionId"].get("description")
     assert tools["describe_kotlin_session"].annotations.read_only_hint is True
@@ -114,7 +126,7 @@ async def test_tools_are_listed_with_schemas():
     assert tools["run_kotlin_snippet"].description and "sessionId" in tools["run_kotlin_snippet"].description
 
 
-async def test_tools_that_return_data_declare_an_output_schema_and_fill_it():
+async def test_tools_that_return_data_declare_an_output_schema_and_fill_it() -> None:
     """run, list, describe and reset declare what their structuredContent holds; a reply carries it beside the unchanged
     text (the SDK's client validates every non-error reply against the schema, so a wrong shape fails here)."""
     async with fake_server() as (client, _):
@@ -124,25 +136,49 @@ async def test_tools_that_return_data_declare_an_output_schema_and_fill_it():
         described = await client.call_tool("describe_kotlin_session", {"sessionId": "data"})
         refused = await run(client, "  ")
     run_schema = tools["run_kotlin_snippet"].output_schema
-    assert run_schema is not None and {"ok", "value", "valueType", "error", "diagnostics", "stdout", "stderr",
-                                       "displayCount", "notices"} <= set(run_schema["properties"])
+    assert run_schema is not None and {
+        "ok",
+        "value",
+        "valueType",
+        "error",
+        "diagnostics",
+        "stdout",
+        "stderr",
+        "displayCount",
+        "notices",
+    } <= set(run_schema["properties"])
     assert tools["list_kotlin_sessions"].output_schema and tools["describe_kotlin_session"].output_schema
     assert tools["reset_kotlin_session"].output_schema and tools["resolve_gradle_environment"].output_schema
     assert tools["close_kotlin_session"].output_schema is None
     assert text(ran) == "A\n// type: kotlin.String"
     assert ran.structured_content == {
-        "ok": True, "value": "A", "valueType": "kotlin.String", "valueKind": "text", "valueMime": "text/plain", "error": None, "diagnostics": [],
-        "stdout": "", "stderr": "", "displayCount": 0, "displays": [], "truncatedBytes": 0, "notices": [], "durationMs": 0,
+        "ok": True,
+        "value": "A",
+        "valueType": "kotlin.String",
+        "valueKind": "text",
+        "valueMime": "text/plain",
+        "error": None,
+        "diagnostics": [],
+        "stdout": "",
+        "stderr": "",
+        "displayCount": 0,
+        "displays": [],
+        "truncatedBytes": 0,
+        "notices": [],
+        "durationMs": 0,
     }
     assert [s["sessionId"] for s in listed.structured_content["sessions"]] == ["data"]
     assert described.structured_content["sessionId"] == "data"
     assert [d["name"] for d in described.structured_content["declarations"]] == ["A"]
     assert refused.is_error and refused.structured_content["error"] == {
-        "kind": "request", "message": "code is empty; pass the Kotlin snippet to run", "stack": "", "stateLost": False,
+        "kind": "request",
+        "message": "code is empty; pass the Kotlin snippet to run",
+        "stack": "",
+        "stateLost": False,
     }
 
 
-async def test_tool_descriptions_are_dedented_and_resolve_is_not_read_only():
+async def test_tool_descriptions_are_dedented_and_resolve_is_not_read_only() -> None:
     async with fake_server() as (client, _):
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
     for tool in tools.values():
@@ -161,7 +197,7 @@ class RecordedProgress:
         self.messages.append(message or "")
 
 
-async def test_the_tools_are_methods_a_test_can_call():
+async def test_the_tools_are_methods_a_test_can_call() -> None:
     """KotlinTools' methods are the tools themselves, callable without a client: a snippet's value comes back as
     content, an unusable call as one error, and reset and close say when there was nothing to do."""
     manager = fake_manager(FakeLauncher())
@@ -182,7 +218,7 @@ async def test_the_tools_are_methods_a_test_can_call():
     assert nobody == "No session 'nobody'." and closed == "Session 'default' closed."
 
 
-async def test_a_call_without_a_project_names_the_target_its_session_was_attached_with():
+async def test_a_call_without_a_project_names_the_target_its_session_was_attached_with() -> None:
     """Only an attached session may leave projectRoot out, and its target is then the one it was attached with (its
     project, path, source set and build tool), never a placeholder; once it is closed, projectRoot is needed again."""
     from gradle_repl.errors import GradleReplError
@@ -199,7 +235,7 @@ async def test_a_call_without_a_project_names_the_target_its_session_was_attache
     await manager.close_all()
 
 
-async def test_a_new_session_takes_the_warmed_spare_worker():
+async def test_a_new_session_takes_the_warmed_spare_worker() -> None:
     """After the first session starts, a spare worker starts; the next new session runs on that very worker."""
     async with fake_server(spare_worker=True) as (client, launcher):
         await run(client, "1", sessionId="first")
@@ -213,7 +249,7 @@ async def test_a_new_session_takes_the_warmed_spare_worker():
     assert second["workerPid"] == spare.pid and second["workerPid"] != first["workerPid"]
 
 
-async def test_session_cap_evicts_the_least_recently_used_idle_session():
+async def test_session_cap_evicts_the_least_recently_used_idle_session() -> None:
     """At the cap, a new session closes the least recently used idle one; that session's next call is told, and runs
     on a fresh worker that holds nothing of before (a fake's session holds a val per snippet it answered)."""
     async with fake_server(max_sessions=1) as (client, launcher):
@@ -227,7 +263,7 @@ async def test_session_cap_evicts_the_least_recently_used_idle_session():
     assert len(launcher.spawned) == 3 and "val kept = 1" not in held and "val kept: kotlin.String" in held, held
 
 
-async def test_idle_sessions_are_closed_after_the_idle_timeout():
+async def test_idle_sessions_are_closed_after_the_idle_timeout() -> None:
     """A session idle past the idle timeout is closed by the server's eviction poll (both from the settings); its
     next call starts it again and is told why its state is gone."""
     async with fake_server(idle_timeout_seconds=0.2, eviction_poll_seconds=0.02) as (client, _):
@@ -246,7 +282,7 @@ async def test_idle_sessions_are_closed_after_the_idle_timeout():
 
 
 @jvm
-async def test_state_is_per_session_and_reset_loses_it(shared: Client):
+async def test_state_is_per_session_and_reset_loses_it(shared: Client) -> None:
     client = shared
     first = await run(client, "val answer = 41", sessionId="a")
     assert not first.is_error, text(first)
@@ -268,7 +304,7 @@ async def test_state_is_per_session_and_reset_loses_it(shared: Client):
 
 
 @jvm
-async def test_describe_lists_what_a_session_holds_newest_definition_winning(shared: Client):
+async def test_describe_lists_what_a_session_holds_newest_definition_winning(shared: Client) -> None:
     """An agent picking up a session it did not start sees its imports and names, as the REPL resolves them."""
     client = shared
     for code in (
@@ -292,7 +328,11 @@ async def test_describe_lists_what_a_session_holds_newest_definition_winning(sha
     listed = {s["sessionId"]: s for s in json.loads(text(await client.call_tool("list_kotlin_sessions", {})))}
     assert listed["described"]["declarations"] == 7
     # A value whose toString() blocks costs describe a bounded wait, never the session.
-    await run(client, 'val stuck = object { override fun toString(): String { Thread.sleep(120_000); return "never" } }', sessionId="described")
+    await run(
+        client,
+        'val stuck = object { override fun toString(): String { Thread.sleep(120_000); return "never" } }',
+        sessionId="described",
+    )
     stuck = text(await client.call_tool("describe_kotlin_session", {"sessionId": "described"}))
     assert "toString() did not finish within" in stuck, stuck
     assert text(await run(client, "seen", sessionId="described")).startswith("3")
@@ -301,17 +341,27 @@ async def test_describe_lists_what_a_session_holds_newest_definition_winning(sha
 
 
 @jvm
-async def test_depends_on_adds_a_library_to_the_live_session(shared: Client):
+async def test_depends_on_adds_a_library_to_the_live_session(shared: Client) -> None:
     """@file:DependsOn resolves a Maven Central artifact the project doesn't have into the running session:
     earlier state stays, a version conflict keeps the project's version and says so, a bad coordinate is an error
     that leaves the session usable, and the session lists what it added."""
     client = shared
     await run(client, "val before = 40", sessionId="libs")
-    added = await run(client, f'{COLLECTIONS}\norg.apache.commons.collections4.bag.HashBag<String>().apply {{ add("a"); add("a") }}.getCount("a") + before', sessionId="libs")
+    added = await run(
+        client,
+        f'{COLLECTIONS}\norg.apache.commons.collections4.bag.HashBag<String>().apply {{ add("a"); add("a") }}.getCount("a") + before',
+        sessionId="libs",
+    )
     assert not added.is_error and text(added).startswith("42"), text(added)
-    assert text(await run(client, "org.apache.commons.collections4.bag.HashBag<Int>().size", sessionId="libs")).startswith("0")
+    assert text(
+        await run(client, "org.apache.commons.collections4.bag.HashBag<Int>().size", sessionId="libs")
+    ).startswith("0")
     # sample-project has commons-text 1.13.0: the project's version wins.
-    older = await run(client, '@file:DependsOn("org.apache.commons:commons-text:1.9")\norg.apache.commons.text.WordUtils.capitalize("a b")', sessionId="libs")
+    older = await run(
+        client,
+        '@file:DependsOn("org.apache.commons:commons-text:1.9")\norg.apache.commons.text.WordUtils.capitalize("a b")',
+        sessionId="libs",
+    )
     assert not older.is_error and "commons-text: kept the project's version 1.13.0" in text(older), text(older)
     missing = await run(client, '@file:DependsOn("no.such.group:no-such-artifact:1.0")\n1', sessionId="libs")
     assert missing.is_error and "no.such.group:no-such-artifact" in text(missing), text(missing)
@@ -322,13 +372,15 @@ async def test_depends_on_adds_a_library_to_the_live_session(shared: Client):
 
 
 @jvm
-async def test_the_servers_flags_reach_the_worker_jvm():
+async def test_the_servers_flags_reach_the_worker_jvm() -> None:
     """--heap-mb, --full-jit, --no-class-data-sharing and --timeout, followed from the command line to the JVM
     that runs the snippets (the JVM's own view of its heap and arguments), not only to the parsed settings."""
     flags = ("--heap-mb", "700", "--full-jit", "--no-class-data-sharing", "--timeout", "2")
     async with Client(server_params(*flags), read_timeout_seconds=300) as client:
         heap = await run(client, "Runtime.getRuntime().maxMemory() / (1024 * 1024)", sessionId="flags")
-        arguments = await run(client, "java.lang.management.ManagementFactory.getRuntimeMXBean().inputArguments", sessionId="flags")
+        arguments = await run(
+            client, "java.lang.management.ManagementFactory.getRuntimeMXBean().inputArguments", sessionId="flags"
+        )
         slow = await run(client, "Thread.sleep(20_000)", sessionId="flags")
     assert 600 < int(text(heap).split()[0]) <= 700, text(heap)
     assert "-Xmx700m" in text(arguments) and "TieredStopAtLevel" not in text(arguments), text(arguments)
@@ -337,7 +389,7 @@ async def test_the_servers_flags_reach_the_worker_jvm():
 
 
 @jvm
-async def test_content_order_result_then_displays_then_output(shared: Client):
+async def test_content_order_result_then_displays_then_output(shared: Client) -> None:
     client = shared
     result = await run(
         client,
@@ -363,7 +415,7 @@ async def test_content_order_result_then_displays_then_output(shared: Client):
 
 
 @jvm
-async def test_500_kb_printed_fast_reaches_the_client_whole(shared: Client):
+async def test_500_kb_printed_fast_reaches_the_client_whole(shared: Client) -> None:
     """10,000 lines of 50 bytes printed in a tight loop (several frames from the worker): the client gets all 500,000
     bytes, last line included, as the data's stdout and as the text's [stdout] block, and nothing counted as cut."""
     line = '"line " + it.toString().padStart(6, \'0\') + "-".repeat(38)'
@@ -372,14 +424,16 @@ async def test_500_kb_printed_fast_reaches_the_client_whole(shared: Client):
     assert not result.is_error and data is not None and data["truncatedBytes"] == 0
     last = f"line 009999{'-' * 38}"
     assert len(data["stdout"]) == 500_000 and data["stdout"].endswith(last + "\n")
-    (printed,) = [block.text for block in result.content if isinstance(block, TextContent) and block.text.startswith("[stdout]\n")]
+    (printed,) = [
+        block.text for block in result.content if isinstance(block, TextContent) and block.text.startswith("[stdout]\n")
+    ]
     assert printed == "[stdout]\n" + data["stdout"].rstrip("\n") and "truncated" not in text(result)
 
 
 @jvm
-async def test_errors_set_is_error_with_one_text_block(shared: Client):
+async def test_errors_set_is_error_with_one_text_block(shared: Client) -> None:
     client = shared
-    compile_error = await run(client, "val x: Int = \"s\"", sessionId=PLAIN)
+    compile_error = await run(client, 'val x: Int = "s"', sessionId=PLAIN)
     runtime_error = await run(client, 'println("before"); throw RuntimeException("boom")', sessionId=PLAIN)
     bad_root = await client.call_tool("run_kotlin_snippet", {"projectRoot": "/does/not/exist", "code": "1"})
     empty = await run(client, "   ")
@@ -396,9 +450,11 @@ async def test_errors_set_is_error_with_one_text_block(shared: Client):
     assert compiled["ok"] is False and compiled["error"]["kind"] == "compile" and not compiled["error"]["stateLost"]
     (diagnostic,) = compiled["diagnostics"]
     assert diagnostic["severity"] == "error" and diagnostic["line"] == 1 and "String" in diagnostic["message"], compiled
-    assert f'{diagnostic["message"]} (line 1, col {diagnostic["column"]})' in text(compile_error)
+    assert f"{diagnostic['message']} (line 1, col {diagnostic['column']})" in text(compile_error)
     thrown = runtime_error.structured_content
-    assert thrown["error"]["kind"] == "runtime" and "boom" in thrown["error"]["message"] and thrown["stdout"] == "before\n"
+    assert (
+        thrown["error"]["kind"] == "runtime" and "boom" in thrown["error"]["message"] and thrown["stdout"] == "before\n"
+    )
     assert "at snippet" in thrown["error"]["stack"], thrown
     assert bad_root.structured_content["error"]["kind"] == "request"
     assert still_fine.structured_content["value"] == "2"
@@ -411,7 +467,7 @@ async def check(client: Client, code: str, **arguments):
 
 
 @jvm
-async def test_check_answers_without_running_and_only_errors_set_is_error(shared: Client):
+async def test_check_answers_without_running_and_only_errors_set_is_error(shared: Client) -> None:
     """check_kotlin_snippet compiles against the session's state: errors come back with their caret and isError,
     warnings alone and a clean compile without; nothing runs, and the session holds what it held."""
     client = shared
@@ -421,7 +477,9 @@ async def test_check_answers_without_running_and_only_errors_set_is_error(shared
     assert not clean.is_error and text(clean) == "Compiles; nothing was run. Its value would be of type kotlin.Int."
     assert clean.structured_content["ok"] is True and clean.structured_content["valueType"] == "kotlin.Int"
     warned = await check(client, 'println("never printed")\nval zero = 1 / 0', sessionId="checked")
-    assert not warned.is_error and text(warned).startswith("Compiles with 1 warning(s); nothing was run.\nwarning: Division by zero.")
+    assert not warned.is_error and text(warned).startswith(
+        "Compiles with 1 warning(s); nothing was run.\nwarning: Division by zero."
+    )
     assert "never printed" not in text(warned).replace('println("never printed")', "")
     wrong = await check(client, "val later = checkedBase\nnope", sessionId="checked")
     assert wrong.is_error and text(wrong) == (
@@ -432,12 +490,14 @@ async def test_check_answers_without_running_and_only_errors_set_is_error(shared
     assert (diagnostic["severity"], diagnostic["line"], diagnostic["column"]) == ("error", 2, 1)
     library = await check(client, f"{COLLECTIONS}\n1", sessionId="checked")
     assert not library.is_error and "warning: a check does not resolve @file:DependsOn" in text(library), text(library)
-    assert text(await client.call_tool("describe_kotlin_session", {"sessionId": "checked"})) == before  # no library either
+    assert (
+        text(await client.call_tool("describe_kotlin_session", {"sessionId": "checked"})) == before
+    )  # no library either
     assert text(await run(client, "zero", sessionId="checked")).startswith("Error: error: Unresolved reference 'zero'")
 
 
 @jvm
-async def test_complete_offers_what_fits_at_the_cursor_as_text_and_data(shared: Client):
+async def test_complete_offers_what_fits_at_the_cursor_as_text_and_data(shared: Client) -> None:
     """complete_kotlin_snippet answers from the session's state: one candidate a line for text-only clients, the
     same as structured data, and a cursor outside the code is a clear error."""
     client = shared
@@ -454,15 +514,23 @@ async def test_complete_offers_what_fits_at_the_cursor_as_text_and_data(shared: 
 
 
 @jvm
-async def test_session_options_reach_the_jvm_and_describe_shows_them_masked(shared: Client):
+async def test_session_options_reach_the_jvm_and_describe_shows_them_masked(shared: Client) -> None:
     """env (with envSource none: nothing of the server's), a system property and an opt-in reach the session's JVM and
     compiler; describe shows them with a secret-like value masked; a flag that would break the worker is refused
     before anything starts."""
     client = shared
-    options = {"env": {"APP_MODE": "repl", "API_TOKEN": "s3cret"}, "envSource": "none", "jvmArgs": ["-Dapp.flag=on"],
-               "optIn": ["kotlin.ExperimentalUnsignedTypes"]}
-    seen = await run(client, 'listOf(System.getenv("APP_MODE"), System.getenv("PATH"), System.getProperty("app.flag"))',
-                     sessionId="optioned", **options)
+    options = {
+        "env": {"APP_MODE": "repl", "API_TOKEN": "s3cret"},
+        "envSource": "none",
+        "jvmArgs": ["-Dapp.flag=on"],
+        "optIn": ["kotlin.ExperimentalUnsignedTypes"],
+    }
+    seen = await run(
+        client,
+        'listOf(System.getenv("APP_MODE"), System.getenv("PATH"), System.getProperty("app.flag"))',
+        sessionId="optioned",
+        **options,
+    )
     assert seen.structured_content["value"] == "[repl, null, on]", text(seen)
     opted = await run(client, "uintArrayOf(1u, 2u).sum()", sessionId="optioned")
     plain = await run(client, "uintArrayOf(1u, 2u).sum()", sessionId=PLAIN)
@@ -470,10 +538,14 @@ async def test_session_options_reach_the_jvm_and_describe_shows_them_masked(shar
     assert any("opt-in" in d["message"] for d in plain.structured_content["diagnostics"]), plain.structured_content
     described = await client.call_tool("describe_kotlin_session", {"sessionId": "optioned"})
     assert described.structured_content["options"] == {
-        "env": {"API_TOKEN": "***", "APP_MODE": "repl"}, "envSource": "none", "jvmArgs": ["-Dapp.flag=on"],
+        "env": {"API_TOKEN": "***", "APP_MODE": "repl"},
+        "envSource": "none",
+        "jvmArgs": ["-Dapp.flag=on"],
         "optIn": ["kotlin.ExperimentalUnsignedTypes"],
     }
-    assert "Session options: envSource none; env API_TOKEN=*** APP_MODE=repl" in text(described) and "s3cret" not in text(described)
+    assert "Session options: envSource none; env API_TOKEN=*** APP_MODE=repl" in text(
+        described
+    ) and "s3cret" not in text(described)
     refused = await run(client, "1", sessionId="refused", jvmArgs=["-Xmx9g"])
     assert refused.is_error and refused.structured_content["error"]["kind"] == "request"
     assert "jvmArgs: '-Xmx9g' is refused: the heap cap is the server's (--heap-mb)" in text(refused)
@@ -483,7 +555,7 @@ async def test_session_options_reach_the_jvm_and_describe_shows_them_masked(shar
 
 
 @jvm
-async def test_resolve_tool_summarises_the_environment(shared: Client):
+async def test_resolve_tool_summarises_the_environment(shared: Client) -> None:
     client = shared
     result = await client.call_tool("resolve_gradle_environment", {"projectRoot": PROJECT, "buildTool": "maven"})
     summary = text(result)
@@ -491,12 +563,17 @@ async def test_resolve_tool_summarises_the_environment(shared: Client):
     # ...and as data, in full: the classpath (the project's classes first), the plugins, where it came from.
     data = result.structured_content
     assert (data["buildTool"], data["projectRoot"], data["kotlinVersion"]) == ("maven", PROJECT, "2.3.21"), data
-    assert data["classpath"][0].endswith("target/classes") and any("kotlinx-serialization-core" in jar for jar in data["classpath"])
-    assert any("kotlin-serialization-compiler-plugin-embeddable" in jar for jar in data["compilerPluginClasspath"]) and data["origin"]
+    assert data["classpath"][0].endswith("target/classes") and any(
+        "kotlinx-serialization-core" in jar for jar in data["classpath"]
+    )
+    assert (
+        any("kotlin-serialization-compiler-plugin-embeddable" in jar for jar in data["compilerPluginClasspath"])
+        and data["origin"]
+    )
 
 
 @jvm
-async def test_reset_with_replay_runs_the_sessions_snippets_again_and_says_how_many():
+async def test_reset_with_replay_runs_the_sessions_snippets_again_and_says_how_many() -> None:
     """reset_kotlin_session(replay=true) answers with the new JVM's replay (failed snippets are not in it), as text and
     as data;
     run_kotlin_snippet takes replay as a session option that changes nothing by itself; a session without a JVM
@@ -508,20 +585,24 @@ async def test_reset_with_replay_runs_the_sessions_snippets_again_and_says_how_m
         reset = await client.call_tool("reset_kotlin_session", {"sessionId": "r", "replay": True})
         missing = await client.call_tool("reset_kotlin_session", {"sessionId": "nobody", "replay": True})
         still = await run(client, "two", sessionId="r")
-    assert not reset.is_error and text(reset) == "Session 'r' was restarted.\n[replayed 1 of 1 earlier snippet(s)]", text(reset)
+    assert not reset.is_error and text(reset) == "Session 'r' was restarted.\n[replayed 1 of 1 earlier snippet(s)]", (
+        text(reset)
+    )
     assert reset.structured_content == {
-        "sessionId": "r", "outcome": "restarted", "notices": [{"kind": "replayed", "text": "[replayed 1 of 1 earlier snippet(s)]"}],
+        "sessionId": "r",
+        "outcome": "restarted",
+        "notices": [{"kind": "replayed", "text": "[replayed 1 of 1 earlier snippet(s)]"}],
     }
     assert launcher.spawned[1].requests_seen == ["one", "two"]
     assert missing.is_error and "session 'nobody' has never run a snippet: there is nothing to replay" in text(missing)
     assert not still.is_error
 
 
-async def test_leaving_out_build_tool_keeps_a_maven_session_on_maven(shared: Client, tmp_path):
+async def test_leaving_out_build_tool_keeps_a_maven_session_on_maven(shared: Client, tmp_path) -> None:
     """A project with both builds, resolved with Maven once: later calls without buildTool stay on Maven
     (Gradle is never tried, the session keeps its state) even though its Gradle wrapper is there."""
     project = copy_project(SAMPLE_PROJECT, tmp_path / "dual")
-    (project / "gradlew").write_text("#!/bin/sh\ntouch \"$(dirname \"$0\")/../gradle-ran\"\nexit 1\n")
+    (project / "gradlew").write_text('#!/bin/sh\ntouch "$(dirname "$0")/../gradle-ran"\nexit 1\n')
     (project / "gradlew").chmod(0o755)
     arguments = {"projectRoot": str(project), "sessionId": "dual"}
     first = await shared.call_tool("run_kotlin_snippet", {**arguments, "code": "val kept = 42", "buildTool": "maven"})
@@ -532,7 +613,7 @@ async def test_leaving_out_build_tool_keeps_a_maven_session_on_maven(shared: Cli
 
 
 @jvm
-async def test_a_cancelled_call_stops_its_snippet_and_never_shifts_answers(shared: Client):
+async def test_a_cancelled_call_stops_its_snippet_and_never_shifts_answers(shared: Client) -> None:
     """An MCP cancel (what clients send on their own timeout) interrupts the snippet like a timeout does:
     the session keeps its state and every later call gets its own answer."""
     client = shared
@@ -548,7 +629,7 @@ async def test_a_cancelled_call_stops_its_snippet_and_never_shifts_answers(share
 
 
 @jvm
-async def test_a_cancelled_busy_loop_replaces_the_jvm_and_the_next_call_says_so(shared: Client):
+async def test_a_cancelled_busy_loop_replaces_the_jvm_and_the_next_call_says_so(shared: Client) -> None:
     client = shared
     assert not (await run(client, "val keep = 42", sessionId="busy")).is_error
     with anyio.move_on_after(2):
@@ -561,7 +642,7 @@ async def test_a_cancelled_busy_loop_replaces_the_jvm_and_the_next_call_says_so(
 
 
 @jvm
-async def test_a_running_snippets_output_arrives_as_progress(shared: Client):
+async def test_a_running_snippets_output_arrives_as_progress(shared: Client) -> None:
     """A long snippet shows life: its printed lines reach the client as progress while it runs."""
     messages: list[str] = []
 
@@ -577,8 +658,12 @@ async def test_a_running_snippets_output_arrives_as_progress(shared: Client):
 
     result = await client.call_tool(
         "run_kotlin_snippet",
-        {"projectRoot": PROJECT, "buildTool": "maven", "sessionId": PLAIN,
-         "code": 'println("tick 0"); Thread.sleep(3000); println("tick 1")\n"done"'},
+        {
+            "projectRoot": PROJECT,
+            "buildTool": "maven",
+            "sessionId": PLAIN,
+            "code": 'println("tick 0"); Thread.sleep(3000); println("tick 1")\n"done"',
+        },
         progress_callback=on_progress_timed,
     )
     replied = time.monotonic()
@@ -589,7 +674,7 @@ async def test_a_running_snippets_output_arrives_as_progress(shared: Client):
 
 
 @jvm
-async def test_changed_sources_restart_the_session_and_say_so(tmp_path):
+async def test_changed_sources_restart_the_session_and_say_so(tmp_path) -> None:
     """A snippet must see current code; a change the JVM can't take in place (a function added) restarts the session,
     and the restart is announced, not silent. The first call's build shows life as progress while the environment
     resolves."""
@@ -603,19 +688,24 @@ async def test_changed_sources_restart_the_session_and_say_so(tmp_path):
 
     async with Client(server_params(), read_timeout_seconds=300) as client:
         args = {"projectRoot": project, "buildTool": "maven"}
-        first = await client.call_tool("run_kotlin_snippet", {**args, "code": f"{COLLECTIONS}\nval remembered = 1"}, progress_callback=on_progress)
+        first = await client.call_tool(
+            "run_kotlin_snippet", {**args, "code": f"{COLLECTIONS}\nval remembered = 1"}, progress_callback=on_progress
+        )
         assert not first.is_error, text(first)
         assert any(m.startswith("resolving ") for m in messages), messages
         assert any("starting a JVM with Kotlin 2.3.21" in m for m in messages), messages
         books = tmp_path / "sample/src/main/kotlin/sample/Books.kt"
         books.write_text(
-            books.read_text().replace("WordUtils.capitalizeFully(title)", 'WordUtils.capitalizeFully(title) + "!"') + "\nfun addedLater() = 1\n"
+            books.read_text().replace("WordUtils.capitalizeFully(title)", 'WordUtils.capitalizeFully(title) + "!"')
+            + "\nfun addedLater() = 1\n"
         )
         later = time.time() + 2
         os.utime(books, (later, later))
         result = await client.call_tool("run_kotlin_snippet", {**args, "code": 'sample.displayTitle("new code")'})
         # A library the session added is added again in the new JVM; its state is not.
-        bag = await client.call_tool("run_kotlin_snippet", {**args, "code": "org.apache.commons.collections4.bag.HashBag<Int>().size"})
+        bag = await client.call_tool(
+            "run_kotlin_snippet", {**args, "code": "org.apache.commons.collections4.bag.HashBag<Int>().size"}
+        )
     assert text(result).startswith("New Code!")
     assert "restarted: the project's build or sources changed" in text(result)
     assert "sample.BooksKt: a method was added: addedLater()I" in text(result), text(result)
@@ -623,7 +713,7 @@ async def test_changed_sources_restart_the_session_and_say_so(tmp_path):
     assert not bag.is_error and text(bag).startswith("0"), text(bag)
 
 
-async def test_libraries_added_with_a_comment_or_over_several_lines_come_back_after_a_restart(tmp_path):
+async def test_libraries_added_with_a_comment_or_over_several_lines_come_back_after_a_restart(tmp_path) -> None:
     """The worker reports what its resolver added, so an annotation a line-based reading would miss (a trailing
     comment, arguments over several lines) is added again when a changed build restarts the session."""
     project = str(copy_project(SAMPLE_PROJECT, tmp_path / "sample"))
@@ -657,7 +747,7 @@ def _server_with_workers(*args: str, env: dict[str, str] | None = None) -> tuple
     return server, server.workers()
 
 
-def fake_build(tmp_path) -> tuple[str, "os.PathLike[str]", dict[str, str]]:
+def fake_build(tmp_path) -> tuple[str, os.PathLike[str], dict[str, str]]:
     """A project whose build never ends: `mvn` on PATH is a stand-in that starts a child of its own, as the
     real `mvn`/`gradlew` scripts start java, records that grandchild's pid and waits. (The server's process
     handling is under test here, not Maven: ending only the guard's direct child would leave the grandchild.)"""
@@ -674,12 +764,14 @@ def fake_build(tmp_path) -> tuple[str, "os.PathLike[str]", dict[str, str]]:
 
 
 @jvm
-def test_kill_9_ends_busy_workers_and_builds_without_pdeathsig(tmp_path, sample_env):
+def test_kill_9_ends_busy_workers_and_builds_without_pdeathsig(tmp_path, sample_env) -> None:
     """With Linux's PDEATHSIG switched off, the lifelines alone end a worker stuck in `while (true) {}`,
     the spare, and a running build within 5 s of kill -9 of the server."""
     project, pid_file, env = fake_build(tmp_path)
     server, workers = _server_with_workers(env={**env, "GRADLE_REPL_NO_PDEATHSIG": "1"})
-    server.send_call("busy", "run_kotlin_snippet", {"projectRoot": PROJECT, "code": "while (true) {}", "buildTool": "maven"})
+    server.send_call(
+        "busy", "run_kotlin_snippet", {"projectRoot": PROJECT, "code": "while (true) {}", "buildTool": "maven"}
+    )
     wait_for(lambda: "running" in server.session_states().values(), 30)
     server.send_call("build", "run_kotlin_snippet", {"projectRoot": project, "code": "1", "buildTool": "maven"})
     wait_for(pid_file.exists, 60)
@@ -701,7 +793,7 @@ def _server_mid_build(tmp_path) -> tuple[RawServer, int]:
     return server, int(pid_file.read_text())
 
 
-def test_closing_stdin_mid_build_ends_server_and_build_within_5_s(tmp_path):
+def test_closing_stdin_mid_build_ends_server_and_build_within_5_s(tmp_path) -> None:
     """Stdin's end (the client went away) ends the server, and the build it runs, within 5 s."""
     server, build = _server_mid_build(tmp_path)
     assert server.process.stdin
@@ -710,7 +802,7 @@ def test_closing_stdin_mid_build_ends_server_and_build_within_5_s(tmp_path):
     assert wait_gone(build, 5), "the build outlived the server"
 
 
-def test_sigterm_mid_build_ends_the_build(tmp_path):
+def test_sigterm_mid_build_ends_the_build(tmp_path) -> None:
     """SIGTERM ends the server at once, and the build it runs with it."""
     server, build = _server_mid_build(tmp_path)
     server.process.send_signal(signal.SIGTERM)

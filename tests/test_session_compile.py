@@ -13,11 +13,11 @@ from pathlib import Path
 import psutil
 import pytest
 
-from test_hotswap import Project
 from conftest import SAMPLE_PROJECT, copy_project
 from gradle_repl.host.handle import Reply
 from gradle_repl.project.session_classes import output_dir
 from gradle_repl.project.toolchain import PINNED_KOTLIN_VERSION
+from test_hotswap import Project
 
 pytestmark = pytest.mark.jvm
 
@@ -39,7 +39,7 @@ internal fun hidden(): Int = 40
 fun encoded(): String = Json.encodeToString(Setting.serializer(), Setting("volume", 3))
 """
 LIMITS = "src/main/kotlin/sample/Limits.kt"
-LIMITS_TEXT = 'package sample\n\nconst val LIMIT = 10\nfun limit(): Int = LIMIT\n'
+LIMITS_TEXT = "package sample\n\nconst val LIMIT = 10\nfun limit(): Int = LIMIT\n"
 INLINED = "src/main/kotlin/sample/Inlined.kt"
 INLINED_TEXT = "package sample\n\ninline fun doubled(x: Int): Int = x * 2\nfun usesDoubled(x: Int): Int = doubled(x)\n"
 GREETER = "src/main/kotlin/sample/Greeter.java"
@@ -50,10 +50,12 @@ def _project(root: Path, kotlin: str = PINNED_KOTLIN_VERSION) -> Project:
     copy_project(SAMPLE_PROJECT, root)
     pom = root / "pom.xml"
     # maven-compiler-plugin's default source level (5) no JDK compiles any more, and its 3.1 has no release: Greeter.java needs a level one does.
-    pom.write_text(pom.read_text().replace(
-        f"<kotlin.version>{PINNED_KOTLIN_VERSION}</kotlin.version>",
-        f"<kotlin.version>{kotlin}</kotlin.version><maven.compiler.source>17</maven.compiler.source><maven.compiler.target>17</maven.compiler.target>",
-    ))
+    pom.write_text(
+        pom.read_text().replace(
+            f"<kotlin.version>{PINNED_KOTLIN_VERSION}</kotlin.version>",
+            f"<kotlin.version>{kotlin}</kotlin.version><maven.compiler.source>17</maven.compiler.source><maven.compiler.target>17</maven.compiler.target>",
+        )
+    )
     for path, text in ((TUNED, TUNED_TEXT), (LIMITS, LIMITS_TEXT), (INLINED, INLINED_TEXT), (GREETER, GREETER_TEXT)):
         (root / path).write_text(text)
     return Project(root)
@@ -110,7 +112,7 @@ def _session_dir(project: Project) -> Path:
     return output_dir("maven", str(project.root.resolve()), ":", "main")
 
 
-def test_a_body_edit_compiles_in_the_session_without_a_build_tool_process(project: Project):
+def test_a_body_edit_compiles_in_the_session_without_a_build_tool_process(project: Project) -> None:
     """A one-line body edit: no Maven or Kotlin daemon process starts, target/classes is untouched, the notice says
     the session compiled it, and the same JVM runs the new body through the object it kept."""
     project.ok("val tuner = sample.Tuner(5)")
@@ -127,15 +129,17 @@ def test_a_body_edit_compiles_in_the_session_without_a_build_tool_process(projec
     assert (_session_dir(project) / "sample" / "Tuner.class").is_file()
 
 
-def test_the_serialization_plugin_and_internal_apply_to_the_sessions_compile(project: Project):
+def test_the_serialization_plugin_and_internal_apply_to_the_sessions_compile(project: Project) -> None:
     """The project's compiler plugin (kotlinx-serialization) and module name (`internal` across files) hold in the
     session's compile: a serializer compiled there encodes, and another file calls the internal function."""
     project.edit(TUNED, TUNED_TEXT.replace('Setting("volume", 3)', 'Setting("volume", hidden())'))
     value, reply = project.value("sample.encoded()")
-    assert value == '{"name":"volume","level":40}' and "compiled Tuned.kt in the session" in _notes(reply), reply.notices
+    assert value == '{"name":"volume","level":40}' and "compiled Tuned.kt in the session" in _notes(reply), (
+        reply.notices
+    )
 
 
-def test_a_java_files_body_edit_compiles_in_the_session(project: Project):
+def test_a_java_files_body_edit_compiles_in_the_session(project: Project) -> None:
     """A Java file's body edit goes through the JDK's compiler in the session, no build tool."""
     assert project.value('sample.Greeter.greet("x")')[0] == "hello x"
     project.edit(GREETER, GREETER_TEXT.replace('"hello "', '"hi "'))
@@ -143,21 +147,23 @@ def test_a_java_files_body_edit_compiles_in_the_session(project: Project):
     assert value == "hi x" and "compiled Greeter.java in the session" in _notes(reply), reply.notices
 
 
-def test_an_inline_function_edit_goes_to_the_build_tool(project: Project):
+def test_an_inline_function_edit_goes_to_the_build_tool(project: Project) -> None:
     """Callers in other files hold an inline function's old body: Maven builds, and the notice says why."""
     project.edit(INLINED, INLINED_TEXT.replace("x * 2", "x * 3"))
     value, reply = project.value("sample.usesDoubled(2)")
     assert value == "6" and "built by Maven: Inlined.kt declares an inline function" in _notes(reply), reply.notices
 
 
-def test_a_const_vals_new_value_goes_to_the_build_tool(project: Project):
+def test_a_const_vals_new_value_goes_to_the_build_tool(project: Project) -> None:
     """Other files hold a constant's value: a changed const val is compiled by Maven, and the notice says so."""
     project.edit(LIMITS, LIMITS_TEXT.replace("= 10", "= 11"))
     value, reply = project.value("sample.limit()")
-    assert value == "11" and "built by Maven: a const val's value changed (sample.LimitsKt.LIMIT)" in _notes(reply), reply.notices
+    assert value == "11" and "built by Maven: a const val's value changed (sample.LimitsKt.LIMIT)" in _notes(reply), (
+        reply.notices
+    )
 
 
-def test_a_syntax_error_is_told_with_its_line_and_the_session_runs_the_last_good_body(project: Project):
+def test_a_syntax_error_is_told_with_its_line_and_the_session_runs_the_last_good_body(project: Project) -> None:
     """A syntax error in the edited file comes back as file:line:column with the message; the snippet still runs,
     on the classes compiled last; fixing the file compiles it."""
     project.ok("val kept = sample.Tuner(1)")
@@ -170,7 +176,7 @@ def test_a_syntax_error_is_told_with_its_line_and_the_session_runs_the_last_good
     assert project.value("kept.tuned(1)")[0] == "7"
 
 
-def test_a_restart_and_a_second_session_run_the_session_compiled_classes(project: Project):
+def test_a_restart_and_a_second_session_run_the_session_compiled_classes(project: Project) -> None:
     """While the sources match what a session compiled, a new JVM (a reset) and another session on the project run
     those classes, not the build's older ones."""
     project.edit(TUNED, TUNED_TEXT.replace("base + n + 1", "base + n + 9"))
@@ -186,7 +192,7 @@ def test_a_restart_and_a_second_session_run_the_session_compiled_classes(project
         other.close()
 
 
-def test_the_build_tools_next_build_drops_the_session_compiled_classes(project: Project):
+def test_the_build_tools_next_build_drops_the_session_compiled_classes(project: Project) -> None:
     """Once Maven builds (here for an inline function's edit), its output wins: gradle-repl's directory is emptied
     and the code still runs as edited."""
     project.edit(TUNED, TUNED_TEXT.replace("base + n + 1", "base + n + 4"))
@@ -199,7 +205,7 @@ def test_the_build_tools_next_build_drops_the_session_compiled_classes(project: 
 
 
 @pytest.mark.parametrize("kotlin", ["2.2.21", "2.3.21"])
-def test_a_body_edit_compiles_in_the_session_on_each_kotlin(tmp_path: Path, kotlin: str):
+def test_a_body_edit_compiles_in_the_session_on_each_kotlin(tmp_path: Path, kotlin: str) -> None:
     """The session's compile works on the project's Kotlin, older and current."""
     edited = _project(tmp_path / "sample", kotlin)
     try:

@@ -2,7 +2,14 @@
 
 import re
 
-from gradle_repl.worker.snippet_names import SNIPPET_CLASS, WARM_UP_SNIPPETS, SnippetCounter, repl_number, snippet_file, users_number
+from gradle_repl.worker.snippet_names import (
+    SNIPPET_CLASS,
+    WARM_UP_SNIPPETS,
+    SnippetCounter,
+    repl_number,
+    snippet_file,
+    users_number,
+)
 
 
 class _Driver:
@@ -14,19 +21,20 @@ class _Driver:
         return f"running {source_name}"
 
 
-def test_the_users_first_snippet_is_the_one_after_the_warm_up():
+def test_the_users_first_snippet_is_the_one_after_the_warm_up() -> None:
     assert users_number(WARM_UP_SNIPPETS + 1) == 1 and repl_number(1) == WARM_UP_SNIPPETS + 1
 
 
-def test_each_snippet_starts_under_the_next_number_and_its_file_name():
+def test_each_snippet_starts_under_the_next_number_and_its_file_name() -> None:
     driver = _Driver()
-    counter = SnippetCounter(driver)
-    assert counter.start("kotlin.Unit") == (1, "running _1.repl.kts")
-    assert counter.start("1 + 1") == (2, "running _2.repl.kts")
+    # A stand-in for the JVM's driver, whose start() answers a string where the real one answers a RunningSnippet.
+    counter = SnippetCounter(driver)  # type: ignore[arg-type]
+    assert counter.start("kotlin.Unit") == (1, "running _1.repl.kts")  # type: ignore[comparison-overlap]
+    assert counter.start("1 + 1") == (2, "running _2.repl.kts")  # type: ignore[comparison-overlap]
     assert driver.started == [("kotlin.Unit", "_1.repl.kts"), ("1 + 1", "_2.repl.kts")]
 
 
-def test_the_class_pattern_finds_the_number_the_file_name_gave():
+def test_the_class_pattern_finds_the_number_the_file_name_gave() -> None:
     """The compiler names snippet N's class after its file `_N.repl.kts`: `_N_repl`, nested classes after `$`."""
     match = re.search(SNIPPET_CLASS, "java.lang.NoClassDefFoundError: _12_repl$Point")
     assert match is not None and int(match.group("number")) == 12

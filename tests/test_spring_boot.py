@@ -30,7 +30,7 @@ def boot(boot_env: ReplEnvironment) -> Iterator[SyncWorker]:
         yield worker
 
 
-def test_the_context_class_loader_answers_a_missing_class_with_class_not_found(boot: SyncWorker):
+def test_the_context_class_loader_answers_a_missing_class_with_class_not_found(boot: SyncWorker) -> None:
     """Libraries probe for optional classes through the context loader and expect ClassNotFoundException."""
     probe = (
         'try { Class.forName("does.not.Exist", false, Thread.currentThread().contextClassLoader); "found" }\n'
@@ -40,7 +40,7 @@ def test_the_context_class_loader_answers_a_missing_class_with_class_not_found(b
     assert boot.value('Thread.currentThread().contextClassLoader.loadClass("blog.Article").simpleName') == "Article"
 
 
-def test_spring_application_run_starts_the_app_and_its_beans_answer(boot: SyncWorker):
+def test_spring_application_run_starts_the_app_and_its_beans_answer(boot: SyncWorker) -> None:
     """SpringApplication.run, as the project's main does: auto-configuration, H2 with schema and data, properties."""
     started = boot.eval("val app = org.springframework.boot.SpringApplication.run(blog.BlogApplication::class.java)")
     assert started.result.type == "success", started.result.message + "\n" + started.result.stack
@@ -49,7 +49,7 @@ def test_spring_application_run_starts_the_app_and_its_beans_answer(boot: SyncWo
     assert boot.value("app.close(); app.isActive") == "false"
 
 
-def test_run_application_with_arguments_as_kotlin_users_start_it(boot: SyncWorker):
+def test_run_application_with_arguments_as_kotlin_users_start_it(boot: SyncWorker) -> None:
     """The Kotlin way (`runApplication<App>(args)`), with command-line properties overriding the project's."""
     code = (
         "import org.springframework.boot.runApplication\n"
@@ -60,19 +60,26 @@ def test_run_application_with_arguments_as_kotlin_users_start_it(boot: SyncWorke
     assert boot.value("other.close(); other.isActive") == "false"
 
 
-def test_snippets_reflect_with_the_projects_kotlin_reflect(boot_env: ReplEnvironment, boot: SyncWorker):
+def test_snippets_reflect_with_the_projects_kotlin_reflect(boot_env: ReplEnvironment, boot: SyncWorker) -> None:
     """The compiler brings kotlin-reflect 1.6.10; the project's 2.2.21 is the one snippets run on."""
     (project_reflect,) = [Path(j).name for j in boot_env.classpath if is_kotlin_reflect(j)]
     assert [Path(j).name for j in boot_env.repl_host_classpath if is_kotlin_reflect(j)] == [project_reflect]
-    location = boot.value("kotlin.reflect.full.IllegalCallableAccessException::class.java.protectionDomain.codeSource.location")
+    location = boot.value(
+        "kotlin.reflect.full.IllegalCallableAccessException::class.java.protectionDomain.codeSource.location"
+    )
     assert location.endswith(f"/{project_reflect}"), location
-    members = "import kotlin.reflect.full.memberProperties\nblog.Article::class.memberProperties.map { it.name }.sorted()"
+    members = (
+        "import kotlin.reflect.full.memberProperties\nblog.Article::class.memberProperties.map { it.name }.sorted()"
+    )
     assert boot.value(members) == "[id, slug, title]"
 
 
-def test_the_context_loader_lists_each_resource_once(boot: SyncWorker):
+def test_the_context_loader_lists_each_resource_once(boot: SyncWorker) -> None:
     """The REPL's loaders list the project classpath on top of the project's own loader; a scan through the
     context loader (Spring's classpath*:, ServiceLoader, logback) must still see each resource once."""
     loader = "Thread.currentThread().contextClassLoader"
     assert boot.value(f'{loader}.getResources("blog/BlogApplication.class").toList().size') == "1"
-    assert boot.value(f'{loader}.getResources("META-INF/spring.factories").toList().let {{ it.size == it.toSet().size }}') == "true"
+    assert (
+        boot.value(f'{loader}.getResources("META-INF/spring.factories").toList().let {{ it.size == it.toSet().size }}')
+        == "true"
+    )

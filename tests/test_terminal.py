@@ -38,7 +38,10 @@ class Terminal:
 
     def screen(self) -> str:
         return subprocess.run(
-            [*self._tmux, "capture-pane", "-p", "-J", "-S", "-200", "-t", self._name], capture_output=True, text=True, check=True
+            [*self._tmux, "capture-pane", "-p", "-J", "-S", "-200", "-t", self._name],
+            capture_output=True,
+            text=True,
+            check=True,
         ).stdout
 
     def wait_for(self, pattern: str, after: int = 0, seconds: float = 120.0) -> re.Match[str]:
@@ -73,7 +76,7 @@ def _repl(tmux: str, name: str, data: Path) -> Terminal:
     return Terminal(tmux, name, command)
 
 
-def test_a_person_types_multiline_code_cancels_resets_quits_and_finds_their_history(tmux: str, tmp_path: Path):
+def test_a_person_types_multiline_code_cancels_resets_quits_and_finds_their_history(tmux: str, tmp_path: Path) -> None:
     """A person's session at the prompt: multi-line input, checks, Tab completion, a warning before its error, a
     cancel that keeps the state, :session, :reset --replay (the successful inputs run again in a new JVM), :reset,
     Ctrl-D ending the worker, and the history kept for the next prompt."""
@@ -120,7 +123,9 @@ def test_a_person_types_multiline_code_cancels_resets_quits_and_finds_their_hist
     at = term.mark()
     term.keys("-l", "val deque = ConcurrentLinkedDe")
     term.keys("Tab")  # one candidate, not imported yet: completed, and its import added above the line
-    term.wait_for(r"import java\.util\.concurrent\.ConcurrentLinkedDeque\s*\n\s*\.\.\.> val deque = ConcurrentLinkedDeque", at)
+    term.wait_for(
+        r"import java\.util\.concurrent\.ConcurrentLinkedDeque\s*\n\s*\.\.\.> val deque = ConcurrentLinkedDeque", at
+    )
     term.keys("-l", "<Int>(listOf(4, 5))")
     term.keys("Enter")  # the import and the line run as one snippet
     term.wait_for(r"(?m)^kotlin>", at + 1)

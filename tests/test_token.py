@@ -10,20 +10,21 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from starlette.types import Message, Receive, Scope, Send
 
 from gradle_repl.errors import GradleReplError
 from gradle_repl.front import token as tokens
 from gradle_repl.front.http import BearerToken
 
 
-@pytest.fixture()
+@pytest.fixture
 def config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("GRADLE_REPL_CONFIG_DIR", str(tmp_path / "config"))
     monkeypatch.delenv(tokens.TOKEN_ENV, raising=False)
     return tmp_path / "config"
 
 
-def test_a_token_is_made_once_with_mode_0600_and_at_least_128_bits(config: Path):
+def test_a_token_is_made_once_with_mode_0600_and_at_least_128_bits(config: Path) -> None:
     first = tokens.server_token()
     again = tokens.server_token()
     path = config / "token"
@@ -33,7 +34,9 @@ def test_a_token_is_made_once_with_mode_0600_and_at_least_128_bits(config: Path)
     assert len(first.value) >= 43 and first.value not in repr(first)
 
 
-def test_the_environment_variable_wins_and_a_short_one_is_refused(config: Path, monkeypatch: pytest.MonkeyPatch):
+def test_the_environment_variable_wins_and_a_short_one_is_refused(
+    config: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv(tokens.TOKEN_ENV, "a-token-set-by-hand-1234")
     given = tokens.server_token()
     assert given.value == "a-token-set-by-hand-1234" and tokens.TOKEN_ENV in given.source
@@ -43,7 +46,7 @@ def test_the_environment_variable_wins_and_a_short_one_is_refused(config: Path, 
         tokens.server_token()
 
 
-def test_a_token_file_others_could_read_is_made_private(config: Path):
+def test_a_token_file_others_could_read_is_made_private(config: Path) -> None:
     value = tokens.server_token().value
     path = config / "token"
     os.chmod(path, 0o644)
@@ -51,13 +54,13 @@ def test_a_token_file_others_could_read_is_made_private(config: Path):
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
 
 
-def test_matches_only_the_exact_token():
+def test_matches_only_the_exact_token() -> None:
     assert tokens.matches("abc-secret-token", "abc-secret-token")
     for wrong in ("", "abc-secret-toke", "abc-secret-tokenX", "ABC-secret-token", "\udc80"):
         assert not tokens.matches(wrong, "abc-secret-token"), wrong
 
 
-def test_servers_starting_at_once_all_read_one_whole_token(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+def test_servers_starting_at_once_all_read_one_whole_token(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The first token is created while others may read it: none sees an empty or partial file, all the same one."""
     monkeypatch.delenv(tokens.TOKEN_ENV, raising=False)
     for round_ in range(60):
@@ -65,7 +68,7 @@ def test_servers_starting_at_once_all_read_one_whole_token(tmp_path: Path, monke
         start = threading.Barrier(6)
 
         def start_server() -> str:
-            start.wait()
+            start.wait()  # noqa: B023 - every thread that calls it is done within this round
             return tokens.server_token().value
 
         with ThreadPoolExecutor(6) as pool:
@@ -74,19 +77,19 @@ def test_servers_starting_at_once_all_read_one_whole_token(tmp_path: Path, monke
         assert [p.name for p in (tmp_path / f"config-{round_}").iterdir()] == ["token"]  # no temporary file left
 
 
-def test_only_the_lifespan_and_authorized_http_requests_reach_the_app():
+def test_only_the_lifespan_and_authorized_http_requests_reach_the_app() -> None:
     """BearerToken in front of an app that records what reaches it: a websocket (with the right token even) or any
     other connection kind is refused; the server's lifespan and an authorized request pass."""
     reached: list[str] = []
-    sent: list[dict] = []
+    sent: list[Message] = []
 
-    async def app(scope, receive, send) -> None:
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
         reached.append(scope["type"])
 
-    async def receive() -> dict:
+    async def receive() -> Message:
         return {"type": "websocket.connect"}
 
-    async def send(message: dict) -> None:
+    async def send(message: Message) -> None:
         sent.append(message)
 
     guard = BearerToken(app, "abc-secret-token")

@@ -28,13 +28,16 @@ def anyio_backend() -> str:
 
 
 async def _published() -> dict[str, dict[str, Any]]:
-    manager = SessionManager(limits=SessionLimits(spare_worker=False), launcher=FakeLauncher(), resolver=fake_resolver)  # type: ignore[arg-type]
+    manager = SessionManager(limits=SessionLimits(spare_worker=False), launcher=FakeLauncher(), resolver=fake_resolver)
     async with Client(build_server(manager, end_builds_at_exit=False)) as client:
         tools = (await client.list_tools()).tools
-    return {tool.name: {"inputSchema": tool.input_schema, "outputSchema": tool.output_schema} for tool in sorted(tools, key=lambda t: t.name)}
+    return {
+        tool.name: {"inputSchema": tool.input_schema, "outputSchema": tool.output_schema}
+        for tool in sorted(tools, key=lambda t: t.name)
+    }
 
 
-async def test_the_published_tool_schemas_are_the_snapshot():
+async def test_the_published_tool_schemas_are_the_snapshot() -> None:
     """tools/list publishes exactly the snapshot's inputSchema and outputSchema for every tool, camelCase throughout."""
     published = await _published()
     text = json.dumps(published, indent=2, sort_keys=True) + "\n"
@@ -47,13 +50,13 @@ async def test_the_published_tool_schemas_are_the_snapshot():
     )
 
 
-async def test_every_property_name_on_the_wire_is_camel_case():
+async def test_every_property_name_on_the_wire_is_camel_case() -> None:
     """No snake_case name anywhere in a published schema: arguments, results and the items of their lists."""
     published = await _published()
 
     def names(schema: object) -> list[str]:
         if isinstance(schema, dict):
-            found = [name for name in schema.get("properties", {})] if isinstance(schema.get("properties"), dict) else []
+            found = list(schema.get("properties", {})) if isinstance(schema.get("properties"), dict) else []
             return found + [name for value in schema.values() for name in names(value)]
         if isinstance(schema, list):
             return [name for value in schema for name in names(value)]

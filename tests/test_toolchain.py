@@ -5,28 +5,41 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from conftest import PROJECTS, REPO, SAMPLE_PROJECT
 from gradle_repl.project.toolchain import PINNED_KOTLIN_VERSION
 from testtoolchain import fetch_test_toolchain
 
 
-def test_fetcher_returns_existing_jars_at_the_pinned_version():
+def test_fetcher_returns_existing_jars_at_the_pinned_version() -> None:
     toolchain = fetch_test_toolchain()
     names = [Path(jar).name for jar in toolchain.repl_host]
-    for artifact in ("kotlin-scripting-compiler-embeddable", "kotlin-compiler-embeddable", "kotlin-scripting-jvm", "kotlin-stdlib"):
+    for artifact in (
+        "kotlin-scripting-compiler-embeddable",
+        "kotlin-compiler-embeddable",
+        "kotlin-scripting-jvm",
+        "kotlin-stdlib",
+    ):
         assert f"{artifact}-{PINNED_KOTLIN_VERSION}.jar" in names, artifact
-    assert Path(toolchain.serialization_plugin).name == f"kotlin-serialization-compiler-plugin-embeddable-{PINNED_KOTLIN_VERSION}.jar"
+    assert (
+        Path(toolchain.serialization_plugin).name
+        == f"kotlin-serialization-compiler-plugin-embeddable-{PINNED_KOTLIN_VERSION}.jar"
+    )
     assert any(Path(j).name.startswith("kotlinx-serialization-json-jvm-") for j in toolchain.serialization_runtime)
-    assert all(Path(jar).is_file() for jar in [*toolchain.repl_host, toolchain.serialization_plugin, *toolchain.serialization_runtime])
+    assert all(
+        Path(jar).is_file()
+        for jar in [*toolchain.repl_host, toolchain.serialization_plugin, *toolchain.serialization_runtime]
+    )
 
 
-def test_second_fetch_comes_from_the_cache_without_maven(monkeypatch):
+def test_second_fetch_comes_from_the_cache_without_maven(monkeypatch: pytest.MonkeyPatch) -> None:
     fetch_test_toolchain()
     monkeypatch.setenv("PATH", "/nonexistent")
     assert fetch_test_toolchain().kotlin_version == PINNED_KOTLIN_VERSION
 
 
-def test_every_build_file_states_the_pinned_kotlin_version():
+def test_every_build_file_states_the_pinned_kotlin_version() -> None:
     """The version lives in one place in Python; the build files that must repeat it agree with it."""
     files = [
         SAMPLE_PROJECT / "pom.xml",
@@ -39,7 +52,7 @@ def test_every_build_file_states_the_pinned_kotlin_version():
         assert versions == {PINNED_KOTLIN_VERSION}, f"{path}: {versions}"
 
 
-def test_projects_older_than_the_k2_repl_get_the_pinned_repl_and_a_warning():
+def test_projects_older_than_the_k2_repl_get_the_pinned_repl_and_a_warning() -> None:
     from gradle_repl.project.toolchain import repl_kotlin_version
 
     assert repl_kotlin_version("2.2.21") == ("2.2.21", None)
@@ -49,7 +62,7 @@ def test_projects_older_than_the_k2_repl_get_the_pinned_repl_and_a_warning():
     assert version == PINNED_KOTLIN_VERSION and warning and "no K2 REPL" in warning and "compiler plugins" in warning
 
 
-def test_the_init_script_holds_no_kotlin_version_policy_of_its_own():
+def test_the_init_script_holds_no_kotlin_version_policy_of_its_own() -> None:
     """The pinned and minimum Kotlin and the REPL host artifacts reach the init script as properties, from Python."""
     from gradle_repl.project.toolchain import MINIMUM_REPL_KOTLIN, REPL_HOST_ARTIFACTS, kotlin_policy_properties
 

@@ -41,7 +41,7 @@ def _section() -> str:
     return text[start : text.index("\n## ", start + 1)]
 
 
-def test_every_file_the_section_names_exists():
+def test_every_file_the_section_names_exists() -> None:
     """Every file path the section names is a file of the package or the repository."""
     named = set(re.findall(r"`([\w./-]+\.(?:py|kt|json|md))`", _section()))
     assert {"frames.py", "front/content.py", "options.py", "docs/sessions-and-edits.md"} <= named
@@ -49,28 +49,40 @@ def test_every_file_the_section_names_exists():
     assert missing == []
 
 
-def test_the_render_kind_and_session_option_lists_name_their_places():
+def test_the_render_kind_and_session_option_lists_name_their_places() -> None:
     """The two lists name the places this test checks, so the section and the test change together."""
     section = _section()
-    for place in ("worker/output_frames.py", "front/reply_text.py", "front/remote.py", "front/outputs.py", "front/server.py",
-                  "host/session_env.py", "front/cli.py", "tests/tool_schemas.json"):
+    for place in (
+        "worker/output_frames.py",
+        "front/reply_text.py",
+        "front/remote.py",
+        "front/outputs.py",
+        "front/server.py",
+        "host/session_env.py",
+        "front/cli.py",
+        "tests/tool_schemas.json",
+    ):
         assert f"`{place}`" in section, place
 
 
 def _kind_constants() -> dict[str, str]:
     """Each display kind's constant in the JVM sides' one spelling of the table (runs-in-both DisplayKinds.java)."""
     source = (BOTH / "DisplayKinds.java").read_text(encoding="utf-8")
-    return {value: name for name, value in re.findall(r'public static final String (\w+) = "([^"]*)";', source) if value in KINDS}
+    return {
+        value: name
+        for name, value in re.findall(r'public static final String (\w+) = "([^"]*)";', source)
+        if value in KINDS
+    }
 
 
-def test_every_display_kind_is_emitted_by_the_kotlin_side():
+def test_every_display_kind_is_emitted_by_the_kotlin_side() -> None:
     """Renderer.kt or Display.kt makes a display event of each kind (its last argument, the kind's constant)."""
     kotlin = "".join((KOTLIN_RUNTIME / name).read_text(encoding="utf-8") for name in ("Renderer.kt", "Display.kt"))
     constants = _kind_constants()
     assert [kind for kind in KINDS if f"DisplayKinds.{constants.get(kind)})" not in kotlin] == []
 
 
-def test_every_display_kind_is_emitted_by_the_attach_agent():
+def test_every_display_kind_is_emitted_by_the_attach_agent() -> None:
     """In an attached session the agent's Rendering.java or Display.java makes an item of each kind (by its constant)."""
     java = "".join((AGENT / name).read_text(encoding="utf-8") for name in ("Rendering.java", "Display.java"))
     constants = _kind_constants()
@@ -82,14 +94,18 @@ DATA = {"text": "plain words", "markdown": "**bold**", "html": "<b>x</b>", "imag
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_every_display_kind_goes_through_each_place_in_the_front_ends(kind: DisplayKind):
+def test_every_display_kind_goes_through_each_place_in_the_front_ends(kind: DisplayKind) -> None:
     """MCP content carries it, the data names it, --connect reads it back as it was, a terminal prints it and a
     progress line names it."""
     assert set(MIMES) == set(KINDS), "a new display kind: give it a MIME type and data here"
     frame = DisplayFrame(kind=kind, mime=MIMES[kind], data=DATA[kind])
     reply = Reply((frame,), SuccessResult(value=frame, value_type="T"))
     result = reply_to_result(reply)
-    carried = [b.data if isinstance(b, ImageContent) else b.text for b in result.content if isinstance(b, ImageContent | TextContent)]
+    carried = [
+        b.data if isinstance(b, ImageContent) else b.text
+        for b in result.content
+        if isinstance(b, ImageContent | TextContent)
+    ]
     assert sum(DATA[kind] in block for block in carried) == 2, carried  # the value and the display
     assert result.structured_content is not None
     assert [d["kind"] for d in result.structured_content["displays"]] == [kind]
@@ -136,7 +152,7 @@ def _session_options_docs() -> str:
     return text[start : text.index("\n## ", start + 1)]
 
 
-def test_every_session_option_stands_in_each_place():
+def test_every_session_option_stands_in_each_place() -> None:
     """Each field of SessionOptions is a parameter of session_options(), shown by summary(), a described parameter of
     run_kotlin_snippet, a CLI flag, a field of SessionOptionValues and named in the docs' session options section."""
     fields = set(SessionOptions.model_fields)

@@ -27,7 +27,7 @@ def _begun(requests: Requests, request_id: int) -> None:
     requests.begin(request_id)
 
 
-def test_a_cancel_read_before_its_eval_begins_cancels_it_when_it_begins():
+def test_a_cancel_read_before_its_eval_begins_cancels_it_when_it_begins() -> None:
     """The client cancels right after sending: the reader reads both lines before the main thread takes the eval."""
     requests = _requests()
     requests.receive(_eval(1))
@@ -37,7 +37,7 @@ def test_a_cancel_read_before_its_eval_begins_cancels_it_when_it_begins():
     assert requests.cancel.is_set()
 
 
-def test_a_cancel_for_an_eval_queued_behind_another_waits_for_its_own():
+def test_a_cancel_for_an_eval_queued_behind_another_waits_for_its_own() -> None:
     """A cancel of the queued eval leaves the running one alone, and cancels the queued one when it begins."""
     requests = _requests()
     _begun(requests, 1)
@@ -49,7 +49,7 @@ def test_a_cancel_for_an_eval_queued_behind_another_waits_for_its_own():
     assert requests.cancel.is_set()
 
 
-def test_a_cancel_of_a_running_eval_is_applied_at_once_and_not_carried_to_the_next():
+def test_a_cancel_of_a_running_eval_is_applied_at_once_and_not_carried_to_the_next() -> None:
     requests = _requests()
     _begun(requests, 1)
     requests.receive(encode(CancelRequest(id=1)))
@@ -59,7 +59,7 @@ def test_a_cancel_of_a_running_eval_is_applied_at_once_and_not_carried_to_the_ne
     assert not requests.cancel.is_set()
 
 
-def test_a_cancel_arriving_after_its_eval_answered_is_dropped():
+def test_a_cancel_arriving_after_its_eval_answered_is_dropped() -> None:
     """A late cancel (its eval already ended) is kept for nothing: a later eval never begins cancelled by it."""
     requests = _requests()
     _begun(requests, 1)

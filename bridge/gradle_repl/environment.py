@@ -21,7 +21,20 @@ from gradle_repl.options import SessionOptions
 from gradle_repl.settings import DEFAULT_PROJECT_PATH, DEFAULT_SOURCE_SET
 from gradle_repl.test_settings import TestRunSettings, jvm_options
 
-__all__ = ["MARKER", "DEPENDS_ON_UNAVAILABLE", "COMPOSE_PLUGIN_MISSING", "SKIKO_RUNTIME_MISSING", "BuildToolChoice", "BuildToolName", "EditSources", "ReplEnvironment", "is_plugin_jar", "marker_prefix", "new_nonce", "parse_markers"]
+__all__ = [
+    "MARKER",
+    "DEPENDS_ON_UNAVAILABLE",
+    "COMPOSE_PLUGIN_MISSING",
+    "SKIKO_RUNTIME_MISSING",
+    "BuildToolChoice",
+    "BuildToolName",
+    "EditSources",
+    "ReplEnvironment",
+    "is_plugin_jar",
+    "marker_prefix",
+    "new_nonce",
+    "parse_markers",
+]
 
 MARKER = "[gradle-mcp-repl-env]"
 # How every reason that @file:DependsOn can't be used begins, on the project side and in the worker alike.
@@ -78,7 +91,9 @@ class EditSources(BaseModel):
     roots: list[str] = Field(description="the source set's Kotlin and Java source directories")
     module_name: str = Field(description="the compiler's -module-name in the build (`internal` is per module)")
     friend_dirs: list[str] = Field(default_factory=list, description="class outputs whose internals the sources see")
-    output_dir: str = Field(default="", description="gradle-repl's class output, first on the class path; set by the resolve")
+    output_dir: str = Field(
+        default="", description="gradle-repl's class output, first on the class path; set by the resolve"
+    )
     unavailable: str | None = Field(default=None, description="why every edit goes to the build tool (kapt, KSP, ...)")
 
 
@@ -89,7 +104,9 @@ class ReplEnvironment(BaseModel):
     project_root: str
     project_path: str = DEFAULT_PROJECT_PATH
     source_set: str = DEFAULT_SOURCE_SET
-    project_dir: str | None = Field(default=None, description="the module's directory; the worker JVM's working directory")
+    project_dir: str | None = Field(
+        default=None, description="the module's directory; the worker JVM's working directory"
+    )
     java_executable: str
     java_home: str
     kotlin_version: str = Field(description="the REPL compiler's version (the project's, when it has a K2 REPL)")
@@ -97,16 +114,16 @@ class ReplEnvironment(BaseModel):
     jvm_target: str | None = None
     classpath: list[str] = Field(default_factory=list, description="runtime classpath, outputs first")
     compiler_plugin_classpath: list[str] = Field(default_factory=list)
-    compiler_plugin_options: list[str] = Field(
-        default_factory=list, description="each as plugin:<id>:<key>=<value>"
-    )
+    compiler_plugin_options: list[str] = Field(default_factory=list, description="each as plugin:<id>:<key>=<value>")
     compiler_args: list[str] = Field(default_factory=list, description="free args that change compilation")
     repl_host_classpath: list[str] = Field(default_factory=list, description="REPL compiler and scripting jars")
     repositories: list[str] = Field(
-        default_factory=list, description="the build's Maven repositories, searched by @file:DependsOn before Maven Central"
+        default_factory=list,
+        description="the build's Maven repositories, searched by @file:DependsOn before Maven Central",
     )
     dependency_resolver_classpath: list[str] = Field(
-        default_factory=list, description="Kotlin scripting's Maven resolver for @file:DependsOn; empty when unavailable"
+        default_factory=list,
+        description="Kotlin scripting's Maven resolver for @file:DependsOn; empty when unavailable",
     )
     dependency_resolver_unavailable: str | None = Field(
         default=None, description="why @file:DependsOn can't be used (also one of the warnings); None when it can"
@@ -121,14 +138,17 @@ class ReplEnvironment(BaseModel):
         default_factory=SessionOptions, description="what the session's first call chose (never part of a resolve)"
     )
     attached_pid: int | None = Field(
-        default=None, description="the running JVM an attached session's snippets run in (classpath and JDK are its own)"
+        default=None,
+        description="the running JVM an attached session's snippets run in (classpath and JDK are its own)",
     )
     test_settings: TestRunSettings | None = Field(
-        default=None, description="the build's test configuration; set for a test source set whose build configures its tests"
+        default=None,
+        description="the build's test configuration; set for a test source set whose build configures its tests",
     )
 
     edit_sources: EditSources | None = Field(
-        default=None, description="how an edit of the source set's own sources compiles in the session; None: by the build tool"
+        default=None,
+        description="how an edit of the source set's own sources compiles in the session; None: by the build tool",
     )
 
     def compiler_options(self) -> list[str]:
@@ -150,7 +170,9 @@ class ReplEnvironment(BaseModel):
 
     def compose_compiler_plugin(self) -> str | None:
         """The Compose compiler plugin jar snippets compile with, or None: then they can't declare @Composable functions."""
-        return next((jar for jar in self.compiler_plugin_classpath if _COMPOSE_PLUGIN_JAR.fullmatch(_jar_name(jar))), None)
+        return next(
+            (jar for jar in self.compiler_plugin_classpath if _COMPOSE_PLUGIN_JAR.fullmatch(_jar_name(jar))), None
+        )
 
     def summary(self) -> str:
         """A few lines for a person: what was resolved."""
@@ -171,8 +193,15 @@ class ReplEnvironment(BaseModel):
 # compiler, the stdlib and their libraries. The REPL host brings its own copies, and handing any of them
 # to the compiler as a plugin breaks compilation or loads a second copy.
 _NOT_PLUGINS = (
-    "kotlin-scripting-", "kotlin-compiler", "kotlin-stdlib", "kotlin-script-runtime", "kotlin-reflect",
-    "kotlin-daemon", "kotlinx-coroutines-", "annotations-", "trove4j",
+    "kotlin-scripting-",
+    "kotlin-compiler",
+    "kotlin-stdlib",
+    "kotlin-script-runtime",
+    "kotlin-reflect",
+    "kotlin-daemon",
+    "kotlinx-coroutines-",
+    "annotations-",
+    "trove4j",
 )
 
 
@@ -199,7 +228,13 @@ def marker_prefix(nonce: str) -> str:
 
 
 def parse_markers(
-    lines: Iterable[str], *, nonce: str, build_tool: BuildToolName, project_root: str, project_path: str, source_set: str
+    lines: Iterable[str],
+    *,
+    nonce: str,
+    build_tool: BuildToolName,
+    project_root: str,
+    project_path: str,
+    source_set: str,
 ) -> ReplEnvironment:
     """Builds the environment from a build's output; lines not starting with this run's marker are ignored.
 

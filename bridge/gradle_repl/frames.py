@@ -15,7 +15,7 @@ change nothing; an update request redefines the project's changed classes in pla
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, Union
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, TypeAdapter
 
@@ -79,16 +79,22 @@ DEFAULT_FRAME_LIMIT_BYTES = DEFAULTS.frame_limit_bytes
 ErrorKind = Literal["compile", "runtime", "timeout", "cancelled", "exited", "out_of_memory", "internal", "protocol"]
 
 
-
 class WorkerOptions(BaseModel):
     """Per-worker limits chosen by the server."""
 
     heap_mb: int = Field(default=DEFAULT_HEAP_MB, ge=64)
     output_limit_bytes: int = Field(default=DEFAULT_OUTPUT_LIMIT_BYTES, ge=1_000)
     frame_limit_bytes: int = Field(default=DEFAULT_FRAME_LIMIT_BYTES, ge=1_000)
-    class_data_sharing: bool = Field(default=DEFAULTS.class_data_sharing, description="map the JDK's archive of the compiler's classes (see classdata)")
-    full_jit: bool = Field(default=DEFAULTS.full_jit, description="C2 as well as C1: slower starts, faster long-running snippet code")
-    code_cache_mb: int = Field(default=DEFAULTS.code_cache_mb, ge=16, description="the JVM's code cache (-XX:ReservedCodeCacheSize)")
+    class_data_sharing: bool = Field(
+        default=DEFAULTS.class_data_sharing,
+        description="map the JDK's archive of the compiler's classes (see classdata)",
+    )
+    full_jit: bool = Field(
+        default=DEFAULTS.full_jit, description="C2 as well as C1: slower starts, faster long-running snippet code"
+    )
+    code_cache_mb: int = Field(
+        default=DEFAULTS.code_cache_mb, ge=16, description="the JVM's code cache (-XX:ReservedCodeCacheSize)"
+    )
 
 
 class StartRequest(BaseModel):
@@ -155,10 +161,11 @@ class TestRunRequest(BaseModel):
 
     op: Literal["test"] = "test"
     id: int = 0
-    selectors: list[str] = Field(default_factory=list, description="classes, methods, packages (`shop.*`); none = every test")
+    selectors: list[str] = Field(
+        default_factory=list, description="classes, methods, packages (`shop.*`); none = every test"
+    )
     failed_only: bool = Field(default=False, description="the previous run's failures again")
     timeout_ms: int = int(DEFAULTS.snippet_timeout_seconds * 1000)
-
 
 
 class CompileRequest(BaseModel):
@@ -170,12 +177,21 @@ class CompileRequest(BaseModel):
     files: list[str] = Field(description="the edited .kt and .java files")
     output_dir: str
     module_name: str = Field(description="-module-name: the build's, so that `internal` resolves as it does there")
-    friend_dirs: list[str] = Field(default_factory=list, description="-Xfriend-paths: outputs whose internals are visible")
-
+    friend_dirs: list[str] = Field(
+        default_factory=list, description="-Xfriend-paths: outputs whose internals are visible"
+    )
 
 
 Request = Annotated[
-    Union[StartRequest, EvalRequest, CancelRequest, DescribeRequest, CheckRequest, CompleteRequest, UpdateRequest, TestRunRequest, CompileRequest],
+    StartRequest
+    | EvalRequest
+    | CancelRequest
+    | DescribeRequest
+    | CheckRequest
+    | CompleteRequest
+    | UpdateRequest
+    | TestRunRequest
+    | CompileRequest,
     Field(discriminator="op"),
 ]
 
@@ -215,7 +231,9 @@ class Declaration(BaseModel):
 
     kind: DeclarationKind
     name: str
-    signature: str = Field(description="e.g. `val total: kotlin.Int`, `fun f(kotlin.Int): kotlin.String`, `data class Point`")
+    signature: str = Field(
+        description="e.g. `val total: kotlin.Int`, `fun f(kotlin.Int): kotlin.String`, `data class Point`"
+    )
     value: str | None = Field(default=None, description="a val's or var's current value, rendered and capped")
     snippet: int = Field(description="the number of the snippet that declared it (1 = the session's first)")
 
@@ -275,16 +293,21 @@ class SnippetResult(Result):
     """What an eval's result carries, whether the snippet succeeded or not."""
 
     diagnostics: list[CompilerDiagnostic] = Field(
-        default_factory=list, description="the compiler's errors and warnings with their positions (as data; the text is in message and compile_warnings)"
+        default_factory=list,
+        description="the compiler's errors and warnings with their positions (as data; the text is in message and compile_warnings)",
     )
     compile_warnings: list[str] = Field(
-        default_factory=list, description="the compiler's warnings on the snippet, each `warning: …`; shown before the result"
+        default_factory=list,
+        description="the compiler's warnings on the snippet, each `warning: …`; shown before the result",
     )
     heap_warning: str | None = Field(
-        default=None, description="said when the session's heap is nearly full after the snippet; shown after the result"
+        default=None,
+        description="said when the session's heap is nearly full after the snippet; shown after the result",
     )
     truncated_bytes: int = 0
-    declared: int | None = Field(default=None, description="how many names the session holds after this snippet, when known")
+    declared: int | None = Field(
+        default=None, description="how many names the session holds after this snippet, when known"
+    )
     libraries: AddedLibraries | None = Field(
         default=None, description="what the session's snippets added after this one; None when the worker can't say"
     )
@@ -317,7 +340,9 @@ class DescriptionResult(Result):
 class CodeDiagnostic(CompilerDiagnostic):
     """One of the compiler's errors or warnings on checked code, with the text a run would show for it."""
 
-    text: str = Field(description="as run_kotlin_snippet shows it: `error: … (line L, col C)`, the offending line and a caret")
+    text: str = Field(
+        description="as run_kotlin_snippet shows it: `error: … (line L, col C)`, the offending line and a caret"
+    )
 
 
 class CheckResult(Result):
@@ -330,7 +355,17 @@ class CheckResult(Result):
 
 
 CompletionKind = Literal[
-    "function", "property", "variable", "class", "interface", "object", "enum", "typealias", "package", "keyword", "parameter"
+    "function",
+    "property",
+    "variable",
+    "class",
+    "interface",
+    "object",
+    "enum",
+    "typealias",
+    "package",
+    "keyword",
+    "parameter",
 ]
 
 
@@ -360,8 +395,12 @@ class CompletionResult(Result):
 
     type: Literal["completion"] = "completion"
     items: list[Completion] = Field(default_factory=list)
-    prefix_start: int = Field(description="where the prefix each candidate replaces starts (a character offset into the code)")
-    unavailable: str | None = Field(default=None, description="why completion can't be offered in this session, when it can't")
+    prefix_start: int = Field(
+        description="where the prefix each candidate replaces starts (a character offset into the code)"
+    )
+    unavailable: str | None = Field(
+        default=None, description="why completion can't be offered in this session, when it can't"
+    )
 
 
 class UpdateResult(Result):
@@ -390,10 +429,15 @@ class TestFailureDetail(BaseModel):
 
     __test__ = False  # a model, not a pytest test class
 
-    test: str = Field(description="as a selector names it: `shop.CartTest.discount`; an invocation adds its display name in brackets")
+    test: str = Field(
+        description="as a selector names it: `shop.CartTest.discount`; an invocation adds its display name in brackets"
+    )
     display_name: str
     message: str = Field(description="the exception's class and message")
-    stack: list[str] = Field(default_factory=list, description="the exception's frames in the project's own code, each `Class.method(File.kt:12)`")
+    stack: list[str] = Field(
+        default_factory=list,
+        description="the exception's frames in the project's own code, each `Class.method(File.kt:12)`",
+    )
     output: str = Field(default="", description="what the test printed while it ran")
 
 
@@ -408,10 +452,15 @@ class TestRunResult(Result):
     skipped: int = 0
     aborted: int = Field(default=0, description="tests that ended on a failed assumption")
     failures: list[TestFailureDetail] = Field(default_factory=list)
-    stopped: str | None = Field(default=None, description="why the run ended before its tests did (a timeout, a cancel)")
-    state_lost: bool = Field(default=False, description="the session's JVM is gone (a test called System.exit, or would not stop)")
-    notices: list[str] = Field(default_factory=list, description="what the run could not apply of the build's test settings")
-
+    stopped: str | None = Field(
+        default=None, description="why the run ended before its tests did (a timeout, a cancel)"
+    )
+    state_lost: bool = Field(
+        default=False, description="the session's JVM is gone (a test called System.exit, or would not stop)"
+    )
+    notices: list[str] = Field(
+        default_factory=list, description="what the run could not apply of the build's test settings"
+    )
 
 
 class CompileResult(Result):
@@ -420,16 +469,29 @@ class CompileResult(Result):
 
     type: Literal["compile"] = "compile"
     classes: list[str] = Field(default_factory=list, description="the classes written to the output directory")
-    errors: list[str] = Field(default_factory=list, description="`file:line:column: message`, as the build tool reports them")
-    fall_back: str | None = Field(default=None, description="why the build tool must build instead; nothing was written")
-
+    errors: list[str] = Field(
+        default_factory=list, description="`file:line:column: message`, as the build tool reports them"
+    )
+    fall_back: str | None = Field(
+        default=None, description="why the build tool must build instead; nothing was written"
+    )
 
 
 ResultFrame = Annotated[
-    Union[SuccessResult, ErrorResult, DescriptionResult, CheckResult, CompletionResult, UpdateResult, TestRunResult, CompileResult],
+    SuccessResult
+    | ErrorResult
+    | DescriptionResult
+    | CheckResult
+    | CompletionResult
+    | UpdateResult
+    | TestRunResult
+    | CompileResult,
     Field(discriminator="type"),
 ]
-Frame = Annotated[Union[ReadyFrame, StreamFrame, DisplayFrame, ExitingFrame, TestProgressFrame, ResultFrame], Field(discriminator="event")]
+Frame = Annotated[
+    ReadyFrame | StreamFrame | DisplayFrame | ExitingFrame | TestProgressFrame | ResultFrame,
+    Field(discriminator="event"),
+]
 
 _FRAME = TypeAdapter(Frame)
 _REQUEST = TypeAdapter(Request)
@@ -443,8 +505,19 @@ def encode(model: BaseModel) -> bytes:
 def decode_frame(
     line: bytes | str,
 ) -> (
-    ReadyFrame | StreamFrame | DisplayFrame | ExitingFrame | TestProgressFrame | SuccessResult | ErrorResult | DescriptionResult
-    | CheckResult | CompletionResult | UpdateResult | TestRunResult | CompileResult
+    ReadyFrame
+    | StreamFrame
+    | DisplayFrame
+    | ExitingFrame
+    | TestProgressFrame
+    | SuccessResult
+    | ErrorResult
+    | DescriptionResult
+    | CheckResult
+    | CompletionResult
+    | UpdateResult
+    | TestRunResult
+    | CompileResult
 ):
     return _FRAME.validate_json(line)
 
@@ -452,7 +525,14 @@ def decode_frame(
 def decode_request(
     line: bytes | str,
 ) -> (
-    StartRequest | EvalRequest | CancelRequest | DescribeRequest | CheckRequest | CompleteRequest | UpdateRequest | TestRunRequest
+    StartRequest
+    | EvalRequest
+    | CancelRequest
+    | DescribeRequest
+    | CheckRequest
+    | CompleteRequest
+    | UpdateRequest
+    | TestRunRequest
     | CompileRequest
 ):
     return _REQUEST.validate_json(line)

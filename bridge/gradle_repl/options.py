@@ -26,13 +26,23 @@ MASK = "***"
 # Flags that would break the worker, each with why (the JVM takes the last of a repeated flag, so they can't be
 # allowed to override what the worker sets; the rest end or disable what the worker relies on).
 JVM_FLAG_REFUSALS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
-    (re.compile(pattern), why) for pattern, why in (
+    (re.compile(pattern), why)
+    for pattern, why in (
         (r"-Xmx.*|-XX:MaxHeapSize=.*", "the heap cap is the server's (--heap-mb)"),
         (r"-cp|-classpath|--class-path.*|-Djava\.class\.path=.*|-jar", "the JVM's class path is the REPL's own"),
-        (r"-version|--version|-showversion|--show-version|-help|--help|-h|-\?|--dry-run|-X", "it ends the JVM before it starts"),
-        (r"-Xshare:.*|-XX:SharedArchiveFile=.*|-XX:ArchiveClassesAtExit=.*", "class-data sharing is managed by gradle-repl"),
+        (
+            r"-version|--version|-showversion|--show-version|-help|--help|-h|-\?|--dry-run|-X",
+            "it ends the JVM before it starts",
+        ),
+        (
+            r"-Xshare:.*|-XX:SharedArchiveFile=.*|-XX:ArchiveClassesAtExit=.*",
+            "class-data sharing is managed by gradle-repl",
+        ),
         (r"-XX:[+-]?Use\w*GC", "the session's JVM runs the serial collector, and two collectors can't be chosen"),
-        (r"-XX:\+ExitOnOutOfMemoryError|-XX:\+CrashOnOutOfMemoryError|-XX:OnOutOfMemoryError=.*", "the worker reports an OutOfMemoryError itself"),
+        (
+            r"-XX:\+ExitOnOutOfMemoryError|-XX:\+CrashOnOutOfMemoryError|-XX:OnOutOfMemoryError=.*",
+            "the worker reports an OutOfMemoryError itself",
+        ),
         (r"-Djava\.security\.manager(=.*)?", "the worker's exit guard sets the security manager"),
         (r"-Djava\.system\.class\.loader=.*", "snippets load through the REPL's class loaders"),
         (r"-XX:Flags=.*|-XX:VMOptionsFile=.*", "flags from a file can't be checked"),
@@ -59,7 +69,9 @@ class SessionOptions(BaseModel):
         description="where the JVM's other variables come from: none (only env and gradle-repl's own), inherit (the "
         "server's), shell (the user's login shell's, read once)",
     )
-    jvm_args: tuple[str, ...] = Field(default=(), description="system properties and JVM flags; flags that would break the worker are refused")
+    jvm_args: tuple[str, ...] = Field(
+        default=(), description="system properties and JVM flags; flags that would break the worker are refused"
+    )
     opt_in: tuple[str, ...] = Field(default=(), description="annotation names passed to the compiler as -opt-in")
 
     @field_validator("env")
@@ -122,10 +134,12 @@ class SessionOptions(BaseModel):
 
     def masked(self) -> SessionOptions:
         """The options as describe shows them: a secret-like variable's or property's value masked."""
-        return self.model_copy(update={
-            "env": {name: masked(name, value) for name, value in sorted(self.env.items())},
-            "jvm_args": tuple(_masked_flag(flag) for flag in self.jvm_args),
-        })
+        return self.model_copy(
+            update={
+                "env": {name: masked(name, value) for name, value in sorted(self.env.items())},
+                "jvm_args": tuple(_masked_flag(flag) for flag in self.jvm_args),
+            }
+        )
 
     def summary(self) -> str:
         shown = self.masked()
@@ -147,7 +161,12 @@ def session_options(
     if env is None and env_source is None and jvm_args is None and opt_in is None:
         return None
     try:
-        return SessionOptions(env=env or {}, env_source=env_source or "inherit", jvm_args=tuple(jvm_args or ()), opt_in=tuple(opt_in or ()))
+        return SessionOptions(
+            env=env or {},
+            env_source=env_source or "inherit",
+            jvm_args=tuple(jvm_args or ()),
+            opt_in=tuple(opt_in or ()),
+        )
     except ValidationError as error:
         raise GradleReplError("; ".join(str(e["msg"]).removeprefix("Value error, ") for e in error.errors())) from None
 

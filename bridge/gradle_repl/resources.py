@@ -6,9 +6,17 @@ In a wheel they sit inside the package; in a source checkout they sit at the rep
 from pathlib import Path
 
 __all__ = [
-    "init_script_path", "maven_extension_sources", "jvm_worker_sources", "jvm_worker_dependency_sources",
-    "jvm_worker_compose_sources", "jvm_worker_junit_sources", "jvm_worker_completion_sources", "jvm_worker_companions_sources", "jvm_worker_class_updates_sources",
-    "jvm_worker_attach_agent_sources", "jvm_worker_attached_spring_sources",
+    "init_script_path",
+    "maven_extension_sources",
+    "jvm_worker_sources",
+    "jvm_worker_dependency_sources",
+    "jvm_worker_compose_sources",
+    "jvm_worker_junit_sources",
+    "jvm_worker_completion_sources",
+    "jvm_worker_companions_sources",
+    "jvm_worker_class_updates_sources",
+    "jvm_worker_attach_agent_sources",
+    "jvm_worker_attached_spring_sources",
     "sample_project_source",
 ]
 

@@ -11,8 +11,17 @@ from typing import Final
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["Settings", "DEFAULTS", "TOKEN_ENV", "DEFAULT_SESSION_ID", "DEFAULT_PROJECT_PATH", "DEFAULT_SOURCE_SET", "DEFAULT_BUILD_TOOL",
-           "TEST_SESSION_ID", "TEST_SOURCE_SET"]
+__all__ = [
+    "Settings",
+    "DEFAULTS",
+    "TOKEN_ENV",
+    "DEFAULT_SESSION_ID",
+    "DEFAULT_PROJECT_PATH",
+    "DEFAULT_SOURCE_SET",
+    "DEFAULT_BUILD_TOOL",
+    "TEST_SESSION_ID",
+    "TEST_SOURCE_SET",
+]
 
 # What a tool call (and the CLI) runs in when it names none: an agent's first session, the build's root project,
 # its main source set, and the build tool the project's files point to.
@@ -37,7 +46,9 @@ class Settings(BaseModel):
 
     # --- a snippet -------------------------------------------------------------------------------------------
     # MCP clients commonly give up on a tool call at 60 s; a reply must arrive before that.
-    snippet_timeout_seconds: float = Field(default=60.0, description="a snippet is stopped after this long unless its call says otherwise")
+    snippet_timeout_seconds: float = Field(
+        default=60.0, description="a snippet is stopped after this long unless its call says otherwise"
+    )
 
     # --- each session's JVM ----------------------------------------------------------------------------------
     # The K2 REPL keeps about 0.5 MB of compiler data per snippet once each run's backend state and symbol caches
@@ -51,17 +62,25 @@ class Settings(BaseModel):
     # What one snippet may print in all, and in one block (message, stack, value); the cut is reported.
     output_limit_bytes: int = Field(default=1_000_000, ge=1_000)
     frame_limit_bytes: int = Field(default=200_000, ge=1_000)
-    class_data_sharing: bool = Field(default=True, description="start JVMs from (and write) the archive of the compiler's classes")
-    full_jit: bool = Field(default=False, description="C2 as well as C1: slower starts, faster long-running snippet code")
+    class_data_sharing: bool = Field(
+        default=True, description="start JVMs from (and write) the archive of the compiler's classes"
+    )
+    full_jit: bool = Field(
+        default=False, description="C2 as well as C1: slower starts, faster long-running snippet code"
+    )
     # C1 alone gets the JVM's non-tiered code cache, 48 MB; the compiler's code fills ~43 MB of it within a few
     # dozen snippets, and from then on the sweeper evicts compiled methods that the JIT compiles again: every
     # ~10th declaration paid 0.4 s of JIT (p95 of a 30-line class 939 → 251 ms with 240 MB, bench/README.md).
     # 240 MB is what a tiered JVM (and so the Kotlin Jupyter kernel) reserves; only what is used is committed.
-    code_cache_mb: int = Field(default=240, ge=16, description="the worker JVM's code cache (-XX:ReservedCodeCacheSize)")
+    code_cache_mb: int = Field(
+        default=240, ge=16, description="the worker JVM's code cache (-XX:ReservedCodeCacheSize)"
+    )
 
     # --- sessions --------------------------------------------------------------------------------------------
     # Each live session holds a JVM of about 0.35 GB after 100 snippets (bench/README.md).
-    max_sessions: int = Field(default=4, description="live sessions at most; the least recently used idle one makes room")
+    max_sessions: int = Field(
+        default=4, description="live sessions at most; the least recently used idle one makes room"
+    )
     idle_timeout_seconds: float = Field(default=30 * 60, description="a session idle this long is closed")
     # Idle sessions are looked for this often, so one lives at most this much past its idle timeout.
     eviction_poll_seconds: float = Field(default=5.0, gt=0)

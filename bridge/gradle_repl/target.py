@@ -26,4 +26,10 @@ class SessionTarget:
     @classmethod
     def of(cls, environment: ReplEnvironment, session_id: str) -> SessionTarget:
         """The target that resolves to `environment` again (a restart of the session that runs it)."""
-        return cls(environment.project_root, environment.project_path, environment.source_set, environment.build_tool, session_id)
+        return cls(
+            environment.project_root,
+            environment.project_path,
+            environment.source_set,
+            environment.build_tool,
+            session_id,
+        )

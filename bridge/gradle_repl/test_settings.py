@@ -15,7 +15,17 @@ __all__ = ["TestRunSettings", "jvm_options"]
 
 # The `java` launcher's options that take their value as the next word; a JVM started through JNI (the session's)
 # takes each option as one string, `--add-opens=java.base/java.lang=ALL-UNNAMED`.
-_SEPARATE_VALUE = frozenset({"--add-opens", "--add-exports", "--add-reads", "--add-modules", "--patch-module", "--limit-modules", "--enable-native-access"})
+_SEPARATE_VALUE = frozenset(
+    {
+        "--add-opens",
+        "--add-exports",
+        "--add-reads",
+        "--add-modules",
+        "--patch-module",
+        "--limit-modules",
+        "--enable-native-access",
+    }
+)
 
 
 class TestRunSettings(BaseModel):
@@ -26,12 +36,17 @@ class TestRunSettings(BaseModel):
     system_properties: dict[str, str] = Field(default_factory=dict, description="set before the run, restored after it")
     environment: dict[str, str] = Field(default_factory=dict, description="the test session's process environment")
     includes: list[str] = Field(
-        default_factory=list, description="class-name patterns a run of every test keeps (surefire's includes, Gradle's filter)"
+        default_factory=list,
+        description="class-name patterns a run of every test keeps (surefire's includes, Gradle's filter)",
     )
     excludes: list[str] = Field(default_factory=list, description="class-name patterns a run of every test leaves out")
-    include_tags: list[str] = Field(default_factory=list, description="JUnit Platform tag expressions (surefire's groups)")
+    include_tags: list[str] = Field(
+        default_factory=list, description="JUnit Platform tag expressions (surefire's groups)"
+    )
     exclude_tags: list[str] = Field(default_factory=list, description="JUnit Platform tag expressions (excludedGroups)")
-    jvm_args: list[str] = Field(default_factory=list, description="the test JVM's flags: the test session's JVM starts with them")
+    jvm_args: list[str] = Field(
+        default_factory=list, description="the test JVM's flags: the test session's JVM starts with them"
+    )
     not_applied: list[str] = Field(
         default_factory=list, description="settings the build has that a session can't apply, each as one sentence"
     )

@@ -13,11 +13,11 @@ from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
 from gradle_repl.errors import GradleReplError
-from gradle_repl.front.content import error_result, text_result
-from gradle_repl.host.manager import SessionManager
 from gradle_repl.front.attaching import attach_session, jvm_line
+from gradle_repl.front.content import error_result, text_result
 from gradle_repl.front.outputs import NoticeItem, RunningJvmItem, RunningJvms, SessionAttached, wire_list
 from gradle_repl.front.parameters import BuildToolArg, ProjectPath, SourceSet
+from gradle_repl.host.manager import SessionManager
 from gradle_repl.project.running_jvms import list_running_jvms
 from gradle_repl.settings import DEFAULT_BUILD_TOOL, DEFAULT_PROJECT_PATH, DEFAULT_SESSION_ID, DEFAULT_SOURCE_SET
 
@@ -47,11 +47,15 @@ class AttachTools:
         self,
         pid: Annotated[int, Field(description="The process id of a running JVM (list_running_jvms lists them).", gt=0)],
         ctx: Context,
-        sessionId: Annotated[str, Field(description="The session to run inside that JVM; a session of that id is closed first.")] = DEFAULT_SESSION_ID,
+        sessionId: Annotated[
+            str, Field(description="The session to run inside that JVM; a session of that id is closed first.")
+        ] = DEFAULT_SESSION_ID,
         projectRoot: Annotated[
             str | None,
-            Field(description="The app's Gradle or Maven project, for its Kotlin version and compiler plugins (kotlinx-serialization, "
-                  "all-open, ...); left out, snippets compile with the Kotlin of the app's kotlin-stdlib and no plugins."),
+            Field(
+                description="The app's Gradle or Maven project, for its Kotlin version and compiler plugins (kotlinx-serialization, "
+                "all-open, ...); left out, snippets compile with the Kotlin of the app's kotlin-stdlib and no plugins."
+            ),
         ] = None,
         projectPath: ProjectPath = DEFAULT_PROJECT_PATH,
         sourceSet: SourceSet = DEFAULT_SOURCE_SET,
@@ -71,18 +75,29 @@ class AttachTools:
         """
         try:
             environment, notices = await attach_session(
-                self.manager, sessionId, pid, project_root=projectRoot, project_path=projectPath, source_set=sourceSet, build_tool=buildTool,
+                self.manager,
+                sessionId,
+                pid,
+                project_root=projectRoot,
+                project_path=projectPath,
+                source_set=sourceSet,
+                build_tool=buildTool,
             )
         except GradleReplError as error:
             return error_result(str(error))
         told = "".join(f"\n{notice.text}" for notice in notices)
         attached = SessionAttached(
-            session_id=sessionId, pid=pid, kotlin_version=environment.kotlin_version, java_home=environment.java_home,
-            classpath_size=len(environment.classpath), notices=wire_list(NoticeItem, notices),
+            session_id=sessionId,
+            pid=pid,
+            kotlin_version=environment.kotlin_version,
+            java_home=environment.java_home,
+            classpath_size=len(environment.classpath),
+            notices=wire_list(NoticeItem, notices),
         )
         return text_result(
             f"Session {sessionId!r} is attached to JVM {pid}: snippets run inside it (Kotlin {environment.kotlin_version}, "
-            f"JDK {environment.java_home}). close_kotlin_session detaches.{told}", attached,
+            f"JDK {environment.java_home}). close_kotlin_session detaches.{told}",
+            attached,
         )
 
     def annotated(self) -> list[tuple[Callable[..., Any], ToolAnnotations]]:

@@ -8,18 +8,24 @@ import os
 import shutil
 
 from gradle_repl.environment import BuildToolChoice, ReplEnvironment
+from gradle_repl.errors import GradleReplError
 from gradle_repl.host.agent_option import javaagent_option
 from gradle_repl.host.manager import SessionManager
 from gradle_repl.host.notices import Notice
 from gradle_repl.project.attach_target import attach_environment
-from gradle_repl.errors import GradleReplError
 from gradle_repl.project.running_jvms import RunningJvm, attachable_jvm, java_home_of
 
 __all__ = ["agent_option", "attach_session", "jvm_line"]
 
 
 async def attach_session(
-    manager: SessionManager, session_id: str, pid: int, *, project_root: str | None, project_path: str, source_set: str,
+    manager: SessionManager,
+    session_id: str,
+    pid: int,
+    *,
+    project_root: str | None,
+    project_path: str,
+    source_set: str,
     build_tool: BuildToolChoice,
 ) -> tuple[ReplEnvironment, tuple[Notice, ...]]:
     """Attaches `session_id` to JVM `pid`: the environment it runs with and what the user must know. A JVM that can't
@@ -27,7 +33,9 @@ async def attach_session(
     await asyncio.to_thread(attachable_jvm, pid)
     project = None
     if project_root is not None:
-        resolved = await manager.resolve(project_root, project_path=project_path, source_set=source_set, build_tool=build_tool, progress=None)
+        resolved = await manager.resolve(
+            project_root, project_path=project_path, source_set=source_set, build_tool=build_tool, progress=None
+        )
         project = resolved.environment
     environment = await asyncio.to_thread(attach_environment, pid, project)
     return environment, await manager.attach(session_id, environment)

@@ -16,7 +16,9 @@ __all__ = ["add_cache_command", "run_cache_command"]
 
 def add_cache_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     cache = commands.add_parser("cache", help="show the cache's place and size by kind; `cache clean` removes it")
-    cache.add_argument("action", nargs="?", choices=("list", "clean"), default="list", help="list (the default) or clean")
+    cache.add_argument(
+        "action", nargs="?", choices=("list", "clean"), default="list", help="list (the default) or clean"
+    )
 
 
 def run_cache_command(args: argparse.Namespace, out: TextIO | None = None) -> int:
@@ -41,8 +43,10 @@ def _clean(out: TextIO) -> int:
     users = cache_users(cache)
     if users:
         named = ", ".join(f"{user.pid} ({user.what})" for user in users)
-        print(f"gradle-repl: not cleaning {cache}: in use by pid {named}; stop them (close their sessions) and run it again",
-              file=sys.stderr)
+        print(
+            f"gradle-repl: not cleaning {cache}: in use by pid {named}; stop them (close their sessions) and run it again",
+            file=sys.stderr,
+        )
         return 1
     freed = clean_cache(cache)
     print(f"removed {human_size(freed)} from {cache}; what a session needs is made again on its next start", file=out)

@@ -41,8 +41,14 @@ def _what(cmdline: list[str]) -> str | None:
         if word == "-m" and following in _MODULES:
             return _MODULES[following]
         # `python -m gradle_repl serve`, or the console script: `python .../bin/gradle-repl serve`.
-        command = cmdline[index + 2] if word == "-m" and following == "gradle_repl" and index + 2 < len(cmdline) else following
-        if (word == "-m" and following == "gradle_repl" or Path(word).name == "gradle-repl") and command in _SESSION_COMMANDS:
+        command = (
+            cmdline[index + 2]
+            if word == "-m" and following == "gradle_repl" and index + 2 < len(cmdline)
+            else following
+        )
+        if (
+            (word == "-m" and following == "gradle_repl") or Path(word).name == "gradle-repl"
+        ) and command in _SESSION_COMMANDS:
             return f"gradle-repl {command}"
     return None
 

@@ -12,21 +12,28 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gradle_repl import package_version
-from gradle_repl.project.buildtools import BUILD_TOOLS
-from gradle_repl.front.reply_text import ReplyPrinter
-from gradle_repl.front.sessions import Sessions
+from gradle_repl.errors import GradleReplError
 from gradle_repl.front.attaching import agent_option, attach_session, jvm_line
 from gradle_repl.front.cache_command import add_cache_command, run_cache_command
 from gradle_repl.front.doctor import add_doctor_command, run_doctor
-from gradle_repl.errors import GradleReplError
+from gradle_repl.front.reply_text import ReplyPrinter
+from gradle_repl.front.sessions import Sessions
+from gradle_repl.front.token import server_token
 from gradle_repl.host.manager import SessionManager
+from gradle_repl.options import SessionOptions, session_options
+from gradle_repl.project.buildtools import BUILD_TOOLS
 from gradle_repl.project.process import BuildLine
 from gradle_repl.project.resolve import resolve_environment
 from gradle_repl.project.running_jvms import list_running_jvms
-from gradle_repl.front.token import server_token
-from gradle_repl.options import SessionOptions, session_options
 from gradle_repl.settings import (
-    DEFAULT_BUILD_TOOL, DEFAULT_PROJECT_PATH, DEFAULT_SESSION_ID, DEFAULT_SOURCE_SET, DEFAULTS, TEST_SESSION_ID, TEST_SOURCE_SET, Settings,
+    DEFAULT_BUILD_TOOL,
+    DEFAULT_PROJECT_PATH,
+    DEFAULT_SESSION_ID,
+    DEFAULT_SOURCE_SET,
+    DEFAULTS,
+    TEST_SESSION_ID,
+    TEST_SOURCE_SET,
+    Settings,
 )
 from gradle_repl.target import SessionTarget
 
@@ -38,6 +45,7 @@ __all__ = ["main", "settings_for"]
 # The session of one `eval` or `check` command: its own, in a manager of its own.
 CLI_SESSION_ID = "cli"
 
+
 class UsageError(GradleReplError):
     """A command line that can't mean anything: exit 2, as argparse's own usage errors."""
 
@@ -46,18 +54,32 @@ def _project_arguments(parser: argparse.ArgumentParser, *, root_optional: bool, 
     parser.add_argument("project_root", nargs="?" if root_optional else None, default=default, help="project directory")
     # Default None: a flag given at its default value is a choice (--connect refuses a session that runs another),
     # one not given is not; _project_defaults fills the defaults in after parsing.
-    parser.add_argument("--project", help=f"Gradle project path (:app) or Maven module (default {DEFAULT_PROJECT_PATH})")
-    parser.add_argument("--source-set", help=f"source set (default {DEFAULT_SOURCE_SET}); for Kotlin Multiplatform a JVM compilation such as jvmMain or desktopMain")
-    parser.add_argument("--build-tool", choices=(DEFAULT_BUILD_TOOL, *(t.name for t in BUILD_TOOLS)), help=f"default {DEFAULT_BUILD_TOOL}")
+    parser.add_argument(
+        "--project", help=f"Gradle project path (:app) or Maven module (default {DEFAULT_PROJECT_PATH})"
+    )
+    parser.add_argument(
+        "--source-set",
+        help=f"source set (default {DEFAULT_SOURCE_SET}); for Kotlin Multiplatform a JVM compilation such as jvmMain or desktopMain",
+    )
+    parser.add_argument(
+        "--build-tool",
+        choices=(DEFAULT_BUILD_TOOL, *(t.name for t in BUILD_TOOLS)),
+        help=f"default {DEFAULT_BUILD_TOOL}",
+    )
     parser.add_argument("-v", "--verbose", action="store_true", help="show the build tool's own output as it runs")
 
 
 def _worker_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--heap-mb", type=int, default=DEFAULTS.heap_mb, help=f"heap cap of each session's JVM (default {DEFAULTS.heap_mb})"
+        "--heap-mb",
+        type=int,
+        default=DEFAULTS.heap_mb,
+        help=f"heap cap of each session's JVM (default {DEFAULTS.heap_mb})",
     )
     parser.add_argument(
-        "--timeout", type=float, default=DEFAULTS.snippet_timeout_seconds,
+        "--timeout",
+        type=float,
+        default=DEFAULTS.snippet_timeout_seconds,
         help=f"default snippet timeout in seconds (default {DEFAULTS.snippet_timeout_seconds:g})",
     )
     parser.add_argument(
@@ -74,13 +96,24 @@ def _worker_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _session_option_arguments(parser: argparse.ArgumentParser) -> None:
     options = parser.add_argument_group("session options (from the session's first snippet; other ones restart it)")
-    options.add_argument("--env", action="append", default=[], metavar="NAME=VALUE", help="a variable for the session's JVM (repeat)")
     options.add_argument(
-        "--env-source", choices=("none", "inherit", "shell"),
+        "--env", action="append", default=[], metavar="NAME=VALUE", help="a variable for the session's JVM (repeat)"
+    )
+    options.add_argument(
+        "--env-source",
+        choices=("none", "inherit", "shell"),
         help="the JVM's other variables: inherit (this process's, the default), shell (your login shell's) or none",
     )
-    options.add_argument("--jvm-arg", action="append", default=[], metavar="FLAG", help="a system property or JVM flag (repeat)")
-    options.add_argument("--opt-in", action="append", default=[], metavar="ANNOTATION", help="an annotation the compiler opts in to (repeat)")
+    options.add_argument(
+        "--jvm-arg", action="append", default=[], metavar="FLAG", help="a system property or JVM flag (repeat)"
+    )
+    options.add_argument(
+        "--opt-in",
+        action="append",
+        default=[],
+        metavar="ANNOTATION",
+        help="an annotation the compiler opts in to (repeat)",
+    )
 
 
 def _session_options(args: argparse.Namespace) -> SessionOptions | None:
@@ -92,19 +125,31 @@ def _session_options(args: argparse.Namespace) -> SessionOptions | None:
             raise UsageError(f"--env {pair!r}: write NAME=VALUE")
         env[name] = value
     return session_options(
-        env=env or None, env_source=args.env_source, jvm_args=args.jvm_arg or None, opt_in=args.opt_in or None,
+        env=env or None,
+        env_source=args.env_source,
+        jvm_args=args.jvm_arg or None,
+        opt_in=args.opt_in or None,
     )
 
 
 def _connect_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--connect", nargs="?", const=DEFAULTS.http_url(), metavar="URL",
+        "--connect",
+        nargs="?",
+        const=DEFAULTS.http_url(),
+        metavar="URL",
         help=f"run in a session of a running `serve --http` (URL default {DEFAULTS.http_url()}); the token is read as the server reads it",
     )
-    parser.add_argument("--session", metavar="ID", help="with --connect: the session (default 'default', the tools' default)")
+    parser.add_argument(
+        "--session", metavar="ID", help="with --connect: the session (default 'default', the tools' default)"
+    )
 
 
-_PROJECT_DEFAULTS = {"project": DEFAULT_PROJECT_PATH, "source_set": DEFAULT_SOURCE_SET, "build_tool": DEFAULT_BUILD_TOOL}
+_PROJECT_DEFAULTS = {
+    "project": DEFAULT_PROJECT_PATH,
+    "source_set": DEFAULT_SOURCE_SET,
+    "build_tool": DEFAULT_BUILD_TOOL,
+}
 
 
 def _project_defaults(args: argparse.Namespace) -> argparse.Namespace:
@@ -118,7 +163,9 @@ def _project_defaults(args: argparse.Namespace) -> argparse.Namespace:
 
 def _attach_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--attach", metavar="PID", type=int,
+        "--attach",
+        metavar="PID",
+        type=int,
         help="run the snippets inside this running JVM (`gradle-repl jvms` lists them); PROJECT_ROOT, when given, adds its Kotlin and compiler plugins",
     )
 
@@ -126,11 +173,17 @@ def _attach_argument(parser: argparse.ArgumentParser) -> None:
 def settings_for(args: argparse.Namespace, **overrides: object) -> Settings:
     """The settings a command runs with: the defaults, the command's flags over them, then the overrides."""
     flags: dict[str, object] = {
-        "snippet_timeout_seconds": args.timeout, "heap_mb": args.heap_mb,
-        "class_data_sharing": not args.no_class_data_sharing, "full_jit": args.full_jit,
+        "snippet_timeout_seconds": args.timeout,
+        "heap_mb": args.heap_mb,
+        "class_data_sharing": not args.no_class_data_sharing,
+        "full_jit": args.full_jit,
     }
     if args.command == "serve":
-        flags.update(max_sessions=args.max_sessions, idle_timeout_seconds=args.idle_timeout, spare_worker=not args.no_spare_worker)
+        flags.update(
+            max_sessions=args.max_sessions,
+            idle_timeout_seconds=args.idle_timeout,
+            spare_worker=not args.no_spare_worker,
+        )
         flags.update(http_host=args.host, http_port=args.port)
     return Settings.model_validate({**flags, **overrides})
 
@@ -138,7 +191,9 @@ def settings_for(args: argparse.Namespace, **overrides: object) -> Settings:
 class _PrintVersion(argparse.Action):
     """argparse's version action, except that the package metadata is read only when asked, not on every start."""
 
-    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object, option: str | None = None) -> None:
+    def __call__(
+        self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object, option: str | None = None
+    ) -> None:
         print(f"gradle-repl {package_version()}")
         parser.exit()
 
@@ -151,18 +206,38 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
 
     serve = commands.add_parser("serve", help="run the MCP server on stdio (or over Streamable HTTP with --http)")
-    serve.add_argument("--http", action="store_true", help="serve MCP over Streamable HTTP at http://HOST:PORT/mcp, bearer token required")
-    serve.add_argument("--host", default=DEFAULTS.http_host, help=f"with --http: the address to listen on (default {DEFAULTS.http_host})")
-    serve.add_argument("--port", type=int, default=DEFAULTS.http_port, help=f"with --http: the port (default {DEFAULTS.http_port}; 0 picks a free one)")
     serve.add_argument(
-        "--allow-remote", action="store_true",
+        "--http",
+        action="store_true",
+        help="serve MCP over Streamable HTTP at http://HOST:PORT/mcp, bearer token required",
+    )
+    serve.add_argument(
+        "--host",
+        default=DEFAULTS.http_host,
+        help=f"with --http: the address to listen on (default {DEFAULTS.http_host})",
+    )
+    serve.add_argument(
+        "--port",
+        type=int,
+        default=DEFAULTS.http_port,
+        help=f"with --http: the port (default {DEFAULTS.http_port}; 0 picks a free one)",
+    )
+    serve.add_argument(
+        "--allow-remote",
+        action="store_true",
         help="with --http: allow a --host other machines can reach (anyone with the token can then run code as you)",
     )
     serve.add_argument(
-        "--max-sessions", type=int, default=DEFAULTS.max_sessions, help=f"live sessions at most (default {DEFAULTS.max_sessions})"
+        "--max-sessions",
+        type=int,
+        default=DEFAULTS.max_sessions,
+        help=f"live sessions at most (default {DEFAULTS.max_sessions})",
     )
     serve.add_argument(
-        "--idle-timeout", type=float, default=DEFAULTS.idle_timeout_seconds, help="close sessions idle this many seconds"
+        "--idle-timeout",
+        type=float,
+        default=DEFAULTS.idle_timeout_seconds,
+        help="close sessions idle this many seconds",
     )
     serve.add_argument(
         "--no-spare-worker", action="store_true", help="don't keep a warmed spare JVM for new sessions (saves ~0.4 GB)"
@@ -180,7 +255,8 @@ def _parser() -> argparse.ArgumentParser:
     # -e is optional for --replay alone; otherwise its absence is eval's own usage error (checked after parsing).
     evaluate.set_defaults(usage_error=evaluate.error)
     evaluate.add_argument(
-        "--replay", action="store_true",
+        "--replay",
+        action="store_true",
         help="with --connect: first restart the server's session and run its earlier successful snippets again, in order",
     )
     _worker_arguments(evaluate)
@@ -192,24 +268,39 @@ def _parser() -> argparse.ArgumentParser:
     _project_arguments(check, root_optional=False)
     check.set_defaults(attach=None)
     check.add_argument(
-        "-e", "--code", action="append", required=True,
+        "-e",
+        "--code",
+        action="append",
+        required=True,
         help="a snippet to check (repeat for more; each is checked against the session as it is, none is run)",
     )
     _worker_arguments(check)
 
     test = commands.add_parser(
-        "test", help="run the project's tests in a warm session of its test source set; print failures and a summary line",
+        "test",
+        help="run the project's tests in a warm session of its test source set; print failures and a summary line",
     )
     test.add_argument("project_root", help="project directory")
-    test.add_argument("selectors", nargs="*", metavar="SELECTOR", help="a class shop.CartTest, a method shop.CartTest.oneItem, a package shop.*; none: every test")
+    test.add_argument(
+        "selectors",
+        nargs="*",
+        metavar="SELECTOR",
+        help="a class shop.CartTest, a method shop.CartTest.oneItem, a package shop.*; none: every test",
+    )
     test.add_argument("--failed", action="store_true", help="with --connect: run the session's last failures again")
     test.add_argument("--project", help=f"Gradle project path (:app) or Maven module (default {DEFAULT_PROJECT_PATH})")
-    test.add_argument("--build-tool", choices=(DEFAULT_BUILD_TOOL, *(t.name for t in BUILD_TOOLS)), help=f"default {DEFAULT_BUILD_TOOL}")
+    test.add_argument(
+        "--build-tool",
+        choices=(DEFAULT_BUILD_TOOL, *(t.name for t in BUILD_TOOLS)),
+        help=f"default {DEFAULT_BUILD_TOOL}",
+    )
     test.add_argument("-v", "--verbose", action="store_true", help="show the build tool's own output as it runs")
     _worker_arguments(test)
     _connect_arguments(test)
 
-    repl = commands.add_parser("repl", help="an interactive Kotlin prompt with the project's classes, plugins and state")
+    repl = commands.add_parser(
+        "repl", help="an interactive Kotlin prompt with the project's classes, plugins and state"
+    )
     _project_arguments(repl, root_optional=True, default=None)
     _worker_arguments(repl)
     _session_option_arguments(repl)
@@ -217,11 +308,16 @@ def _parser() -> argparse.ArgumentParser:
     _attach_argument(repl)
 
     sessions = commands.add_parser("sessions", help="list the live sessions of a running `serve --http`")
-    sessions.add_argument("--connect", metavar="URL", default=DEFAULTS.http_url(), help=f"the server (default {DEFAULTS.http_url()})")
+    sessions.add_argument(
+        "--connect", metavar="URL", default=DEFAULTS.http_url(), help=f"the server (default {DEFAULTS.http_url()})"
+    )
     sessions.add_argument("--json", action="store_true", help="print them as JSON")
 
     commands.add_parser("jvms", help="list the JVMs running here and whether eval --attach can attach to each")
-    commands.add_parser("agent-path", help="print the -javaagent: option that loads the attach agent at an app's start (Java 21+ then doesn't warn)")
+    commands.add_parser(
+        "agent-path",
+        help="print the -javaagent: option that loads the attach agent at an app's start (Java 21+ then doesn't warn)",
+    )
     commands.add_parser("demo", help="run a short session against the bundled sample-project through the MCP server")
     commands.add_parser("token", help="print the bearer token `serve --http` requires (made on first use)")
     add_doctor_command(commands)
@@ -271,7 +367,9 @@ async def _run_each(sessions: Sessions, target: SessionTarget, args: argparse.Na
         if args.command == "check":
             failed |= printer.check(await sessions.check_snippet(target, code=code, progress=_progress(args)))
         else:
-            reply = await sessions.run_snippet(target, code=code, options=options, progress=_progress(args), on_frame=printer.frame)
+            reply = await sessions.run_snippet(
+                target, code=code, options=options, progress=_progress(args), on_frame=printer.frame
+            )
             failed |= printer.result(reply)
     return 1 if failed else 0
 
@@ -350,7 +448,10 @@ async def _repl_connected(args: argparse.Namespace) -> int:
 
     async with remote.connected(args.connect) as client:
         options = TerminalOptions(
-            await _joined(client, args), server=args.connect, timeout_seconds=args.timeout, session_options=_session_options(args),
+            await _joined(client, args),
+            server=args.connect,
+            timeout_seconds=args.timeout,
+            session_options=_session_options(args),
         )
         return await run_terminal(options, remote.RemoteSessions(client))
 
@@ -362,7 +463,9 @@ async def _eval(args: argparse.Namespace) -> int:
     if getattr(args, "replay", False):
         raise UsageError("--replay restarts a server's session and runs its snippets again: use it with --connect")
     if args.project_root is None and not args.attach:
-        raise UsageError("eval needs the project directory (or --connect to run in a server's session, or --attach PID)")
+        raise UsageError(
+            "eval needs the project directory (or --connect to run in a server's session, or --attach PID)"
+        )
     # One-shot: no spare JVM and no archive training, which would only be killed at exit.
     manager = SessionManager.from_settings(
         settings_for(args, spare_worker=False, train_class_data=False), resolver=resolve_environment
@@ -371,8 +474,13 @@ async def _eval(args: argparse.Namespace) -> int:
     try:
         if args.attach:
             await attach_session(
-                manager, target.session_id, args.attach, project_root=args.project_root, project_path=args.project,
-                source_set=args.source_set, build_tool=args.build_tool,
+                manager,
+                target.session_id,
+                args.attach,
+                project_root=args.project_root,
+                project_path=args.project,
+                source_set=args.source_set,
+                build_tool=args.build_tool,
             )
         return await _run_each(manager, target, args)
     finally:
@@ -382,15 +490,21 @@ async def _eval(args: argparse.Namespace) -> int:
 async def _test(args: argparse.Namespace) -> int:
     """`test`: the project's tests in a session of its test source set, here or (--connect) in a server's; exit 0 only
     when nothing failed."""
-    target = SessionTarget(args.project_root, args.project, TEST_SOURCE_SET, args.build_tool, args.session or TEST_SESSION_ID)
+    target = SessionTarget(
+        args.project_root, args.project, TEST_SOURCE_SET, args.build_tool, args.session or TEST_SESSION_ID
+    )
     if args.connect:
         from gradle_repl.front import remote
 
         async with remote.connected(args.connect) as client:
             return await _test_in(remote.RemoteSessions(client), target, args)
     if args.failed:
-        raise UsageError("--failed runs a session's last failures again, which only a server's session keeps: use it with --connect")
-    manager = SessionManager.from_settings(settings_for(args, spare_worker=False, train_class_data=False), resolver=resolve_environment)
+        raise UsageError(
+            "--failed runs a session's last failures again, which only a server's session keeps: use it with --connect"
+        )
+    manager = SessionManager.from_settings(
+        settings_for(args, spare_worker=False, train_class_data=False), resolver=resolve_environment
+    )
     try:
         return await _test_in(manager, target, args)
     finally:
@@ -401,7 +515,11 @@ async def _test_in(sessions: Sessions, target: SessionTarget, args: argparse.Nam
     from gradle_repl.front.test_report import reply_text
 
     reply = await sessions.run_tests(
-        target, selectors=args.selectors, failed_only=args.failed, timeout_seconds=args.timeout, progress=_progress(args),
+        target,
+        selectors=args.selectors,
+        failed_only=args.failed,
+        timeout_seconds=args.timeout,
+        progress=_progress(args),
     )
     text, passed = reply_text(reply)
     print(text, flush=True)
@@ -411,14 +529,25 @@ async def _test_in(sessions: Sessions, target: SessionTarget, args: argparse.Nam
 async def _repl(args: argparse.Namespace) -> int:
     if args.connect:
         return await _repl_connected(args)
-    from gradle_repl.front.terminal import SESSION_ID, TerminalOptions, run_terminal  # prompt_toolkit only when a person asks for it
+    from gradle_repl.front.terminal import (  # prompt_toolkit only when a person asks for it
+        SESSION_ID,
+        TerminalOptions,
+        run_terminal,
+    )
 
     manager = SessionManager.from_settings(settings_for(args, spare_worker=False), resolver=resolve_environment)
-    options = TerminalOptions(_target(args, SESSION_ID), timeout_seconds=args.timeout, session_options=_session_options(args))
+    options = TerminalOptions(
+        _target(args, SESSION_ID), timeout_seconds=args.timeout, session_options=_session_options(args)
+    )
     if args.attach:
         await attach_session(
-            manager, options.target.session_id, args.attach, project_root=args.project_root, project_path=args.project,
-            source_set=args.source_set, build_tool=args.build_tool,
+            manager,
+            options.target.session_id,
+            args.attach,
+            project_root=args.project_root,
+            project_path=args.project,
+            source_set=args.source_set,
+            build_tool=args.build_tool,
         )
     return await run_terminal(options, manager)
 

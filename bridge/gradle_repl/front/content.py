@@ -20,20 +20,50 @@ from collections.abc import Sequence
 from mcp_types import CallToolResult, ContentBlock, ImageContent, TextContent
 
 from gradle_repl.display_kinds import DISPLAY_KINDS
-from gradle_repl.frames import CheckResult, CompletionResult, DisplayFrame, ErrorResult, SnippetResult, StreamFrame, SuccessResult
-from gradle_repl.front.outputs import (
-    CheckDiagnostic, CodeCheck, CodeCompletions, CompletionItem, SnippetDiagnostic, DisplayItem, NoticeItem, ProjectTestRun, SnippetError,
-    SnippetRun, TestFailureItem, Wire, wire_list,
+from gradle_repl.frames import (
+    CheckResult,
+    CompletionResult,
+    DisplayFrame,
+    ErrorResult,
+    SnippetResult,
+    StreamFrame,
+    SuccessResult,
 )
+from gradle_repl.front.outputs import (
+    CheckDiagnostic,
+    CodeCheck,
+    CodeCompletions,
+    CompletionItem,
+    DisplayItem,
+    NoticeItem,
+    ProjectTestRun,
+    SnippetDiagnostic,
+    SnippetError,
+    SnippetRun,
+    TestFailureItem,
+    Wire,
+    wire_list,
+)
+from gradle_repl.front.reply_text import check_text, shown_type, truncation_note
 from gradle_repl.front.test_report import fit_test_run, run_report
 from gradle_repl.host.handle import Analysis, Reply, TestReply
 from gradle_repl.host.notices import Notice
-from gradle_repl.front.reply_text import check_text, shown_type, truncation_note
 
 __all__ = [
-    "CallToolResult", "reply_to_result", "error_result", "text_result", "snippet_run", "request_failed", "check_to_result",
-    "completion_text", "completion_to_result", "check_failed", "completion_failed", "printed_blocks",
-    "test_reply_to_result", "tests_failed",
+    "CallToolResult",
+    "reply_to_result",
+    "error_result",
+    "text_result",
+    "snippet_run",
+    "request_failed",
+    "check_to_result",
+    "completion_text",
+    "completion_to_result",
+    "check_failed",
+    "completion_failed",
+    "printed_blocks",
+    "test_reply_to_result",
+    "tests_failed",
 ]
 
 Content = TextContent | ImageContent
@@ -50,7 +80,9 @@ def text_result(text: str, data: Wire | None = None) -> CallToolResult:
 
 
 def error_result(message: str, data: Wire | None = None) -> CallToolResult:
-    return CallToolResult(content=[TextContent(type="text", text=f"Error: {message}")], is_error=True, structured_content=_data(data))
+    return CallToolResult(
+        content=[TextContent(type="text", text=f"Error: {message}")], is_error=True, structured_content=_data(data)
+    )
 
 
 def request_failed(message: str) -> SnippetRun:
@@ -120,7 +152,10 @@ def snippet_run(reply: Reply) -> SnippetRun:
         ok=not isinstance(result, ErrorResult),
         diagnostics=wire_list(SnippetDiagnostic, result.diagnostics),
         display_count=len(displays),
-        displays=[DisplayItem(kind=d.kind, mime=d.mime, text=None if DISPLAY_KINDS[d.kind].binary else d.data) for d in displays],
+        displays=[
+            DisplayItem(kind=d.kind, mime=d.mime, text=None if DISPLAY_KINDS[d.kind].binary else d.data)
+            for d in displays
+        ],
         truncated_bytes=result.truncated_bytes,
         notices=wire_list(NoticeItem, notices),
         duration_ms=result.duration_ms,
@@ -147,7 +182,9 @@ def reply_to_result(reply: Reply) -> CallToolResult:
         if result.stack:
             parts.append(result.stack)
         parts += [*_heap(result), *_printed(reply.frames), *_truncation_note(result), *notices]
-        return CallToolResult(content=[TextContent(type="text", text="\n".join(parts))], is_error=True, structured_content=data)
+        return CallToolResult(
+            content=[TextContent(type="text", text="\n".join(parts))], is_error=True, structured_content=data
+        )
     content: list[ContentBlock] = [TextContent(type="text", text=w) for w in result.compile_warnings]
     content += _result_text(result)
     content += [_display(f) for f in reply.frames if isinstance(f, DisplayFrame)]
@@ -158,7 +195,9 @@ def reply_to_result(reply: Reply) -> CallToolResult:
 
 def _worker_error(result: ErrorResult) -> SnippetError:
     """A worker's error result as the tools' data: its kind, message, stack and whether the session's state is gone."""
-    return SnippetError(kind=result.error_kind, message=result.message, stack=result.stack, state_lost=result.state_lost)
+    return SnippetError(
+        kind=result.error_kind, message=result.message, stack=result.stack, state_lost=result.state_lost
+    )
 
 
 def check_failed(message: str) -> CodeCheck:
@@ -172,13 +211,21 @@ def check_to_result(analysis: Analysis) -> CallToolResult:
     notices = list(analysis.notices)
     if isinstance(result, ErrorResult):
         data = CodeCheck(ok=False, error=_worker_error(result), notices=wire_list(NoticeItem, notices))
-        return error_result("\n".join([result.message, *([result.stack] if result.stack else []), *map(str, notices)]), data)
+        return error_result(
+            "\n".join([result.message, *([result.stack] if result.stack else []), *map(str, notices)]), data
+        )
     assert isinstance(result, CheckResult)
-    data = CodeCheck(ok=result.compiled, value_type=result.value_type, diagnostics=wire_list(CheckDiagnostic, result.diagnostics),
-                     notices=wire_list(NoticeItem, notices),
-                     duration_ms=result.duration_ms)
+    data = CodeCheck(
+        ok=result.compiled,
+        value_type=result.value_type,
+        diagnostics=wire_list(CheckDiagnostic, result.diagnostics),
+        notices=wire_list(NoticeItem, notices),
+        duration_ms=result.duration_ms,
+    )
     text = "\n".join([check_text(result), *map(str, notices)])
-    return CallToolResult(content=[TextContent(type="text", text=text)], is_error=not result.compiled, structured_content=_data(data))
+    return CallToolResult(
+        content=[TextContent(type="text", text=text)], is_error=not result.compiled, structured_content=_data(data)
+    )
 
 
 def completion_text(result: CompletionResult) -> str:
@@ -205,15 +252,26 @@ def completion_to_result(analysis: Analysis) -> CallToolResult:
     result = analysis.result
     notices = list(analysis.notices)
     if isinstance(result, ErrorResult):
-        data = CodeCompletions(ok=False, error=SnippetError(kind=result.error_kind, message=result.message,
-                                                            state_lost=result.state_lost), notices=wire_list(NoticeItem, notices))
+        data = CodeCompletions(
+            ok=False,
+            error=SnippetError(kind=result.error_kind, message=result.message, state_lost=result.state_lost),
+            notices=wire_list(NoticeItem, notices),
+        )
         return error_result("\n".join([result.message, *map(str, notices)]), data)
     assert isinstance(result, CompletionResult)
-    data = CodeCompletions(ok=result.unavailable is None, items=wire_list(CompletionItem, result.items), prefix_start=result.prefix_start,
-                           unavailable=result.unavailable, notices=wire_list(NoticeItem, notices), duration_ms=result.duration_ms)
+    data = CodeCompletions(
+        ok=result.unavailable is None,
+        items=wire_list(CompletionItem, result.items),
+        prefix_start=result.prefix_start,
+        unavailable=result.unavailable,
+        notices=wire_list(NoticeItem, notices),
+        duration_ms=result.duration_ms,
+    )
     text = "\n".join([completion_text(result), *map(str, notices)])
     return CallToolResult(
-        content=[TextContent(type="text", text=text)], is_error=result.unavailable is not None, structured_content=_data(data)
+        content=[TextContent(type="text", text=text)],
+        is_error=result.unavailable is not None,
+        structured_content=_data(data),
     )
 
 
@@ -230,15 +288,22 @@ def test_reply_to_result(reply: TestReply) -> CallToolResult:
     if isinstance(result, ErrorResult):
         data = ProjectTestRun(ok=False, error=_worker_error(result), notices=wire_list(NoticeItem, reply.notices))
         return CallToolResult(
-            content=[TextContent(type="text", text="\n".join([f"Error: {result.message}", *notices]))], is_error=True,
+            content=[TextContent(type="text", text="\n".join([f"Error: {result.message}", *notices]))],
+            is_error=True,
             structured_content=_data(data),
         )
     fitted, cut = fit_test_run(result)
     data = ProjectTestRun(
-        ok=True, passed=fitted.passed, failed=fitted.failed, skipped=fitted.skipped, aborted=fitted.aborted,
-        duration_ms=fitted.duration_ms, failures=wire_list(TestFailureItem, fitted.failures), stopped=fitted.stopped, cut=cut,
+        ok=True,
+        passed=fitted.passed,
+        failed=fitted.failed,
+        skipped=fitted.skipped,
+        aborted=fitted.aborted,
+        duration_ms=fitted.duration_ms,
+        failures=wire_list(TestFailureItem, fitted.failures),
+        stopped=fitted.stopped,
+        cut=cut,
         notices=wire_list(NoticeItem, [*reply.notices, *(Notice(kind="environment", text=n) for n in fitted.notices)]),
     )
     text = "\n".join([*notices, run_report(fitted, cut)])
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=_data(data))
-

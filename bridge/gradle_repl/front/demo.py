@@ -18,9 +18,11 @@ SNIPPETS = [
     "val shelf = sample.classics\nshelf.books.map { sample.displayTitle(it.title) }",
     "import sample.*\nshelf.publishedBefore(1930)",
     "shelf.toJson()",
-    "import kotlinx.serialization.*\nimport kotlinx.serialization.json.*\n"
-    "@Serializable data class Loan(val title: String, val days: Int)\n"
-    'Json.decodeFromString<Loan>(Json.encodeToString(Loan("dubliners", 14)))',
+    (
+        "import kotlinx.serialization.*\nimport kotlinx.serialization.json.*\n"
+        "@Serializable data class Loan(val title: String, val days: Int)\n"
+        'Json.decodeFromString<Loan>(Json.encodeToString(Loan("dubliners", 14)))'
+    ),
     "kotlinx.coroutines.runBlocking { averageYearByAuthor(shelf) }",
     'println("printed"); markdown("**bold** text"); 6 * 7',
     'error("a runtime error, trimmed to the snippet\'s frames")',
@@ -58,7 +60,11 @@ class _Narrator:
                 self._downloading = True
                 print("  ... downloading the build's dependencies (first run only)", flush=True)
             return
-        if not line or line.startswith(self._BUILD_BANNER) or (line.startswith("[") and not line.startswith("[INFO] --- ")):
+        if (
+            not line
+            or line.startswith(self._BUILD_BANNER)
+            or (line.startswith("[") and not line.startswith("[INFO] --- "))
+        ):
             return
         print(f"  ... {line.removeprefix('[INFO] --- ')}", flush=True)
 
@@ -69,11 +75,16 @@ async def run_demo() -> int:
     async with Client(server, read_timeout_seconds=600) as client:
         tools = await client.list_tools()
         print(f"MCP server gradle-repl: tools {', '.join(t.name for t in tools.tools)}")
-        print(f"Starting a session on {project}: the first call builds it and starts a JVM (a first run also downloads "
-              "the Kotlin compiler and compiles gradle-repl's facade, once).", flush=True)
+        print(
+            f"Starting a session on {project}: the first call builds it and starts a JVM (a first run also downloads "
+            "the Kotlin compiler and compiles gradle-repl's facade, once).",
+            flush=True,
+        )
         for number, code in enumerate(SNIPPETS):
             result = await client.call_tool(
-                "run_kotlin_snippet", {"projectRoot": project, "code": code}, progress_callback=_Narrator() if number == 0 else None
+                "run_kotlin_snippet",
+                {"projectRoot": project, "code": code},
+                progress_callback=_Narrator() if number == 0 else None,
             )
             print("\n>>> " + code.replace("\n", "\n... "))
             print("\n".join(as_text(result)))

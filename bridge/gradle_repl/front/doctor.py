@@ -12,7 +12,13 @@ from typing import TextIO
 
 from gradle_repl import package_version
 from gradle_repl.front.doctor_checks import (
-    Finding, check_attach_targets, check_build_tools, check_cache, check_jdk, check_kotlin_daemons, check_token,
+    Finding,
+    check_attach_targets,
+    check_build_tools,
+    check_cache,
+    check_jdk,
+    check_kotlin_daemons,
+    check_token,
 )
 
 __all__ = ["add_doctor_command", "run_doctor", "doctor_findings", "render"]
@@ -24,15 +30,23 @@ _WIDTH = max(len(label) for label in _LABELS.values()) + 2
 
 def add_doctor_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     doctor = commands.add_parser(
-        "doctor", help="check what gradle-repl needs here (JDK, Maven, Gradle, attach targets, token, cache, daemons); exit 1 when something is missing",
+        "doctor",
+        help="check what gradle-repl needs here (JDK, Maven, Gradle, attach targets, token, cache, daemons); exit 1 when something is missing",
     )
-    doctor.add_argument("project_root", nargs="?", default=".", help="the project whose build tool to check (default: this directory)")
+    doctor.add_argument(
+        "project_root", nargs="?", default=".", help="the project whose build tool to check (default: this directory)"
+    )
 
 
 def doctor_findings(root: Path) -> list[Finding]:
     """Every check's findings, in the order a newcomer needs them: what calls need first, then what some calls use."""
     checks: list[Callable[[], list[Finding]]] = [
-        check_jdk, lambda: check_build_tools(root), check_attach_targets, check_token, check_cache, check_kotlin_daemons,
+        check_jdk,
+        lambda: check_build_tools(root),
+        check_attach_targets,
+        check_token,
+        check_cache,
+        check_kotlin_daemons,
     ]
     return [finding for check in checks for finding in check()]
 
@@ -55,7 +69,10 @@ def run_doctor(args: argparse.Namespace, out: TextIO | None = None) -> int:
     out = out or sys.stdout  # read at the call: a test may have replaced it
     root = Path(args.project_root).resolve()
     if not root.is_dir():
-        print(f"gradle-repl: {args.project_root} is not a directory; name a project directory, or none for this one", file=sys.stderr)
+        print(
+            f"gradle-repl: {args.project_root} is not a directory; name a project directory, or none for this one",
+            file=sys.stderr,
+        )
         return 2
     print(f"gradle-repl {package_version()} on Python {sys.version.split()[0]} ({sys.executable})", file=out)
     return render(doctor_findings(root), out)

@@ -28,8 +28,18 @@ from gradle_repl.project.kotlin_daemons import started_kotlin_daemons
 from gradle_repl.project.running_jvms import MINIMUM_JAVA, list_running_jvms
 from gradle_repl.settings import TOKEN_ENV
 
-__all__ = ["Finding", "Status", "check_jdk", "check_build_tools", "check_attach_targets", "check_token", "check_cache",
-           "check_kotlin_daemons", "MINIMUM_MAVEN", "MINIMUM_GRADLE"]
+__all__ = [
+    "Finding",
+    "Status",
+    "check_jdk",
+    "check_build_tools",
+    "check_attach_targets",
+    "check_token",
+    "check_cache",
+    "check_kotlin_daemons",
+    "MINIMUM_MAVEN",
+    "MINIMUM_GRADLE",
+]
 
 Status = Literal["ok", "missing", "warn", "info"]
 
@@ -39,12 +49,18 @@ MINIMUM_GRADLE = (7, 6)
 # `mvn -v` starts a JVM; on a loaded machine that takes seconds, never this long unless it hangs.
 MAVEN_VERSION_TIMEOUT_SECONDS = 60.0
 
-_INSTALL_JDK = (f"install a JDK {MINIMUM_JAVA}+ (Debian/Ubuntu: sudo apt-get install -y openjdk-17-jdk-headless; macOS: "
-                "brew install openjdk@17) and put its bin/ on PATH or set JAVA_HOME to it")
-_INSTALL_MAVEN = ("install Maven 3.6+ (Debian/Ubuntu: sudo apt-get install -y maven; macOS: brew install maven; "
-                  "https://maven.apache.org/install.html), or give the project a Maven wrapper (mvnw)")
-_INSTALL_GRADLE = ("give the project a Gradle wrapper (`gradle wrapper` in it, once) or install Gradle 7.6+ "
-                   "(https://gradle.org/install)")
+_INSTALL_JDK = (
+    f"install a JDK {MINIMUM_JAVA}+ (Debian/Ubuntu: sudo apt-get install -y openjdk-17-jdk-headless; macOS: "
+    "brew install openjdk@17) and put its bin/ on PATH or set JAVA_HOME to it"
+)
+_INSTALL_MAVEN = (
+    "install Maven 3.6+ (Debian/Ubuntu: sudo apt-get install -y maven; macOS: brew install maven; "
+    "https://maven.apache.org/install.html), or give the project a Maven wrapper (mvnw)"
+)
+_INSTALL_GRADLE = (
+    "give the project a Gradle wrapper (`gradle wrapper` in it, once) or install Gradle 7.6+ "
+    "(https://gradle.org/install)"
+)
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _MAVEN_VERSION = re.compile(r"Apache Maven (\d+(?:\.\d+)+)")
 _DISTRIBUTION_VERSION = re.compile(r"distributionUrl=.*?(?:gradle|apache-maven)-(\d+(?:\.\d+)+)")
@@ -71,14 +87,23 @@ def check_jdk() -> list[Finding]:
     if not jdk.has_javac:
         return [Finding("missing", "JDK", f"{jdk.home} ({where}) has java {version} but no javac: a JRE", _INSTALL_JDK)]
     if jdk.feature is not None and jdk.feature < MINIMUM_JAVA:
-        return [Finding("missing", "JDK", f"Java {version} at {jdk.home} ({where}); gradle-repl needs {MINIMUM_JAVA}+", _INSTALL_JDK)]
+        return [
+            Finding(
+                "missing",
+                "JDK",
+                f"Java {version} at {jdk.home} ({where}); gradle-repl needs {MINIMUM_JAVA}+",
+                _INSTALL_JDK,
+            )
+        ]
     return [Finding("ok", "JDK", f"{version} at {jdk.home} ({where}): java and javac")]
 
 
 def _maven_version(command: list[str]) -> str | None:
     """`mvn -v`'s version, or None when it can't be read."""
     try:
-        done = subprocess.run([*command, "-v", "-B"], capture_output=True, text=True, timeout=MAVEN_VERSION_TIMEOUT_SECONDS, check=False)
+        done = subprocess.run(
+            [*command, "-v", "-B"], capture_output=True, text=True, timeout=MAVEN_VERSION_TIMEOUT_SECONDS, check=False
+        )
     except (OSError, subprocess.TimeoutExpired):
         return None
     found = _MAVEN_VERSION.search(_ANSI.sub("", done.stdout))
@@ -133,14 +158,23 @@ def check_build_tools(root: Path) -> list[Finding]:
     builds = {"maven": MAVEN.detect(root), "gradle": GRADLE.detect(root)}
     found = {"maven": _maven(root), "gradle": _gradle(root)}
     kinds = [name.capitalize() for name, present in builds.items() if present]
-    project = Finding("info", "project", f"{root}: a {' and a '.join(kinds)} build" if kinds else
-                      f"no Gradle or Maven build in {root}; checked what any project needs (name one: gradle-repl doctor DIR)")
+    project = Finding(
+        "info",
+        "project",
+        f"{root}: a {' and a '.join(kinds)} build"
+        if kinds
+        else f"no Gradle or Maven build in {root}; checked what any project needs (name one: gradle-repl doctor DIR)",
+    )
     if not any(builds.values()):
         builds = {"maven": True, "gradle": True}
     usable = any(builds[name] and found[name][0] for name in builds)
     findings = [project]
     for name, fix, why in (
-        ("maven", _INSTALL_MAVEN, "Gradle projects need Maven only for Kotlin before 2.2, @file:DependsOn and attaching without a project"),
+        (
+            "maven",
+            _INSTALL_MAVEN,
+            "Gradle projects need Maven only for Kotlin before 2.2, @file:DependsOn and attaching without a project",
+        ),
         ("gradle", _INSTALL_GRADLE, "Maven projects don't need Gradle"),
     ):
         ok, text = found[name]
@@ -163,13 +197,25 @@ def check_attach_targets() -> list[Finding]:
         if why_not is None:
             findings.append(Finding("ok", "attach", f"apps on {named} can be attached to"))
         else:
-            findings.append(Finding("warn", "attach", f"apps on {named} can't be attached to: {why_not}",
-                                    f"run the app on a JDK {MINIMUM_JAVA}+ with javac and jcmd to attach to it"))
+            findings.append(
+                Finding(
+                    "warn",
+                    "attach",
+                    f"apps on {named} can't be attached to: {why_not}",
+                    f"run the app on a JDK {MINIMUM_JAVA}+ with javac and jcmd to attach to it",
+                )
+            )
     if not findings:
         findings.append(Finding("warn", "attach", "no JDK found in the usual places, JAVA_HOME or PATH", _INSTALL_JDK))
     running = list_running_jvms()
     attachable = sum(jvm.attachable for jvm in running)
-    findings.append(Finding("info", "attach", f"{len(running)} JVM(s) running here, {attachable} attachable (`gradle-repl jvms` lists them)"))
+    findings.append(
+        Finding(
+            "info",
+            "attach",
+            f"{len(running)} JVM(s) running here, {attachable} attachable (`gradle-repl jvms` lists them)",
+        )
+    )
     return findings
 
 
@@ -178,17 +224,35 @@ def check_token() -> list[Finding]:
     given = os.environ.get(TOKEN_ENV)
     if given is not None:
         if len(given.strip()) < MIN_TOKEN_CHARS:
-            return [Finding("warn", "HTTP token", f"{TOKEN_ENV} is {len(given.strip())} characters: serve --http refuses it",
-                            f"use at least {MIN_TOKEN_CHARS} characters, or unset it to use a generated token")]
+            return [
+                Finding(
+                    "warn",
+                    "HTTP token",
+                    f"{TOKEN_ENV} is {len(given.strip())} characters: serve --http refuses it",
+                    f"use at least {MIN_TOKEN_CHARS} characters, or unset it to use a generated token",
+                )
+            ]
         return [Finding("ok", "HTTP token", f"from {TOKEN_ENV}")]
     path = token_path()
     try:
         mode = stat.S_IMODE(path.stat().st_mode)
     except FileNotFoundError:
-        return [Finding("info", "HTTP token", f"not made yet: `gradle-repl token` or the first `serve --http` makes {path} (mode 0600)")]
+        return [
+            Finding(
+                "info",
+                "HTTP token",
+                f"not made yet: `gradle-repl token` or the first `serve --http` makes {path} (mode 0600)",
+            )
+        ]
     if os.name == "posix" and mode & 0o077:
-        return [Finding("warn", "HTTP token", f"{path} has mode {mode:04o}: other users can read it",
-                        f"chmod 600 {path} (the server also does when it next reads it)")]
+        return [
+            Finding(
+                "warn",
+                "HTTP token",
+                f"{path} has mode {mode:04o}: other users can read it",
+                f"chmod 600 {path} (the server also does when it next reads it)",
+            )
+        ]
     return [Finding("ok", "HTTP token", f"{path}, mode {mode:04o}")]
 
 
@@ -196,10 +260,18 @@ def check_cache() -> list[Finding]:
     """Where the cache is, how big, and which gradle-repl processes use it now."""
     cache = cache_dir()
     total = sum(kind.size_bytes for kind in cache_usage(cache))
-    findings = [Finding("info", "cache", f"{human_size(total)} at {cache} (`gradle-repl cache` shows it by kind, `cache clean` empties it)")]
+    findings = [
+        Finding(
+            "info",
+            "cache",
+            f"{human_size(total)} at {cache} (`gradle-repl cache` shows it by kind, `cache clean` empties it)",
+        )
+    ]
     users = cache_users(cache)
     if users:
-        findings.append(Finding("info", "cache", "in use by " + ", ".join(f"pid {user.pid} ({user.what})" for user in users)))
+        findings.append(
+            Finding("info", "cache", "in use by " + ", ".join(f"pid {user.pid} ({user.what})" for user in users))
+        )
     return findings
 
 
@@ -210,4 +282,10 @@ def check_kotlin_daemons() -> list[Finding]:
         return [Finding("info", "Kotlin daemons", "none started by gradle-repl is running")]
     listed = ", ".join(f"pid {daemon.pid} ({human_size(daemon.rss_bytes)})" for daemon in daemons)
     minutes = daemons[0].idle_shutdown_seconds // 60
-    return [Finding("info", "Kotlin daemons", f"{listed}; each stops {minutes} min after its last build (kill PID stops one now)")]
+    return [
+        Finding(
+            "info",
+            "Kotlin daemons",
+            f"{listed}; each stops {minutes} min after its last build (kill PID stops one now)",
+        )
+    ]

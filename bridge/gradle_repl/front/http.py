@@ -100,10 +100,16 @@ class BearerToken:
         if scope["type"] != "http":
             raise RuntimeError(f"serve --http serves HTTP requests only, not {scope['type']!r} connections")
         # The body is not read: nothing of an unauthenticated request is parsed.
-        await send({
-            "type": "http.response.start", "status": 401,
-            "headers": [(b"content-type", b"text/plain; charset=utf-8"), (b"www-authenticate", b'Bearer realm="gradle-repl"')],
-        })
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 401,
+                "headers": [
+                    (b"content-type", b"text/plain; charset=utf-8"),
+                    (b"www-authenticate", b'Bearer realm="gradle-repl"'),
+                ],
+            }
+        )
         await send({"type": "http.response.body", "body": UNAUTHORIZED.encode()})
 
     def _authorized(self, scope: Scope) -> bool:
@@ -154,10 +160,13 @@ class CancelOnDisconnect:
         headers = dict(scope["headers"])
         if request_id is None or b"mcp-session-id" not in headers:
             return
-        notice = json.dumps({
-            "jsonrpc": "2.0", "method": "notifications/cancelled",
-            "params": {"requestId": request_id, "reason": "the client's connection closed"},
-        }).encode()
+        notice = json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "method": "notifications/cancelled",
+                "params": {"requestId": request_id, "reason": "the client's connection closed"},
+            }
+        ).encode()
         kept = [(name, value) for name, value in scope["headers"] if name != b"content-length"]
         inner = {**scope, "headers": [*kept, (b"content-length", str(len(notice)).encode())]}
         delivered = False
@@ -188,7 +197,10 @@ def _request_id(body: bytes) -> str | int | None:
 def http_app(server: MCPServer, *, token: Token, host: str, max_body_bytes: int) -> App:
     """The server's Streamable HTTP app at /mcp, wrapped as the module docstring says."""
     inner = server.streamable_http_app(
-        streamable_http_path=MCP_PATH, transport_security=_security(host), max_request_body_size=max_body_bytes, host=host,
+        streamable_http_path=MCP_PATH,
+        transport_security=_security(host),
+        max_request_body_size=max_body_bytes,
+        host=host,
     )
     return BearerToken(RequestBodyLimitMiddleware(CancelOnDisconnect(inner), max_body_bytes), token.value)
 
@@ -201,7 +213,9 @@ def _listen(host: str, port: int) -> socket.socket:
         sock.bind(address)
     except OSError as error:
         sock.close()
-        raise GradleReplError(f"can't listen on {host}:{port}: {error.strerror} (another server there? pass --port)") from None
+        raise GradleReplError(
+            f"can't listen on {host}:{port}: {error.strerror} (another server there? pass --port)"
+        ) from None
     sock.listen(LISTEN_BACKLOG)
     return sock
 
@@ -221,7 +235,10 @@ def serve_http(server: MCPServer, *, token: Token, settings: Settings, allow_rem
         )
     app = http_app(server, token=token, host=host, max_body_bytes=settings.http_max_body_bytes)
     config = uvicorn.Config(
-        app, log_level="warning", timeout_graceful_shutdown=settings.http_shutdown_grace_seconds, lifespan="on",
+        app,
+        log_level="warning",
+        timeout_graceful_shutdown=settings.http_shutdown_grace_seconds,
+        lifespan="on",
     )
     # uvicorn stops in order on SIGTERM (the lifespan closes every session), then raises the signal again for the
     # handler it found: this one makes that an exit with status 0, as the stdio server's.

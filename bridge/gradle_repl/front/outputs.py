@@ -26,10 +26,31 @@ from gradle_repl.host.notices import NoticeKind
 from gradle_repl.options import EnvSource
 
 __all__ = [
-    "Wire", "SnippetDiagnostic", "CheckDiagnostic", "CodeEdit", "CompletionItem", "DeclaredName", "NoticeItem", "DisplayItem", "LiveSession",
-    "SessionOptionValues", "SnippetError", "SnippetRun", "SessionList", "SessionContents", "RunErrorKind", "CodeCheck",
-    "CodeCompletions", "SessionReset", "RunningJvmItem", "RunningJvms", "SessionAttached", "ProjectEnvironment",
-    "TestFailureItem", "ProjectTestRun", "wire_list",
+    "Wire",
+    "SnippetDiagnostic",
+    "CheckDiagnostic",
+    "CodeEdit",
+    "CompletionItem",
+    "DeclaredName",
+    "NoticeItem",
+    "DisplayItem",
+    "LiveSession",
+    "SessionOptionValues",
+    "SnippetError",
+    "SnippetRun",
+    "SessionList",
+    "SessionContents",
+    "RunErrorKind",
+    "CodeCheck",
+    "CodeCompletions",
+    "SessionReset",
+    "RunningJvmItem",
+    "RunningJvms",
+    "SessionAttached",
+    "ProjectEnvironment",
+    "TestFailureItem",
+    "ProjectTestRun",
+    "wire_list",
 ]
 
 # A snippet's error kinds, and `request`: the call could not run the snippet (bad arguments, a build that failed,
@@ -41,7 +62,9 @@ class Wire(BaseModel):
     """A model as clients read it: camelCase names, built from Python's snake_case (or from an internal model's
     attributes of the same names)."""
 
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, serialize_by_alias=True, from_attributes=True)
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, serialize_by_alias=True, from_attributes=True
+    )
 
 
 _W = TypeVar("_W", bound=Wire)
@@ -64,7 +87,9 @@ class SnippetDiagnostic(Wire):
 class CheckDiagnostic(SnippetDiagnostic):
     """One of the compiler's errors or warnings, with the text a run shows for it."""
 
-    text: str = Field(description="as run_kotlin_snippet shows it: `error: … (line L, col C)`, the offending line and a caret")
+    text: str = Field(
+        description="as run_kotlin_snippet shows it: `error: … (line L, col C)`, the offending line and a caret"
+    )
 
 
 class CodeEdit(Wire):
@@ -93,7 +118,9 @@ class DeclaredName(Wire):
 
     kind: DeclarationKind
     name: str
-    signature: str = Field(description="e.g. `val total: kotlin.Int`, `fun f(kotlin.Int): kotlin.String`, `data class Point`")
+    signature: str = Field(
+        description="e.g. `val total: kotlin.Int`, `fun f(kotlin.Int): kotlin.String`, `data class Point`"
+    )
     value: str | None = Field(default=None, description="a val's or var's current value, rendered and capped")
     snippet: int = Field(description="the number of the snippet that declared it (1 = the session's first)")
 
@@ -129,8 +156,12 @@ class LiveSession(Wire):
     idle_seconds: float
     worker_pid: int | None
     worker_rss_bytes: int | None
-    declarations: int = Field(default=0, description="names the session's snippets declared (describe_kotlin_session lists them)")
-    attached_pid: int | None = Field(default=None, description="the running JVM the session's snippets run in, when it is attached to one")
+    declarations: int = Field(
+        default=0, description="names the session's snippets declared (describe_kotlin_session lists them)"
+    )
+    attached_pid: int | None = Field(
+        default=None, description="the running JVM the session's snippets run in, when it is attached to one"
+    )
 
 
 class DisplayItem(Wire):
@@ -139,8 +170,9 @@ class DisplayItem(Wire):
     kind: DisplayKind
     mime: str
     text: str | None = Field(
-        default=None, description="the item's text (html as text, never to be rendered); null for an image, whose bytes are "
-        "the result's image content: the images in order, after the value's own when the value is an image"
+        default=None,
+        description="the item's text (html as text, never to be rendered); null for an image, whose bytes are "
+        "the result's image content: the images in order, after the value's own when the value is an image",
     )
 
 
@@ -168,21 +200,30 @@ class SnippetRun(Wire):
 
     ok: bool = Field(description="false exactly when the call's isError is true")
     value: str | None = Field(
-        default=None, description="the last expression's value as text; null for no value or an image (sent as image content)"
+        default=None,
+        description="the last expression's value as text; null for no value or an image (sent as image content)",
     )
-    value_type: str | None = Field(default=None, description="the value's Kotlin type, e.g. kotlin.collections.List<kotlin.Int>")
+    value_type: str | None = Field(
+        default=None, description="the value's Kotlin type, e.g. kotlin.collections.List<kotlin.Int>"
+    )
     value_kind: DisplayKind | None = None
-    value_mime: str | None = Field(default=None, description="the value's MIME type: text/plain, text/markdown, text/html, image/png, ...")
+    value_mime: str | None = Field(
+        default=None, description="the value's MIME type: text/plain, text/markdown, text/html, image/png, ..."
+    )
     error: SnippetError | None = None
     diagnostics: list[SnippetDiagnostic] = Field(
         default_factory=list, description="the compiler's errors and warnings, line and column 1-based in the snippet"
     )
     stdout: str = ""
     stderr: str = ""
-    display_count: int = Field(default=0, description="items the snippet showed with display(), markdown(), html(), image()")
+    display_count: int = Field(
+        default=0, description="items the snippet showed with display(), markdown(), html(), image()"
+    )
     displays: list[DisplayItem] = Field(default_factory=list, description="those items, in the order shown")
     truncated_bytes: int = Field(default=0, description="output cut by the output limits")
-    notices: list[NoticeItem] = Field(default_factory=list, description="what the session went through besides the snippet")
+    notices: list[NoticeItem] = Field(
+        default_factory=list, description="what the session went through besides the snippet"
+    )
     duration_ms: int = 0
 
 
@@ -198,7 +239,9 @@ class SessionContents(Wire):
     session_id: str
     imports: list[str] = Field(default_factory=list)
     libraries: list[str] = Field(default_factory=list, description="coordinates added with @file:DependsOn, in order")
-    declarations: list[DeclaredName] = Field(default_factory=list, description="as the REPL resolves them now, oldest first")
+    declarations: list[DeclaredName] = Field(
+        default_factory=list, description="as the REPL resolves them now, oldest first"
+    )
     options: SessionOptionValues = Field(
         default_factory=SessionOptionValues, description="the session options it runs with; secret-like values masked"
     )
@@ -210,13 +253,22 @@ class SessionContents(Wire):
 class CodeCheck(Wire):
     """The result of check_kotlin_snippet."""
 
-    ok: bool = Field(description="true when the code compiles (warnings allowed); false exactly when the call's isError is true")
-    value_type: str | None = Field(default=None, description="the last expression's Kotlin type, when it compiles and the REPL names it")
-    diagnostics: list[CheckDiagnostic] = Field(
-        default_factory=list, description="the compiler's errors (first) and warnings, line and column 1-based in the code"
+    ok: bool = Field(
+        description="true when the code compiles (warnings allowed); false exactly when the call's isError is true"
     )
-    error: SnippetError | None = Field(default=None, description="why the code could not be checked at all (not a compile error)")
-    notices: list[NoticeItem] = Field(default_factory=list, description="what the session went through besides the check")
+    value_type: str | None = Field(
+        default=None, description="the last expression's Kotlin type, when it compiles and the REPL names it"
+    )
+    diagnostics: list[CheckDiagnostic] = Field(
+        default_factory=list,
+        description="the compiler's errors (first) and warnings, line and column 1-based in the code",
+    )
+    error: SnippetError | None = Field(
+        default=None, description="why the code could not be checked at all (not a compile error)"
+    )
+    notices: list[NoticeItem] = Field(
+        default_factory=list, description="what the session went through besides the check"
+    )
     duration_ms: int = 0
 
 
@@ -225,7 +277,9 @@ class CodeCompletions(Wire):
 
     ok: bool = Field(description="false exactly when the call's isError is true")
     items: list[CompletionItem] = Field(default_factory=list, description="best first, at most 50")
-    prefix_start: int = Field(default=0, description="where the identifier prefix each item replaces starts, a 0-based offset into code")
+    prefix_start: int = Field(
+        default=0, description="where the identifier prefix each item replaces starts, a 0-based offset into code"
+    )
     unavailable: str | None = Field(default=None, description="why this session can't complete code, when it can't")
     error: SnippetError | None = None
     notices: list[NoticeItem] = Field(default_factory=list)
@@ -240,7 +294,10 @@ class SessionReset(Wire):
         description="reset: its JVM was stopped and the next snippet starts a fresh one; not running: it had no JVM, "
         "nothing was done; restarted (replay=true): a new JVM runs now and the earlier snippets ran again"
     )
-    notices: list[NoticeItem] = Field(default_factory=list, description="what the restart and the replay went through: the replayed notice says how many snippets ran again")
+    notices: list[NoticeItem] = Field(
+        default_factory=list,
+        description="what the restart and the replay went through: the replayed notice says how many snippets ran again",
+    )
 
 
 class RunningJvmItem(Wire):
@@ -249,7 +306,9 @@ class RunningJvmItem(Wire):
     pid: int
     main: str = Field(description="the main class, or the jar of `java -jar`, as its command line names it")
     working_directory: str | None = Field(default=None, description="null when this user may not read it")
-    java_version: str | None = Field(default=None, description="from its JDK's release file, e.g. 17.0.12; null when unknown")
+    java_version: str | None = Field(
+        default=None, description="from its JDK's release file, e.g. 17.0.12; null when unknown"
+    )
     java_home: str = Field(description="the JDK (or JRE) it runs on")
     user: str = Field(description="the user it runs as")
     attachable: bool = Field(description="whether attach_kotlin_session can attach a session to it")
@@ -259,7 +318,10 @@ class RunningJvmItem(Wire):
         description="whether its class path has Kotlin: a session attached there compiles for that Kotlin; without one, for "
         "gradle-repl's, whose runtime the snippets are lent; null when its class path can't be read from its command line",
     )
-    kotlin_version: str | None = Field(default=None, description="its kotlin-stdlib's version, e.g. 2.2.21; null when it has none or the jar doesn't say")
+    kotlin_version: str | None = Field(
+        default=None,
+        description="its kotlin-stdlib's version, e.g. 2.2.21; null when it has none or the jar doesn't say",
+    )
 
 
 class RunningJvms(Wire):
@@ -273,10 +335,14 @@ class SessionAttached(Wire):
 
     session_id: str
     pid: int
-    kotlin_version: str = Field(description="the Kotlin snippets compile with (the project's, or that of the app's kotlin-stdlib)")
+    kotlin_version: str = Field(
+        description="the Kotlin snippets compile with (the project's, or that of the app's kotlin-stdlib)"
+    )
     java_home: str = Field(description="the JDK the app runs on")
     classpath_size: int = Field(description="entries of the app's classpath that snippets compile against")
-    notices: list[NoticeItem] = Field(default_factory=list, description="what the user must know (a JDK warning, a reused agent, ...)")
+    notices: list[NoticeItem] = Field(
+        default_factory=list, description="what the user must know (a JDK warning, a reused agent, ...)"
+    )
 
 
 class ProjectEnvironment(Wire):
@@ -293,10 +359,14 @@ class ProjectEnvironment(Wire):
     classpath: list[str] = Field(description="the runtime classpath, the project's outputs first")
     compiler_plugin_classpath: list[str] = Field(default_factory=list, description="the compiler plugins' jars")
     compiler_plugin_options: list[str] = Field(default_factory=list, description="as -P plugin:<id>:<key>=<value>")
-    compiler_args: list[str] = Field(default_factory=list, description="free compiler arguments that change compilation")
+    compiler_args: list[str] = Field(
+        default_factory=list, description="free compiler arguments that change compilation"
+    )
     warnings: list[str] = Field(default_factory=list)
     origin: str = Field(description="from cache, or how long the build took")
-    notices: list[str] = Field(default_factory=list, description="one line per build tool that could not run before the one used")
+    notices: list[str] = Field(
+        default_factory=list, description="one line per build tool that could not run before the one used"
+    )
 
 
 class TestFailureItem(Wire):
@@ -305,10 +375,15 @@ class TestFailureItem(Wire):
 
     __test__ = False  # a model, not a pytest test class
 
-    test: str = Field(description="as a selector names it: `shop.CartTest.discount`; an invocation adds its display name in brackets")
+    test: str = Field(
+        description="as a selector names it: `shop.CartTest.discount`; an invocation adds its display name in brackets"
+    )
     display_name: str
     message: str = Field(description="the exception's class and message")
-    stack: list[str] = Field(default_factory=list, description="the exception's frames in the project's own code, each `Class.method(File.kt:12)`")
+    stack: list[str] = Field(
+        default_factory=list,
+        description="the exception's frames in the project's own code, each `Class.method(File.kt:12)`",
+    )
     output: str = Field(default="", description="what the test printed while it ran")
 
 
@@ -317,15 +392,20 @@ class ProjectTestRun(Wire):
 
     __test__ = False
 
-    ok: bool = Field(description="false exactly when the call's isError is true: the tests could not run (failing tests are not an error)")
+    ok: bool = Field(
+        description="false exactly when the call's isError is true: the tests could not run (failing tests are not an error)"
+    )
     passed: int = 0
     failed: int = 0
     skipped: int = Field(default=0, description="disabled tests (@Disabled, @Ignore)")
     aborted: int = Field(default=0, description="tests that ended on a failed assumption")
     duration_ms: int = 0
     failures: list[TestFailureItem] = Field(default_factory=list)
-    stopped: str | None = Field(default=None, description="why the run ended before its tests did (a timeout, a cancel)")
-    cut: str | None = Field(default=None, description="what the result's size limit left out (failures, output), when it left out any")
+    stopped: str | None = Field(
+        default=None, description="why the run ended before its tests did (a timeout, a cancel)"
+    )
+    cut: str | None = Field(
+        default=None, description="what the result's size limit left out (failures, output), when it left out any"
+    )
     error: SnippetError | None = Field(default=None, description="why the tests could not run")
     notices: list[NoticeItem] = Field(default_factory=list, description="what the session went through besides the run")
-

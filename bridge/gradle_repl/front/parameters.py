@@ -14,16 +14,23 @@ __all__ = ["ProjectRoot", "SessionProjectRoot", "ProjectPath", "SourceSet", "Ses
 ProjectRoot = Annotated[str, Field(description="Absolute path of the Gradle or Maven project's root directory.")]
 SessionProjectRoot = Annotated[
     str | None,
-    Field(description="Absolute path of the Gradle or Maven project's root directory; may be left out for a session "
-          "attached to a running JVM (attach_kotlin_session)."),
+    Field(
+        description="Absolute path of the Gradle or Maven project's root directory; may be left out for a session "
+        "attached to a running JVM (attach_kotlin_session)."
+    ),
 ]
 ProjectPath = Annotated[
-    str, Field(description="Gradle project path (':' for the root, ':app' for a subproject) or Maven module (dir or artifactId).")
+    str,
+    Field(
+        description="Gradle project path (':' for the root, ':app' for a subproject) or Maven module (dir or artifactId)."
+    ),
 ]
 SourceSet = Annotated[
     str,
-    Field(description="Source set whose classpath the snippet sees: 'main' or 'test', another Gradle source set, or a Kotlin "
-          "Multiplatform JVM compilation ('jvmMain', 'desktopMain', 'jvmTest'; 'main' when the project has one JVM target)."),
+    Field(
+        description="Source set whose classpath the snippet sees: 'main' or 'test', another Gradle source set, or a Kotlin "
+        "Multiplatform JVM compilation ('jvmMain', 'desktopMain', 'jvmTest'; 'main' when the project has one JVM target)."
+    ),
 ]
 SessionId = Annotated[str, Field(description="Names the REPL session; calls with the same id share state.")]
 BuildToolArg = Annotated[

@@ -11,16 +11,16 @@ from __future__ import annotations
 import dataclasses
 import os
 import sys
-from typing import TypeVar
 from collections.abc import AsyncIterator, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
+from typing import TypeVar
 
 import httpx2
-from pydantic import BaseModel
-from pydantic.alias_generators import to_camel
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult, ImageContent
+from pydantic import BaseModel
+from pydantic.alias_generators import to_camel
 
 if sys.version_info < (3, 11):  # built in from 3.11; before, the backport anyio itself uses
     from exceptiongroup import BaseExceptionGroup
@@ -28,12 +28,31 @@ if sys.version_info < (3, 11):  # built in from 3.11; before, the backport anyio
 from gradle_repl.display_kinds import DISPLAY_KINDS, DisplayKind
 from gradle_repl.errors import GradleReplError
 from gradle_repl.frames import (
-    CheckResult, CodeDiagnostic, CompilerDiagnostic, Completion, CompletionResult, Declaration, DisplayFrame, ErrorResult,
-    SessionDescription, StreamFrame, SuccessResult, TestFailureDetail, TestRunResult,
+    CheckResult,
+    CodeDiagnostic,
+    CompilerDiagnostic,
+    Completion,
+    CompletionResult,
+    Declaration,
+    DisplayFrame,
+    ErrorResult,
+    SessionDescription,
+    StreamFrame,
+    SuccessResult,
+    TestFailureDetail,
+    TestRunResult,
 )
 from gradle_repl.front.outputs import (
-    CodeCheck, CodeCompletions, LiveSession, NoticeItem, ProjectTestRun, SessionContents, SessionList, SessionOptionValues,
-    SessionReset, SnippetRun,
+    CodeCheck,
+    CodeCompletions,
+    LiveSession,
+    NoticeItem,
+    ProjectTestRun,
+    SessionContents,
+    SessionList,
+    SessionOptionValues,
+    SessionReset,
+    SnippetRun,
 )
 from gradle_repl.front.token import TOKEN_ENV, token_path
 from gradle_repl.host.handle import Analysis, OnFrame, OnTestProgress, Reply, TestReply
@@ -43,7 +62,16 @@ from gradle_repl.options import SessionOptions
 from gradle_repl.target import SessionTarget
 from gradle_repl.worker.report import Diagnostic, format_diagnostic
 
-__all__ = ["client_token", "connected", "RemoteSessions", "live_session", "joined_target", "tool_arguments", "option_arguments", "reply_from_result"]
+__all__ = [
+    "client_token",
+    "connected",
+    "RemoteSessions",
+    "live_session",
+    "joined_target",
+    "tool_arguments",
+    "option_arguments",
+    "reply_from_result",
+]
 
 # A snippet may run for up to an hour (the tool's own cap) without a progress line; a build before it, minutes.
 READ_TIMEOUT_SECONDS = 3600.0
@@ -107,11 +135,13 @@ async def connected(url: str) -> AsyncIterator[Client]:
     try:
         async with AsyncExitStack() as stack:
             try:
-                http = await stack.enter_async_context(httpx2.AsyncClient(
-                    headers={"Authorization": f"Bearer {token}"},
-                    timeout=httpx2.Timeout(CONNECT_TIMEOUT_SECONDS, read=READ_TIMEOUT_SECONDS),
-                    event_hooks={"response": [note_refusal]},
-                ))
+                http = await stack.enter_async_context(
+                    httpx2.AsyncClient(
+                        headers={"Authorization": f"Bearer {token}"},
+                        timeout=httpx2.Timeout(CONNECT_TIMEOUT_SECONDS, read=READ_TIMEOUT_SECONDS),
+                        event_hooks={"response": [note_refusal]},
+                    )
+                )
                 client = await stack.enter_async_context(
                     Client(streamable_http_client(url, http_client=http), read_timeout_seconds=READ_TIMEOUT_SECONDS)
                 )
@@ -140,7 +170,9 @@ def joined_target(info: LiveSession | None, named: SessionTarget, *, root_named:
     if info is not None:
         return SessionTarget(info.project_root, info.project_path, info.source_set, info.build_tool, info.session_id)
     if not root_named:
-        raise GradleReplError(f"session {named.session_id!r} is not live on the server; name the project to start it there")
+        raise GradleReplError(
+            f"session {named.session_id!r} is not live on the server; name the project to start it there"
+        )
     return dataclasses.replace(named, project_root=os.path.abspath(named.project_root))
 
 
@@ -197,7 +229,11 @@ def reply_from_result(result: CallToolResult, code: str) -> Reply:
         frames.append(StreamFrame(event="stderr", data=data.stderr))
     frames += [shown(item.kind, item.mime, item.text) for item in data.displays]
     diagnostics = _internal(CompilerDiagnostic, data.diagnostics)
-    warnings = [format_diagnostic(Diagnostic("WARNING", d.message, d.line, d.column), code) for d in diagnostics if d.severity == "warning"]
+    warnings = [
+        format_diagnostic(Diagnostic("WARNING", d.message, d.line, d.column), code)
+        for d in diagnostics
+        if d.severity == "warning"
+    ]
     heap = next((n.text for n in data.notices if n.kind == "memory"), None)
     notices = _notices([n for n in data.notices if n.kind != "memory"])
     result_frame: SuccessResult | ErrorResult
@@ -205,13 +241,25 @@ def reply_from_result(result: CallToolResult, code: str) -> Reply:
         error = data.error
         assert error.kind != "request"
         result_frame = ErrorResult(
-            error_kind=error.kind, message=error.message, stack=error.stack, state_lost=error.state_lost, compile_warnings=warnings,
-            diagnostics=diagnostics, heap_warning=heap, truncated_bytes=data.truncated_bytes, duration_ms=data.duration_ms,
+            error_kind=error.kind,
+            message=error.message,
+            stack=error.stack,
+            state_lost=error.state_lost,
+            compile_warnings=warnings,
+            diagnostics=diagnostics,
+            heap_warning=heap,
+            truncated_bytes=data.truncated_bytes,
+            duration_ms=data.duration_ms,
         )
     else:
         result_frame = SuccessResult(
-            value=value, value_type=data.value_type, compile_warnings=warnings, diagnostics=diagnostics, heap_warning=heap,
-            truncated_bytes=data.truncated_bytes, duration_ms=data.duration_ms,
+            value=value,
+            value_type=data.value_type,
+            compile_warnings=warnings,
+            diagnostics=diagnostics,
+            heap_warning=heap,
+            truncated_bytes=data.truncated_bytes,
+            duration_ms=data.duration_ms,
         )
     return Reply(tuple(frames), result_frame, notices)
 
@@ -229,8 +277,14 @@ class RemoteSessions:
         return ()
 
     async def run_snippet(
-        self, target: SessionTarget, *, code: str, timeout_seconds: float | None = None, progress: Progress | None = None,
-        on_frame: OnFrame | None = None, options: SessionOptions | None = None,
+        self,
+        target: SessionTarget,
+        *,
+        code: str,
+        timeout_seconds: float | None = None,
+        progress: Progress | None = None,
+        on_frame: OnFrame | None = None,
+        options: SessionOptions | None = None,
     ) -> Reply:
         show = progress
 
@@ -241,7 +295,9 @@ class RemoteSessions:
         arguments: dict[str, object] = {**tool_arguments(target), **option_arguments(options), "code": code}
         if timeout_seconds is not None:
             arguments["timeoutSeconds"] = timeout_seconds
-        result: CallToolResult = await self._client.call_tool("run_kotlin_snippet", arguments, progress_callback=on_progress)
+        result: CallToolResult = await self._client.call_tool(
+            "run_kotlin_snippet", arguments, progress_callback=on_progress
+        )
         reply = reply_from_result(result, code)
         if on_frame is not None:
             # What the snippet printed and showed, as a session in this process hands it over before its reply.
@@ -267,21 +323,34 @@ class RemoteSessions:
         if data.error is not None:
             raise GradleReplError(data.error.message)
         diagnostics = _internal(CodeDiagnostic, data.diagnostics)
-        checked = CheckResult(compiled=data.ok, value_type=data.value_type, diagnostics=diagnostics, duration_ms=data.duration_ms)
+        checked = CheckResult(
+            compiled=data.ok, value_type=data.value_type, diagnostics=diagnostics, duration_ms=data.duration_ms
+        )
         return Analysis(checked, _notices(data.notices))
 
     async def run_tests(
-        self, target: SessionTarget, *, selectors: list[str] | None = None, failed_only: bool = False,
-        timeout_seconds: float | None = None, progress: Progress | None = None, on_test: OnTestProgress | None = None,
+        self,
+        target: SessionTarget,
+        *,
+        selectors: list[str] | None = None,
+        failed_only: bool = False,
+        timeout_seconds: float | None = None,
+        progress: Progress | None = None,
+        on_test: OnTestProgress | None = None,
     ) -> TestReply:
         """run_project_tests in the server's test session; the run read back from its data."""
+
         async def on_progress(progress: float, total: float | None, message: str | None) -> None:
             if on_test is not None and message:
                 on_test(message)
 
         arguments: dict[str, object] = {
-            "projectRoot": target.project_root, "projectPath": target.project_path, "buildTool": target.build_tool,
-            "sessionId": target.session_id, "tests": selectors or [], "failedOnly": failed_only,
+            "projectRoot": target.project_root,
+            "projectPath": target.project_path,
+            "buildTool": target.build_tool,
+            "sessionId": target.session_id,
+            "tests": selectors or [],
+            "failedOnly": failed_only,
         }
         if timeout_seconds is not None:
             arguments["timeoutSeconds"] = timeout_seconds
@@ -293,8 +362,14 @@ class RemoteSessions:
             return TestReply(ErrorResult(error_kind=kind, message=data.error.message), notices)
         failures = _internal(TestFailureDetail, data.failures)
         run = TestRunResult(
-            passed=data.passed, failed=data.failed, skipped=data.skipped, aborted=data.aborted, duration_ms=data.duration_ms,
-            failures=failures, stopped=data.stopped, notices=[data.cut] if data.cut else [],
+            passed=data.passed,
+            failed=data.failed,
+            skipped=data.skipped,
+            aborted=data.aborted,
+            duration_ms=data.duration_ms,
+            failures=failures,
+            stopped=data.stopped,
+            notices=[data.cut] if data.cut else [],
         )
         return TestReply(run, notices)
 
@@ -314,7 +389,9 @@ class RemoteSessions:
         """The server's session restarted and its snippets run again; the notices its reply carries."""
         result = await self._client.call_tool("reset_kotlin_session", {"sessionId": session_id, "replay": True})
         if result.is_error:
-            raise GradleReplError(getattr(result.content[0], "text", "").removeprefix("Error: ") if result.content else "the reset failed")
+            raise GradleReplError(
+                getattr(result.content[0], "text", "").removeprefix("Error: ") if result.content else "the reset failed"
+            )
         return _notices(SessionReset.model_validate(result.structured_content or {}).notices)
 
     async def close_all(self) -> None:

@@ -138,8 +138,10 @@ def as_text(result: CallToolResult) -> list[str]:
     """An MCP result's content blocks as a terminal prints them (the demo shows what a client sees): text as it is,
     an image as its type and size."""
     return [
-        block.text if isinstance(block, TextContent)
-        else f"[{block.mime_type} image, {len(block.data) * 3 // 4} bytes]" if isinstance(block, ImageContent)
+        block.text
+        if isinstance(block, TextContent)
+        else f"[{block.mime_type} image, {len(block.data) * 3 // 4} bytes]"
+        if isinstance(block, ImageContent)
         else f"[{block.type} content]"
         for block in result.content
     ]

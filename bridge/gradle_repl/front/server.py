@@ -19,29 +19,63 @@ from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
 from gradle_repl import package_version
-from gradle_repl.front.agent_guide import INSTRUCTIONS
-from gradle_repl.front.attach_tools import AttachTools
-from gradle_repl.front.parameters import BuildToolArg, ProjectPath, ProjectRoot, SessionId, SessionProjectRoot, SourceSet
-from gradle_repl.front.content import (
-    check_failed, check_to_result, completion_failed, completion_to_result, error_result, reply_to_result, request_failed, test_reply_to_result,
-    tests_failed, text_result,
-)
-from gradle_repl.front.outputs import (
-    CodeCheck, CodeCompletions, DeclaredName, LiveSession, NoticeItem, ProjectEnvironment, ProjectTestRun, SessionContents, SessionList,
-    SessionOptionValues, SessionReset, SnippetRun, Wire, wire_list,
-)
 from gradle_repl.errors import GradleReplError
 from gradle_repl.frames import DisplayFrame, StreamFrame
-from gradle_repl.host.manager import BuildToolChoice, SessionManager
-from gradle_repl.project.process import refuse_new_builds, stop_all_builds
-from gradle_repl.project.resolve import resolve_environment
+from gradle_repl.front.agent_guide import INSTRUCTIONS
+from gradle_repl.front.attach_tools import AttachTools
+from gradle_repl.front.content import (
+    check_failed,
+    check_to_result,
+    completion_failed,
+    completion_to_result,
+    error_result,
+    reply_to_result,
+    request_failed,
+    test_reply_to_result,
+    tests_failed,
+    text_result,
+)
+from gradle_repl.front.outputs import (
+    CodeCheck,
+    CodeCompletions,
+    DeclaredName,
+    LiveSession,
+    NoticeItem,
+    ProjectEnvironment,
+    ProjectTestRun,
+    SessionContents,
+    SessionList,
+    SessionOptionValues,
+    SessionReset,
+    SnippetRun,
+    Wire,
+    wire_list,
+)
+from gradle_repl.front.parameters import (
+    BuildToolArg,
+    ProjectPath,
+    ProjectRoot,
+    SessionId,
+    SessionProjectRoot,
+    SourceSet,
+)
 from gradle_repl.host.handle import Analysis, Reply, TestReply
+from gradle_repl.host.manager import BuildToolChoice, SessionManager
 from gradle_repl.host.replay import ReplayPolicy
 from gradle_repl.options import EnvSource, SessionOptions, session_options
-from gradle_repl.target import SessionTarget
+from gradle_repl.project.process import refuse_new_builds, stop_all_builds
+from gradle_repl.project.resolve import resolve_environment
 from gradle_repl.settings import (
-    DEFAULT_BUILD_TOOL, DEFAULT_PROJECT_PATH, DEFAULT_SESSION_ID, DEFAULT_SOURCE_SET, DEFAULTS, TEST_SESSION_ID, TEST_SOURCE_SET, Settings,
+    DEFAULT_BUILD_TOOL,
+    DEFAULT_PROJECT_PATH,
+    DEFAULT_SESSION_ID,
+    DEFAULT_SOURCE_SET,
+    DEFAULTS,
+    TEST_SESSION_ID,
+    TEST_SOURCE_SET,
+    Settings,
 )
+from gradle_repl.target import SessionTarget
 
 __all__ = ["build_server", "serve", "serve_http", "KotlinTools"]
 
@@ -98,7 +132,9 @@ _T = TypeVar("_T")
 
 
 async def _answered(
-    ctx: Context, call: Callable[[_ProgressRelay], Awaitable[_T]], to_result: Callable[[_T], CallToolResult],
+    ctx: Context,
+    call: Callable[[_ProgressRelay], Awaitable[_T]],
+    to_result: Callable[[_T], CallToolResult],
     failed: Callable[[str], Wire],
 ) -> CallToolResult:
     """A call on a session with its progress relayed to the client; a user's error becomes one error result, with
@@ -126,7 +162,12 @@ class KotlinTools:
         self.manager = manager
 
     def _target(
-        self, project_root: str | None, project_path: str, source_set: str, build_tool: BuildToolChoice, session_id: str,
+        self,
+        project_root: str | None,
+        project_path: str,
+        source_set: str,
+        build_tool: BuildToolChoice,
+        session_id: str,
     ) -> SessionTarget:
         """The session a call names. Only a session attached to a running JVM may leave its project out: it runs
         the JVM's classes, whatever project a call names, and its target is the one it was attached with."""
@@ -149,30 +190,44 @@ class KotlinTools:
         sessionId: SessionId = DEFAULT_SESSION_ID,
         timeoutSeconds: Annotated[
             float | None,
-            Field(description=f"Stop the snippet after this many seconds (default {DEFAULTS.snippet_timeout_seconds:g}).", gt=0, le=3600),
+            Field(
+                description=f"Stop the snippet after this many seconds (default {DEFAULTS.snippet_timeout_seconds:g}).",
+                gt=0,
+                le=3600,
+            ),
         ] = None,
         buildTool: BuildToolArg = DEFAULT_BUILD_TOOL,
         env: Annotated[
-            dict[str, str] | None, Field(description="Session option: environment variables for the session's JVM, over envSource's.")
+            dict[str, str] | None,
+            Field(description="Session option: environment variables for the session's JVM, over envSource's."),
         ] = None,
         envSource: Annotated[
             EnvSource | None,
-            Field(description="Session option: the JVM's other variables: 'inherit' (the server's, the default), 'shell' "
-                  "(the user's login shell's: PATH, JAVA_HOME as in a terminal) or 'none'."),
+            Field(
+                description="Session option: the JVM's other variables: 'inherit' (the server's, the default), 'shell' "
+                "(the user's login shell's: PATH, JAVA_HOME as in a terminal) or 'none'."
+            ),
         ] = None,
         jvmArgs: Annotated[
             list[str] | None,
-            Field(description="Session option: system properties and JVM flags (-Dkey=value, --add-opens ...); flags that "
-                  "would break the session (heap, class path, GC choice, ...) are refused."),
+            Field(
+                description="Session option: system properties and JVM flags (-Dkey=value, --add-opens ...); flags that "
+                "would break the session (heap, class path, GC choice, ...) are refused."
+            ),
         ] = None,
         optIn: Annotated[
-            list[str] | None, Field(description="Session option: annotation names the compiler opts in to (-opt-in), e.g. kotlin.ExperimentalUnsignedTypes.")
+            list[str] | None,
+            Field(
+                description="Session option: annotation names the compiler opts in to (-opt-in), e.g. kotlin.ExperimentalUnsignedTypes."
+            ),
         ] = None,
         replay: Annotated[
             ReplayPolicy | None,
-            Field(description="Session option: 'on_restart' runs the session's earlier successful snippets again, in order, "
-                  "after a restart a project change forced; 'never' (the default) doesn't, since snippets can have side "
-                  "effects. Changing it never restarts the session."),
+            Field(
+                description="Session option: 'on_restart' runs the session's earlier successful snippets again, in order, "
+                "after a restart a project change forced; 'never' (the default) doesn't, since snippets can have side "
+                "effects. Changing it never restarts the session."
+            ),
         ] = None,
     ) -> Annotated[CallToolResult, SnippetRun]:
         """Run Kotlin code in a REPL session with the project's classes, dependencies, JDK and compiler plugins.
@@ -191,11 +246,17 @@ class KotlinTools:
         Session options (env, envSource, jvmArgs, optIn) apply from a session's first call; given again later, the
         same ones change nothing and other ones restart the session (the reply says so); left out, the session's stay.
         """
+
         async def run(relay: _ProgressRelay) -> Reply:
             options = session_options(env=env, env_source=envSource, jvm_args=jvmArgs, opt_in=optIn)
             return await self.manager.run_snippet(
-                self._target(projectRoot, projectPath, sourceSet, buildTool, sessionId), code=code, timeout_seconds=timeoutSeconds, progress=relay, on_frame=relay.output,
-                options=options, replay=replay,
+                self._target(projectRoot, projectPath, sourceSet, buildTool, sessionId),
+                code=code,
+                timeout_seconds=timeoutSeconds,
+                progress=relay,
+                on_frame=relay.output,
+                options=options,
+                replay=replay,
             )
 
         return await _answered(ctx, run, reply_to_result, request_failed)
@@ -206,17 +267,30 @@ class KotlinTools:
         ctx: Context,
         tests: Annotated[
             list[str] | None,
-            Field(description="Which tests: a class `shop.CartTest` (a nested one `shop.CartTest.Empty`), a method "
-                  "`shop.CartTest.oneItem`, a package `shop.*`; none runs every test of the source set."),
+            Field(
+                description="Which tests: a class `shop.CartTest` (a nested one `shop.CartTest.Empty`), a method "
+                "`shop.CartTest.oneItem`, a package `shop.*`; none runs every test of the source set."
+            ),
         ] = None,
-        failedOnly: Annotated[bool, Field(description="Run the previous run's failures again (tests is then ignored).")] = False,
+        failedOnly: Annotated[
+            bool, Field(description="Run the previous run's failures again (tests is then ignored).")
+        ] = False,
         projectPath: ProjectPath = DEFAULT_PROJECT_PATH,
-        sessionId: Annotated[str, Field(description="Names the test session; run_kotlin_snippet with sourceSet 'test' and this "
-                                        "sessionId reaches the same session (its state, the last run's failures).")] = TEST_SESSION_ID,
+        sessionId: Annotated[
+            str,
+            Field(
+                description="Names the test session; run_kotlin_snippet with sourceSet 'test' and this "
+                "sessionId reaches the same session (its state, the last run's failures)."
+            ),
+        ] = TEST_SESSION_ID,
         timeoutSeconds: Annotated[
             float | None,
-            Field(description=f"Stop the run after this many seconds (default {DEFAULTS.snippet_timeout_seconds:g}); the running "
-                  "test is interrupted and the session stays usable.", gt=0, le=3600),
+            Field(
+                description=f"Stop the run after this many seconds (default {DEFAULTS.snippet_timeout_seconds:g}); the running "
+                "test is interrupted and the session stays usable.",
+                gt=0,
+                le=3600,
+            ),
         ] = None,
         buildTool: BuildToolArg = DEFAULT_BUILD_TOOL,
     ) -> Annotated[CallToolResult, ProjectTestRun]:
@@ -233,10 +307,16 @@ class KotlinTools:
         state the tests left. structuredContent: passed, failed, skipped, aborted, durationMs, failures {test,
         displayName, message, stack, output}, stopped, cut, error, notices.
         """
+
         async def run(relay: _ProgressRelay) -> TestReply:
             target = SessionTarget(projectRoot, projectPath, TEST_SOURCE_SET, buildTool, sessionId)
             return await self.manager.run_tests(
-                target, selectors=tests or [], failed_only=failedOnly, timeout_seconds=timeoutSeconds, progress=relay, on_test=relay,
+                target,
+                selectors=tests or [],
+                failed_only=failedOnly,
+                timeout_seconds=timeoutSeconds,
+                progress=relay,
+                on_test=relay,
             )
 
         return await _answered(ctx, run, test_reply_to_result, tests_failed)
@@ -265,6 +345,7 @@ class KotlinTools:
         does. structuredContent has the same as data: ok, valueType, diagnostics {severity, message, line, column,
         text}, error, notices.
         """
+
         async def check(relay: _ProgressRelay) -> Analysis:
             where = self._target(projectRoot, projectPath, sourceSet, buildTool, sessionId)
             return await self.manager.check_snippet(where, code=code, progress=relay)
@@ -277,7 +358,8 @@ class KotlinTools:
         ctx: Context,
         projectRoot: SessionProjectRoot = None,
         cursor: Annotated[
-            int | None, Field(description="0-based character offset into code where completion is wanted; default: the end.", ge=0)
+            int | None,
+            Field(description="0-based character offset into code where completion is wanted; default: the end.", ge=0),
         ] = None,
         projectPath: ProjectPath = DEFAULT_PROJECT_PATH,
         sourceSet: SourceSet = DEFAULT_SOURCE_SET,
@@ -290,6 +372,7 @@ class KotlinTools:
         the cursor, its kind, and its signature or type; best first, at most 50. Runs nothing and changes nothing,
         and never rebuilds or restarts a live session. structuredContent has the same as data: items {text, kind, detail}, prefixStart, unavailable.
         """
+
         async def complete(relay: _ProgressRelay) -> Analysis:
             where = self._target(projectRoot, projectPath, sourceSet, buildTool, sessionId)
             return await self.manager.complete_snippet(where, code=code, cursor=cursor, progress=relay)
@@ -297,10 +380,14 @@ class KotlinTools:
         return await _answered(ctx, complete, completion_to_result, completion_failed)
 
     async def reset_kotlin_session(
-        self, sessionId: SessionId = DEFAULT_SESSION_ID,
+        self,
+        sessionId: SessionId = DEFAULT_SESSION_ID,
         replay: Annotated[
-            bool, Field(description="Restart and run all: start a new JVM now (the project rebuilt if it changed) and run "
-                        "the session's successful snippets again in order, stopping at the first that fails.")
+            bool,
+            Field(
+                description="Restart and run all: start a new JVM now (the project rebuilt if it changed) and run "
+                "the session's successful snippets again in order, stopping at the first that fails."
+            ),
         ] = False,
     ) -> Annotated[CallToolResult, SessionReset]:
         """Hard-reset a session: its JVM is killed and all its state dropped; the next snippet starts fresh. With
@@ -312,7 +399,9 @@ class KotlinTools:
             except GradleReplError as error:
                 return error_result(str(error))
             restarted = SessionReset(session_id=sessionId, outcome="restarted", notices=wire_list(NoticeItem, notices))
-            return text_result("\n".join([f"Session {sessionId!r} was restarted.", *(n.text for n in notices)]), restarted)
+            return text_result(
+                "\n".join([f"Session {sessionId!r} was restarted.", *(n.text for n in notices)]), restarted
+            )
         if await self.manager.reset(sessionId):
             reset = SessionReset(session_id=sessionId, outcome="reset")
             return text_result(f"Session {sessionId!r} was reset; the next snippet starts a fresh JVM.", reset)
@@ -332,7 +421,9 @@ class KotlinTools:
         text = json.dumps(listed.model_dump(mode="json")["sessions"], indent=2)
         return text_result(text if listed.sessions else "No live sessions.", listed)
 
-    async def describe_kotlin_session(self, sessionId: SessionId = DEFAULT_SESSION_ID) -> Annotated[CallToolResult, SessionContents]:
+    async def describe_kotlin_session(
+        self, sessionId: SessionId = DEFAULT_SESSION_ID
+    ) -> Annotated[CallToolResult, SessionContents]:
         """What a session holds, to pick up a session you did not start: its imports, and the names its snippets
         declared as the REPL resolves them now (newest definition wins) — vals and vars with their type and
         current value (capped), functions with their signatures, classes, objects, interfaces, typealiases —
@@ -345,8 +436,11 @@ class KotlinTools:
         options = self.manager.session_options(sessionId) or SessionOptions()
         attached = self.manager.attached_pid(sessionId)
         contents = SessionContents(
-            session_id=sessionId, imports=description.imports, libraries=description.libraries,
-            declarations=wire_list(DeclaredName, description.declarations), options=SessionOptionValues.model_validate(options.masked()),
+            session_id=sessionId,
+            imports=description.imports,
+            libraries=description.libraries,
+            declarations=wire_list(DeclaredName, description.declarations),
+            options=SessionOptionValues.model_validate(options.masked()),
             attached_pid=attached,
         )
         summary = description.summary(sessionId)
@@ -371,14 +465,20 @@ class KotlinTools:
         try:
             async with _relay(ctx) as relay:
                 resolved = await self.manager.resolve(
-                    projectRoot, project_path=projectPath, source_set=sourceSet, build_tool=buildTool,
-                    progress=relay, refresh=refresh,
+                    projectRoot,
+                    project_path=projectPath,
+                    source_set=sourceSet,
+                    build_tool=buildTool,
+                    progress=relay,
+                    refresh=refresh,
                 )
         except GradleReplError as error:
             return error_result(str(error))
         notices = "".join(f"\n{notice}" for notice in resolved.notices)
         shown = resolved.environment.model_dump(include=set(ProjectEnvironment.model_fields) - {"origin", "notices"})
-        data = ProjectEnvironment.model_validate({**shown, "origin": resolved.origin(), "notices": list(resolved.notices)})
+        data = ProjectEnvironment.model_validate(
+            {**shown, "origin": resolved.origin(), "notices": list(resolved.notices)}
+        )
         return text_result(f"{resolved.environment.summary()}\n({resolved.origin()}){notices}", data)
 
     def annotated(self) -> list[tuple[Callable[..., Any], ToolAnnotations]]:
@@ -389,12 +489,21 @@ class KotlinTools:
             (self.check_kotlin_snippet, ToolAnnotations(idempotent_hint=True, open_world_hint=False)),
             (self.run_project_tests, ToolAnnotations(open_world_hint=False)),
             (self.complete_kotlin_snippet, ToolAnnotations(idempotent_hint=True, open_world_hint=False)),
-            (self.reset_kotlin_session, ToolAnnotations(destructive_hint=True, idempotent_hint=True, open_world_hint=False)),
-            (self.close_kotlin_session, ToolAnnotations(destructive_hint=True, idempotent_hint=True, open_world_hint=False)),
+            (
+                self.reset_kotlin_session,
+                ToolAnnotations(destructive_hint=True, idempotent_hint=True, open_world_hint=False),
+            ),
+            (
+                self.close_kotlin_session,
+                ToolAnnotations(destructive_hint=True, idempotent_hint=True, open_world_hint=False),
+            ),
             (self.list_kotlin_sessions, ToolAnnotations(read_only_hint=True, open_world_hint=False)),
             (self.describe_kotlin_session, ToolAnnotations(read_only_hint=True, open_world_hint=False)),
             # It runs the project's build (which writes outputs and may download dependencies).
-            (self.resolve_gradle_environment, ToolAnnotations(read_only_hint=False, idempotent_hint=True, open_world_hint=True)),
+            (
+                self.resolve_gradle_environment,
+                ToolAnnotations(read_only_hint=False, idempotent_hint=True, open_world_hint=True),
+            ),
         ]
 
 

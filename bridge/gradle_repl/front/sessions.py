@@ -32,15 +32,29 @@ class Sessions(CompletingSessions, Protocol):
     ) -> tuple[Notice, ...]: ...
 
     async def run_snippet(
-        self, target: SessionTarget, *, code: str, timeout_seconds: float | None = None, progress: Progress | None = None,
-        on_frame: OnFrame | None = None, options: SessionOptions | None = None,
+        self,
+        target: SessionTarget,
+        *,
+        code: str,
+        timeout_seconds: float | None = None,
+        progress: Progress | None = None,
+        on_frame: OnFrame | None = None,
+        options: SessionOptions | None = None,
     ) -> Reply: ...
 
-    async def check_snippet(self, target: SessionTarget, *, code: str, progress: Progress | None = None) -> Analysis: ...
+    async def check_snippet(
+        self, target: SessionTarget, *, code: str, progress: Progress | None = None
+    ) -> Analysis: ...
 
     async def run_tests(
-        self, target: SessionTarget, *, selectors: list[str] | None = None, failed_only: bool = False,
-        timeout_seconds: float | None = None, progress: Progress | None = None, on_test: OnTestProgress | None = None,
+        self,
+        target: SessionTarget,
+        *,
+        selectors: list[str] | None = None,
+        failed_only: bool = False,
+        timeout_seconds: float | None = None,
+        progress: Progress | None = None,
+        on_test: OnTestProgress | None = None,
     ) -> TestReply: ...
 
     async def describe(self, session_id: str) -> SessionDescription: ...

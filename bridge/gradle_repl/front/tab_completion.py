@@ -101,7 +101,9 @@ class ImportEdits:
 class SessionCompleter(Completer):
     """Completions from the session, only when asked (Tab): each one costs a compilation."""
 
-    def __init__(self, sessions: CompletingSessions, target: SessionTarget, *, show: Callable[[str], None] = print) -> None:
+    def __init__(
+        self, sessions: CompletingSessions, target: SessionTarget, *, show: Callable[[str], None] = print
+    ) -> None:
         """`show` prints a line above the prompt: the notices of a session that a Tab started."""
         self._sessions = sessions
         self._target = target
@@ -111,9 +113,13 @@ class SessionCompleter(Completer):
     def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterable[Completion]:
         return []  # the prompt runs in an event loop: get_completions_async answers
 
-    async def get_completions_async(self, document: Document, complete_event: CompleteEvent) -> AsyncGenerator[Completion, None]:
+    async def get_completions_async(
+        self, document: Document, complete_event: CompleteEvent
+    ) -> AsyncGenerator[Completion, None]:
         try:
-            analysis = await self._sessions.complete_snippet(self._target, code=document.text, cursor=document.cursor_position)
+            analysis = await self._sessions.complete_snippet(
+                self._target, code=document.text, cursor=document.cursor_position
+            )
         except GradleReplError:
             return
         if analysis.notices:
@@ -132,7 +138,6 @@ class SessionCompleter(Completer):
         self.imports.offer(app.current_buffer if app is not None else None, document.text, offered)
         for completion in completions:
             yield completion
-
 
     def _show_all(self, notices: Iterable[Notice]) -> None:
         for notice in notices:

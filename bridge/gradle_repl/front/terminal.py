@@ -22,12 +22,12 @@ from prompt_toolkit.history import FileHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 from gradle_repl.errors import GradleReplError
-from gradle_repl.host.manager import SessionManager
-from gradle_repl.front.reply_text import ReplyPrinter
 from gradle_repl.front.kotlin_input import is_complete
+from gradle_repl.front.reply_text import ReplyPrinter
 from gradle_repl.front.sessions import Sessions
 from gradle_repl.front.tab_completion import SessionCompleter, add_tab_bindings
 from gradle_repl.front.test_report import reply_text
+from gradle_repl.host.manager import SessionManager
 from gradle_repl.options import SessionOptions
 from gradle_repl.paths import data_dir
 from gradle_repl.project.resolve import resolve_environment
@@ -64,7 +64,11 @@ class TerminalOptions:
 
     def greeting(self) -> str:
         target = self.target
-        where = f"session {target.session_id!r} of {self.server} ({target.project_root})" if self.server else target.project_root
+        where = (
+            f"session {target.session_id!r} of {self.server} ({target.project_root})"
+            if self.server
+            else target.project_root
+        )
         return f"gradle-repl: Kotlin in {where} (:help for help, Ctrl-D to quit)"
 
 
@@ -92,7 +96,10 @@ def _key_bindings() -> KeyBindings:
 async def _run_one(manager: Sessions, options: TerminalOptions, code: str, printer: ReplyPrinter) -> None:
     task = asyncio.ensure_future(
         manager.run_snippet(
-            options.target, code=code, timeout_seconds=options.timeout_seconds, progress=printer.status,
+            options.target,
+            code=code,
+            timeout_seconds=options.timeout_seconds,
+            progress=printer.status,
             options=options.session_options,
             on_frame=printer.frame,
         )
@@ -134,7 +141,9 @@ def _on_sigint(loop: asyncio.AbstractEventLoop, action: Callable[[], object]) ->
 
 async def run_terminal(options: TerminalOptions, sessions: Sessions | None = None, out: TextIO = sys.stdout) -> int:
     """The prompt loop; returns the exit code."""
-    manager = sessions or SessionManager.from_settings(DEFAULTS.model_copy(update={"spare_worker": False}), resolver=resolve_environment)
+    manager = sessions or SessionManager.from_settings(
+        DEFAULTS.model_copy(update={"spare_worker": False}), resolver=resolve_environment
+    )
     printer = ReplyPrinter(out)
     history = data_dir() / "repl-history"
     history.parent.mkdir(parents=True, exist_ok=True)
@@ -149,7 +158,9 @@ async def run_terminal(options: TerminalOptions, sessions: Sessions | None = Non
     try:
         printer.line(options.greeting())
         try:
-            for notice in await manager.open_session(options.target, progress=printer.status, options=options.session_options):
+            for notice in await manager.open_session(
+                options.target, progress=printer.status, options=options.session_options
+            ):
                 printer.line(notice.text)
             printer.clear_status()
         except GradleReplError as error:
@@ -208,8 +219,12 @@ async def _test(manager: Sessions, options: TerminalOptions, words: list[str], p
     selectors = [word for word in words if word != "--failed"]
     try:
         reply = await manager.run_tests(
-            tests_target(options.target), selectors=selectors, failed_only=failed_only, timeout_seconds=options.timeout_seconds,
-            progress=printer.status, on_test=printer.status,
+            tests_target(options.target),
+            selectors=selectors,
+            failed_only=failed_only,
+            timeout_seconds=options.timeout_seconds,
+            progress=printer.status,
+            on_test=printer.status,
         )
     except GradleReplError as error:
         printer.clear_status()
@@ -217,4 +232,3 @@ async def _test(manager: Sessions, options: TerminalOptions, words: list[str], p
         return
     printer.clear_status()
     printer.line(reply_text(reply)[0])
-

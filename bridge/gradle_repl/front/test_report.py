@@ -37,7 +37,9 @@ def fit_test_run(result: TestRunResult, limit: int = RESULT_LIMIT_CHARS) -> tupl
         if len(failure.output) > _OUTPUT_CHARS:
             outputs_cut += 1
             more = len(failure.output) - _OUTPUT_CHARS
-            failure = failure.model_copy(update={"output": f"{failure.output[:_OUTPUT_CHARS]}… ({more} more characters)"})
+            failure = failure.model_copy(
+                update={"output": f"{failure.output[:_OUTPUT_CHARS]}… ({more} more characters)"}
+            )
         size = len(failure.test) + len(failure.message) + len(failure.output) + sum(len(f) for f in failure.stack)
         if kept and used + size > limit:
             break
@@ -45,7 +47,9 @@ def fit_test_run(result: TestRunResult, limit: int = RESULT_LIMIT_CHARS) -> tupl
         used += size
     cuts = []
     if len(kept) < len(result.failures):
-        cuts.append(f"{len(result.failures) - len(kept)} more failures left out (a {limit}-character limit); run them by name to see them")
+        cuts.append(
+            f"{len(result.failures) - len(kept)} more failures left out (a {limit}-character limit); run them by name to see them"
+        )
     if outputs_cut:
         cuts.append(f"the output of {outputs_cut} failures cut to {_OUTPUT_CHARS} characters")
     return result.model_copy(update={"failures": kept}), "; ".join(cuts) or None
@@ -78,4 +82,3 @@ def reply_text(reply: TestReply) -> tuple[str, bool]:
         return "\n".join([*notices, f"error: {reply.result.message}"]), False
     fitted, cut = fit_test_run(reply.result)
     return "\n".join([*notices, run_report(fitted, cut)]), nothing_failed(reply.result)
-

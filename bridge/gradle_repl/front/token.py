@@ -42,7 +42,9 @@ def server_token() -> Token:
     if given is not None:
         given = given.strip()
         if len(given) < MIN_TOKEN_CHARS:
-            raise GradleReplError(f"{TOKEN_ENV} is {len(given)} characters; use at least {MIN_TOKEN_CHARS} (or unset it to use a generated one)")
+            raise GradleReplError(
+                f"{TOKEN_ENV} is {len(given)} characters; use at least {MIN_TOKEN_CHARS} (or unset it to use a generated one)"
+            )
         return Token(given, f"the {TOKEN_ENV} environment variable")
     path = token_path()
     try:

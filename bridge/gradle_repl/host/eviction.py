@@ -68,9 +68,15 @@ class SessionEviction:
             now = time.monotonic()
             for session in self._sessions:
                 idle = now - session.last_used
-                if session.worker is not None and not session.lock.locked() and idle > self._limits.idle_timeout_seconds:
+                if (
+                    session.worker is not None
+                    and not session.lock.locked()
+                    and idle > self._limits.idle_timeout_seconds
+                ):
                     self._sessions.remove(session.session_id)
-                    await self._evict(session, f"after {idle:.0f} s idle (--idle-timeout {self._limits.idle_timeout_seconds:g})")
+                    await self._evict(
+                        session, f"after {idle:.0f} s idle (--idle-timeout {self._limits.idle_timeout_seconds:g})"
+                    )
 
     async def _evict(self, session: Session, why: str) -> None:
         self._notices[session.session_id] = (

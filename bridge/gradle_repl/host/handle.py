@@ -26,9 +26,9 @@ from gradle_repl.frames import (
     CancelRequest,
     CheckRequest,
     CheckResult,
-    CompleteRequest,
     CompileRequest,
     CompileResult,
+    CompleteRequest,
     CompletionResult,
     DescribeRequest,
     DescriptionResult,
@@ -57,7 +57,16 @@ from gradle_repl.host.notices import Notice
 from gradle_repl.stopping import ShutdownPath, stop_worker
 from gradle_repl.worker.deadlines import STOPPED_ANSWER_SECONDS
 
-__all__ = ["WorkerHandle", "Reply", "Analysis", "OnFrame", "TestReply", "OnTestProgress", "WORKER_START_TIMEOUT_SECONDS", "RESULT_MARGIN_SECONDS"]
+__all__ = [
+    "WorkerHandle",
+    "Reply",
+    "Analysis",
+    "OnFrame",
+    "TestReply",
+    "OnTestProgress",
+    "WORKER_START_TIMEOUT_SECONDS",
+    "RESULT_MARGIN_SECONDS",
+]
 
 # Starting a JVM, loading the compiler and (first time per Kotlin version) compiling the facade.
 WORKER_START_TIMEOUT_SECONDS = 180.0
@@ -104,7 +113,9 @@ class TestReply:
 
 
 # What each request is answered with; anything else is a broken protocol.
-_Request = EvalRequest | DescribeRequest | CheckRequest | CompleteRequest | UpdateRequest | TestRunRequest | CompileRequest
+_Request = (
+    EvalRequest | DescribeRequest | CheckRequest | CompleteRequest | UpdateRequest | TestRunRequest | CompileRequest
+)
 _ANSWERS: dict[type[_Request], tuple[type[Result], ...]] = {
     EvalRequest: (SuccessResult, ErrorResult),
     DescribeRequest: (DescriptionResult, ErrorResult),
@@ -237,21 +248,32 @@ class WorkerHandle:
         before another request can start."""
         frames, result = await self._send(
             lambda request_id: EvalRequest(id=request_id, code=code, timeout_ms=int(timeout_seconds * 1000)),
-            timeout_seconds, on_frame,
+            timeout_seconds,
+            on_frame,
         )
         assert isinstance(result, (SuccessResult, ErrorResult))  # _ANSWERS
         return Reply(frames, result, tuple(notices))
 
     async def run_tests(
-        self, selectors: Sequence[str], *, failed_only: bool, timeout_seconds: float, on_progress: OnTestProgress | None = None,
+        self,
+        selectors: Sequence[str],
+        *,
+        failed_only: bool,
+        timeout_seconds: float,
+        on_progress: OnTestProgress | None = None,
         notices: Sequence[Notice] = (),
     ) -> TestReply:
         """Runs the project's tests in the session; cancelled, the run is stopped as a snippet is."""
         _, result = await self._send(
             lambda request_id: TestRunRequest(
-                id=request_id, selectors=list(selectors), failed_only=failed_only, timeout_ms=int(timeout_seconds * 1000)
+                id=request_id,
+                selectors=list(selectors),
+                failed_only=failed_only,
+                timeout_ms=int(timeout_seconds * 1000),
             ),
-            timeout_seconds, None, on_progress,
+            timeout_seconds,
+            None,
+            on_progress,
         )
         assert isinstance(result, (TestRunResult, ErrorResult))  # _ANSWERS
         return TestReply(result, tuple(notices))
@@ -270,7 +292,9 @@ class WorkerHandle:
 
     async def compile_edits(self, request: CompileRequest) -> CompileResult | ErrorResult:
         """Compiles edited project sources with the session's compiler into gradle-repl's class directory (issue 42)."""
-        _, result = await self._send(lambda request_id: request.model_copy(update={"id": request_id}), COMPILE_TIMEOUT_SECONDS, None)
+        _, result = await self._send(
+            lambda request_id: request.model_copy(update={"id": request_id}), COMPILE_TIMEOUT_SECONDS, None
+        )
         assert isinstance(result, (CompileResult, ErrorResult))  # _ANSWERS
         return result
 
@@ -281,7 +305,9 @@ class WorkerHandle:
         assert isinstance(result, (CheckResult, ErrorResult))  # _ANSWERS
         return Analysis(result, tuple(notices))
 
-    async def complete(self, code: str, cursor: int, *, timeout_seconds: float, notices: Sequence[Notice] = ()) -> Analysis:
+    async def complete(
+        self, code: str, cursor: int, *, timeout_seconds: float, notices: Sequence[Notice] = ()
+    ) -> Analysis:
         """What may be written at `cursor` in `code`, in the session's state; nothing runs or changes. Cancelled, it
         is read to its end as a check is."""
         _, result = await self._send(
@@ -291,7 +317,11 @@ class WorkerHandle:
         return Analysis(result, tuple(notices))
 
     async def _send(
-        self, make: Callable[[int], _Request], timeout_seconds: float, on_frame: OnFrame | None, on_test: OnTestProgress | None = None
+        self,
+        make: Callable[[int], _Request],
+        timeout_seconds: float,
+        on_frame: OnFrame | None,
+        on_test: OnTestProgress | None = None,
     ) -> _Exchanged:
         await self._lock.acquire()
         self._last_id += 1
@@ -310,7 +340,11 @@ class WorkerHandle:
             raise
 
     async def _exchange(
-        self, request: _Request, timeout_seconds: float, on_frame: OnFrame | None, cancel: asyncio.Event,
+        self,
+        request: _Request,
+        timeout_seconds: float,
+        on_frame: OnFrame | None,
+        cancel: asyncio.Event,
         on_test: OnTestProgress | None = None,
     ) -> _Exchanged:
         frames: list[StreamFrame | DisplayFrame] = []
@@ -356,18 +390,28 @@ class WorkerHandle:
                     return await self._fail(frames, "protocol", "the worker sent a frame over the size limit")
                 reading = None
                 if not line:
-                    return await self._finish(frames, await self._ended_result(system_exit=exiting), cancelled=cancel.is_set())
+                    return await self._finish(
+                        frames, await self._ended_result(system_exit=exiting), cancelled=cancel.is_set()
+                    )
                 try:
                     frame = decode_frame(line)
                 except ValidationError as error:
-                    return await self._fail(frames, "protocol", f"the worker sent an undecodable frame ({error.error_count()} errors)")
+                    return await self._fail(
+                        frames, "protocol", f"the worker sent an undecodable frame ({error.error_count()} errors)"
+                    )
                 if getattr(frame, "id", None) != request_id:
                     return await self._fail(
-                        frames, "protocol", f"the worker answered request {getattr(frame, 'id', '?')} while {request_id} was due"
+                        frames,
+                        "protocol",
+                        f"the worker answered request {getattr(frame, 'id', '?')} while {request_id} was due",
                     )
                 if isinstance(frame, Result):
                     if not isinstance(frame, _ANSWERS[type(request)]):
-                        return await self._fail(frames, "protocol", f"the worker answered a {request.op} request with a {getattr(frame, 'type', '?')} result")
+                        return await self._fail(
+                            frames,
+                            "protocol",
+                            f"the worker answered a {request.op} request with a {getattr(frame, 'type', '?')} result",
+                        )
                     return await self._finish(frames, frame, cancelled=cancel.is_set())
                 if isinstance(frame, ExitingFrame):
                     exiting = True
@@ -431,7 +475,11 @@ class WorkerHandle:
         if self._closing is not None:
             message = f"The session was {self._closing} while this snippet ran; its state is gone."
         elif system_exit:
-            how = f"with code {code}" if code >= 0 else f"(its exit code was lost: the process ended by signal {_signal_name(code)} while exiting)"
+            how = (
+                f"with code {code}"
+                if code >= 0
+                else f"(its exit code was lost: the process ended by signal {_signal_name(code)} while exiting)"
+            )
             message = (
                 f"The snippet called System.exit: the session's JVM exited {how}; the session's state is lost. "
                 "The next call starts a fresh session."

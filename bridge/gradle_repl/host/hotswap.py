@@ -22,11 +22,16 @@ NAMED_IN_NOTICE = 5
 _REBUILD_STAMPS = {"sources_stamp", "build_inputs_hash"}
 # What a field's change is called in a restart's notice; any other field: "the build's environment changed".
 _FIELD_REASONS = {
-    "java_home": "the JDK changed", "java_executable": "the JDK changed",
-    "kotlin_version": "the Kotlin version changed", "project_kotlin_version": "the Kotlin version changed",
-    "classpath": "the classpath changed", "repl_host_classpath": "the REPL compiler's jars changed",
-    "compiler_plugin_classpath": "the compiler plugins changed", "compiler_plugin_options": "the compiler plugins' options changed",
-    "compiler_args": "the compiler options changed", "jvm_target": "the JVM target changed",
+    "java_home": "the JDK changed",
+    "java_executable": "the JDK changed",
+    "kotlin_version": "the Kotlin version changed",
+    "project_kotlin_version": "the Kotlin version changed",
+    "classpath": "the classpath changed",
+    "repl_host_classpath": "the REPL compiler's jars changed",
+    "compiler_plugin_classpath": "the compiler plugins changed",
+    "compiler_plugin_options": "the compiler plugins' options changed",
+    "compiler_args": "the compiler options changed",
+    "jvm_target": "the JVM target changed",
     "session_options": "the session's options changed",
 }
 
@@ -37,7 +42,9 @@ def restart_reason(old: ReplEnvironment, new: ReplEnvironment) -> str | None:
     changed = [field for field in before if before[field] != after[field]]
     if not changed:
         return None
-    return next((_FIELD_REASONS[field] for field in changed if field in _FIELD_REASONS), "the build's environment changed")
+    return next(
+        (_FIELD_REASONS[field] for field in changed if field in _FIELD_REASONS), "the build's environment changed"
+    )
 
 
 async def update_in_place(worker: WorkerHandle, session_id: str, notices: list[Notice]) -> str | None:
@@ -85,10 +92,13 @@ async def lost_names(worker: WorkerHandle) -> list[str]:
 def restart_notice(session_id: str, why: str, snippets_run: int, lost: list[str]) -> Notice:
     """The notice of a restart a project change forced: why, and what earlier snippets declared that is gone."""
     gone = f"lost: {_named(lost)}" if lost else "state from them is gone"
-    return Notice(kind="restarted", text=(
-        f"[session {session_id!r} restarted: the project's build or sources changed since its JVM started and the "
-        f"change can't be applied in place ({why}); from its {snippets_run} earlier snippet(s), {gone}]"
-    ))
+    return Notice(
+        kind="restarted",
+        text=(
+            f"[session {session_id!r} restarted: the project's build or sources changed since its JVM started and the "
+            f"change can't be applied in place ({why}); from its {snippets_run} earlier snippet(s), {gone}]"
+        ),
+    )
 
 
 def _named(names: list[str]) -> str:

@@ -19,7 +19,15 @@ from gradle_repl.environment import ReplEnvironment
 from gradle_repl.host.logs import new_log_path
 from gradle_repl.host.session_env import process_environment
 
-__all__ = ["WorkerTransport", "WorkerLauncher", "SubprocessLauncher", "SubprocessTransport", "FRAME_READ_LIMIT", "Signal", "WorkerRole"]
+__all__ = [
+    "WorkerTransport",
+    "WorkerLauncher",
+    "SubprocessLauncher",
+    "SubprocessTransport",
+    "FRAME_READ_LIMIT",
+    "Signal",
+    "WorkerRole",
+]
 
 # One frame line read from a worker is at most this long; the worker caps every field far below it,
 # so a longer line means a broken worker, not a big answer.
@@ -154,8 +162,9 @@ class SubprocessLauncher:
     ) -> SubprocessTransport:
         log_path = new_log_path(label, keep=keep_logs)
         # Relative paths in snippets resolve against the module, as in the project's own tests.
-        cwd = next((d for d in (environment.project_dir, environment.project_root) if d and Path(d).is_dir()), None)
-        with open(log_path, "ab") as log:
+        # Both touch only local metadata, once per worker start (which takes seconds): not worth a thread.
+        cwd = next((d for d in (environment.project_dir, environment.project_root) if d and Path(d).is_dir()), None)  # noqa: ASYNC240
+        with open(log_path, "ab") as log:  # noqa: ASYNC230
             process = await asyncio.create_subprocess_exec(
                 sys.executable,
                 "-m",
@@ -170,7 +179,8 @@ class SubprocessLauncher:
                 # test { environment }) under the session's own env.
                 env={
                     **(environment.test_settings.environment if environment.test_settings else {}),
-                    **process_environment(environment.session_options), _LOG_PATH_ENV: str(log_path),
+                    **process_environment(environment.session_options),
+                    _LOG_PATH_ENV: str(log_path),
                 },
                 # A group of its own: Ctrl-C in the user's terminal (gradle-repl repl, or a client run
                 # in a shell) is for the host to handle; only the host stops a worker.

@@ -13,21 +13,28 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator, Callable
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Protocol
 
 from gradle_repl.environment import BuildToolChoice, ReplEnvironment
-from gradle_repl.options import SessionOptions
 from gradle_repl.errors import GradleReplError
 from gradle_repl.frames import CompileRequest, CompileResult, ErrorResult, SessionDescription, WorkerOptions
 from gradle_repl.host.eviction import SessionEviction
-from gradle_repl.host.handle import COMPILE_TIMEOUT_SECONDS, Analysis, OnFrame, OnTestProgress, Reply, TestReply, WorkerHandle
+from gradle_repl.host.handle import (
+    COMPILE_TIMEOUT_SECONDS,
+    Analysis,
+    OnFrame,
+    OnTestProgress,
+    Reply,
+    TestReply,
+    WorkerHandle,
+)
 from gradle_repl.host.hotswap import lost_names, restart_notice, restart_reason, update_in_place
-from gradle_repl.host.libraries import library_annotations, replay_snippet
 from gradle_repl.host.launcher import SubprocessLauncher, WorkerLauncher
+from gradle_repl.host.libraries import library_annotations, replay_snippet
 from gradle_repl.host.limits import SessionLimits, worker_options as default_worker_options
 from gradle_repl.host.notices import Notice
 from gradle_repl.host.replay import ReplayPolicy, replay
@@ -36,10 +43,19 @@ from gradle_repl.host.sessions import Session, SessionInfo, SessionTable
 from gradle_repl.host.spare import SpareWorker
 from gradle_repl.host.spawned import SpawnedWorkers
 from gradle_repl.host.training import ClassDataTraining
+from gradle_repl.options import SessionOptions
 from gradle_repl.settings import Settings
 from gradle_repl.target import SessionTarget
 
-__all__ = ["SessionManager", "SessionInfo", "SessionLimits", "MAX_CODE_BYTES", "Resolver", "BuildToolChoice", "Progress"]
+__all__ = [
+    "SessionManager",
+    "SessionInfo",
+    "SessionLimits",
+    "MAX_CODE_BYTES",
+    "Resolver",
+    "BuildToolChoice",
+    "Progress",
+]
 
 # Larger snippets are almost certainly a mistake (a pasted file or binary); the compiler would
 # spend minutes on them.
@@ -78,8 +94,15 @@ SessionCompile = Callable[[CompileRequest], CompileResult | None]
 
 class Resolver(Protocol):
     def __call__(
-        self, project_root: str, *, project_path: str, source_set: str, build_tool: BuildToolChoice,
-        refresh: bool = False, on_progress: Progress | None, compile_in_session: SessionCompile | None = None,
+        self,
+        project_root: str,
+        *,
+        project_path: str,
+        source_set: str,
+        build_tool: BuildToolChoice,
+        refresh: bool = False,
+        on_progress: Progress | None,
+        compile_in_session: SessionCompile | None = None,
     ) -> _Resolved: ...
 
 
@@ -109,8 +132,10 @@ class SessionManager:
     ) -> SessionManager:
         """A manager whose limits and worker options are the settings'."""
         return cls(
-            limits=SessionLimits.from_settings(settings), worker_options=default_worker_options(settings),
-            launcher=launcher, resolver=resolver,
+            limits=SessionLimits.from_settings(settings),
+            worker_options=default_worker_options(settings),
+            launcher=launcher,
+            resolver=resolver,
         )
 
     def start_eviction(self) -> None:
@@ -118,8 +143,15 @@ class SessionManager:
         self._eviction.start_idle_watch()
 
     async def resolve(
-        self, project_root: str, *, project_path: str, source_set: str, build_tool: BuildToolChoice,
-        progress: Progress | None, refresh: bool = False, compile_in_session: SessionCompile | None = None,
+        self,
+        project_root: str,
+        *,
+        project_path: str,
+        source_set: str,
+        build_tool: BuildToolChoice,
+        progress: Progress | None,
+        refresh: bool = False,
+        compile_in_session: SessionCompile | None = None,
     ) -> _Resolved:
         """The project's environment, resolved on a thread of the manager's own (builds take minutes)."""
         # Given only when a session can compile: resolvers that never see one (tests' fakes) needn't take it.
@@ -127,8 +159,13 @@ class SessionManager:
 
         def call() -> _Resolved:
             return self._resolver(
-                project_root, project_path=project_path, source_set=source_set, build_tool=build_tool,
-                refresh=refresh, on_progress=progress, **extra,
+                project_root,
+                project_path=project_path,
+                source_set=source_set,
+                build_tool=build_tool,
+                refresh=refresh,
+                on_progress=progress,
+                **extra,
             )
 
         return await asyncio.get_running_loop().run_in_executor(self._resolve_pool, call)
@@ -192,9 +229,11 @@ class SessionManager:
         session is left as it was. Starts the session the way run_snippet does."""
         _check_code(code)
         async with self._analysing(target, progress) as (session, worker, notices):
-            return self._answered(session, worker, await worker.check(
-                code, timeout_seconds=self.limits.default_timeout_seconds, notices=notices
-            ))
+            return self._answered(
+                session,
+                worker,
+                await worker.check(code, timeout_seconds=self.limits.default_timeout_seconds, notices=notices),
+            )
 
     async def complete_snippet(
         self, target: SessionTarget, *, code: str, cursor: int | None = None, progress: Progress | None = None
@@ -205,9 +244,11 @@ class SessionManager:
             raise GradleReplError(f"cursor {at} is outside the code (0 to {len(code)} characters)")
         _check_size(code)
         async with self._analysing(target, progress) as (session, worker, notices):
-            return self._answered(session, worker, await worker.complete(
-                code, at, timeout_seconds=self.limits.default_timeout_seconds, notices=notices
-            ))
+            return self._answered(
+                session,
+                worker,
+                await worker.complete(code, at, timeout_seconds=self.limits.default_timeout_seconds, notices=notices),
+            )
 
     def _answered(self, session: Session, worker: WorkerHandle, analysis: Analysis) -> Analysis:
         session.last_used = time.monotonic()
@@ -245,9 +286,17 @@ class SessionManager:
         await _prepare(options)
         # An attached session's environment is the target JVM's, given once (Session.pinned): never resolved again.
         pinned = self.attached_environment(target.session_id)
-        resolved = _Pinned(pinned) if pinned is not None else await self.resolve(
-            target.project_root, project_path=target.project_path, source_set=target.source_set,
-            build_tool=self._session_build_tool(target), progress=progress, compile_in_session=self._session_compile(target),
+        resolved = (
+            _Pinned(pinned)
+            if pinned is not None
+            else await self.resolve(
+                target.project_root,
+                project_path=target.project_path,
+                source_set=target.source_set,
+                build_tool=self._session_build_tool(target),
+                progress=progress,
+                compile_in_session=self._session_compile(target),
+            )
         )
         session = self._session(target.session_id)
         async with session.lock:
@@ -263,7 +312,9 @@ class SessionManager:
         async with self._entered(target, progress, options) as (_, _, notices):
             return tuple(notices)
 
-    async def attach(self, session_id: str, environment: ReplEnvironment, *, progress: Progress | None = None) -> tuple[Notice, ...]:
+    async def attach(
+        self, session_id: str, environment: ReplEnvironment, *, progress: Progress | None = None
+    ) -> tuple[Notice, ...]:
         """Runs the session in the JVM `environment.attached_pid` names from now on; a session of that id is closed
         first (its state, wherever it lived, is released). Its later calls ignore the project they name."""
         if environment.attached_pid is None:
@@ -299,25 +350,35 @@ class SessionManager:
         session = self._sessions.get(target.session_id)
         worker = session.worker if session is not None else None
         environment = session.environment if session is not None else None
-        if worker is None or not worker.alive or environment is None or environment.edit_sources is None or session is None:
+        if (
+            worker is None
+            or not worker.alive
+            or environment is None
+            or environment.edit_sources is None
+            or session is None
+        ):
             return None
         if session.lock.locked() or session.attached_pid is not None:
             return None  # a snippet runs: the build tool compiles rather than the edit waiting for it
-        same = (
-            Path(environment.project_root) == Path(target.project_root).expanduser().resolve()
-            and (environment.project_path, environment.source_set) == (target.project_path, target.source_set)
-        )
+        same = Path(environment.project_root) == Path(target.project_root).expanduser().resolve() and (
+            environment.project_path,
+            environment.source_set,
+        ) == (target.project_path, target.source_set)
         if not same:
             return None
         loop = asyncio.get_running_loop()
 
         def compile_in_session(request: CompileRequest) -> CompileResult | None:
             try:
-                result = asyncio.run_coroutine_threadsafe(worker.compile_edits(request), loop).result(COMPILE_TIMEOUT_SECONDS)
+                result = asyncio.run_coroutine_threadsafe(worker.compile_edits(request), loop).result(
+                    COMPILE_TIMEOUT_SECONDS
+                )
             except Exception:  # noqa: BLE001 - a worker that stopped or timed out: the build tool compiles
                 return None
             if isinstance(result, ErrorResult):
-                return CompileResult(fall_back=f"the session's compile failed ({(result.message.strip().splitlines() or ['no reason'])[0]})")
+                return CompileResult(
+                    fall_back=f"the session's compile failed ({(result.message.strip().splitlines() or ['no reason'])[0]})"
+                )
             return result
 
         return compile_in_session
@@ -333,7 +394,9 @@ class SessionManager:
         evicted = self._eviction.take_notice(session.session_id)
         notices = [Notice(kind="evicted", text=evicted)] if evicted is not None else []
         # Said once, on the call where it happened: which build tool could not run and what was used.
-        return notices + [Notice(kind="build_tool", text=text) for text in (resolved.notices if resolved is not None else ())]
+        return notices + [
+            Notice(kind="build_tool", text=text) for text in (resolved.notices if resolved is not None else ())
+        ]
 
     def _session_build_tool(self, target: SessionTarget) -> BuildToolChoice:
         """`auto` on a session already running this project keeps the session's build tool."""
@@ -359,22 +422,35 @@ class SessionManager:
         if worker is not None:
             if worker.lost_notice:
                 notices.append(Notice(kind="state_lost", text=worker.lost_notice))
-            elif session.environment is not None and session.environment.with_options(environment.session_options) == environment:
-                notices.append(Notice(kind="options", text=(
-                    f"[session {session.session_id!r} restarted with new session options ({environment.session_options.summary()}); "
-                    f"state from its {session.snippets_run} earlier snippet(s) is gone]"
-                )))
+            elif (
+                session.environment is not None
+                and session.environment.with_options(environment.session_options) == environment
+            ):
+                notices.append(
+                    Notice(
+                        kind="options",
+                        text=(
+                            f"[session {session.session_id!r} restarted with new session options ({environment.session_options.summary()}); "
+                            f"state from its {session.snippets_run} earlier snippet(s) is gone]"
+                        ),
+                    )
+                )
                 # Added libraries are the session's, like its options: the new JVM gets them again.
                 libraries = library_annotations(worker.libraries)
             elif session.environment is not None and session.environment != environment:
                 # Only the classes can differ: the JVM may take them in place (host/hotswap.py), keeping the state.
                 why = restart_reason(session.environment, environment)
-                if why is None and worker.alive:
-                    if (why := await update_in_place(worker, session.session_id, notices)) is None:
-                        session.environment = environment
-                        return worker
+                if (
+                    why is None
+                    and worker.alive
+                    and (why := await update_in_place(worker, session.session_id, notices)) is None
+                ):
+                    session.environment = environment
+                    return worker
                 reason = why or "its JVM had stopped"
-                notices.append(restart_notice(session.session_id, reason, session.snippets_run, await lost_names(worker)))
+                notices.append(
+                    restart_notice(session.session_id, reason, session.snippets_run, await lost_names(worker))
+                )
                 replaying = session.replay == "on_restart" and bool(session.history)
                 # What the old worker reported it added, replayed in the new one.
                 libraries = library_annotations(worker.libraries)
@@ -396,15 +472,23 @@ class SessionManager:
         session.history, session.snippets_run = ran, len(ran)
         notices.append(notice)
 
-    async def _add_libraries_again(self, session: Session, worker: WorkerHandle, libraries: list[str], notices: list[Notice]) -> None:
+    async def _add_libraries_again(
+        self, session: Session, worker: WorkerHandle, libraries: list[str], notices: list[Notice]
+    ) -> None:
         reply = await worker.request(replay_snippet(libraries), timeout_seconds=self.limits.default_timeout_seconds)
         if reply.result.type == "success":
-            notices.append(Notice(kind="libraries", text=f"[added again after the restart: {'; '.join(dict.fromkeys(libraries))}]"))
+            notices.append(
+                Notice(kind="libraries", text=f"[added again after the restart: {'; '.join(dict.fromkeys(libraries))}]")
+            )
         else:
             why = (reply.result.message.strip().splitlines() or ["no reason given"])[0]
-            notices.append(Notice(kind="libraries", text=f"[the libraries this session added could not be added again: {why}]"))
+            notices.append(
+                Notice(kind="libraries", text=f"[the libraries this session added could not be added again: {why}]")
+            )
 
-    async def _start_worker(self, session: Session, environment: ReplEnvironment, progress: Progress | None) -> WorkerHandle:
+    async def _start_worker(
+        self, session: Session, environment: ReplEnvironment, progress: Progress | None
+    ) -> WorkerHandle:
         # Room is made and this start counted in one step: two starts at once can't both see room.
         victim = self._eviction.claim_room(keep=session.session_id)
         session.starting = environment
@@ -414,7 +498,9 @@ class SessionManager:
             worker = await self._spare.take(environment)
             if worker is None:
                 if progress:
-                    progress(f"starting a JVM with Kotlin {environment.kotlin_version} for session {session.session_id!r}")
+                    progress(
+                        f"starting a JVM with Kotlin {environment.kotlin_version} for session {session.session_id!r}"
+                    )
                 worker = await self._workers.launch(environment, label=session.session_id)
         finally:
             session.starting = None
@@ -477,7 +563,11 @@ class SessionManager:
         if worker is not None:
             self._forget_worker(session, worker)  # the session's history stays: it is what runs again
             await self._workers.stop(worker, reason="reset")
-        async with self._entered(SessionTarget.of(environment, session_id), progress, environment.session_options) as (session, worker, notices):
+        async with self._entered(SessionTarget.of(environment, session_id), progress, environment.session_options) as (
+            session,
+            worker,
+            notices,
+        ):
             await self._replay(session, worker, notices)
             return tuple(notices)
 

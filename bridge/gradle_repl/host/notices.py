@@ -10,7 +10,16 @@ from pydantic import BaseModel, ConfigDict, Field
 __all__ = ["Notice", "NoticeKind"]
 
 NoticeKind = Literal[
-    "evicted", "restarted", "updated", "replayed", "state_lost", "build_tool", "environment", "libraries", "options", "memory",
+    "evicted",
+    "restarted",
+    "updated",
+    "replayed",
+    "state_lost",
+    "build_tool",
+    "environment",
+    "libraries",
+    "options",
+    "memory",
 ]
 
 

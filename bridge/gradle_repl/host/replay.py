@@ -27,9 +27,12 @@ async def replay(worker: WorkerHandle, history: list[str], *, timeout_seconds: f
         reply = await worker.request(code, timeout_seconds=timeout_seconds)
         if reply.result.type != "success":
             why = (reply.result.message.strip().splitlines() or [reply.result.error_kind])[0]
-            return ran, Notice(kind="replayed", text=(
-                f"[replayed {len(ran)} of {len(history)} earlier snippet(s); snippet {len(ran) + 1} failed and the replay "
-                f"stopped there: {why}]"
-            ))
+            return ran, Notice(
+                kind="replayed",
+                text=(
+                    f"[replayed {len(ran)} of {len(history)} earlier snippet(s); snippet {len(ran) + 1} failed and the replay "
+                    f"stopped there: {why}]"
+                ),
+            )
         ran.append(code)
     return ran, Notice(kind="replayed", text=f"[replayed {len(ran)} of {len(history)} earlier snippet(s)]")

@@ -43,7 +43,10 @@ def login_shell_environment(timeout_seconds: float = DEFAULTS.login_shell_timeou
     shell = os.environ.get("SHELL") or "/bin/sh"
     try:
         shell_process = subprocess.Popen(
-            [shell, "-l", "-c", "env -0"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            [shell, "-l", "-c", "env -0"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             # As a fresh login starts: who the user is, nothing of the server's own environment.
             env={name: os.environ[name] for name in _LOGIN_VARIABLES if name in os.environ},
             start_new_session=True,  # its profile can't read the terminal or take a Ctrl-C meant for the server

@@ -33,8 +33,12 @@ class SessionInfo(BaseModel):
     idle_seconds: float
     worker_pid: int | None
     worker_rss_bytes: int | None
-    declarations: int = Field(default=0, description="names the session's snippets declared (describe_kotlin_session lists them)")
-    attached_pid: int | None = Field(default=None, description="the running JVM the session's snippets run in, when it is attached to one")
+    declarations: int = Field(
+        default=0, description="names the session's snippets declared (describe_kotlin_session lists them)"
+    )
+    attached_pid: int | None = Field(
+        default=None, description="the running JVM the session's snippets run in, when it is attached to one"
+    )
 
 
 @dataclass(eq=False)

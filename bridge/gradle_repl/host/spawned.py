@@ -23,13 +23,20 @@ class SpawnedWorkers:
         self._launcher = launcher
         self.options = options
         self._spawned: set[WorkerTransport] = set()
+        # The loop keeps only weak references to tasks: a stop nobody awaits is held here until it is done.
+        self._stopping: set[asyncio.Future[None]] = set()
 
     async def launch(self, environment: ReplEnvironment, *, label: str, train_class_data: bool = False) -> WorkerHandle:
         """A started worker; tracked from spawn on, so a launch cut short is still stopped at exit."""
         keep = {t.log_path for t in self._spawned if t.log_path is not None}
         return await WorkerHandle.launch(
-            environment, self.options, label=label, launcher=self._launcher, keep_logs=keep,
-            on_spawn=self._spawned.add, train_class_data=train_class_data,
+            environment,
+            self.options,
+            label=label,
+            launcher=self._launcher,
+            keep_logs=keep,
+            on_spawn=self._spawned.add,
+            train_class_data=train_class_data,
         )
 
     def forget(self, worker: WorkerHandle) -> None:
@@ -43,7 +50,9 @@ class SpawnedWorkers:
     def stop_when_started(self, task: asyncio.Task[WorkerHandle]) -> None:
         """A done-callback for a launch nobody waits for any more: the worker it started is stopped."""
         if task.done() and not task.cancelled() and task.exception() is None:
-            asyncio.ensure_future(self.stop(task.result()))
+            stopping = asyncio.ensure_future(self.stop(task.result()))
+            self._stopping.add(stopping)
+            stopping.add_done_callback(self._stopping.discard)
 
     def pids(self) -> set[int]:
         """Every tracked worker process that may still run."""

@@ -31,7 +31,9 @@ class ClassDataTraining:
 
     def start_if_missing(self, environment: ReplEnvironment) -> None:
         """Starts a trainer when this environment's archive is missing and no other process trains it."""
-        if not (self._enabled and self._workers.options.class_data_sharing) or (self.task is not None and not self.task.done()):
+        if not (self._enabled and self._workers.options.class_data_sharing) or (
+            self.task is not None and not self.task.done()
+        ):
             return
         archive = classdata.archive_path(environment.java_home, environment.repl_host_classpath)
         if archive is None or not classdata.needs_training(archive) or not classdata.claim_training(archive):
@@ -48,7 +50,9 @@ class ClassDataTraining:
             try:
                 code = await asyncio.wait_for(worker.transport.wait(), CLASS_DATA_WRITE_SECONDS)
                 if code != 0:
-                    _log.warning("writing the class-data archive failed (exit %s); log: %s", code, worker.transport.log_path)
+                    _log.warning(
+                        "writing the class-data archive failed (exit %s); log: %s", code, worker.transport.log_path
+                    )
             finally:
                 await self._workers.stop(worker)
         except Exception as error:  # noqa: BLE001 - without an archive workers only start slower

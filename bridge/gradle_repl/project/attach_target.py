@@ -18,7 +18,12 @@ from gradle_repl.progress import ProgressCallback
 from gradle_repl.project.boot_jar import expanded_classpath, is_boot_jar
 from gradle_repl.project.jvm_kotlin import stdlib_version
 from gradle_repl.project.running_jvms import RunningJvm, attachable_jvm
-from gradle_repl.project.toolchain import PINNED_KOTLIN_VERSION, repl_host_coordinates, repl_kotlin_version, resolve_jars
+from gradle_repl.project.toolchain import (
+    PINNED_KOTLIN_VERSION,
+    repl_host_coordinates,
+    repl_kotlin_version,
+    resolve_jars,
+)
 
 __all__ = ["attach_environment", "system_properties", "target_classpath"]
 
@@ -30,13 +35,21 @@ def system_properties(jvm: RunningJvm) -> dict[str, str]:
     """The target's system properties (jcmd VM.system_properties), or a one-line error saying why not."""
     jcmd = Path(jvm.java_home) / "bin" / "jcmd"
     if not jcmd.is_file():
-        raise GradleReplError(f"JVM {jvm.pid} runs on {jvm.java_home}, which has no jcmd (a JRE?): attaching needs the app to run on a JDK")
+        raise GradleReplError(
+            f"JVM {jvm.pid} runs on {jvm.java_home}, which has no jcmd (a JRE?): attaching needs the app to run on a JDK"
+        )
     try:
         answer = subprocess.run(
-            [str(jcmd), str(jvm.pid), "VM.system_properties"], capture_output=True, text=True, timeout=JCMD_TIMEOUT_SECONDS, check=False,
+            [str(jcmd), str(jvm.pid), "VM.system_properties"],
+            capture_output=True,
+            text=True,
+            timeout=JCMD_TIMEOUT_SECONDS,
+            check=False,
         )
     except subprocess.TimeoutExpired:
-        raise GradleReplError(f"JVM {jvm.pid} did not answer the attach mechanism within {JCMD_TIMEOUT_SECONDS:g} s: is it stopped (SIGSTOP) or hung?") from None
+        raise GradleReplError(
+            f"JVM {jvm.pid} did not answer the attach mechanism within {JCMD_TIMEOUT_SECONDS:g} s: is it stopped (SIGSTOP) or hung?"
+        ) from None
     if answer.returncode != 0 or "java.class.path" not in answer.stdout:
         detail = (answer.stdout + answer.stderr).strip().splitlines()
         raise GradleReplError(f"cannot attach to JVM {jvm.pid}: {detail[-1] if detail else 'jcmd failed'}")
@@ -58,19 +71,30 @@ def target_classpath(class_path: str) -> list[str]:
     return expanded
 
 
-def attach_environment(pid: int, project: ReplEnvironment | None = None, *, on_progress: ProgressCallback | None = None) -> ReplEnvironment:
+def attach_environment(
+    pid: int, project: ReplEnvironment | None = None, *, on_progress: ProgressCallback | None = None
+) -> ReplEnvironment:
     """The environment of a session attached to JVM `pid` (with `project`'s compiler plugins and Kotlin when given)."""
     jvm = attachable_jvm(pid)
     properties = system_properties(jvm)
     classpath = target_classpath(properties.get("java.class.path", ""))
     java_executable = str(Path(jvm.java_home) / "bin" / "java")
     if project is not None:
-        return project.model_copy(update={"classpath": classpath, "attached_pid": pid, "java_home": jvm.java_home, "java_executable": java_executable})
+        return project.model_copy(
+            update={
+                "classpath": classpath,
+                "attached_pid": pid,
+                "java_home": jvm.java_home,
+                "java_executable": java_executable,
+            }
+        )
     stdlib = stdlib_version(classpath)
     warnings: list[str] = []
     if stdlib is None:
-        warnings.append(f"JVM {pid} has no Kotlin of its own: snippets compile with Kotlin {PINNED_KOTLIN_VERSION}, whose runtime "
-                        "gradle-repl lends to the session's snippets alone (the app's class path is left as it is)")
+        warnings.append(
+            f"JVM {pid} has no Kotlin of its own: snippets compile with Kotlin {PINNED_KOTLIN_VERSION}, whose runtime "
+            "gradle-repl lends to the session's snippets alone (the app's class path is left as it is)"
+        )
     kotlin_version, too_old = repl_kotlin_version(stdlib or PINNED_KOTLIN_VERSION)
     host = resolve_jars({"host": repl_host_coordinates(kotlin_version)}, on_progress=on_progress).by_request["host"]
     cwd = properties.get("user.dir") or jvm.working_directory or "/"

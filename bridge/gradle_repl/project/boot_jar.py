@@ -56,6 +56,8 @@ def _libraries(expanded: Path) -> list[str]:
     index = expanded / _INDEX
     if index.is_file():
         # Lines such as `- "BOOT-INF/lib/kotlin-stdlib-2.2.21.jar"`.
-        entries = [line.strip().removeprefix("-").strip().strip('"') for line in index.read_text(encoding="utf-8").splitlines()]
+        entries = [
+            line.strip().removeprefix("-").strip().strip('"') for line in index.read_text(encoding="utf-8").splitlines()
+        ]
         return [entry for entry in entries if entry and (expanded / entry).is_file()]
     return sorted(str(path.relative_to(expanded)) for path in (expanded / _LIB).glob("*.jar"))

@@ -142,7 +142,9 @@ class Fingerprint(BaseModel):
                 continue
             if path.is_file() and (digest := _hash(path)) is not None:
                 hashes[str(path)] = digest
-        return cls(trees=[str(t) for t in inputs.trees], files=[str(f) for f in inputs.files], stats=stats, build_hashes=hashes)
+        return cls(
+            trees=[str(t) for t in inputs.trees], files=[str(f) for f in inputs.files], stats=stats, build_hashes=hashes
+        )
 
     def build_hash(self) -> str:
         """One digest of the build files' contents (not their place in time)."""
@@ -172,7 +174,7 @@ class Fingerprint(BaseModel):
                 if (reason := self._differs(name, _stat(info))) is not None:
                     return reason
         if remaining:
-            return f"{sorted(remaining)[0]} was deleted or renamed"
+            return f"{min(remaining)} was deleted or renamed"
         return None
 
     def change_in_files(self) -> str | None:

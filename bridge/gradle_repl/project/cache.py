@@ -16,9 +16,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
-from gradle_repl.project.build_inputs import Fingerprint
 from gradle_repl.environment import ReplEnvironment
 from gradle_repl.paths import cache_dir
+from gradle_repl.project.build_inputs import Fingerprint
 
 __all__ = ["CacheKey", "CacheEntry", "EnvironmentCache"]
 
@@ -80,7 +80,9 @@ class EnvironmentCache:
     ) -> CacheEntry:
         self._directory.mkdir(parents=True, exist_ok=True)
         entry = CacheEntry(
-            key=key, resolved_at=resolved_at if resolved_at is not None else time.time(), fingerprint=fingerprint,
+            key=key,
+            resolved_at=resolved_at if resolved_at is not None else time.time(),
+            fingerprint=fingerprint,
             environment=environment,
         )
         path = self._path(key)

@@ -85,6 +85,6 @@ def plugin_options_in(args: list[str]) -> PluginOptionArgs:
             if value is None:
                 rest.append(args[i])
             i += 1
-        for part in (value.split(",") if value is not None else []):
+        for part in value.split(",") if value is not None else []:
             (options if _PLUGIN_OPTION.fullmatch(part.strip()) else malformed).append(part.strip())
     return PluginOptionArgs(list(dict.fromkeys(options)), rest, malformed)

@@ -34,7 +34,9 @@ def compose_warnings(environment: ReplEnvironment) -> list[str]:
         )
     names = [Path(entry).name for entry in environment.classpath]
     if not any(_SKIKO_RUNTIME_JAR.fullmatch(name) for name in names):
-        version = next((m.group(1) for name in names if (m := _SKIKO_JAR.fullmatch(name))), "<the Skiko version of skiko-awt>")
+        version = next(
+            (m.group(1) for name in names if (m := _SKIKO_JAR.fullmatch(name))), "<the Skiko version of skiko-awt>"
+        )
         warnings.append(
             f"{SKIKO_RUNTIME_MISSING}: add org.jetbrains.skiko:{skiko_runtime_artifact()}:{version} to the project's "
             "runtime dependencies (Gradle: compose.desktop.currentOs)"

@@ -29,7 +29,9 @@ def add_dependency_resolver(environment: ReplEnvironment, on_progress: ProgressC
     """Sets environment.dependency_resolver_classpath, or says in a warning why @file:DependsOn is unavailable
     (the environment is changed, not copied)."""
     try:
-        jars = resolve_jars({"resolver": dependency_resolver_coordinates(environment.kotlin_version)}, on_progress=on_progress)
+        jars = resolve_jars(
+            {"resolver": dependency_resolver_coordinates(environment.kotlin_version)}, on_progress=on_progress
+        )
     except GradleReplError as error:
         reason = (
             f"{DEPENDS_ON_UNAVAILABLE}: Kotlin scripting's Maven resolver for Kotlin {environment.kotlin_version} "
@@ -45,7 +47,13 @@ def why_not_fetched(error: str) -> str:
     """The useful part of a failed fetch: the artifacts Maven's error lines name, each whole; else the error's
     first line, cut at REASON_CHARS only with a note of how much was cut."""
     lines = [plain_text(line).strip() for line in error.strip().splitlines()]
-    named = [a for line in lines if line.startswith("[ERROR]") for a in _ARTIFACT.findall(line) if not a.startswith(_TOOLCHAIN_PROJECT)]
+    named = [
+        a
+        for line in lines
+        if line.startswith("[ERROR]")
+        for a in _ARTIFACT.findall(line)
+        if not a.startswith(_TOOLCHAIN_PROJECT)
+    ]
     if named:
         return f"Maven could not resolve {', '.join(dict.fromkeys(named))}"
     first = next((line for line in lines if line), "unknown error")

@@ -13,8 +13,8 @@ import os
 import threading
 from pathlib import Path
 
-from gradle_repl.project.cache import CacheEntry
 from gradle_repl.environment import ReplEnvironment
+from gradle_repl.project.cache import CacheEntry
 from gradle_repl.project.watch import ChangeWatcher, watcher_for
 
 __all__ = ["WatchMark", "observe", "stale_reason", "remember_unchanged"]
@@ -44,7 +44,9 @@ def remember_unchanged(entry: CacheEntry, mark: WatchMark | None) -> None:
 def missing_artifact(environment: ReplEnvironment) -> str | None:
     """The first JDK, compiler or classpath path the environment names that is gone."""
     paths = [
-        environment.java_executable, *environment.compiler_plugin_classpath, *environment.repl_host_classpath,
+        environment.java_executable,
+        *environment.compiler_plugin_classpath,
+        *environment.repl_host_classpath,
         *environment.classpath,
     ]
     return next((f"{path} no longer exists" for path in paths if not os.path.exists(path)), None)

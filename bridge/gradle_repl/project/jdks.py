@@ -71,7 +71,9 @@ def jdk_at(home: Path) -> Jdk | None:
     bin_dir = home / "bin"
     if not (bin_dir / f"java{_EXE}").is_file():
         return None
-    return Jdk(home, java_release_version(str(home)), (bin_dir / f"javac{_EXE}").is_file(), (bin_dir / f"jcmd{_EXE}").is_file())
+    return Jdk(
+        home, java_release_version(str(home)), (bin_dir / f"javac{_EXE}").is_file(), (bin_dir / f"jcmd{_EXE}").is_file()
+    )
 
 
 def default_jdk() -> tuple[Jdk | None, str]:

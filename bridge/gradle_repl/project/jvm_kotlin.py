@@ -39,7 +39,9 @@ def stdlib_version(classpath: list[str]) -> str | None:
     return next((found.group(1) for entry in classpath if (found := STDLIB_JAR.fullmatch(Path(entry).name))), None)
 
 
-def kotlin_of(arguments: list[str], working_directory: str | None, environment_classpath: str | None = None) -> KotlinSeen:
+def kotlin_of(
+    arguments: list[str], working_directory: str | None, environment_classpath: str | None = None
+) -> KotlinSeen:
     """What a `java` command line (its arguments, as psutil reads them) says of the JVM's Kotlin."""
     classpath: str | None = None
     for index, argument in enumerate(arguments[1:], start=1):
@@ -85,7 +87,11 @@ def _of_jar(jar: Path | None) -> KotlinSeen:
     try:
         with zipfile.ZipFile(jar) as archive:
             names = archive.namelist()
-            manifest = archive.read("META-INF/MANIFEST.MF").decode("utf-8", errors="replace") if "META-INF/MANIFEST.MF" in names else ""
+            manifest = (
+                archive.read("META-INF/MANIFEST.MF").decode("utf-8", errors="replace")
+                if "META-INF/MANIFEST.MF" in names
+                else ""
+            )
     except (OSError, zipfile.BadZipFile):
         return _UNKNOWN
     nested = [name.rpartition("/")[2] for name in names if name.startswith(_NESTED_LIBRARIES)]

@@ -6,9 +6,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from gradle_repl.project.buildtools.pom import PLUGINS
 from gradle_repl.environment import ReplEnvironment, is_plugin_jar
 from gradle_repl.errors import GradleReplError
+from gradle_repl.project.buildtools.pom import PLUGINS
 from gradle_repl.project.process import ProgressCallback
 from gradle_repl.project.toolchain import Coordinate, kotlin_version_tuple, repl_kotlin_version, resolve_jars
 
@@ -42,13 +42,17 @@ def snippet_class_warnings(environment: ReplEnvironment) -> list[str]:
     if kotlin_version_tuple(environment.kotlin_version) >= _LOCAL_SNIPPET_CLASSES_BEFORE:
         return []
     jars = [Path(j).name for j in environment.compiler_plugin_classpath]
-    effects = [effect for prefix, effect in _REFUSED_ON_LOCAL_CLASSES.items() if any(j.startswith(prefix) for j in jars)]
+    effects = [
+        effect for prefix, effect in _REFUSED_ON_LOCAL_CLASSES.items() if any(j.startswith(prefix) for j in jars)
+    ]
     if not effects:
         return []
     return [
-        f"Kotlin {environment.kotlin_version}'s REPL has compiler plugins treat classes declared in snippets as local "
-        f"classes: {'; '.join(effects)}. The project's own classes are unaffected; from Kotlin "
-        f"{'.'.join(map(str, _LOCAL_SNIPPET_CLASSES_BEFORE))} on, snippet classes get these plugins as the build's classes do"
+        (
+            f"Kotlin {environment.kotlin_version}'s REPL has compiler plugins treat classes declared in snippets as local "
+            f"classes: {'; '.join(effects)}. The project's own classes are unaffected; from Kotlin "
+            f"{'.'.join(map(str, _LOCAL_SNIPPET_CLASSES_BEFORE))} on, snippet classes get these plugins as the build's classes do"
+        )
     ]
 
 
@@ -82,7 +86,8 @@ def load_plugins_at_repl_version(environment: ReplEnvironment, on_progress: Prog
             loaded_ids.add(_PLUGIN_IDS.get(artifact, artifact))
     environment.compiler_plugin_classpath = list(dict.fromkeys(loaded))
     environment.compiler_plugin_options = [
-        option for option in environment.compiler_plugin_options
+        option
+        for option in environment.compiler_plugin_options
         if _plugin_id(option) in loaded_ids or (_plugin_id(option) not in _PLUGIN_IDS.values() and not left_out_foreign)
     ]
 

@@ -27,15 +27,24 @@ from gradle_repl.settings import TOKEN_ENV
 from gradle_repl.stopping import stop_processes_now
 
 __all__ = [
-    "BuildLine", "ProcessOutcome", "run_streaming", "ProgressCallback", "join_capped", "failure_text", "stop_all_builds",
-    "refuse_new_builds", "ERROR_LINES", "plain_text",
+    "BuildLine",
+    "ProcessOutcome",
+    "run_streaming",
+    "ProgressCallback",
+    "join_capped",
+    "failure_text",
+    "stop_all_builds",
+    "refuse_new_builds",
+    "ERROR_LINES",
+    "plain_text",
 ]
-
 
 
 class BuildLine(str):
     """A line of a build tool's own output, as handed to a ProgressCallback; gradle-repl's own
     progress lines are plain strings, so a caller may show one without the other."""
+
+    __slots__ = ()
 
 
 # How much of a failed build's error text an error message carries; the rest is counted, not shown.
@@ -161,7 +170,9 @@ def failure_text(error_lines: list[str], output: list[str], *, boilerplate: re.P
     or resume, where to get help). When the tool printed none it recognisably marked, the last lines of its
     output, so that a message never comes without a cause to read."""
     # A stack trace's frames (`at …`, `... 12 more`) say where the tool failed, not what: its message line stays.
-    errors = [line for line in error_lines if line.strip() and not boilerplate.search(line) and not _STACK_FRAME.match(line)]
+    errors = [
+        line for line in error_lines if line.strip() and not boilerplate.search(line) and not _STACK_FRAME.match(line)
+    ]
     if not errors:
         said = [line for line in output if line.strip()]
         errors = [line for line in said if not _STACK_FRAME.match(line) and not boilerplate.search(line)] or said

@@ -27,8 +27,8 @@ from gradle_repl.frames import CompileRequest, CompileResult
 from gradle_repl.project.build_inputs import Fingerprint, Inputs
 from gradle_repl.project.buildtools import BuildTool
 from gradle_repl.project.cache import CacheEntry, CacheKey, EnvironmentCache
-from gradle_repl.project.freshness import missing_artifact, observe, remember_unchanged
 from gradle_repl.project.edit_plan import EditPlan, plan_edit
+from gradle_repl.project.freshness import missing_artifact, observe, remember_unchanged
 from gradle_repl.project.process import ProgressCallback
 from gradle_repl.project.session_classes import with_session_classes
 
@@ -47,14 +47,26 @@ def sources_only(entry: CacheEntry, tool: BuildTool) -> Fingerprint | None:
     if missing_artifact(entry.environment) is not None:
         return None
     before = entry.fingerprint
-    inputs = Inputs(trees=tuple(Path(t) for t in before.trees), files=tuple(Path(f) for f in before.files), is_build_file=tool.is_build_input)
+    inputs = Inputs(
+        trees=tuple(Path(t) for t in before.trees),
+        files=tuple(Path(f) for f in before.files),
+        is_build_file=tool.is_build_input,
+    )
     now = Fingerprint.take(inputs)
     return now if now.build_hashes == before.build_hashes else None
 
 
 def recompiled(
-    root: Path, tool: BuildTool, entry: CacheEntry, cache: EnvironmentCache, key: CacheKey, *, project_path: str,
-    source_set: str, on_progress: ProgressCallback | None, compile_in_session: SessionCompile | None = None,
+    root: Path,
+    tool: BuildTool,
+    entry: CacheEntry,
+    cache: EnvironmentCache,
+    key: CacheKey,
+    *,
+    project_path: str,
+    source_set: str,
+    on_progress: ProgressCallback | None,
+    compile_in_session: SessionCompile | None = None,
 ) -> Recompiled | None:
     """The entry's environment after compiling the changed sources, or None when this shortcut doesn't apply."""
     mark = observe(entry.fingerprint.trees)
@@ -69,10 +81,14 @@ def recompiled(
         if isinstance(plan, EditPlan):
             if on_progress is not None:
                 on_progress(f"compiling {', '.join(Path(f).name for f in plan.files)} in the session")
-            result = compile_in_session(CompileRequest(
-                files=plan.files, output_dir=plan.sources.output_dir, module_name=plan.sources.module_name,
-                friend_dirs=plan.sources.friend_dirs,
-            ))
+            result = compile_in_session(
+                CompileRequest(
+                    files=plan.files,
+                    output_dir=plan.sources.output_dir,
+                    module_name=plan.sources.module_name,
+                    friend_dirs=plan.sources.friend_dirs,
+                )
+            )
             if result is not None and result.errors:
                 # As IntelliJ's HotSwap: the errors are told and the session runs its last good classes.
                 return entry.environment, (
@@ -82,12 +98,17 @@ def recompiled(
                 environment = entry.environment.model_copy(update={"sources_stamp": compiled_at})
                 remember_unchanged(cache.put(key, environment, fingerprint, resolved_at=compiled_at), mark)
                 names = ", ".join(Path(f).name for f in plan.files)
-                return environment, f"[compiled {names} in the session in {result.duration_ms} ms: {len(result.classes)} class file(s)]"
+                return (
+                    environment,
+                    f"[compiled {names} in the session in {result.duration_ms} ms: {len(result.classes)} class file(s)]",
+                )
             why = result.fall_back if result is not None else "the session could not compile it"
         else:
             why = plan
     if on_progress is not None:
-        on_progress(f"compiling {root} ({tool.name}, project {project_path}, source set {source_set}): only sources changed")
+        on_progress(
+            f"compiling {root} ({tool.name}, project {project_path}, source set {source_set}): only sources changed"
+        )
     if not tool.recompile(root, project_path=project_path, source_set=source_set, on_progress=on_progress):
         return None
     environment = with_session_classes(entry.environment.model_copy(update={"sources_stamp": compiled_at}, deep=True))

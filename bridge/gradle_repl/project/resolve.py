@@ -12,24 +12,24 @@ from functools import cache
 from pathlib import Path
 
 from gradle_repl import package_version
-from gradle_repl.settings import DEFAULT_BUILD_TOOL, DEFAULT_PROJECT_PATH, DEFAULT_SOURCE_SET
-from gradle_repl.project.build_inputs import Fingerprint, Inputs
-from gradle_repl.project.buildtools import BuildTool, BuildToolChoice
-from gradle_repl.project.buildtools.choice import candidates, remember
-from gradle_repl.project.buildlock import build_slot, project_lock
-from gradle_repl.project.cache import CacheKey, EnvironmentCache
-from gradle_repl.project.compiler_args import plugin_options_in, relevant_compiler_args
 from gradle_repl.environment import ReplEnvironment
 from gradle_repl.errors import BuildFailed, BuildToolNotFound, GradleReplError
+from gradle_repl.project.build_inputs import Fingerprint, Inputs
+from gradle_repl.project.buildlock import build_slot, project_lock
+from gradle_repl.project.buildtools import BuildTool, BuildToolChoice
+from gradle_repl.project.buildtools.choice import candidates, remember
+from gradle_repl.project.cache import CacheKey, EnvironmentCache
+from gradle_repl.project.compiler_args import plugin_options_in, relevant_compiler_args
+from gradle_repl.project.compose_support import compose_warnings
 from gradle_repl.project.dependency_support import add_dependency_resolver
-from gradle_repl.project.host_jars import use_project_kotlin_reflect
-from gradle_repl.project.test_launcher import add_test_launcher
 from gradle_repl.project.freshness import observe, remember_unchanged, stale_reason
+from gradle_repl.project.host_jars import use_project_kotlin_reflect
+from gradle_repl.project.plugin_support import load_plugins_at_repl_version, snippet_class_warnings
+from gradle_repl.project.process import ProgressCallback
 from gradle_repl.project.recompile import SessionCompile, recompiled
 from gradle_repl.project.session_classes import with_session_classes
-from gradle_repl.project.compose_support import compose_warnings
-from gradle_repl.project.plugin_support import snippet_class_warnings, load_plugins_at_repl_version
-from gradle_repl.project.process import ProgressCallback
+from gradle_repl.project.test_launcher import add_test_launcher
+from gradle_repl.settings import DEFAULT_BUILD_TOOL, DEFAULT_PROJECT_PATH, DEFAULT_SOURCE_SET
 
 __all__ = ["BuildToolChoice", "Resolved", "resolve_environment"]
 
@@ -82,7 +82,14 @@ def resolve_environment(
             # the environment the first one produced instead of building again.
             with project_lock(root):
                 resolved = _resolve_locked(
-                    root, tool, project_path, source_set, refresh, on_progress, cache or EnvironmentCache(), started,
+                    root,
+                    tool,
+                    project_path,
+                    source_set,
+                    refresh,
+                    on_progress,
+                    cache or EnvironmentCache(),
+                    started,
                     compile_in_session,
                 )
         except (BuildToolNotFound, BuildFailed) as error:
@@ -128,7 +135,10 @@ def _resolver_code_hash() -> str:
 def _cache_key(root: Path, tool: BuildTool, project_path: str, source_set: str) -> CacheKey:
     facts = {"resolver": _resolver_code_hash(), "JAVA_HOME": os.environ.get("JAVA_HOME", ""), **tool.facts()}
     return CacheKey(
-        build_tool=tool.name, project_root=str(root), project_path=tool.project_key(root, project_path), source_set=source_set,
+        build_tool=tool.name,
+        project_root=str(root),
+        project_path=tool.project_key(root, project_path),
+        source_set=source_set,
         facts=facts,
     )
 
@@ -158,10 +168,23 @@ def _resolve_locked(
     with build_slot(root, on_progress) as waited:
         if waited and not refresh and (entry := cache.get(key)) is not None and stale_reason(entry) is None:
             return Resolved(entry.environment, True, time.monotonic() - started)  # built while this one waited
-        if entry is not None and (done := recompiled(
-            root, tool, entry, cache, key, project_path=project_path, source_set=source_set, on_progress=on_progress,
-            compile_in_session=compile_in_session,
-        )) is not None:
+        if (
+            entry is not None
+            and (
+                done := recompiled(
+                    root,
+                    tool,
+                    entry,
+                    cache,
+                    key,
+                    project_path=project_path,
+                    source_set=source_set,
+                    on_progress=on_progress,
+                    compile_in_session=compile_in_session,
+                )
+            )
+            is not None
+        ):
             environment, notice = done
             return Resolved(environment, False, time.monotonic() - started, notices=(notice,) if notice else ())
         return _build(root, tool, project_path, source_set, on_progress, cache, key, started)
@@ -218,13 +241,16 @@ def _with_reported_dirs(fingerprint: Fingerprint, inputs: Inputs, environment: R
     """Adds the input directories the build reported that the tool's own reading missed."""
     known = [Path(t) for t in fingerprint.trees]
     extra = tuple(
-        Path(d) for d in dict.fromkeys(environment.input_dirs)
+        Path(d)
+        for d in dict.fromkeys(environment.input_dirs)
         if Path(d).is_dir() and not any(Path(d).is_relative_to(t) for t in known)
     )
     if not extra:
         return fingerprint
     more = Fingerprint.take(Inputs(trees=extra, is_build_file=inputs.is_build_file))
     return Fingerprint(
-        trees=fingerprint.trees + more.trees, files=fingerprint.files, stats={**fingerprint.stats, **more.stats},
+        trees=fingerprint.trees + more.trees,
+        files=fingerprint.files,
+        stats={**fingerprint.stats, **more.stats},
         build_hashes={**fingerprint.build_hashes, **more.build_hashes},
     )

@@ -56,7 +56,16 @@ def java_release_version(java_home: str) -> str | None:
 
 def _main(arguments: list[str]) -> str:
     """The main class or jar a java command line names: the first argument after the options."""
-    skip_next = {"-cp", "-classpath", "--class-path", "-p", "--module-path", "--add-opens", "--add-exports", "--add-modules"}
+    skip_next = {
+        "-cp",
+        "-classpath",
+        "--class-path",
+        "-p",
+        "--module-path",
+        "--add-opens",
+        "--add-exports",
+        "--add-modules",
+    }
     index = 1
     while index < len(arguments):
         argument = arguments[index]
@@ -102,7 +111,18 @@ def _describe(process: psutil.Process) -> RunningJvm | None:
     elif version is not None and int(version.split(".")[0]) < MINIMUM_JAVA:
         why_not = f"it runs Java {version}; attaching needs Java {MINIMUM_JAVA}+"
     kotlin = kotlin_of(arguments, cwd, environment_classpath) if uid == os.getuid() else KotlinSeen(None, None)
-    return RunningJvm(process.pid, _main(arguments), cwd, version, java_home, user, why_not is None, why_not, kotlin.has_kotlin, kotlin.version)
+    return RunningJvm(
+        process.pid,
+        _main(arguments),
+        cwd,
+        version,
+        java_home,
+        user,
+        why_not is None,
+        why_not,
+        kotlin.has_kotlin,
+        kotlin.version,
+    )
 
 
 def list_running_jvms() -> list[RunningJvm]:
@@ -116,14 +136,18 @@ def running_jvm(pid: int) -> RunningJvm:
     try:
         process = psutil.Process(pid)
     except psutil.NoSuchProcess:
-        raise GradleReplError(f"no process has pid {pid}; `gradle-repl jvms` (list_running_jvms) lists the JVMs running here") from None
+        raise GradleReplError(
+            f"no process has pid {pid}; `gradle-repl jvms` (list_running_jvms) lists the JVMs running here"
+        ) from None
     jvm = _describe(process)
     if jvm is None:
         try:
             name = process.name()
         except psutil.Error:
             name = "?"
-        raise GradleReplError(f"process {pid} ({name}) is not a Java VM; `gradle-repl jvms` (list_running_jvms) lists the JVMs running here")
+        raise GradleReplError(
+            f"process {pid} ({name}) is not a Java VM; `gradle-repl jvms` (list_running_jvms) lists the JVMs running here"
+        )
     return jvm
 
 

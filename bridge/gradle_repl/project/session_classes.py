@@ -29,7 +29,9 @@ def with_session_classes(environment: ReplEnvironment) -> ReplEnvironment:
     output wins) and their directory first on the class path, empty, for the next edit. Changed in place, returned."""
     if environment.edit_sources is None:
         return environment
-    directory = output_dir(environment.build_tool, environment.project_root, environment.project_path, environment.source_set)
+    directory = output_dir(
+        environment.build_tool, environment.project_root, environment.project_path, environment.source_set
+    )
     drop_session_classes(directory)
     environment.edit_sources.output_dir = str(directory)
     environment.classpath = [str(directory), *(p for p in environment.classpath if p != str(directory))]

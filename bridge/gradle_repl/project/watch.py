@@ -19,8 +19,8 @@ import time
 from collections import OrderedDict
 from pathlib import Path
 
-from gradle_repl.project.build_inputs import is_ignored
 from gradle_repl.paths import cache_dir
+from gradle_repl.project.build_inputs import is_ignored
 
 __all__ = ["ChangeWatcher", "watcher_for", "close_all_watchers"]
 
@@ -84,7 +84,9 @@ class ChangeWatcher:
                 self._break()
                 return None
             roots: dict[Path, bool] = {}
-            changed = {p for p in changed if not p.startswith(str(self._sentinel_dir)) and not self._ignored(Path(p), roots)}
+            changed = {
+                p for p in changed if not p.startswith(str(self._sentinel_dir)) and not self._ignored(Path(p), roots)
+            }
             if changed:
                 self.generation += 1
             return changed

@@ -20,8 +20,17 @@ from pydantic import ValidationError
 
 from gradle_repl.errors import GradleReplError
 from gradle_repl.frames import (
-    CancelRequest, CheckRequest, CompileRequest, CompleteRequest, DescribeRequest, ErrorResult, EvalRequest, ExitingFrame, StartRequest,
-    TestRunRequest, UpdateRequest,
+    CancelRequest,
+    CheckRequest,
+    CompileRequest,
+    CompleteRequest,
+    DescribeRequest,
+    ErrorResult,
+    EvalRequest,
+    ExitingFrame,
+    StartRequest,
+    TestRunRequest,
+    UpdateRequest,
     decode_request,
 )
 from gradle_repl.worker.channel import FrameChannel
@@ -123,8 +132,8 @@ def main() -> None:
             raise GradleReplError("the first request to a worker must be 'start'")
         channel.frame_limit = start.frame_limit_bytes
         from gradle_repl.worker.boot import boot  # JPype loads only once the request is known to be valid
-        from gradle_repl.worker.interruption import cancelled_before_start
         from gradle_repl.worker.classes.edit_compiler import EditCompiler
+        from gradle_repl.worker.interruption import cancelled_before_start
 
         session, ready, class_data = boot(start)
         edits = EditCompiler(start.environment)
@@ -155,7 +164,11 @@ def main() -> None:
             try:
                 channel.send(session.answer(request))
             except Exception as error:  # noqa: BLE001 - a bug here must cost one reply, not the session
-                channel.send(ErrorResult(id=request.id, error_kind="internal", message=f"the {request.op} request failed: {error!r}"))
+                channel.send(
+                    ErrorResult(
+                        id=request.id, error_kind="internal", message=f"the {request.op} request failed: {error!r}"
+                    )
+                )
             if session.exit_code is not None:
                 break  # the answer found the session gone (an attached JVM that exited)
             continue
@@ -165,9 +178,15 @@ def main() -> None:
             began = time.monotonic()
             try:
                 compiled = edits.compile(request)
-                channel.send(compiled.model_copy(update={"id": request.id, "duration_ms": int((time.monotonic() - began) * 1000)}))
+                channel.send(
+                    compiled.model_copy(
+                        update={"id": request.id, "duration_ms": int((time.monotonic() - began) * 1000)}
+                    )
+                )
             except Exception as error:  # noqa: BLE001 - a bug here must cost one reply, not the session
-                channel.send(ErrorResult(id=request.id, error_kind="internal", message=f"the compile request failed: {error!r}"))
+                channel.send(
+                    ErrorResult(id=request.id, error_kind="internal", message=f"the compile request failed: {error!r}")
+                )
             continue
         if not isinstance(request, (EvalRequest, TestRunRequest)):
             channel.send(ErrorResult(error_kind="internal", message="the worker is already started"))
@@ -188,7 +207,11 @@ def main() -> None:
                 # the exiting frame tells the host why the process ends, even when the JVM's exit is torn
                 # down by a signal (native libraries' exit handlers) and the code is lost.
                 channel.send(ExitingFrame(id=request.id))
-                print("[gradle-repl] the snippet called System.exit; the JVM is shutting down", file=sys.stderr, flush=True)
+                print(
+                    "[gradle-repl] the snippet called System.exit; the JVM is shutting down",
+                    file=sys.stderr,
+                    flush=True,
+                )
                 time.sleep(EXIT_GRACE_SECONDS)
                 os._exit(1)
             if channel.answered_id != request.id:

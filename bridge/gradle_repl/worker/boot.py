@@ -11,23 +11,28 @@ Spring's helpers and a connection to the agent, and runs its snippets with worke
 from __future__ import annotations
 
 import os
-import sys
 import re
+import sys
 import time
 from pathlib import Path
 
 from gradle_repl.environment import DEPENDS_ON_UNAVAILABLE, ReplEnvironment
 from gradle_repl.errors import WorkerFailed
 from gradle_repl.frames import ReadyFrame, StartRequest
-from gradle_repl.worker import classdata
-from gradle_repl.worker.attach.attached import ATTACHED_LIBRARIES_UNAVAILABLE, AttachedRunner, attach_agent, attached_display_api, warm_up_attached
+from gradle_repl.worker import classdata, java
+from gradle_repl.worker.attach.attached import (
+    ATTACHED_LIBRARIES_UNAVAILABLE,
+    AttachedRunner,
+    attach_agent,
+    attached_display_api,
+    warm_up_attached,
+)
 from gradle_repl.worker.attach.snippet_mirror import SnippetMirror
+from gradle_repl.worker.attach.snippet_runtime import snippet_runtime_jars
 from gradle_repl.worker.attach.spring_helpers import spring_helpers
 from gradle_repl.worker.classes.class_update_agent import AgentJar, agent_jar
 from gradle_repl.worker.classes.class_updates import ClassUpdater
-from gradle_repl.worker.attach.snippet_runtime import snippet_runtime_jars
 from gradle_repl.worker.facade import build_dependency_addon, build_facade
-from gradle_repl.worker import java
 from gradle_repl.worker.java import JavaException, JavaObject, ReplDriver, ReplOutput, java_class, shutdown_vm
 from gradle_repl.worker.jvm import start_jvm
 from gradle_repl.worker.outcomes import throwable_chain
@@ -103,8 +108,11 @@ def boot(request: StartRequest) -> tuple[ReplSession, ReadyFrame, ClassDataUse]:
     # resolver stays in the facade's loader, out of the compiler's and the project's way.
     annotations = [p for p in env.dependency_resolver_classpath if _DEPENDENCY_ANNOTATIONS_JAR.match(_jar_name(p))]
     start_jvm(
-        env.java_home, [*env.repl_host_classpath, *annotations],
-        heap_mb=request.heap_mb, full_jit=request.full_jit, code_cache_mb=request.code_cache_mb,
+        env.java_home,
+        [*env.repl_host_classpath, *annotations],
+        heap_mb=request.heap_mb,
+        full_jit=request.full_jit,
+        code_cache_mb=request.code_cache_mb,
         extra_options=[*class_data.jvm_options(), *kind.jvm_options(), *env.session_options.jvm_args],
     )
     facade_jar, compiled = build_facade(env.kotlin_version, env.repl_host_classpath)
@@ -120,8 +128,12 @@ def boot(request: StartRequest) -> tuple[ReplSession, ReadyFrame, ClassDataUse]:
     )
     extra_classpath, extra_imports, libraries = kind.before_driver(facade_loader, compile_classpath)
     driver = java.repl_driver(
-        facade_loader, [*compile_classpath, *compose.classpath, *addon_classpath, *extra_classpath], snippet_loader,
-        env.compiler_options(), libraries, [*compose.imports, *addon_imports, *extra_imports],
+        facade_loader,
+        [*compile_classpath, *compose.classpath, *addon_classpath, *extra_classpath],
+        snippet_loader,
+        env.compiler_options(),
+        libraries,
+        [*compose.imports, *addon_imports, *extra_imports],
     )
     companion_hints = generated_companions(env, driver, facade_loader, str(facade_jar))
     snippets = SnippetCounter(driver)
@@ -137,13 +149,24 @@ def boot(request: StartRequest) -> tuple[ReplSession, ReadyFrame, ClassDataUse]:
     if request.train_class_data:
         kind.train(snippets)
     completion = SessionCompletion(
-        driver, facade_loader, kotlin_version=env.kotlin_version, compile_classpath=[*env.repl_host_classpath, str(facade_jar)],
+        driver,
+        facade_loader,
+        kotlin_version=env.kotlin_version,
+        compile_classpath=[*env.repl_host_classpath, str(facade_jar)],
         # What snippets compile against, less the facade's own jars: classes a snippet may be offered to import.
-        index_classpath=[p for p in [*compile_classpath, *compose.classpath] if p != str(facade_jar) and p not in annotations],
+        index_classpath=[
+            p for p in [*compile_classpath, *compose.classpath] if p != str(facade_jar) and p not in annotations
+        ],
     )
     hints = [*filter(None, [serialization_hint(env)]), *compose_hints(env, compose.unavailable), *companion_hints]
     session = ReplSession(
-        request, driver, snippets, runner, libraries_unavailable=kind.libraries_unavailable, hints=hints, completion=completion,
+        request,
+        driver,
+        snippets,
+        runner,
+        libraries_unavailable=kind.libraries_unavailable,
+        hints=hints,
+        completion=completion,
     )
     return session, ready, class_data
 
@@ -157,7 +180,11 @@ class _OwnJvm:
         # The agent that lets a rebuild's changed classes be redefined in place (class_updates.py). Not in a training
         # worker: the JVM writes no class-data archive at exit with a java.lang.instrument agent loaded, and a trainer
         # runs no project code anyway.
-        self._agent = agent_jar(env.java_home) if not request.train_class_data else AgentJar(None, "a training worker has no agent")
+        self._agent = (
+            agent_jar(env.java_home)
+            if not request.train_class_data
+            else AgentJar(None, "a training worker has no agent")
+        )
         # Why @file:DependsOn can't be used in this session; None when it can.
         self.libraries_unavailable: str | None = env.dependency_resolver_unavailable or DEPENDS_ON_UNAVAILABLE
         self._addon: Path | None = None
@@ -182,14 +209,20 @@ class _OwnJvm:
         if not env.dependency_resolver_classpath:
             return []
         try:
-            self._addon, _ = build_dependency_addon(env.kotlin_version, [*env.repl_host_classpath, str(facade_jar), *env.dependency_resolver_classpath])
+            self._addon, _ = build_dependency_addon(
+                env.kotlin_version, [*env.repl_host_classpath, str(facade_jar), *env.dependency_resolver_classpath]
+            )
         except WorkerFailed as error:  # an optional add-on: the session starts without it
-            self.libraries_unavailable = f"{DEPENDS_ON_UNAVAILABLE}: its add-on did not compile ({str(error).splitlines()[0]})"
+            self.libraries_unavailable = (
+                f"{DEPENDS_ON_UNAVAILABLE}: its add-on did not compile ({str(error).splitlines()[0]})"
+            )
             return []
         resolver = [p for p in env.dependency_resolver_classpath if p not in annotations]
         return [str(self._addon), *resolver]
 
-    def before_driver(self, facade_loader: JavaObject, compile_classpath: list[str]) -> tuple[list[str], list[str], JavaObject]:
+    def before_driver(
+        self, facade_loader: JavaObject, compile_classpath: list[str]
+    ) -> tuple[list[str], list[str], JavaObject]:
         """Output capture and the exit guard installed; the @file:DependsOn libraries object, when the add-on loaded."""
         env = self._request.environment
         self._output = java.repl_output(facade_loader)
@@ -199,24 +232,34 @@ class _OwnJvm:
         libraries: JavaObject = None
         if self._addon is not None:
             try:
-                libraries = java_class("gradlerepl.dependencies.AddedLibraries", loader=facade_loader)(env.classpath, env.repositories)
+                libraries = java_class("gradlerepl.dependencies.AddedLibraries", loader=facade_loader)(
+                    env.classpath, env.repositories
+                )
                 self.libraries_unavailable = None
             except (JavaException, TypeError) as error:
                 self.libraries_unavailable = f"{DEPENDS_ON_UNAVAILABLE}: its resolver could not be made ({error})"
         return [], [], libraries
 
-    def runner(self, driver: ReplDriver, snippet_loader: JavaObject, snippets: SnippetCounter, renderer: java.Renderer) -> tuple[SnippetRunner, str]:
+    def runner(
+        self, driver: ReplDriver, snippet_loader: JavaObject, snippets: SnippetCounter, renderer: java.Renderer
+    ) -> tuple[SnippetRunner, str]:
         """The runner, after the warm-up; and the JVM's Java version."""
         assert self._output is not None and self._exit_guard is not None  # before_driver ran
         env = self._request.environment
         # Read before any project class loads (neither the driver nor the warm-up loads one): the bytes the JVM will run.
         classes = ClassUpdater(
-            env.classpath, snippet_loader, unavailable=self._agent.unavailable,
+            env.classpath,
+            snippet_loader,
+            unavailable=self._agent.unavailable,
             add_compile_root=lambda root: driver.addCompileRoots(java.string_array([root])),
         )
         _warm_up(snippets, self._output)
-        tests = TestRunner(env, snippet_loader, unavailable=None if self._junit.jar is not None else self._junit.unavailable)
-        runner = LocalRunner(self._request, Facade(driver, self._output, renderer, self._exit_guard), snippets, classes, tests)
+        tests = TestRunner(
+            env, snippet_loader, unavailable=None if self._junit.jar is not None else self._junit.unavailable
+        )
+        runner = LocalRunner(
+            self._request, Facade(driver, self._output, renderer, self._exit_guard), snippets, classes, tests
+        )
         return runner, str(java_class("java.lang.System").getProperty("java.version"))
 
     def train(self, snippets: SnippetCounter) -> None:
@@ -243,7 +286,9 @@ class _Attached:
     def snippet_addons(self, compile_classpath: list[str]) -> tuple[list[str], list[str]]:
         return [], []  # no test runner: an attached session's snippets run in the app, which has no test classes
 
-    def before_driver(self, facade_loader: JavaObject, compile_classpath: list[str]) -> tuple[list[str], list[str], JavaObject]:
+    def before_driver(
+        self, facade_loader: JavaObject, compile_classpath: list[str]
+    ) -> tuple[list[str], list[str], JavaObject]:
         """What snippets compile against besides the app's classpath: Spring's helpers (compiled against, never loaded
         here) and the agent's display calls, which run in the app."""
         env = self._request.environment
@@ -253,10 +298,14 @@ class _Attached:
         display_classpath, display_imports = attached_display_api(env.java_home)
         return [*spring.classpath, *display_classpath], [*spring.imports, *display_imports], None
 
-    def runner(self, driver: ReplDriver, snippet_loader: JavaObject, snippets: SnippetCounter, renderer: java.Renderer) -> tuple[SnippetRunner, str]:
+    def runner(
+        self, driver: ReplDriver, snippet_loader: JavaObject, snippets: SnippetCounter, renderer: java.Renderer
+    ) -> tuple[SnippetRunner, str]:
         """The runner, connected to the agent and after the warm-up ran there; and the app's Java version."""
         env = self._request.environment
-        connection = attach_agent(self._pid, env.java_home, snippet_runtime_jars(env.classpath, env.repl_host_classpath))
+        connection = attach_agent(
+            self._pid, env.java_home, snippet_runtime_jars(env.classpath, env.repl_host_classpath)
+        )
         mirror = SnippetMirror(snippet_loader)
         warm_up_attached(snippets, connection, WARM_UP_SNIPPET, mirror)
         runner = AttachedRunner(self._request, snippets, renderer, connection=connection, pid=self._pid, mirror=mirror)
@@ -302,6 +351,9 @@ def _compile_classpath(env: ReplEnvironment, facade: str, annotations: list[str]
     the @file:DependsOn/@file:Repository annotations."""
     present = {prefix for prefix in _HOST_RUNTIME_JARS for p in env.classpath if _jar_name(p).startswith(prefix)}
     extra = [
-        p for p in env.repl_host_classpath for prefix in _HOST_RUNTIME_JARS if _jar_name(p).startswith(prefix) and prefix not in present
+        p
+        for p in env.repl_host_classpath
+        for prefix in _HOST_RUNTIME_JARS
+        if _jar_name(p).startswith(prefix) and prefix not in present
     ]
     return [*env.classpath, *extra, facade, *annotations]

@@ -17,7 +17,7 @@ class ByteCursor:
         self._error, self._ends_early = error, ends_early
 
     def take(self, size: int) -> bytes:
-        chunk = self._data[self._at:self._at + size]
+        chunk = self._data[self._at : self._at + size]
         if len(chunk) != size:
             raise self._error(self._ends_early)
         self._at += size

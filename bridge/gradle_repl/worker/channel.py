@@ -58,7 +58,8 @@ class FrameChannel:
                 yield line
 
     def send(self, frame: BaseModel) -> None:
-        if "id" in type(frame).model_fields and getattr(frame, "id") == 0:
+        # Any frame model may carry an id; getattr reads it where a BaseModel's type doesn't say so.
+        if "id" in type(frame).model_fields and getattr(frame, "id") == 0:  # noqa: B009
             frame = frame.model_copy(update={"id": self.current_id})
         data = encode(safe_frame(frame, self.frame_limit))
         with self._write_lock:

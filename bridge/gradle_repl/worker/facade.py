@@ -16,15 +16,29 @@ from filelock import FileLock
 from gradle_repl.errors import WorkerFailed
 from gradle_repl.paths import cache_dir
 from gradle_repl.resources import (
-    jvm_worker_attached_spring_sources, jvm_worker_companions_sources, jvm_worker_completion_sources, jvm_worker_compose_sources,
-    jvm_worker_both_sources, jvm_worker_dependency_sources, jvm_worker_junit_sources, jvm_worker_sources,
+    jvm_worker_attached_spring_sources,
+    jvm_worker_both_sources,
+    jvm_worker_companions_sources,
+    jvm_worker_completion_sources,
+    jvm_worker_compose_sources,
+    jvm_worker_dependency_sources,
+    jvm_worker_junit_sources,
+    jvm_worker_sources,
 )
 from gradle_repl.worker.java import java_class, string_array
 from gradle_repl.worker.java_jars import build_java_jar, sources_hash
 
 __all__ = [
-    "facade_jar_path", "build_facade", "build_dependency_addon", "build_compose_addon", "build_completion_addon",
-    "completion_addon_path", "build_companions_addon", "companions_addon_path", "first_compile_error", "build_spring_addon",
+    "facade_jar_path",
+    "build_facade",
+    "build_dependency_addon",
+    "build_compose_addon",
+    "build_completion_addon",
+    "completion_addon_path",
+    "build_companions_addon",
+    "companions_addon_path",
+    "first_compile_error",
+    "build_spring_addon",
     "build_junit_addon",
 ]
 
@@ -54,8 +68,14 @@ def both_jar() -> Path:
     sources = jvm_worker_both_sources()
     target = cache_dir() / "facade" / f"runs-in-both-{sources_hash(sources, _BOTH_RELEASE)}.jar"
     java_home = str(java_class("java.lang.System").getProperty("java.home"))
-    return build_java_jar(target, sources, java_home=java_home, release=_BOTH_RELEASE, manifest="Manifest-Version: 1.0\r\n\r\n",
-                          what="the rules both JVM sides share (jvm-worker/runs-in-both)")
+    return build_java_jar(
+        target,
+        sources,
+        java_home=java_home,
+        release=_BOTH_RELEASE,
+        manifest="Manifest-Version: 1.0\r\n\r\n",
+        what="the rules both JVM sides share (jvm-worker/runs-in-both)",
+    )
 
 
 def build_dependency_addon(kotlin_version: str, compile_classpath: list[str]) -> tuple[Path, bool]:
@@ -65,7 +85,9 @@ def build_dependency_addon(kotlin_version: str, compile_classpath: list[str]) ->
     return _build(target, sources, compile_classpath, kotlin_version, "facade's @file:DependsOn add-on")
 
 
-def build_compose_addon(kotlin_version: str, compile_classpath: list[str], compose_plugin: str, jvm_target: str) -> tuple[Path, bool]:
+def build_compose_addon(
+    kotlin_version: str, compile_classpath: list[str], compose_plugin: str, jvm_target: str
+) -> tuple[Path, bool]:
     """The Compose add-on (renderComposable), compiled with the Compose compiler plugin against the project's own
     Compose: one jar per Kotlin version, plugin and classpath (the jars' names carry their versions)."""
     sources = jvm_worker_compose_sources()
@@ -73,7 +95,13 @@ def build_compose_addon(kotlin_version: str, compile_classpath: list[str], compo
     key = sources_hash(sources, Path(compose_plugin).name, jvm_target, *names)
     target = cache_dir() / "facade" / f"jvm-worker-compose-{kotlin_version}-{key}.jar"
     # Its own module name: the compiler finds top-level functions through each jar's META-INF/<module>.kotlin_module.
-    options = [f"-Xplugin={compose_plugin}", "-jvm-target", jvm_target, "-module-name", "gradle-repl-jvm-worker-compose"]
+    options = [
+        f"-Xplugin={compose_plugin}",
+        "-jvm-target",
+        jvm_target,
+        "-module-name",
+        "gradle-repl-jvm-worker-compose",
+    ]
     return _build(target, sources, compile_classpath, kotlin_version, "facade's Compose add-on", options)
 
 
@@ -101,9 +129,13 @@ def build_completion_addon(kotlin_version: str, compile_classpath: list[str]) ->
     """The completion add-on (compiled against the facade and the compiler's FIR, with context parameters on: the
     FIR checker API declares them)."""
     return _build(
-        completion_addon_path(kotlin_version), jvm_worker_completion_sources(), compile_classpath, kotlin_version,
+        completion_addon_path(kotlin_version),
+        jvm_worker_completion_sources(),
+        compile_classpath,
+        kotlin_version,
         "facade's completion add-on",
-        ["-jvm-target", "1.8", "-module-name", "gradle-repl-jvm-worker-completion", "-Xcontext-parameters"], remember_failure=True,
+        ["-jvm-target", "1.8", "-module-name", "gradle-repl-jvm-worker-completion", "-Xcontext-parameters"],
+        remember_failure=True,
     )
 
 
@@ -111,9 +143,13 @@ def build_companions_addon(kotlin_version: str, compile_classpath: list[str]) ->
     """The add-on that makes a plugin's generated companion the companion of a snippet's class (compiled against the
     facade and the compiler's FIR; a Kotlin whose FIR it doesn't fit is remembered, as for completion)."""
     return _build(
-        companions_addon_path(kotlin_version), jvm_worker_companions_sources(), compile_classpath, kotlin_version,
+        companions_addon_path(kotlin_version),
+        jvm_worker_companions_sources(),
+        compile_classpath,
+        kotlin_version,
         "facade's generated-companions add-on",
-        ["-jvm-target", "1.8", "-module-name", "gradle-repl-jvm-worker-companions"], remember_failure=True,
+        ["-jvm-target", "1.8", "-module-name", "gradle-repl-jvm-worker-companions"],
+        remember_failure=True,
     )
 
 
@@ -129,7 +165,11 @@ def completion_addon_path(kotlin_version: str) -> Path:
 
 def _addon_path(name: str, sources: list[Path], kotlin_version: str) -> Path:
     """Where an add-on compiled against the facade is cached: named by its sources and the facade's, which it links to."""
-    return cache_dir() / "facade" / f"jvm-worker-{name}-{kotlin_version}-{sources_hash(sources + jvm_worker_sources())}.jar"
+    return (
+        cache_dir()
+        / "facade"
+        / f"jvm-worker-{name}-{kotlin_version}-{sources_hash(sources + jvm_worker_sources())}.jar"
+    )
 
 
 def first_compile_error(message: str) -> str:
@@ -148,8 +188,15 @@ def lasting_failure(exit_code: str) -> bool:
 
 
 def _build(
-    target: Path, sources: list[Path], compile_classpath: list[str], kotlin_version: str, what: str, options: list[str] | None = None,
-    *, remember_failure: bool = False, merged: Path | None = None,
+    target: Path,
+    sources: list[Path],
+    compile_classpath: list[str],
+    kotlin_version: str,
+    what: str,
+    options: list[str] | None = None,
+    *,
+    remember_failure: bool = False,
+    merged: Path | None = None,
 ) -> tuple[Path, bool]:
     """With remember_failure, a compile that failed is not tried again for these sources and this Kotlin version
     (an optional add-on whose compiler API this Kotlin lacks: every later start would fail the same way). The classes
@@ -165,12 +212,27 @@ def _build(
         failed = target.with_name(f"{target.name}.failed")
         if remember_failure and failed.is_file():
             raise WorkerFailed(failed.read_text(encoding="utf-8"))
-        return _compile(target, sources, compile_classpath, kotlin_version, what, options, failed if remember_failure else None, merged)
+        return _compile(
+            target,
+            sources,
+            compile_classpath,
+            kotlin_version,
+            what,
+            options,
+            failed if remember_failure else None,
+            merged,
+        )
 
 
 def _compile(
-    target: Path, sources: list[Path], compile_classpath: list[str], kotlin_version: str, what: str, options: list[str] | None,
-    failed: Path | None, merged: Path | None,
+    target: Path,
+    sources: list[Path],
+    compile_classpath: list[str],
+    kotlin_version: str,
+    what: str,
+    options: list[str] | None,
+    failed: Path | None,
+    merged: Path | None,
 ) -> tuple[Path, bool]:
     temporary = target.with_name(f"{target.stem}.{os.getpid()}.tmp.jar")
     compiler = java_class("org.jetbrains.kotlin.cli.jvm.K2JVMCompiler")()

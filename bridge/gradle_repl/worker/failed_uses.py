@@ -66,8 +66,11 @@ class FailedUse:
         many = len(self.names) > 1
         names = ", ".join(f"'{n}'" for n in self.names)
         what = "never compiled" if self.never_compiled else "not initialised"
-        snippets = "the snippets that declared them" if len(self.failed_code) > 1 else (
-            "the snippet that declared them" if many else "the snippet that declared it")
+        snippets = (
+            "the snippets that declared them"
+            if len(self.failed_code) > 1
+            else ("the snippet that declared them" if many else "the snippet that declared it")
+        )
         quoted = ", ".join(f"`{_first_line(code)}`" for code in self.failed_code)
         ended = "was stopped while it compiled and never ran" if self.never_ran else "failed"
         return (
@@ -108,7 +111,9 @@ def explain_use_of_failed(
     if not used:
         return None
     numbers = sorted({uninitialised[name] for name in used})
-    return FailedUse(tuple(used), never_compiled=False, failed_code=tuple(failed[n].code for n in numbers if n in failed))
+    return FailedUse(
+        tuple(used), never_compiled=False, failed_code=tuple(failed[n].code for n in numbers if n in failed)
+    )
 
 
 @dataclass(frozen=True)
@@ -127,7 +132,12 @@ class _MissingClass:
             names = [n for n in declared if n in on_stack] or declared
         if not names:
             return None
-        return FailedUse(tuple(names), never_compiled=not self.snippet.compiled, failed_code=(self.snippet.code,), never_ran=not self.snippet.ran)
+        return FailedUse(
+            tuple(names),
+            never_compiled=not self.snippet.compiled,
+            failed_code=(self.snippet.code,),
+            never_ran=not self.snippet.ran,
+        )
 
 
 def _missing_snippet_class(error: ThrowableInfo, failed: Mapping[int, FailedSnippet]) -> _MissingClass | None:
@@ -164,7 +174,9 @@ def _lines_on_stack(error: ThrowableInfo, code: str, number: int) -> str:
     """The lines of this snippet's code that its frames stood on when it threw, innermost first: the call
     `f(ctx)` as well as the line inside `f` that met the null."""
     lines = code.splitlines()
-    on_stack = dict.fromkeys(f.line for f in error.frames if f.file == snippet_file(number) and 1 <= f.line <= len(lines))
+    on_stack = dict.fromkeys(
+        f.line for f in error.frames if f.file == snippet_file(number) and 1 <= f.line <= len(lines)
+    )
     return "\n".join(lines[n - 1] for n in on_stack)
 
 

@@ -13,8 +13,8 @@ import time
 from typing import Literal
 
 from gradle_repl.frames import ErrorResult
-from gradle_repl.worker.java import RunningSnippet
 from gradle_repl.worker.deadlines import COMPILE_AFTER_CANCEL_SECONDS, INTERRUPT_GRACE_SECONDS
+from gradle_repl.worker.java import RunningSnippet
 from gradle_repl.worker.safety import jstr
 
 __all__ = ["cancelled_before_start", "stop_snippet", "stopped_before_running", "why_stopped"]
@@ -34,8 +34,11 @@ def stop_snippet(running: RunningSnippet, *, request_id: int, timeout_ms: int, c
         return ErrorResult(
             error_kind=kind, message=f"{why}; the snippet was interrupted and stopped. The session's state is kept."
         )
-    print(f"[gradle-repl] snippet {request_id} still running {INTERRUPT_GRACE_SECONDS:g} s after interrupt():\n{jstr(running.stack())}",
-          file=sys.stderr, flush=True)
+    print(
+        f"[gradle-repl] snippet {request_id} still running {INTERRUPT_GRACE_SECONDS:g} s after interrupt():\n{jstr(running.stack())}",
+        file=sys.stderr,
+        flush=True,
+    )
     return ErrorResult(
         error_kind=kind,
         state_lost=True,
@@ -54,13 +57,17 @@ def why_stopped(*, timeout_ms: int, cancelled: bool) -> tuple[str, Literal["canc
 def stopped_before_running(*, timeout_ms: int, cancelled: bool) -> ErrorResult:
     """The answer for a snippet stopped while it compiled: it never ran, and nothing of the session was touched."""
     why, kind = why_stopped(timeout_ms=timeout_ms, cancelled=cancelled)
-    return ErrorResult(error_kind=kind, message=f"{why} while the snippet compiled; it never ran. The session's state is kept.")
+    return ErrorResult(
+        error_kind=kind, message=f"{why} while the snippet compiled; it never ran. The session's state is kept."
+    )
 
 
 def cancelled_before_start() -> ErrorResult:
     """The answer for a snippet whose cancel came before it began: it was neither compiled nor run."""
     why, kind = why_stopped(timeout_ms=0, cancelled=True)
-    return ErrorResult(error_kind=kind, message=f"{why} before the snippet started; it never ran. The session's state is kept.")
+    return ErrorResult(
+        error_kind=kind, message=f"{why} before the snippet started; it never ran. The session's state is kept."
+    )
 
 
 def _stopped_in_time(running: RunningSnippet) -> bool:

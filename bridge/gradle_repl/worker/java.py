@@ -24,10 +24,38 @@ import _jpype
 import jpype
 
 __all__ = [
-    "JavaObject", "JavaException", "addon_loader", "byte_array", "byte_arrays", "ReplDriver", "RunningSnippet", "SnippetOutcome", "ReplEvent", "ReplOutput",
-    "Renderer", "ExitGuard", "Completer", "TestRuns", "TestRun", "TestFailure", "test_runs", "CompletionOutcome", "CompletionCandidate",
-    "java_class", "repl_output", "exit_guard", "renderer", "repl_driver", "completer", "string_array", "java_string",
-    "start_vm", "shutdown_vm", "unlink_python_gc_from_java_gc", "implements", "override",
+    "JavaObject",
+    "JavaException",
+    "addon_loader",
+    "byte_array",
+    "byte_arrays",
+    "ReplDriver",
+    "RunningSnippet",
+    "SnippetOutcome",
+    "ReplEvent",
+    "ReplOutput",
+    "Renderer",
+    "ExitGuard",
+    "Completer",
+    "TestRuns",
+    "TestRun",
+    "TestFailure",
+    "test_runs",
+    "CompletionOutcome",
+    "CompletionCandidate",
+    "java_class",
+    "repl_output",
+    "exit_guard",
+    "renderer",
+    "repl_driver",
+    "completer",
+    "string_array",
+    "java_string",
+    "start_vm",
+    "shutdown_vm",
+    "unlink_python_gc_from_java_gc",
+    "implements",
+    "override",
 ]
 
 # A JDK object read by reflection (Class, Field, Method, Throwable, ClassLoader, memory beans): JPype's proxy, whose
@@ -94,11 +122,15 @@ class ReplDriver(Protocol):
 
     def start(self, code: str, sourceName: str) -> RunningSnippet: ...
     def check(self, code: str, sourceName: str) -> RunningSnippet: ...
-    def compileOnly(self, code: str, sourceName: str) -> RunningSnippet: ...  # compiles, runs nothing (attached sessions)
+    def compileOnly(
+        self, code: str, sourceName: str
+    ) -> RunningSnippet: ...  # compiles, runs nothing (attached sessions)
     def namesLibraries(self, code: str) -> bool: ...
     def addedLibraries(self) -> Sequence[JavaObject]: ...  # String[]
     def addedRepositories(self) -> Sequence[JavaObject]: ...  # String[]
-    def addCompileRoots(self, paths: JavaObject) -> None: ...  # String[]: class directories later snippets compile against
+    def addCompileRoots(
+        self, paths: JavaObject
+    ) -> None: ...  # String[]: class directories later snippets compile against
 
 
 class ReplOutput(Protocol):
@@ -150,7 +182,9 @@ class CompletionOutcome(Protocol):
 class Completer(Protocol):
     """gradlerepl.completion.Completer (jvm-worker/runs-in-worker/completion): what fits at a cursor."""
 
-    def complete(self, code: str, start: int, cursor: int, sourceName: str, packages: JavaObject) -> CompletionOutcome: ...
+    def complete(
+        self, code: str, start: int, cursor: int, sourceName: str, packages: JavaObject
+    ) -> CompletionOutcome: ...
 
 
 class TestFailure(Protocol):
@@ -184,8 +218,16 @@ class TestRuns(Protocol):
     """gradlerepl.junit.TestRuns (a Kotlin object): starts test runs in the project's class loader."""
 
     def start(
-        self, selectors: JavaObject, roots: JavaObject, includes: JavaObject, excludes: JavaObject, includeTags: JavaObject,
-        excludeTags: JavaObject, failedOnly: bool, outputLimit: int, loader: JavaObject,
+        self,
+        selectors: JavaObject,
+        roots: JavaObject,
+        includes: JavaObject,
+        excludes: JavaObject,
+        includeTags: JavaObject,
+        excludeTags: JavaObject,
+        failedOnly: bool,
+        outputLimit: int,
+        loader: JavaObject,
     ) -> TestRun: ...  # every JavaObject but the loader a String[]
 
 
@@ -216,11 +258,17 @@ def renderer(loader: JavaObject) -> Renderer:
 
 
 def repl_driver(
-    loader: JavaObject, classpath: list[str], snippet_loader: JavaObject, compiler_options: list[str], libraries: JavaObject,
+    loader: JavaObject,
+    classpath: list[str],
+    snippet_loader: JavaObject,
+    compiler_options: list[str],
+    libraries: JavaObject,
     imports: list[str],
 ) -> ReplDriver:
     """A session's K2 REPL; `libraries` is the dependencies add-on's AddedLibraries, or None without it."""
-    made: ReplDriver = java_class("gradlerepl.host.ReplDriver", loader=loader)(classpath, snippet_loader, compiler_options, libraries, imports)
+    made: ReplDriver = java_class("gradlerepl.host.ReplDriver", loader=loader)(
+        classpath, snippet_loader, compiler_options, libraries, imports
+    )
     return made
 
 
@@ -232,7 +280,9 @@ def addon_loader(jar: Path, parent: JavaObject) -> JavaObject:
 
 def completer(loader: JavaObject, driver: ReplDriver, index_classpath: Sequence[str]) -> Completer:
     """The add-on's Completer; `index_classpath` is what its class index reads (with the JDK's modules)."""
-    made: Completer = java_class("gradlerepl.completion.Completer", loader=loader)(driver, string_array(index_classpath))
+    made: Completer = java_class("gradlerepl.completion.Completer", loader=loader)(
+        driver, string_array(index_classpath)
+    )
     return made
 
 

@@ -31,21 +31,28 @@ def sources_hash(sources: list[Path], *facts: str) -> str:
     return digest.hexdigest()[:16]
 
 
-def build_java_jar(target: Path, sources: list[Path], *, java_home: str, release: str, manifest: str, what: str) -> Path:
+def build_java_jar(
+    target: Path, sources: list[Path], *, java_home: str, release: str, manifest: str, what: str
+) -> Path:
     """`target` compiled from `sources` with this JDK's javac when it is not there yet (written whole, then renamed
     into place); WorkerFailed names `what` and why when it can't be."""
     if target.is_file():
         return target
     javac = Path(java_home) / "bin" / ("javac.exe" if os.name == "nt" else "javac")
     if not javac.is_file():
-        raise WorkerFailed(f"{what} is compiled with javac, and the JDK at {java_home} has none (a JRE?): run it with a JDK")
+        raise WorkerFailed(
+            f"{what} is compiled with javac, and the JDK at {java_home} has none (a JRE?): run it with a JDK"
+        )
     target.parent.mkdir(parents=True, exist_ok=True)
     temporary = target.with_name(f"{target.stem}.{os.getpid()}.tmp.jar")
     with tempfile.TemporaryDirectory(prefix="gradle-repl-javac-") as work:
         try:
             done = subprocess.run(
                 [str(javac), "--release", release, "-nowarn", "-proc:none", "-d", work, *map(str, sources)],
-                capture_output=True, text=True, timeout=JAVAC_TIMEOUT_SECONDS, check=False,
+                capture_output=True,
+                text=True,
+                timeout=JAVAC_TIMEOUT_SECONDS,
+                check=False,
             )
         except (OSError, subprocess.TimeoutExpired) as error:
             raise WorkerFailed(f"javac did not build {what}: {error}") from error

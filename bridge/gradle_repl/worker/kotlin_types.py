@@ -19,15 +19,41 @@ from gradle_repl.worker.snippet_names import SNIPPET_CLASS
 __all__ = ["kotlin_type_name", "without_snippet_classes", "property_accessors"]
 
 _PRIMITIVES = {
-    "int": "Int", "long": "Long", "short": "Short", "byte": "Byte", "char": "Char", "boolean": "Boolean",
-    "float": "Float", "double": "Double", "void": "Unit",
+    "int": "Int",
+    "long": "Long",
+    "short": "Short",
+    "byte": "Byte",
+    "char": "Char",
+    "boolean": "Boolean",
+    "float": "Float",
+    "double": "Double",
+    "void": "Unit",
 }
-_ARRAY_DESCRIPTORS = {"I": "Int", "J": "Long", "S": "Short", "B": "Byte", "C": "Char", "Z": "Boolean", "F": "Float", "D": "Double"}
+_ARRAY_DESCRIPTORS = {
+    "I": "Int",
+    "J": "Long",
+    "S": "Short",
+    "B": "Byte",
+    "C": "Char",
+    "Z": "Boolean",
+    "F": "Float",
+    "D": "Double",
+}
 _MAPPED = {
-    **{f"java.lang.{boxed}": f"kotlin.{kotlin}" for boxed, kotlin in (
-        ("Integer", "Int"), ("Long", "Long"), ("Short", "Short"), ("Byte", "Byte"), ("Character", "Char"),
-        ("Boolean", "Boolean"), ("Float", "Float"), ("Double", "Double"), ("Void", "Unit"),
-    )},
+    **{
+        f"java.lang.{boxed}": f"kotlin.{kotlin}"
+        for boxed, kotlin in (
+            ("Integer", "Int"),
+            ("Long", "Long"),
+            ("Short", "Short"),
+            ("Byte", "Byte"),
+            ("Character", "Char"),
+            ("Boolean", "Boolean"),
+            ("Float", "Float"),
+            ("Double", "Double"),
+            ("Void", "Unit"),
+        )
+    },
     "java.lang.Object": "kotlin.Any",
     "java.lang.String": "kotlin.String",
     "java.lang.CharSequence": "kotlin.CharSequence",
@@ -102,7 +128,7 @@ def _name(head: str, arguments: list[str], suffix: str) -> str:
         return "*"
     for java, kotlin in (("? extends ", "out "), ("? super ", "in ")):
         if head.startswith(java):
-            return kotlin + _name(head[len(java):], arguments, "")
+            return kotlin + _name(head[len(java) :], arguments, "")
     if (function := _FUNCTION.match(head)) and len(arguments) == int(function.group(1)) + 1:
         parameters = [a.removeprefix("in ") for a in arguments[:-1]]
         return f"({', '.join(parameters)}) -> {arguments[-1].removeprefix('out ')}"

@@ -36,7 +36,9 @@ class LogSink:
 
         def drain() -> None:
             while chunk := os.read(read_end, _READ_CHUNK):
-                record = logging.LogRecord("worker", logging.INFO, path, 0, chunk.decode("utf-8", "replace"), None, None)
+                record = logging.LogRecord(
+                    "worker", logging.INFO, path, 0, chunk.decode("utf-8", "replace"), None, None
+                )
                 handler.emit(record)
                 handler.flush()
 

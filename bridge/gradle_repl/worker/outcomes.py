@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Literal
 
-
 from gradle_repl.frames import CompilerDiagnostic, DisplayFrame, ErrorResult, SuccessResult
 from gradle_repl.worker.failed_uses import FailedUse
 from gradle_repl.worker.java import JavaObject, SnippetOutcome, java_class
@@ -20,7 +19,14 @@ from gradle_repl.worker.report import Diagnostic, StackFrame, ThrowableInfo, for
 from gradle_repl.worker.safety import jstr
 from gradle_repl.worker.snippet_names import SNIPPET_BODY_METHOD
 
-__all__ = ["ExplainFailedUse", "snippet_result", "throwable_chain", "wire_diagnostic", "read_diagnostic", "REPORTED_SEVERITIES"]
+__all__ = [
+    "ExplainFailedUse",
+    "snippet_result",
+    "throwable_chain",
+    "wire_diagnostic",
+    "read_diagnostic",
+    "REPORTED_SEVERITIES",
+]
 
 # The compiler's severities a user is shown; INFO and LOGGING are the compiler talking to itself.
 REPORTED_SEVERITIES = ("ERROR", "FATAL", "WARNING")
@@ -72,8 +78,12 @@ def snippet_result(
             )
         if (use := explain(chain)) is not None:
             # The error's frames are REPL internals, not the user's code: the message says it all.
-            return ErrorResult(error_kind="runtime", message=use.message(), compile_warnings=compile_warnings, diagnostics=as_data)
-        return ErrorResult(error_kind="runtime", message=headline, stack=stack, compile_warnings=compile_warnings, diagnostics=as_data)
+            return ErrorResult(
+                error_kind="runtime", message=use.message(), compile_warnings=compile_warnings, diagnostics=as_data
+            )
+        return ErrorResult(
+            error_kind="runtime", message=headline, stack=stack, compile_warnings=compile_warnings, diagnostics=as_data
+        )
     if kind == "Value":
         value_type = kotlin_type_name(_declared_type(result))
         rendered = outcome.rendered
@@ -109,7 +119,9 @@ def throwable_chain(throwable: JavaObject) -> list[ThrowableInfo]:
             for e in throwable.getStackTrace()
         )
         message = throwable.getMessage()
-        chain.append(ThrowableInfo(str(throwable.getClass().getName()), jstr(message) if message is not None else None, frames))
+        chain.append(
+            ThrowableInfo(str(throwable.getClass().getName()), jstr(message) if message is not None else None, frames)
+        )
         cause = throwable.getCause()
         throwable = cause if cause is not None and not cause.equals(throwable) else None
     return chain

@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from gradle_repl.display_kinds import DISPLAY_KINDS, display_kind
 from gradle_repl.frames import DisplayFrame, StreamFrame
-from gradle_repl.worker.java import ReplEvent, Renderer, byte_array
+from gradle_repl.worker.java import Renderer, ReplEvent, byte_array
 from gradle_repl.worker.safety import cap_text, jstr, sanitize_text
 
 __all__ = ["SnippetOutput", "Send", "frame_pieces"]
@@ -82,7 +82,12 @@ class SnippetOutput:
     def display(self, event: ReplEvent) -> DisplayFrame:
         """A display event (or a rendered value) as a frame within the limit."""
         binary = event.bytes is not None
-        return self.item(str(event.displayKind), str(event.mime), None if binary else jstr(event.text), bytes(event.bytes) if binary else None)
+        return self.item(
+            str(event.displayKind),
+            str(event.mime),
+            None if binary else jstr(event.text),
+            bytes(event.bytes) if binary else None,
+        )
 
     def item(self, kind_name: str, mime: str, text: str | None, data: bytes | None) -> DisplayFrame:
         """A display item of kind `kind_name` (text for the text kinds, bytes for an image) as a frame within the limit."""

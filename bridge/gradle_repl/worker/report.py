@@ -102,6 +102,7 @@ def _trim(frames: tuple[StackFrame, ...]) -> tuple[list[StackFrame], int]:
 
 def format_throwable(chain: list[ThrowableInfo]) -> tuple[str, str]:
     """(headline, trimmed stack with causes) for an exception and its causes, outermost first."""
+
     def headline(info: ThrowableInfo) -> str:
         # Snippet classes as written (`K@1b2c3d`, `class K cannot be cast…`), not as the REPL nests them (`_5_repl$K`).
         text = f"{info.class_name}: {info.message}" if info.message is not None else info.class_name

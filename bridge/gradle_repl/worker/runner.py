@@ -15,7 +15,14 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from gradle_repl.frames import (
-    AddedLibraries, ErrorResult, EvalRequest, SessionDescription, SuccessResult, TestProgressFrame, TestRunRequest, TestRunResult,
+    AddedLibraries,
+    ErrorResult,
+    EvalRequest,
+    SessionDescription,
+    SuccessResult,
+    TestProgressFrame,
+    TestRunRequest,
+    TestRunResult,
     UpdateResult,
 )
 from gradle_repl.worker.java import JavaObject
@@ -23,7 +30,14 @@ from gradle_repl.worker.outcomes import ExplainFailedUse
 from gradle_repl.worker.output_frames import Send
 
 __all__ = [
-    "ClassUpdates", "DeclaringSnippet", "Describe", "POLL_INTERVAL_MS", "SnippetRecords", "SnippetRunner", "StoredValue", "TestSend",
+    "ClassUpdates",
+    "DeclaringSnippet",
+    "Describe",
+    "POLL_INTERVAL_MS",
+    "SnippetRecords",
+    "SnippetRunner",
+    "StoredValue",
+    "TestSend",
     "ValueReader",
 ]
 
@@ -39,7 +53,9 @@ class StoredValue:
 
     snippet_class: str
     field: str
-    value_class: str | None = None  # the value class its field holds unboxed (a Duration's long), boxed before it is read
+    value_class: str | None = (
+        None  # the value class its field holds unboxed (a Duration's long), boxed before it is read
+    )
 
 
 # Reads the values of the given fields, in order, each as describe shows it (capped, or why it can't be read).
@@ -84,7 +100,9 @@ class SnippetRunner(Protocol):
         replies, then exits with it."""
         ...
 
-    def run(self, request: EvalRequest, send: Send, cancel: threading.Event, records: SnippetRecords) -> SuccessResult | ErrorResult:
+    def run(
+        self, request: EvalRequest, send: Send, cancel: threading.Event, records: SnippetRecords
+    ) -> SuccessResult | ErrorResult:
         """Runs one snippet, sending what it prints and shows as it comes; its result, with what the limits cut
         (`truncated_bytes`) and a heap warning when there is one. A timeout or a set `cancel` stops it."""
         ...

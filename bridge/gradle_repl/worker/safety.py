@@ -13,8 +13,8 @@ from typing import TypeVar
 from pydantic import BaseModel
 
 from gradle_repl.display_kinds import DISPLAY_KINDS
-from gradle_repl.worker.java import JavaObject
 from gradle_repl.frames import DisplayFrame, ErrorResult, SnippetResult, StreamFrame, SuccessResult
+from gradle_repl.worker.java import JavaObject
 
 __all__ = ["sanitize_text", "jstr", "cap_text", "safe_frame", "MAX_WARNINGS"]
 
@@ -80,7 +80,9 @@ def _clean_model(model: _Model) -> _Model:
 def safe_frame(frame: BaseModel, limit: int) -> BaseModel:
     """A copy of frame with valid text and every text field of a stream, display or result frame capped."""
     frame = _clean_model(frame)
-    if isinstance(frame, (StreamFrame, DisplayFrame)) and not (isinstance(frame, DisplayFrame) and DISPLAY_KINDS[frame.kind].binary):
+    if isinstance(frame, (StreamFrame, DisplayFrame)) and not (
+        isinstance(frame, DisplayFrame) and DISPLAY_KINDS[frame.kind].binary
+    ):
         data, _ = cap_text(frame.data, limit)
         return frame.model_copy(update={"data": data})
     if not isinstance(frame, SnippetResult):

@@ -13,7 +13,17 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # the Protocols only: the front ends read these names (through worker.report) and never load JPype
     from gradle_repl.worker.java import ReplDriver, RunningSnippet
 
-__all__ = ["WARM_UP_SNIPPETS", "SNIPPET_CLASS", "SNIPPET_FILE", "SNIPPET_BODY_METHOD", "is_snippet_body", "SnippetCounter", "snippet_file", "users_number", "repl_number"]
+__all__ = [
+    "WARM_UP_SNIPPETS",
+    "SNIPPET_CLASS",
+    "SNIPPET_FILE",
+    "SNIPPET_BODY_METHOD",
+    "is_snippet_body",
+    "SnippetCounter",
+    "snippet_file",
+    "users_number",
+    "repl_number",
+]
 
 # The snippets the worker runs before the user's first: one warm-up (worker/boot.py says why).
 WARM_UP_SNIPPETS = 1

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Protocol
 from gradle_repl.environment import BuildToolChoice, BuildToolName
 
 if TYPE_CHECKING:
-    from gradle_repl.project.build_inputs import Inputs
     from gradle_repl.environment import ReplEnvironment
+    from gradle_repl.project.build_inputs import Inputs
     from gradle_repl.project.process import ProgressCallback
 
 __all__ = ["BuildTool", "BuildToolChoice", "BuildToolName", "wrapper_command"]

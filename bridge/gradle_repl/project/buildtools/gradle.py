@@ -9,16 +9,21 @@ import shutil
 from functools import cache
 from pathlib import Path
 
-from gradle_repl.project.build_inputs import Inputs, walk_inputs
 from gradle_repl.environment import ReplEnvironment, new_nonce, parse_markers
 from gradle_repl.errors import BuildFailed, BuildToolNotFound
-from gradle_repl.project.process import ProgressCallback, failure_text, run_streaming
-from gradle_repl.resources import init_script_path
-from gradle_repl.project.toolchain import kotlin_policy_properties
+from gradle_repl.project.build_inputs import Inputs, walk_inputs
 from gradle_repl.project.buildtools.base import BuildToolName, wrapper_command
+from gradle_repl.project.process import ProgressCallback, failure_text, run_streaming
+from gradle_repl.project.toolchain import kotlin_policy_properties
+from gradle_repl.resources import init_script_path
 
 __all__ = [
-    "GRADLE", "GradleBuild", "build_root", "find_gradle", "gradle_command", "resolve_gradle_environment",
+    "GRADLE",
+    "GradleBuild",
+    "build_root",
+    "find_gradle",
+    "gradle_command",
+    "resolve_gradle_environment",
     "GRADLE_TIMEOUT_SECONDS",
 ]
 
@@ -32,7 +37,9 @@ _COMPILER_ERROR = re.compile(r"^e: |^\S.*:\d+: error: ")
 _FAILURE_START = "* What went wrong:"
 _FAILURE_END = ("* Try:", "* Exception is:", "* Get more help")
 # Headings and separators around the failures, and the closing line: none of them names a cause.
-_GRADLE_BOILERPLATE = re.compile(r"^(FAILURE: Build (failed|completed) with |\* What went wrong:|\d+: Task failed with an exception\.|-{5,}$|={5,}$|BUILD FAILED)")
+_GRADLE_BOILERPLATE = re.compile(
+    r"^(FAILURE: Build (failed|completed) with |\* What went wrong:|\d+: Task failed with an exception\.|-{5,}$|={5,}$|BUILD FAILED)"
+)
 _INPUT_NAMES = {"gradle.properties", "gradle-wrapper.properties"}
 _INPUT_SUFFIXES = (".gradle", ".gradle.kts", ".versions.toml")
 _SOURCE_SUFFIXES = (".kt", ".java", ".kts")
@@ -59,7 +66,9 @@ class GradleBuild:
         relative = path.relative_to(tree).parts
         # buildSrc is a build of its own: all of its sources shape the build.
         in_build_src = "buildSrc" in relative or "build-logic" in relative
-        return name in _INPUT_NAMES or name.endswith(_INPUT_SUFFIXES) or (in_build_src and name.endswith(_SOURCE_SUFFIXES))
+        return (
+            name in _INPUT_NAMES or name.endswith(_INPUT_SUFFIXES) or (in_build_src and name.endswith(_SOURCE_SUFFIXES))
+        )
 
     def inputs(self, root: Path) -> Inputs:
         top = build_root(root)
@@ -80,7 +89,9 @@ class GradleBuild:
     def resolve(
         self, root: Path, *, project_path: str, source_set: str, on_progress: ProgressCallback | None = None
     ) -> ReplEnvironment:
-        return resolve_gradle_environment(root, project_path=project_path, source_set=source_set, on_progress=on_progress)
+        return resolve_gradle_environment(
+            root, project_path=project_path, source_set=source_set, on_progress=on_progress
+        )
 
     def recompile(
         self, root: Path, *, project_path: str, source_set: str, on_progress: ProgressCallback | None = None
@@ -148,7 +159,9 @@ def find_gradle(project_root: Path) -> list[str]:
 
 
 def gradle_command(gradle: list[str], project_path: str, source_set: str, nonce: str) -> list[str]:
-    task = "resolveReplEnvironment" if project_path in ("", ":") else f"{project_path.rstrip(':')}:resolveReplEnvironment"
+    task = (
+        "resolveReplEnvironment" if project_path in ("", ":") else f"{project_path.rstrip(':')}:resolveReplEnvironment"
+    )
     if not task.startswith(":"):
         task = f":{task}"
     return [
@@ -180,7 +193,12 @@ def resolve_gradle_environment(
         started = any(line.startswith("> Task ") for line in outcome.lines)
         raise BuildFailed("Gradle build failed:\n" + gradle_errors(outcome.lines), started=started)
     return parse_markers(
-        outcome.lines, nonce=nonce, build_tool="gradle", project_root=str(root), project_path=project_path, source_set=source_set
+        outcome.lines,
+        nonce=nonce,
+        build_tool="gradle",
+        project_root=str(root),
+        project_path=project_path,
+        source_set=source_set,
     )
 
 

@@ -11,16 +11,29 @@ import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from gradle_repl.project.build_inputs import Inputs
 from gradle_repl.environment import ReplEnvironment
 from gradle_repl.errors import BuildFailed, BuildToolNotFound, GradleReplError
-from gradle_repl.project.process import ProgressCallback, failure_text, run_streaming
-from gradle_repl.project.toolchain import Coordinate, find_mvn, repl_host_coordinates, repl_kotlin_version, resolve_jars
+from gradle_repl.project.build_inputs import Inputs
 from gradle_repl.project.buildtools import maven_speed, pom, surefire
 from gradle_repl.project.buildtools.base import BuildToolName, wrapper_command
-from gradle_repl.project.buildtools.maven_extension import ExtensionUnavailable, extension_arguments, extension_hash, extension_jar
+from gradle_repl.project.buildtools.maven_extension import (
+    ExtensionUnavailable,
+    extension_arguments,
+    extension_hash,
+    extension_jar,
+)
+from gradle_repl.project.process import ProgressCallback, failure_text, run_streaming
+from gradle_repl.project.toolchain import Coordinate, find_mvn, repl_host_coordinates, repl_kotlin_version, resolve_jars
 
-__all__ = ["MAVEN", "MavenBuild", "resolve_maven_environment", "find_maven", "find_module", "maven_errors", "MAVEN_TIMEOUT_SECONDS"]
+__all__ = [
+    "MAVEN",
+    "MavenBuild",
+    "resolve_maven_environment",
+    "find_maven",
+    "find_module",
+    "maven_errors",
+    "MAVEN_TIMEOUT_SECONDS",
+]
 
 # A cold build of a module with downloads; past this the user's build is stuck, not slow.
 MAVEN_TIMEOUT_SECONDS = 900.0
@@ -52,7 +65,9 @@ class MavenBuild:
 
     def inputs(self, root: Path) -> Inputs:
         outside = [m for m in pom.modules(root) if not m.is_relative_to(root)]
-        trees = tuple(dict.fromkeys([root, *(m for m in outside if not any(m.is_relative_to(o) for o in outside if o != m))]))
+        trees = tuple(
+            dict.fromkeys([root, *(m for m in outside if not any(m.is_relative_to(o) for o in outside if o != m))])
+        )
         m2 = Path.home() / ".m2"
         settings = [m2 / "settings.xml", m2 / "toolchains.xml"]
         if (mvn := shutil.which("mvn")) is not None:
@@ -70,7 +85,9 @@ class MavenBuild:
     def resolve(
         self, root: Path, *, project_path: str, source_set: str, on_progress: ProgressCallback | None = None
     ) -> ReplEnvironment:
-        return resolve_maven_environment(root, project_path=project_path, source_set=source_set, on_progress=on_progress)
+        return resolve_maven_environment(
+            root, project_path=project_path, source_set=source_set, on_progress=on_progress
+        )
 
     def recompile(
         self, root: Path, *, project_path: str, source_set: str, on_progress: ProgressCallback | None = None
@@ -78,7 +95,11 @@ class MavenBuild:
         root = root.resolve()
         command = recompile_command(find_maven(root), root, find_module(root, project_path), test=source_set == "test")
         outcome = run_streaming(
-            command, cwd=root, timeout_seconds=MAVEN_TIMEOUT_SECONDS, on_line=on_progress, env=maven_speed.maven_environment(os.environ, root),
+            command,
+            cwd=root,
+            timeout_seconds=MAVEN_TIMEOUT_SECONDS,
+            on_line=on_progress,
+            env=maven_speed.maven_environment(os.environ, root),
         )
         if not outcome.timed_out and outcome.returncode != 0 and is_compile_failure(outcome.lines):
             # The sources don't compile: a full resolve would fail the same way, a second build later.
@@ -99,7 +120,9 @@ _DAEMON_FAILURE = re.compile(r"\[ERROR\] (Failed connecting to the daemon|The da
 def is_compile_failure(lines: list[str]) -> bool:
     """Whether a build failed because the sources don't compile (not, say, an artifact missing offline, or a Kotlin
     daemon that would not start: the full resolve, in process, then compiles without it)."""
-    return any(_COMPILE_FAILURE.match(line) for line in lines) and not any(_DAEMON_FAILURE.match(line) for line in lines)
+    return any(_COMPILE_FAILURE.match(line) for line in lines) and not any(
+        _DAEMON_FAILURE.match(line) for line in lines
+    )
 
 
 def _module_name(module: Path, root: Path) -> str:
@@ -154,13 +177,16 @@ def recompile_command(mvn: list[str], root: Path, module: Path, *, test: bool) -
     return [*_compile_command(mvn, root, module, test=test, daemon=maven_speed.daemon_properties()), "-o"]
 
 
-def _compile_command(mvn: list[str], root: Path, module: Path, *, test: bool, daemon: list[str] | None = None) -> list[str]:
+def _compile_command(
+    mvn: list[str], root: Path, module: Path, *, test: bool, daemon: list[str] | None = None
+) -> list[str]:
     """mvn, the module (and the modules it needs) and the compile phase, as every run of gradle-repl's invokes them;
     in process unless given the flags of a Kotlin daemon."""
     command = [*mvn, "-B", "-V", "-f", str(root / "pom.xml")]
     if module != root:
         command += ["-pl", _module_name(module, root), "-am"]
-    return command + [
+    return [
+        *command,
         "test-compile" if test else "compile",
         # kotlin-maven-plugin 2.2.20+ compiles in a Kotlin daemon that outlives the build; in process, nothing stays.
         *(daemon or ["-Dkotlin.compiler.daemon=false"]),
@@ -176,7 +202,10 @@ def _runtime_scope_extension() -> tuple[Path | None, str | None]:
     try:
         return extension_jar(), None
     except ExtensionUnavailable as error:
-        return None, f"`main` needs every test-scope dependency to resolve too: gradle-repl's Maven extension could not be built ({error})"
+        return (
+            None,
+            f"`main` needs every test-scope dependency to resolve too: gradle-repl's Maven extension could not be built ({error})",
+        )
 
 
 def resolve_maven_environment(
@@ -195,7 +224,11 @@ def resolve_maven_environment(
     for directory in {root / _OUT_DIR, module / _OUT_DIR}:
         shutil.rmtree(directory, ignore_errors=True)
     outcome = run_streaming(
-        command, cwd=root, timeout_seconds=MAVEN_TIMEOUT_SECONDS, on_line=on_progress, env=maven_speed.maven_environment(os.environ, root),
+        command,
+        cwd=root,
+        timeout_seconds=MAVEN_TIMEOUT_SECONDS,
+        on_line=on_progress,
+        env=maven_speed.maven_environment(os.environ, root),
     )
     if outcome.timed_out:
         raise BuildFailed(f"Maven did not finish within {MAVEN_TIMEOUT_SECONDS:g} s")
@@ -218,7 +251,9 @@ def resolve_maven_environment(
     # Every plugin is resolved at the REPL's Kotlin version: the same as the project's, or the pinned one
     # (plugin_support.load_plugins_at_repl_version says so for both build tools).
     repl_version, too_old = repl_kotlin_version(kotlin.version)
-    plugin_artifacts = sorted({pom.PLUGINS[name][0] for name in kotlin.plugins if name in pom.PLUGINS} | set(kotlin.plugin_artifacts))
+    plugin_artifacts = sorted(
+        {pom.PLUGINS[name][0] for name in kotlin.plugins if name in pom.PLUGINS} | set(kotlin.plugin_artifacts)
+    )
     requests = {"host": repl_host_coordinates(repl_version)}
     for artifact in plugin_artifacts:
         requests[artifact] = [Coordinate("org.jetbrains.kotlin", artifact, repl_version, transitive=False)]
@@ -239,7 +274,9 @@ def resolve_maven_environment(
         compiler_plugin_options=kotlin.plugin_options,
         compiler_args=kotlin.args,
         repl_host_classpath=jars.by_request["host"],
-        warnings=kotlin.warnings + ([no_extension] if no_extension else []) + _aggregator_warning(project, module, root),
+        warnings=kotlin.warnings
+        + ([no_extension] if no_extension else [])
+        + _aggregator_warning(project, module, root),
         repositories=pom.repositories(project),
         input_dirs=[d for reactor in _reactor_projects(effective) for d in pom.source_dirs(reactor)],
         test_settings=surefire.surefire_settings(project, str(module)) if test else None,
@@ -255,9 +292,11 @@ def _aggregator_warning(project: ET.Element, module: Path, root: Path) -> list[s
     if not names:
         return []
     return [
-        f"{_module_name(module, root) if module != root else 'the root POM'} only aggregates modules "
-        f"({', '.join(names[:8])}{', …' if len(names) > 8 else ''}): this session has none of their classes. "
-        "Pass projectPath (--project) naming the module to work in"
+        (
+            f"{_module_name(module, root) if module != root else 'the root POM'} only aggregates modules "
+            f"({', '.join(names[:8])}{', …' if len(names) > 8 else ''}): this session has none of their classes. "
+            "Pass projectPath (--project) naming the module to work in"
+        )
     ]
 
 
@@ -268,7 +307,11 @@ def _reactor_projects(effective: Path) -> list[ET.Element]:
 
 def maven_errors(lines: list[str]) -> str:
     """Maven's [ERROR] lines as it printed them, footer dropped (the shared rule in process.failure_text)."""
-    errors = [_HELP_POINTER.sub("", line.removeprefix("[ERROR]").removeprefix(" ").rstrip()) for line in lines if line.startswith("[ERROR]")]
+    errors = [
+        _HELP_POINTER.sub("", line.removeprefix("[ERROR]").removeprefix(" ").rstrip())
+        for line in lines
+        if line.startswith("[ERROR]")
+    ]
     return failure_text(errors, lines, boilerplate=_MAVEN_BOILERPLATE)
 
 

@@ -18,10 +18,10 @@ import zipfile
 from functools import cache
 from pathlib import Path
 
-from gradle_repl.paths import cache_dir
-from gradle_repl.resources import maven_extension_sources
 from gradle_repl.errors import BuildToolNotFound
+from gradle_repl.paths import cache_dir
 from gradle_repl.project.toolchain import find_mvn
+from gradle_repl.resources import maven_extension_sources
 
 __all__ = ["ExtensionUnavailable", "extension_jar", "extension_arguments", "extension_hash", "SCOPE_PROPERTY"]
 
@@ -75,11 +75,23 @@ def extension_jar() -> Path:
 def _compile(classes: Path) -> None:
     # Java 8 class files load in whatever JVM runs Maven 3 (Java 7+ for 3.8, 8+ for 3.9).
     # -proc:none: Maven's sisu jar carries an annotation processor that would write the index; it is written here.
-    command = [str(_javac()), "--release", "8", "-nowarn", "-proc:none", "-cp", str(_maven_lib() / "*"), "-d", str(classes)]
+    command = [
+        str(_javac()),
+        "--release",
+        "8",
+        "-nowarn",
+        "-proc:none",
+        "-cp",
+        str(_maven_lib() / "*"),
+        "-d",
+        str(classes),
+    ]
     try:
         done = subprocess.run(
             command + [str(s) for s in maven_extension_sources()],
-            capture_output=True, text=True, timeout=JAVAC_TIMEOUT_SECONDS,
+            capture_output=True,
+            text=True,
+            timeout=JAVAC_TIMEOUT_SECONDS,
         )
     except (OSError, subprocess.TimeoutExpired) as error:
         raise ExtensionUnavailable(f"javac did not run: {error}") from error

@@ -23,7 +23,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-__all__ = ["KOTLIN_DAEMON_IDLE_SECONDS", "KOTLIN_DAEMON_HEAP", "MAVEN_JVM_OPTIONS", "daemon_properties", "maven_environment"]
+__all__ = [
+    "KOTLIN_DAEMON_IDLE_SECONDS",
+    "KOTLIN_DAEMON_HEAP",
+    "MAVEN_JVM_OPTIONS",
+    "daemon_properties",
+    "maven_environment",
+]
 
 # How long the Kotlin daemon stays after the last build that used it ended (the plugin's default is 30 minutes). Edits
 # in a working session come seconds to minutes apart: ten minutes covers reading a result, thinking and editing

@@ -15,17 +15,40 @@ from gradle_repl.environment import EditSources
 from gradle_repl.errors import BuildFailed
 from gradle_repl.project.toolchain import PINNED_KOTLIN_VERSION
 
-__all__ = ["KotlinSettings", "PLUGINS", "parse", "modules", "parent_poms", "artifact_id", "packaging", "effective_project",
-           "kotlin_settings", "output_dirs", "repositories", "source_dirs", "goal_configuration", "project_properties", "edit_sources"]
+__all__ = [
+    "KotlinSettings",
+    "PLUGINS",
+    "parse",
+    "modules",
+    "parent_poms",
+    "artifact_id",
+    "packaging",
+    "effective_project",
+    "kotlin_settings",
+    "output_dirs",
+    "repositories",
+    "source_dirs",
+    "goal_configuration",
+    "project_properties",
+    "edit_sources",
+]
 
 # kotlin-maven-plugin's <compilerPlugins> names → the embeddable plugin jar, the plugin id, a preset.
 PLUGINS: dict[str, tuple[str, str, str | None]] = {
-    "kotlinx-serialization": ("kotlin-serialization-compiler-plugin-embeddable", "org.jetbrains.kotlinx.serialization", None),
+    "kotlinx-serialization": (
+        "kotlin-serialization-compiler-plugin-embeddable",
+        "org.jetbrains.kotlinx.serialization",
+        None,
+    ),
     "all-open": ("kotlin-allopen-compiler-plugin-embeddable", "org.jetbrains.kotlin.allopen", None),
     "spring": ("kotlin-allopen-compiler-plugin-embeddable", "org.jetbrains.kotlin.allopen", "spring"),
     "no-arg": ("kotlin-noarg-compiler-plugin-embeddable", "org.jetbrains.kotlin.noarg", None),
     "jpa": ("kotlin-noarg-compiler-plugin-embeddable", "org.jetbrains.kotlin.noarg", "jpa"),
-    "sam-with-receiver": ("kotlin-sam-with-receiver-compiler-plugin-embeddable", "org.jetbrains.kotlin.samWithReceiver", None),
+    "sam-with-receiver": (
+        "kotlin-sam-with-receiver-compiler-plugin-embeddable",
+        "org.jetbrains.kotlin.samWithReceiver",
+        None,
+    ),
     "lombok": ("kotlin-lombok-compiler-plugin-embeddable", "org.jetbrains.kotlin.lombok", None),
     "power-assert": ("kotlin-power-assert-compiler-plugin-embeddable", "org.jetbrains.kotlin.powerassert", None),
 }
@@ -147,8 +170,11 @@ def source_dirs(project: ET.Element) -> list[str]:
     dirs += [(e.text or "").strip() for e in project.findall("build/resources/resource/directory")]
     dirs += [(e.text or "").strip() for e in project.findall("build/testResources/testResource/directory")]
     for plugin in project.findall("build/plugins/plugin"):
-        for path in ("configuration/sourceDirs/sourceDir", "executions/execution/configuration/sourceDirs/sourceDir",
-                     "executions/execution/configuration/sources/source"):
+        for path in (
+            "configuration/sourceDirs/sourceDir",
+            "executions/execution/configuration/sourceDirs/sourceDir",
+            "executions/execution/configuration/sources/source",
+        ):
             dirs += [(e.text or "").strip() for e in plugin.findall(path)]
     return [d for d in dict.fromkeys(dirs) if d and "${" not in d]
 
@@ -181,7 +207,9 @@ def goal_configuration(plugin: ET.Element, goal: str) -> dict[str, ET.Element]:
 
 def project_properties(project: ET.Element) -> dict[str, str]:
     """The effective POM's <properties>, interpolated as Maven interpolates them."""
-    return {child.tag: (child.text or "").strip() for child in project.findall("properties/*") if isinstance(child.tag, str)}
+    return {
+        child.tag: (child.text or "").strip() for child in project.findall("properties/*") if isinstance(child.tag, str)
+    }
 
 
 def _value(config: dict[str, ET.Element], properties: dict[str, str], name: str, prop: str) -> str | None:
@@ -193,7 +221,9 @@ def _value(config: dict[str, ET.Element], properties: dict[str, str], name: str,
 
 def kotlin_settings(project: ET.Element, *, test: bool) -> KotlinSettings:
     settings = KotlinSettings()
-    plugin = next((p for p in project.findall("build/plugins/plugin") if _text(p, "artifactId") == "kotlin-maven-plugin"), None)
+    plugin = next(
+        (p for p in project.findall("build/plugins/plugin") if _text(p, "artifactId") == "kotlin-maven-plugin"), None
+    )
     if plugin is None:
         settings.warnings.append(
             f"no kotlin-maven-plugin in the POM; the REPL uses Kotlin {PINNED_KOTLIN_VERSION} and no compiler plugins"
@@ -209,16 +239,28 @@ def kotlin_settings(project: ET.Element, *, test: bool) -> KotlinSettings:
     for name, prop, flag in _BOOLEAN_PARAMETERS:
         if (_value(config, properties, name, prop) or "").lower() == "true":
             settings.args.append(flag)
-    settings.args += [(a.text or "").strip() for a in config["args"].findall("arg") if (a.text or "").strip()] if "args" in config else []
-    names = [(p.text or "").strip() for p in config["compilerPlugins"].findall("plugin")] if "compilerPlugins" in config else []
+    settings.args += (
+        [(a.text or "").strip() for a in config["args"].findall("arg") if (a.text or "").strip()]
+        if "args" in config
+        else []
+    )
+    names = (
+        [(p.text or "").strip() for p in config["compilerPlugins"].findall("plugin")]
+        if "compilerPlugins" in config
+        else []
+    )
     for name in dict.fromkeys(n for n in names if n):
         settings.plugins.append(name)
         known = PLUGINS.get(name)
         if known is None:
-            settings.warnings.append(f"compiler plugin {name!r} is not known to gradle-repl; snippets compile without it")
+            settings.warnings.append(
+                f"compiler plugin {name!r} is not known to gradle-repl; snippets compile without it"
+            )
         elif known[2]:
             settings.plugin_options.append(f"plugin:{known[1]}:preset={known[2]}")
-    options = [(o.text or "").strip() for o in config["pluginOptions"].findall("option")] if "pluginOptions" in config else []
+    options = (
+        [(o.text or "").strip() for o in config["pluginOptions"].findall("option")] if "pluginOptions" in config else []
+    )
     for option in (o for o in options if o):
         name, _, rest = option.partition(":")
         known = PLUGINS.get(name)
@@ -243,7 +285,6 @@ def _dependency_plugins(plugin: ET.Element, settings: KotlinSettings) -> None:
             )
         elif match := _DEPENDENCY_PLUGIN.fullmatch(artifact):
             settings.plugin_artifacts.append(f"{match.group(1)}-embeddable")
-
 
 
 def repositories(project: ET.Element) -> list[str]:
@@ -292,6 +333,8 @@ def edit_sources(project: ET.Element, module: Path, outputs: list[Path], *, test
         elif name == "build-helper-maven-plugin" and ({"add-source", "add-test-source"} & goals):
             unavailable = "the build adds generated source directories (build-helper-maven-plugin)"
     return EditSources(
-        roots=[r for r in dict.fromkeys(roots) if r and "${" not in r], module_name=module_name,
-        friend_dirs=[str(p) for p in outputs], unavailable=unavailable,
+        roots=[r for r in dict.fromkeys(roots) if r and "${" not in r],
+        module_name=module_name,
+        friend_dirs=[str(p) for p in outputs],
+        unavailable=unavailable,
     )

@@ -32,27 +32,57 @@ _NOT_APPLICABLE = (
     ("parallel", "parallel", "tests run one at a time, not in parallel ({value})"),
     ("threadCount", "threadCount", None),
     ("runOrder", "surefire.runOrder", "test classes run in the JUnit Platform's order, not runOrder {value}"),
-    ("rerunFailingTestsCount", "surefire.rerunFailingTestsCount", "a failing test is not re-run (rerunFailingTestsCount {value})"),
-    ("skipAfterFailureCount", "surefire.skipAfterFailureCount", "a run does not stop after {value} failures (skipAfterFailureCount)"),
-    ("forkedProcessTimeoutInSeconds", "surefire.timeout", "the run's timeout is timeoutSeconds, not forkedProcessTimeoutInSeconds {value}"),
+    (
+        "rerunFailingTestsCount",
+        "surefire.rerunFailingTestsCount",
+        "a failing test is not re-run (rerunFailingTestsCount {value})",
+    ),
+    (
+        "skipAfterFailureCount",
+        "surefire.skipAfterFailureCount",
+        "a run does not stop after {value} failures (skipAfterFailureCount)",
+    ),
+    (
+        "forkedProcessTimeoutInSeconds",
+        "surefire.timeout",
+        "the run's timeout is timeoutSeconds, not forkedProcessTimeoutInSeconds {value}",
+    ),
     ("jvm", "jvm", "tests run on the session's JDK, not on jvm {value}"),
     ("systemPropertiesFile", None, "system properties from the file {value} are not set"),
     ("includesFile", "surefire.includesFile", "the includes listed in {value} are not read"),
     ("excludesFile", "surefire.excludesFile", "the excludes listed in {value} are not read"),
-    ("excludedEnvironmentVariables", "surefire.excludedEnvironmentVariables", "the environment variables {value} are not removed"),
+    (
+        "excludedEnvironmentVariables",
+        "surefire.excludedEnvironmentVariables",
+        "the environment variables {value} are not removed",
+    ),
     ("dependenciesToScan", "dependenciesToScan", "tests inside dependencies ({value}) are not run"),
     ("suiteXmlFiles", "surefire.suiteXmlFiles", "TestNG suite files ({value}) are not read"),
     ("includeJUnit5Engines", "surefire.includeJUnit5Engines", "every JUnit Platform engine runs, not only {value}"),
     ("excludeJUnit5Engines", "surefire.excludeJUnit5Engines", "the engines {value} are not left out"),
-    ("additionalClasspathElements", "maven.test.additionalClasspath", "the additional classpath elements {value} are not on the session's classpath"),
-    ("classpathDependencyExcludes", "maven.test.dependency.excludes", "the dependencies {value} are not taken off the session's classpath"),
-    ("classpathDependencyScopeExclude", "maven.test.dependency.excludes.scope", "dependencies of scope {value} are not taken off the session's classpath"),
+    (
+        "additionalClasspathElements",
+        "maven.test.additionalClasspath",
+        "the additional classpath elements {value} are not on the session's classpath",
+    ),
+    (
+        "classpathDependencyExcludes",
+        "maven.test.dependency.excludes",
+        "the dependencies {value} are not taken off the session's classpath",
+    ),
+    (
+        "classpathDependencyScopeExclude",
+        "maven.test.dependency.excludes.scope",
+        "dependencies of scope {value} are not taken off the session's classpath",
+    ),
 )
 
 
 def surefire_settings(project: ET.Element, module_dir: str) -> TestRunSettings | None:
     """Surefire's settings for the module's tests; None when the effective POM has no surefire (no test phase)."""
-    plugin = next((p for p in project.findall("build/plugins/plugin") if _text(p.find("artifactId")) == _SUREFIRE), None)
+    plugin = next(
+        (p for p in project.findall("build/plugins/plugin") if _text(p.find("artifactId")) == _SUREFIRE), None
+    )
     if plugin is None:
         return None
     config = pom.goal_configuration(plugin, "test")
@@ -66,10 +96,17 @@ def surefire_settings(project: ET.Element, module_dir: str) -> TestRunSettings |
         return properties.get(prop, "") if prop else ""
 
     if value("skipTests", "skipTests").lower() == "true":
-        settings.not_applied.append("surefire's skipTests is true: `mvn test` runs no tests, the session runs those it is asked to")
+        settings.not_applied.append(
+            "surefire's skipTests is true: `mvn test` runs no tests, the session runs those it is asked to"
+        )
     if value("skip", "maven.test.skip").lower() == "true":
-        settings.not_applied.append("maven.test.skip is true: the build compiles no test classes, so the session may hold stale ones or none")
-    settings.system_properties = {**_properties(config.get("systemProperties")), **_map(config.get("systemPropertyVariables"))}
+        settings.not_applied.append(
+            "maven.test.skip is true: the build compiles no test classes, so the session may hold stale ones or none"
+        )
+    settings.system_properties = {
+        **_properties(config.get("systemProperties")),
+        **_map(config.get("systemPropertyVariables")),
+    }
     # JUnit Platform reads a configuration parameter it was not given from the system property of its name
     # (LauncherConfigurationParameters), so surefire's <properties><configurationParameters> become system properties.
     provider_properties = config.get("properties")
@@ -78,7 +115,9 @@ def surefire_settings(project: ET.Element, module_dir: str) -> TestRunSettings |
             if child.tag == "configurationParameters":
                 settings.system_properties.update(_java_properties(_text(child)))
             elif isinstance(child.tag, str):
-                settings.not_applied.append(f"surefire's provider property {child.tag} is not passed to the JUnit Platform")
+                settings.not_applied.append(
+                    f"surefire's provider property {child.tag} is not passed to the JUnit Platform"
+                )
     settings.environment = _map(config.get("environmentVariables"))
     settings.includes = _list(config.get("includes"))
     settings.excludes = _list(config.get("excludes"))
@@ -92,7 +131,9 @@ def surefire_settings(project: ET.Element, module_dir: str) -> TestRunSettings |
     settings.exclude_tags = _split(value("excludedGroups", "excludedGroups"))
     # Surefire enables assertions in the test JVM unless told not to (enableAssertions, default true).
     assertions = value("enableAssertions", "enableAssertions").lower() != "false"
-    settings.jvm_args = (["-ea"] if assertions else []) + _jvm_args(value("argLine", "argLine"), properties, settings.not_applied)
+    settings.jvm_args = (["-ea"] if assertions else []) + _jvm_args(
+        value("argLine", "argLine"), properties, settings.not_applied
+    )
     working = value("workingDirectory", None)
     if working and working.rstrip("/") != module_dir.rstrip("/"):
         settings.not_applied.append(f"tests run in the module's directory, not in workingDirectory {working}")
@@ -112,11 +153,15 @@ def _jvm_args(arg_line: str, properties: dict[str, str], not_applied: list[str])
     try:
         words = shlex.split(line)
     except ValueError:
-        not_applied.append(f"argLine {arg_line!r} could not be split into flags (unbalanced quotes); the session starts without it")
+        not_applied.append(
+            f"argLine {arg_line!r} could not be split into flags (unbalanced quotes); the session starts without it"
+        )
         return []
     coverage = [w for w in words if _COVERAGE_AGENT.match(w)]
     if coverage:
-        not_applied.append("JaCoCo's agent (from argLine) is left out: the session collects no coverage, and the agent would slow its compiler")
+        not_applied.append(
+            "JaCoCo's agent (from argLine) is left out: the session collects no coverage, and the agent would slow its compiler"
+        )
     kept = [w for w in words if not _UNRESOLVED.search(w) and w not in coverage]
     dropped = sorted({m.group(0) for w in words for m in _UNRESOLVED.finditer(w)})
     if dropped:
@@ -145,7 +190,11 @@ def _properties(element: ET.Element | None) -> dict[str, str]:
 
 def _list(element: ET.Element | None) -> list[str]:
     """A Maven List parameter (<includes><include>…</include></includes>); an entry may hold comma-separated items."""
-    return [item for child in element if isinstance(child.tag, str) for item in _split(_text(child))] if element is not None else []
+    return (
+        [item for child in element if isinstance(child.tag, str) for item in _split(_text(child))]
+        if element is not None
+        else []
+    )
 
 
 def _split(text: str) -> list[str]:

@@ -42,7 +42,9 @@ _BOTH_NAME = re.compile(rf"^(package|import) {re.escape(_BOTH_PACKAGE)}([.;])", 
 
 def agent_jar_path(sources: list[Path] | None = None) -> Path:
     """Where the agent of these sources (gradle-repl's own when not given) is cached."""
-    digest = sources_hash([*(sources or jvm_worker_attach_agent_sources()), *jvm_worker_both_sources()], _RELEASE, _BUILD_PACKAGE)
+    digest = sources_hash(
+        [*(sources or jvm_worker_attach_agent_sources()), *jvm_worker_both_sources()], _RELEASE, _BUILD_PACKAGE
+    )
     return cache_dir() / "agent" / f"{_JAR_PREFIX}{digest}.jar"
 
 
@@ -75,15 +77,21 @@ def build_agent_jar(java_home: str, sources: list[Path] | None = None) -> Path:
             text = source.read_text(encoding="utf-8")
             renamed, count = _PACKAGE_LINE.subn(f"package {package};", text, count=1)
             if count != 1:
-                raise WorkerFailed(f"{source} does not start with `package {_SOURCE_PACKAGE};`: it can't be built as the agent's")
+                raise WorkerFailed(
+                    f"{source} does not start with `package {_SOURCE_PACKAGE};`: it can't be built as the agent's"
+                )
             copies.append(_copy(Path(work), source.name, _BOTH_NAME.sub(rf"\1 {package}.both\2", renamed)))
         for source in jvm_worker_both_sources():
             text = source.read_text(encoding="utf-8")
             renamed, count = _BOTH_NAME.subn(rf"\1 {package}.both\2", text)
             if count < 1:
-                raise WorkerFailed(f"{source} does not start with `package {_BOTH_PACKAGE};`: it can't be built into the agent")
+                raise WorkerFailed(
+                    f"{source} does not start with `package {_BOTH_PACKAGE};`: it can't be built into the agent"
+                )
             copies.append(_copy(Path(work) / "both", source.name, renamed))
-        return build_java_jar(target, copies, java_home=java_home, release=_RELEASE, manifest=_manifest(target), what="the attach agent")
+        return build_java_jar(
+            target, copies, java_home=java_home, release=_RELEASE, manifest=_manifest(target), what="the attach agent"
+        )
 
 
 def _copy(directory: Path, name: str, text: str) -> Path:

@@ -27,7 +27,9 @@ def _private(directory: Path) -> Path:
     directory.mkdir(mode=0o700, exist_ok=True)
     info = directory.lstat()
     if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or stat.S_IMODE(info.st_mode) & 0o077:
-        raise WorkerFailed(f"{directory} must be a directory of this user's own with mode 0700 (it holds the attach agent's sockets)")
+        raise WorkerFailed(
+            f"{directory} must be a directory of this user's own with mode 0700 (it holds the attach agent's sockets)"
+        )
     return directory
 
 
@@ -41,5 +43,7 @@ def socket_path(pid: int, agent_jar: Path) -> str:
     """The socket the agent in JVM `pid` listens on: `<pid>.sock` in its directory (AttachAgent.listen names it so)."""
     path = str(agent_dir(agent_jar) / f"{pid}.sock")
     if len(path.encode()) > _MAX_SOCKET_PATH:
-        raise WorkerFailed(f"the attach socket's path {path} is longer than a Unix socket allows: set TMPDIR to a shorter directory")
+        raise WorkerFailed(
+            f"the attach socket's path {path} is longer than a Unix socket allows: set TMPDIR to a shorter directory"
+        )
     return path

@@ -42,14 +42,29 @@ from dataclasses import dataclass
 from typing import Literal
 
 from gradle_repl.errors import GradleReplError
-from gradle_repl.worker.byte_cursor import ByteCursor
 from gradle_repl.worker.attach.wire_table import FieldType, WireCheck
+from gradle_repl.worker.byte_cursor import ByteCursor
 from gradle_repl.worker.report import StackFrame, ThrowableInfo
 
 __all__ = [
-    "AgentGone", "AgentHello", "AgentOutput", "AgentDisplay", "AgentCut", "AgentValue", "AgentImageValue", "AgentUnit",
-    "AgentError", "AgentStopped", "AgentAnswer", "AgentReply", "AgentConnection", "AgentRead", "AgentValues", "ReadState",
-    "AgentRuntime", "RuntimeState",
+    "AgentGone",
+    "AgentHello",
+    "AgentOutput",
+    "AgentDisplay",
+    "AgentCut",
+    "AgentValue",
+    "AgentImageValue",
+    "AgentUnit",
+    "AgentError",
+    "AgentStopped",
+    "AgentAnswer",
+    "AgentReply",
+    "AgentConnection",
+    "AgentRead",
+    "AgentValues",
+    "ReadState",
+    "AgentRuntime",
+    "RuntimeState",
 ]
 
 # The agent's stream numbers (SnippetSink.STDOUT, STDERR), as frames name them.
@@ -218,7 +233,9 @@ class _Reader(ByteCursor):
         assert self._check is not None, "kind() is read first"
         self._check.end()
         if (left := self._size - self._at) > 0:
-            raise GradleReplError(f"the attach agent sent {left} bytes more than its message {kind} has (WireTable.java)")
+            raise GradleReplError(
+                f"the attach agent sent {left} bytes more than its message {kind} has (WireTable.java)"
+            )
 
 
 class _Writer:
@@ -296,9 +313,13 @@ def _decode_fields(message: _Reader) -> AgentReply | AgentHello | AgentValues | 
     if kind == "S":
         return AgentStopped(reply_id, message.required_text())
     if kind == "D":
-        return AgentValues(reply_id, [
-            AgentRead(_READ_STATES[message.count()], message.required_text(), message.number()) for _ in range(message.count())
-        ])
+        return AgentValues(
+            reply_id,
+            [
+                AgentRead(_READ_STATES[message.count()], message.required_text(), message.number())
+                for _ in range(message.count())
+            ],
+        )
     if kind == "R":
         return AgentRuntime(reply_id, _RUNTIME_STATES[message.count()], message.text())
     if kind == "X":
@@ -306,7 +327,12 @@ def _decode_fields(message: _Reader) -> AgentReply | AgentHello | AgentValues | 
         for _ in range(message.count()):
             class_name, text = message.required_text(), message.text()
             frames = tuple(
-                StackFrame(class_name=message.required_text(), method=message.required_text(), file=message.text(), line=message.count())
+                StackFrame(
+                    class_name=message.required_text(),
+                    method=message.required_text(),
+                    file=message.text(),
+                    line=message.count(),
+                )
                 for _ in range(message.count())
             )
             chain.append(ThrowableInfo(class_name, text, frames))
@@ -357,10 +383,24 @@ class AgentConnection:
         return connection
 
     def evaluate(
-        self, request_id: int, *, output_limit: int, class_name: str, result_field: str | None, result_type: str | None, classes: dict[str, bytes],
+        self,
+        request_id: int,
+        *,
+        output_limit: int,
+        class_name: str,
+        result_field: str | None,
+        result_type: str | None,
+        classes: dict[str, bytes],
     ) -> None:
         self._send(
-            _Writer("E").number(request_id).count(output_limit).text(class_name).text(result_field).text(result_type).classes(classes).frame(),
+            _Writer("E")
+            .number(request_id)
+            .count(output_limit)
+            .text(class_name)
+            .text(result_field)
+            .text(result_type)
+            .classes(classes)
+            .frame(),
         )
 
     def runtime(self, request_id: int, jars: list[str]) -> None:
@@ -379,10 +419,22 @@ class AgentConnection:
         self._send(_Writer("C").number(request_id).number(int(grace_seconds * 1000)).frame())
 
     def describe(
-        self, request_id: int, values: list[tuple[str, str, str | None]], *, limit_chars: int, value_seconds: float, total_seconds: float,
+        self,
+        request_id: int,
+        values: list[tuple[str, str, str | None]],
+        *,
+        limit_chars: int,
+        value_seconds: float,
+        total_seconds: float,
     ) -> None:
         """Asks for the text of each (snippet class, field, value class) value, answered with AgentValues."""
-        message = _Writer("D").number(request_id).count(limit_chars).number(int(value_seconds * 1000)).number(int(total_seconds * 1000))
+        message = (
+            _Writer("D")
+            .number(request_id)
+            .count(limit_chars)
+            .number(int(value_seconds * 1000))
+            .number(int(total_seconds * 1000))
+        )
         message.count(len(values))
         for snippet_class, field, value_class in values:
             message.text(snippet_class).text(field).text(value_class)
@@ -402,21 +454,23 @@ class AgentConnection:
                     raise AgentGone("the attached JVM closed the connection")
                 self._buffer += chunk
                 self._socket.settimeout(timeout)
-        except (socket.timeout, BlockingIOError):
+        except (TimeoutError, BlockingIOError):
             return None
         except (ConnectionResetError, BrokenPipeError) as error:
             raise AgentGone(f"the attached JVM closed the connection ({error})") from error
         size = struct.unpack(">i", self._buffer[:4])[0]
-        data, self._buffer = self._buffer[4:4 + size], self._buffer[4 + size:]
+        data, self._buffer = self._buffer[4 : 4 + size], self._buffer[4 + size :]
         return _decode(data)
 
     def _send(self, frame: bytes) -> None:
         try:
             self._socket.settimeout(SEND_TIMEOUT_SECONDS)
             self._socket.sendall(frame)
-        except socket.timeout as error:
+        except TimeoutError as error:
             # Part of the message may have gone: the channel can't be trusted any more.
-            raise AgentGone(f"the attached JVM took no data for {SEND_TIMEOUT_SECONDS:g} s (stopped or hung)") from error
+            raise AgentGone(
+                f"the attached JVM took no data for {SEND_TIMEOUT_SECONDS:g} s (stopped or hung)"
+            ) from error
         except (ConnectionResetError, BrokenPipeError) as error:
             raise AgentGone(f"the attached JVM closed the connection ({error})") from error
 

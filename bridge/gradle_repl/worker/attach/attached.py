@@ -18,29 +18,62 @@ import psutil
 
 from gradle_repl.errors import WorkerFailed
 from gradle_repl.frames import (
-    AddedLibraries, DisplayFrame, ErrorResult, EvalRequest, SessionDescription, StartRequest, SuccessResult, TestRunRequest,
+    AddedLibraries,
+    DisplayFrame,
+    ErrorResult,
+    EvalRequest,
+    SessionDescription,
+    StartRequest,
+    SuccessResult,
+    TestRunRequest,
     UpdateResult,
 )
 from gradle_repl.worker.attach.agent_jar import agent_package, build_agent_jar
 from gradle_repl.worker.attach.agent_socket import socket_path
 from gradle_repl.worker.attach.agent_wire import (
-    AgentAnswer, AgentConnection, AgentCut, AgentDisplay, AgentError, AgentGone, AgentImageValue, AgentOutput, AgentRead,
-    AgentReply, AgentRuntime, AgentStopped, AgentUnit, AgentValue, AgentValues,
+    AgentAnswer,
+    AgentConnection,
+    AgentCut,
+    AgentDisplay,
+    AgentError,
+    AgentGone,
+    AgentImageValue,
+    AgentOutput,
+    AgentRead,
+    AgentReply,
+    AgentRuntime,
+    AgentStopped,
+    AgentUnit,
+    AgentValue,
+    AgentValues,
 )
-from gradle_repl.worker.java import JavaException, JavaObject, Renderer, RunningSnippet, java_class
+from gradle_repl.worker.attach.snippet_mirror import SnippetMirror
 from gradle_repl.worker.deadlines import COMPILE_AFTER_CANCEL_SECONDS, INTERRUPT_GRACE_SECONDS, REPLY_SECONDS
 from gradle_repl.worker.interruption import stopped_before_running, why_stopped
+from gradle_repl.worker.java import JavaException, JavaObject, Renderer, RunningSnippet, java_class
 from gradle_repl.worker.kotlin_types import kotlin_type_name
 from gradle_repl.worker.outcomes import ExplainFailedUse, snippet_result
 from gradle_repl.worker.output_frames import Send, SnippetOutput
 from gradle_repl.worker.report import format_throwable
 from gradle_repl.worker.runner import POLL_INTERVAL_MS, Describe, SnippetRecords, StoredValue, TestSend
 from gradle_repl.worker.safety import jstr
-from gradle_repl.worker.attach.snippet_mirror import SnippetMirror
 from gradle_repl.worker.snippet_names import WARM_UP_SNIPPETS, SnippetCounter
-from gradle_repl.worker.value_text import DESCRIBE_SECONDS, VALUE_LIMIT_CHARS, VALUE_SECONDS, shown_value, unfinished, unreadable
+from gradle_repl.worker.value_text import (
+    DESCRIBE_SECONDS,
+    VALUE_LIMIT_CHARS,
+    VALUE_SECONDS,
+    shown_value,
+    unfinished,
+    unreadable,
+)
 
-__all__ = ["ATTACHED_LIBRARIES_UNAVAILABLE", "AttachedRunner", "attach_agent", "attached_display_api", "warm_up_attached"]
+__all__ = [
+    "ATTACHED_LIBRARIES_UNAVAILABLE",
+    "AttachedRunner",
+    "attach_agent",
+    "attached_display_api",
+    "warm_up_attached",
+]
 
 ATTACHED_LIBRARIES_UNAVAILABLE = "an attached session can't add libraries: the running application's classpath is fixed"
 # Connecting to a listening agent and reading its hello: it answers at once unless the JVM is stopped or hung.
@@ -103,7 +136,10 @@ def _lend_runtime(connection: AgentConnection, pid: int, jars: list[str]) -> Non
                 )
             return
     connection.close()
-    raise WorkerFailed(f"JVM {pid} did not answer gradle-repl's agent within {CONNECT_TIMEOUT_SECONDS:g} s: is it stopped (SIGSTOP) or hung?")
+    raise WorkerFailed(
+        f"JVM {pid} did not answer gradle-repl's agent within {CONNECT_TIMEOUT_SECONDS:g} s: is it stopped (SIGSTOP) or hung?"
+    )
+
 
 # How long a JVM whose connection closed may take to be marked exited before it counts as running on: the kernel
 # closes a killed process's files first, then marks it; moments, even on a loaded machine.
@@ -148,7 +184,13 @@ def warm_up_attached(snippets: SnippetCounter, connection: AgentConnection, code
                 "this is gradle-repl's fault: please report it with the worker log",
             )
         mirror.add(outcome.compiledScript)
-        ran = _run_there(connection, 0, outcome.compiledScript, output_limit=1_000, deadline=time.monotonic() + CONNECT_TIMEOUT_SECONDS)
+        ran = _run_there(
+            connection,
+            0,
+            outcome.compiledScript,
+            output_limit=1_000,
+            deadline=time.monotonic() + CONNECT_TIMEOUT_SECONDS,
+        )
         if not isinstance(ran.reply, (AgentUnit, AgentValue)):
             raise WorkerFailed(_warm_up_failure(ran.reply))
 
@@ -158,8 +200,10 @@ def _warm_up_failure(reply: AgentAnswer | None) -> str:
     if isinstance(reply, AgentError) and reply.chain:
         first = reply.chain[0]
         if first.class_name == "java.lang.NoClassDefFoundError" and (first.message or "").startswith("kotlin/"):
-            return (f"the attached JVM cannot load Kotlin's {first.message} for the session's snippets (is its kotlin-stdlib "
-                    "older than the snippets' Kotlin?); attach with the app's project (`--project`) so snippets compile for its Kotlin")
+            return (
+                f"the attached JVM cannot load Kotlin's {first.message} for the session's snippets (is its kotlin-stdlib "
+                "older than the snippets' Kotlin?); attach with the app's project (`--project`) so snippets compile for its Kotlin"
+            )
         what = f"{first.class_name}: {first.message}" if first.message else first.class_name
         return f"the attached JVM could not run the session's first snippet ({what}); see the app's console, and attach again"
     if reply is None:
@@ -187,15 +231,24 @@ def _classes(script: Any) -> dict[str, bytes]:
 
 
 def _run_there(
-    connection: AgentConnection, request_id: int, script: Any, *, output_limit: int, deadline: float,
-    cancel: threading.Event | None = None, output: SnippetOutput | None = None, send: Send | None = None,
+    connection: AgentConnection,
+    request_id: int,
+    script: Any,
+    *,
+    output_limit: int,
+    deadline: float,
+    cancel: threading.Event | None = None,
+    output: SnippetOutput | None = None,
+    send: Send | None = None,
 ) -> _Ran:
     """Sends the compiled snippet to the agent and waits for its one answer, forwarding what it prints and shows as
     it comes (frames fitted by `output`; without it, as during warm-up, they are dropped); at the deadline or on a
     cancel, asks the agent to stop it and waits for its word on that."""
     result_field = script.getResultField()
     connection.evaluate(
-        request_id, output_limit=output_limit, class_name=jstr(script.getScriptClassFQName()),
+        request_id,
+        output_limit=output_limit,
+        class_name=jstr(script.getScriptClassFQName()),
         result_field=jstr(result_field.getFirst()) if result_field is not None else None,
         # Kotlin 2.3+ records the value's declared type; the agent boxes a value class's value by it (2.2: by the mangled body).
         result_type=jstr(result_field.getSecond().getTypeName()) if result_field is not None else None,
@@ -311,7 +364,13 @@ class AttachedRunner:
     reads their values there."""
 
     def __init__(
-        self, request: StartRequest, snippets: SnippetCounter, renderer: Renderer, *, connection: AgentConnection, pid: int,
+        self,
+        request: StartRequest,
+        snippets: SnippetCounter,
+        renderer: Renderer,
+        *,
+        connection: AgentConnection,
+        pid: int,
         mirror: SnippetMirror,
     ) -> None:
         self._request = request
@@ -322,7 +381,9 @@ class AttachedRunner:
         self._mirror = mirror
         self.exit_code: int | None = None
 
-    def run(self, request: EvalRequest, send: Send, cancel: threading.Event, records: SnippetRecords) -> SuccessResult | ErrorResult:
+    def run(
+        self, request: EvalRequest, send: Send, cancel: threading.Event, records: SnippetRecords
+    ) -> SuccessResult | ErrorResult:
         output = SnippetOutput(self._renderer, self._request.frame_limit_bytes)
         result = self._run(request, output, send, cancel, records)
         return result.model_copy(update={"truncated_bytes": output.truncated})
@@ -338,13 +399,21 @@ class AttachedRunner:
         return AddedLibraries()  # ATTACHED_LIBRARIES_UNAVAILABLE: the app's classpath is fixed
 
     def update(self) -> UpdateResult:
-        return UpdateResult(refused="an attached session runs the application's own classes: they are not updated in place")
+        return UpdateResult(
+            refused="an attached session runs the application's own classes: they are not updated in place"
+        )
 
     def run_tests(self, request: TestRunRequest, send: TestSend, cancel: threading.Event) -> None:
-        send(ErrorResult(id=request.id, error_kind="runtime", message=(
-            "Can't run tests in an attached session: its snippets run in the app, which has no test classes; run them "
-            "in a session of the project's test source set (run_project_tests with the app's projectRoot)."
-        )))
+        send(
+            ErrorResult(
+                id=request.id,
+                error_kind="runtime",
+                message=(
+                    "Can't run tests in an attached session: its snippets run in the app, which has no test classes; run them "
+                    "in a session of the project's test source set (run_project_tests with the app's projectRoot)."
+                ),
+            )
+        )
 
     def _read_there(self, request_id: int, values: list[StoredValue]) -> list[str]:
         """Each value's text, read in the attached JVM; a JVM that doesn't answer in time (stopped, hung) leaves each
@@ -352,7 +421,10 @@ class AttachedRunner:
         if not values:
             return []
         self._connection.describe(
-            request_id, [(v.snippet_class, v.field, v.value_class) for v in values], limit_chars=VALUE_LIMIT_CHARS, value_seconds=VALUE_SECONDS,
+            request_id,
+            [(v.snippet_class, v.field, v.value_class) for v in values],
+            limit_chars=VALUE_LIMIT_CHARS,
+            value_seconds=VALUE_SECONDS,
             total_seconds=DESCRIBE_SECONDS,
         )
         deadline = time.monotonic() + DESCRIBE_SECONDS + REPLY_SECONDS
@@ -362,20 +434,29 @@ class AttachedRunner:
                 return [_value_text(read) for read in message.values]
             # anything else: the late answer or output of a snippet given up on earlier
         waited = DESCRIBE_SECONDS + REPLY_SECONDS
-        return [f"<not read: the attached JVM (pid {self._pid}) did not answer within {waited:g} s; is it stopped or hung?>"] * len(values)
+        return [
+            f"<not read: the attached JVM (pid {self._pid}) did not answer within {waited:g} s; is it stopped or hung?>"
+        ] * len(values)
 
     def _gone(self, gone: AgentGone) -> ErrorResult:
         """The connection closed: the JVM exited, or the channel broke; either way the session ends."""
         self.exit_code = 0
         if _still_running(self._pid):
-            message = (f"The connection to the attached JVM (pid {self._pid}) was lost: {gone}; the session's state in it "
-                       "is released. Attach again to go on.")
+            message = (
+                f"The connection to the attached JVM (pid {self._pid}) was lost: {gone}; the session's state in it "
+                "is released. Attach again to go on."
+            )
         else:
             message = f"The attached JVM (pid {self._pid}) exited; the session's state in it is gone. Attach again to a running JVM."
         return ErrorResult(error_kind="exited", state_lost=True, message=message)
 
     def _run(
-        self, request: EvalRequest, output: SnippetOutput, send: Send, cancel: threading.Event, records: SnippetRecords,
+        self,
+        request: EvalRequest,
+        output: SnippetOutput,
+        send: Send,
+        cancel: threading.Event,
+        records: SnippetRecords,
     ) -> SuccessResult | ErrorResult:
         number, running = self._snippets.compile_only(request.code)
         # The timeout counts from the request, compile included, as in a session's own JVM.
@@ -383,17 +464,24 @@ class AttachedRunner:
         stopped = _await_compile(running, cancel, deadline)
         if stopped is None:
             why, kind = why_stopped(timeout_ms=request.timeout_ms, cancelled=cancel.is_set())
-            print(f"[gradle-repl] snippet {request.id} still compiling {COMPILE_AFTER_CANCEL_SECONDS:g} s after it was stopped:\n"
-                  f"{jstr(running.stack())}", file=sys.stderr, flush=True)
+            print(
+                f"[gradle-repl] snippet {request.id} still compiling {COMPILE_AFTER_CANCEL_SECONDS:g} s after it was stopped:\n"
+                f"{jstr(running.stack())}",
+                file=sys.stderr,
+                flush=True,
+            )
             return ErrorResult(
-                error_kind=kind, state_lost=True,
+                error_kind=kind,
+                state_lost=True,
                 message=f"{why} while the snippet compiled, and the compiler went on for {COMPILE_AFTER_CANCEL_SECONDS:g} s more; "
                 "the worker was stopped and the session's state in the app released. Attach again to go on.",
             )
         outcome = running.getOutcome()
         assert outcome is not None  # set by the compiling thread before it ends
         if outcome.compiledScript is None:
-            refused = snippet_result(outcome, request.code, output, heap_mb=self._request.heap_mb, explain=lambda _: None)
+            refused = snippet_result(
+                outcome, request.code, output, heap_mb=self._request.heap_mb, explain=lambda _: None
+            )
             if isinstance(refused, ErrorResult):
                 # The REPL keeps even a refused snippet's declarations: a later use of one says so, as in a session's own JVM.
                 refused = records.remember(number, request.code, refused, compiled=bool(outcome.compiled))
@@ -410,21 +498,46 @@ class AttachedRunner:
             return records.remember(number, request.code, never_ran, compiled=True, ran=False)
         try:
             ran = _run_there(
-                self._connection, request.id, outcome.compiledScript, output_limit=self._request.output_limit_bytes,
-                deadline=deadline, cancel=cancel, output=output, send=send,
+                self._connection,
+                request.id,
+                outcome.compiledScript,
+                output_limit=self._request.output_limit_bytes,
+                deadline=deadline,
+                cancel=cancel,
+                output=output,
+                send=send,
             )
         except AgentGone as gone:
             return self._gone(gone)
         output.truncated += ran.dropped
-        result = self._result(ran, outcome.compiledScript, request, output, cancelled=cancel.is_set(), explain=records.explainer(request.code, number))
+        result = self._result(
+            ran,
+            outcome.compiledScript,
+            request,
+            output,
+            cancelled=cancel.is_set(),
+            explain=records.explainer(request.code, number),
+        )
         if isinstance(result, ErrorResult):
             result = records.remember(number, request.code, result, compiled=True)
         # Its values live in the app: no instance here.
-        records.record(lambda: (self._mirror.snippet_class(class_name), None), request.code, number, failed=isinstance(result, ErrorResult))
+        records.record(
+            lambda: (self._mirror.snippet_class(class_name), None),
+            request.code,
+            number,
+            failed=isinstance(result, ErrorResult),
+        )
         return result
 
     def _result(
-        self, ran: _Ran, script: Any, request: EvalRequest, output: SnippetOutput, *, cancelled: bool, explain: ExplainFailedUse,
+        self,
+        ran: _Ran,
+        script: Any,
+        request: EvalRequest,
+        output: SnippetOutput,
+        *,
+        cancelled: bool,
+        explain: ExplainFailedUse,
     ) -> SuccessResult | ErrorResult:
         why, kind = why_stopped(timeout_ms=request.timeout_ms, cancelled=cancelled)
         reply = ran.reply
@@ -435,9 +548,14 @@ class AttachedRunner:
                 "The session stays attached; its next snippet runs once the JVM answers again.",
             )
         if isinstance(reply, AgentStopped):
-            return ErrorResult(error_kind=kind, message=f"{why}; the snippet ignored its interrupt and was {reply.note}. The application keeps running.")
+            return ErrorResult(
+                error_kind=kind,
+                message=f"{why}; the snippet ignored its interrupt and was {reply.note}. The application keeps running.",
+            )
         if ran.stopped:  # whatever it came to after its interrupt, as a session's own snippet answers
-            return ErrorResult(error_kind=kind, message=f"{why}; the snippet was interrupted and stopped. The session's state is kept.")
+            return ErrorResult(
+                error_kind=kind, message=f"{why}; the snippet was interrupted and stopped. The session's state is kept."
+            )
         if isinstance(reply, AgentError):
             if (use := explain(reply.chain)) is not None:
                 # A declaration of a snippet that failed or never ran: the message says it all, as in a session's own JVM.
@@ -449,6 +567,10 @@ class AttachedRunner:
             result_field = script.getResultField()
             declared = jstr(result_field.getSecond().getTypeName()) if result_field is not None else reply.return_type
             # Fitted to the frame limit as a session's own value is, what is cut counted with its output's.
-            value = _shown(output, reply.shown) if isinstance(reply, AgentImageValue) else output.item("text", "text/plain", reply.text, None)
+            value = (
+                _shown(output, reply.shown)
+                if isinstance(reply, AgentImageValue)
+                else output.item("text", "text/plain", reply.text, None)
+            )
             return SuccessResult(value=value, value_type=kotlin_type_name(declared))
         return SuccessResult(value_type="kotlin.Unit")

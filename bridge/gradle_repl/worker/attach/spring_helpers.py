@@ -36,5 +36,9 @@ def spring_helpers(compile_classpath: list[str], kotlin_version: str) -> SpringH
     try:
         jar, _ = build_spring_addon(kotlin_version, compile_classpath)
     except WorkerFailed as error:
-        return SpringHelpers([], [], f"bean<T>() and applicationContext are unavailable: they did not compile against the app's Spring ({str(error).splitlines()[-1]})")
+        return SpringHelpers(
+            [],
+            [],
+            f"bean<T>() and applicationContext are unavailable: they did not compile against the app's Spring ({str(error).splitlines()[-1]})",
+        )
     return SpringHelpers([str(jar)], [_SPRING_IMPORT])

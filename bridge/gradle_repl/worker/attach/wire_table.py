@@ -48,7 +48,7 @@ def _fields(spec: str) -> tuple[tuple[WireField, ...], str]:
     fields: list[WireField] = []
     while (found := _FIELD.match(spec)) is not None:
         name, kind, nullable, group = found.groups()
-        spec = spec[found.end():]
+        spec = spec[found.end() :]
         repeated: tuple[WireField, ...] | None = None
         if group:
             repeated, spec = _fields(spec)
@@ -79,7 +79,9 @@ class WireCheck:
         field = self._advance()
         if field is None or field.type != kind or (null and not field.nullable):
             expected = "its end" if field is None else f"{field.name}:{field.type}{'?' if field.nullable else ''}"
-            raise GradleReplError(f"message {self._kind}: a {'null ' if null else ''}{kind} where WireTable.java has {expected}")
+            raise GradleReplError(
+                f"message {self._kind}: a {'null ' if null else ''}{kind} where WireTable.java has {expected}"
+            )
         if field.group is not None and count > 0:
             self._levels.append((field.group, [0, count]))
 

@@ -12,17 +12,49 @@ from gradle_repl.worker.byte_cursor import ByteCursor
 __all__ = ["ClassShape", "read_class", "refusal", "initialiser_changed", "constant_changed"]
 
 # Bytes each constant-pool tag's entry takes after the tag (Utf8's are counted from its length).
-_CONSTANT_SIZES = {3: 4, 4: 4, 5: 8, 6: 8, 7: 2, 8: 2, 9: 4, 10: 4, 11: 4, 12: 4, 15: 3, 16: 2, 17: 4, 18: 4, 19: 2, 20: 2}
+_CONSTANT_SIZES = {
+    3: 4,
+    4: 4,
+    5: 8,
+    6: 8,
+    7: 2,
+    8: 2,
+    9: 4,
+    10: 4,
+    11: 4,
+    12: 4,
+    15: 3,
+    16: 2,
+    17: 4,
+    18: 4,
+    19: 2,
+    20: 2,
+}
 # The access flags a redefinition may not change: public, private, protected, static, final, interface, abstract.
 _CLASS_FLAGS = 0x0001 | 0x0010 | 0x0200 | 0x0400
 _MEMBER_FLAGS = 0x0001 | 0x0002 | 0x0004 | 0x0008 | 0x0010
 # Operand bytes after each opcode whose operands are not 0; (operand bytes, constant-pool index width).
 _OPERANDS: dict[int, tuple[int, int]] = {
-    0x10: (1, 0), 0x11: (2, 0), 0x12: (1, 1), 0x13: (2, 2), 0x14: (2, 2), 0x84: (2, 0), 0xA9: (1, 0), 0xBC: (1, 0),
-    0xB9: (4, 2), 0xBA: (4, 2), 0xC5: (3, 2), 0xC8: (4, 0), 0xC9: (4, 0),
-    **{op: (1, 0) for op in range(0x15, 0x1A)}, **{op: (1, 0) for op in range(0x36, 0x3B)},
-    **{op: (2, 0) for op in range(0x99, 0xA9)}, **{op: (2, 2) for op in range(0xB2, 0xB9)},
-    **{op: (2, 2) for op in (0xBB, 0xBD, 0xC0, 0xC1)}, 0xC6: (2, 0), 0xC7: (2, 0),
+    0x10: (1, 0),
+    0x11: (2, 0),
+    0x12: (1, 1),
+    0x13: (2, 2),
+    0x14: (2, 2),
+    0x84: (2, 0),
+    0xA9: (1, 0),
+    0xBC: (1, 0),
+    0xB9: (4, 2),
+    0xBA: (4, 2),
+    0xC5: (3, 2),
+    0xC8: (4, 0),
+    0xC9: (4, 0),
+    **dict.fromkeys(range(0x15, 0x1A), (1, 0)),
+    **dict.fromkeys(range(0x36, 0x3B), (1, 0)),
+    **dict.fromkeys(range(0x99, 0xA9), (2, 0)),
+    **dict.fromkeys(range(0xB2, 0xB9), (2, 2)),
+    **dict.fromkeys((0xBB, 0xBD, 0xC0, 0xC1), (2, 2)),
+    0xC6: (2, 0),
+    0xC7: (2, 0),
 }
 
 
@@ -76,9 +108,14 @@ def read_class(data: bytes) -> ClassShape:
         if name == "<clinit>" and isinstance(code, bytes):
             initialiser = _resolved_code(code, pool)
     return ClassShape(
-        name=_class_name(pool, this).replace("/", "."), flags=flags & _CLASS_FLAGS,
-        superclass=_class_name(pool, superclass) if superclass else None, interfaces=interfaces,
-        fields=fields, methods=frozenset(methods), initialiser=initialiser, constants=constants,
+        name=_class_name(pool, this).replace("/", "."),
+        flags=flags & _CLASS_FLAGS,
+        superclass=_class_name(pool, superclass) if superclass else None,
+        interfaces=interfaces,
+        fields=fields,
+        methods=frozenset(methods),
+        initialiser=initialiser,
+        constants=constants,
     )
 
 

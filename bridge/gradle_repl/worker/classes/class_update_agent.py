@@ -20,12 +20,7 @@ __all__ = ["AGENT_CLASS", "AgentJar", "agent_jar"]
 AGENT_CLASS = "gradlerepl.agent.ClassUpdates"
 # Class files every JDK the worker runs on (11+) loads.
 _RELEASE = "11"
-_MANIFEST = (
-    "Manifest-Version: 1.0\r\n"
-    f"Premain-Class: {AGENT_CLASS}\r\n"
-    "Can-Redefine-Classes: true\r\n"
-    "\r\n"
-)
+_MANIFEST = f"Manifest-Version: 1.0\r\nPremain-Class: {AGENT_CLASS}\r\nCan-Redefine-Classes: true\r\n\r\n"
 
 
 class AgentJar:
@@ -45,7 +40,14 @@ def agent_jar(java_home: str) -> AgentJar:
     target = cache_dir() / "facade" / f"class-updates-agent-{sources_hash(sources, _RELEASE)}.jar"
     try:
         return AgentJar(
-            build_java_jar(target, sources, java_home=java_home, release=_RELEASE, manifest=_MANIFEST, what="the class-update agent"),
+            build_java_jar(
+                target,
+                sources,
+                java_home=java_home,
+                release=_RELEASE,
+                manifest=_MANIFEST,
+                what="the class-update agent",
+            ),
             None,
         )
     except WorkerFailed as error:

@@ -22,9 +22,9 @@ from pathlib import Path
 import psutil
 
 from gradle_repl.frames import UpdateResult
+from gradle_repl.worker.classes.class_files import initialiser_changed, read_class, refusal
 from gradle_repl.worker.classes.class_update_agent import AGENT_CLASS
 from gradle_repl.worker.java import JavaObject, byte_arrays, java_class, string_array
-from gradle_repl.worker.classes.class_files import initialiser_changed, read_class, refusal
 from gradle_repl.worker.safety import jstr
 
 __all__ = ["ClassOutputs", "ClassUpdater"]
@@ -65,7 +65,11 @@ class ClassOutputs:
                         continue  # an earlier class path entry's copy wins, as in the loader
                     stat = _stat(path)
                     known = earlier.classes.get(name) if earlier is not None else None
-                    classes[name] = known if known is not None and known.stat == stat else _ClassFile(stat, zlib.compress(path.read_bytes(), 1))
+                    classes[name] = (
+                        known
+                        if known is not None and known.stat == stat
+                        else _ClassFile(stat, zlib.compress(path.read_bytes(), 1))
+                    )
             elif os.path.isfile(entry):
                 jars[entry] = _stat(Path(entry))
         return cls(classes, jars)
@@ -83,7 +87,12 @@ class ClassUpdater:
     """Brings the session's loaded project classes up to date with the class output directories."""
 
     def __init__(
-        self, classpath: list[str], loader: JavaObject, *, unavailable: str | None, add_compile_root: Callable[[str], None],
+        self,
+        classpath: list[str],
+        loader: JavaObject,
+        *,
+        unavailable: str | None,
+        add_compile_root: Callable[[str], None],
     ) -> None:
         self._classpath = classpath
         self._loader = loader
@@ -100,7 +109,8 @@ class ClassUpdater:
         if removed := sorted(set(before.classes) - set(now.classes)):
             return UpdateResult(refused=f"{_named(removed)} {'was' if len(removed) == 1 else 'were'} deleted")
         changed = sorted(
-            name for name in set(now.classes) & set(before.classes)
+            name
+            for name in set(now.classes) & set(before.classes)
             if now.classes[name].stat != before.classes[name].stat and now.bytes_of(name) != before.bytes_of(name)
         )
         added = sorted(set(now.classes) - set(before.classes))
@@ -111,7 +121,10 @@ class ClassUpdater:
         loaded = {jstr(name) for name in agent.loadedBy(self._loader)}
         reasons, initialisers = _shape_changes(before, now, changed, loaded)
         if reasons:
-            return UpdateResult(refused="; ".join(reasons[:_NAMED]) + (f" (and {len(reasons) - _NAMED} more)" if len(reasons) > _NAMED else ""))
+            return UpdateResult(
+                refused="; ".join(reasons[:_NAMED])
+                + (f" (and {len(reasons) - _NAMED} more)" if len(reasons) > _NAMED else "")
+            )
         redefined = [name for name in changed if name in loaded]
         if redefined:
             contents = byte_arrays([now.bytes_of(name) for name in redefined])
@@ -120,7 +133,9 @@ class ClassUpdater:
                 return UpdateResult(refused=f"the JVM refused to redefine {_named(redefined)}: {jstr(failure)}")
         return self._taken(now, redefined, len(changed) - len(redefined), added, initialisers)
 
-    def _taken(self, now: ClassOutputs, redefined: list[str], reloaded: int, added: list[str], initialisers: list[str]) -> UpdateResult:
+    def _taken(
+        self, now: ClassOutputs, redefined: list[str], reloaded: int, added: list[str], initialisers: list[str]
+    ) -> UpdateResult:
         """The outputs as the session runs them from now on, and what changed."""
         self._outputs = now
         if added:
@@ -128,7 +143,9 @@ class ClassUpdater:
         return UpdateResult(redefined=redefined, reloaded=reloaded, added=added, initialisers=initialisers)
 
 
-def _shape_changes(before: ClassOutputs, now: ClassOutputs, changed: list[str], loaded: set[str]) -> tuple[list[str], list[str]]:
+def _shape_changes(
+    before: ClassOutputs, now: ClassOutputs, changed: list[str], loaded: set[str]
+) -> tuple[list[str], list[str]]:
     """Why the JVM would refuse the changed classes (`Foo: a method was added: …`), and the loaded ones whose static
     initialiser changed. A class not loaded yet would load its new shape, but the compiler has read the old one and
     would compile later snippets against members that are gone: a changed shape refuses, loaded or not."""

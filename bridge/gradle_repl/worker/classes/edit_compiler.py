@@ -89,8 +89,14 @@ class EditCompiler:
         snippets_only = set(env.session_options.compiler_options())
         options = [o for o in env.compiler_options() if o not in snippets_only]
         return [
-            "-classpath", os.pathsep.join(classpath), "-module-name", request.module_name, "-no-stdlib", "-no-reflect",
-            *friends, *options,
+            "-classpath",
+            os.pathsep.join(classpath),
+            "-module-name",
+            request.module_name,
+            "-no-stdlib",
+            "-no-reflect",
+            *friends,
+            *options,
         ]
 
 
@@ -114,9 +120,22 @@ def _javac(files: list[str], staging: Path, classpath: list[str], env: ReplEnvir
         return ["this JVM has no Java compiler (a JRE, not a JDK)"]
     release = ["--release", env.jvm_target] if env.jvm_target and env.jvm_target.isdigit() else []
     buffer = java_class("java.io.ByteArrayOutputStream")()
-    code = compiler.run(None, buffer, buffer, string_array([
-        "-d", str(staging), "-classpath", os.pathsep.join(classpath), "-proc:none", *release, *files,
-    ]))
+    code = compiler.run(
+        None,
+        buffer,
+        buffer,
+        string_array(
+            [
+                "-d",
+                str(staging),
+                "-classpath",
+                os.pathsep.join(classpath),
+                "-proc:none",
+                *release,
+                *files,
+            ]
+        ),
+    )
     return None if int(code) == 0 else (jstr(buffer.toString("UTF-8")).splitlines() or ["javac failed"])
 
 
@@ -140,7 +159,9 @@ def _errors(lines: list[str], edited: list[str]) -> CompileResult:
         if match is None:
             continue
         if not any(Path(match["file"]).resolve() == Path(file).resolve() for file in edited):
-            return CompileResult(fall_back=f"the compile reports errors in {Path(match['file']).name}, which was not edited")
+            return CompileResult(
+                fall_back=f"the compile reports errors in {Path(match['file']).name}, which was not edited"
+            )
         column = f":{match['column']}" if match["column"] else ""
         found.append(f"{match['file']}:{match['line']}{column}: {match['message']}")
     if not found:
@@ -150,7 +171,7 @@ def _errors(lines: list[str], edited: list[str]) -> CompileResult:
 
 def _differs_from_build(names: list[str], written: list[Path], classpath: list[str]) -> str | None:
     """Why classes compiled so could differ from the build tool's; None when they can't."""
-    for name, path in zip(names, written):
+    for name, path in zip(names, written, strict=False):
         before = _class_file(name, classpath)
         if before is None:
             continue  # a new class: loadable from the output directory, nothing compiled against it yet

@@ -15,10 +15,12 @@ from gradle_repl.worker.safety import jstr
 
 __all__ = ["check_result", "code_diagnostics"]
 
+
 def code_diagnostics(diagnostics: list[Diagnostic], code: str) -> list[CodeDiagnostic]:
     """Each diagnostic worth a user's eye, errors first, each rendered as a run shows it."""
     kept = sorted(
-        (d for d in diagnostics if d.severity in REPORTED_SEVERITIES), key=lambda d: (d.severity == "WARNING", d.line or 0, d.column or 0)
+        (d for d in diagnostics if d.severity in REPORTED_SEVERITIES),
+        key=lambda d: (d.severity == "WARNING", d.line or 0, d.column or 0),
     )
     return [CodeDiagnostic(**wire_diagnostic(d).model_dump(), text=format_diagnostic(d, code)) for d in kept]
 

@@ -24,7 +24,9 @@ __all__ = ["generated_companions"]
 _UNRESOLVED = re.compile(r"Unresolved reference 'serializer'")
 
 
-def generated_companions(environment: ReplEnvironment, driver: ReplDriver, facade_loader: JavaObject, facade_jar: str) -> list[Hint]:
+def generated_companions(
+    environment: ReplEnvironment, driver: ReplDriver, facade_loader: JavaObject, facade_jar: str
+) -> list[Hint]:
     """Registers the add-on in the session's compiler when the session has compiler plugins; when it can't, the
     hint that explains an unresolved member of a generated companion."""
     if not any(is_plugin_jar(jar) for jar in environment.compiler_plugin_classpath):
@@ -37,8 +39,13 @@ def generated_companions(environment: ReplEnvironment, driver: ReplDriver, facad
         why = f"its add-on did not compile on Kotlin {environment.kotlin_version}: {first_compile_error(str(error))}"
     except (JavaException, TypeError) as error:
         why = f"its add-on could not start on Kotlin {environment.kotlin_version}: {error}"
-    return [Hint(_UNRESOLVED, (
-        "hint: in this session a companion object that a compiler plugin generates (kotlinx.serialization's, with "
-        f"serializer()) is not its class's companion ({why}): call its members through `.Companion`, as in "
-        "`Q.Companion.serializer()`."
-    ))]
+    return [
+        Hint(
+            _UNRESOLVED,
+            (
+                "hint: in this session a companion object that a compiler plugin generates (kotlinx.serialization's, with "
+                f"serializer()) is not its class's companion ({why}): call its members through `.Companion`, as in "
+                "`Q.Companion.serializer()`."
+            ),
+        )
+    ]

@@ -20,26 +20,85 @@ from pydantic import TypeAdapter
 from gradle_repl.errors import WorkerFailed
 from gradle_repl.frames import Completion, CompletionKind, CompletionResult, Declaration, TextEdit
 from gradle_repl.worker.facade import build_completion_addon, first_compile_error
-from gradle_repl.worker.java import Completer, JavaException, JavaObject, ReplDriver, addon_loader, completer, string_array
+from gradle_repl.worker.java import (
+    Completer,
+    JavaException,
+    JavaObject,
+    ReplDriver,
+    addon_loader,
+    completer,
+    string_array,
+)
 from gradle_repl.worker.kotlin_types import without_snippet_classes
 from gradle_repl.worker.safety import jstr
 
 __all__ = [
-    "SessionCompletion", "Candidate", "rank", "used_names", "prefix_start", "utf16_offset", "import_edit", "MAX_COMPLETIONS",
-    "DEFAULT_PACKAGES", "KEYWORDS",
+    "SessionCompletion",
+    "Candidate",
+    "rank",
+    "used_names",
+    "prefix_start",
+    "utf16_offset",
+    "import_edit",
+    "MAX_COMPLETIONS",
+    "DEFAULT_PACKAGES",
+    "KEYWORDS",
 ]
 
 MAX_COMPLETIONS = 50
 # Kotlin's default imports on the JVM (the language specification's list), searched for callables and classes.
 DEFAULT_PACKAGES = (
-    "kotlin", "kotlin.annotation", "kotlin.collections", "kotlin.comparisons", "kotlin.io", "kotlin.ranges",
-    "kotlin.sequences", "kotlin.text", "kotlin.jvm", "java.lang",
+    "kotlin",
+    "kotlin.annotation",
+    "kotlin.collections",
+    "kotlin.comparisons",
+    "kotlin.io",
+    "kotlin.ranges",
+    "kotlin.sequences",
+    "kotlin.text",
+    "kotlin.jvm",
+    "java.lang",
 )
 # Keywords that begin a statement or an expression, offered where a name may start.
 KEYWORDS = (
-    "val", "var", "fun", "class", "data", "object", "interface", "enum", "sealed", "typealias", "import", "if", "else",
-    "when", "for", "while", "do", "return", "try", "catch", "finally", "throw", "null", "true", "false", "this", "is",
-    "in", "as", "break", "continue", "open", "abstract", "override", "private", "internal", "lateinit", "suspend",
+    "val",
+    "var",
+    "fun",
+    "class",
+    "data",
+    "object",
+    "interface",
+    "enum",
+    "sealed",
+    "typealias",
+    "import",
+    "if",
+    "else",
+    "when",
+    "for",
+    "while",
+    "do",
+    "return",
+    "try",
+    "catch",
+    "finally",
+    "throw",
+    "null",
+    "true",
+    "false",
+    "this",
+    "is",
+    "in",
+    "as",
+    "break",
+    "continue",
+    "open",
+    "abstract",
+    "override",
+    "private",
+    "internal",
+    "lateinit",
+    "suspend",
 )
 # Ranks, lower is better (the add-on's: 0 locals, 1 the snippet's own, 2 members, 3 extensions, 4 imported, and
 # from its AUTO_IMPORT_RANK, 7, classes not imported yet).
@@ -51,8 +110,16 @@ _CLASS_KINDS = frozenset({"class", "interface", "object", "enum", "typealias"})
 _IDENTIFIER = re.compile(r"[A-Za-z0-9_]*$")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _DECLARATION_KINDS: dict[str, CompletionKind] = {
-    "val": "variable", "var": "variable", "fun": "function", "class": "class", "data class": "class", "object": "object",
-    "interface": "interface", "enum class": "enum", "annotation class": "class", "typealias": "typealias",
+    "val": "variable",
+    "var": "variable",
+    "fun": "function",
+    "class": "class",
+    "data class": "class",
+    "object": "object",
+    "interface": "interface",
+    "enum class": "enum",
+    "annotation class": "class",
+    "typealias": "typealias",
 }
 
 # The add-on's kinds (Completer.kt) checked against the frames' names: an unknown one is a ValidationError naming it.
@@ -93,7 +160,12 @@ def prefix_start(code: str, cursor: int) -> int:
 
 
 def rank(
-    candidates: list[Candidate], prefix: str, limit: int = MAX_COMPLETIONS, *, code: str | None = None, used: frozenset[str] = frozenset()
+    candidates: list[Candidate],
+    prefix: str,
+    limit: int = MAX_COMPLETIONS,
+    *,
+    code: str | None = None,
+    used: frozenset[str] = frozenset(),
 ) -> list[Completion]:
     """Those that start with the prefix (exact case first, then any case), then names the code already uses (what an
     IDE's statistics learn: `String` where the file writes String), best rank first, then by name; one entry per
@@ -111,7 +183,13 @@ def rank(
         else:
             continue
         key = (candidate.text, candidate.kind, candidate.detail)
-        order = (tier, candidate.kind == "keyword" or candidate.text not in used, candidate.rank, candidate.text.lower(), candidate)
+        order = (
+            tier,
+            candidate.kind == "keyword" or candidate.text not in used,
+            candidate.rank,
+            candidate.text.lower(),
+            candidate,
+        )
         if key not in kept or order[:3] < kept[key][:3]:
             kept[key] = order
     best = sorted(kept.values(), key=lambda o: (o[0], o[1], o[2], o[3], len(o[4].detail)))
@@ -128,14 +206,22 @@ def _edits(candidate: Candidate, code: str | None) -> list[TextEdit]:
 
 
 def _earlier(declarations: list[Declaration]) -> list[Candidate]:
-    return [Candidate(d.name, _DECLARATION_KINDS.get(d.kind, "variable"), d.signature, _EARLIER_SNIPPETS) for d in declarations]
+    return [
+        Candidate(d.name, _DECLARATION_KINDS.get(d.kind, "variable"), d.signature, _EARLIER_SNIPPETS)
+        for d in declarations
+    ]
 
 
 class SessionCompletion:
     """The add-on's Completer for one session, made on first use."""
 
     def __init__(
-        self, driver: ReplDriver, facade_loader: JavaObject, *, kotlin_version: str, compile_classpath: list[str],
+        self,
+        driver: ReplDriver,
+        facade_loader: JavaObject,
+        *,
+        kotlin_version: str,
+        compile_classpath: list[str],
         index_classpath: list[str],
     ) -> None:
         """`compile_classpath` compiles the add-on; `index_classpath` is what snippets may import from (with the JDK)."""
@@ -157,7 +243,9 @@ class SessionCompletion:
             except WorkerFailed as error:
                 self.unavailable = f"completion is unavailable on Kotlin {self._kotlin_version}: its add-on did not compile ({first_compile_error(str(error))})"
             except (JavaException, TypeError) as error:
-                self.unavailable = f"completion is unavailable on Kotlin {self._kotlin_version}: its add-on could not start ({error})"
+                self.unavailable = (
+                    f"completion is unavailable on Kotlin {self._kotlin_version}: its add-on could not start ({error})"
+                )
         return self._completer
 
     def complete(
@@ -169,7 +257,10 @@ class SessionCompletion:
         if completer is None:
             return CompletionResult(prefix_start=start, unavailable=self.unavailable)
         outcome = completer.complete(
-            code, utf16_offset(code, start), utf16_offset(code, cursor), source_name,
+            code,
+            utf16_offset(code, start),
+            utf16_offset(code, cursor),
+            source_name,
             string_array(DEFAULT_PACKAGES),
         )
         if outcome.internalError is not None:
@@ -180,7 +271,10 @@ class SessionCompletion:
             )
         found = [
             Candidate(
-                jstr(c.text), _COMPLETION_KIND.validate_python(jstr(c.kind)), without_snippet_classes(jstr(c.detail)), int(c.rank),
+                jstr(c.text),
+                _COMPLETION_KIND.validate_python(jstr(c.kind)),
+                without_snippet_classes(jstr(c.detail)),
+                int(c.rank),
                 _needed(jstr(c.importName), imported),
             )
             for c in outcome.candidates

@@ -43,8 +43,12 @@ def compose_addon(environment: ReplEnvironment, compile_classpath: list[str]) ->
         said = next((w for w in environment.warnings if w.startswith(COMPOSE_PLUGIN_MISSING)), COMPOSE_PLUGIN_MISSING)
         return ComposeAddon(unavailable=f"{_UNAVAILABLE}: {said}")
     try:
-        jar, _ = build_compose_addon(environment.kotlin_version, compile_classpath, plugin, environment.jvm_target or _DEFAULT_JVM_TARGET)
+        jar, _ = build_compose_addon(
+            environment.kotlin_version, compile_classpath, plugin, environment.jvm_target or _DEFAULT_JVM_TARGET
+        )
     except WorkerFailed as error:
         detail = next((line for line in str(error).splitlines()[1:] if line.strip()), str(error).splitlines()[0])
-        return ComposeAddon(unavailable=f"{_UNAVAILABLE}: it did not compile against the project's Compose ({detail.strip()})")
+        return ComposeAddon(
+            unavailable=f"{_UNAVAILABLE}: it did not compile against the project's Compose ({detail.strip()})"
+        )
     return ComposeAddon(jar=jar)

@@ -11,22 +11,32 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import cache
+
 from gradle_repl.frames import Declaration, DeclarationKind, SessionDescription
 from gradle_repl.worker.java import JavaException, JavaObject, implements, java_class, java_string, override
 from gradle_repl.worker.kotlin_types import kotlin_type_name, property_accessors, without_snippet_classes
 from gradle_repl.worker.runner import StoredValue, ValueReader
 from gradle_repl.worker.safety import jstr
-from gradle_repl.worker.value_text import DESCRIBE_SECONDS, VALUE_LIMIT_CHARS, VALUE_SECONDS, shown_value, unfinished, unreadable
+from gradle_repl.worker.value_text import (
+    DESCRIBE_SECONDS,
+    VALUE_LIMIT_CHARS,
+    VALUE_SECONDS,
+    shown_value,
+    unfinished,
+    unreadable,
+)
 
 __all__ = ["Declarations", "composable_parameters"]
 
 _RESULT_FIELD = re.compile(r"res\d+$")
 _IMPORT = re.compile(r"^\s*import\s+([\w.`]+(?:\.\*)?(?:\s+as\s+\w+)?)\s*;?\s*$", re.MULTILINE)
 _COMPOSER = "androidx.compose.runtime.Composer"
-_TYPEALIAS = re.compile(r"^\s*(?:(?:private|internal|public)\s+)?typealias\s+(\w+)(\s*<[^=]*>)?\s*=\s*(.+?)\s*$", re.MULTILINE)
+_TYPEALIAS = re.compile(
+    r"^\s*(?:(?:private|internal|public)\s+)?typealias\s+(\w+)(\s*<[^=]*>)?\s*=\s*(.+?)\s*$", re.MULTILINE
+)
 
 
 @dataclass
@@ -64,17 +74,30 @@ class Declarations:
             kind: DeclarationKind = "var" if setter in methods else "val"
             accessors |= {getter, setter}
             kotlin_type = kotlin_type_name(jstr(field.getGenericType().getTypeName()))
-            self._put(name, _Held(Declaration(kind=kind, name=name, signature=f"{kind} {name}: {kotlin_type}", snippet=snippet), field, instance, failed))
+            self._put(
+                name,
+                _Held(
+                    Declaration(kind=kind, name=name, signature=f"{kind} {name}: {kotlin_type}", snippet=snippet),
+                    field,
+                    instance,
+                    failed,
+                ),
+            )
         for method in owner.getDeclaredMethods():
             name = jstr(method.getName())
             # `$`: the compiler's own; `-`: mangled for a value class (`getDur-UwyO8pc`, a val's getter on 2.2).
             if method.isSynthetic() or method.isBridge() or "$" in name or "-" in name or name in accessors:
                 continue
-            written, composable = composable_parameters([jstr(t.getTypeName()) for t in method.getGenericParameterTypes()])
+            written, composable = composable_parameters(
+                [jstr(t.getTypeName()) for t in method.getGenericParameterTypes()]
+            )
             parameters = ", ".join(kotlin_type_name(t) for t in written)
             returns = kotlin_type_name(jstr(method.getGenericReturnType().getTypeName()))
             signature = f"{'@Composable ' if composable else ''}fun {name}({parameters}): {returns}"
-            self._put(f"fun {name}({parameters})", _Held(Declaration(kind="fun", name=name, signature=signature, snippet=snippet)))
+            self._put(
+                f"fun {name}({parameters})",
+                _Held(Declaration(kind="fun", name=name, signature=signature, snippet=snippet)),
+            )
         for nested in owner.getDeclaredClasses():
             if nested.isSynthetic() or nested.isAnonymousClass():
                 continue
@@ -93,16 +116,23 @@ class Declarations:
         readable = [held for held in self._held.values() if not held.failed and held.field is not None]
         value_classes = {
             id(held): _value_class_type(held.field, held.declaration.signature.partition(": ")[2])
-            for held in self._held.values() if held.field is not None
+            for held in self._held.values()
+            if held.field is not None
         }
         if read is None:
             deadline = time.monotonic() + DESCRIBE_SECONDS
             texts = [_render(held.field, held.instance, deadline, value_classes[id(held)]) for held in readable]
         else:
-            texts = read([
-                StoredValue(jstr(h.field.getDeclaringClass().getName()), jstr(h.field.getName()), _value_class_name(value_classes[id(h)]))
-                for h in readable
-            ])
+            texts = read(
+                [
+                    StoredValue(
+                        jstr(h.field.getDeclaringClass().getName()),
+                        jstr(h.field.getName()),
+                        _value_class_name(value_classes[id(h)]),
+                    )
+                    for h in readable
+                ]
+            )
         values = {id(held): text for held, text in zip(readable, texts, strict=True)}
         declarations = []
         for held in self._held.values():
@@ -177,7 +207,14 @@ def _box(kotlin_type: JavaObject, loader: JavaObject) -> JavaObject:
     except (JavaException, TypeError):
         return None
     modifier = java_class("java.lang.reflect.Modifier")
-    return next((m for m in methods if jstr(m.getName()) == "box-impl" and m.getParameterCount() == 1 and modifier.isStatic(m.getModifiers())), None)
+    return next(
+        (
+            m
+            for m in methods
+            if jstr(m.getName()) == "box-impl" and m.getParameterCount() == 1 and modifier.isStatic(m.getModifiers())
+        ),
+        None,
+    )
 
 
 def _java_class_of(kotlin_type: JavaObject, loader: JavaObject) -> JavaObject:
@@ -201,7 +238,7 @@ def composable_parameters(types: list[str]) -> tuple[list[str], bool]:
     leaves nothing to reflect on)."""
     if _COMPOSER in types:
         cut = types.index(_COMPOSER)
-        if cut + 1 < len(types) and all(t == "int" for t in types[cut + 1:]):
+        if cut + 1 < len(types) and all(t == "int" for t in types[cut + 1 :]):
             return types[:cut], True
     return types, False
 

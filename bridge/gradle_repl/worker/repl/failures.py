@@ -8,9 +8,9 @@ serializers snippets can't have, a renderComposable or Skiko library the session
 from __future__ import annotations
 
 from gradle_repl.frames import ErrorResult
-from gradle_repl.worker.repl.declarations import Declarations
 from gradle_repl.worker.failed_uses import FailedSnippet, FailedUse, explain_use_of_failed
 from gradle_repl.worker.outcomes import ExplainFailedUse
+from gradle_repl.worker.repl.declarations import Declarations
 from gradle_repl.worker.repl.plugin_hints import Hint, with_hints
 from gradle_repl.worker.report import ThrowableInfo
 from gradle_repl.worker.snippet_names import repl_number
@@ -33,7 +33,9 @@ class FailedSnippets:
             if not self._failed:
                 return None
             uninitialised = {name: repl_number(users) for name, users in self._declarations.uninitialised().items()}
-            return explain_use_of_failed(chain, code=code, number=number, uninitialised=uninitialised, failed=self._failed)
+            return explain_use_of_failed(
+                chain, code=code, number=number, uninitialised=uninitialised, failed=self._failed
+            )
 
         return explain
 

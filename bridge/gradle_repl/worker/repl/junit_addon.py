@@ -47,11 +47,15 @@ def junit_addon(environment: ReplEnvironment, compile_classpath: list[str]) -> J
     if not any(_ENGINE.fullmatch(name) for name in names):
         return JunitAddon()
     if not any(_LAUNCHER.fullmatch(name) for name in names):
-        said = next((w for w in environment.warnings if "launcher" in w), "the JUnit Platform launcher is not on its classpath")
+        said = next(
+            (w for w in environment.warnings if "launcher" in w), "the JUnit Platform launcher is not on its classpath"
+        )
         return JunitAddon(unavailable=said)
     try:
         jar, _ = build_junit_addon(environment.kotlin_version, compile_classpath)
     except WorkerFailed as error:
         detail = next((line for line in str(error).splitlines()[1:] if line.strip()), str(error).splitlines()[0])
-        return JunitAddon(unavailable=f"the test runner did not compile against the project's JUnit Platform ({detail.strip()})")
+        return JunitAddon(
+            unavailable=f"the test runner did not compile against the project's JUnit Platform ({detail.strip()})"
+        )
     return JunitAddon(jar=jar)

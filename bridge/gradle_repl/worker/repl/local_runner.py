@@ -10,7 +10,14 @@ import time
 from dataclasses import dataclass
 
 from gradle_repl.frames import (
-    AddedLibraries, ErrorResult, EvalRequest, SessionDescription, StartRequest, SuccessResult, TestRunRequest, UpdateResult,
+    AddedLibraries,
+    ErrorResult,
+    EvalRequest,
+    SessionDescription,
+    StartRequest,
+    SuccessResult,
+    TestRunRequest,
+    UpdateResult,
 )
 from gradle_repl.worker.interruption import stop_snippet
 from gradle_repl.worker.java import ExitGuard, JavaObject, Renderer, ReplDriver, ReplOutput, SnippetOutcome, java_class
@@ -18,7 +25,14 @@ from gradle_repl.worker.outcomes import snippet_result
 from gradle_repl.worker.output_frames import Send, SnippetOutput
 from gradle_repl.worker.repl.memory import HeapWatch
 from gradle_repl.worker.repl.tests import TestRunner
-from gradle_repl.worker.runner import POLL_INTERVAL_MS, ClassUpdates, DeclaringSnippet, Describe, SnippetRecords, TestSend
+from gradle_repl.worker.runner import (
+    POLL_INTERVAL_MS,
+    ClassUpdates,
+    DeclaringSnippet,
+    Describe,
+    SnippetRecords,
+    TestSend,
+)
 from gradle_repl.worker.safety import jstr
 from gradle_repl.worker.snippet_names import SnippetCounter
 
@@ -39,7 +53,12 @@ class LocalRunner:
     """Runs the session's snippets in this worker's JVM."""
 
     def __init__(
-        self, request: StartRequest, facade: Facade, snippets: SnippetCounter, classes: ClassUpdates, tests: TestRunner,
+        self,
+        request: StartRequest,
+        facade: Facade,
+        snippets: SnippetCounter,
+        classes: ClassUpdates,
+        tests: TestRunner,
     ) -> None:
         self._request = request
         self._tests = tests
@@ -49,22 +68,28 @@ class LocalRunner:
         self._heap = HeapWatch()
         self.exit_code: int | None = None
 
-    def run(self, request: EvalRequest, send: Send, cancel: threading.Event, records: SnippetRecords) -> SuccessResult | ErrorResult:
+    def run(
+        self, request: EvalRequest, send: Send, cancel: threading.Event, records: SnippetRecords
+    ) -> SuccessResult | ErrorResult:
         output = SnippetOutput(self._facade.renderer, self._request.frame_limit_bytes)
         self._facade.output.beginSnippet(self._request.output_limit_bytes)
         result = self._run(request, output, send, cancel, records)
         self._forward(output, send)
         result = self._unless_exit_requested(result)
-        return result.model_copy(update={
-            "truncated_bytes": output.truncated + int(self._facade.output.droppedBytes()),
-            "heap_warning": self._heap.warning(),
-        })
+        return result.model_copy(
+            update={
+                "truncated_bytes": output.truncated + int(self._facade.output.droppedBytes()),
+                "heap_warning": self._heap.warning(),
+            }
+        )
 
     def run_tests(self, request: TestRunRequest, send: TestSend, cancel: threading.Event) -> None:
         """Runs the project's tests (worker/repl/tests.py) here. A test's System.exit is refused by the exit guard as a
         snippet's is: the result says so, then the worker ends."""
         if self._tests.unavailable is not None:
-            send(ErrorResult(id=request.id, error_kind="runtime", message=f"Can't run tests: {self._tests.unavailable}."))
+            send(
+                ErrorResult(id=request.id, error_kind="runtime", message=f"Can't run tests: {self._tests.unavailable}.")
+            )
             return
         result = self._tests.run(request, send, cancel)
         self._facade.output.drain()  # what ran outside any test (a static initialiser's print) is no snippet's output
@@ -74,10 +99,18 @@ class LocalRunner:
         status = self._facade.exit_guard.requestedStatus()
         if status is not None:
             self.exit_code = int(status)
-            result = result.model_copy(update={"state_lost": True, "notices": [*result.notices, (
-                f"A test called System.exit({int(status)}): it was refused (the test saw a SecurityException), and the "
-                "session's JVM is stopped as after a snippet's System.exit; the next call starts a fresh session."
-            )]})
+            result = result.model_copy(
+                update={
+                    "state_lost": True,
+                    "notices": [
+                        *result.notices,
+                        (
+                            f"A test called System.exit({int(status)}): it was refused (the test saw a SecurityException), and the "
+                            "session's JVM is stopped as after a snippet's System.exit; the next call starts a fresh session."
+                        ),
+                    ],
+                }
+            )
         elif result.state_lost:
             self.exit_code = 0
         send(result)
@@ -100,24 +133,39 @@ class LocalRunner:
         output.forward(self._facade.output.drain(), send)
 
     def _run(
-        self, request: EvalRequest, output: SnippetOutput, send: Send, cancel: threading.Event, records: SnippetRecords,
+        self,
+        request: EvalRequest,
+        output: SnippetOutput,
+        send: Send,
+        cancel: threading.Event,
+        records: SnippetRecords,
     ) -> SuccessResult | ErrorResult:
         number, running = self._snippets.start(request.code)
         deadline = time.monotonic() + request.timeout_ms / 1000
         while not running.join(POLL_INTERVAL_MS):
             self._forward(output, send)
             if cancel.is_set() or time.monotonic() > deadline:
-                stopped = stop_snippet(running, request_id=request.id, timeout_ms=request.timeout_ms, cancelled=cancel.is_set())
+                stopped = stop_snippet(
+                    running, request_id=request.id, timeout_ms=request.timeout_ms, cancelled=cancel.is_set()
+                )
                 outcome = running.getOutcome()
                 if outcome is not None and outcome.cancelledBeforeEvaluation:
                     # It never ran, yet the REPL's history holds it: a later use of its declarations says so.
-                    return records.remember(number, request.code, _unless_unkept(outcome, stopped), compiled=True, ran=False)
+                    return records.remember(
+                        number, request.code, _unless_unkept(outcome, stopped), compiled=True, ran=False
+                    )
                 return stopped
         outcome = running.getOutcome()
         if outcome is None:  # the snippet's thread ended without reporting (an error outside the facade's own handling)
-            return ErrorResult(error_kind="internal", message="the snippet ended without an outcome; the worker log may say why")
+            return ErrorResult(
+                error_kind="internal", message="the snippet ended without an outcome; the worker log may say why"
+            )
         result = snippet_result(
-            outcome, request.code, output, heap_mb=self._request.heap_mb, explain=records.explainer(request.code, number)
+            outcome,
+            request.code,
+            output,
+            heap_mb=self._request.heap_mb,
+            explain=records.explainer(request.code, number),
         )
         if isinstance(result, ErrorResult):
             result = records.remember(number, request.code, result, compiled=bool(outcome.compiled))
@@ -158,6 +206,8 @@ def _unless_unkept(outcome: SnippetOutcome, stopped: ErrorResult) -> ErrorResult
         return stopped
     why = jstr(outcome.internalError.toString())
     print(f"[gradle-repl] a snippet stopped before it ran could not be kept: {why}", file=sys.stderr, flush=True)
-    return stopped.model_copy(update={
-        "message": f"{stopped.message} Its classes could not be kept for later snippets ({why}): declare what it declared again."
-    })
+    return stopped.model_copy(
+        update={
+            "message": f"{stopped.message} Its classes could not be kept for later snippets ({why}): declare what it declared again."
+        }
+    )

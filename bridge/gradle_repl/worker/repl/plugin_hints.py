@@ -33,7 +33,7 @@ _ABOUT_SERIALIZERS = re.compile(r"\bserializ(?:er|able)\b", re.IGNORECASE)
 _ABOUT_SKIKO = re.compile(r"libskiko|org\.jetbrains\.skiko?\.|native dependency missing")
 _ABOUT_RENDER_COMPOSABLE = re.compile(r"\brenderComposable\b")
 _MISSING_FROM_BUILD = (
-    "the build does not apply it (Gradle: `kotlin(\"plugin.serialization\")`; Maven: the kotlin-maven-plugin's "
+    'the build does not apply it (Gradle: `kotlin("plugin.serialization")`; Maven: the kotlin-maven-plugin\'s '
     "`kotlinx-serialization` compiler plugin)"
 )
 
@@ -47,15 +47,22 @@ def serialization_hint(environment: ReplEnvironment) -> Hint | None:
     """The hint for this session, when its snippets use kotlinx.serialization without the compiler plugin."""
     if _applies_serialization_plugin(environment) or not _has_serialization_runtime(environment):
         return None
-    return Hint(_ABOUT_SERIALIZERS, (
-        "hint: the kotlinx.serialization compiler plugin is not applied to snippets, so classes they declare get no "
-        f"serializer(): {_why_not_applied(environment)}."
-    ))
+    return Hint(
+        _ABOUT_SERIALIZERS,
+        (
+            "hint: the kotlinx.serialization compiler plugin is not applied to snippets, so classes they declare get no "
+            f"serializer(): {_why_not_applied(environment)}."
+        ),
+    )
 
 
 def compose_hints(environment: ReplEnvironment, render_composable_unavailable: str | None) -> list[Hint]:
     """A Compose session's hints: why renderComposable is missing, and which Skiko artifact the project lacks."""
-    hints = [Hint(_ABOUT_RENDER_COMPOSABLE, f"hint: {render_composable_unavailable}.")] if render_composable_unavailable else []
+    hints = (
+        [Hint(_ABOUT_RENDER_COMPOSABLE, f"hint: {render_composable_unavailable}.")]
+        if render_composable_unavailable
+        else []
+    )
     skiko = next((w for w in environment.warnings if w.startswith(SKIKO_RUNTIME_MISSING)), None)
     return hints + ([Hint(_ABOUT_SKIKO, f"hint: {skiko}.")] if skiko else [])
 
@@ -68,7 +75,9 @@ def with_hints(message: str, hints: list[Hint], *, stack: str | None = None) -> 
 
 
 def _applies_serialization_plugin(environment: ReplEnvironment) -> bool:
-    plugins = [option.removeprefix("-Xplugin=") for option in environment.compiler_options() if option.startswith("-Xplugin=")]
+    plugins = [
+        option.removeprefix("-Xplugin=") for option in environment.compiler_options() if option.startswith("-Xplugin=")
+    ]
     return any(_SERIALIZATION_PLUGIN_JAR.search(Path(jar).name) for jar in plugins)
 
 

@@ -8,8 +8,19 @@ import threading
 import time
 
 from gradle_repl.frames import (
-    CheckRequest, CheckResult, CodeDiagnostic, CompleteRequest, CompletionResult, DescribeRequest, DescriptionResult, ErrorResult,
-    EvalRequest, StartRequest, TestRunRequest, UpdateRequest, UpdateResult,
+    CheckRequest,
+    CheckResult,
+    CodeDiagnostic,
+    CompleteRequest,
+    CompletionResult,
+    DescribeRequest,
+    DescriptionResult,
+    ErrorResult,
+    EvalRequest,
+    StartRequest,
+    TestRunRequest,
+    UpdateRequest,
+    UpdateResult,
 )
 from gradle_repl.worker.java import ReplDriver
 from gradle_repl.worker.outcomes import ExplainFailedUse
@@ -62,8 +73,15 @@ class ReplSession:
     JVM, or one the session is attached to) is its runner's."""
 
     def __init__(
-        self, request: StartRequest, driver: ReplDriver, snippets: SnippetCounter, runner: SnippetRunner, *,
-        libraries_unavailable: str | None, hints: list[Hint], completion: SessionCompletion,
+        self,
+        request: StartRequest,
+        driver: ReplDriver,
+        snippets: SnippetCounter,
+        runner: SnippetRunner,
+        *,
+        libraries_unavailable: str | None,
+        hints: list[Hint],
+        completion: SessionCompletion,
     ) -> None:
         self._request = request
         self._driver = driver
@@ -93,24 +111,31 @@ class ReplSession:
             return
         result = self._runner.run(request, send, cancel, self._records)
         lost = self._lose_if(result)
-        send(result.model_copy(update={
-            "duration_ms": int((time.monotonic() - started) * 1000),
-            "declared": len(self._declarations),
-            "libraries": None if lost else self._runner.libraries(),
-        }))
+        send(
+            result.model_copy(
+                update={
+                    "duration_ms": int((time.monotonic() - started) * 1000),
+                    "declared": len(self._declarations),
+                    "libraries": None if lost else self._runner.libraries(),
+                }
+            )
+        )
 
     def run_tests(self, request: TestRunRequest, send: TestSend, cancel: threading.Event) -> None:
         """Runs the project's tests where the snippets run (the runner's), progress as tests finish, the result last."""
         self._runner.run_tests(request, send, cancel)
 
     def answer(
-        self, request: DescribeRequest | CheckRequest | CompleteRequest | UpdateRequest,
+        self,
+        request: DescribeRequest | CheckRequest | CompleteRequest | UpdateRequest,
     ) -> DescriptionResult | CheckResult | CompletionResult | UpdateResult | ErrorResult:
         """A question about the session, answered without running anything or changing it; or, between snippets, the
         project's rebuilt classes brought into the session."""
         if isinstance(request, UpdateRequest):
             started = time.monotonic()
-            return self._runner.update().model_copy(update={"id": request.id, "duration_ms": int((time.monotonic() - started) * 1000)})
+            return self._runner.update().model_copy(
+                update={"id": request.id, "duration_ms": int((time.monotonic() - started) * 1000)}
+            )
         if isinstance(request, DescribeRequest):
             return self.describe(request)
         if isinstance(request, CheckRequest):
@@ -134,7 +159,9 @@ class ReplSession:
         """What fits at the cursor, from the compiler's resolution of the code in the session's state; nothing runs."""
         started = time.monotonic()
         if request.cursor > len(request.code):
-            return ErrorResult(id=request.id, error_kind="internal", message=f"cursor {request.cursor} is past the code's end")
+            return ErrorResult(
+                id=request.id, error_kind="internal", message=f"cursor {request.cursor} is past the code's end"
+            )
         earlier = self._declarations.names()
         result = self._completion.complete(
             request.code, request.cursor, self._snippets.next_file(), earlier, imported=self._declarations.imports()

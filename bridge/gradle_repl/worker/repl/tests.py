@@ -52,11 +52,15 @@ class TestRunner:
         restore = _set_properties(settings.system_properties)
         try:
             run = test_runs(self._loader).start(
-                string_array(request.selectors), string_array(self._roots),
+                string_array(request.selectors),
+                string_array(self._roots),
                 string_array([class_name_pattern(p) for p in settings.includes]),
                 string_array([class_name_pattern(p) for p in settings.excludes]),
-                string_array(settings.include_tags), string_array(settings.exclude_tags),
-                request.failed_only, _OUTPUT_PER_TEST_BYTES, self._loader,
+                string_array(settings.include_tags),
+                string_array(settings.exclude_tags),
+                request.failed_only,
+                _OUTPUT_PER_TEST_BYTES,
+                self._loader,
             )
             deadline = started + request.timeout_ms / 1000
             stopped: str | None = None
@@ -77,17 +81,26 @@ class TestRunner:
         if broken is not None:
             notices.append(f"the test runner failed: {jstr(broken.toString())}")
         return TestRunResult(
-            id=request.id, passed=int(run.getPassed()), failed=int(run.getFailed()), skipped=int(run.getSkipped()), aborted=int(run.getAborted()),
-            failures=[self._detail(failure) for failure in run.failureList()], stopped=stopped, state_lost=lost,
-            notices=notices, duration_ms=int((time.monotonic() - started) * 1000),
+            id=request.id,
+            passed=int(run.getPassed()),
+            failed=int(run.getFailed()),
+            skipped=int(run.getSkipped()),
+            aborted=int(run.getAborted()),
+            failures=[self._detail(failure) for failure in run.failureList()],
+            stopped=stopped,
+            state_lost=lost,
+            notices=notices,
+            duration_ms=int((time.monotonic() - started) * 1000),
         )
 
     def _detail(self, failure: TestFailure) -> TestFailureDetail:
         exception = failure.getException()
         return TestFailureDetail(
-            test=jstr(failure.getTest()), display_name=jstr(failure.getDisplayName()),
+            test=jstr(failure.getTest()),
+            display_name=jstr(failure.getDisplayName()),
             message=jstr(exception.toString()) if exception is not None else "failed without an exception",
-            stack=self._own_frames(exception), output=jstr(failure.getOutput()),
+            stack=self._own_frames(exception),
+            output=jstr(failure.getOutput()),
         )
 
     def _own_frames(self, exception: JavaObject | None) -> list[str]:
@@ -95,7 +108,9 @@ class TestRunner:
         frames: list[str] = []
         seen = 0
         while exception is not None and seen < 8:
-            kept = [_frame(element) for element in exception.getStackTrace() if self._is_own(jstr(element.getClassName()))]
+            kept = [
+                _frame(element) for element in exception.getStackTrace() if self._is_own(jstr(element.getClassName()))
+            ]
             if seen > 0 and kept:
                 frames.append(f"Caused by: {jstr(exception.toString())}")
             frames += kept[:_FRAMES_KEPT]
@@ -139,7 +154,10 @@ def _stop(run: TestRun, *, timeout_ms: int, cancelled: bool) -> tuple[str, bool]
         return f"{why}: the running test was interrupted", False
     if run.forceStop() and run.join(int(INTERRUPT_GRACE_SECONDS * 500)):
         return f"{why}: the running test ignored the interrupt and was stopped (Thread.stop)", False
-    return f"{why}: the running test ignored the interrupt and this JDK can't stop a thread; the session's state is lost", True
+    return (
+        f"{why}: the running test ignored the interrupt and this JDK can't stop a thread; the session's state is lost",
+        True,
+    )
 
 
 def _set_properties(properties: dict[str, str]) -> Callable[[], None]:
@@ -172,7 +190,7 @@ def class_name_pattern(pattern: str) -> str:
     surefire's `**/*Test.java` and Gradle's `shop.*Test` alike; one that reads as a regular expression already
     (`%regex[...]`) is taken as it is."""
     if pattern.startswith("%regex[") and pattern.endswith("]"):
-        return pattern[len("%regex["):-1]
+        return pattern[len("%regex[") : -1]
     text = re.sub(r"\.(java|kt|class)$", "", pattern.strip()).replace("/", ".")
     out = []
     index = 0
