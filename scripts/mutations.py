@@ -586,6 +586,27 @@ MUTATIONS = (
         "            if (true) emitTestValue(",
         ("tests/test_gradle_models.py::test_the_test_task_settings_reach_a_session_of_the_test_source_set",),
     ),
+    Mutation(
+        "a JUnit 4 Parameterized case is named as its method alone",
+        "jvm-worker/runs-in-worker/junit/gradlerepl/junit/TestRuns.kt",
+        '                case != null && case.startsWith("[") && case.endsWith("]") -> "$test$case"\n',
+        "",
+        ("tests/test_project_tests_builds.py::test_junit4_runs_through_the_vintage_engine",),
+    ),
+    Mutation(
+        "the build's test system properties are not set for a run",
+        "bridge/gradle_repl/worker/repl/tests.py",
+        "        restore = _set_properties(settings.system_properties)",
+        "        restore = _set_properties({})",
+        ("tests/test_project_tests_builds.py::test_surefires_settings_make_every_test_pass_as_mvn_test_does",),
+    ),
+    Mutation(
+        "what a run can't apply of the build's test settings is not said",
+        "bridge/gradle_repl/worker/repl/tests.py",
+        '        notices = [f"not applied from the build\'s test settings: {line}" for line in settings.not_applied]',
+        "        notices = []",
+        ("tests/test_project_tests_builds.py::test_surefires_settings_make_every_test_pass_as_mvn_test_does",),
+    ),
 )
 
 

@@ -269,7 +269,13 @@ class TestRun internal constructor(private val outputLimit: Int) {
             }
             // A dynamic test or an invocation has its factory's or template's source: its display name tells it apart.
             val own = identifier.uniqueId.contains("dynamic-test") || identifier.uniqueId.contains("invocation:")
-            return if (own && source != null) "$test[${identifier.displayName}]" else test
+            // JUnit 4's Parameterized (through the vintage engine) names each case `method[name]`: keep its `[name]`.
+            val case = (source as? MethodSource)?.methodName?.let { identifier.displayName.removePrefix(it) }
+            return when {
+                own && source != null -> "$test[${identifier.displayName}]"
+                case != null && case.startsWith("[") && case.endsWith("]") -> "$test$case"
+                else -> test
+            }
         }
     }
 
