@@ -84,7 +84,9 @@ def test_the_sessions_declarations_live_on_and_use_the_apps_types(attached: Sync
     assert reply.result.value_type == "kotlin.Int"
 
 
-def test_what_a_snippet_prints_comes_back_and_never_reaches_the_apps_console(attached: SyncWorker, shop: RunningApp) -> None:
+def test_what_a_snippet_prints_comes_back_and_never_reaches_the_apps_console(
+    attached: SyncWorker, shop: RunningApp
+) -> None:
     """Only the snippet's thread is captured: the app's own output stays on its console, the snippet's comes back."""
     reply = attached.eval('println("from the snippet"); System.err.println("and its stderr")')
     printed = "".join(f.data for f in reply.frames if isinstance(f, StreamFrame))

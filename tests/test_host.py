@@ -87,7 +87,9 @@ async def test_a_cancelled_call_whose_snippet_answers_late_still_reads_its_own_r
     await m.close_all()
 
 
-async def test_a_cancelled_snippet_that_never_answers_costs_the_worker_and_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_cancelled_snippet_that_never_answers_costs_the_worker_and_says_so(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """Past the cancel grace the worker is killed; the next call starts fresh and is told the state is gone."""
     monkeypatch.setattr(handle, "CANCEL_ANSWER_SECONDS", 0.1)
     launcher = FakeLauncher()
@@ -343,7 +345,9 @@ async def test_checks_and_completions_use_the_live_worker_even_after_the_build_c
     await m.close_all()
 
 
-async def test_a_cancelled_check_is_read_to_its_end_and_the_session_keeps_its_worker(monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_cancelled_check_is_read_to_its_end_and_the_session_keeps_its_worker(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """The worker compiles a check on its main loop, where no cancel is read: a cancel neither cuts its deadline nor
     costs the worker; the next call waits for the compile and is answered by the same worker."""
     monkeypatch.setattr(handle, "CANCEL_ANSWER_SECONDS", 0.01)

@@ -20,7 +20,7 @@ from test_project_tests import Shop
 
 PROJECTS = Path(__file__).parent / "projects"
 PANTRY_TEST = "src/test/kotlin/pantry/PantryTest.kt"
-RESTOCKED = "        assertEquals(8, pantry.count(\"rice\"))\n"
+RESTOCKED = '        assertEquals(8, pantry.count("rice"))\n'
 pytestmark = pytest.mark.jvm
 
 
@@ -40,7 +40,7 @@ def pantry(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Shop]:
         yield project
 
 
-def test_junit4_runs_through_the_vintage_engine(tmp_path_factory):
+def test_junit4_runs_through_the_vintage_engine(tmp_path_factory: pytest.TempPathFactory) -> None:
     with _project("maven-junit4", tmp_path_factory) as ledger:
         result = ledger.run()
         assert (result.passed, result.failed, result.skipped, result.aborted) == (6, 0, 1, 0), result
@@ -52,7 +52,7 @@ def test_junit4_runs_through_the_vintage_engine(tmp_path_factory):
         ], ledger.progress
 
 
-def test_a_failing_kotlin_test_says_its_message_and_the_project_frame(pantry: Shop):
+def test_a_failing_kotlin_test_says_its_message_and_the_project_frame(pantry: Shop) -> None:
     result = pantry.run("pantry.PantryTest")
     assert (result.passed, result.failed) == (3, 1), result
     [failure] = result.failures
@@ -61,15 +61,17 @@ def test_a_failing_kotlin_test_says_its_message_and_the_project_frame(pantry: Sh
     assert failure.stack == ["pantry.PantryTest.restockingAddsToWhatIsLeft(PantryTest.kt:26)"]
 
 
-def test_a_project_without_a_junit_platform_engine_gets_one_line_and_keeps_its_session(tmp_path_factory):
+def test_a_project_without_a_junit_platform_engine_gets_one_line_and_keeps_its_session(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
     with _project("maven-testng", tmp_path_factory) as tickets:
         reply = tickets.tests()
         assert isinstance(reply.result, ErrorResult), reply.result
         assert len(reply.result.message.splitlines()) == 1 and "engine" in reply.result.message, reply.result.message
-        assert tickets.value("tickets.TicketQueue().apply { join(\"ada\") }.next()") == "ada"
+        assert tickets.value('tickets.TicketQueue().apply { join("ada") }.next()') == "ada"
 
 
-def test_surefires_settings_make_every_test_pass_as_mvn_test_does(tmp_path_factory):
+def test_surefires_settings_make_every_test_pass_as_mvn_test_does(tmp_path_factory: pytest.TempPathFactory) -> None:
     with _project("maven-surefire-settings", tmp_path_factory) as greet:
         result = greet.run()
         assert (result.passed, result.failed, result.skipped, result.aborted) == (4, 0, 0, 0), result
@@ -78,12 +80,14 @@ def test_surefires_settings_make_every_test_pass_as_mvn_test_does(tmp_path_facto
         assert any("JaCoCo" in notice for notice in result.notices), result.notices
 
 
-def test_a_spring_boot_test_passes_and_its_second_run_reuses_the_cached_context(tmp_path_factory):
+def test_a_spring_boot_test_passes_and_its_second_run_reuses_the_cached_context(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
     cache = "org.springframework.test.context.cache.DefaultCacheAwareContextLoaderDelegate"
     # The static cache is package-private: read it through reflection, as a snippet in the same session.
     read = (
         f'Class.forName("{cache}").getDeclaredField("defaultContextCache").apply {{ isAccessible = true }}'
-        '.get(null).let { it as org.springframework.test.context.cache.ContextCache }'
+        ".get(null).let { it as org.springframework.test.context.cache.ContextCache }"
         '.let { "${it.size()} ${it.missCount} ${it.hitCount}" }'
     )
     with _project("maven-spring-boot", tmp_path_factory) as blog:
@@ -102,7 +106,7 @@ def test_a_spring_boot_test_passes_and_its_second_run_reuses_the_cached_context(
         print(f"@SpringBootTest first run {durations[0] * 1000:.0f} ms, second {durations[1] * 1000:.0f} ms")
 
 
-def test_an_edited_test_source_is_taken_in_place_by_a_failed_only_run(pantry: Shop):
+def test_an_edited_test_source_is_taken_in_place_by_a_failed_only_run(pantry: Shop) -> None:
     assert pantry.run("pantry.PantryTest").failed == 1
     source = pantry.root / PANTRY_TEST
     source.write_text(source.read_text().replace(RESTOCKED, RESTOCKED.replace("8", "5")))
