@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 from mcp import Client
-from mcp.types import ImageContent, TextContent
+from mcp.types import CallToolResult, ImageContent, TextContent
 
 from conftest import PROJECTS, SyncWorker, running_worker
 from gradle_repl.environment import ReplEnvironment
@@ -84,7 +84,9 @@ def test_the_sessions_declarations_live_on_and_use_the_apps_types(attached: Sync
     assert reply.result.value_type == "kotlin.Int"
 
 
-def test_what_a_snippet_prints_comes_back_and_never_reaches_the_apps_console(attached: SyncWorker, shop: RunningApp) -> None:
+def test_what_a_snippet_prints_comes_back_and_never_reaches_the_apps_console(
+    attached: SyncWorker, shop: RunningApp
+) -> None:
     """Only the snippet's thread is captured: the app's own output stays on its console, the snippet's comes back."""
     reply = attached.eval('println("from the snippet"); System.err.println("and its stderr")')
     printed = "".join(f.data for f in reply.frames if isinstance(f, StreamFrame))
@@ -519,7 +521,10 @@ def test_over_mcp_two_sessions_attach_to_one_app_each_with_its_own_state_and_det
                     "2.3.21",
                 ) and data["classpathSize"] > 0, data
             # An attached session's calls may leave projectRoot out: it runs the app's classes whatever project is named.
-            run = lambda code, session: client.call_tool("run_kotlin_snippet", {"code": code, "sessionId": session})  # noqa: E731
+
+            async def run(code: str, session: str) -> CallToolResult:
+                return await client.call_tool("run_kotlin_snippet", {"code": code, "sessionId": session})
+
             assert not (await run("val mine = 1", "a")).is_error
             other = await run("mine", "b")
             assert other.is_error and "Unresolved reference 'mine'" in _text(other)

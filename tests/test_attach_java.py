@@ -62,7 +62,9 @@ def test_a_java_app_without_kotlin_is_listed_so(counter: RunningApp) -> None:
     assert listed.attachable and listed.kotlin_version is None
 
 
-def test_snippets_read_and_change_a_java_apps_statics_and_the_app_sees_it(attached: SyncWorker, counter: RunningApp) -> None:
+def test_snippets_read_and_change_a_java_apps_statics_and_the_app_sees_it(
+    attached: SyncWorker, counter: RunningApp
+) -> None:
     """The snippets run against the app's own class: a change they make to its static is what the app reports."""
     start = int(attached.value("counter.Main.counter"))
     counter.ask("tick", "ticked")
@@ -132,7 +134,9 @@ def hello_jar() -> Path:
 
 
 @pytest.mark.parametrize("jdk", ["jdk17", "jdk25"])
-def test_a_java_spring_boot_apps_bean_is_read_and_changed_and_its_http_answer_follows(hello_jar: Path, jdk: str) -> None:
+def test_a_java_spring_boot_apps_bean_is_read_and_changed_and_its_http_answer_follows(
+    hello_jar: Path, jdk: str
+) -> None:
     """bean<T>() in a Spring Boot app written in Java, started with `java -jar`: a greeting set through the bean is
     what the endpoint answers next, the requests it answered are what a snippet counts, and describe reads the bean."""
     with running_app([_java(jdk), "-jar", str(hello_jar)], ready="Tomcat started on port") as app:

@@ -98,7 +98,9 @@ def test_a_changed_static_initialiser_is_told_from_one_whose_constants_moved(
     assert not initialiser_changed(*shapes["Shifted"]) and not initialiser_changed(*shapes["Body"])
 
 
-def test_a_constants_new_value_is_named_and_a_body_edit_changes_none(shapes: dict[str, tuple[ClassShape, ClassShape]]) -> None:
+def test_a_constants_new_value_is_named_and_a_body_edit_changes_none(
+    shapes: dict[str, tuple[ClassShape, ClassShape]],
+) -> None:
     """Other classes hold a constant's value (javac and kotlinc inline it): a changed int or String constant is named;
     a body edit, or a static field without a constant value, changes no constant."""
     assert constant_changed(*shapes["Constant"]) == "N" and constant_changed(*shapes["Text"]) == "S"

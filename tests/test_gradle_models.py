@@ -196,7 +196,9 @@ class Greeter(val name: String) {
 """
 
 
-def test_a_real_session_on_a_gradle_resolved_environment(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+def test_a_real_session_on_a_gradle_resolved_environment(
+    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
     """The Gradle path end to end minus the launcher: the model's environment, the project's code compiled by the
     resolved compiler with the build's plugins, a real worker calling it and round-tripping a snippet's
     @Serializable class."""
@@ -308,7 +310,9 @@ def test_one_of_several_jvm_targets_is_named_by_its_source_set(kmp_run: tuple[Pa
     _plugins_as_loaded(pair, env)
 
 
-def test_ambiguous_missing_and_non_jvm_multiplatform_names_are_refused_with_the_choices(kmp_run: tuple[Pair, PairRun]) -> None:
+def test_ambiguous_missing_and_non_jvm_multiplatform_names_are_refused_with_the_choices(
+    kmp_run: tuple[Pair, PairRun],
+) -> None:
     _, run = kmp_run
     several = run.refusal("kmp:two:main")
     assert "several JVM targets (desktop, jvm)" in several and "desktopMain" in several and "jvmMain" in several, (
@@ -339,7 +343,9 @@ fun jvmOnlyTotal(items: List<Item>): Long = items.sumOf { it.cents }
 """
 
 
-def test_a_real_session_on_a_multiplatform_environment(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+def test_a_real_session_on_a_multiplatform_environment(
+    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
     """commonMain and jvmMain code (expect/actual) compiled by the resolved compiler as KGP compiles a JVM target,
     called from a real session; the build's Compose compiler plugin transforms a snippet's @Composable function
     (the Composer parameter it adds is there) and serialization round-trips a snippet's class."""
