@@ -36,7 +36,7 @@ from gradle_repl.frames import SuccessResult, WorkerOptions
 from gradle_repl.host import hotswap, manager as manager_module
 from gradle_repl.host.handle import WorkerHandle
 from gradle_repl.host.manager import SessionLimits, SessionManager
-from gradle_repl.project import resolve as resolve_module
+from gradle_repl.project import recompile as recompile_module, resolve as resolve_module
 from gradle_repl.project.buildtools import maven_speed
 from gradle_repl.project.resolve import resolve_environment
 from gradle_repl.target import SessionTarget
@@ -133,11 +133,11 @@ async def measure(edits: int, work: Path, modes: list[str]) -> dict[str, Side]:
     original_compile = WorkerHandle.compile_edits
     original_update, compile_only, keep_or_restart = (
         WorkerHandle.update_classes,
-        resolve_module.recompiled,
+        recompile_module.recompiled,
         hotswap.restart_reason,
     )
     with_our_options = maven_speed.maven_environment
-    owner = {}
+    owner: dict[int, Side] = {}
 
     async def timed_update(self: WorkerHandle) -> Any:
         started = time.perf_counter()
@@ -164,9 +164,11 @@ async def measure(edits: int, work: Path, modes: list[str]) -> dict[str, Side]:
 
     WorkerHandle.update_classes = timed_update  # type: ignore[method-assign]
     WorkerHandle.compile_edits = timed_compile  # type: ignore[method-assign]
-    resolve_module.recompiled = recompiled  # type: ignore[assignment]
-    manager_module.restart_reason = restart_reason  # type: ignore[assignment]
-    maven_speed.maven_environment = maven_environment  # type: ignore[assignment]
+    # Patched where resolve looks it up: its import of recompile.recompiled, which it does not re-export.
+    resolve_module.recompiled = recompiled  # type: ignore[attr-defined]
+    # Likewise manager's import of hotswap.restart_reason.
+    manager_module.restart_reason = restart_reason  # type: ignore[attr-defined]
+    maven_speed.maven_environment = maven_environment
     try:
         for side in sides.values():
             await side.run(DECLARE)

@@ -191,7 +191,10 @@ def p50_ms(values: list[float]) -> float | None:
 
 def row(label: str, ours: float | None, theirs: float | None, goal: str) -> str:
     ratio = f"{ours / theirs:.3f}x" if ours is not None and theirs else "—"
-    show = lambda v: f"{v:>7.0f} ms" if v is not None else f"{'—':>10}"  # noqa: E731 - one formatting rule, here
+
+    def show(v: float | None) -> str:
+        return f"{v:>7.0f} ms" if v is not None else f"{'—':>10}"
+
     return f"{label:<48} | {show(ours)} | {show(theirs)} | {ratio:>7} | {goal}"
 
 

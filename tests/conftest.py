@@ -24,6 +24,7 @@ from gradle_repl.frames import (
     CheckResult,
     CompletionResult,
     DescriptionResult,
+    ErrorResult,
     SessionDescription,
     SuccessResult,
     WorkerOptions,
@@ -206,6 +207,18 @@ class SyncWorker:
             assert asyncio.get_running_loop().time() < deadline, f"waited {_COMPILE_START_SECONDS:g} s for {what}"
             await asyncio.sleep(0.01)
 
+    def succeeded(self, code: str, *, timeout: float = 60.0) -> SuccessResult:
+        """The result of a snippet that must succeed."""
+        result = self.eval(code, timeout=timeout).result
+        assert isinstance(result, SuccessResult), f"{result.message}\n{result.stack}"
+        return result
+
+    def failed(self, code: str, *, timeout: float = 60.0) -> ErrorResult:
+        """The error of a snippet that must fail."""
+        result = self.eval(code, timeout=timeout).result
+        assert isinstance(result, ErrorResult), result
+        return result
+
     def value(self, code: str) -> str:
         """The rendered value of a snippet that must succeed."""
         result = self.eval(code).result
@@ -327,12 +340,14 @@ def _own_ledger() -> dict[str, int]:
 
 
 @pytest.hookimpl(optionalhook=True)
-def pytest_testnodedown(node, error) -> None:
+def pytest_testnodedown(node: object, error: object) -> None:  # xdist's WorkerController, read through getattr
     for field, count in getattr(node, "workeroutput", {}).get("reliability_ledger", {}).items():
         _ledger_totals[field] += count
 
 
-def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
+def pytest_terminal_summary(
+    terminalreporter: pytest.TerminalReporter, exitstatus: int | pytest.ExitCode, config: pytest.Config
+) -> None:
     """Names every test that was skipped though it must run everywhere; after a run that included the reliability
     suite, prints what it tried."""
     for skipped in _required_but_skipped:

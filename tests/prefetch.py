@@ -24,6 +24,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -91,24 +92,26 @@ def _maven_plugins_and_dependencies(project: Path, kotlin: str | None) -> str:
         return "done"
 
 
+def _repl_host_jars(kotlin: str) -> object:
+    return resolve_jars({"host": repl_host_coordinates(kotlin)})
+
+
 def fetches() -> list[tuple[str, Callable[[], object]]]:
     """Each fetch with its name, the largest first (each Kotlin version's compiler, the Gradle API jars)."""
     jobs: list[tuple[str, Callable[[], object]]] = []
     for kotlin in SUITE_KOTLIN_VERSIONS:
         jobs.append(
-            (f"sample-project at Kotlin {kotlin}", lambda k=kotlin: _maven_plugins_and_dependencies(SAMPLE_PROJECT, k))
+            (f"sample-project at Kotlin {kotlin}", partial(_maven_plugins_and_dependencies, SAMPLE_PROJECT, kotlin))
         )
     for pair in PAIRS:
-        jobs.append((f"Gradle {pair.gradle} API, KGP {pair.kgp}", lambda p=pair: pair_jars(p)))
+        jobs.append((f"Gradle {pair.gradle} API, KGP {pair.kgp}", partial(pair_jars, pair)))
     jobs.append((f"the REPL host at Kotlin {PINNED_KOTLIN_VERSION}", fetch_test_toolchain))
     for kotlin in SUITE_KOTLIN_VERSIONS:
         if has_usable_repl(kotlin):
-            jobs.append(
-                (f"the REPL host at Kotlin {kotlin}", lambda k=kotlin: resolve_jars({"host": repl_host_coordinates(k)}))
-            )
+            jobs.append((f"the REPL host at Kotlin {kotlin}", partial(_repl_host_jars, kotlin)))
     for project in sorted(PROJECTS.iterdir()):
         if (project / "pom.xml").is_file():
-            jobs.append((f"tests/projects/{project.name}", lambda p=project: _maven_plugins_and_dependencies(p, None)))
+            jobs.append((f"tests/projects/{project.name}", partial(_maven_plugins_and_dependencies, project, None)))
     jobs.append(("sample-project", lambda: _maven_plugins_and_dependencies(SAMPLE_PROJECT, None)))
     return jobs
 

@@ -220,7 +220,7 @@ def test_the_worker_rooms_meet_only_in_the_shell() -> None:
     assert _room_crossings(list((PACKAGE / "worker").rglob("*.py"))) == set()
 
 
-def test_a_room_crossing_is_found(tmp_path) -> None:
+def test_a_room_crossing_is_found(tmp_path: Path) -> None:
     """The check sees a room importing another (what AttachedSession subclassing ReplSession was)."""
     (tmp_path / "worker" / "attach").mkdir(parents=True)
     crossing = tmp_path / "worker" / "attach" / "attached.py"

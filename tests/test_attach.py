@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 from mcp import Client
-from mcp.types import ImageContent, TextContent
+from mcp.types import CallToolResult, ImageContent, TextContent
 
 from conftest import PROJECTS, SyncWorker, running_worker
 from gradle_repl.environment import ReplEnvironment
@@ -521,7 +521,10 @@ def test_over_mcp_two_sessions_attach_to_one_app_each_with_its_own_state_and_det
                     "2.3.21",
                 ) and data["classpathSize"] > 0, data
             # An attached session's calls may leave projectRoot out: it runs the app's classes whatever project is named.
-            run = lambda code, session: client.call_tool("run_kotlin_snippet", {"code": code, "sessionId": session})  # noqa: E731
+
+            async def run(code: str, session: str) -> CallToolResult:
+                return await client.call_tool("run_kotlin_snippet", {"code": code, "sessionId": session})
+
             assert not (await run("val mine = 1", "a")).is_error
             other = await run("mine", "b")
             assert other.is_error and "Unresolved reference 'mine'" in _text(other)

@@ -7,7 +7,7 @@ import re
 import subprocess
 import threading
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import psutil
@@ -50,14 +50,15 @@ def greet(greet_jar: Path) -> Iterator[RunningApp]:
 
 
 @pytest.fixture(scope="module")
-def get(greet: RunningApp):
+def get(greet: RunningApp) -> Callable[[], str]:
     found = re.search(r"Tomcat started on port\(?s?\)?:? (\d+)", greet.ready_line)
     assert found, greet.ready_line
     url = f"http://127.0.0.1:{found.group(1)}/greeting"
 
     def greeting() -> str:
         with urllib.request.urlopen(url, timeout=HTTP_TIMEOUT_SECONDS) as answer:
-            return answer.read().decode()
+            body: bytes = answer.read()
+            return body.decode()
 
     return greeting
 
@@ -68,14 +69,14 @@ def attached(greet: RunningApp) -> Iterator[SyncWorker]:
         yield worker
 
 
-def test_a_bean_changed_by_a_snippet_changes_the_apps_http_answer(attached: SyncWorker, get) -> None:
+def test_a_bean_changed_by_a_snippet_changes_the_apps_http_answer(attached: SyncWorker, get: Callable[[], str]) -> None:
     """bean<T>() is the app's own bean: a greeting set through it is what the endpoint answers next."""
     assert get().startswith("Hello #")
     attached.value('bean<greet.Greeter>().greeting = "Howdy"; bean<greet.Greeter>().greeting')
     assert get().startswith("Howdy #")
 
 
-def test_a_request_changes_state_a_later_snippet_sees(attached: SyncWorker, get) -> None:
+def test_a_request_changes_state_a_later_snippet_sees(attached: SyncWorker, get: Callable[[], str]) -> None:
     """The reverse: the app counts the requests it answered, and a snippet reads that count."""
     before = int(attached.value("bean<greet.Greeter>().visits.get()"))
     get()
@@ -116,7 +117,7 @@ def test_a_kotlin_2_2_apps_value_class_result_reads_as_the_program_shows_it(atta
     assert {d.name: d.value for d in attached.describe().declarations}["springPair"] == "[1, 2]"
 
 
-def test_a_timeout_stops_the_snippet_and_the_app_keeps_serving(attached: SyncWorker, get) -> None:
+def test_a_timeout_stops_the_snippet_and_the_app_keeps_serving(attached: SyncWorker, get: Callable[[], str]) -> None:
     """A runaway snippet is interrupted at its timeout; the app answers HTTP meanwhile and after."""
     greeting = attached.value("bean<greet.Greeter>().greeting")
     result = attached.eval("while (!Thread.currentThread().isInterrupted) { }", timeout=2.0).result

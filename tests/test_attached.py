@@ -6,6 +6,7 @@ produce on demand (output that never pauses, chunks already waiting back to back
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Sequence
 from typing import Any, cast
 
 from gradle_repl.frames import StreamFrame
@@ -50,7 +51,7 @@ class _Agent:
     def __init__(
         self,
         waiting: list[AgentReply],
-        later: list[AgentReply | AgentHello | AgentValues],
+        later: Sequence[AgentReply | AgentHello | AgentValues],
         *,
         printing: bool = False,
     ) -> None:

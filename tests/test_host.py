@@ -11,7 +11,10 @@ from __future__ import annotations
 import asyncio
 import itertools
 import random
+from collections.abc import Awaitable
+from typing import Any
 
+import anyio
 import pytest
 
 from fakeworker import FakeLauncher, FakeResolved, fake_resolver
@@ -33,11 +36,11 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-def manager(launcher: FakeLauncher, **limits: object) -> SessionManager:
+def manager(launcher: FakeLauncher, **limits: Any) -> SessionManager:  # SessionLimits checks them
     return SessionManager(
         limits=SessionLimits(**{"spare_worker": False, **limits}),
         launcher=launcher,
-        resolver=fake_resolver,  # type: ignore[arg-type]
+        resolver=fake_resolver,
     )
 
 
@@ -57,9 +60,9 @@ async def until_state(m: SessionManager, state: str, session: str = "s") -> None
         await asyncio.sleep(0.005)
 
 
-async def cancel_when(m: SessionManager, state: str, coroutine: object, session: str = "s") -> None:
+async def cancel_when(m: SessionManager, state: str, coroutine: Awaitable[object], session: str = "s") -> None:
     """Starts the call, cancels it once its session is listed in state, and requires the cancel to end it."""
-    task = asyncio.ensure_future(coroutine)  # type: ignore[arg-type]
+    task = asyncio.ensure_future(coroutine)
     await until_state(m, state, session)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
@@ -231,7 +234,7 @@ async def test_an_idle_session_is_closed_at_the_idle_timeout_and_its_next_call_i
     m = manager(launcher, idle_timeout_seconds=0.05, eviction_poll_seconds=0.01)
     m.start_eviction()
     await run(m, "1")
-    async with asyncio.timeout(5):  # the idle timeout plus a poll, observed through the listing and the workers
+    with anyio.fail_after(5):  # the idle timeout plus a poll, observed through the listing and the workers
         while m.list() or launcher.live():
             await asyncio.sleep(0.005)
     reply = await m.run_snippet(SessionTarget("/p", session_id="s"), code="2")
@@ -253,7 +256,7 @@ async def test_an_evicted_attached_session_leaves_nothing_behind() -> None:
     await m.attach("s", attached)
     assert m.attached_pid("s") == 4242 and [s.attached_pid for s in m.list()] == [4242]
     m.start_eviction()
-    async with asyncio.timeout(5):  # the idle timeout plus a poll, observed through the listing and the workers
+    with anyio.fail_after(5):  # the idle timeout plus a poll, observed through the listing and the workers
         while m.list() or launcher.live():
             await asyncio.sleep(0.005)
     assert m.attached_pid("s") is None and m.attached_environment("s") is None
@@ -327,7 +330,7 @@ async def test_checks_and_completions_use_the_live_worker_even_after_the_build_c
         return FakeResolved(environment.model_copy(update={"classpath": [f"/classes-{next(builds)}"]}))
 
     launcher = FakeLauncher()
-    m = SessionManager(limits=SessionLimits(spare_worker=False), launcher=launcher, resolver=edited)  # type: ignore[arg-type]
+    m = SessionManager(limits=SessionLimits(spare_worker=False), launcher=launcher, resolver=edited)
     first = await m.complete_snippet(SessionTarget("/p", session_id="s"), code="x")  # no worker yet: started
     assert isinstance(first.result, CompletionResult) and len(launcher.spawned) == 1 and len(resolves) == 1
     assert await run(m, "kept") == "kept"  # the build changed since: restarted, as a run is
@@ -414,7 +417,7 @@ async def test_auto_on_a_session_keeps_the_build_tool_it_runs_on() -> None:
         asked.append(build_tool)
         return fake_resolver(project_root)
 
-    m = SessionManager(limits=SessionLimits(spare_worker=False), launcher=FakeLauncher(), resolver=resolver)  # type: ignore[arg-type]
+    m = SessionManager(limits=SessionLimits(spare_worker=False), launcher=FakeLauncher(), resolver=resolver)
     assert await run(m, "first", build_tool="maven") == "first"
     assert await run(m, "second") == "second"
     assert await run(m, "other", session="fresh") == "other"
@@ -430,7 +433,7 @@ async def test_the_environments_warnings_reach_the_first_reply_of_each_jvm() -> 
         environment = fake_resolver(project_root).environment
         return FakeResolved(environment.model_copy(update={"warnings": ["plugin x does not apply to snippet classes"]}))
 
-    m = SessionManager(limits=SessionLimits(spare_worker=False), launcher=FakeLauncher(), resolver=warning_resolver)  # type: ignore[arg-type]
+    m = SessionManager(limits=SessionLimits(spare_worker=False), launcher=FakeLauncher(), resolver=warning_resolver)
     first = await m.run_snippet(SessionTarget("/p", session_id="s"), code="A")
     assert first.notices == (Notice(kind="environment", text="[plugin x does not apply to snippet classes]"),)
     again = await m.run_snippet(SessionTarget("/p", session_id="s"), code="B")
@@ -446,7 +449,7 @@ async def test_a_build_tool_that_could_not_run_is_said_on_the_call_it_happened()
     def falling_back(project_root: str, **_: object) -> FakeResolved:
         return FakeResolved(fake_resolver(project_root).environment, notices=(skipped,))
 
-    m = SessionManager(limits=SessionLimits(spare_worker=False), launcher=FakeLauncher(), resolver=falling_back)  # type: ignore[arg-type]
+    m = SessionManager(limits=SessionLimits(spare_worker=False), launcher=FakeLauncher(), resolver=falling_back)
     reply = await m.run_snippet(SessionTarget("/p", session_id="s"), code="A")
     assert reply.notices == (Notice(kind="build_tool", text=skipped),)
     await m.close_all()
@@ -484,7 +487,7 @@ def test_the_settings_are_the_managers_limits_and_every_workers_options() -> Non
         spare_worker=False,
         train_class_data=False,
     )
-    m = SessionManager.from_settings(settings, resolver=fake_resolver, launcher=FakeLauncher())  # type: ignore[arg-type]
+    m = SessionManager.from_settings(settings, resolver=fake_resolver, launcher=FakeLauncher())
     assert m.limits == SessionLimits(
         idle_timeout_seconds=9,
         max_sessions=2,

@@ -12,6 +12,7 @@ import pytest
 
 from conftest import PROJECTS, SAMPLE_PROJECT, SyncWorker, copy_project, running_worker
 from gradle_repl.environment import ReplEnvironment
+from gradle_repl.frames import ErrorResult, SuccessResult
 from gradle_repl.project.plugin_support import snippet_class_warnings
 from gradle_repl.project.resolve import resolve_environment
 from gradle_repl.project.toolchain import PINNED_KOTLIN_VERSION, Coordinate, resolve_jars
@@ -54,8 +55,8 @@ def test_state_and_project_classes(older_worker: SyncWorker) -> None:
 
 
 def test_errors_then_recovery(older_worker: SyncWorker) -> None:
-    assert older_worker.eval("nope").result.error_kind == "compile"
-    assert older_worker.eval('error("x")').result.error_kind == "runtime"
+    assert older_worker.failed("nope").error_kind == "compile"
+    assert older_worker.failed('error("x")').error_kind == "runtime"
     assert older_worker.value("1 + 1") == "2"
 
 
@@ -124,11 +125,11 @@ def test_types_read_the_same_on_every_supported_kotlin(
 ) -> None:
     """2.2's REPL reports erased JVM names where 2.3's reports Kotlin types; both read as Kotlin types."""
     worker: SyncWorker = request.getfixturevalue(worker_fixture)
-    assert worker.eval(code).result.value_type == kotlin_type
+    assert worker.succeeded(code).value_type == kotlin_type
 
 
 def test_a_one_line_snippets_failure_points_at_line_1(older_worker: SyncWorker) -> None:
-    stack = older_worker.eval('error("here")').result.stack
+    stack = older_worker.failed('error("here")').stack
     assert "snippet " in stack and ", line 1" in stack and "_repl" not in stack, stack
 
 
@@ -155,8 +156,10 @@ def test_on_kotlin_2_2_snippet_classes_say_which_plugins_do_not_act_on_them(olde
     worker = SyncWorker(env)
     try:
         refused = worker.eval("@kotlinx.serialization.Serializable class Point(val x: Int)").result
+        assert isinstance(refused, ErrorResult), refused
         assert refused.error_kind == "compile" and "local classes" in refused.message, refused.message
         used = worker.eval("Point(1).x").result
+        assert isinstance(used, ErrorResult), used
         assert used.type == "error" and "'Point' was never compiled" in used.message, used.message
     finally:
         worker.close()
@@ -165,11 +168,13 @@ def test_on_kotlin_2_2_snippet_classes_say_which_plugins_do_not_act_on_them(olde
 def test_a_val_whose_snippet_failed_is_named_when_used(older_worker: SyncWorker) -> None:
     """On 2.2 the JDK words the null after the REPL's state map ("ReplState.get(Object).ctx" is null); the reply
     names the val and its failed snippet instead, used directly or passed to a function."""
-    assert older_worker.eval('val ctx: String = error("boom")').result.error_kind == "runtime"
+    assert older_worker.failed('val ctx: String = error("boom")').error_kind == "runtime"
     used = older_worker.eval("ctx.length").result
+    assert isinstance(used, ErrorResult), used
     assert used.message.startswith("'ctx' was not initialised: the snippet that declared it failed"), used.message
     assert "NullPointerException" not in used.message and "ReplState" not in used.message
     passed = older_worker.eval("fun textLength(s: String) = s.length\ntextLength(ctx)").result
+    assert isinstance(passed, ErrorResult), passed
     assert passed.message.startswith("'ctx' was not initialised"), passed.message
     assert older_worker.value('val ctx = "again"\nctx.length') == "5"
 
@@ -188,7 +193,7 @@ def test_describe_reads_declarations_the_same_way(older_worker: SyncWorker) -> N
         "val described = listOf(1, 2)\nfun describedTwice(n: Int) = n * 2\nclass DescribedBox(val v: Int)"
     )
     older_worker.eval("val box = DescribedBox(1)\nfun boxes(b: DescribedBox): List<DescribedBox> = listOf(b)")
-    assert older_worker.eval("DescribedBox(2)").result.value_type == "DescribedBox"
+    assert older_worker.succeeded("DescribedBox(2)").value_type == "DescribedBox"
     signatures = {d.name: (d.signature, d.value) for d in older_worker.describe().declarations}
     assert signatures["described"] == ("val described: kotlin.collections.List<kotlin.Int>", "[1, 2]")
     assert signatures["describedTwice"][0] == "fun describedTwice(kotlin.Int): kotlin.Int"
@@ -213,6 +218,7 @@ def test_depends_on_works_or_says_why_it_cannot(older_env: ReplEnvironment, olde
             r".*could not be fetched \(Maven could not resolve ((?:[\w.-]+:[\w.-]+:jar:[\w.-]+(?:, )?)+)\)", warning
         )
         assert named and f"kotlin-scripting-dependencies-maven:jar:{OLDER_KOTLIN}" in warning, warning
+        assert isinstance(reply.result, ErrorResult), reply.result
         assert reply.result.error_kind == "compile" and "@file:DependsOn is unavailable" in reply.result.message, (
             reply.result.message
         )
@@ -402,12 +408,16 @@ def test_a_value_class_result_shows_as_the_program_would(request: pytest.Fixture
     reads as on 2.3, boxed; the snippet's vals stay for later snippets and its failure points at its line."""
     worker: SyncWorker = request.getfixturevalue(worker_fixture)
     duration = worker.eval('val keptBeside = 2\nkotlin.time.Duration.parse("5s")').result
+    assert isinstance(duration, SuccessResult), duration
+    assert duration.value is not None, duration
     assert duration.type == "success" and (duration.value.data, duration.value_type) == (
         "5s",
         "kotlin.time.Duration",
     ), duration
     assert worker.value("Result.success(keptBeside)") == "Success(2)"
     unsigned = worker.eval("1u").result
+    assert isinstance(unsigned, SuccessResult), unsigned
+    assert unsigned.value is not None, unsigned
     assert (unsigned.value.data, unsigned.value_type) == ("1", "kotlin.UInt"), unsigned
     assert worker.value("keptBeside + 1") == "3"
     worker.eval('val keptDuration = kotlin.time.Duration.parse("5s")')
@@ -420,6 +430,7 @@ def test_a_value_class_result_shows_as_the_program_would(request: pytest.Fixture
     else:
         assert kept == [("val keptDuration: kotlin.Long", "10000000000")], kept
     thrown = worker.eval('kotlin.time.Duration.parse("x")').result
+    assert isinstance(thrown, ErrorResult), thrown
     assert thrown.error_kind == "runtime" and "Invalid duration string format" in thrown.message, thrown
     assert re.search(r"^    at snippet \d+, line 1$", thrown.stack, re.MULTILINE), thrown.stack
 
@@ -438,13 +449,16 @@ def test_snippet_classes_read_as_written_in_results_describe_and_errors(
     (described,) = [d for d in worker.describe().declarations if d.name == "namedK"]
     assert described.value and written.fullmatch(described.value), described
     thrown = worker.eval('throw IllegalStateException("bad " + NamedK(4))').result
+    assert isinstance(thrown, ErrorResult), thrown
     assert re.fullmatch(r"java.lang.IllegalStateException: bad NamedK@[0-9a-f]+", thrown.message), thrown.message
     cast = worker.eval("(NamedK(5) as Any) as String").result
+    assert isinstance(cast, ErrorResult), cast
     assert cast.message.startswith(
         "java.lang.ClassCastException: class NamedK cannot be cast to class java.lang.String (NamedK "
     ), cast.message
     assert "_repl" not in thrown.message + cast.message + described.value
     mismatch = worker.eval('fun takesNamedK(k: NamedK) = k\ntakesNamedK("x")').result
+    assert isinstance(mismatch, ErrorResult), mismatch
     assert mismatch.error_kind == "compile" and "'NamedK' was expected" in mismatch.message, mismatch.message
 
 
@@ -473,7 +487,10 @@ def test_two_hundred_mixed_snippets_on_kotlin_2_2_keep_their_memory(older_worker
     for n in range(200):
         result = older_worker.eval(_mixed_snippet(n)).result
         expected = {3: "compile", 4: "runtime"}.get(n % 6)
-        assert (result.error_kind if result.type == "error" else None) == expected, (n, result.message)
+        assert (result.error_kind if isinstance(result, ErrorResult) else None) == expected, (
+            n,
+            result.message if isinstance(result, ErrorResult) else result,
+        )
         assert result.heap_warning is None, (n, result.heap_warning)
         if n % 10 == 9:
             assert older_worker.describe().declarations

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from mcp import Client, StdioServerParameters
-from mcp.types import TextContent
+from mcp.types import CallToolResult, TextContent
 
 from conftest import copy_project
 from gradle_repl.frames import ErrorResult, SuccessResult, TestFailureDetail, TestRunResult, WorkerOptions
@@ -102,7 +102,7 @@ def test_build_patterns_become_class_name_expressions() -> None:
     assert keeps("%regex[.*Cart.*]", "shop.CartTest")
 
 
-def test_every_test_scans_the_test_outputs_only(tmp_path) -> None:
+def test_every_test_scans_the_test_outputs_only(tmp_path: Path) -> None:
     (tmp_path / "target/classes").mkdir(parents=True)
     (tmp_path / "target/test-classes").mkdir(parents=True)
     classpath = [str(tmp_path / "target/test-classes"), str(tmp_path / "target/classes"), "/x/junit.jar"]
@@ -214,14 +214,14 @@ def test_failed_only_after_an_edit_that_fixes_the_code_passes_in_place(shop: Sho
 # --- Over MCP and the CLI -----------------------------------------------------------------------------------
 
 
-def _text(result) -> str:
+def _text(result: CallToolResult) -> str:
     return "\n".join(block.text for block in result.content if isinstance(block, TextContent))
 
 
 @jvm
 @pytest.mark.anyio
 @pytest.mark.parametrize("anyio_backend", ["asyncio"])
-async def test_run_project_tests_over_mcp_and_a_snippet_in_the_same_session(tmp_path, anyio_backend) -> None:
+async def test_run_project_tests_over_mcp_and_a_snippet_in_the_same_session(tmp_path: Path, anyio_backend: str) -> None:
     root = str(copy_project(SHOP, tmp_path / "shop"))
     messages: list[str] = []
 
@@ -264,7 +264,9 @@ async def test_run_project_tests_over_mcp_and_a_snippet_in_the_same_session(tmp_
 
 
 @jvm
-def test_cli_prints_failures_then_a_summary_and_exits_1_only_when_a_test_failed(tmp_path, capsys) -> None:
+def test_cli_prints_failures_then_a_summary_and_exits_1_only_when_a_test_failed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     root = str(copy_project(SHOP, tmp_path / "shop"))
     assert cli_main(["test", root, "shop.CartTest", "--build-tool", "maven"]) == 1
     out = capsys.readouterr().out

@@ -13,17 +13,20 @@ import os
 import signal
 import sys
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
 
 import anyio
 import psutil
 import pytest
 from mcp import Client, StdioServerParameters
-from mcp.types import ImageContent, TextContent
+from mcp.types import CallToolResult, ImageContent, TextContent
 
 from conftest import SAMPLE_PROJECT, copy_project
 from fakeworker import FakeLauncher, fake_resolver
+from gradle_repl.environment import ReplEnvironment
 from gradle_repl.front.server import KotlinTools, build_server
 from gradle_repl.host.manager import SessionLimits, SessionManager
 from gradle_repl.worker.deadlines import STOPPED_ANSWER_SECONDS
@@ -40,12 +43,12 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-def fake_manager(launcher: FakeLauncher, **limits: object) -> SessionManager:
+def fake_manager(launcher: FakeLauncher, **limits: Any) -> SessionManager:  # SessionLimits checks them
     """A real SessionManager on fake workers; no spare unless the test is about it."""
     return SessionManager(
         limits=SessionLimits(**{"spare_worker": False, **limits}),
         launcher=launcher,
-        resolver=fake_resolver,  # type: ignore[arg-type]
+        resolver=fake_resolver,
     )
 
 
@@ -77,17 +80,17 @@ PLAIN = "plain"
 COLLECTIONS = '@file:DependsOn("org.apache.commons:commons-collections4:4.4")'
 
 
-def text(result) -> str:
+def text(result: CallToolResult) -> str:
     return "\n".join(block.text for block in result.content if isinstance(block, TextContent))
 
 
-async def run(client: Client, code: str, **arguments):
+async def run(client: Client, code: str, **arguments: object) -> CallToolResult:
     return await client.call_tool(
         "run_kotlin_snippet", {"projectRoot": PROJECT, "code": code, "buildTool": "maven", **arguments}
     )
 
 
-async def wait_until(condition, what: str, seconds: float = 120.0) -> None:
+async def wait_until(condition: Callable[[], bool], what: str, seconds: float = 120.0) -> None:
     """Polls an observable state; never a fixed sleep."""
     with anyio.fail_after(seconds):
         while not condition():
@@ -118,6 +121,7 @@ async def test_tools_are_listed_with_schemas() -> None:
     }  # projectRoot: not for an attached session
     assert tools["complete_kotlin_snippet"].input_schema["properties"]["cursor"].get("description")
     assert tools["describe_kotlin_session"].input_schema["properties"]["sessionId"].get("description")
+    assert tools["describe_kotlin_session"].annotations is not None
     assert tools["describe_kotlin_session"].annotations.read_only_hint is True
     schema = tools["run_kotlin_snippet"].input_schema
     assert set(schema["required"]) == {"code"}
@@ -183,7 +187,9 @@ async def test_tool_descriptions_are_dedented_and_resolve_is_not_read_only() -> 
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
     for tool in tools.values():
         assert tool.description and "\n        " not in tool.description, tool.name
+    assert tools["resolve_gradle_environment"].annotations is not None
     assert tools["resolve_gradle_environment"].annotations.read_only_hint is False
+    assert tools["list_kotlin_sessions"].annotations is not None
     assert tools["list_kotlin_sessions"].annotations.read_only_hint is True
 
 
@@ -460,7 +466,7 @@ async def test_errors_set_is_error_with_one_text_block(shared: Client) -> None:
     assert still_fine.structured_content["value"] == "2"
 
 
-async def check(client: Client, code: str, **arguments):
+async def check(client: Client, code: str, **arguments: object) -> CallToolResult:
     return await client.call_tool(
         "check_kotlin_snippet", {"projectRoot": PROJECT, "code": code, "buildTool": "maven", **arguments}
     )
@@ -598,7 +604,7 @@ async def test_reset_with_replay_runs_the_sessions_snippets_again_and_says_how_m
     assert not still.is_error
 
 
-async def test_leaving_out_build_tool_keeps_a_maven_session_on_maven(shared: Client, tmp_path) -> None:
+async def test_leaving_out_build_tool_keeps_a_maven_session_on_maven(shared: Client, tmp_path: Path) -> None:
     """A project with both builds, resolved with Maven once: later calls without buildTool stay on Maven
     (Gradle is never tried, the session keeps its state) even though its Gradle wrapper is there."""
     project = copy_project(SAMPLE_PROJECT, tmp_path / "dual")
@@ -674,7 +680,7 @@ async def test_a_running_snippets_output_arrives_as_progress(shared: Client) -> 
 
 
 @jvm
-async def test_changed_sources_restart_the_session_and_say_so(tmp_path) -> None:
+async def test_changed_sources_restart_the_session_and_say_so(tmp_path: Path) -> None:
     """A snippet must see current code; a change the JVM can't take in place (a function added) restarts the session,
     and the restart is announced, not silent. The first call's build shows life as progress while the environment
     resolves."""
@@ -713,7 +719,7 @@ async def test_changed_sources_restart_the_session_and_say_so(tmp_path) -> None:
     assert not bag.is_error and text(bag).startswith("0"), text(bag)
 
 
-async def test_libraries_added_with_a_comment_or_over_several_lines_come_back_after_a_restart(tmp_path) -> None:
+async def test_libraries_added_with_a_comment_or_over_several_lines_come_back_after_a_restart(tmp_path: Path) -> None:
     """The worker reports what its resolver added, so an annotation a line-based reading would miss (a trailing
     comment, arguments over several lines) is added again when a changed build restarts the session."""
     project = str(copy_project(SAMPLE_PROJECT, tmp_path / "sample"))
@@ -747,7 +753,7 @@ def _server_with_workers(*args: str, env: dict[str, str] | None = None) -> tuple
     return server, server.workers()
 
 
-def fake_build(tmp_path) -> tuple[str, os.PathLike[str], dict[str, str]]:
+def fake_build(tmp_path: Path) -> tuple[str, Path, dict[str, str]]:
     """A project whose build never ends: `mvn` on PATH is a stand-in that starts a child of its own, as the
     real `mvn`/`gradlew` scripts start java, records that grandchild's pid and waits. (The server's process
     handling is under test here, not Maven: ending only the guard's direct child would leave the grandchild.)"""
@@ -764,7 +770,7 @@ def fake_build(tmp_path) -> tuple[str, os.PathLike[str], dict[str, str]]:
 
 
 @jvm
-def test_kill_9_ends_busy_workers_and_builds_without_pdeathsig(tmp_path, sample_env) -> None:
+def test_kill_9_ends_busy_workers_and_builds_without_pdeathsig(tmp_path: Path, sample_env: ReplEnvironment) -> None:
     """With Linux's PDEATHSIG switched off, the lifelines alone end a worker stuck in `while (true) {}`,
     the spare, and a running build within 5 s of kill -9 of the server."""
     project, pid_file, env = fake_build(tmp_path)
@@ -784,7 +790,7 @@ def test_kill_9_ends_busy_workers_and_builds_without_pdeathsig(tmp_path, sample_
         assert wait_gone(pid, 5), f"process {pid} outlived its kill -9'd server"
 
 
-def _server_mid_build(tmp_path) -> tuple[RawServer, int]:
+def _server_mid_build(tmp_path: Path) -> tuple[RawServer, int]:
     """A raw server whose first call waits on a build that never ends; returns it and the build's pid. No JVM starts."""
     project, pid_file, env = fake_build(tmp_path)
     server = RawServer(env=env)
@@ -793,7 +799,7 @@ def _server_mid_build(tmp_path) -> tuple[RawServer, int]:
     return server, int(pid_file.read_text())
 
 
-def test_closing_stdin_mid_build_ends_server_and_build_within_5_s(tmp_path) -> None:
+def test_closing_stdin_mid_build_ends_server_and_build_within_5_s(tmp_path: Path) -> None:
     """Stdin's end (the client went away) ends the server, and the build it runs, within 5 s."""
     server, build = _server_mid_build(tmp_path)
     assert server.process.stdin
@@ -802,7 +808,7 @@ def test_closing_stdin_mid_build_ends_server_and_build_within_5_s(tmp_path) -> N
     assert wait_gone(build, 5), "the build outlived the server"
 
 
-def test_sigterm_mid_build_ends_the_build(tmp_path) -> None:
+def test_sigterm_mid_build_ends_the_build(tmp_path: Path) -> None:
     """SIGTERM ends the server at once, and the build it runs with it."""
     server, build = _server_mid_build(tmp_path)
     server.process.send_signal(signal.SIGTERM)
