@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import os
 import pwd
+import shutil
 import stat
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,10 +22,14 @@ JAR = Path("gradle-repl-agent-0123abcd.jar")
 
 
 @pytest.fixture
-def temp_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The directory tempfile hands out for this test: where the per-user socket directory is made."""
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
-    return tmp_path
+def temp_root(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """The directory tempfile hands out for this test: where the per-user socket directory is made. A short one under
+    /tmp, not pytest's tmp_path: under pytest-xdist that path is long enough to put a socket's path past the ~107 bytes
+    a Unix socket allows."""
+    root = Path(tempfile.mkdtemp(prefix="gr-sock-", dir="/tmp"))
+    monkeypatch.setattr(tempfile, "tempdir", str(root))
+    yield root
+    shutil.rmtree(root, ignore_errors=True)
 
 
 def _user_dir(temp_root: Path) -> Path:

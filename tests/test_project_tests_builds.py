@@ -115,4 +115,6 @@ def test_an_edited_test_source_is_taken_in_place_by_a_failed_only_run(pantry: Sh
     reply = pantry.tests(failed_only=True)
     assert isinstance(reply.result, TestRunResult), reply.result
     assert (reply.result.passed, reply.result.failed) == (1, 0), reply.result
-    assert [notice.kind for notice in reply.notices] == ["updated"], reply.notices
+    # A test source of the test session's own source set: compiled by the session's compiler, then updated in place.
+    assert [notice.kind for notice in reply.notices] == ["build_tool", "updated"], reply.notices
+    assert "compiled PantryTest.kt in the session" in reply.notices[0].text, reply.notices

@@ -447,8 +447,11 @@ class WorkerHandle:
         if isinstance(result, (ErrorResult, TestRunResult)) and result.state_lost:
             await self.stop()
             if cancelled:
-                said = result.message if isinstance(result, ErrorResult) else (result.stopped or "a test ended it")
-                self.lost_notice = f"[the cancelled call ended its session's JVM: {said}]"
+                if isinstance(result, ErrorResult):
+                    self.lost_notice = f"[the cancelled snippet ended its session's JVM: {result.message}]"
+                else:
+                    said = result.stopped or "a test ended it"
+                    self.lost_notice = f"[the cancelled test run ended its session's JVM: {said}]"
         return tuple(frames), result
 
     async def _fail(
