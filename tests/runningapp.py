@@ -57,7 +57,9 @@ class RunningApp:
 
 
 @contextmanager
-def running_app(command: list[str], *, ready: str, cwd: str | None = None) -> Iterator[RunningApp]:
+def running_app(
+    command: list[str], *, ready: str, cwd: str | None = None, env: dict[str, str] | None = None
+) -> Iterator[RunningApp]:
     """The app started in a process group of its own (a launcher such as `mvn spring-boot:run` forks the app's JVM),
     ready once a line contains `ready`; the whole group is killed however the block ends."""
     process = subprocess.Popen(
@@ -67,6 +69,7 @@ def running_app(command: list[str], *, ready: str, cwd: str | None = None) -> It
         stderr=subprocess.STDOUT,
         text=True,
         cwd=cwd,
+        env=env,
         start_new_session=True,
     )
     try:

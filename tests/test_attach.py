@@ -419,6 +419,9 @@ def test_the_attach_environment_is_the_apps_own(shop: RunningApp, shop_env: Repl
     assert Path(environment.java_home) == Path(shop_env.java_executable).resolve().parent.parent
 
 
+_ATTACH_DISABLED = "it was started with -XX:+DisableAttachMechanism (on its command line): restart it without that option to attach to it"
+
+
 def test_what_cannot_be_attached_to_is_said_in_one_line(shop_env: ReplEnvironment) -> None:
     """No such process, a process that is no JVM, a JVM refusing attach: each a one-line reason."""
     with pytest.raises(GradleReplError, match=r"^no process has pid"):
@@ -427,12 +430,10 @@ def test_what_cannot_be_attached_to_is_said_in_one_line(shop_env: ReplEnvironmen
         attach_environment(os.getpid())
     command = shop_command(shop_env.java_executable, shop_env.classpath, "-XX:+DisableAttachMechanism")
     with running_app(command, ready=SHOP_READY) as closed:
-        with pytest.raises(
-            GradleReplError, match=r"^cannot attach to JVM \d+: it was started with -XX:\+DisableAttachMechanism$"
-        ):
+        with pytest.raises(GradleReplError, match=rf"^cannot attach to JVM \d+: {re.escape(_ATTACH_DISABLED)}$"):
             attach_environment(closed.pid)
         listed = {jvm.pid: jvm for jvm in list_running_jvms()}
-        assert listed[closed.pid].why_not == "it was started with -XX:+DisableAttachMechanism"
+        assert listed[closed.pid].why_not == _ATTACH_DISABLED
         assert listed[closed.pid].main == "shop.ShopKt"
 
 

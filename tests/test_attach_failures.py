@@ -14,8 +14,9 @@ from gradle_repl.worker.attach.agent_wire import AgentError, AgentStopped
 from gradle_repl.worker.attach.attached import _warm_up_failure
 from gradle_repl.worker.report import StackFrame, ThrowableInfo
 
-# What an internal object's repr or a stack looks like in a message.
-_INTERNALS = re.compile(r"\w+\(\w+=|Traceback|\n\s+at |<[\w.]+ object at")
+# What an internal object's repr, a Python traceback or a Java stack (a frame, even alone on one line) looks like in
+# a message.
+_INTERNALS = re.compile(r"\w+\(\w+=|Traceback|\n\s+at |\bat [\w$./<>]+\([\w$.]+:\d+\)|<[\w.]+ object at")
 
 
 def _is_a_sentence(message: str) -> bool:

@@ -9,6 +9,7 @@ app's working directory stands for its project root.
 
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
 
@@ -17,7 +18,7 @@ from gradle_repl.errors import GradleReplError
 from gradle_repl.progress import ProgressCallback
 from gradle_repl.project.boot_jar import expanded_classpath, is_boot_jar
 from gradle_repl.project.jvm_kotlin import stdlib_version
-from gradle_repl.project.running_jvms import RunningJvm, attachable_jvm
+from gradle_repl.project.running_jvms import MINIMUM_JAVA, RunningJvm, attachable_jvm
 from gradle_repl.project.toolchain import (
     PINNED_KOTLIN_VERSION,
     repl_host_coordinates,
@@ -29,15 +30,18 @@ __all__ = ["attach_environment", "system_properties", "target_classpath"]
 
 # jcmd starts a small JVM and asks the target through the attach mechanism: seconds, unless the target is stopped.
 JCMD_TIMEOUT_SECONDS = 60.0
+# jcmd's failure names the attach API's exception on a line of its own (then its stack): its message is the reason.
+_THROWN = re.compile(r"^[\w$.]+(?:Exception|Error): (.+)$", re.MULTILINE)
+# HotSpot's AttachNotSupportedException messages: a JVM started with attach disabled, and one that never answered.
+_REFUSES_ATTACH = "does not support the attach mechanism"
+_NO_ANSWER = "doesn't respond within"
+_PLAIN = re.compile(r"^(?!\d+:$)(?!at )\S")
 
 
 def system_properties(jvm: RunningJvm) -> dict[str, str]:
-    """The target's system properties (jcmd VM.system_properties), or a one-line error saying why not."""
+    """The target's system properties (jcmd VM.system_properties), or a one-line error saying why not. `jvm` is one
+    attachable_jvm let through: it runs on a JDK, with a jcmd."""
     jcmd = Path(jvm.java_home) / "bin" / "jcmd"
-    if not jcmd.is_file():
-        raise GradleReplError(
-            f"JVM {jvm.pid} runs on {jvm.java_home}, which has no jcmd (a JRE?): attaching needs the app to run on a JDK"
-        )
     try:
         answer = subprocess.run(
             [str(jcmd), str(jvm.pid), "VM.system_properties"],
@@ -48,11 +52,11 @@ def system_properties(jvm: RunningJvm) -> dict[str, str]:
         )
     except subprocess.TimeoutExpired:
         raise GradleReplError(
-            f"JVM {jvm.pid} did not answer the attach mechanism within {JCMD_TIMEOUT_SECONDS:g} s: is it stopped (SIGSTOP) or hung?"
+            f"JVM {jvm.pid} did not answer the attach mechanism within {JCMD_TIMEOUT_SECONDS:g} s (is it stopped or "
+            "hung?): attach again once it runs"
         ) from None
     if answer.returncode != 0 or "java.class.path" not in answer.stdout:
-        detail = (answer.stdout + answer.stderr).strip().splitlines()
-        raise GradleReplError(f"cannot attach to JVM {jvm.pid}: {detail[-1] if detail else 'jcmd failed'}")
+        raise GradleReplError(_refusal(jvm.pid, answer.stdout + answer.stderr))
     properties: dict[str, str] = {}
     for line in answer.stdout.splitlines():
         key, separator, value = line.partition("=")
@@ -60,6 +64,25 @@ def system_properties(jvm: RunningJvm) -> dict[str, str]:
             # java.util.Properties.store escapes these.
             properties[key.strip()] = value.replace("\\:", ":").replace("\\=", "=").replace("\\\\", "\\")
     return properties
+
+
+def _refusal(pid: int, output: str) -> str:
+    """jcmd's failure (an exception's line, then its stack) as one sentence with what to do."""
+    thrown = _THROWN.search(output)
+    said = (line.strip() for line in output.splitlines())
+    # Without an exception: jcmd's first word that is neither its `<pid>:` heading nor a stack frame.
+    reason = thrown.group(1).strip() if thrown else next((line for line in said if _PLAIN.match(line)), "")
+    if _REFUSES_ATTACH in reason:
+        return (
+            f"JVM {pid} refuses the attach mechanism: it was started with -XX:+DisableAttachMechanism (in an @argfile, "
+            "a VM options file or a launcher script); restart it without that option to attach to it"
+        )
+    if _NO_ANSWER in reason:
+        return f"JVM {pid} did not answer the attach mechanism (is it stopped or hung?): attach again once it runs"
+    return (
+        f"cannot attach to JVM {pid}: jcmd says {reason or 'nothing'!r}; check that it runs as this user on a JDK "
+        f"{MINIMUM_JAVA}+, then attach again"
+    )
 
 
 def target_classpath(class_path: str) -> list[str]:

@@ -1,9 +1,11 @@
 """The JVMs running on this machine that a session could attach to, and why one can't be attached to.
 
 Found without starting a JVM: every process whose executable is a `java` launcher (psutil), its user, command line,
-working directory, and its JDK's `release` file. A JVM can be attached to when it runs as this user, was not started
-with -XX:+DisableAttachMechanism, and is Java 17+ (the agent's class files). Same user only is gradle-repl's rule, for
-root too: HotSpot's attach mechanism lets root into any JVM, and attaching runs code in that process with its rights.
+environment, working directory, state, and its JDK's `release` file. A JVM can be attached to when it runs as this
+user, was not started with -XX:+DisableAttachMechanism (on its command line or in the variables the launcher and the
+JVM read options from), is Java 17+ (the agent's class files), runs on a JDK (its jcmd reads the class path) and is not
+stopped (nothing in it could answer). Same user only is gradle-repl's rule, for root too: HotSpot's attach mechanism
+lets root into any JVM, and attaching runs code in that process with its rights. Each reason says what to do.
 Every attach (front/attaching.py, project/attach_target.py) asks attachable_jvm first, before any attach API call.
 """
 
@@ -24,6 +26,11 @@ __all__ = ["RunningJvm", "list_running_jvms", "running_jvm", "java_home_of", "ja
 # The oldest Java the agent is compiled for (worker/attach/agent_jar.py).
 MINIMUM_JAVA = 17
 _RELEASE_VERSION = re.compile(r'^JAVA_VERSION="([^"]+)"', re.MULTILINE)
+_NO_ATTACH = "-XX:+DisableAttachMechanism"
+# Where else a JVM's options come from: the `java` launcher reads JDK_JAVA_OPTIONS, the JVM the other two.
+_OPTION_VARIABLES = ("JDK_JAVA_OPTIONS", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS")
+# A process stopped by a signal (SIGSTOP, Ctrl-Z) or held by a debugger: its attach listener can't answer.
+_STOPPED = (psutil.STATUS_STOPPED, psutil.STATUS_TRACING_STOP)
 
 
 @dataclass(frozen=True)
@@ -93,10 +100,11 @@ def _describe(process: psutil.Process) -> RunningJvm | None:
                 cwd: str | None = process.cwd()
             except psutil.AccessDenied:
                 cwd = None
+            status = process.status()
             try:
-                environment_classpath = process.environ().get("CLASSPATH")
+                environment = process.environ()
             except psutil.AccessDenied:
-                environment_classpath = None
+                environment = {}
     except (psutil.NoSuchProcess, psutil.ZombieProcess):
         return None
     except psutil.AccessDenied:
@@ -106,11 +114,18 @@ def _describe(process: psutil.Process) -> RunningJvm | None:
     why_not = None
     if uid != os.getuid():
         why_not = f"it runs as user {user}: gradle-repl attaches only to this user's JVMs"
-    elif "-XX:+DisableAttachMechanism" in arguments:
-        why_not = "it was started with -XX:+DisableAttachMechanism"
+    elif (where := _attach_disabled(arguments, environment)) is not None:
+        why_not = f"it was started with {_NO_ATTACH} ({where}): restart it without that option to attach to it"
     elif version is not None and int(version.split(".")[0]) < MINIMUM_JAVA:
         why_not = f"it runs Java {version}; attaching needs Java {MINIMUM_JAVA}+"
-    kotlin = kotlin_of(arguments, cwd, environment_classpath) if uid == os.getuid() else KotlinSeen(None, None)
+    elif not (Path(java_home) / "bin" / "jcmd").is_file():
+        why_not = f"it runs on {java_home}, which has no jcmd (a JRE): attaching needs the app to run on a JDK"
+    elif status in _STOPPED:
+        why_not = (
+            f"it is stopped (SIGSTOP, Ctrl-Z or a debugger): resume it (kill -CONT {process.pid}) and attach again"
+        )
+    classpath = environment.get("CLASSPATH")
+    kotlin = kotlin_of(arguments, cwd, classpath) if uid == os.getuid() else KotlinSeen(None, None)
     return RunningJvm(
         process.pid,
         _main(arguments),
@@ -123,6 +138,16 @@ def _describe(process: psutil.Process) -> RunningJvm | None:
         kotlin.has_kotlin,
         kotlin.version,
     )
+
+
+def _attach_disabled(arguments: list[str], environment: dict[str, str]) -> str | None:
+    """Where the JVM was told to refuse attach (its command line, or a variable it read options from), or None."""
+    if _NO_ATTACH in arguments:
+        return "on its command line"
+    for variable in _OPTION_VARIABLES:
+        if _NO_ATTACH in environment.get(variable, "").split():
+            return f"in {variable}"
+    return None
 
 
 def list_running_jvms() -> list[RunningJvm]:

@@ -130,14 +130,29 @@ def _lend_runtime(connection: AgentConnection, pid: int, jars: list[str]) -> Non
         if isinstance(answer, AgentRuntime):
             if answer.state == "failed":
                 connection.close()
-                raise WorkerFailed(
-                    f"JVM {pid} has no Kotlin, and gradle-repl's agent could not open the Kotlin runtime for its snippets "
-                    f"({answer.detail}); resolve the session again so those jars are fetched, then attach again",
-                )
+                raise WorkerFailed(_runtime_unseen(pid, jars, answer.detail))
             return
     connection.close()
     raise WorkerFailed(
-        f"JVM {pid} did not answer gradle-repl's agent within {CONNECT_TIMEOUT_SECONDS:g} s: is it stopped (SIGSTOP) or hung?"
+        f"JVM {pid} did not answer gradle-repl's agent within {CONNECT_TIMEOUT_SECONDS:g} s (is it stopped or hung?): "
+        "attach again once it runs"
+    )
+
+
+def _runtime_unseen(pid: int, jars: list[str], detail: str | None) -> str:
+    """Why the app could not open the lent Kotlin runtime, as one sentence: the jar it can't see (the worker reads
+    these very files, so the app sees another file tree: a container's, or a mount namespace of its own)."""
+    root = Path(f"/proc/{pid}/root")
+    unseen = [jar for jar in jars if not (root / jar.lstrip("/")).is_file()] if root.is_dir() else []
+    if not unseen:
+        return (
+            f"JVM {pid} has no Kotlin of its own and could not open the Kotlin runtime gradle-repl lends its snippets "
+            f"({detail}); start the app with kotlin-stdlib on its class path, or attach again"
+        )
+    return (
+        f"JVM {pid} has no Kotlin of its own and can't see {unseen[0]}, the Kotlin runtime gradle-repl lends its "
+        "snippets (does it run in a container?): let the app see that file at the same path, or start it with "
+        "kotlin-stdlib on its class path"
     )
 
 
@@ -146,28 +161,74 @@ def _lend_runtime(connection: AgentConnection, pid: int, jars: list[str]) -> Non
 EXIT_SETTLE_SECONDS = 2.0
 
 
+# Loading the agent: VirtualMachine.attach waits up to 10 s for a JVM to start its attach listener, then the agent's
+# agentmain only opens its socket. A JVM stopped meanwhile never answers, and the attach API has no deadline of its
+# own: past this, the worker gives up (its exit ends the blocked call).
+LOAD_AGENT_TIMEOUT_SECONDS = 30.0
+# A process stopped by a signal (SIGSTOP, Ctrl-Z) or held by a debugger: it can't load or answer anything.
+_STOPPED = (psutil.STATUS_STOPPED, psutil.STATUS_TRACING_STOP)
+
+
+def _stopped(pid: int) -> str | None:
+    """That JVM `pid` is stopped, as one sentence with what to do; None when it runs (or is gone)."""
+    try:
+        if psutil.Process(pid).status() not in _STOPPED:
+            return None
+    except psutil.Error:
+        return None
+    return f"JVM {pid} is stopped (SIGSTOP, Ctrl-Z or a debugger): resume it (kill -CONT {pid}) and attach again"
+
+
 def _load_agent(pid: int, jar: Path, path: str) -> None:
+    """Loads the agent into JVM `pid` within LOAD_AGENT_TIMEOUT_SECONDS, or one sentence saying why it can't."""
+    if (stopped := _stopped(pid)) is not None:
+        raise WorkerFailed(stopped)
+    outcome: list[Exception | None] = []
+
+    def load() -> None:
+        try:
+            outcome.append(_attach_and_load(pid, jar, path))
+        except Exception as error:  # noqa: BLE001 - handed to the waiting thread, which raises it
+            outcome.append(error)
+
+    loading = threading.Thread(target=load, name="gradle-repl-load-agent", daemon=True)
+    loading.start()
+    loading.join(LOAD_AGENT_TIMEOUT_SECONDS)
+    if loading.is_alive():
+        raise WorkerFailed(
+            _stopped(pid)
+            or f"JVM {pid} did not load gradle-repl's agent within {LOAD_AGENT_TIMEOUT_SECONDS:g} s (is it hung?): "
+            "attach again once it runs"
+        )
+    if outcome[0] is not None:
+        raise outcome[0]
+
+
+def _attach_and_load(pid: int, jar: Path, path: str) -> WorkerFailed | None:
+    """The attach API's calls, on a thread of their own (_load_agent bounds them): what failed, or None."""
     virtual_machine = java_class("com.sun.tools.attach.VirtualMachine")
     try:
         target = virtual_machine.attach(str(pid))
     except JavaException as error:
-        thrown: JavaObject = error  # a Java throwable, read as one
-        why = jstr(thrown.getMessage()) or jstr(thrown.getClass().getSimpleName())
-        raise WorkerFailed(
-            f"cannot attach to JVM {pid} ({why}); check that it runs as this user on a JDK 17+ and was not started "
-            "with -XX:+DisableAttachMechanism, or start it with `gradle-repl agent-path`'s option",
-        ) from error
+        return WorkerFailed(
+            f"cannot attach to JVM {pid} ({_java_reason(error)}); check that it runs as this user on a JDK 17+ and was "
+            "not started with -XX:+DisableAttachMechanism, or start it with `gradle-repl agent-path`'s option"
+        )
     try:
         target.loadAgent(str(jar), str(Path(path).parent))
     except JavaException as error:
-        thrown = error
-        why = jstr(thrown.getMessage()) or jstr(thrown.getClass().getSimpleName())
-        raise WorkerFailed(
-            f"JVM {pid} did not load gradle-repl's agent ({why}); start the app with `gradle-repl agent-path`'s -javaagent option "
-            "and attach again",
-        ) from error
+        return WorkerFailed(
+            f"JVM {pid} did not load gradle-repl's agent ({_java_reason(error)}); start the app with `gradle-repl "
+            "agent-path`'s -javaagent option and attach again"
+        )
     finally:
         target.detach()
+    return None
+
+
+def _java_reason(thrown: JavaObject) -> str:
+    """A Java throwable's message, else its class's name."""
+    return jstr(thrown.getMessage()) or jstr(thrown.getClass().getSimpleName())
 
 
 def warm_up_attached(snippets: SnippetCounter, connection: AgentConnection, code: str, mirror: SnippetMirror) -> None:
@@ -207,7 +268,10 @@ def _warm_up_failure(reply: AgentAnswer | None) -> str:
         what = f"{first.class_name}: {first.message}" if first.message else first.class_name
         return f"the attached JVM could not run the session's first snippet ({what}); see the app's console, and attach again"
     if reply is None:
-        return f"the attached JVM did not run the session's first snippet within {CONNECT_TIMEOUT_SECONDS:g} s: is it stopped (SIGSTOP) or hung?"
+        return (
+            f"the attached JVM did not run the session's first snippet within {CONNECT_TIMEOUT_SECONDS:g} s (is it stopped "
+            "(SIGSTOP) or hung?): attach again once it runs"
+        )
     return "the attached JVM stopped the session's first snippet; attach again"
 
 
