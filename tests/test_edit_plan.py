@@ -13,7 +13,7 @@ import pytest
 from gradle_repl.environment import EditSources, ReplEnvironment
 from gradle_repl.project.build_inputs import Fingerprint, Inputs
 from gradle_repl.project.buildtools.pom import edit_sources
-from gradle_repl.project.edit_plan import EditPlan, declares_inline, plan_edit
+from gradle_repl.project.edit_plan import EditPlan, declares_expect_or_actual, declares_inline, plan_edit
 
 KOTLIN_PLUGIN = (
     """<plugin><groupId>org.jetbrains.kotlin</groupId><artifactId>kotlin-maven-plugin</artifactId>{body}</plugin>"""
@@ -125,6 +125,10 @@ def root(tmp_path: Path) -> Path:
             ["src/main/kotlin/B.kt", "src/main/kotlin/p/C.java"],
         ),
         ({"src/main/kotlin/A.kt": "inline fun a() = 2\n"}, "A.kt declares an inline function"),
+        (
+            {"src/main/kotlin/A.kt": "actual fun a() = 2\n"},
+            "A.kt declares a multiplatform expect or actual declaration",
+        ),
         ({"src/main/kotlin/A.kt": None}, "A.kt was deleted or renamed"),
         ({"src/main/resources/app.conf": "x=2"}, "app.conf is not a source file of this source set"),
         ({"src/test/kotlin/T.kt": "fun t() = 2\n"}, "T.kt is not a source file of this source set"),
@@ -165,3 +169,23 @@ def test_an_inline_declaration_is_found_outside_comments_and_strings(tmp_path: P
     path = tmp_path / "F.kt"
     path.write_text(text)
     assert declares_inline(path) is inline
+
+
+@pytest.mark.parametrize(
+    ("text", "declares"),
+    [
+        ("expect fun platform(): String", True),
+        ('actual fun platform(): String = "JVM"', True),
+        ("actual data class Point(val x: Int)", True),
+        ("public actual typealias Lock = java.util.concurrent.locks.ReentrantLock", True),
+        ("fun check(expected: Int, actual: Int) = expected == actual", False),
+        ("val actual = 3", False),
+        ("// expect fun f()\nfun f() = 1", False),
+    ],
+)
+def test_a_multiplatform_expect_or_actual_declaration_is_found(tmp_path: Path, text: str, declares: bool) -> None:
+    """KGP compiles a KMP compilation's expect and actual declarations together (-Xmulti-platform): compiled alone in
+    the session they would fail, so a file declaring one goes to the build tool; a parameter named `actual` does not."""
+    path = tmp_path / "F.kt"
+    path.write_text(text)
+    assert declares_expect_or_actual(path) is declares

@@ -173,3 +173,46 @@ def test_the_test_tasks_markers_become_the_test_settings() -> None:
         not_applied=["the engines spek are not left out"],
     )
     assert parse(TRANSCRIPT).test_settings is None
+
+
+def test_the_edit_markers_become_the_edit_sources() -> None:
+    """A compilation's source roots, module name and friend dirs become EditSources (gradle-repl's output dir is set
+    later, by the resolve); of several reasons the first is told; without editModuleName there are none."""
+    from gradle_repl.environment import EditSources
+
+    def edit(*lines: str) -> str:
+        markers = "".join(f"{M}{line}\n" for line in lines)
+        return TRANSCRIPT.replace(f"{M}end=true\n", markers + f"{M}end=true\n")
+
+    test = parse(
+        edit(
+            "editRoot=/p/src/test/java",
+            "editRoot=/p/src/test/kotlin",
+            "editModuleName=app_test",
+            "editFriendDir=/p/build/classes/kotlin/main",
+            "editFriendDir=/p/build/libs/app.jar",
+        )
+    )
+    assert test.edit_sources == EditSources(
+        roots=["/p/src/test/java", "/p/src/test/kotlin"],
+        module_name="app_test",
+        friend_dirs=["/p/build/classes/kotlin/main", "/p/build/libs/app.jar"],
+    )
+    generated = parse(
+        edit(
+            "editRoot=/p/src/main/kotlin",
+            "editModuleName=app",
+            "editUnavailable=kapt generates sources in this build (plugin org.jetbrains.kotlin.kapt)",
+            "editUnavailable=Java annotation processors generate sources in this build (annotationProcessor: a:b)",
+        )
+    )
+    assert generated.edit_sources is not None
+    assert (
+        generated.edit_sources.unavailable == "kapt generates sources in this build (plugin org.jetbrains.kotlin.kapt)"
+    )
+    assert parse(TRANSCRIPT).edit_sources is None
+    # A forged marker of another run (an old nonce) adds nothing.
+    assert (
+        parse(TRANSCRIPT.replace(f"{M}end=true\n", f"{MARKER} other editModuleName=x\n{M}end=true\n")).edit_sources
+        is None
+    )

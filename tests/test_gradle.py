@@ -6,6 +6,7 @@ import os
 import re
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -276,3 +277,57 @@ def test_a_multiplatform_project_runs_common_and_jvm_code_and_rebuilds_on_a_comm
     catalog = project / "src/commonMain/kotlin/shop/Catalog.kt"
     catalog.write_text(catalog.read_text() + "\nfun added() = 1\n")
     assert not resolve_environment(project, build_tool="gradle").from_cache
+
+
+TUNED = """package sample
+
+class Tuner(val base: Int) {
+    fun tuned(n: Int): Int = base + n + 1
+}
+
+internal fun hidden(): Int = 40
+"""
+
+
+@needs_gradle
+@pytest.mark.gradle
+@pytest.mark.jvm
+def test_a_body_edit_compiles_in_the_session_on_gradle(tmp_path: Path, gradle_on_path: None) -> None:
+    """Issue 42 on Gradle: the init script reports the source set's roots and KGP's module name, so a body edit is
+    compiled by the session (the notice says so) and the same JVM runs the new body through the object it kept."""
+    import asyncio
+
+    from gradle_repl.frames import SuccessResult, WorkerOptions
+    from gradle_repl.host.manager import SessionLimits, SessionManager
+    from gradle_repl.target import SessionTarget
+
+    project = copy_project(SAMPLE_PROJECT, tmp_path / "sample")
+    tuned = project / "src/main/kotlin/sample/Tuned.kt"
+    tuned.write_text(TUNED)
+    env = resolve_environment(project, build_tool="gradle").environment
+    assert env.edit_sources is not None and env.edit_sources.unavailable is None, env.edit_sources
+    assert env.edit_sources.module_name == "sample-project" and env.edit_sources.friend_dirs == []
+    assert any(Path(root) == (project / "src/main/kotlin").resolve() for root in env.edit_sources.roots)
+    manager = SessionManager(
+        limits=SessionLimits(spare_worker=False, train_class_data=False),
+        worker_options=WorkerOptions(heap_mb=512),
+        resolver=resolve_environment,
+    )
+    loop = asyncio.new_event_loop()
+    target = SessionTarget(str(project), build_tool="gradle", session_id="edits")
+
+    def value(code: str) -> tuple[str, str]:
+        reply = loop.run_until_complete(manager.run_snippet(target, code=code))
+        assert isinstance(reply.result, SuccessResult) and reply.result.value is not None, (reply.result, reply.notices)
+        return reply.result.value.data, "\n".join(notice.text for notice in reply.notices)
+
+    try:
+        assert value("val tuner = sample.Tuner(5)\ntuner.tuned(1)")[0] == "7"
+        tuned.write_text(TUNED.replace("base + n + 1", "base + n + 2"))
+        later = time.time() + 2
+        os.utime(tuned, (later, later))
+        result, notes = value("tuner.tuned(1)")
+        assert result == "8" and "compiled Tuned.kt in the session" in notes, notes
+    finally:
+        loop.run_until_complete(manager.close_all())
+        loop.close()

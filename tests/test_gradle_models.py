@@ -142,6 +142,49 @@ def test_the_test_task_settings_reach_a_session_of_the_test_source_set(pair_run:
     assert run.environment("single:main", project_path=":", source_set="main").test_settings is None
 
 
+def _edit_sources(env: ReplEnvironment, model_dir: str) -> tuple[set[str], str, set[str], str | None]:
+    """The edit sources' roots and friend dirs relative to the model's directory, its module name, why not."""
+    sources = env.edit_sources
+    assert sources is not None, "no edit markers"
+
+    def relative(paths: list[str]) -> set[str]:
+        return {p.split(f"/{model_dir}/", 1)[1] for p in paths}
+
+    return relative(sources.roots), sources.module_name, relative(sources.friend_dirs), sources.unavailable
+
+
+def test_a_jvm_source_set_reports_how_its_edits_compile(pair_run: tuple[Pair, PairRun]) -> None:
+    """Issue 42 on Gradle: a source set's own Kotlin and Java roots (a test source set's, not main's; no resources),
+    the module name KGP's compile task uses (`single`, KGP's `single_test` for the test compilation) and, for the test
+    compilation, main's outputs as friends (`internal` visible)."""
+    _pair, run = pair_run
+    main = run.environment("single:main", project_path=":", source_set="main")
+    assert _edit_sources(main, "single") == ({"src/main/java", "src/main/kotlin"}, "single", set(), None)
+    test = run.environment("single:test", project_path=":", source_set="test")
+    roots, module, friends, unavailable = _edit_sources(test, "single")
+    assert roots == {"src/test/java", "src/test/kotlin"} and module == "single_test" and unavailable is None
+    assert {"build/classes/kotlin/main", "build/classes/java/main"} <= friends, friends
+    custom = run.environment("single:integration", project_path=":", source_set="integration")
+    assert _edit_sources(custom, "single")[:2] == (
+        {"src/integration/java", "src/integration/kotlin"},
+        "single_integration",
+    )
+
+
+def test_a_build_that_generates_sources_sends_every_edit_to_gradle(pair_run: tuple[Pair, PairRun]) -> None:
+    """kapt applied, or a Java annotation processor declared: the session would compile against stale generated
+    sources, so the reason is reported and every edit goes to Gradle."""
+    _pair, run = pair_run
+    kapt = run.environment("gen:kapt", project_path=":kapt", source_set="main").edit_sources
+    assert (
+        kapt is not None
+        and kapt.unavailable == "kapt generates sources in this build (plugin org.jetbrains.kotlin.kapt)"
+    )
+    processors = run.environment("gen:processors", project_path=":processors", source_set="main").edit_sources
+    assert processors is not None and processors.unavailable is not None
+    assert processors.unavailable.startswith("Java annotation processors") and "auto-value" in processors.unavailable
+
+
 LATEST = next(p for p in PAIRS if p.gradle == "8.11.1" and has_usable_repl(p.kgp))
 
 
@@ -299,6 +342,23 @@ def test_a_multiplatform_test_compilation_sees_main_and_common_test(kmp_run: tup
         system_properties={"kmp": "jvm"}, exclude_tags=["slow"], jvm_args=["-ea"]
     ), env.test_settings
     assert run.environment("kmp:one:jvmMain", project_path=":one", source_set="jvmMain").test_settings is None
+
+
+def test_a_multiplatform_jvm_compilation_reports_how_its_edits_compile(kmp_run: tuple[Pair, PairRun]) -> None:
+    """jvmMain's edits compile with every source set the compilation compiles (commonMain, the intermediate
+    jvmSharedMain, jvmMain) as one module; jvmTest's with its own (jvmTest, commonTest), KGP's `_test` module name and
+    jvmMain's outputs as friends."""
+    _pair, run = kmp_run
+    main = run.environment("kmp:one:jvmMain", project_path=":one", source_set="jvmMain")
+    roots, module, friends, unavailable = _edit_sources(main, "kmp/one")
+    assert {"src/commonMain/kotlin", "src/jvmSharedMain/kotlin", "src/jvmMain/kotlin"} <= roots, roots
+    assert not any("Test" in r or "resources" in r for r in roots), roots
+    assert (module, friends, unavailable) == ("one", set(), None)
+    test = run.environment("kmp:one:jvmTest", project_path=":one", source_set="jvmTest")
+    roots, module, friends, unavailable = _edit_sources(test, "kmp/one")
+    assert {"src/jvmTest/kotlin", "src/commonTest/kotlin"} <= roots and not any("Main" in r for r in roots), roots
+    assert module == "one_test" and unavailable is None
+    assert "build/classes/kotlin/jvm/main" in friends, friends
 
 
 def test_one_of_several_jvm_targets_is_named_by_its_source_set(kmp_run: tuple[Pair, PairRun]) -> None:

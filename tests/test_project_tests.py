@@ -13,14 +13,20 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 from mcp import Client, StdioServerParameters
 from mcp.types import CallToolResult, TextContent
 
 from conftest import copy_project
+from fakeworker import FakeLauncher
+from gradle_repl.errors import GradleReplError
 from gradle_repl.frames import ErrorResult, SuccessResult, TestFailureDetail, TestRunResult, WorkerOptions
+from gradle_repl.front import cli
 from gradle_repl.front.cli import main as cli_main
+from gradle_repl.front.remote import RemoteSessions
+from gradle_repl.front.server import build_server
 from gradle_repl.front.test_report import fit_test_run, run_report, summary_line
 from gradle_repl.host.handle import Reply, TestReply
 from gradle_repl.host.manager import SessionLimits, SessionManager
@@ -107,6 +113,42 @@ def test_every_test_scans_the_test_outputs_only(tmp_path: Path) -> None:
     (tmp_path / "target/test-classes").mkdir(parents=True)
     classpath = [str(tmp_path / "target/test-classes"), str(tmp_path / "target/classes"), "/x/junit.jar"]
     assert scanned_roots(classpath) == [str(tmp_path / "target/test-classes")]
+
+
+class _RecordingResolver:
+    """Stands in for the build: records the source set each resolve is asked for and stops there (no build, no JVM)."""
+
+    def __init__(self) -> None:
+        self.source_sets: list[str] = []
+
+    def __call__(self, project_root: str, *, source_set: str, **_: object) -> NoReturn:
+        self.source_sets.append(source_set)
+        raise GradleReplError("no build in this test")
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_run_project_tests_runs_the_source_set_it_names(tmp_path: Path, anyio_backend: str) -> None:
+    """sourceSet (default 'test') reaches the session the tool resolves, over MCP and through a client of a server's
+    tools (`gradle-repl test --connect`); a KMP project's jvmTest is named so."""
+    resolver = _RecordingResolver()
+    manager = SessionManager(limits=SessionLimits(spare_worker=False), launcher=FakeLauncher(), resolver=resolver)
+    async with Client(build_server(manager, end_builds_at_exit=False)) as client:
+        named = await client.call_tool("run_project_tests", {"projectRoot": str(tmp_path), "sourceSet": "jvmTest"})
+        default = await client.call_tool("run_project_tests", {"projectRoot": str(tmp_path)})
+        remote = await RemoteSessions(client).run_tests(SessionTarget(str(tmp_path), source_set="desktopTest"))
+    assert named.is_error and "no build in this test" in _text(named), _text(named)
+    assert default.is_error and isinstance(remote.result, ErrorResult)
+    assert resolver.source_sets == ["jvmTest", "test", "desktopTest"]
+
+
+def test_cli_test_runs_the_source_set_it_names(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`gradle-repl test --source-set jvmTest` resolves jvmTest; without it, test."""
+    resolver = _RecordingResolver()
+    monkeypatch.setattr(cli, "resolve_environment", resolver)
+    assert cli_main(["test", str(tmp_path), "--source-set", "jvmTest"]) != 0
+    assert cli_main(["test", str(tmp_path)]) != 0
+    assert resolver.source_sets == ["jvmTest", "test"]
 
 
 def test_the_result_is_cut_to_its_limit_and_says_what_it_cut() -> None:

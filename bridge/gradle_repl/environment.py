@@ -73,6 +73,10 @@ _TEST_LIST_KEYS = {
     "testNotApplied": "not_applied",
 }
 _TEST_MAP_KEYS = {"testSystemProperty": "system_properties", "testEnvironment": "environment"}
+# How an edit of the source set's own sources compiles in the session (EditSources); `editModuleName` says the build
+# reported them. The output dir is gradle-repl's, set after the resolve (session_classes.py).
+_EDIT_LIST_KEYS = {"editRoot": "roots", "editFriendDir": "friend_dirs"}
+_EDIT_SCALAR_KEYS = {"editModuleName": "module_name", "editUnavailable": "unavailable"}
 _SCALAR_KEYS = {
     "javaExecutable": "java_executable",
     "javaHome": "java_home",
@@ -246,6 +250,8 @@ def parse_markers(
     seen: set[str] = set()
     test_lists: dict[str, list[str]] = {field: [] for field in _TEST_LIST_KEYS.values()}
     test_maps: dict[str, dict[str, str]] = {field: {} for field in _TEST_MAP_KEYS.values()}
+    edit_lists: dict[str, list[str]] = {field: [] for field in _EDIT_LIST_KEYS.values()}
+    edit_values: dict[str, str] = {}
     ended = False
     for raw in lines:
         line = raw.rstrip("\r\n")
@@ -266,6 +272,11 @@ def parse_markers(
         elif key in _TEST_MAP_KEYS:
             name, _, entry = value.partition("=")
             test_maps[_TEST_MAP_KEYS[key]][name] = entry
+        elif key in _EDIT_LIST_KEYS:
+            edit_lists[_EDIT_LIST_KEYS[key]].append(value)
+        elif key in _EDIT_SCALAR_KEYS:
+            # Several reasons (an unreadable setting and kapt): the first is told.
+            edit_values.setdefault(_EDIT_SCALAR_KEYS[key], value)
     missing = [key for key in _REQUIRED if key not in seen]
     if not ended:
         raise EnvironmentIncomplete(
@@ -277,4 +288,6 @@ def parse_markers(
     if "testTask" in seen:
         test_lists["jvm_args"] = jvm_options(test_lists["jvm_args"])
         values["test_settings"] = TestRunSettings.model_validate({**test_lists, **test_maps})
+    if "editModuleName" in seen:
+        values["edit_sources"] = EditSources.model_validate({**edit_lists, **edit_values})
     return ReplEnvironment.model_validate({"build_tool": build_tool, "project_root": project_root, **values, **lists})

@@ -28,6 +28,8 @@ fun main(args: Array<String>) {
         for (sourceSet in listOf("main", "integration", "test")) report("single:$sourceSet", single, ":", sourceSet)
         val root = twoModules(File(work, "multi"), userHome)
         report("multi:app", root, ":app", "main")
+        val generating = generatingModules(File(work, "gen"), userHome)
+        for (model in listOf("kapt", "processors")) report("gen:$model", generating, ":$model", "main")
         if (withMultiplatform) {
             val kmp = multiplatformModels(File(work, "kmp"), userHome, serializationVersion, withCompose)
             for ((model, names) in MULTIPLATFORM_MODELS) for (name in names) report("kmp:$model:$name", kmp, ":$model", name)
@@ -90,6 +92,22 @@ private fun twoModules(dir: File, userHome: File): Project {
     }
     core.dependencies.add("implementation", "org.apache.commons:commons-lang3:3.17.0")
     app.dependencies.add("implementation", app.dependencies.project(mapOf("path" to ":core")))
+    return root
+}
+
+/**
+ * Builds whose sources are partly generated, so an edit goes to Gradle: :kapt applies KGP's kapt plugin, :processors
+ * declares a Java annotation processor (auto-value, never resolved: the report reads the declaration).
+ */
+private fun generatingModules(dir: File, userHome: File): Project {
+    val root = builder(dir, userHome, "gen").build()
+    for (name in listOf("kapt", "processors")) {
+        val module = builder(File(dir, name), userHome, name).withParent(root).build()
+        module.pluginManager.apply("org.jetbrains.kotlin.jvm")
+        module.repositories.mavenCentral()
+        if (name == "kapt") module.pluginManager.apply("org.jetbrains.kotlin.kapt")
+        else module.dependencies.add("annotationProcessor", "com.google.auto.value:auto-value:1.11.0")
+    }
     return root
 }
 

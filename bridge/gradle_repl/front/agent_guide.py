@@ -19,7 +19,8 @@ writing a throwaway test or main.
 - `complete_kotlin_snippet`: what fits at a cursor, with the import a candidate needs.
 - `describe_kotlin_session`: what a session holds (options, imports, names and values), to pick up where it was.
 - `run_project_tests` (tests: `shop.CartTest`, `shop.CartTest.oneItem`, `shop.*`; failedOnly after an edit): JUnit in
-  the warm test session; counts and failures only. Snippets with sourceSet="test", sessionId="tests" share it.
+  the warm test session (sourceSet "jvmTest" for KMP); counts and failures only. Snippets with the same sourceSet
+  and sessionId="tests" share it.
 - `list_running_jvms` then `attach_kotlin_session`: snippets run inside a running app (Spring beans: bean<T>()).
 - `reset_kotlin_session` with replay=true: a fresh JVM that runs the session's successful snippets again.
 An error result's kind says what to do: `compile` (fix the code), `runtime` (the stack names snippet lines),

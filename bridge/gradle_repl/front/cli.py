@@ -290,6 +290,11 @@ def _parser() -> argparse.ArgumentParser:
     test.add_argument("--failed", action="store_true", help="with --connect: run the session's last failures again")
     test.add_argument("--project", help=f"Gradle project path (:app) or Maven module (default {DEFAULT_PROJECT_PATH})")
     test.add_argument(
+        "--source-set",
+        default=TEST_SOURCE_SET,
+        help=f"the test source set (default {TEST_SOURCE_SET}); for Kotlin Multiplatform a JVM test compilation such as jvmTest",
+    )
+    test.add_argument(
         "--build-tool",
         choices=(DEFAULT_BUILD_TOOL, *(t.name for t in BUILD_TOOLS)),
         help=f"default {DEFAULT_BUILD_TOOL}",
@@ -491,7 +496,7 @@ async def _test(args: argparse.Namespace) -> int:
     """`test`: the project's tests in a session of its test source set, here or (--connect) in a server's; exit 0 only
     when nothing failed."""
     target = SessionTarget(
-        args.project_root, args.project, TEST_SOURCE_SET, args.build_tool, args.session or TEST_SESSION_ID
+        args.project_root, args.project, args.source_set, args.build_tool, args.session or TEST_SESSION_ID
     )
     if args.connect:
         from gradle_repl.front import remote

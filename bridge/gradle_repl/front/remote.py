@@ -347,6 +347,7 @@ class RemoteSessions:
         arguments: dict[str, object] = {
             "projectRoot": target.project_root,
             "projectPath": target.project_path,
+            "sourceSet": target.source_set,
             "buildTool": target.build_tool,
             "sessionId": target.session_id,
             "tests": selectors or [],

@@ -276,11 +276,18 @@ class KotlinTools:
             bool, Field(description="Run the previous run's failures again (tests is then ignored).")
         ] = False,
         projectPath: ProjectPath = DEFAULT_PROJECT_PATH,
+        sourceSet: Annotated[
+            str,
+            Field(
+                description="The test source set whose tests run: 'test', another Gradle source set, or a Kotlin "
+                "Multiplatform JVM test compilation ('jvmTest', 'desktopTest')."
+            ),
+        ] = TEST_SOURCE_SET,
         sessionId: Annotated[
             str,
             Field(
-                description="Names the test session; run_kotlin_snippet with sourceSet 'test' and this "
-                "sessionId reaches the same session (its state, the last run's failures)."
+                description="Names the test session; run_kotlin_snippet with the same sourceSet ('test' by default) "
+                "and this sessionId reaches the same session (its state, the last run's failures)."
             ),
         ] = TEST_SESSION_ID,
         timeoutSeconds: Annotated[
@@ -302,14 +309,14 @@ class KotlinTools:
         properties, environment, includes/excludes, tags; what can't apply is said). Returns the counts and each
         failure: test, display name, message, the stack's frames in the project's own code, and what the failing test
         printed (a passing test's output is dropped); progress notifications as tests finish. Failing tests are not an
-        error (isError is for a run that could not happen). After a run, snippets in the same session (sourceSet 'test',
+        error (isError is for a run that could not happen). After a run, snippets in the same session (the same sourceSet,
         this sessionId) see `lastTestFailures: List<TestFailure>` (test, displayName, exception, output) and whatever
         state the tests left. structuredContent: passed, failed, skipped, aborted, durationMs, failures {test,
         displayName, message, stack, output}, stopped, cut, error, notices.
         """
 
         async def run(relay: _ProgressRelay) -> TestReply:
-            target = SessionTarget(projectRoot, projectPath, TEST_SOURCE_SET, buildTool, sessionId)
+            target = SessionTarget(projectRoot, projectPath, sourceSet, buildTool, sessionId)
             return await self.manager.run_tests(
                 target,
                 selectors=tests or [],

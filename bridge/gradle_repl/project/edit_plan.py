@@ -3,7 +3,8 @@
 Only an edit of the source set's own source files qualifies: every changed path a .kt or .java file under one of its
 source roots, none deleted, no build file, resource, generated source or sibling module among them. What the build
 tool would compile differently goes to it, with the reason in the reply's notice: a file declaring an inline function
-(its callers in other files hold the old body), a build generating sources (kapt, KSP, annotation processors). What
+(its callers in other files hold the old body), a multiplatform expect or actual declaration (compiled with its
+counterpart), a build generating sources (kapt, KSP, annotation processors). What
 only the compile can tell (a class's shape, a constant's value, errors in other files) the worker decides
 (worker/classes/edit_compiler.py).
 """
@@ -17,13 +18,18 @@ from pathlib import Path
 from gradle_repl.environment import EditSources, ReplEnvironment
 from gradle_repl.project.build_inputs import Fingerprint
 
-__all__ = ["EditPlan", "plan_edit", "declares_inline"]
+__all__ = ["EditPlan", "plan_edit", "declares_inline", "declares_expect_or_actual"]
 
 _SOURCE_SUFFIXES = (".kt", ".java")
 # Comments and strings, blanked before looking for the `inline` modifier (a comment saying "inline" is no declaration).
 _NOT_CODE = re.compile(r'//[^\n]*|/\*.*?\*/|"""(?:.|\n)*?"""|"(?:\\.|[^"\\\n])*"', re.DOTALL)
 # An inline function or property: `inline` among a declaration's modifiers (`public inline fun`, `inline val`).
 _INLINE = re.compile(r"\binline\s+(?:[a-z]+\s+)*(?:fun|val|var)\b")
+# A multiplatform expect or actual declaration (`expect fun`, `actual data class`): KGP compiles it together with its
+# counterpart (-Xmulti-platform, -Xcommon-sources); compiled alone, the session's compiler would report false errors.
+_EXPECT_ACTUAL = re.compile(
+    r"\b(?:expect|actual)\s+(?:[a-z]+\s+)*(?:fun|val|var|class|interface|object|typealias|constructor)\b"
+)
 
 
 @dataclass(frozen=True)
@@ -53,6 +59,8 @@ def plan_edit(before: Fingerprint, now: Fingerprint, environment: ReplEnvironmen
             return f"{Path(path).name} is not a source file of this source set"
         if path.endswith(".kt") and declares_inline(Path(path)):
             return f"{Path(path).name} declares an inline function"
+        if path.endswith(".kt") and declares_expect_or_actual(Path(path)):
+            return f"{Path(path).name} declares a multiplatform expect or actual declaration"
         files.append(path)
     if not files:
         return "no source file changed"
@@ -61,8 +69,17 @@ def plan_edit(before: Fingerprint, now: Fingerprint, environment: ReplEnvironmen
 
 def declares_inline(path: Path) -> bool:
     """Whether the Kotlin file declares an inline function or property (unreadable: as if it did)."""
+    return _declares(path, _INLINE)
+
+
+def declares_expect_or_actual(path: Path) -> bool:
+    """Whether the Kotlin file declares a multiplatform expect or actual declaration (unreadable: as if it did)."""
+    return _declares(path, _EXPECT_ACTUAL)
+
+
+def _declares(path: Path, declaration: re.Pattern[str]) -> bool:
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return True
-    return _INLINE.search(_NOT_CODE.sub(" ", text)) is not None
+    return declaration.search(_NOT_CODE.sub(" ", text)) is not None
