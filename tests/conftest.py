@@ -35,6 +35,7 @@ from kotlindaemons import daemon_options, stop_daemons
 from ledger import FIELDS as LEDGER_FIELDS, Ledger
 from mavenjvm import maven_opts
 from shortjvm import SHORT_LIVED_JVM_FLAGS
+from suitetime import ModuleTimes
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE_PROJECT = REPO / "sample-project"
@@ -282,7 +283,16 @@ ALLOWED_SKIP_REASONS = ("no Gradle:",)
 _required_but_skipped: list[str] = []
 
 
+# Where this run's time went, by module (suitetime.py); the last full run's times order this one's modules.
+_module_times = ModuleTimes(persistent_test_cache() / "module-times.json")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    _module_times.order(items)
+
+
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    _module_times.add(report)
     if not report.skipped or getattr(report, "wasxfail", None) is not None:
         return
     reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
@@ -324,6 +334,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if _prefetch is not None and _prefetch.poll() is None:  # a run of a few tests ends before its downloads
         os.killpg(_prefetch.pid, signal.SIGKILL)
         _prefetch.wait()
+    _module_times.keep()
     left = stop_daemons(kotlin_daemons_dir(run_state_dir(session.config._tmp_path_factory)))  # type: ignore[attr-defined]
     if left:
         print(f"Kotlin daemons of this run still running after SIGKILL: {[p.pid for p in left]}")
@@ -350,6 +361,9 @@ def pytest_terminal_summary(
 ) -> None:
     """Names every test that was skipped though it must run everywhere; after a run that included the reliability
     suite, prints what it tried."""
+    terminalreporter.write_sep("=", "time by test module")
+    for line in _module_times.summary():
+        terminalreporter.write_line(line)
     for skipped in _required_but_skipped:
         terminalreporter.write_line(
             f"REQUIRED TEST SKIPPED (install what it needs; see CONTRIBUTING.md): {skipped}", red=True
