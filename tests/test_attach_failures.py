@@ -61,3 +61,15 @@ def test_every_other_first_snippet_failure_is_one_sentence(reply: AgentError | A
     message = _warm_up_failure(reply)
     assert _is_a_sentence(message), message
     assert "attach again" in message or "stopped (SIGSTOP) or hung" in message
+
+
+def test_a_worker_that_fails_to_start_for_an_unforeseen_reason_says_one_line_with_its_log(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An error the worker's start didn't foresee (a JVM's, say) reaches the user as its kind and text, not a repr."""
+    from gradle_repl.worker.__main__ import LOG_PATH_ENV, _start_failure
+
+    monkeypatch.setenv(LOG_PATH_ENV, "/tmp/worker.log")
+    message = _start_failure(OSError("JVM DLL not found:\n  /opt/jdk/lib/server/libjvm.so"))
+    assert _is_a_sentence(message), message
+    assert "OSError: JVM DLL not found: /opt/jdk/lib/server/libjvm.so" in message and "/tmp/worker.log" in message

@@ -121,6 +121,14 @@ class Requests:
             self._running_id = None
 
 
+def _start_failure(error: Exception) -> str:
+    """One line for what stopped the worker's start: the error's kind and text (no repr of it), and where its log is."""
+    text = " ".join(str(error).split()) or "no message"
+    log = os.environ.get(LOG_PATH_ENV)
+    where = f"; the worker's log has the details: {log}" if log else ""
+    return f"the session's worker failed to start ({type(error).__name__}: {text}){where}"
+
+
 def main() -> None:
     channel = FrameChannel.take_over_stdio(os.environ.get(LOG_PATH_ENV))
     _die_with_parent_on_linux()
@@ -141,7 +149,7 @@ def main() -> None:
         channel.send(ErrorResult(error_kind="internal", message=str(error)))
         os._exit(1)
     except Exception as error:  # noqa: BLE001 - anything else still has to reach the user as a frame
-        channel.send(ErrorResult(error_kind="internal", message=f"worker failed to start: {error!r}"))
+        channel.send(ErrorResult(error_kind="internal", message=_start_failure(error)))
         os._exit(1)
     channel.send(ready)
     if start.train_class_data:
