@@ -189,3 +189,69 @@ def test_a_multiplatform_expect_or_actual_declaration_is_found(tmp_path: Path, t
     path = tmp_path / "F.kt"
     path.write_text(text)
     assert declares_expect_or_actual(path) is declares
+
+
+def test_a_test_source_sets_sources_carry_main_compiled_as_main_without_the_test_outputs(tmp_path: Path) -> None:
+    """A session of the tests compiles main sources too: with main's module name, main's roots, and a class path
+    without the test outputs (as `mvn compile` has it)."""
+    outputs = [tmp_path / "target/test-classes", tmp_path / "target/classes"]
+    test = edit_sources(_project(KOTLIN_PLUGIN.format(body=""), tmp_path), tmp_path, outputs, test=True)
+    main = test.main_sources
+    assert main is not None and main.main_sources is None
+    assert main.module_name == "shop" and f"{tmp_path}/src/main/kotlin" in main.roots
+    assert main.hidden_dirs == [f"{tmp_path}/target/test-classes"]
+
+
+def _test_environment(root: Path, *, main_unavailable: str | None = None) -> ReplEnvironment:
+    main = EditSources(
+        roots=[str(root / "src/main/kotlin")],
+        module_name="shop",
+        output_dir=str(root / "out-main"),
+        hidden_dirs=[str(root / "out-test")],
+        unavailable=main_unavailable,
+    )
+    return ReplEnvironment(
+        build_tool="maven",
+        project_root=str(root),
+        source_set="test",
+        java_executable="java",
+        java_home="/jdk",
+        kotlin_version="2.3.21",
+        edit_sources=EditSources(
+            roots=[str(root / "src/test/kotlin")],
+            module_name="shop-test",
+            output_dir=str(root / "out-test"),
+            main_sources=main,
+        ),
+    )
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        ({"src/test/kotlin/T.kt": "fun t() = 2\n"}, "shop-test"),
+        ({"src/main/kotlin/A.kt": "fun a() = 2\n"}, "shop"),
+        (
+            {"src/main/kotlin/A.kt": "fun a() = 2\n", "src/test/kotlin/T.kt": "fun t() = 2\n"},
+            "main and test sources changed together",
+        ),
+        ({"src/main/resources/app.conf": "x=2"}, "app.conf is not a source file of this source set"),
+    ],
+)
+def test_a_test_session_compiles_a_main_or_a_test_edit_each_as_the_build_does(
+    root: Path, change: dict[str, str | None], expected: str
+) -> None:
+    """A test session's edit of main sources compiles as main, into main's directory; one of both goes to the build."""
+    plan = plan_edit(*_edited(root, change), _test_environment(root))
+    if isinstance(plan, EditPlan):
+        assert plan.sources.module_name == expected
+        assert plan.sources.output_dir == str(root / ("out-main" if expected == "shop" else "out-test"))
+    else:
+        assert plan == expected
+
+
+def test_a_test_sessions_main_edit_goes_to_the_build_tool_when_main_generates_sources(root: Path) -> None:
+    plan = plan_edit(
+        *_edited(root, {"src/main/kotlin/A.kt": "fun a() = 2\n"}), _test_environment(root, main_unavailable="kapt runs")
+    )
+    assert plan == "kapt runs"

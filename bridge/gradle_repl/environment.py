@@ -99,6 +99,17 @@ class EditSources(BaseModel):
         default="", description="gradle-repl's class output, first on the class path; set by the resolve"
     )
     unavailable: str | None = Field(default=None, description="why every edit goes to the build tool (kapt, KSP, ...)")
+    hidden_dirs: list[str] = Field(
+        default_factory=list,
+        description="class path entries the compile must not see: a test source set's outputs, for its main sources",
+    )
+    main_sources: EditSources | None = Field(
+        default=None,
+        description=(
+            "a test source set's main sources, which its edit loop compiles too (into the main source set's own "
+            "directory, as the build's test-compile compiles main first); None for a main source set"
+        ),
+    )
 
 
 class ReplEnvironment(BaseModel):

@@ -180,6 +180,9 @@ class CompileRequest(BaseModel):
     friend_dirs: list[str] = Field(
         default_factory=list, description="-Xfriend-paths: outputs whose internals are visible"
     )
+    hidden_dirs: list[str] = Field(
+        default_factory=list, description="class path entries left out of this compile (test outputs, for main sources)"
+    )
 
 
 Request = Annotated[

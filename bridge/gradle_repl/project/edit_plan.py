@@ -1,6 +1,7 @@
 """Whether an edit can be compiled in the session, as IntelliJ's HotSwap compiles only what changed (issue 42).
 
-Only an edit of the source set's own source files qualifies: every changed path a .kt or .java file under one of its
+Only an edit of the source set's own source files qualifies (a test source set's main sources too, compiled as main:
+the session of the tests runs them, as surefire's does): every changed path a .kt or .java file under one of its
 source roots, none deleted, no build file, resource, generated source or sibling module among them. What the build
 tool would compile differently goes to it, with the reason in the reply's notice: a file declaring an inline function
 (its callers in other files hold the old body), a multiplatform expect or actual declaration (compiled with its
@@ -50,21 +51,39 @@ def plan_edit(before: Fingerprint, now: Fingerprint, environment: ReplEnvironmen
     if gone := sorted(set(before.stats) - set(now.stats)):
         return f"{Path(gone[0]).name} was deleted or renamed"
     changed = sorted(path for path, stat in now.stats.items() if before.stats.get(path) != stat)
-    roots = [Path(root) for root in sources.roots]
     files: list[str] = []
+    units: list[EditSources] = []
     for path in changed:
         if Path(path).is_dir():
             continue  # a directory's time moves with the files in it
-        if not path.endswith(_SOURCE_SUFFIXES) or not any(Path(path).is_relative_to(root) for root in roots):
+        unit = _unit_of(path, sources)
+        if unit is None:
             return f"{Path(path).name} is not a source file of this source set"
         if path.endswith(".kt") and declares_inline(Path(path)):
             return f"{Path(path).name} declares an inline function"
         if path.endswith(".kt") and declares_expect_or_actual(Path(path)):
             return f"{Path(path).name} declares a multiplatform expect or actual declaration"
         files.append(path)
+        if unit not in units:
+            units.append(unit)
     if not files:
         return "no source file changed"
-    return EditPlan(files=files, sources=sources)
+    if len(units) > 1:
+        # The build compiles main first, then the tests against it: two compiles in one edit are the build tool's.
+        return "main and test sources changed together"
+    if units[0].unavailable is not None:
+        return units[0].unavailable
+    return EditPlan(files=files, sources=units[0])
+
+
+def _unit_of(path: str, sources: EditSources) -> EditSources | None:
+    """The sources (the source set's own, or a test source set's main ones) whose roots hold the file, if a source file."""
+    if not path.endswith(_SOURCE_SUFFIXES):
+        return None
+    for unit in (sources, sources.main_sources):
+        if unit is not None and unit.output_dir and any(Path(path).is_relative_to(root) for root in unit.roots):
+            return unit
+    return None
 
 
 def declares_inline(path: Path) -> bool:

@@ -87,6 +87,7 @@ def recompiled(
                     output_dir=plan.sources.output_dir,
                     module_name=plan.sources.module_name,
                     friend_dirs=plan.sources.friend_dirs,
+                    hidden_dirs=plan.sources.hidden_dirs,
                 )
             )
             if result is not None and result.errors:

@@ -332,9 +332,17 @@ def edit_sources(project: ET.Element, module: Path, outputs: list[Path], *, test
                 unavailable = "Java annotation processors generate sources in this build"
         elif name == "build-helper-maven-plugin" and ({"add-source", "add-test-source"} & goals):
             unavailable = "the build adds generated source directories (build-helper-maven-plugin)"
+    main = None
+    if test:
+        # Surefire's test session runs the main classes too: an edit of them compiles as `compile` would, its class
+        # path without the test outputs.
+        main_outputs = output_dirs(project, module, test=False)
+        main = edit_sources(project, module, main_outputs, test=False)
+        main.hidden_dirs = [str(p) for p in outputs if p not in main_outputs]
     return EditSources(
         roots=[r for r in dict.fromkeys(roots) if r and "${" not in r],
         module_name=module_name,
         friend_dirs=[str(p) for p in outputs],
         unavailable=unavailable,
+        main_sources=main,
     )

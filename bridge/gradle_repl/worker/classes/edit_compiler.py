@@ -60,7 +60,9 @@ class EditCompiler:
         kotlin = [f for f in request.files if f.endswith(".kt")]
         java = [f for f in request.files if f.endswith(".java")]
         output = Path(request.output_dir)
-        classpath = [str(output), *(p for p in self._environment.classpath if Path(p) != output)]
+        # Main sources edited in a test session compile as the build compiles them: without the test outputs.
+        hidden = {output, *(Path(d) for d in request.hidden_dirs)}
+        classpath = [str(output), *(p for p in self._environment.classpath if Path(p) not in hidden)]
         if kotlin:
             # Java files go along so that Kotlin sees their new declarations; kotlinc writes no class for them.
             errors = _kotlinc([*kotlin, *java, "-d", str(staging), *self._kotlin_options(request, classpath)])
