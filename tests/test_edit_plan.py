@@ -210,20 +210,13 @@ def _test_environment(root: Path, *, main_unavailable: str | None = None) -> Rep
         hidden_dirs=[str(root / "out-test")],
         unavailable=main_unavailable,
     )
-    return ReplEnvironment(
-        build_tool="maven",
-        project_root=str(root),
-        source_set="test",
-        java_executable="java",
-        java_home="/jdk",
-        kotlin_version="2.3.21",
-        edit_sources=EditSources(
-            roots=[str(root / "src/test/kotlin")],
-            module_name="shop-test",
-            output_dir=str(root / "out-test"),
-            main_sources=main,
-        ),
+    test = EditSources(
+        roots=[str(root / "src/test/kotlin")],
+        module_name="shop-test",
+        output_dir=str(root / "out-test"),
+        main_sources=main,
     )
+    return _environment(root).model_copy(update={"source_set": "test", "edit_sources": test})
 
 
 @pytest.mark.parametrize(
