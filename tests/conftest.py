@@ -118,11 +118,9 @@ def isolated_state(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
 
 
 def build_classpath(classpath: list[str]) -> list[str]:
-    """A resolved class path as the build tool gave it: gradle-repl's own class directory for edits a session compiles
-    (project/session_classes.py), which a Maven environment carries first, left out."""
-    if classpath and "session-classes" in Path(classpath[0]).parts:
-        return classpath[1:]
-    return classpath
+    """A resolved class path as the build tool gave it: gradle-repl's own class directories for edits a session compiles
+    (project/session_classes.py; a test source set's and its main's), which a Maven environment carries first, left out."""
+    return [entry for entry in classpath if "session-classes" not in Path(entry).parts]
 
 
 def copy_project(source: Path, destination: Path) -> Path:

@@ -166,10 +166,10 @@ def test_a_surefire_configured_project_resolves_to_its_settings(tmp_path: Path) 
     assert "runOrder alphabetical" in joined and "rerunFailingTestsCount 2" in joined
     assert len(settings.not_applied) == 3, settings.not_applied
     # The test session's classpath: test classes first (surefire's order), then main's, then test-scope dependencies.
-    # First gradle-repl's own class directory for edits the session compiles (project/session_classes.py), then the
-    # build's outputs as surefire orders them.
-    assert "session-classes" in Path(env.classpath[0]).parts
-    assert env.classpath[1:3] == [str(root / "target/test-classes"), str(root / "target/classes")]
+    # First gradle-repl's own class directories for edits the session compiles (project/session_classes.py: the test
+    # source set's, then main's), then the build's outputs as surefire orders them.
+    assert all("session-classes" in Path(entry).parts for entry in env.classpath[:2])
+    assert env.classpath[2:4] == [str(root / "target/test-classes"), str(root / "target/classes")]
     assert (root / "target/test-classes/greet/GreeterSpec.class").is_file()
     assert "junit-jupiter-engine-5.14.1.jar" in _names(env.classpath)
     main = resolve_environment(root, build_tool="maven").environment
@@ -192,8 +192,8 @@ def test_a_project_whose_surefire_sets_nothing_gets_assertions_alone(tmp_path: P
     env = resolve_environment(root, source_set="test", build_tool="maven").environment
     assert env.test_settings == TestRunSettings(jvm_args=["-ea"])
     assert engine in _names(env.classpath), _names(env.classpath)
-    # First gradle-repl's own class directory for edits the session compiles (project/session_classes.py), then the
-    # build's outputs as surefire orders them.
-    assert "session-classes" in Path(env.classpath[0]).parts
-    assert env.classpath[1:3] == [str(root / "target/test-classes"), str(root / "target/classes")]
+    # First gradle-repl's own class directories for edits the session compiles (project/session_classes.py: the test
+    # source set's, then main's), then the build's outputs as surefire orders them.
+    assert all("session-classes" in Path(entry).parts for entry in env.classpath[:2])
+    assert env.classpath[2:4] == [str(root / "target/test-classes"), str(root / "target/classes")]
     assert any((root / "target/test-classes").rglob("*Test*.class"))
