@@ -13,12 +13,34 @@ from typing import Literal, Protocol
 
 import psutil
 
-__all__ = ["ShutdownPath", "Stoppable", "stop_worker", "stop_processes_now", "STOP_GRACE_SECONDS"]
+__all__ = [
+    "ShutdownPath",
+    "Stoppable",
+    "stop_worker",
+    "stop_processes_now",
+    "STOP_GRACE_SECONDS",
+    "paused",
+]
 
 # How long each step of the ladder waits for the process to exit before the next, stronger one.
 STOP_GRACE_SECONDS = 2.0
 
 ShutdownPath = Literal["exited", "terminated", "killed"]
+
+# A process stopped by a signal (SIGSTOP, Ctrl-Z) or held by a debugger: nothing in it runs, so nothing in it answers
+# (an attach listener, an agent's socket) until it is resumed.
+_PAUSED = (psutil.STATUS_STOPPED, psutil.STATUS_TRACING_STOP)
+
+
+def paused(pid: int) -> str | None:
+    """That process `pid` is stopped, as the phrase an attach refusal ends with (what it is, what to do); None when it
+    runs or is gone. The one rule for the listing (project/running_jvms.py) and the attach itself (worker/attach)."""
+    try:
+        if psutil.Process(pid).status() not in _PAUSED:
+            return None
+    except psutil.Error:
+        return None
+    return f"stopped (SIGSTOP, Ctrl-Z or a debugger): resume it (kill -CONT {pid}) and attach again"
 
 
 class Stoppable(Protocol):

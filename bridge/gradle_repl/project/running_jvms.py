@@ -20,6 +20,7 @@ import psutil
 
 from gradle_repl.errors import GradleReplError
 from gradle_repl.project.jvm_kotlin import KotlinSeen, kotlin_of
+from gradle_repl.stopping import paused
 
 __all__ = ["RunningJvm", "list_running_jvms", "running_jvm", "java_home_of", "java_release_version", "attachable_jvm"]
 
@@ -29,8 +30,6 @@ _RELEASE_VERSION = re.compile(r'^JAVA_VERSION="([^"]+)"', re.MULTILINE)
 _NO_ATTACH = "-XX:+DisableAttachMechanism"
 # Where else a JVM's options come from: the `java` launcher reads JDK_JAVA_OPTIONS, the JVM the other two.
 _OPTION_VARIABLES = ("JDK_JAVA_OPTIONS", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS")
-# A process stopped by a signal (SIGSTOP, Ctrl-Z) or held by a debugger: its attach listener can't answer.
-_STOPPED = (psutil.STATUS_STOPPED, psutil.STATUS_TRACING_STOP)
 
 
 @dataclass(frozen=True)
@@ -100,7 +99,6 @@ def _describe(process: psutil.Process) -> RunningJvm | None:
                 cwd: str | None = process.cwd()
             except psutil.AccessDenied:
                 cwd = None
-            status = process.status()
             try:
                 environment = process.environ()
             except psutil.AccessDenied:
@@ -120,10 +118,8 @@ def _describe(process: psutil.Process) -> RunningJvm | None:
         why_not = f"it runs Java {version}; attaching needs Java {MINIMUM_JAVA}+"
     elif not (Path(java_home) / "bin" / "jcmd").is_file():
         why_not = f"it runs on {java_home}, which has no jcmd (a JRE): attaching needs the app to run on a JDK"
-    elif status in _STOPPED:
-        why_not = (
-            f"it is stopped (SIGSTOP, Ctrl-Z or a debugger): resume it (kill -CONT {process.pid}) and attach again"
-        )
+    elif (stopped := paused(process.pid)) is not None:
+        why_not = f"it is {stopped}"
     classpath = environment.get("CLASSPATH")
     kotlin = kotlin_of(arguments, cwd, classpath) if uid == os.getuid() else KotlinSeen(None, None)
     return RunningJvm(

@@ -28,6 +28,7 @@ from gradle_repl.frames import (
     TestRunRequest,
     UpdateResult,
 )
+from gradle_repl.stopping import paused
 from gradle_repl.worker.attach.agent_jar import agent_package, build_agent_jar
 from gradle_repl.worker.attach.agent_socket import socket_path
 from gradle_repl.worker.attach.agent_wire import (
@@ -165,18 +166,12 @@ EXIT_SETTLE_SECONDS = 2.0
 # agentmain only opens its socket. A JVM stopped meanwhile never answers, and the attach API has no deadline of its
 # own: past this, the worker gives up (its exit ends the blocked call).
 LOAD_AGENT_TIMEOUT_SECONDS = 30.0
-# A process stopped by a signal (SIGSTOP, Ctrl-Z) or held by a debugger: it can't load or answer anything.
-_STOPPED = (psutil.STATUS_STOPPED, psutil.STATUS_TRACING_STOP)
 
 
 def _stopped(pid: int) -> str | None:
     """That JVM `pid` is stopped, as one sentence with what to do; None when it runs (or is gone)."""
-    try:
-        if psutil.Process(pid).status() not in _STOPPED:
-            return None
-    except psutil.Error:
-        return None
-    return f"JVM {pid} is stopped (SIGSTOP, Ctrl-Z or a debugger): resume it (kill -CONT {pid}) and attach again"
+    phrase = paused(pid)
+    return f"JVM {pid} is {phrase}" if phrase is not None else None
 
 
 def _load_agent(pid: int, jar: Path, path: str) -> None:
