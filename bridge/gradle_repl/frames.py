@@ -525,17 +525,5 @@ def decode_frame(
     return _FRAME.validate_json(line)
 
 
-def decode_request(
-    line: bytes | str,
-) -> (
-    StartRequest
-    | EvalRequest
-    | CancelRequest
-    | DescribeRequest
-    | CheckRequest
-    | CompleteRequest
-    | UpdateRequest
-    | TestRunRequest
-    | CompileRequest
-):
+def decode_request(line: bytes | str) -> Request:
     return _REQUEST.validate_json(line)
