@@ -9,6 +9,8 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from xml.sax.saxutils import escape
@@ -119,15 +121,17 @@ def resolve_jars(
     if all(_valid_classpath(path) for path in results.values()):
         return ResolvedJars({name: _read_classpath(path) for name, path in results.items()})
     work.mkdir(parents=True, exist_ok=True)
-    for name, coordinates in requests.items():
+
+    def resolve(name: str, coordinates: list[Coordinate]) -> None:
         module = work / name
         module.mkdir(exist_ok=True)
-        # Another process resolving the same request (a second session, the suite's prefetch) may be running Maven on
-        # this pom: it is replaced whole, never rewritten under a reader.
-        pom = module / f"pom.{os.getpid()}.tmp"
+        # Another process or thread resolving the same request (a second session, the suite's prefetch) may be running
+        # Maven on this pom: it is replaced whole, never rewritten under a reader.
+        own = f"{os.getpid()}.{threading.get_ident()}"
+        pom = module / f"pom.{own}.tmp"
         pom.write_text(_pom(name, coordinates), encoding="utf-8")
         os.replace(pom, module / "pom.xml")
-        temporary = module / f"classpath.{os.getpid()}.tmp"
+        temporary = module / f"classpath.{own}.tmp"
         outcome = run_streaming(
             [find_mvn(), "-B", "-q", "dependency:build-classpath", f"-Dmdep.outputFile={temporary}"],
             cwd=module,
@@ -139,6 +143,11 @@ def resolve_jars(
             errors = [line for line in outcome.lines if "ERROR" in line][:15]
             raise BuildFailed(f"Maven could not resolve {wanted}:\n" + "\n".join(errors or outcome.lines[-15:]))
         os.replace(temporary, results[name])
+
+    # One Maven run per group, all at once: on an empty local repository each is mostly waiting on downloads.
+    with ThreadPoolExecutor(max_workers=len(requests) or 1) as runs:
+        for done in [runs.submit(resolve, name, coordinates) for name, coordinates in requests.items()]:
+            done.result()
     return ResolvedJars({name: _read_classpath(path) for name, path in results.items()})
 
 

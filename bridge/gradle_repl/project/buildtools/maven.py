@@ -22,6 +22,7 @@ from gradle_repl.project.buildtools.maven_extension import (
     extension_hash,
     extension_jar,
 )
+from gradle_repl.project.buildtools.maven_first_run import is_first_maven_run, start_first_run_fetch
 from gradle_repl.project.process import ProgressCallback, failure_text, run_streaming
 from gradle_repl.project.toolchain import Coordinate, find_mvn, repl_host_coordinates, repl_kotlin_version, resolve_jars
 
@@ -32,6 +33,8 @@ __all__ = [
     "find_maven",
     "find_module",
     "maven_errors",
+    "repl_jar_requests",
+    "reactor_command",
     "MAVEN_TIMEOUT_SECONDS",
 ]
 
@@ -182,11 +185,9 @@ def _compile_command(
 ) -> list[str]:
     """mvn, the module (and the modules it needs) and the compile phase, as every run of gradle-repl's invokes them;
     in process unless given the flags of a Kotlin daemon."""
-    command = [*mvn, "-B", "-V", "-f", str(root / "pom.xml")]
-    if module != root:
-        command += ["-pl", _module_name(module, root), "-am"]
     return [
-        *command,
+        *reactor_command(mvn, root, module),
+        "-V",
         "test-compile" if test else "compile",
         # kotlin-maven-plugin 2.2.20+ compiles in a Kotlin daemon that outlives the build; in process, nothing stays.
         *(daemon or ["-Dkotlin.compiler.daemon=false"]),
@@ -195,6 +196,12 @@ def _compile_command(
         # maven-mixed). A whole-module compile is what a resolve needs anyway: its classes, as the build makes them.
         "-Dkotlin.compiler.incremental=false",
     ]
+
+
+def reactor_command(mvn: list[str], root: Path, module: Path) -> list[str]:
+    """mvn in batch mode on the build's POM, with the module and the modules it needs."""
+    command = [*mvn, "-B", "-f", str(root / "pom.xml")]
+    return [*command, "-pl", _module_name(module, root), "-am"] if module != root else command
 
 
 def _runtime_scope_extension() -> tuple[Path | None, str | None]:
@@ -219,16 +226,26 @@ def resolve_maven_environment(
     module = find_module(root, project_path)
     test = source_set == "test"
     extension, no_extension = (None, None) if test else _runtime_scope_extension()
-    command = maven_command(find_maven(root), root, module, test=test, extension=extension)
+    mvn = find_maven(root)
+    command = maven_command(mvn, root, module, test=test, extension=extension)
     # Outputs of an earlier run must never be mistaken for this run's.
     for directory in {root / _OUT_DIR, module / _OUT_DIR}:
         shutil.rmtree(directory, ignore_errors=True)
+    environment = maven_speed.maven_environment(os.environ, root)
+    first_run = (
+        start_first_run_fetch(
+            root,
+            reactor_command(mvn, root, module),
+            environment,
+            lambda effective: repl_jar_requests(
+                pom.kotlin_settings(pom.effective_project(effective, module), test=test)
+            ),
+        )
+        if is_first_maven_run(environment)
+        else None
+    )
     outcome = run_streaming(
-        command,
-        cwd=root,
-        timeout_seconds=MAVEN_TIMEOUT_SECONDS,
-        on_line=on_progress,
-        env=maven_speed.maven_environment(os.environ, root),
+        command, cwd=root, timeout_seconds=MAVEN_TIMEOUT_SECONDS, on_line=on_progress, env=environment
     )
     if outcome.timed_out:
         raise BuildFailed(f"Maven did not finish within {MAVEN_TIMEOUT_SECONDS:g} s")
@@ -248,16 +265,11 @@ def resolve_maven_environment(
     outputs = pom.output_dirs(project, module, test=test)
     kotlin = pom.kotlin_settings(project, test=test)
     java_home = _java_home(outcome.lines)
-    # Every plugin is resolved at the REPL's Kotlin version: the same as the project's, or the pinned one
-    # (plugin_support.load_plugins_at_repl_version says so for both build tools).
     repl_version, too_old = repl_kotlin_version(kotlin.version)
-    plugin_artifacts = sorted(
-        {pom.PLUGINS[name][0] for name in kotlin.plugins if name in pom.PLUGINS} | set(kotlin.plugin_artifacts)
-    )
-    requests = {"host": repl_host_coordinates(repl_version)}
-    for artifact in plugin_artifacts:
-        requests[artifact] = [Coordinate("org.jetbrains.kotlin", artifact, repl_version, transitive=False)]
-    jars = resolve_jars(requests, on_progress=on_progress)
+    plugin_artifacts = _plugin_artifacts(kotlin)
+    if first_run is not None:
+        first_run.wait()  # it has fetched these jars, or is fetching them now: asked again, they would come twice
+    jars = resolve_jars(repl_jar_requests(kotlin), on_progress=on_progress)
     return ReplEnvironment(
         build_tool="maven",
         project_root=str(root),
@@ -282,6 +294,23 @@ def resolve_maven_environment(
         test_settings=surefire.surefire_settings(project, str(module)) if test else None,
         edit_sources=pom.edit_sources(project, module, outputs, test=test),
     )
+
+
+def _plugin_artifacts(kotlin: pom.KotlinSettings) -> list[str]:
+    return sorted(
+        {pom.PLUGINS[name][0] for name in kotlin.plugins if name in pom.PLUGINS} | set(kotlin.plugin_artifacts)
+    )
+
+
+def repl_jar_requests(kotlin: pom.KotlinSettings) -> dict[str, list[Coordinate]]:
+    """The REPL host's jars and each compiler plugin's, by name. Every plugin is resolved at the REPL's Kotlin version:
+    the same as the project's, or the pinned one (plugin_support.load_plugins_at_repl_version says so for both build
+    tools)."""
+    repl_version, _ = repl_kotlin_version(kotlin.version)
+    requests = {"host": repl_host_coordinates(repl_version)}
+    for artifact in _plugin_artifacts(kotlin):
+        requests[artifact] = [Coordinate("org.jetbrains.kotlin", artifact, repl_version, transitive=False)]
+    return requests
 
 
 def _aggregator_warning(project: ET.Element, module: Path, root: Path) -> list[str]:
