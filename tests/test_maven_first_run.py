@@ -4,21 +4,21 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from conftest import SAMPLE_PROJECT
+from gradle_repl.errors import BuildFailed
 from gradle_repl.project.buildtools.maven import reactor_command, repl_jar_requests
-from gradle_repl.project.buildtools.maven_first_run import (
-    is_first_maven_run,
-    local_repository,
-    start_first_run_fetch,
-)
+from gradle_repl.project.buildtools.maven_first_run import FirstRunFetch, first_run_fetch, local_repository
 from gradle_repl.project.buildtools.pom import effective_project, kotlin_settings
-from gradle_repl.project.toolchain import PINNED_KOTLIN_VERSION, Coordinate, find_mvn
+from gradle_repl.project.toolchain import PINNED_KOTLIN_VERSION, Coordinate, find_mvn, resolve_jars
 
 HELP_PLUGIN = Path("org/apache/maven/plugins/maven-help-plugin")
+# The first line of `mvn -V`: the build's banner starts the fetch.
+BANNER = "Apache Maven 3.8.7"
 
 
 @pytest.fixture
@@ -42,43 +42,81 @@ def test_the_local_repository_is_maven_repo_local_then_the_user_settings_then_th
     assert local_repository({"MAVEN_OPTS": "-Xmx1g -Dmaven.repo.local=/opt/repo"}) == Path("/opt/repo")
     both = {"MAVEN_OPTS": "-Dmaven.repo.local=/opt/repo", "MAVEN_ARGS": "-Dmaven.repo.local=/ci/repo -o"}
     assert local_repository(both) == Path("/ci/repo")
+    # Maven's stock settings.xml names a repository inside a comment; a `${property}` is Maven's to expand.
+    (tmp_path / ".m2" / "settings.xml").write_text(
+        "<settings><!-- <localRepository>/path/to/local/repo</localRepository> --></settings>", encoding="utf-8"
+    )
+    assert local_repository({}) == tmp_path / ".m2" / "repository"
+    (tmp_path / ".m2" / "settings.xml").write_text(
+        "<settings><localRepository>${user.home}/repo</localRepository></settings>", encoding="utf-8"
+    )
+    assert local_repository({}) == tmp_path / ".m2" / "repository"
 
 
 def test_a_repository_with_the_help_plugin_or_a_fetch_already_started_is_no_first_run(
     tmp_path: Path, own_cache: Path
 ) -> None:
     repository = tmp_path / "repository"
-    environ = {"MAVEN_OPTS": f"-Dmaven.repo.local={repository}"}
-    assert is_first_maven_run(environ)
-    (repository / HELP_PLUGIN).mkdir(parents=True)
-    assert not is_first_maven_run(environ)
-    (repository / HELP_PLUGIN).rmdir()
-    # A Maven that can't even read its POM: the fetch ends quietly (the resolve reports its own errors) and is not
-    # tried again.
+    environ = {**os.environ, "MAVEN_OPTS": f"-Dmaven.repo.local={repository}"}
+    # A Maven that can't even read its POM: the fetch ends quietly (the resolve reports its own errors).
     broken = [find_mvn(), "-B", "-f", str(tmp_path / "no-such-pom.xml")]
-    start_first_run_fetch(tmp_path, broken, {**os.environ, **environ}, lambda _: {}).wait()
-    assert not is_first_maven_run(environ)
+    (repository / HELP_PLUGIN).mkdir(parents=True)
+    assert first_run_fetch(tmp_path, broken, environ, lambda _: {}) is None
+    (repository / HELP_PLUGIN).rmdir()
+    fetch = first_run_fetch(tmp_path, broken, environ, lambda _: {})
+    assert fetch is not None
+    fetch.on_line("[INFO] Scanning for projects...")
+    assert not (own_cache / "maven-first-run").exists(), "only the build's banner starts the fetch"
+    fetch.on_line(BANNER)
+    fetch.wait(None)
+    assert first_run_fetch(tmp_path, broken, environ, lambda _: {}) is None, "a fetch is tried once"
     assert [p.name for p in own_cache.iterdir()] == ["maven-first-run"], "the fetch's work directory was left behind"
 
 
-def test_the_fetch_leaves_the_repl_jars_the_resolve_asks_for_in_the_toolchain_cache(own_cache: Path) -> None:
-    """Against sample-project and the machine's local repository: what the resolve would fetch after its build is
-    there once the fetch is done, read from the effective POM the fetch's own Maven run wrote."""
-    mvn = [find_mvn()]
-    seen: list[str] = []
+def sample_requests(seen: list[str]) -> Callable[[Path], dict[str, list[Coordinate]]]:
+    """sample-project's REPL jars as the resolve names them, from the effective POM the fetch's Maven wrote."""
 
     def requests(effective: Path) -> dict[str, list[Coordinate]]:
         settings = kotlin_settings(effective_project(effective, SAMPLE_PROJECT), test=False)
         seen.append(settings.version)
         return repl_jar_requests(settings)
 
-    start_first_run_fetch(
-        SAMPLE_PROJECT, reactor_command(mvn, SAMPLE_PROJECT, SAMPLE_PROJECT), dict(os.environ), requests
-    ).wait()
+    return requests
+
+
+def test_the_fetch_leaves_the_repl_jars_the_resolve_asks_for_in_the_toolchain_cache(own_cache: Path) -> None:
+    """Against sample-project and the machine's local repository: what the resolve would fetch after its build is
+    there once the fetch is done."""
+    seen: list[str] = []
+    reactor = reactor_command([find_mvn()], SAMPLE_PROJECT, SAMPLE_PROJECT)
+    fetch = FirstRunFetch(SAMPLE_PROJECT, reactor, dict(os.environ), sample_requests(seen))
+    fetch.on_line(BANNER)
+    progress: list[str] = []
+    fetch.wait(progress.append)
     assert seen == [PINNED_KOTLIN_VERSION]
+    assert progress == ["waiting for the Kotlin REPL's jars, fetched beside the build (first run)"]
     classpaths = {path.name: path for path in (own_cache / "toolchain").glob("*/*.classpath")}
     assert set(classpaths) == {"host.classpath", "kotlin-serialization-compiler-plugin-embeddable.classpath"}
     host = classpaths["host.classpath"].read_text(encoding="utf-8").split(os.pathsep)
     assert any(Path(jar).name == f"kotlin-scripting-compiler-embeddable-{PINNED_KOTLIN_VERSION}.jar" for jar in host)
     assert all(Path(jar).is_file() for jar in host)
     assert not list(own_cache.glob("first-run-*")), "the fetch's work directory was left behind"
+
+
+def test_a_fetch_whose_build_failed_asks_for_no_jars(own_cache: Path) -> None:
+    seen: list[str] = []
+    reactor = reactor_command([find_mvn()], SAMPLE_PROJECT, SAMPLE_PROJECT)
+    fetch = FirstRunFetch(SAMPLE_PROJECT, reactor, dict(os.environ), sample_requests(seen))
+    fetch.cancel()  # before its Maven run ends, as a build that failed cancels it: here, before it starts
+    fetch.on_line(BANNER)
+    fetch.wait(None)
+    assert seen == [] and not (own_cache / "toolchain").exists()
+
+
+def test_the_repl_jar_groups_resolve_together_and_a_group_that_cant_fails_the_whole(own_cache: Path) -> None:
+    missing = Coordinate("org.jetbrains.kotlin", "no-such-gradle-repl-artifact", "0.0.1", transitive=False)
+    stdlib = Coordinate("org.jetbrains.kotlin", "kotlin-stdlib", PINNED_KOTLIN_VERSION, transitive=False)
+    with pytest.raises(BuildFailed, match="no-such-gradle-repl-artifact"):
+        resolve_jars({"stdlib": [stdlib], "missing": [missing]})
+    jars = resolve_jars({"stdlib": [stdlib]})
+    assert [Path(jar).name for jar in jars.by_request["stdlib"]] == [f"kotlin-stdlib-{PINNED_KOTLIN_VERSION}.jar"]

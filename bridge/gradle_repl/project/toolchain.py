@@ -10,7 +10,6 @@ import hashlib
 import os
 import shutil
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from xml.sax.saxutils import escape
@@ -144,10 +143,23 @@ def resolve_jars(
             raise BuildFailed(f"Maven could not resolve {wanted}:\n" + "\n".join(errors or outcome.lines[-15:]))
         os.replace(temporary, results[name])
 
-    # One Maven run per group, all at once: on an empty local repository each is mostly waiting on downloads.
-    with ThreadPoolExecutor(max_workers=len(requests) or 1) as runs:
-        for done in [runs.submit(resolve, name, coordinates) for name, coordinates in requests.items()]:
-            done.result()
+    # One Maven run per group, all at once: on an empty local repository each is mostly waiting on downloads. Daemon
+    # threads: a process that is exiting never waits for them (each run ends with it, under the build guard).
+    failures: list[BaseException] = []
+
+    def run(name: str, coordinates: list[Coordinate]) -> None:
+        try:
+            resolve(name, coordinates)
+        except BaseException as error:  # noqa: BLE001 - raised again on the caller's thread
+            failures.append(error)
+
+    runs = [threading.Thread(target=run, args=item, daemon=True, name="toolchain") for item in requests.items()]
+    for thread in runs:
+        thread.start()
+    for thread in runs:
+        thread.join()
+    if failures:
+        raise failures[0]
     return ResolvedJars({name: _read_classpath(path) for name, path in results.items()})
 
 

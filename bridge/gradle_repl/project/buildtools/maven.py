@@ -9,6 +9,7 @@ import os
 import re
 import shutil
 import xml.etree.ElementTree as ET
+from collections.abc import Callable
 from pathlib import Path
 
 from gradle_repl.environment import ReplEnvironment
@@ -22,7 +23,7 @@ from gradle_repl.project.buildtools.maven_extension import (
     extension_hash,
     extension_jar,
 )
-from gradle_repl.project.buildtools.maven_first_run import is_first_maven_run, start_first_run_fetch
+from gradle_repl.project.buildtools.maven_first_run import first_run_fetch
 from gradle_repl.project.process import ProgressCallback, failure_text, run_streaming
 from gradle_repl.project.toolchain import Coordinate, find_mvn, repl_host_coordinates, repl_kotlin_version, resolve_jars
 
@@ -232,21 +233,21 @@ def resolve_maven_environment(
     for directory in {root / _OUT_DIR, module / _OUT_DIR}:
         shutil.rmtree(directory, ignore_errors=True)
     environment = maven_speed.maven_environment(os.environ, root)
-    first_run = (
-        start_first_run_fetch(
-            root,
-            reactor_command(mvn, root, module),
-            environment,
-            lambda effective: repl_jar_requests(
-                pom.kotlin_settings(pom.effective_project(effective, module), test=test)
-            ),
-        )
-        if is_first_maven_run(environment)
-        else None
+    first_run = first_run_fetch(
+        root,
+        reactor_command(mvn, root, module),
+        environment,
+        lambda effective: repl_jar_requests(pom.kotlin_settings(pom.effective_project(effective, module), test=test)),
     )
     outcome = run_streaming(
-        command, cwd=root, timeout_seconds=MAVEN_TIMEOUT_SECONDS, on_line=on_progress, env=environment
+        command,
+        cwd=root,
+        timeout_seconds=MAVEN_TIMEOUT_SECONDS,
+        on_line=on_progress if first_run is None else _both(first_run.on_line, on_progress),
+        env=environment,
     )
+    if first_run is not None and (outcome.timed_out or outcome.returncode != 0):
+        first_run.cancel()
     if outcome.timed_out:
         raise BuildFailed(f"Maven did not finish within {MAVEN_TIMEOUT_SECONDS:g} s")
     if outcome.returncode != 0:
@@ -268,7 +269,7 @@ def resolve_maven_environment(
     repl_version, too_old = repl_kotlin_version(kotlin.version)
     plugin_artifacts = _plugin_artifacts(kotlin)
     if first_run is not None:
-        first_run.wait()  # it has fetched these jars, or is fetching them now: asked again, they would come twice
+        first_run.wait(on_progress)  # it has fetched these jars, or is fetching them: asked again, they'd come twice
     jars = resolve_jars(repl_jar_requests(kotlin), on_progress=on_progress)
     return ReplEnvironment(
         build_tool="maven",
@@ -296,7 +297,19 @@ def resolve_maven_environment(
     )
 
 
+def _both(first: Callable[[str], None], then: ProgressCallback | None) -> ProgressCallback:
+    """A line callback that hands each line to `first`, then to `then` (when given)."""
+
+    def both(line: str) -> None:
+        first(line)
+        if then is not None:
+            then(line)
+
+    return both
+
+
 def _plugin_artifacts(kotlin: pom.KotlinSettings) -> list[str]:
+    """The compiler plugins' artifacts the build applies, each once."""
     return sorted(
         {pom.PLUGINS[name][0] for name in kotlin.plugins if name in pom.PLUGINS} | set(kotlin.plugin_artifacts)
     )

@@ -7,6 +7,10 @@ the build, a second Maven run writes the effective POM alone (it compiles nothin
 names the REPL jars, which are then fetched while the build still runs. The build's own effective POM stays the one the
 environment is read from: this run only fills the local repository and the toolchain cache sooner.
 
+The fetch starts once the build's Maven prints its banner: a project's `mvnw` has then installed its Maven, which two
+wrappers started at once could both download to one file. A build that fails cancels it: the fetch then asks for no
+jars, and its Maven run ends when the resolve's process does (every build runs under the build guard).
+
 Only a first resolve gains: later ones find the help plugin in the local repository, and a second Maven JVM (~2.5 s of
 CPU) would buy them nothing. The cache keeps a mark once this has run, so a local repository kept where this module
 doesn't look (`.mvn/maven.config`, say) costs one extra run, not one per resolve.
@@ -14,6 +18,7 @@ doesn't look (`.mvn/maven.config`, say) costs one extra run, not one per resolve
 
 from __future__ import annotations
 
+import logging
 import re
 import shutil
 import tempfile
@@ -22,78 +27,97 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from gradle_repl.paths import cache_dir
-from gradle_repl.project.process import run_streaming
+from gradle_repl.project.process import ProgressCallback, run_streaming
 from gradle_repl.project.toolchain import MVN_TIMEOUT_SECONDS, Coordinate, resolve_jars
 
-__all__ = ["FirstRunFetch", "is_first_maven_run", "start_first_run_fetch", "local_repository"]
+__all__ = ["FirstRunFetch", "first_run_fetch", "local_repository"]
+
+_log = logging.getLogger(__name__)
 
 # What the effective POM needs, and so what a local repository that has served one resolve holds.
 _HELP_PLUGIN = Path("org/apache/maven/plugins/maven-help-plugin")
 _REPO_LOCAL = re.compile(r"-Dmaven\.repo\.local=(\S+)")
 _SETTINGS_REPOSITORY = re.compile(r"<localRepository>\s*([^<]+?)\s*</localRepository>")
+_XML_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+# `mvn -V` prints this first: by then a wrapper has installed the Maven it runs.
+_BANNER = "Apache Maven "
 
 JarRequests = Callable[[Path], dict[str, list[Coordinate]]]
 
 
 def local_repository(environ: Mapping[str, str]) -> Path:
     """Where Maven keeps downloads: `-Dmaven.repo.local` in MAVEN_OPTS or MAVEN_ARGS, else the user settings'
-    `<localRepository>`, else ~/.m2/repository."""
+    `<localRepository>` (outside comments; one naming a `${property}` is left to Maven), else ~/.m2/repository."""
     for name in ("MAVEN_ARGS", "MAVEN_OPTS"):
         if match := _REPO_LOCAL.search(environ.get(name, "")):
             return Path(match.group(1)).expanduser()
     settings = Path.home() / ".m2" / "settings.xml"
     try:
-        configured = _SETTINGS_REPOSITORY.search(settings.read_text(encoding="utf-8", errors="replace"))
+        text = _XML_COMMENT.sub("", settings.read_text(encoding="utf-8", errors="replace"))
     except OSError:
-        configured = None
-    return Path(configured.group(1)).expanduser() if configured else Path.home() / ".m2" / "repository"
-
-
-class FirstRunFetch:
-    """The fetch running beside a build; the resolve waits for it before it asks for the REPL's jars itself."""
-
-    def __init__(self, fetch: Callable[[], None]) -> None:
-        self._thread = threading.Thread(target=fetch, name="maven-first-run-fetch", daemon=True)
-        self._thread.start()
-
-    def wait(self) -> None:
-        self._thread.join()
+        text = ""
+    configured = _SETTINGS_REPOSITORY.search(text)
+    if configured and "${" not in configured.group(1):
+        return Path(configured.group(1)).expanduser()
+    return Path.home() / ".m2" / "repository"
 
 
 def _mark() -> Path:
     return cache_dir() / "maven-first-run"
 
 
-def is_first_maven_run(environ: Mapping[str, str]) -> bool:
-    """Whether no Maven resolve has filled the local repository yet, nor started a first-run fetch."""
-    return not _mark().exists() and not (local_repository(environ) / _HELP_PLUGIN).is_dir()
+class FirstRunFetch:
+    """The fetch beside a first resolve's build: started by the build's banner (`on_line`), waited for before the
+    resolve asks for the REPL's jars itself, cancelled when the build fails."""
 
+    def __init__(self, root: Path, reactor: list[str], environ: dict[str, str], jar_requests: JarRequests) -> None:
+        self._root, self._reactor, self._environ, self._jar_requests = root, reactor, environ, jar_requests
+        self._cancelled = threading.Event()
+        self._thread: threading.Thread | None = None
 
-def start_first_run_fetch(
-    root: Path, reactor: list[str], environ: dict[str, str], jar_requests: JarRequests
-) -> FirstRunFetch:
-    """Starts fetching the effective POM's plugin and the REPL's jars (`jar_requests` names them, from an effective
-    POM). `reactor` is the build's mvn command up to its goals (the POM, and the module with the modules it needs),
-    run in the build's root as the build is."""
-    mark = _mark()
-    mark.parent.mkdir(parents=True, exist_ok=True)
-    mark.touch()
+    def on_line(self, line: str) -> None:
+        """Reads the build's output; its banner starts the fetch."""
+        if self._thread is None and line.startswith(_BANNER):
+            _mark().parent.mkdir(parents=True, exist_ok=True)
+            _mark().touch()
+            # A daemon thread: a process whose resolve failed exits without waiting for it.
+            self._thread = threading.Thread(target=self._fetch, name="maven-first-run-fetch", daemon=True)
+            self._thread.start()
 
-    def fetch() -> None:
-        work = Path(tempfile.mkdtemp(prefix="first-run-", dir=mark.parent))
+    def wait(self, on_progress: ProgressCallback | None) -> None:
+        if self._thread is not None and self._thread.is_alive():
+            if on_progress is not None:
+                on_progress("waiting for the Kotlin REPL's jars, fetched beside the build (first run)")
+            self._thread.join()
+
+    def cancel(self) -> None:
+        self._cancelled.set()
+
+    def _fetch(self) -> None:
+        work = Path(tempfile.mkdtemp(prefix="first-run-", dir=_mark().parent))
         effective = work / "effective-pom.xml"
         try:
             outcome = run_streaming(
-                [*reactor, "-q", "help:effective-pom", f"-Doutput={effective}"],
-                cwd=root,
+                [*self._reactor, "-q", "help:effective-pom", f"-Doutput={effective}"],
+                cwd=self._root,
                 timeout_seconds=MVN_TIMEOUT_SECONDS,
-                env=environ,
+                env=self._environ,
             )
-            if outcome.returncode == 0 and effective.is_file():
-                resolve_jars(jar_requests(effective))
+            if outcome.returncode == 0 and effective.is_file() and not self._cancelled.is_set():
+                resolve_jars(self._jar_requests(effective))
         except Exception:  # noqa: BLE001 - the resolve fetches whatever this could not, and reports its own errors
-            pass
+            _log.debug("the first-run fetch failed; the resolve fetches what it needs itself", exc_info=True)
         finally:
             shutil.rmtree(work, ignore_errors=True)
 
-    return FirstRunFetch(fetch)
+
+def first_run_fetch(
+    root: Path, reactor: list[str], environ: dict[str, str], jar_requests: JarRequests
+) -> FirstRunFetch | None:
+    """A fetch for this resolve when it is a first one (no Maven resolve has filled the local repository yet, nor
+    started a fetch); None otherwise. `reactor` is the build's mvn command up to its goals (the POM, and the module
+    with the modules it needs), run in the build's root as the build is; `jar_requests` names the REPL's jars from an
+    effective POM."""
+    if _mark().exists() or (local_repository(environ) / _HELP_PLUGIN).is_dir():
+        return None
+    return FirstRunFetch(root, reactor, environ, jar_requests)
