@@ -113,7 +113,7 @@ def test_a_fetch_whose_build_failed_asks_for_no_jars(own_cache: Path) -> None:
     assert seen == [] and not (own_cache / "toolchain").exists()
 
 
-def test_the_repl_jar_groups_resolve_together_and_a_group_that_cant_fails_the_whole(own_cache: Path) -> None:
+def test_a_repl_jar_group_that_cant_resolve_fails_the_call_with_mavens_reason(own_cache: Path) -> None:
     missing = Coordinate("org.jetbrains.kotlin", "no-such-gradle-repl-artifact", "0.0.1", transitive=False)
     stdlib = Coordinate("org.jetbrains.kotlin", "kotlin-stdlib", PINNED_KOTLIN_VERSION, transitive=False)
     with pytest.raises(BuildFailed, match="no-such-gradle-repl-artifact"):
