@@ -311,6 +311,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     state = run_state_dir(config._tmp_path_factory)  # type: ignore[attr-defined]
     env = {**os.environ, "GRADLE_REPL_CACHE_DIR": str(run_cache_dir(state))}
     env.setdefault("MAVEN_OPTS", " ".join(SHORT_LIVED_JVM_FLAGS))
+    env["MAVEN_OPTS"] += " " + daemon_options(kotlin_daemons_dir(state))  # where the workers' builds look for it
     with open(state / "prefetch.log", "wb") as log:
         _prefetch = subprocess.Popen(
             [sys.executable, str(Path(__file__).with_name("prefetch.py"))],

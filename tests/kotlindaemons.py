@@ -9,11 +9,11 @@ exactly those, and a daemon the user runs (in ~/.local/share/kotlin/daemon or el
 
 from __future__ import annotations
 
-import itertools
 from pathlib import Path
 
 import psutil
 
+from gradle_repl.project.kotlin_daemons import DAEMON_MAIN_CLASS, daemon_run_files
 from gradle_repl.stopping import stop_processes_now
 
 __all__ = ["daemon_options", "daemons_in", "stop_daemons"]
@@ -33,7 +33,7 @@ def daemons_in(run_files: Path) -> list[psutil.Process]:
     found = []
     for process in psutil.process_iter(["cmdline"]):
         cmdline = process.info["cmdline"] or []
-        if "org.jetbrains.kotlin.daemon.KotlinCompileDaemon" in cmdline and _run_files(cmdline) == str(run_files):
+        if DAEMON_MAIN_CLASS in cmdline and daemon_run_files(cmdline) == str(run_files):
             found.append(process)
     return found
 
@@ -42,11 +42,3 @@ def stop_daemons(run_files: Path) -> list[psutil.Process]:
     """Stops the Kotlin daemons of run_files (the product's stop ladder: SIGTERM, then SIGKILL); any still alive."""
     stop_processes_now(daemons_in(run_files), grace_seconds=STOP_GRACE_SECONDS)
     return daemons_in(run_files)
-
-
-def _run_files(cmdline: list[str]) -> str | None:
-    """The daemon's `--daemon-runFilesPath <dir>` (two arguments, as the daemon client passes it)."""
-    for flag, value in itertools.pairwise(cmdline):
-        if flag == "--daemon-runFilesPath":
-            return value
-    return None

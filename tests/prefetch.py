@@ -9,6 +9,9 @@ resolver downloads into a `.part` file under a `.part.lock` file lock, and a sec
 then takes the finished file (maven-resolver-connector-basic, PartialFile); resolve_jars replaces its pom and classpath
 files whole. A fetch that fails here fails again, with its message, in the test that needs it.
 
+It also starts the run's warm Kotlin daemon (one edit-loop compile of sample-project), which the suite's full resolves
+then compile in, as a user's do once an edit has started it (project/kotlin_daemons.py): ~6 s less per resolve.
+
     python tests/prefetch.py LOG_DIR
 """
 
@@ -29,7 +32,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from conftest import PROJECTS, SAMPLE_PROJECT, persistent_test_cache
+from conftest import PROJECTS, SAMPLE_PROJECT, copy_project, persistent_test_cache
+from gradle_repl.project.buildtools.maven_speed import daemon_properties
 from gradle_repl.project.toolchain import (
     PINNED_KOTLIN_VERSION,
     find_mvn,
@@ -78,18 +82,33 @@ def _maven_plugins_and_dependencies(project: Path, kotlin: str | None) -> str:
         goals = ["dependency:resolve-plugins"] + (
             [] if "<modules>" in (copy / "pom.xml").read_text() else ["dependency:resolve"]
         )
-        done = subprocess.run(
-            [find_mvn(), "-B", "-q", "-fae", *goals],
-            cwd=copy,
-            capture_output=True,
-            text=True,
-            timeout=MVN_TIMEOUT_SECONDS,
-        )
-        if done.returncode != 0:
-            raise RuntimeError((done.stdout + done.stderr).strip()[-2000:])
+        _maven(copy, "-fae", *goals)
         stamp.parent.mkdir(parents=True, exist_ok=True)
         stamp.touch()
         return "done"
+
+
+def _warm_kotlin_daemon() -> str:
+    """The run's Kotlin daemon for sample-project's compiler, started and warmed by one edit-loop compile: the suite's
+    full resolves of projects on that Kotlin then compile in it, as a user's do after a first edit (kotlin_daemons.py).
+    It lives in the run's own daemon directory (MAVEN_OPTS, kotlindaemons.py), which the run's end clears."""
+    with tempfile.TemporaryDirectory(prefix="prefetch-daemon-") as scratch:
+        copy = copy_project(SAMPLE_PROJECT, Path(scratch) / SAMPLE_PROJECT.name)
+        _maven(copy, "compile", "-Dkotlin.compiler.incremental=false", *daemon_properties())
+    return "warm"
+
+
+def _maven(project: Path, *arguments: str) -> None:
+    """A quiet Maven run in project; its last output in the error when it fails."""
+    done = subprocess.run(
+        [find_mvn(), "-B", "-q", *arguments],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=MVN_TIMEOUT_SECONDS,
+    )
+    if done.returncode != 0:
+        raise RuntimeError((done.stdout + done.stderr).strip()[-2000:])
 
 
 def _repl_host_jars(kotlin: str) -> object:
@@ -97,8 +116,9 @@ def _repl_host_jars(kotlin: str) -> object:
 
 
 def fetches() -> list[tuple[str, Callable[[], object]]]:
-    """Each fetch with its name, the largest first (each Kotlin version's compiler, the Gradle API jars)."""
-    jobs: list[tuple[str, Callable[[], object]]] = []
+    """Each fetch with its name, the daemon's warm-up and then the largest first (each Kotlin version's compiler, the Gradle API jars)."""
+    # First: the daemon serves the run's full resolves from its first minutes on.
+    jobs: list[tuple[str, Callable[[], object]]] = [("the run's Kotlin daemon", _warm_kotlin_daemon)]
     for kotlin in SUITE_KOTLIN_VERSIONS:
         jobs.append(
             (f"sample-project at Kotlin {kotlin}", partial(_maven_plugins_and_dependencies, SAMPLE_PROJECT, kotlin))

@@ -10,16 +10,17 @@ import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-import psutil
 import pytest
 
 from conftest import PROJECTS, SAMPLE_PROJECT, SyncWorker, build_classpath, copy_project
 from gradle_repl.errors import BuildFailed, GradleReplError
+from gradle_repl.project import kotlin_daemons
 from gradle_repl.project.buildtools import maven, maven_extension
 from gradle_repl.project.buildtools.maven import MAVEN, find_module, maven_command, maven_errors
 from gradle_repl.project.buildtools.pom import KotlinSettings, kotlin_settings
 from gradle_repl.project.resolve import resolve_environment
 from gradle_repl.project.toolchain import find_mvn
+from kotlindaemons import daemon_options, daemons_in, stop_daemons
 
 MULTI = PROJECTS / "maven-multi"
 
@@ -271,22 +272,59 @@ def test_only_main_loads_the_extension_and_without_javac_a_warning_says_what_tha
     assert "test-scope dependency" in warning and "no javac" in warning
 
 
-def test_maven_runs_without_a_kotlin_daemon(tmp_path: Path) -> None:
-    """kotlin-maven-plugin 2.2.20+ would start a Kotlin daemon that outlives the build: a real resolve leaves
-    none behind, not only passes the flag."""
+def _own_daemon_directory(monkeypatch: pytest.MonkeyPatch, run_files: Path) -> None:
+    """The builds' Kotlin daemons in run_files, apart from the run's warm one (a later -D wins in the JVM)."""
+    monkeypatch.setenv("MAVEN_OPTS", os.environ.get("MAVEN_OPTS", "") + " " + daemon_options(run_files))
+
+
+def test_without_a_warm_kotlin_daemon_a_resolve_compiles_in_process_and_leaves_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """kotlin-maven-plugin 2.2.20+ would start a Kotlin daemon that outlives the build: where the edit loop keeps
+    none, a real resolve leaves none behind, not only passes the flag."""
     command = maven_command(["mvn"], SAMPLE_PROJECT, SAMPLE_PROJECT, test=False)
     assert "-Dkotlin.compiler.daemon=false" in command and "-DincludeScope=runtime" in command
-    before = {p.pid for p in _kotlin_daemons()}
+    _own_daemon_directory(monkeypatch, tmp_path / "daemons")
     resolve_environment(copy_project(PROJECTS / "maven-mixed", tmp_path / "mixed"), build_tool="maven")
-    assert [p.pid for p in _kotlin_daemons() if p.pid not in before] == []
+    assert daemons_in(tmp_path / "daemons") == []
 
 
-def _kotlin_daemons() -> list[psutil.Process]:
-    return [
-        process
-        for process in psutil.process_iter(["cmdline"])
-        if any("KotlinCompileDaemon" in part for part in process.info["cmdline"] or ())
-    ]
+def test_a_resolve_compiles_in_the_kotlin_daemon_the_edit_loop_keeps_warm(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After an edit's compile has started gradle-repl's Kotlin daemon, a full resolve (another checkout of the
+    project here; a build file's change or a new session alike) compiles in it: no second daemon, the daemon did the
+    compile, and a Kotlin + Java module still builds whole (its Java classes too)."""
+    run_files = tmp_path / "daemons"
+    _own_daemon_directory(monkeypatch, run_files)
+    first = copy_project(PROJECTS / "maven-mixed", tmp_path / "first")
+    try:
+        resolve_environment(first, build_tool="maven")
+        assert MAVEN.recompile(first, project_path=":", source_set="main")
+        [daemon] = daemons_in(run_files)
+        assert kotlin_daemons.warm_daemon_running(run_files)
+        busy_before = sum(daemon.cpu_times()[:2])
+        second = copy_project(PROJECTS / "maven-mixed", tmp_path / "second")
+        resolve_environment(second, build_tool="maven")
+        assert [p.pid for p in daemons_in(run_files)] == [daemon.pid]
+        # An idle daemon uses next to no CPU; compiling the module took it well over this.
+        assert sum(daemon.cpu_times()[:2]) - busy_before > 0.3
+        classes = {p.name for p in (second / "target/classes").rglob("*.class")}
+        assert {"Handler.class", "Routes.class"} <= classes, classes
+    finally:
+        stop_daemons(run_files)
+
+
+def test_the_daemon_directory_is_the_one_the_builds_daemon_client_reads() -> None:
+    """kotlin.daemon.options' runFilesPath from MAVEN_OPTS (after .mvn/jvm.config, so it wins), else Kotlin's
+    default under XDG_DATA_HOME."""
+    opts = "-Xmx1g -Dkotlin.daemon.options=autoshutdownIdleSeconds=60,runFilesPath=/runs/a"
+    assert kotlin_daemons.maven_daemon_run_files({"MAVEN_OPTS": opts}, "") == Path("/runs/a")
+    config = "-Dkotlin.daemon.options=runFilesPath=/runs/config"
+    assert kotlin_daemons.maven_daemon_run_files({}, config) == Path("/runs/config")
+    assert kotlin_daemons.maven_daemon_run_files({"MAVEN_OPTS": opts}, config) == Path("/runs/a")
+    data = Path(__file__).parent  # any directory that exists
+    assert kotlin_daemons.maven_daemon_run_files({"XDG_DATA_HOME": str(data)}, "") == data / "kotlin" / "daemon"
 
 
 def test_maven_error_text_is_at_most_twenty_lines_and_never_a_stack() -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from gradle_repl.environment import ReplEnvironment
 from gradle_repl.errors import BuildFailed, BuildToolNotFound, GradleReplError
+from gradle_repl.project import kotlin_daemons
 from gradle_repl.project.build_inputs import Inputs
 from gradle_repl.project.buildtools import maven_speed, pom, surefire
 from gradle_repl.project.buildtools.base import BuildToolName, wrapper_command
@@ -24,7 +25,7 @@ from gradle_repl.project.buildtools.maven_extension import (
     extension_jar,
 )
 from gradle_repl.project.buildtools.maven_first_run import first_run_fetch
-from gradle_repl.project.process import ProgressCallback, failure_text, run_streaming
+from gradle_repl.project.process import ProcessOutcome, ProgressCallback, failure_text, run_streaming
 from gradle_repl.project.toolchain import Coordinate, find_mvn, repl_host_coordinates, repl_kotlin_version, resolve_jars
 
 __all__ = [
@@ -124,9 +125,12 @@ _DAEMON_FAILURE = re.compile(r"\[ERROR\] (Failed connecting to the daemon|The da
 def is_compile_failure(lines: list[str]) -> bool:
     """Whether a build failed because the sources don't compile (not, say, an artifact missing offline, or a Kotlin
     daemon that would not start: the full resolve, in process, then compiles without it)."""
-    return any(_COMPILE_FAILURE.match(line) for line in lines) and not any(
-        _DAEMON_FAILURE.match(line) for line in lines
-    )
+    return any(_COMPILE_FAILURE.match(line) for line in lines) and not is_daemon_failure(lines)
+
+
+def is_daemon_failure(lines: list[str]) -> bool:
+    """Whether the build's Kotlin daemon could not be reached or died during the compile."""
+    return any(_DAEMON_FAILURE.match(line) for line in lines)
 
 
 def _module_name(module: Path, root: Path) -> str:
@@ -156,11 +160,15 @@ def find_maven(root: Path) -> list[str]:
     return wrapper_command([root], "mvnw") or [find_mvn()]
 
 
-def maven_command(mvn: list[str], root: Path, module: Path, *, test: bool, extension: Path | None = None) -> list[str]:
+def maven_command(
+    mvn: list[str], root: Path, module: Path, *, test: bool, extension: Path | None = None, warm_daemon: bool = False
+) -> list[str]:
     """One mvn run that compiles the module (and the modules it needs) and reports its classpath and effective
-    POM. Given gradle-repl's Maven extension, a main classpath resolves the runtime scope alone."""
+    POM. Given gradle-repl's Maven extension, a main classpath resolves the runtime scope alone. With warm_daemon,
+    the compile goes to the Kotlin daemon the edit loop keeps (project/kotlin_daemons.py says when)."""
+    daemon = maven_speed.daemon_properties() if warm_daemon else None
     command = [
-        *_compile_command(mvn, root, module, test=test),
+        *_compile_command(mvn, root, module, test=test, daemon=daemon),
         "dependency:build-classpath",
         f"-Dmdep.outputFile={_OUT_DIR}/classpath.txt",
         # maven-dependency-plugin's own property (not mdep.*): runtime is compile + runtime scope.
@@ -228,24 +236,29 @@ def resolve_maven_environment(
     test = source_set == "test"
     extension, no_extension = (None, None) if test else _runtime_scope_extension()
     mvn = find_maven(root)
-    command = maven_command(mvn, root, module, test=test, extension=extension)
     # Outputs of an earlier run must never be mistaken for this run's.
     for directory in {root / _OUT_DIR, module / _OUT_DIR}:
         shutil.rmtree(directory, ignore_errors=True)
     environment = maven_speed.maven_environment(os.environ, root)
+    warm_daemon = kotlin_daemons.warm_daemon_running(
+        kotlin_daemons.maven_daemon_run_files(environment, maven_speed.jvm_config(root))
+    )
     first_run = first_run_fetch(
         root,
         reactor_command(mvn, root, module),
         environment,
         lambda effective: repl_jar_requests(pom.kotlin_settings(pom.effective_project(effective, module), test=test)),
     )
-    outcome = run_streaming(
-        command,
-        cwd=root,
-        timeout_seconds=MAVEN_TIMEOUT_SECONDS,
-        on_line=on_progress if first_run is None else _both(first_run.on_line, on_progress),
-        env=environment,
-    )
+    on_line = on_progress if first_run is None else _both(first_run.on_line, on_progress)
+
+    def build(daemon: bool) -> ProcessOutcome:
+        command = maven_command(mvn, root, module, test=test, extension=extension, warm_daemon=daemon)
+        return run_streaming(command, cwd=root, timeout_seconds=MAVEN_TIMEOUT_SECONDS, on_line=on_line, env=environment)
+
+    outcome = build(warm_daemon)
+    if warm_daemon and outcome.returncode != 0 and not outcome.timed_out and is_daemon_failure(outcome.lines):
+        # The daemon went away between the look and the compile (its idle shutdown, say): in process needs none.
+        outcome = build(False)
     if first_run is not None and (outcome.timed_out or outcome.returncode != 0):
         first_run.cancel()
     if outcome.timed_out:
