@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -15,7 +16,7 @@ import pytest
 from conftest import PROJECTS, SAMPLE_PROJECT, SyncWorker, build_classpath, copy_project
 from gradle_repl.errors import BuildFailed, GradleReplError
 from gradle_repl.project import kotlin_daemons
-from gradle_repl.project.buildtools import maven, maven_extension
+from gradle_repl.project.buildtools import maven, maven_extension, maven_speed
 from gradle_repl.project.buildtools.maven import MAVEN, find_module, maven_command, maven_errors
 from gradle_repl.project.buildtools.pom import KotlinSettings, kotlin_settings
 from gradle_repl.project.resolve import resolve_environment
@@ -313,6 +314,41 @@ def test_a_resolve_compiles_in_the_kotlin_daemon_the_edit_loop_keeps_warm(
         assert {"Handler.class", "Routes.class"} <= classes, classes
     finally:
         stop_daemons(run_files)
+
+
+def test_a_warm_daemon_the_build_cant_reach_makes_it_build_again_in_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A daemon of gradle-repl's seems to run where the build looks (its command line, as doctor reads it), but the
+    daemon the build's client starts can't run (a JVM option it refuses): the build fails on the daemon, and the
+    resolve builds again in process, with no message of it in the result."""
+    run_files = tmp_path / "daemons"
+    _own_daemon_directory(monkeypatch, run_files)
+    refused = "-Dkotlin.daemon.jvm.options=-XX:+NoSuchOptionForThisTest -Dkotlin.daemon.startup.timeout=2000"
+    monkeypatch.setenv("MAVEN_OPTS", f"{os.environ['MAVEN_OPTS']} {refused}")
+    ours = [
+        f"--daemon-shutdownDelayMilliseconds={maven_speed.KOTLIN_DAEMON_IDLE_SECONDS * 1000}",
+        f"-{maven_speed.KOTLIN_DAEMON_HEAP}",
+        "--daemon-runFilesPath",
+        str(run_files),
+    ]
+    look_alike = subprocess.Popen(
+        [sys.executable, "-c", "import time; time.sleep(600)", kotlin_daemons.DAEMON_MAIN_CLASS, *ours]
+    )
+    try:
+        while not kotlin_daemons.warm_daemon_running(run_files):  # until its command line can be read
+            assert look_alike.poll() is None
+            time.sleep(0.05)
+        lines: list[str] = []
+        env = resolve_environment(
+            copy_project(SAMPLE_PROJECT, tmp_path / "sample"), build_tool="maven", on_progress=lines.append
+        ).environment
+    finally:
+        look_alike.kill()
+        look_alike.wait()
+    assert maven.is_daemon_failure(lines)  # the first build went to the daemon and failed on it
+    assert lines.count("[INFO] BUILD FAILURE") == 1 and lines.count("[INFO] BUILD SUCCESS") == 1
+    assert Path(build_classpath(env.classpath)[0], "sample").is_dir()
 
 
 def test_the_daemon_directory_is_the_one_the_builds_daemon_client_reads() -> None:
