@@ -478,9 +478,23 @@ MUTATIONS = (
         ("tests/test_recompile.py::test_the_resolve_and_the_compile_alone_both_run_maven_with_those_options",),
     ),
     Mutation(
+        "a full resolve never compiles in the edit loop's warm Kotlin daemon",
+        "bridge/gradle_repl/project/buildtools/maven.py",
+        "    outcome = build(warm_daemon)",
+        "    outcome = build(False)",
+        ("tests/test_maven.py::test_a_resolve_compiles_in_the_kotlin_daemon_the_edit_loop_keeps_warm",),
+    ),
+    Mutation(
+        "a full resolve whose daemon can't compile fails instead of building again in process",
+        "bridge/gradle_repl/project/buildtools/maven.py",
+        "        outcome = build(False)",
+        "        pass",
+        ("tests/test_maven.py::test_a_warm_daemon_the_build_cant_reach_makes_it_build_again_in_process",),
+    ),
+    Mutation(
         "a Kotlin daemon that would not start is reported as the sources' compile error",
         "bridge/gradle_repl/project/buildtools/maven.py",
-        " and not any(_DAEMON_FAILURE.match(line) for line in lines)",
+        " and not is_daemon_failure(lines)",
         "",
         (
             "tests/test_recompile.py::test_a_compile_error_is_told_from_an_artifact_missing_offline_or_a_daemon_that_would_not_start",

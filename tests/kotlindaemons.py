@@ -13,7 +13,7 @@ from pathlib import Path
 
 import psutil
 
-from gradle_repl.project.kotlin_daemons import DAEMON_MAIN_CLASS, daemon_run_files
+from gradle_repl.project.buildtools.kotlin_daemons import DAEMON_MAIN_CLASS, daemon_run_files
 from gradle_repl.stopping import stop_processes_now
 
 __all__ = ["daemon_options", "daemons_in", "stop_daemons"]

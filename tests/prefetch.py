@@ -10,7 +10,7 @@ then takes the finished file (maven-resolver-connector-basic, PartialFile); reso
 files whole. A fetch that fails here fails again, with its message, in the test that needs it.
 
 It also starts the run's warm Kotlin daemon (one edit-loop compile of sample-project), which the suite's full resolves
-then compile in, as a user's do once an edit has started it (project/kotlin_daemons.py): ~6 s less per resolve.
+then compile in, as a user's do once an edit has started it (project/buildtools/kotlin_daemons.py): ~6 s less per resolve.
 
     python tests/prefetch.py LOG_DIR
 """

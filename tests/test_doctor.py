@@ -17,9 +17,9 @@ import pytest
 
 from gradle_repl.front.doctor import render
 from gradle_repl.front.doctor_checks import Finding, check_build_tools, check_jdk, check_token
+from gradle_repl.project.buildtools.kotlin_daemons import DAEMON_MAIN_CLASS, started_kotlin_daemons
 from gradle_repl.project.buildtools.maven_speed import KOTLIN_DAEMON_HEAP, KOTLIN_DAEMON_IDLE_SECONDS
 from gradle_repl.project.jdks import jdk_at
-from gradle_repl.project.kotlin_daemons import DAEMON_MAIN_CLASS, started_kotlin_daemons
 
 # The second JDK these machines carry (tests/test_attach_jdk25.py needs it too).
 JDK25 = Path("/usr/lib/jvm/temurin-25-jdk-amd64")

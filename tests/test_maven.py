@@ -10,15 +10,16 @@ import sys
 import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from conftest import PROJECTS, SAMPLE_PROJECT, SyncWorker, build_classpath, copy_project
 from gradle_repl.errors import BuildFailed, GradleReplError
-from gradle_repl.project import kotlin_daemons
-from gradle_repl.project.buildtools import maven, maven_extension, maven_speed
+from gradle_repl.project.buildtools import kotlin_daemons, maven, maven_extension, maven_speed
 from gradle_repl.project.buildtools.maven import MAVEN, find_module, maven_command, maven_errors
 from gradle_repl.project.buildtools.pom import KotlinSettings, kotlin_settings
+from gradle_repl.project.process import ProcessOutcome, run_streaming
 from gradle_repl.project.resolve import resolve_environment
 from gradle_repl.project.toolchain import find_mvn
 from kotlindaemons import daemon_options, daemons_in, stop_daemons
@@ -298,18 +299,25 @@ def test_a_resolve_compiles_in_the_kotlin_daemon_the_edit_loop_keeps_warm(
     compile, and a Kotlin + Java module still builds whole (its Java classes too)."""
     run_files = tmp_path / "daemons"
     _own_daemon_directory(monkeypatch, run_files)
+    commands: list[list[str]] = []
+
+    def recorded(command: list[str], **options: Any) -> ProcessOutcome:
+        commands.append(command)
+        return run_streaming(command, **options)
+
+    monkeypatch.setattr("gradle_repl.project.buildtools.maven.run_streaming", recorded)
     first = copy_project(PROJECTS / "maven-mixed", tmp_path / "first")
     try:
         resolve_environment(first, build_tool="maven")
         assert MAVEN.recompile(first, project_path=":", source_set="main")
         [daemon] = daemons_in(run_files)
         assert kotlin_daemons.warm_daemon_running(run_files)
-        busy_before = sum(daemon.cpu_times()[:2])
         second = copy_project(PROJECTS / "maven-mixed", tmp_path / "second")
         resolve_environment(second, build_tool="maven")
-        assert [p.pid for p in daemons_in(run_files)] == [daemon.pid]
-        # An idle daemon uses next to no CPU; compiling the module took it well over this.
-        assert sum(daemon.cpu_times()[:2]) - busy_before > 0.3
+        first_resolve, edit, second_resolve = commands
+        assert "-Dkotlin.compiler.daemon=false" in first_resolve and "-Dkotlin.compiler.daemon=true" in edit
+        assert "-Dkotlin.compiler.daemon=true" in second_resolve and "help:effective-pom" in second_resolve
+        assert [p.pid for p in daemons_in(run_files)] == [daemon.pid]  # the edit's daemon, no second one
         classes = {p.name for p in (second / "target/classes").rglob("*.class")}
         assert {"Handler.class", "Routes.class"} <= classes, classes
     finally:
@@ -336,8 +344,9 @@ def test_a_warm_daemon_the_build_cant_reach_makes_it_build_again_in_process(
         [sys.executable, "-c", "import time; time.sleep(600)", kotlin_daemons.DAEMON_MAIN_CLASS, *ours]
     )
     try:
+        deadline = time.monotonic() + 30
         while not kotlin_daemons.warm_daemon_running(run_files):  # until its command line can be read
-            assert look_alike.poll() is None
+            assert look_alike.poll() is None and time.monotonic() < deadline
             time.sleep(0.05)
         lines: list[str] = []
         env = resolve_environment(
@@ -348,19 +357,31 @@ def test_a_warm_daemon_the_build_cant_reach_makes_it_build_again_in_process(
         look_alike.wait()
     assert maven.is_daemon_failure(lines)  # the first build went to the daemon and failed on it
     assert lines.count("[INFO] BUILD FAILURE") == 1 and lines.count("[INFO] BUILD SUCCESS") == 1
+    assert "the Kotlin daemon could not compile the module: building again in process" in lines
     assert Path(build_classpath(env.classpath)[0], "sample").is_dir()
+    assert not any("daemon" in warning for warning in env.warnings)
 
 
-def test_the_daemon_directory_is_the_one_the_builds_daemon_client_reads() -> None:
-    """kotlin.daemon.options' runFilesPath from MAVEN_OPTS (after .mvn/jvm.config, so it wins), else Kotlin's
-    default under XDG_DATA_HOME."""
+def test_the_daemon_directory_is_the_one_the_builds_daemon_client_reads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """kotlin.daemon.options' runFilesPath from MAVEN_OPTS (after .mvn/jvm.config, so it wins, and the last -D of the
+    property wins whole), else Kotlin's default for the OS."""
     opts = "-Xmx1g -Dkotlin.daemon.options=autoshutdownIdleSeconds=60,runFilesPath=/runs/a"
     assert kotlin_daemons.maven_daemon_run_files({"MAVEN_OPTS": opts}, "") == Path("/runs/a")
     config = "-Dkotlin.daemon.options=runFilesPath=/runs/config"
     assert kotlin_daemons.maven_daemon_run_files({}, config) == Path("/runs/config")
     assert kotlin_daemons.maven_daemon_run_files({"MAVEN_OPTS": opts}, config) == Path("/runs/a")
+    other = "-Dkotlin.daemon.options=autoshutdownIdleSeconds=60"  # names no directory: the default's, not config's
     data = Path(__file__).parent  # any directory that exists
-    assert kotlin_daemons.maven_daemon_run_files({"XDG_DATA_HOME": str(data)}, "") == data / "kotlin" / "daemon"
+    assert (
+        kotlin_daemons.maven_daemon_run_files({"MAVEN_OPTS": other, "XDG_DATA_HOME": str(data)}, config)
+        == data / "kotlin" / "daemon"
+    )
+    commented = "# -Dkotlin.daemon.options=runFilesPath=/runs/commented\n-Xmx2g"
+    assert kotlin_daemons.maven_daemon_run_files({"XDG_DATA_HOME": str(data)}, commented) == data / "kotlin" / "daemon"
+    monkeypatch.setattr(sys, "platform", "darwin")
+    support = Path.home() / "Library" / "Application Support"
+    expected = support / "kotlin" / "daemon" if support.is_dir() else Path.home() / ".kotlin" / "daemon"
+    assert kotlin_daemons.maven_daemon_run_files({}, "") == expected
 
 
 def test_maven_error_text_is_at_most_twenty_lines_and_never_a_stack() -> None:

@@ -22,9 +22,9 @@ from gradle_repl.front.cache_users import cache_users
 from gradle_repl.front.token import MIN_TOKEN_CHARS, token_path
 from gradle_repl.paths import cache_dir
 from gradle_repl.project.buildtools.gradle import GRADLE, build_root, find_gradle
+from gradle_repl.project.buildtools.kotlin_daemons import started_kotlin_daemons
 from gradle_repl.project.buildtools.maven import MAVEN, find_maven
 from gradle_repl.project.jdks import default_jdk, installed_jdks
-from gradle_repl.project.kotlin_daemons import started_kotlin_daemons
 from gradle_repl.project.running_jvms import MINIMUM_JAVA, list_running_jvms
 from gradle_repl.settings import TOKEN_ENV
 

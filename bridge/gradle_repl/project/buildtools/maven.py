@@ -14,9 +14,8 @@ from pathlib import Path
 
 from gradle_repl.environment import ReplEnvironment
 from gradle_repl.errors import BuildFailed, BuildToolNotFound, GradleReplError
-from gradle_repl.project import kotlin_daemons
 from gradle_repl.project.build_inputs import Inputs
-from gradle_repl.project.buildtools import maven_speed, pom, surefire
+from gradle_repl.project.buildtools import kotlin_daemons, maven_speed, pom, surefire
 from gradle_repl.project.buildtools.base import BuildToolName, wrapper_command
 from gradle_repl.project.buildtools.maven_extension import (
     ExtensionUnavailable,
@@ -124,13 +123,17 @@ _DAEMON_FAILURE = re.compile(r"\[ERROR\] (Failed connecting to the daemon|The da
 
 def is_compile_failure(lines: list[str]) -> bool:
     """Whether a build failed because the sources don't compile (not, say, an artifact missing offline, or a Kotlin
-    daemon that would not start: the full resolve, in process, then compiles without it)."""
+    daemon that would not start: the full resolve then compiles without one)."""
     return any(_COMPILE_FAILURE.match(line) for line in lines) and not is_daemon_failure(lines)
 
 
 def is_daemon_failure(lines: list[str]) -> bool:
     """Whether the build's Kotlin daemon could not be reached or died during the compile."""
     return any(_DAEMON_FAILURE.match(line) for line in lines)
+
+
+def _daemon_could_not_compile(lines: list[str]) -> bool:
+    return is_daemon_failure(lines) or any("java.lang.OutOfMemoryError" in line for line in lines)
 
 
 def _module_name(module: Path, root: Path) -> str:
@@ -165,7 +168,7 @@ def maven_command(
 ) -> list[str]:
     """One mvn run that compiles the module (and the modules it needs) and reports its classpath and effective
     POM. Given gradle-repl's Maven extension, a main classpath resolves the runtime scope alone. With warm_daemon,
-    the compile goes to the Kotlin daemon the edit loop keeps (project/kotlin_daemons.py says when)."""
+    the compile goes to the Kotlin daemon the edit loop keeps (project/buildtools/kotlin_daemons.py says when)."""
     daemon = maven_speed.daemon_properties() if warm_daemon else None
     command = [
         *_compile_command(mvn, root, module, test=test, daemon=daemon),
@@ -256,8 +259,13 @@ def resolve_maven_environment(
         return run_streaming(command, cwd=root, timeout_seconds=MAVEN_TIMEOUT_SECONDS, on_line=on_line, env=environment)
 
     outcome = build(warm_daemon)
-    if warm_daemon and outcome.returncode != 0 and not outcome.timed_out and is_daemon_failure(outcome.lines):
-        # The daemon went away between the look and the compile (its idle shutdown, say): in process needs none.
+    if warm_daemon and outcome.returncode != 0 and not outcome.timed_out and _daemon_could_not_compile(outcome.lines):
+        # The daemon the client chose could not be started or reached, died, or ran out of its heap (1 GB against the
+        # Maven JVM's quarter of RAM in process): in process needs none of it.
+        if on_progress is not None:
+            on_progress("the Kotlin daemon could not compile the module: building again in process")
+        for directory in {root / _OUT_DIR, module / _OUT_DIR}:
+            shutil.rmtree(directory, ignore_errors=True)
         outcome = build(False)
     if first_run is not None and (outcome.timed_out or outcome.returncode != 0):
         first_run.cancel()

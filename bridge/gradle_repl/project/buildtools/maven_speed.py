@@ -6,7 +6,7 @@ the Kotlin compiler loaded and JIT-compiled again in a fresh Maven JVM each time
 keeps the compiler loaded and compiled between edits. Maven's own JVM lives seconds, too short for C2 to pay off:
 C1 alone finishes sooner, both when it only hands the compile to the daemon and when it compiles in process (the full
 resolve; measured in bench/README.md, "The edit loop's build"). The full resolve compiles in process unless that daemon
-is already running (project/kotlin_daemons.py): it runs once per session start or build change, and a daemon it started
+is already running (project/buildtools/kotlin_daemons.py): it runs once per session start or build change, and a daemon it started
 would outlive it for nothing when no edit follows; one the edit loop started halves it (14 → 8 s on sample-project).
 
 kotlin-maven-plugin 2.2.20 and later (the versions that compile through the Kotlin Build Tools API) read the user

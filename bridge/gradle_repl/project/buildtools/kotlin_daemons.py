@@ -10,13 +10,18 @@ A full resolve compiles in such a daemon when one is already running where its b
 build (maven_speed.py). The client looks in one run-files directory: `runFilesPath` of the `kotlin.daemon.options`
 system property when the Maven JVM gets one, else kotlin-daemon-common's default (FileSystem.getRuntimeStateFilesPath:
 `kotlin/daemon` under `$XDG_DATA_HOME` or `~/.local/share` on Linux, `~/Library/Application Support` on macOS,
-`%LOCALAPPDATA%` on Windows; `~/.kotlin/daemon` when that base is no directory). A directory guessed wrong finds no
-daemon, and the build compiles in process, as it would without one.
+`%LOCALAPPDATA%` on Windows; `~/.kotlin/daemon` when that base is no directory). Where the guess misses (a
+`-Dkotlin.daemon.options` in MAVEN_ARGS or `.mvn/maven.config`, a relative path), the build either compiles in process,
+as without a daemon, or starts a daemon of its own, as its first edit would.
+
+The daemon's compiler version isn't compared (the build's is known only once it ran): a build of another Kotlin version
+(2.2.20 or later) starts that version's daemon, about 3 s more than in process, once, which its edits then use.
 """
 
 from __future__ import annotations
 
 import itertools
+import os
 import shlex
 import sys
 import tempfile
@@ -82,12 +87,13 @@ def maven_daemon_run_files(environ: Mapping[str, str], jvm_config: str) -> Path:
     """The run-files directory a Maven build's Kotlin daemon client uses, given the build's environment and its
     `.mvn/jvm.config` text: MAVEN_OPTS comes after jvm.config on the JVM's command line, so its property wins."""
     chosen: str | None = None
-    for options in (jvm_config, environ.get("MAVEN_OPTS", "")):
-        for word in _words(options):
+    for options, comments in ((jvm_config, True), (environ.get("MAVEN_OPTS", ""), False)):
+        for word in _words(options, comments=comments):
             if word.startswith(_DAEMON_OPTIONS):
+                chosen = None  # the JVM keeps the last -D of a property, whole
                 for option in word.removeprefix(_DAEMON_OPTIONS).split(","):
                     if option.startswith("runFilesPath="):
-                        chosen = option.removeprefix("runFilesPath=")
+                        chosen = option.removeprefix("runFilesPath=").strip("\"'")
     if chosen:
         return Path(chosen)
     base = _runtime_state_base(environ)
@@ -107,11 +113,13 @@ def _runtime_state_base(environ: Mapping[str, str]) -> Path:
         return Path(environ.get("LOCALAPPDATA") or tempfile.gettempdir())
     if sys.platform == "darwin":
         return Path.home() / "Library" / "Application Support"
-    return Path(environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
+    return Path(environ.get("XDG_DATA_HOME", "").strip() or Path.home() / ".local" / "share")
 
 
-def _words(options: str) -> list[str]:
+def _words(options: str, *, comments: bool) -> list[str]:
+    """JVM options as the launcher splits them; jvm.config may hold `#` comments (mvn strips them)."""
     try:
-        return shlex.split(options)
+        # Not POSIX on Windows: there a backslash separates a path's parts and escapes nothing.
+        return shlex.split(options, comments=comments, posix=os.name != "nt")
     except ValueError:  # an unbalanced quote: Maven's own script would have split on spaces
         return options.split()
