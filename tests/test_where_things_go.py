@@ -9,6 +9,7 @@ import asyncio
 import inspect
 import io
 import re
+import threading
 from pathlib import Path
 from typing import Annotated, get_args, get_origin, get_type_hints
 
@@ -23,7 +24,7 @@ from gradle_repl.front.content import reply_to_result
 from gradle_repl.front.outputs import SessionOptionValues
 from gradle_repl.front.remote import reply_from_result
 from gradle_repl.front.reply_text import ReplyPrinter
-from gradle_repl.front.server import KotlinTools, _ProgressRelay
+from gradle_repl.front.server import KotlinTools, _ProgressRelay, _relay
 from gradle_repl.host.handle import Reply
 from gradle_repl.options import SessionOptions, session_options
 
@@ -116,7 +117,7 @@ def test_every_display_kind_goes_through_each_place_in_the_front_ends(kind: Disp
     ReplyPrinter(out).frame(frame)
     assert (DATA[kind] if kind != "image" else "[image/png image, 8 bytes: ") in out.getvalue()
 
-    async def progress_line() -> str:
+    async def progress_line() -> str | None:
         relay = _ProgressRelay(ctx=None)  # type: ignore[arg-type]
         relay.output(frame)
         return await asyncio.wait_for(relay._queue.get(), timeout=5)
@@ -170,3 +171,33 @@ def test_every_session_option_stands_in_each_place() -> None:
         assert any(dest.rstrip("s") == name.rstrip("s") for dest in dests), f"the CLI has no flag for {name}: {dests}"
         assert name in SessionOptionValues.model_fields, f"front/outputs.py's SessionOptionValues lacks {name}"
         assert f"`{camel}`" in docs, f"docs/sessions-and-edits.md's session options don't describe {camel}"
+
+
+class _SentProgress:
+    """What a tool call's context sends as progress (the MCP Context's report_progress)."""
+
+    def __init__(self) -> None:
+        self.messages: list[str] = []
+
+    async def report_progress(self, progress: float, total: float | None, message: str | None) -> None:
+        self.messages.append(message or "")
+
+
+def test_a_calls_last_progress_line_reaches_the_client_before_its_result() -> None:
+    """Lines handed over from another thread (a build's, a test run's) in a burst right before the call ends: the
+    burst's middle may be skipped (at most one line per interval), its last line is sent before the result."""
+    sent = _SentProgress()
+
+    async def call() -> None:
+        async with _relay(sent) as relay:  # type: ignore[arg-type]
+
+            def test_run() -> None:
+                for n in range(1, 10):
+                    relay(f"{n}/9 shop.CartTest")
+
+            burst = threading.Thread(target=test_run)
+            burst.start()
+            burst.join()
+
+    asyncio.run(call())
+    assert sent.messages[0] == "1/9 shop.CartTest" and sent.messages[-1] == "9/9 shop.CartTest", sent.messages

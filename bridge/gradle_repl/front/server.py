@@ -81,6 +81,8 @@ __all__ = ["build_server", "serve", "serve_http", "KotlinTools"]
 
 # Build tools print hundreds of lines; progress notifications at most this often keep clients calm.
 PROGRESS_INTERVAL_SECONDS = 0.25
+# How long a call's end waits for its last progress lines to be sent.
+RELAY_DRAIN_SECONDS = 2.0
 # A progress message is a glance at what happens, not the output itself (the reply carries all of it).
 PROGRESS_MESSAGE_CHARS = 300
 
@@ -91,7 +93,8 @@ class _ProgressRelay:
     def __init__(self, ctx: Context) -> None:
         self._ctx = ctx
         self._loop = asyncio.get_running_loop()
-        self._queue: asyncio.Queue[str] = asyncio.Queue()
+        # None: the call ended.
+        self._queue: asyncio.Queue[str | None] = asyncio.Queue()
         self._step = 0
         self._last = 0.0
 
@@ -99,14 +102,30 @@ class _ProgressRelay:
         self._loop.call_soon_threadsafe(self._queue.put_nowait, line)
 
     async def pump(self) -> None:
+        """Sends lines until the call ends; one arriving within the interval of the last sent waits for a newer one,
+        and the newest still waiting when the call ends is sent then: the client's last progress is where it got to."""
+        waiting: str | None = None
         while True:
             line = await self._queue.get()
+            if line is None:
+                if waiting is not None:
+                    await self._send(waiting)
+                return
             now = time.monotonic()
             if now - self._last < PROGRESS_INTERVAL_SECONDS and not self._queue.empty():
+                waiting = line
                 continue
+            waiting = None
             self._last = now
-            self._step += 1
-            await self._ctx.report_progress(self._step, None, line[:PROGRESS_MESSAGE_CHARS])
+            await self._send(line)
+
+    def end(self) -> None:
+        """No more lines: the pump sends what waits and returns. Lines handed over before this come first."""
+        self._loop.call_soon_threadsafe(self._queue.put_nowait, None)
+
+    async def _send(self, line: str) -> None:
+        self._step += 1
+        await self._ctx.report_progress(self._step, None, line[:PROGRESS_MESSAGE_CHARS])
 
     def output(self, frame: StreamFrame | DisplayFrame) -> None:
         """A running snippet's output, shown as progress so a long snippet shows life."""
@@ -124,7 +143,13 @@ async def _relay(ctx: Context) -> AsyncIterator[_ProgressRelay]:
     try:
         yield relay
     finally:
-        task.cancel()
+        # The call's last lines (a test run's final count, say) reach the client before its result; a client that went
+        # away gets none, and a pump stuck on one gets cancelled.
+        relay.end()
+        try:
+            await asyncio.wait_for(task, RELAY_DRAIN_SECONDS)
+        except (TimeoutError, Exception):  # noqa: BLE001 - progress is best effort; the result must still go out
+            task.cancel()
 
 
 _F = TypeVar("_F", bound=Callable[..., Any])
