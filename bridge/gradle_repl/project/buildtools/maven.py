@@ -239,9 +239,6 @@ def resolve_maven_environment(
     test = source_set == "test"
     extension, no_extension = (None, None) if test else _runtime_scope_extension()
     mvn = find_maven(root)
-    # Outputs of an earlier run must never be mistaken for this run's.
-    for directory in {root / _OUT_DIR, module / _OUT_DIR}:
-        shutil.rmtree(directory, ignore_errors=True)
     environment = maven_speed.maven_environment(os.environ, root)
     warm_daemon = kotlin_daemons.warm_daemon_running(
         kotlin_daemons.maven_daemon_run_files(environment, maven_speed.jvm_config(root))
@@ -255,6 +252,9 @@ def resolve_maven_environment(
     on_line = on_progress if first_run is None else _both(first_run.on_line, on_progress)
 
     def build(daemon: bool) -> ProcessOutcome:
+        # Outputs of an earlier run (or of the attempt in the daemon) must never be mistaken for this run's.
+        for directory in {root / _OUT_DIR, module / _OUT_DIR}:
+            shutil.rmtree(directory, ignore_errors=True)
         command = maven_command(mvn, root, module, test=test, extension=extension, warm_daemon=daemon)
         return run_streaming(command, cwd=root, timeout_seconds=MAVEN_TIMEOUT_SECONDS, on_line=on_line, env=environment)
 
@@ -264,8 +264,6 @@ def resolve_maven_environment(
         # Maven JVM's quarter of RAM in process): in process needs none of it.
         if on_progress is not None:
             on_progress("the Kotlin daemon could not compile the module: building again in process")
-        for directory in {root / _OUT_DIR, module / _OUT_DIR}:
-            shutil.rmtree(directory, ignore_errors=True)
         outcome = build(False)
     if first_run is not None and (outcome.timed_out or outcome.returncode != 0):
         first_run.cancel()
