@@ -11,9 +11,11 @@ import pytest
 
 from conftest import SAMPLE_PROJECT
 from gradle_repl.errors import BuildFailed
-from gradle_repl.project.buildtools.maven import reactor_command, repl_jar_requests
+from gradle_repl.project import toolchain
+from gradle_repl.project.buildtools.maven import first_run_jar_requests, reactor_command, repl_jar_requests
 from gradle_repl.project.buildtools.maven_first_run import FirstRunFetch, first_run_fetch, local_repository
-from gradle_repl.project.buildtools.pom import effective_project, kotlin_settings
+from gradle_repl.project.buildtools.pom import KotlinSettings, effective_project, kotlin_settings
+from gradle_repl.project.dependency_support import dependency_resolver_request
 from gradle_repl.project.toolchain import PINNED_KOTLIN_VERSION, Coordinate, find_mvn, resolve_jars
 
 HELP_PLUGIN = Path("org/apache/maven/plugins/maven-help-plugin")
@@ -61,25 +63,30 @@ def test_a_repository_with_the_help_plugin_or_a_fetch_already_started_is_no_firs
     # A Maven that can't even read its POM: the fetch ends quietly (the resolve reports its own errors).
     broken = [find_mvn(), "-B", "-f", str(tmp_path / "no-such-pom.xml")]
     (repository / HELP_PLUGIN).mkdir(parents=True)
-    assert first_run_fetch(tmp_path, broken, environ, lambda _: {}) is None
+    assert first_run_fetch(tmp_path, broken, environ, lambda _: []) is None
     (repository / HELP_PLUGIN).rmdir()
-    fetch = first_run_fetch(tmp_path, broken, environ, lambda _: {})
+    fetch = first_run_fetch(tmp_path, broken, environ, lambda _: [])
     assert fetch is not None
     fetch.on_line("[INFO] Scanning for projects...")
     assert not (own_cache / "maven-first-run").exists(), "only the build's banner starts the fetch"
     fetch.on_line(BANNER)
     fetch.wait(None)
-    assert first_run_fetch(tmp_path, broken, environ, lambda _: {}) is None, "a fetch is tried once"
+    assert first_run_fetch(tmp_path, broken, environ, lambda _: []) is None, "a fetch is tried once"
     assert [p.name for p in own_cache.iterdir()] == ["maven-first-run"], "the fetch's work directory was left behind"
 
 
-def sample_requests(seen: list[str]) -> Callable[[Path], dict[str, list[Coordinate]]]:
-    """sample-project's REPL jars as the resolve names them, from the effective POM the fetch's Maven wrote."""
+def sample_requests(
+    seen: list[str], settings_seen: list[KotlinSettings] | None = None
+) -> Callable[[Path], list[dict[str, list[Coordinate]]]]:
+    """sample-project's REPL jars and @file:DependsOn's resolver as the resolve asks for them, from the effective POM
+    the fetch's Maven wrote."""
 
-    def requests(effective: Path) -> dict[str, list[Coordinate]]:
+    def requests(effective: Path) -> list[dict[str, list[Coordinate]]]:
         settings = kotlin_settings(effective_project(effective, SAMPLE_PROJECT), test=False)
         seen.append(settings.version)
-        return repl_jar_requests(settings)
+        if settings_seen is not None:
+            settings_seen.append(settings)
+        return first_run_jar_requests(settings)
 
     return requests
 
@@ -88,18 +95,34 @@ def test_the_fetch_leaves_the_repl_jars_the_resolve_asks_for_in_the_toolchain_ca
     """Against sample-project and the machine's local repository: what the resolve would fetch after its build is
     there once the fetch is done."""
     seen: list[str] = []
+    settings: list[KotlinSettings] = []
     reactor = reactor_command([find_mvn()], SAMPLE_PROJECT, SAMPLE_PROJECT)
-    fetch = FirstRunFetch(SAMPLE_PROJECT, reactor, dict(os.environ), sample_requests(seen))
+    fetch = FirstRunFetch(SAMPLE_PROJECT, reactor, dict(os.environ), sample_requests(seen, settings))
     fetch.on_line(BANNER)
     progress: list[str] = []
     fetch.wait(progress.append)
     assert seen == [PINNED_KOTLIN_VERSION]
     assert progress == ["waiting for the Kotlin REPL's jars, fetched beside the build (first run)"]
     classpaths = {path.name: path for path in (own_cache / "toolchain").glob("*/*.classpath")}
-    assert set(classpaths) == {"host.classpath", "kotlin-serialization-compiler-plugin-embeddable.classpath"}
+    assert set(classpaths) == {
+        "host.classpath",
+        "kotlin-serialization-compiler-plugin-embeddable.classpath",
+        "resolver.classpath",
+    }
     host = classpaths["host.classpath"].read_text(encoding="utf-8").split(os.pathsep)
     assert any(Path(jar).name == f"kotlin-scripting-compiler-embeddable-{PINNED_KOTLIN_VERSION}.jar" for jar in host)
     assert all(Path(jar).is_file() for jar in host)
+    resolver = classpaths["resolver.classpath"].read_text(encoding="utf-8").split(os.pathsep)
+    assert any(Path(jar).name == f"kotlin-scripting-dependencies-maven-{PINNED_KOTLIN_VERSION}.jar" for jar in resolver)
+
+    # The resolve's own requests after its build (maven.py's, then add_dependency_resolver's) come from this cache.
+    def maven_again(command: list[str], **_: object) -> None:
+        raise AssertionError(f"a request the fetch made ran Maven again: {command}")
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(toolchain, "run_streaming", maven_again)
+        assert resolve_jars(repl_jar_requests(settings[0])).by_request["host"] == host
+        assert resolve_jars(dependency_resolver_request(PINNED_KOTLIN_VERSION)).by_request["resolver"] == resolver
     assert not list(own_cache.glob("first-run-*")), "the fetch's work directory was left behind"
 
 

@@ -12,9 +12,9 @@ import re
 from gradle_repl.environment import DEPENDS_ON_UNAVAILABLE, ReplEnvironment
 from gradle_repl.errors import GradleReplError
 from gradle_repl.project.process import ProgressCallback, plain_text
-from gradle_repl.project.toolchain import dependency_resolver_coordinates, resolve_jars
+from gradle_repl.project.toolchain import Coordinate, dependency_resolver_coordinates, resolve_jars
 
-__all__ = ["add_dependency_resolver", "why_not_fetched"]
+__all__ = ["add_dependency_resolver", "dependency_resolver_request", "why_not_fetched"]
 
 # How a warning saying why a session can't add libraries begins; the worker repeats it to a snippet that asks.
 # The warning is repeated in each session's first reply: a reason past this length is cut, saying how much.
@@ -25,13 +25,17 @@ _ARTIFACT = re.compile(r"[\w.-]+(?::[\w.-]+){3,4}")
 _TOOLCHAIN_PROJECT = "gradle-repl.toolchain:"
 
 
+def dependency_resolver_request(kotlin_version: str) -> dict[str, list[Coordinate]]:
+    """The resolver's jars as one toolchain request: asked for alike, a fetch made ahead of the resolve (a Maven first
+    run's) and the resolve's own find the same cache entry."""
+    return {"resolver": dependency_resolver_coordinates(kotlin_version)}
+
+
 def add_dependency_resolver(environment: ReplEnvironment, on_progress: ProgressCallback | None = None) -> None:
     """Sets environment.dependency_resolver_classpath, or says in a warning why @file:DependsOn is unavailable
     (the environment is changed, not copied)."""
     try:
-        jars = resolve_jars(
-            {"resolver": dependency_resolver_coordinates(environment.kotlin_version)}, on_progress=on_progress
-        )
+        jars = resolve_jars(dependency_resolver_request(environment.kotlin_version), on_progress=on_progress)
     except GradleReplError as error:
         reason = (
             f"{DEPENDS_ON_UNAVAILABLE}: Kotlin scripting's Maven resolver for Kotlin {environment.kotlin_version} "

@@ -24,6 +24,7 @@ from gradle_repl.project.buildtools.maven_extension import (
     extension_jar,
 )
 from gradle_repl.project.buildtools.maven_first_run import first_run_fetch
+from gradle_repl.project.dependency_support import dependency_resolver_request
 from gradle_repl.project.process import ProcessOutcome, ProgressCallback, failure_text, run_streaming
 from gradle_repl.project.toolchain import Coordinate, find_mvn, repl_host_coordinates, repl_kotlin_version, resolve_jars
 
@@ -247,7 +248,9 @@ def resolve_maven_environment(
         root,
         reactor_command(mvn, root, module),
         environment,
-        lambda effective: repl_jar_requests(pom.kotlin_settings(pom.effective_project(effective, module), test=test)),
+        lambda effective: first_run_jar_requests(
+            pom.kotlin_settings(pom.effective_project(effective, module), test=test)
+        ),
     )
     on_line = on_progress if first_run is None else _both(first_run.on_line, on_progress)
 
@@ -332,6 +335,13 @@ def _plugin_artifacts(kotlin: pom.KotlinSettings) -> list[str]:
     return sorted(
         {pom.PLUGINS[name][0] for name in kotlin.plugins if name in pom.PLUGINS} | set(kotlin.plugin_artifacts)
     )
+
+
+def first_run_jar_requests(kotlin: pom.KotlinSettings) -> list[dict[str, list[Coordinate]]]:
+    """What a resolve asks the toolchain for after its build, request by request: the REPL's jars (below), then
+    @file:DependsOn's resolver (resolve.py, through add_dependency_resolver) at the REPL's Kotlin version."""
+    repl_version, _ = repl_kotlin_version(kotlin.version)
+    return [repl_jar_requests(kotlin), dependency_resolver_request(repl_version)]
 
 
 def repl_jar_requests(kotlin: pom.KotlinSettings) -> dict[str, list[Coordinate]]:

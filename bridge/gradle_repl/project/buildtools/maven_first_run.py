@@ -4,8 +4,9 @@ On an empty local repository a resolve is mostly downloads, one artifact after a
 dependencies, then maven-help-plugin's tree for the effective POM, then the Kotlin REPL's jars (toolchain.py). On a new
 machine that was 66 s for sample-project, 20 s of it the help plugin and the REPL's jars after the compile. Alongside
 the build, a second Maven run writes the effective POM alone (it compiles nothing), and the Kotlin version read from it
-names the REPL jars, which are then fetched while the build still runs. The build's own effective POM stays the one the
-environment is read from: this run only fills the local repository and the toolchain cache sooner.
+names the REPL jars and @file:DependsOn's resolver, which are then fetched while the build still runs — each group asked
+for as the resolve asks for it, so the resolve finds it in the toolchain cache. The build's own effective POM stays the
+one the environment is read from: this run only fills the local repository and the toolchain cache sooner.
 
 The fetch starts once the build's Maven prints its banner: a project's `mvnw` has then installed its Maven, which two
 wrappers started at once could both download to one file. A build that fails cancels it: the fetch then asks for no
@@ -42,7 +43,9 @@ _XML_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 # `mvn -V` prints this first: by then a wrapper has installed the Maven it runs.
 _BANNER = "Apache Maven "
 
-JarRequests = Callable[[Path], dict[str, list[Coordinate]]]
+# From an effective POM, the toolchain requests the resolve will make after its build, each as it makes it (a request
+# is one toolchain cache entry).
+JarRequests = Callable[[Path], list[dict[str, list[Coordinate]]]]
 
 
 def local_repository(environ: Mapping[str, str]) -> Path:
@@ -104,11 +107,26 @@ class FirstRunFetch:
                 env=self._environ,
             )
             if outcome.returncode == 0 and effective.is_file() and not self._cancelled.is_set():
-                resolve_jars(self._jar_requests(effective))
+                # All at once: on an empty local repository each is mostly waiting on downloads.
+                fetches = [
+                    threading.Thread(target=_fetch_quietly, args=(requests,), name="maven-first-run-jars", daemon=True)
+                    for requests in self._jar_requests(effective)
+                ]
+                for fetch in fetches:
+                    fetch.start()
+                for fetch in fetches:
+                    fetch.join()
         except Exception:  # noqa: BLE001 - the resolve fetches whatever this could not, and reports its own errors
             _log.debug("the first-run fetch failed; the resolve fetches what it needs itself", exc_info=True)
         finally:
             shutil.rmtree(work, ignore_errors=True)
+
+
+def _fetch_quietly(requests: dict[str, list[Coordinate]]) -> None:
+    try:
+        resolve_jars(requests)
+    except Exception:  # noqa: BLE001 - the resolve asks again and reports the error as its own
+        _log.debug("a first-run fetch of %s failed; the resolve fetches it itself", sorted(requests), exc_info=True)
 
 
 def first_run_fetch(
@@ -116,8 +134,8 @@ def first_run_fetch(
 ) -> FirstRunFetch | None:
     """A fetch for this resolve when it is a first one (no Maven resolve has filled the local repository yet, nor
     started a fetch); None otherwise. `reactor` is the build's mvn command up to its goals (the POM, and the module
-    with the modules it needs), run in the build's root as the build is; `jar_requests` names the REPL's jars from an
-    effective POM."""
+    with the modules it needs), run in the build's root as the build is; `jar_requests` names the toolchain requests
+    the resolve will make, from an effective POM."""
     if _mark().exists() or (local_repository(environ) / _HELP_PLUGIN).is_dir():
         return None
     return FirstRunFetch(root, reactor, environ, jar_requests)
