@@ -71,7 +71,8 @@ class _Narrator:
 
 async def run_demo() -> int:
     project = str(sample_project())
-    server = StdioServerParameters(command=sys.executable, args=["-m", "gradle_repl", "serve"])
+    # One session: a spare JVM for a next one would only compete with its snippets for the CPU, then be killed at exit.
+    server = StdioServerParameters(command=sys.executable, args=["-m", "gradle_repl", "serve", "--no-spare-worker"])
     async with Client(server, read_timeout_seconds=600) as client:
         tools = await client.list_tools()
         print(f"MCP server gradle-repl: tools {', '.join(t.name for t in tools.tools)}")
