@@ -1,0 +1,118 @@
+"""Where a command's CPU goes, by kind of process: the suite's worker JVMs, Maven, Kotlin daemons, pytest itself.
+
+    .venv/bin/python tests/suitecpu.py [--every 0.25] -- bash .ci/run
+
+Runs the command and, while it runs, reads every process's CPU time (user + system) every --every seconds; a
+process's growth between two readings is added to its kind (`kind_of`: from its command line). At the end it prints
+CPU seconds and processes per kind, and the wall time. A process that ends between two readings loses what it spent
+since the last one (at most --every seconds of its CPU); one that started before the command is left out. The suite
+on 2 cores is CPU-bound (CONTRIBUTING.md, The suite), so its wall time follows the CPU these kinds spend. Linux or
+macOS (psutil); run by hand (tests/test_suitecpu.py checks how it reads, not the suite).
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import time
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+
+import psutil
+
+__all__ = ["kind_of", "CpuByKind"]
+
+# (what the command line holds, the kind), first match wins: the worker's Python process hosts its JVM (JPype).
+_KINDS = (
+    ("gradle_repl.worker", "session worker (Python + its JVM)"),
+    ("org.jetbrains.kotlin.daemon.KotlinCompileDaemon", "Kotlin daemon"),
+    ("org.codehaus.plexus.classworlds.launcher.Launcher", "Maven"),
+    ("org.jetbrains.kotlin.cli.jvm.K2JVMCompiler", "kotlinc"),
+    ("execnet", "pytest"),
+    ("pytest", "pytest"),
+)
+# A JVM option that takes the next word as its value.
+_OPTION_WITH_VALUE = frozenset({"-cp", "-classpath", "--class-path", "-jar", "--add-opens", "--add-exports", "-p"})
+
+
+def kind_of(cmdline: list[str]) -> str:
+    """The kind of process a command line starts: one of _KINDS, gradle-repl's server or CLI, another JVM by its
+    main class (or jar), else the program's name."""
+    joined = " ".join(cmdline)
+    for mark, kind in _KINDS:
+        if mark in joined:
+            return kind
+    if "gradle_repl" in joined:
+        return "gradle-repl server" if "serve" in cmdline else "gradle-repl CLI"
+    program = cmdline[0].rsplit("/", 1)[-1] if cmdline else "?"
+    if program != "java":
+        return program
+    words = iter(cmdline[1:])
+    for word in words:
+        if word == "-jar":
+            return f"JVM: {next(words, '?').rsplit('/', 1)[-1]}"
+        if word in _OPTION_WITH_VALUE:
+            next(words, None)
+        elif not word.startswith("-"):
+            return f"JVM: {word}"
+    return "JVM: ?"
+
+
+@dataclass
+class CpuByKind:
+    """CPU seconds and processes per kind, from readings of every process's CPU time."""
+
+    seconds: defaultdict[str, float] = field(default_factory=lambda: defaultdict(float))
+    processes: Counter[str] = field(default_factory=Counter)
+    _last: dict[tuple[int, float], tuple[str, float]] = field(default_factory=dict)
+    _before: set[tuple[int, float]] = field(default_factory=set)
+
+    def exclude_running(self) -> None:
+        """Leaves out what runs now: this tool, the shell, anything started before the command."""
+        self._before = {(p.pid, p.info["create_time"]) for p in psutil.process_iter(["create_time"])}
+
+    def read(self) -> None:
+        for process in psutil.process_iter(["cmdline", "cpu_times", "create_time"]):
+            key = (process.pid, process.info["create_time"])
+            times = process.info["cpu_times"]
+            if key in self._before or times is None or key[1] is None:
+                continue  # started before the command, or ended while it was read
+            cpu = times.user + times.system
+            if key not in self._last:
+                kind = kind_of(process.info["cmdline"] or [])
+                self.processes[kind] += 1
+                self._last[key] = (kind, 0.0)
+            kind, seen = self._last[key]
+            self.seconds[kind] += cpu - seen
+            self._last[key] = (kind, cpu)
+
+    def report(self) -> list[str]:
+        lines = [
+            f"{seconds:9.1f} CPU-s {self.processes[kind]:5d} processes  {kind}"
+            for kind, seconds in sorted(self.seconds.items(), key=lambda e: -e[1])
+            if seconds >= 0.05
+        ]
+        return [*lines, f"{sum(self.seconds.values()):9.1f} CPU-s in all"]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--every", type=float, default=0.25, help="seconds between readings")
+    parser.add_argument("command", nargs=argparse.REMAINDER, help="the command to run (after --)")
+    args = parser.parse_args()
+    command = [word for word in args.command if word != "--"] or ["bash", ".ci/run"]
+    usage = CpuByKind()
+    usage.exclude_running()
+    started = time.monotonic()
+    with subprocess.Popen(command) as run:
+        while run.poll() is None:
+            usage.read()
+            time.sleep(args.every)
+    usage.read()
+    print(*usage.report(), f"{time.monotonic() - started:9.1f} s wall, exit status {run.returncode}", sep="\n")
+    return run.returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,44 @@
+"""tests/suitecpu.py: which kind a process is, from its command line, and the CPU a real process spends."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from suitecpu import CpuByKind, kind_of
+
+
+def test_each_process_of_the_suite_has_its_kind() -> None:
+    assert kind_of([sys.executable, "-m", "gradle_repl.worker"]) == "session worker (Python + its JVM)"
+    daemon = ["java", "-cp", "/m2/kotlin-compiler-embeddable.jar", "org.jetbrains.kotlin.daemon.KotlinCompileDaemon"]
+    assert kind_of(daemon) == "Kotlin daemon"
+    maven = ["/usr/lib/jvm/java-17/bin/java", "-classpath", "/usr/share/maven/boot/plexus-classworlds-2.6.0.jar"]
+    assert kind_of([*maven, "org.codehaus.plexus.classworlds.launcher.Launcher", "-B"]) == "Maven"
+    assert kind_of([sys.executable, "-m", "gradle_repl", "serve", "--no-spare-worker"]) == "gradle-repl server"
+    assert kind_of([sys.executable, "-m", "gradle_repl", "eval", "-e", "1"]) == "gradle-repl CLI"
+    assert kind_of([sys.executable, "-c", "import sys;exec(eval(sys.stdin.readline()))", "execnet"]) == "pytest"
+    # Another JVM by its main class or jar; an option's value is not taken for either.
+    assert kind_of(["java", "-Xmx1g", "-cp", "a.jar:b.jar", "GradleModelsKt", "run0"]) == "JVM: GradleModelsKt"
+    assert kind_of(["java", "--add-opens", "java.base/java.lang=ALL-UNNAMED", "-jar", "/x/hello-1.0.jar"]) == (
+        "JVM: hello-1.0.jar"
+    )
+    assert kind_of(["/usr/bin/node", "inspector.js"]) == "node"
+    assert kind_of([]) == "?"
+
+
+def test_a_process_started_after_the_readings_began_is_counted_under_its_kind_with_the_cpu_it_spent() -> None:
+    usage = CpuByKind()
+    usage.exclude_running()
+    # It spends 0.5 s of CPU, says so, and waits: the reading after that sees all of it, however loaded the machine.
+    busy = "import sys, time\nend = time.process_time() + 0.5\nwhile time.process_time() < end: pass\nprint('spent', flush=True)\nsys.stdin.read()"
+    command = [sys.executable, "-c", busy]
+    with subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) as process:
+        assert process.stdout is not None and process.stdin is not None
+        usage.read()
+        assert process.stdout.readline() == "spent\n"
+        usage.read()
+        process.stdin.close()
+    kind = kind_of(command)
+    assert usage.processes[kind] == 1, usage.report()
+    assert 0.5 <= usage.seconds[kind] <= 0.8, usage.report()  # with the interpreter's start
+    assert usage.report()[-1].endswith("CPU-s in all")
