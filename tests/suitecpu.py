@@ -29,9 +29,10 @@ _KINDS = (
     ("org.jetbrains.kotlin.daemon.KotlinCompileDaemon", "Kotlin daemon"),
     ("org.codehaus.plexus.classworlds.launcher.Launcher", "Maven"),
     ("org.jetbrains.kotlin.cli.jvm.K2JVMCompiler", "kotlinc"),
-    ("execnet", "pytest"),
-    ("pytest", "pytest"),
 )
+# How pytest-xdist's workers are started (execnet's bootstrap over stdin): no word of pytest in their command line.
+_EXECNET_BOOTSTRAP = "exec(eval(sys.stdin.readline()))"
+
 # A JVM option that takes the next word as its value.
 _OPTION_WITH_VALUE = frozenset({"-cp", "-classpath", "--class-path", "-jar", "--add-opens", "--add-exports", "-p"})
 
@@ -43,9 +44,12 @@ def kind_of(cmdline: list[str]) -> str:
     for mark, kind in _KINDS:
         if mark in joined:
             return kind
-    if "gradle_repl" in joined:
+    if "gradle_repl" in cmdline[1:3]:  # python -m gradle_repl …
         return "gradle-repl server" if "serve" in cmdline else "gradle-repl CLI"
     program = cmdline[0].rsplit("/", 1)[-1] if cmdline else "?"
+    # By program or module, never by an argument: the suite's temporary paths all hold "pytest-of-…".
+    if program.startswith("pytest") or cmdline[1:3] == ["-m", "pytest"] or _EXECNET_BOOTSTRAP in joined:
+        return "pytest"
     if program != "java":
         return program
     words = iter(cmdline[1:])
@@ -63,9 +67,9 @@ def kind_of(cmdline: list[str]) -> str:
 class CpuByKind:
     """CPU seconds and processes per kind, from readings of every process's CPU time."""
 
-    seconds: defaultdict[str, float] = field(default_factory=lambda: defaultdict(float))
-    processes: Counter[str] = field(default_factory=Counter)
-    _last: dict[tuple[int, float], tuple[str, float]] = field(default_factory=dict)
+    # Per process (pid, start time): its kind at its last reading (a shell that execs a JVM keeps its pid, and takes
+    # the JVM's kind from then on, with what it spent before) and its CPU seconds then.
+    _seen: dict[tuple[int, float], tuple[str, float]] = field(default_factory=dict)
     _before: set[tuple[int, float]] = field(default_factory=set)
 
     def exclude_running(self) -> None:
@@ -78,22 +82,27 @@ class CpuByKind:
             times = process.info["cpu_times"]
             if key in self._before or times is None or key[1] is None:
                 continue  # started before the command, or ended while it was read
-            cpu = times.user + times.system
-            if key not in self._last:
-                kind = kind_of(process.info["cmdline"] or [])
-                self.processes[kind] += 1
-                self._last[key] = (kind, 0.0)
-            kind, seen = self._last[key]
-            self.seconds[kind] += cpu - seen
-            self._last[key] = (kind, cpu)
+            self._seen[key] = (kind_of(process.info["cmdline"] or []), times.user + times.system)
+
+    @property
+    def seconds(self) -> dict[str, float]:
+        totals: defaultdict[str, float] = defaultdict(float)
+        for kind, cpu in self._seen.values():
+            totals[kind] += cpu
+        return dict(totals)
+
+    @property
+    def processes(self) -> Counter[str]:
+        return Counter(kind for kind, _ in self._seen.values())
 
     def report(self) -> list[str]:
+        seconds, processes = self.seconds, self.processes
         lines = [
-            f"{seconds:9.1f} CPU-s {self.processes[kind]:5d} processes  {kind}"
-            for kind, seconds in sorted(self.seconds.items(), key=lambda e: -e[1])
-            if seconds >= 0.05
+            f"{cpu:9.1f} CPU-s {processes[kind]:5d} processes  {kind}"
+            for kind, cpu in sorted(seconds.items(), key=lambda e: -e[1])
+            if cpu >= 0.05
         ]
-        return [*lines, f"{sum(self.seconds.values()):9.1f} CPU-s in all"]
+        return [*lines, f"{sum(seconds.values()):9.1f} CPU-s in all"]
 
 
 def main() -> int:
@@ -101,7 +110,7 @@ def main() -> int:
     parser.add_argument("--every", type=float, default=0.25, help="seconds between readings")
     parser.add_argument("command", nargs=argparse.REMAINDER, help="the command to run (after --)")
     args = parser.parse_args()
-    command = [word for word in args.command if word != "--"] or ["bash", ".ci/run"]
+    command = (args.command[1:] if args.command[:1] == ["--"] else args.command) or ["bash", ".ci/run"]
     usage = CpuByKind()
     usage.exclude_running()
     started = time.monotonic()

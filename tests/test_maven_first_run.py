@@ -102,7 +102,9 @@ def test_the_fetch_leaves_the_repl_jars_the_resolve_asks_for_in_the_toolchain_ca
     progress: list[str] = []
     fetch.wait(progress.append)
     assert seen == [PINNED_KOTLIN_VERSION]
-    assert progress == ["waiting for the Kotlin REPL's jars, fetched beside the build (first run)"]
+    assert progress == [
+        "waiting for the Kotlin REPL's jars and @file:DependsOn's resolver, fetched beside the build (first run)"
+    ]
     classpaths = {path.name: path for path in (own_cache / "toolchain").glob("*/*.classpath")}
     assert set(classpaths) == {
         "host.classpath",

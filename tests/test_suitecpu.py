@@ -16,7 +16,12 @@ def test_each_process_of_the_suite_has_its_kind() -> None:
     assert kind_of([*maven, "org.codehaus.plexus.classworlds.launcher.Launcher", "-B"]) == "Maven"
     assert kind_of([sys.executable, "-m", "gradle_repl", "serve", "--no-spare-worker"]) == "gradle-repl server"
     assert kind_of([sys.executable, "-m", "gradle_repl", "eval", "-e", "1"]) == "gradle-repl CLI"
-    assert kind_of([sys.executable, "-c", "import sys;exec(eval(sys.stdin.readline()))", "execnet"]) == "pytest"
+    assert kind_of([sys.executable, "-c", "import sys;exec(eval(sys.stdin.readline()))"]) == "pytest"
+    assert kind_of([sys.executable, "-m", "pytest", "tests/test_x.py"]) == "pytest"
+    # An argument naming the run's temporary directory makes nothing pytest.
+    cli = [sys.executable, "-m", "gradle_repl", "eval", "/tmp/pytest-of-root/pytest-1/p", "-e", "1"]
+    assert kind_of(cli) == "gradle-repl CLI"
+    assert kind_of(["java", "-cp", "/tmp/pytest-of-root/x.jar", "GradleModelsKt"]) == "JVM: GradleModelsKt"
     # Another JVM by its main class or jar; an option's value is not taken for either.
     assert kind_of(["java", "-Xmx1g", "-cp", "a.jar:b.jar", "GradleModelsKt", "run0"]) == "JVM: GradleModelsKt"
     assert kind_of(["java", "--add-opens", "java.base/java.lang=ALL-UNNAMED", "-jar", "/x/hello-1.0.jar"]) == (
@@ -31,8 +36,11 @@ def test_a_process_started_after_the_readings_began_is_counted_under_its_kind_wi
     usage.exclude_running()
     # It spends 0.5 s of CPU, says so, and waits: the reading after that sees all of it, however loaded the machine.
     busy = "import sys, time\nend = time.process_time() + 0.5\nwhile time.process_time() < end: pass\nprint('spent', flush=True)\nsys.stdin.read()"
-    command = [sys.executable, "-c", busy]
-    with subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) as process:
+    # A name of its own: the suite's other tests start Python processes of their own while this one runs.
+    command = ["suitecpu-probe", "-c", busy]
+    with subprocess.Popen(
+        command, executable=sys.executable, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    ) as process:
         assert process.stdout is not None and process.stdin is not None
         usage.read()
         assert process.stdout.readline() == "spent\n"

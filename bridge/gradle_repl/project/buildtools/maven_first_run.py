@@ -90,7 +90,9 @@ class FirstRunFetch:
     def wait(self, on_progress: ProgressCallback | None) -> None:
         if self._thread is not None and self._thread.is_alive():
             if on_progress is not None:
-                on_progress("waiting for the Kotlin REPL's jars, fetched beside the build (first run)")
+                on_progress(
+                    "waiting for the Kotlin REPL's jars and @file:DependsOn's resolver, fetched beside the build (first run)"
+                )
             self._thread.join()
 
     def cancel(self) -> None:
