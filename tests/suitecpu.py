@@ -4,7 +4,9 @@
 
 Runs the command and, while it runs, reads every process's CPU time (user + system) every --every seconds; a
 process's growth between two readings is added to its kind (`kind_of`: from its command line). At the end it prints
-CPU seconds and processes per kind, and the wall time. A process that ends between two readings loses what it spent
+CPU seconds and processes per kind, then per test module (`--modules`: the module whose test was running when the
+process, or the process that started it, began — pytest sets PYTEST_CURRENT_TEST, and a child inherits it), and
+the wall time. A process that ends between two readings loses what it spent
 since the last one (at most --every seconds of its CPU); one that started before the command is left out. The suite
 on 2 cores is CPU-bound (CONTRIBUTING.md, The suite), so its wall time follows the CPU these kinds spend. Linux or
 macOS (psutil); run by hand (tests/test_suitecpu.py checks how it reads, not the suite).
@@ -21,7 +23,7 @@ from dataclasses import dataclass, field
 
 import psutil
 
-__all__ = ["kind_of", "CpuByKind"]
+__all__ = ["kind_of", "module_of", "CpuByKind"]
 
 # (what the command line holds, the kind), first match wins: the worker's Python process hosts its JVM (JPype).
 _KINDS = (
@@ -63,6 +65,19 @@ def kind_of(cmdline: list[str]) -> str:
     return "JVM: ?"
 
 
+def module_of(environment: dict[str, str]) -> str:
+    """The test module a process was started for, from the PYTEST_CURRENT_TEST it inherited
+    ("tests/test_x.py::test_y[a] (setup)" → "tests/test_x.py"), or "" outside any test."""
+    return environment.get("PYTEST_CURRENT_TEST", "").split("::", 1)[0]
+
+
+def _module_of(process: psutil.Process) -> str:
+    try:
+        return module_of(process.environ())
+    except (psutil.Error, OSError):
+        return ""  # ended, or not ours to read
+
+
 @dataclass
 class CpuByKind:
     """CPU seconds and processes per kind, from readings of every process's CPU time."""
@@ -71,6 +86,8 @@ class CpuByKind:
     # the JVM's kind from then on, with what it spent before) and its CPU seconds then.
     _seen: dict[tuple[int, float], tuple[str, float]] = field(default_factory=dict)
     _before: set[tuple[int, float]] = field(default_factory=set)
+    # Per process: the test module it was started for, read once (its environment doesn't change).
+    _modules: dict[tuple[int, float], str] = field(default_factory=dict)
 
     def exclude_running(self) -> None:
         """Leaves out what runs now: this tool, the shell, anything started before the command."""
@@ -83,6 +100,8 @@ class CpuByKind:
             if key in self._before or times is None or key[1] is None:
                 continue  # started before the command, or ended while it was read
             self._seen[key] = (kind_of(process.info["cmdline"] or []), times.user + times.system)
+            if key not in self._modules:
+                self._modules[key] = _module_of(process)
 
     @property
     def seconds(self) -> dict[str, float]:
@@ -94,6 +113,24 @@ class CpuByKind:
     @property
     def processes(self) -> Counter[str]:
         return Counter(kind for kind, _ in self._seen.values())
+
+    @property
+    def seconds_by_module(self) -> dict[str, tuple[float, Counter[str]]]:
+        """Per test module: the CPU seconds of the processes started for it, and how many of each kind."""
+        totals: defaultdict[str, float] = defaultdict(float)
+        kinds: defaultdict[str, Counter[str]] = defaultdict(Counter)
+        for key, (kind, cpu) in self._seen.items():
+            module = self._modules.get(key) or "(no test)"
+            totals[module] += cpu
+            kinds[module][kind] += 1
+        return {module: (cpu, kinds[module]) for module, cpu in totals.items()}
+
+    def module_report(self) -> list[str]:
+        return [
+            f"{cpu:9.1f} CPU-s  {module}  ({', '.join(f'{n} {kind}' for kind, n in kinds.most_common())})"
+            for module, (cpu, kinds) in sorted(self.seconds_by_module.items(), key=lambda e: -e[1][0])
+            if cpu >= 0.05
+        ]
 
     def report(self) -> list[str]:
         seconds, processes = self.seconds, self.processes
@@ -108,6 +145,7 @@ class CpuByKind:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--every", type=float, default=0.25, help="seconds between readings")
+    parser.add_argument("--modules", action="store_true", help="also print CPU per test module")
     parser.add_argument("command", nargs=argparse.REMAINDER, help="the command to run (after --)")
     args = parser.parse_args()
     command = (args.command[1:] if args.command[:1] == ["--"] else args.command) or ["bash", ".ci/run"]
@@ -119,6 +157,8 @@ def main() -> int:
             usage.read()
             time.sleep(args.every)
     usage.read()
+    if args.modules:
+        print(*usage.module_report(), "", sep="\n")
     print(*usage.report(), f"{time.monotonic() - started:9.1f} s wall, exit status {run.returncode}", sep="\n")
     return run.returncode
 

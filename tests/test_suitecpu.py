@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
-from suitecpu import CpuByKind, kind_of
+from suitecpu import CpuByKind, kind_of, module_of
 
 
 def test_each_process_of_the_suite_has_its_kind() -> None:
@@ -39,7 +40,12 @@ def test_a_process_started_after_the_readings_began_is_counted_under_its_kind_wi
     # A name of its own: the suite's other tests start Python processes of their own while this one runs.
     command = ["suitecpu-probe", "-c", busy]
     with subprocess.Popen(
-        command, executable=sys.executable, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        command,
+        executable=sys.executable,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTEST_CURRENT_TEST": "tests/test_probe.py::test_spends[a::b] (call)"},
     ) as process:
         assert process.stdout is not None and process.stdin is not None
         usage.read()
@@ -50,3 +56,10 @@ def test_a_process_started_after_the_readings_began_is_counted_under_its_kind_wi
     assert usage.processes[kind] == 1, usage.report()
     assert 0.5 <= usage.seconds[kind] <= 0.8, usage.report()  # with the interpreter's start
     assert usage.report()[-1].endswith("CPU-s in all")
+    cpu, kinds = usage.seconds_by_module["tests/test_probe.py"]  # from the environment it was started with
+    assert kinds[kind] == 1 and cpu >= 0.5, usage.module_report()
+
+
+def test_a_process_is_put_under_the_module_whose_test_was_running_when_it_started() -> None:
+    assert module_of({"PYTEST_CURRENT_TEST": "tests/test_x.py::test_y[p::q] (setup)"}) == "tests/test_x.py"
+    assert module_of({"HOME": "/root"}) == ""
