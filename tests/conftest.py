@@ -35,7 +35,7 @@ from kotlindaemons import daemon_options, stop_daemons
 from ledger import FIELDS as LEDGER_FIELDS, Ledger
 from mavenjvm import maven_opts
 from shortjvm import SHORT_LIVED_JVM_FLAGS
-from suitetime import ModuleTimes
+from suitetime import ModuleTimes, module_of
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE_PROJECT = REPO / "sample-project"
@@ -286,7 +286,8 @@ _module_times = ModuleTimes(persistent_test_cache() / "module-times.json")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    _module_times.order(items)
+    waits_for_prefetch = frozenset(module_of(item.nodeid) for item in items if item.get_closest_marker("prefetched"))
+    _module_times.order(items, late_on_a_first_run=waits_for_prefetch)
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
@@ -363,6 +364,13 @@ def pytest_terminal_summary(
     terminalreporter.write_sep("=", "time by test module")
     for line in _module_times.summary():
         terminalreporter.write_line(line)
+    prefetched = run_state_dir(config._tmp_path_factory) / "prefetch.log"  # type: ignore[attr-defined]
+    if _prefetch is not None and prefetched.is_file():
+        # What took time to fetch, and when it was there: on a new machine, where the first minutes went.
+        terminalreporter.write_sep("=", "the run's prefetch (tests/prefetch.py), fetches of 1 s or more")
+        for line in prefetched.read_text(errors="replace").splitlines():
+            if not line.lstrip().startswith("0."):
+                terminalreporter.write_line(line)
     for skipped in _required_but_skipped:
         terminalreporter.write_line(
             f"REQUIRED TEST SKIPPED (install what it needs; see CONTRIBUTING.md): {skipped}", red=True

@@ -26,7 +26,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from functools import partial
 from pathlib import Path
 
@@ -136,21 +136,23 @@ def fetches() -> list[tuple[str, Callable[[], object]]]:
     return jobs
 
 
-def _timed(name: str, fetch: Callable[[], object]) -> str:
+def _timed(name: str, fetch: Callable[[], object], run_started: float) -> str:
     started = time.monotonic()
     try:
         said = fetch()
         outcome = said if isinstance(said, str) else "done"
     except Exception as error:  # noqa: BLE001 - reported here; the test that needs it fails with its own message
         outcome = f"failed: {error}"
-    return f"{time.monotonic() - started:7.1f} s  {name}: {outcome}"
+    ended = time.monotonic()
+    return f"{ended - started:7.1f} s, done {ended - run_started:7.1f} s into the run  {name}: {outcome}"
 
 
 def main() -> None:
     started = time.monotonic()
+    # Each line when its fetch ends: when a download was there for the tests that wait on it.
     with ThreadPoolExecutor(PARALLEL_FETCHES) as pool:
-        for line in pool.map(lambda job: _timed(*job), fetches()):
-            print(line, flush=True)
+        for done in as_completed([pool.submit(_timed, *job, started) for job in fetches()]):
+            print(done.result(), flush=True)
     print(f"{time.monotonic() - started:7.1f} s  all fetched", flush=True)
 
 

@@ -17,9 +17,10 @@ from conftest import SAMPLE_PROJECT, copy_project
 from gradle_repl.host.handle import Reply
 from gradle_repl.project.session_classes import output_dir
 from gradle_repl.project.toolchain import PINNED_KOTLIN_VERSION
+from suiteversions import OLDER_KOTLIN
 from test_hotswap import Project
 
-pytestmark = pytest.mark.jvm
+pytestmark = [pytest.mark.jvm, pytest.mark.prefetched]
 
 TUNED = "src/main/kotlin/sample/Tuned.kt"
 TUNED_TEXT = """package sample
@@ -204,7 +205,7 @@ def test_the_build_tools_next_build_drops_the_session_compiled_classes(project: 
     assert _classes_in(_session_dir(project)) == []
 
 
-@pytest.mark.parametrize("kotlin", ["2.2.21", "2.3.21"])
+@pytest.mark.parametrize("kotlin", [OLDER_KOTLIN, PINNED_KOTLIN_VERSION])
 def test_a_body_edit_compiles_in_the_session_on_each_kotlin(tmp_path: Path, kotlin: str) -> None:
     """The session's compile works on the project's Kotlin, older and current."""
     edited = _project(tmp_path / "sample", kotlin)
