@@ -99,7 +99,11 @@ class CpuByKind:
             times = process.info["cpu_times"]
             if key in self._before or times is None or key[1] is None:
                 continue  # started before the command, or ended while it was read
-            self._seen[key] = (kind_of(process.info["cmdline"] or []), times.user + times.system)
+            cmdline = process.info["cmdline"]
+            # A process that has ended but not been waited for (a zombie) has no command line any more: it keeps the
+            # kind it was last read with.
+            kind = kind_of(cmdline) if cmdline else self._seen.get(key, ("?", 0.0))[0]
+            self._seen[key] = (kind, times.user + times.system)
             if key not in self._modules:
                 self._modules[key] = _module_of(process)
 
