@@ -35,7 +35,7 @@ from kotlindaemons import daemon_options, stop_daemons
 from ledger import FIELDS as LEDGER_FIELDS, Ledger
 from mavenjvm import maven_opts
 from shortjvm import SHORT_LIVED_JVM_FLAGS
-from suitetime import ModuleTimes, module_of
+from suitetime import ModuleTimes
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE_PROJECT = REPO / "sample-project"
@@ -286,8 +286,7 @@ _module_times = ModuleTimes(persistent_test_cache() / "module-times.json")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    waits_for_prefetch = frozenset(module_of(item.nodeid) for item in items if item.get_closest_marker("prefetched"))
-    _module_times.order(items, late_on_a_first_run=waits_for_prefetch)
+    _module_times.order(items)
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:

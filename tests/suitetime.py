@@ -46,19 +46,13 @@ class ModuleTimes:
             return {}
         return {str(k): float(v) for k, v in kept.items()} if isinstance(kept, dict) else {}
 
-    def order(self, items: list[pytest.Item], late_on_a_first_run: frozenset[str] = frozenset()) -> None:
+    def order(self, items: list[pytest.Item]) -> None:
         """Reorders items in place: modules by their last measured time, longest first; a module with no time yet (new)
-        goes first, as it may be long. Tests keep their order within a module.
-
-        With no kept times (a machine's first run) pytest's order stays, except that the modules in
-        `late_on_a_first_run` go last: those whose tests need what the run's prefetch downloads (prefetch.py), which on
-        a new machine takes minutes; early in the run their first test's setup waited for it with its xdist worker idle
-        (~4 min each), late they find it fetched while the other modules ran."""
+        goes first, as it may be long. Tests keep their order within a module."""
         previous = self.previous()
-        first_seen = {module_of(item.nodeid): i for i, item in reversed(list(enumerate(items)))}
         if not previous:
-            items.sort(key=lambda item: module_of(item.nodeid) in late_on_a_first_run)  # stable: pytest's order else
             return
+        first_seen = {module_of(item.nodeid): i for i, item in reversed(list(enumerate(items)))}
         items.sort(
             key=lambda item: (
                 -previous.get(module_of(item.nodeid), float("inf")),

@@ -18,7 +18,7 @@ from gradle_repl.test_settings import TestRunSettings
 from gradlemodels import PAIRS, Pair, PairRun, run_pair
 from shortjvm import SHORT_LIVED_JVM_FLAGS
 
-pytestmark = [pytest.mark.jvm, pytest.mark.gradle_models, pytest.mark.prefetched]
+pytestmark = [pytest.mark.jvm, pytest.mark.gradle_models]
 
 
 _RUNS: dict[str, PairRun] = {}

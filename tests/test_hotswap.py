@@ -21,7 +21,7 @@ from gradle_repl.project.toolchain import PINNED_KOTLIN_VERSION
 from gradle_repl.target import SessionTarget
 from suiteversions import OLDER_KOTLIN
 
-pytestmark = [pytest.mark.jvm, pytest.mark.prefetched]
+pytestmark = pytest.mark.jvm
 
 EDITED = "src/main/kotlin/sample/Edited.kt"
 FIRST = """package sample

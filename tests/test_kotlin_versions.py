@@ -25,7 +25,7 @@ from test_worker_output import (
     assert_the_stopped_snippet_never_ran_and_its_classes_are_kept,
 )
 
-pytestmark = [pytest.mark.jvm, pytest.mark.prefetched]
+pytestmark = pytest.mark.jvm
 
 
 @pytest.fixture(scope="module")

@@ -20,7 +20,7 @@ from gradle_repl.project.toolchain import PINNED_KOTLIN_VERSION
 from suiteversions import OLDER_KOTLIN
 from test_hotswap import Project
 
-pytestmark = [pytest.mark.jvm, pytest.mark.prefetched]
+pytestmark = pytest.mark.jvm
 
 TUNED = "src/main/kotlin/sample/Tuned.kt"
 TUNED_TEXT = """package sample

@@ -9,7 +9,7 @@ from typing import cast
 
 import pytest
 
-from suitetime import ModuleTimes, module_of
+from suitetime import ModuleTimes
 
 
 @dataclass
@@ -38,33 +38,6 @@ def test_without_kept_times_the_order_is_pytests(tmp_path: Path) -> None:
     items = _items("tests/test_b.py::z", "tests/test_a.py::x")
     ModuleTimes(tmp_path / "none.json").order(items)
     assert [i.nodeid for i in items] == ["tests/test_b.py::z", "tests/test_a.py::x"]
-
-
-def test_without_kept_times_the_modules_that_wait_for_the_prefetch_go_last_in_their_order(tmp_path: Path) -> None:
-    items = _items("tests/test_a.py::x", "tests/test_k.py::v", "tests/test_k.py::w", "tests/test_m.py::y")
-    items.append(_items("tests/test_g.py::u")[0])
-    late = frozenset({"tests/test_g.py", "tests/test_k.py"})
-    ModuleTimes(tmp_path / "none.json").order(items, late)
-    assert [i.nodeid for i in items] == [
-        "tests/test_a.py::x",
-        "tests/test_m.py::y",
-        "tests/test_k.py::v",
-        "tests/test_k.py::w",
-        "tests/test_g.py::u",
-    ]
-    # Once times are kept, they alone order the run.
-    store = tmp_path / "times.json"
-    store.write_text(
-        json.dumps({"tests/test_a.py": 1.0, "tests/test_m.py": 2.0, "tests/test_k.py": 9.0, "tests/test_g.py": 3.0})
-    )
-    ModuleTimes(store).order(items, late)
-    assert [module_of(i.nodeid) for i in items] == [
-        "tests/test_k.py",
-        "tests/test_k.py",
-        "tests/test_g.py",
-        "tests/test_m.py",
-        "tests/test_a.py",
-    ]
 
 
 def test_a_run_of_a_few_modules_keeps_nothing(tmp_path: Path) -> None:
