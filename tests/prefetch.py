@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -34,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from conftest import PROJECTS, SAMPLE_PROJECT, copy_project, persistent_test_cache
 from gradle_repl.project.buildtools.maven_speed import daemon_properties
+from gradle_repl.project.maven_repository import local_repository
 from gradle_repl.project.toolchain import (
     PINNED_KOTLIN_VERSION,
     find_mvn,
@@ -50,12 +50,6 @@ PARALLEL_FETCHES = 3
 MVN_TIMEOUT_SECONDS = 1200
 
 
-def _local_repository() -> Path:
-    """Maven's local repository: -Dmaven.repo.local in MAVEN_OPTS, else ~/.m2/repository."""
-    found = re.search(r"-Dmaven\.repo\.local=(\S+)", os.environ.get("MAVEN_OPTS", ""))
-    return Path(found.group(1)) if found else Path.home() / ".m2" / "repository"
-
-
 def _maven_plugins_and_dependencies(project: Path, kotlin: str | None) -> str:
     """The project's plugins (kotlin-maven-plugin brings its version's compiler, spring-boot-maven-plugin its loader)
     and dependencies, as the tests' builds of it resolve them; at another Kotlin version when `kotlin` is given.
@@ -68,7 +62,7 @@ def _maven_plugins_and_dependencies(project: Path, kotlin: str | None) -> str:
             pom.write_text(
                 pom.read_text().replace(f"<kotlin.version>{PINNED_KOTLIN_VERSION}<", f"<kotlin.version>{kotlin}<")
             )
-        repository = _local_repository()
+        repository = local_repository(os.environ)
         # The repository's inode: a ~/.m2 moved aside or deleted and made again is a new one.
         identity = f"{repository.resolve()}\0{repository.stat().st_ino if repository.is_dir() else 'none'}"
         digest = hashlib.sha256(identity.encode())

@@ -16,6 +16,7 @@ from xml.sax.saxutils import escape
 
 from gradle_repl.errors import BuildFailed, BuildToolNotFound
 from gradle_repl.paths import cache_dir
+from gradle_repl.project.maven_repository import local_repository, removed_empty_downloads
 from gradle_repl.project.process import ProgressCallback, run_streaming
 
 __all__ = [
@@ -131,12 +132,13 @@ def resolve_jars(
         pom.write_text(_pom(name, coordinates), encoding="utf-8")
         os.replace(pom, module / "pom.xml")
         temporary = module / f"classpath.{own}.tmp"
-        outcome = run_streaming(
-            [find_mvn(), "-B", "-q", "dependency:build-classpath", f"-Dmdep.outputFile={temporary}"],
-            cwd=module,
-            timeout_seconds=MVN_TIMEOUT_SECONDS,
-            on_line=on_progress,
-        )
+        command = [find_mvn(), "-B", "-q", "dependency:build-classpath", f"-Dmdep.outputFile={temporary}"]
+        outcome = run_streaming(command, cwd=module, timeout_seconds=MVN_TIMEOUT_SECONDS, on_line=on_progress)
+        # A download a Maven run beside this one left empty (maven_repository.py) is fetched again, once.
+        if outcome.returncode != 0 and removed_empty_downloads(
+            outcome.lines, local_repository(os.environ), on_progress
+        ):
+            outcome = run_streaming(command, cwd=module, timeout_seconds=MVN_TIMEOUT_SECONDS, on_line=on_progress)
         if outcome.returncode != 0 or not temporary.is_file():
             wanted = ", ".join(f"{c.group}:{c.artifact}:{c.version}" for c in coordinates)
             errors = [line for line in outcome.lines if "ERROR" in line][:15]

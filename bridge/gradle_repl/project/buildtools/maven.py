@@ -25,6 +25,7 @@ from gradle_repl.project.buildtools.maven_extension import (
 )
 from gradle_repl.project.buildtools.maven_first_run import first_run_fetch
 from gradle_repl.project.dependency_support import dependency_resolver_request
+from gradle_repl.project.maven_repository import local_repository, removed_empty_downloads
 from gradle_repl.project.process import ProcessOutcome, ProgressCallback, failure_text, run_streaming
 from gradle_repl.project.toolchain import Coordinate, find_mvn, repl_host_coordinates, repl_kotlin_version, resolve_jars
 
@@ -268,6 +269,10 @@ def resolve_maven_environment(
         if on_progress is not None:
             on_progress("the Kotlin daemon could not compile the module: building again in process")
         outcome = build(False)
+    # Left empty by another Maven run fetching it at the same time (maven_repository.py): fetched again, once. Also
+    # after a build that passed: an empty dependency POM only drops that dependency's own from the classpath.
+    if not outcome.timed_out and removed_empty_downloads(outcome.lines, local_repository(environment), on_progress):
+        outcome = build(warm_daemon)
     if first_run is not None and (outcome.timed_out or outcome.returncode != 0):
         first_run.cancel()
     if outcome.timed_out:

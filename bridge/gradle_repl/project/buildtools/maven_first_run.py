@@ -20,49 +20,29 @@ doesn't look (`.mvn/maven.config`, say) costs one extra run, not one per resolve
 from __future__ import annotations
 
 import logging
-import re
 import shutil
 import tempfile
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
 
 from gradle_repl.paths import cache_dir
+from gradle_repl.project.maven_repository import local_repository
 from gradle_repl.project.process import ProgressCallback, run_streaming
 from gradle_repl.project.toolchain import MVN_TIMEOUT_SECONDS, Coordinate, resolve_jars
 
-__all__ = ["FirstRunFetch", "first_run_fetch", "local_repository"]
+__all__ = ["FirstRunFetch", "first_run_fetch"]
 
 _log = logging.getLogger(__name__)
 
 # What the effective POM needs, and so what a local repository that has served one resolve holds.
 _HELP_PLUGIN = Path("org/apache/maven/plugins/maven-help-plugin")
-_REPO_LOCAL = re.compile(r"-Dmaven\.repo\.local=(\S+)")
-_SETTINGS_REPOSITORY = re.compile(r"<localRepository>\s*([^<]+?)\s*</localRepository>")
-_XML_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 # `mvn -V` prints this first: by then a wrapper has installed the Maven it runs.
 _BANNER = "Apache Maven "
 
 # From an effective POM, the toolchain requests the resolve will make after its build, each as it makes it (a request
 # is one toolchain cache entry).
 JarRequests = Callable[[Path], list[dict[str, list[Coordinate]]]]
-
-
-def local_repository(environ: Mapping[str, str]) -> Path:
-    """Where Maven keeps downloads: `-Dmaven.repo.local` in MAVEN_OPTS or MAVEN_ARGS, else the user settings'
-    `<localRepository>` (outside comments; one naming a `${property}` is left to Maven), else ~/.m2/repository."""
-    for name in ("MAVEN_ARGS", "MAVEN_OPTS"):
-        if match := _REPO_LOCAL.search(environ.get(name, "")):
-            return Path(match.group(1)).expanduser()
-    settings = Path.home() / ".m2" / "settings.xml"
-    try:
-        text = _XML_COMMENT.sub("", settings.read_text(encoding="utf-8", errors="replace"))
-    except OSError:
-        text = ""
-    configured = _SETTINGS_REPOSITORY.search(text)
-    if configured and "${" not in configured.group(1):
-        return Path(configured.group(1)).expanduser()
-    return Path.home() / ".m2" / "repository"
 
 
 def _mark() -> Path:

@@ -1,0 +1,116 @@
+"""Maven's local repository (project/maven_repository.py): the empty downloads a Maven run names, and a toolchain
+resolve that finds one in its way removes it and fetches it again, with real Maven."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import SAMPLE_PROJECT, copy_project
+from gradle_repl.project.buildtools.maven import resolve_maven_environment
+from gradle_repl.project.maven_repository import empty_downloads, local_repository
+from gradle_repl.project.toolchain import PINNED_KOTLIN_VERSION, Coordinate, resolve_jars
+
+# What Maven 3.8 printed on a new machine after two of gradle-repl's Maven runs fetched one POM at once.
+_NON_READABLE = (
+    "[ERROR] [FATAL] Non-readable POM {path}: input contained no data @ {path}",
+    "[ERROR] Plugin org.apache.maven.plugins:maven-dependency-plugin:2.8 or one of its dependencies could not be resolved",
+)
+
+
+def test_the_empty_poms_and_jars_an_error_names_inside_the_repository_are_found(tmp_path: Path) -> None:
+    repository = tmp_path / "repository"
+    empty = repository / "org/apache/maven/maven-parent/23/maven-parent-23.pom"
+    whole = repository / "org/apache/apache/13/apache-13.pom"
+    empty_jar = repository / "org/x/x/1/x-1.jar"
+    outside = tmp_path / "project/lib/empty.jar"
+    for path in (empty, whole, empty_jar, outside):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(b"" if path != whole else b"<project/>")
+    lines = [
+        *(line.format(path=empty) for line in _NON_READABLE),
+        f"[ERROR] Failed to read artifact descriptor: {whole}: ParseError",
+        f"[ERROR] error in opening zip file {empty_jar}",
+        f"[ERROR] error in opening zip file {outside}",
+        f"[ERROR] {repository}/org/gone/1/gone-1.pom: no such file",
+        "[WARNING] The POM for org.jetbrains.kotlin:kotlin-stdlib:jar:2.3.21 is invalid, transitive dependencies (if any)",
+        "[WARNING] The POM for org.whole:whole:jar:sources:1.0 is invalid, transitive dependencies (if any) will not be",
+    ]
+    stdlib = repository / "org/jetbrains/kotlin/kotlin-stdlib/2.3.21/kotlin-stdlib-2.3.21.pom"
+    stdlib.parent.mkdir(parents=True)
+    stdlib.write_bytes(b"")
+    whole_by_coordinates = repository / "org/whole/whole/1.0/whole-1.0.pom"
+    whole_by_coordinates.parent.mkdir(parents=True)
+    whole_by_coordinates.write_bytes(b"<project/>")
+    assert empty_downloads(lines, repository) == [empty, empty_jar, stdlib]
+
+
+def _repository_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    """The machine's local repository and a copy of it made of hard links (nothing of the original is written: a file
+    the test empties is unlinked first), which Maven then uses; a cache of the test's own."""
+    source = local_repository(os.environ)
+    copy = tmp_path / "repository"
+    subprocess.run(["cp", "-al", str(source), str(copy)], check=True)
+    options = re.sub(r"-Dmaven\.repo\.local=\S+", "", os.environ.get("MAVEN_OPTS", ""))
+    monkeypatch.setenv("MAVEN_OPTS", f"{options} -Dmaven.repo.local={copy}")
+    monkeypatch.setenv("GRADLE_REPL_CACHE_DIR", str(tmp_path / "cache"))
+    return source, copy
+
+
+def _empty(files: list[Path]) -> None:
+    for path in files:
+        path.unlink()  # the hard link only: the machine's own file stays whole
+        path.write_bytes(b"")
+
+
+def test_a_toolchain_resolve_that_meets_an_empty_download_fetches_it_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The dependency plugin's POMs empty, as a concurrent fetch leaves them: Maven alone fails on it; resolve_jars
+    removes the one it names, says so, and resolves."""
+    source, copy = _repository_copy(tmp_path, monkeypatch)
+    request = {"annotations": [Coordinate("org.jetbrains", "annotations", "13.0")]}
+    resolve_jars(request)  # whatever the copy lacks for it (on a machine that never ran the plugin) is fetched here
+    poms = sorted(copy.glob("org/apache/maven/plugins/maven-dependency-plugin/*/maven-dependency-plugin-*.pom"))
+    assert poms, "the resolve ran maven-dependency-plugin, so its POM is in the local repository"
+    _empty(poms)
+    shutil.rmtree(tmp_path / "cache")
+
+    progress: list[str] = []
+    jars = resolve_jars(request, on_progress=progress.append).by_request["annotations"]
+
+    assert [Path(jar).name for jar in jars] == ["annotations-13.0.jar"]
+    removed = [line for line in progress if line.startswith("removed ") and "empty download" in line]
+    assert len(removed) == 1, progress
+    # The POM of the plugin version this Maven runs was named, removed and fetched whole; another version's stays.
+    fetched_again = [pom for pom in poms if pom.stat().st_size > 0]
+    assert fetched_again and removed[0].startswith(f"removed {len(fetched_again)} "), (removed, fetched_again)
+    assert all(pom.name in removed[0] for pom in fetched_again), removed
+    assert all((source / pom.relative_to(copy)).stat().st_size > 0 for pom in poms)
+
+
+def test_a_build_that_meets_an_empty_download_fetches_it_again_and_resolves(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The project's own dependency's POM empty (kotlin-stdlib's, at sample-project's Kotlin): the resolve's build
+    removes it, says so, builds again and reads the environment."""
+    _, copy = _repository_copy(tmp_path, monkeypatch)
+    stdlib = (
+        copy / f"org/jetbrains/kotlin/kotlin-stdlib/{PINNED_KOTLIN_VERSION}/kotlin-stdlib-{PINNED_KOTLIN_VERSION}.pom"
+    )
+    if not stdlib.is_file():  # a machine whose repository never held it fetches it now, whole
+        resolve_jars({"stdlib": [Coordinate("org.jetbrains.kotlin", "kotlin-stdlib", PINNED_KOTLIN_VERSION)]})
+    _empty([stdlib])
+    project = copy_project(SAMPLE_PROJECT, tmp_path / "sample")
+
+    progress: list[str] = []
+    environment = resolve_maven_environment(project, project_path=":", source_set="main", on_progress=progress.append)
+
+    assert any(Path(jar).name == f"kotlin-stdlib-{PINNED_KOTLIN_VERSION}.jar" for jar in environment.classpath)
+    assert [line for line in progress if line.startswith("removed 1 empty download(s)") and stdlib.name in line]
+    assert stdlib.stat().st_size > 0
