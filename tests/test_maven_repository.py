@@ -51,11 +51,14 @@ def test_the_empty_poms_and_jars_an_error_names_inside_the_repository_are_found(
 
 
 def _repository_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
-    """The machine's local repository and a copy of it made of hard links (nothing of the original is written: a file
-    the test empties is unlinked first), which Maven then uses; a cache of the test's own."""
-    source = local_repository(os.environ)
+    """The machine's local repository and a copy of it made of links, which Maven then uses; a cache of the test's
+    own. A file the test empties is unlinked first, so the machine's own stays whole. Hard links where the two are on
+    one file system, else symbolic ones (a /tmp of its own)."""
+    source = local_repository(os.environ).resolve()
     copy = tmp_path / "repository"
-    subprocess.run(["cp", "-al", str(source), str(copy)], check=True)
+    if subprocess.run(["cp", "-al", str(source), str(copy)], capture_output=True).returncode != 0:
+        shutil.rmtree(copy, ignore_errors=True)
+        subprocess.run(["cp", "-as", str(source), str(copy)], check=True)
     options = re.sub(r"-Dmaven\.repo\.local=\S+", "", os.environ.get("MAVEN_OPTS", ""))
     monkeypatch.setenv("MAVEN_OPTS", f"{options} -Dmaven.repo.local={copy}")
     monkeypatch.setenv("GRADLE_REPL_CACHE_DIR", str(tmp_path / "cache"))
