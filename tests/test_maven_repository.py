@@ -117,3 +117,29 @@ def test_a_build_that_meets_an_empty_download_fetches_it_again_and_resolves(
     assert any(Path(jar).name == f"kotlin-stdlib-{PINNED_KOTLIN_VERSION}.jar" for jar in environment.classpath)
     assert [line for line in progress if line.startswith("removed 1 empty download(s)") and stdlib.name in line]
     assert stdlib.stat().st_size > 0
+
+
+def test_a_toolchain_resolve_whose_dependency_has_an_empty_pom_fetches_it_and_gets_the_dependencies_it_brings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """kotlin-stdlib's POM empty: a quiet Maven run prints nothing about it and builds a classpath without
+    org.jetbrains:annotations (what that POM brings); resolve_jars sees the empty POM beside the jar, removes it and
+    resolves again, with annotations."""
+    _, copy = _repository_copy(tmp_path, monkeypatch)
+    request = {"stdlib": [Coordinate("org.jetbrains.kotlin", "kotlin-stdlib", PINNED_KOTLIN_VERSION)]}
+    resolve_jars(request)  # whatever the copy lacks for it is fetched here
+    stdlib = (
+        copy / f"org/jetbrains/kotlin/kotlin-stdlib/{PINNED_KOTLIN_VERSION}/kotlin-stdlib-{PINNED_KOTLIN_VERSION}.pom"
+    )
+    _empty([stdlib])
+    shutil.rmtree(tmp_path / "cache")
+
+    progress: list[str] = []
+    jars = resolve_jars(request, on_progress=progress.append).by_request["stdlib"]
+
+    assert sorted(Path(jar).name for jar in jars) == [
+        "annotations-13.0.jar",
+        f"kotlin-stdlib-{PINNED_KOTLIN_VERSION}.jar",
+    ]
+    assert [line for line in progress if line.startswith("removed 1 empty download(s)") and stdlib.name in line]
+    assert stdlib.stat().st_size > 0

@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
-__all__ = ["local_repository", "empty_downloads", "removed_empty_downloads"]
+__all__ = ["local_repository", "empty_downloads", "empty_poms_of", "removed_empty_downloads"]
 
 _REPO_LOCAL = re.compile(r"-Dmaven\.repo\.local=(\S+)")
 _SETTINGS_REPOSITORY = re.compile(r"<localRepository>\s*([^<]+?)\s*</localRepository>")
@@ -64,12 +64,33 @@ def empty_downloads(lines: Iterable[str], repository: Path) -> list[Path]:
     return list(found)
 
 
+def empty_poms_of(classpath: Iterable[str], repository: Path) -> list[Path]:
+    """The empty POMs of a classpath's jars in the local repository: each one's own dependencies are missing from a
+    classpath Maven built with it, and a quiet run (-q) prints no warning about it."""
+    root = repository.resolve()
+    found: list[Path] = []
+    for entry in classpath:
+        jar = Path(entry)
+        version, artifact = jar.parent.name, jar.parent.parent.name
+        pom = jar.with_name(f"{artifact}-{version}.pom")
+        try:
+            if pom.is_file() and pom.stat().st_size == 0 and pom.resolve().is_relative_to(root):
+                found.append(pom)
+        except OSError:
+            continue
+    return found
+
+
 def removed_empty_downloads(
-    lines: Iterable[str], repository: Path, on_progress: Callable[[str], None] | None = None
+    lines: Iterable[str],
+    repository: Path,
+    on_progress: Callable[[str], None] | None = None,
+    classpath: Iterable[str] = (),
 ) -> bool:
-    """Removes the empty downloads a failed Maven run's output names (empty_downloads), saying so; whether there were
-    any, and so whether running it again can get further. Called once per failed run: a second failure is reported."""
-    damaged = empty_downloads(lines, repository)
+    """Removes the empty downloads a Maven run's output names (empty_downloads) and the empty POMs of the classpath it
+    built (empty_poms_of), saying so; whether there were any, and so whether running it again gets further. Called
+    once per run: what the run after it still lacks is reported as its failure."""
+    damaged = list(dict.fromkeys([*empty_downloads(lines, repository), *empty_poms_of(classpath, repository)]))
     for path in damaged:
         path.unlink(missing_ok=True)
     if damaged and on_progress is not None:

@@ -134,10 +134,10 @@ def resolve_jars(
         temporary = module / f"classpath.{own}.tmp"
         command = [find_mvn(), "-B", "-q", "dependency:build-classpath", f"-Dmdep.outputFile={temporary}"]
         outcome = run_streaming(command, cwd=module, timeout_seconds=MVN_TIMEOUT_SECONDS, on_line=on_progress)
-        # A download a Maven run beside this one left empty (maven_repository.py) is fetched again, once.
-        if outcome.returncode != 0 and removed_empty_downloads(
-            outcome.lines, local_repository(os.environ), on_progress
-        ):
+        # A download a Maven run beside this one left empty (maven_repository.py) is fetched again, once: named in a
+        # failed run's errors, or the empty POM of a jar on the classpath a quiet run built without its dependencies.
+        built = _read_classpath(temporary) if outcome.returncode == 0 and temporary.is_file() else []
+        if removed_empty_downloads(outcome.lines, local_repository(os.environ), on_progress, built):
             outcome = run_streaming(command, cwd=module, timeout_seconds=MVN_TIMEOUT_SECONDS, on_line=on_progress)
         if outcome.returncode != 0 or not temporary.is_file():
             wanted = ", ".join(f"{c.group}:{c.artifact}:{c.version}" for c in coordinates)
