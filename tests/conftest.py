@@ -366,9 +366,9 @@ def pytest_terminal_summary(
     prefetched = run_state_dir(config._tmp_path_factory) / "prefetch.log"  # type: ignore[attr-defined]
     if _prefetch is not None and prefetched.is_file():
         # What took time to fetch, and when it was there: on a new machine, where the first minutes went.
-        terminalreporter.write_sep("=", "the run's prefetch (tests/prefetch.py), fetches of 1 s or more")
+        terminalreporter.write_sep("=", "the run's prefetch (tests/prefetch.py), fetches of 1 s or more, and failures")
         for line in prefetched.read_text(errors="replace").splitlines():
-            if not line.lstrip().startswith("0."):
+            if not line.lstrip().startswith("0.") or ": failed: " in line:
                 terminalreporter.write_line(line)
     for skipped in _required_but_skipped:
         terminalreporter.write_line(

@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -37,6 +36,7 @@ def test_the_empty_poms_and_jars_an_error_names_inside_the_repository_are_found(
         f"[ERROR] Failed to read artifact descriptor: {whole}: ParseError",
         f"[ERROR] error in opening zip file {empty_jar}",
         f"[ERROR] error in opening zip file {outside}",
+        f"[ERROR] Could not read file:{empty_jar} (read twice: named once)",
         f"[ERROR] {repository}/org/gone/1/gone-1.pom: no such file",
         "[WARNING] The POM for org.jetbrains.kotlin:kotlin-stdlib:jar:2.3.21 is invalid, transitive dependencies (if any)",
         "[WARNING] The POM for org.whole:whole:jar:sources:1.0 is invalid, transitive dependencies (if any) will not be",
@@ -50,24 +50,51 @@ def test_the_empty_poms_and_jars_an_error_names_inside_the_repository_are_found(
     assert empty_downloads(lines, repository) == [empty, empty_jar, stdlib]
 
 
+# Files Maven's resolver rewrites in place (its TrackingFileManager): each is copied, so a write through a link
+# never reaches the machine's repository. Downloads (POMs, jars, checksums) are only ever replaced whole.
+_REWRITTEN_IN_PLACE = ("_remote.repositories", "resolver-status.properties")
+
+
 def _repository_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
-    """The machine's local repository and a copy of it made of links, which Maven then uses; a cache of the test's
-    own. A file the test empties is unlinked first, so the machine's own stays whole. Hard links where the two are on
-    one file system, else symbolic ones (a /tmp of its own)."""
+    """The machine's local repository and a copy of it that Maven then uses, with a cache of the test's own (one that
+    has had its first Maven run: no fetch beside a build). Downloads are linked — hard links where the two share a file
+    system, else symbolic ones — and a file the test empties is unlinked first, so the machine's own stays whole; a
+    file that goes while it is copied (the run's prefetch writes there) is left out."""
     source = local_repository(os.environ).resolve()
     copy = tmp_path / "repository"
-    if subprocess.run(["cp", "-al", str(source), str(copy)], capture_output=True).returncode != 0:
-        shutil.rmtree(copy, ignore_errors=True)
-        subprocess.run(["cp", "-as", str(source), str(copy)], check=True)
-    options = re.sub(r"-Dmaven\.repo\.local=\S+", "", os.environ.get("MAVEN_OPTS", ""))
-    monkeypatch.setenv("MAVEN_OPTS", f"{options} -Dmaven.repo.local={copy}")
-    monkeypatch.setenv("GRADLE_REPL_CACHE_DIR", str(tmp_path / "cache"))
+    for directory, _, files in os.walk(source):
+        target = copy / Path(directory).relative_to(source)
+        target.mkdir(parents=True, exist_ok=True)
+        for name in files:
+            original = Path(directory) / name
+            try:
+                if name in _REWRITTEN_IN_PLACE or name.endswith(".lastUpdated"):
+                    shutil.copyfile(original, target / name)
+                    continue
+                try:
+                    os.link(original, target / name)
+                except OSError:
+                    (target / name).symlink_to(original)
+            except FileNotFoundError:
+                continue
+    monkeypatch.setenv(
+        "MAVEN_OPTS", f"{_without_repository(os.environ.get('MAVEN_OPTS', ''))} -Dmaven.repo.local={copy}"
+    )
+    monkeypatch.setenv("MAVEN_ARGS", _without_repository(os.environ.get("MAVEN_ARGS", "")))
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("GRADLE_REPL_CACHE_DIR", str(cache))
+    cache.mkdir()
+    (cache / "maven-first-run").touch()
     return source, copy
+
+
+def _without_repository(options: str) -> str:
+    return re.sub(r"-Dmaven\.repo\.local=\S+", "", options)
 
 
 def _empty(files: list[Path]) -> None:
     for path in files:
-        path.unlink()  # the hard link only: the machine's own file stays whole
+        path.unlink()  # the link only: the machine's own file stays whole
         path.write_bytes(b"")
 
 
@@ -82,7 +109,7 @@ def test_a_toolchain_resolve_that_meets_an_empty_download_fetches_it_again(
     poms = sorted(copy.glob("org/apache/maven/plugins/maven-dependency-plugin/*/maven-dependency-plugin-*.pom"))
     assert poms, "the resolve ran maven-dependency-plugin, so its POM is in the local repository"
     _empty(poms)
-    shutil.rmtree(tmp_path / "cache")
+    shutil.rmtree(tmp_path / "cache" / "toolchain")
 
     progress: list[str] = []
     jars = resolve_jars(request, on_progress=progress.append).by_request["annotations"]
@@ -132,7 +159,7 @@ def test_a_toolchain_resolve_whose_dependency_has_an_empty_pom_fetches_it_and_ge
         copy / f"org/jetbrains/kotlin/kotlin-stdlib/{PINNED_KOTLIN_VERSION}/kotlin-stdlib-{PINNED_KOTLIN_VERSION}.pom"
     )
     _empty([stdlib])
-    shutil.rmtree(tmp_path / "cache")
+    shutil.rmtree(tmp_path / "cache" / "toolchain")
 
     progress: list[str] = []
     jars = resolve_jars(request, on_progress=progress.append).by_request["stdlib"]

@@ -57,7 +57,9 @@ def test_a_process_started_after_the_readings_began_is_counted_under_its_kind_wi
         process.stdin.close()
         # Ended and not yet waited for: a zombie, whose command line reads empty; it keeps its kind and its CPU.
         zombie = psutil.Process(process.pid)
+        deadline = time.monotonic() + 30
         while zombie.status() != psutil.STATUS_ZOMBIE:
+            assert time.monotonic() < deadline, "the probe did not end after its input closed"
             time.sleep(0.01)
         usage.read()
     kind = kind_of(command)

@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
-__all__ = ["local_repository", "empty_downloads", "empty_poms_of", "removed_empty_downloads"]
+__all__ = ["local_repository", "empty_downloads", "empty_downloads_of", "removed_empty_downloads"]
 
 _REPO_LOCAL = re.compile(r"-Dmaven\.repo\.local=(\S+)")
 _SETTINGS_REPOSITORY = re.compile(r"<localRepository>\s*([^<]+?)\s*</localRepository>")
@@ -24,7 +24,8 @@ _XML_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 # (group:artifact:type[:classifier]:version).
 _INVALID_POM = re.compile(r"The POM for ([^\s:]+):([^\s:]+):\S*?([^\s:]+) is invalid")
 # A path Maven names in an error line, up to a POM's or a jar's suffix ("…/maven-parent-23.pom: input contained …").
-_DOWNLOAD_PATH = re.compile(r"(?:[A-Za-z]:)?[/\\][^\s:;,'\"()]+?\.(?:pom|jar)\b")
+# (A drive letter only at a word's start: "file:/root/…" is the path "/root/…".)
+_DOWNLOAD_PATH = re.compile(r"(?:(?<![A-Za-z])[A-Za-z]:)?[/\\][^\s:;,'\"()]+?\.(?:pom|jar)\b")
 
 
 def local_repository(environ: Mapping[str, str]) -> Path:
@@ -49,51 +50,61 @@ def empty_downloads(lines: Iterable[str], repository: Path) -> list[Path]:
     is invalid — which are empty files in the local repository: never a whole download, so removing one costs at most
     its fetch again. A file outside the repository is never named."""
     root = repository.resolve()
-    found: dict[Path, None] = {}
+    named: list[Path] = []
     for line in lines:
-        named = [Path(match.group(0)) for match in _DOWNLOAD_PATH.finditer(line)]
+        named += [Path(match.group(0)) for match in _DOWNLOAD_PATH.finditer(line)]
         if invalid := _INVALID_POM.search(line):
             group, artifact, version = invalid.groups()
             named.append(root.joinpath(*group.split("."), artifact, version, f"{artifact}-{version}.pom"))
-        for path in named:
-            try:
-                if path.is_file() and path.stat().st_size == 0 and path.resolve().is_relative_to(root):
-                    found[path] = None
-            except OSError:
-                continue
-    return list(found)
+    return _damaged(named, root)
 
 
-def empty_poms_of(classpath: Iterable[str], repository: Path) -> list[Path]:
-    """The empty POMs of a classpath's jars in the local repository: each one's own dependencies are missing from a
-    classpath Maven built with it, and a quiet run (-q) prints no warning about it."""
+def empty_downloads_of(classpath: Iterable[str], repository: Path) -> list[Path]:
+    """The empty jars of a classpath in the local repository and the empty POMs beside them: a quiet run (-q) reads
+    neither, so it names neither, and a jar's empty POM leaves that jar's own dependencies off the classpath."""
     root = repository.resolve()
-    found: list[Path] = []
+    named: list[Path] = []
     for entry in classpath:
         jar = Path(entry)
         version, artifact = jar.parent.name, jar.parent.parent.name
-        pom = jar.with_name(f"{artifact}-{version}.pom")
+        named += [jar, jar.with_name(f"{artifact}-{version}.pom")]
+    return _damaged(named, root)
+
+
+def _damaged(paths: Iterable[Path], root: Path) -> list[Path]:
+    """Those of paths that are empty files under root, each once (by its real path: a repository reached through a
+    link is named both ways)."""
+    found: dict[Path, None] = {}
+    for path in paths:
         try:
-            if pom.is_file() and pom.stat().st_size == 0 and pom.resolve().is_relative_to(root):
-                found.append(pom)
+            real = path.resolve()
+            if real.is_relative_to(root) and real.is_file() and real.stat().st_size == 0:
+                found[real] = None
         except OSError:
             continue
-    return found
+    return list(found)
 
 
 def removed_empty_downloads(
     lines: Iterable[str],
     repository: Path,
-    on_progress: Callable[[str], None] | None = None,
+    on_progress: Callable[[str], None] | None,
+    *,
+    again: str,
     classpath: Iterable[str] = (),
 ) -> bool:
-    """Removes the empty downloads a Maven run's output names (empty_downloads) and the empty POMs of the classpath it
-    built (empty_poms_of), saying so; whether there were any, and so whether running it again gets further. Called
-    once per run: what the run after it still lacks is reported as its failure."""
-    damaged = list(dict.fromkeys([*empty_downloads(lines, repository), *empty_poms_of(classpath, repository)]))
-    for path in damaged:
-        path.unlink(missing_ok=True)
-    if damaged and on_progress is not None:
-        names = ", ".join(path.name for path in damaged)
-        on_progress(f"removed {len(damaged)} empty download(s) from Maven's local repository ({names}); fetching again")
-    return bool(damaged)
+    """Removes the empty downloads a Maven run's output names (empty_downloads) and those of the classpath it built
+    (empty_downloads_of), saying so and what runs `again`; whether any went, and so whether running again gets
+    further. Called once per run: what the run after it still lacks is reported as its failure. A file that can't be
+    removed (a repository of another user's) is left: the run's own error then says what is wrong."""
+    removed: list[Path] = []
+    for path in dict.fromkeys([*empty_downloads(lines, repository), *empty_downloads_of(classpath, repository)]):
+        try:
+            path.unlink(missing_ok=True)
+        except OSError:
+            continue
+        removed.append(path)
+    if removed and on_progress is not None:
+        names = ", ".join(path.name for path in removed)
+        on_progress(f"removed {len(removed)} empty download(s) from Maven's local repository ({names}); {again}")
+    return bool(removed)

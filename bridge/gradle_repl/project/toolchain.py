@@ -137,7 +137,10 @@ def resolve_jars(
         # A download a Maven run beside this one left empty (maven_repository.py) is fetched again, once: named in a
         # failed run's errors, or the empty POM of a jar on the classpath a quiet run built without its dependencies.
         built = _read_classpath(temporary) if outcome.returncode == 0 and temporary.is_file() else []
-        if removed_empty_downloads(outcome.lines, local_repository(os.environ), on_progress, built):
+        repository = local_repository(os.environ)
+        if not outcome.timed_out and removed_empty_downloads(
+            outcome.lines, repository, on_progress, again="resolving again", classpath=built
+        ):
             outcome = run_streaming(command, cwd=module, timeout_seconds=MVN_TIMEOUT_SECONDS, on_line=on_progress)
         if outcome.returncode != 0 or not temporary.is_file():
             wanted = ", ".join(f"{c.group}:{c.artifact}:{c.version}" for c in coordinates)
@@ -166,7 +169,15 @@ def resolve_jars(
 
 
 def _valid_classpath(path: Path) -> bool:
-    return path.is_file() and all(Path(jar).is_file() for jar in _read_classpath(path))
+    """A cached classpath whose jars are all there, none of them empty (a download left so: maven_repository.py)."""
+    return path.is_file() and all(_whole(jar) for jar in _read_classpath(path))
+
+
+def _whole(jar: str) -> bool:
+    try:
+        return os.stat(jar).st_size > 0
+    except OSError:
+        return False
 
 
 def _read_classpath(path: Path) -> list[str]:

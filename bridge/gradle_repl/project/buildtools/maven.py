@@ -262,17 +262,22 @@ def resolve_maven_environment(
         command = maven_command(mvn, root, module, test=test, extension=extension, warm_daemon=daemon)
         return run_streaming(command, cwd=root, timeout_seconds=MAVEN_TIMEOUT_SECONDS, on_line=on_line, env=environment)
 
-    outcome = build(warm_daemon)
-    if warm_daemon and outcome.returncode != 0 and not outcome.timed_out and _daemon_could_not_compile(outcome.lines):
+    daemon = warm_daemon
+    outcome = build(daemon)
+    if daemon and outcome.returncode != 0 and not outcome.timed_out and _daemon_could_not_compile(outcome.lines):
         # The daemon the client chose could not be started or reached, died, or ran out of its heap (1 GB against the
         # Maven JVM's quarter of RAM in process): in process needs none of it.
         if on_progress is not None:
             on_progress("the Kotlin daemon could not compile the module: building again in process")
-        outcome = build(False)
+        daemon = False
+        outcome = build(daemon)
     # Left empty by another Maven run fetching it at the same time (maven_repository.py): fetched again, once. Also
     # after a build that passed: an empty dependency POM only drops that dependency's own from the classpath.
-    if not outcome.timed_out and removed_empty_downloads(outcome.lines, local_repository(environment), on_progress):
-        outcome = build(warm_daemon)
+    repository = local_repository(environment)
+    if not outcome.timed_out and removed_empty_downloads(
+        outcome.lines, repository, on_progress, again="building again"
+    ):
+        outcome = build(daemon)
     if first_run is not None and (outcome.timed_out or outcome.returncode != 0):
         first_run.cancel()
     if outcome.timed_out:
