@@ -55,6 +55,14 @@ def test_the_empty_poms_and_jars_an_error_names_inside_the_repository_are_found(
 _REWRITTEN_IN_PLACE = ("_remote.repositories", "resolver-status.properties")
 
 
+def test_a_repository_whose_path_holds_a_space_has_its_empty_downloads_found(tmp_path: Path) -> None:
+    repository = tmp_path / "Jane Doe" / ".m2" / "repository"
+    empty = repository / "org/apache/apache/13/apache-13.pom"
+    empty.parent.mkdir(parents=True)
+    empty.write_bytes(b"")
+    assert empty_downloads([_NON_READABLE[0].format(path=empty)], repository) == [empty]
+
+
 def _repository_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
     """The machine's local repository and a copy of it that Maven then uses, with a cache of the test's own (one that
     has had its first Maven run: no fetch beside a build). Downloads are linked — hard links where the two share a file

@@ -50,9 +50,17 @@ def empty_downloads(lines: Iterable[str], repository: Path) -> list[Path]:
     is invalid — which are empty files in the local repository: never a whole download, so removing one costs at most
     its fetch again. A file outside the repository is never named."""
     root = repository.resolve()
+    # The repository's own paths, as configured and as resolved, may hold spaces ("/home/Jane Doe/.m2/…").
+    under_repository = re.compile(
+        "(?:"
+        + "|".join(re.escape(str(r)) for r in dict.fromkeys([repository, root]))
+        + r")[/\\][^\n:;,'\"()]+?\.(?:pom|jar)\b"
+    )
     named: list[Path] = []
     for line in lines:
-        named += [Path(match.group(0)) for match in _DOWNLOAD_PATH.finditer(line)]
+        named += [
+            Path(match.group(0)) for pattern in (under_repository, _DOWNLOAD_PATH) for match in pattern.finditer(line)
+        ]
         if invalid := _INVALID_POM.search(line):
             group, artifact, version = invalid.groups()
             named.append(root.joinpath(*group.split("."), artifact, version, f"{artifact}-{version}.pom"))
