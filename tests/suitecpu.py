@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 
 import psutil
 
+from suitetime import module_of as module_of_test
+
 __all__ = ["kind_of", "module_of", "CpuByKind"]
 
 # (what the command line holds, the kind), first match wins: the worker's Python process hosts its JVM (JPype).
@@ -68,7 +70,7 @@ def kind_of(cmdline: list[str]) -> str:
 def module_of(environment: dict[str, str]) -> str:
     """The test module a process was started for, from the PYTEST_CURRENT_TEST it inherited
     ("tests/test_x.py::test_y[a] (setup)" → "tests/test_x.py"), or "" outside any test."""
-    return environment.get("PYTEST_CURRENT_TEST", "").split("::", 1)[0]
+    return module_of_test(environment.get("PYTEST_CURRENT_TEST", ""))
 
 
 def _module_of(process: psutil.Process) -> str:

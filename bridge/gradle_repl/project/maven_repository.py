@@ -4,8 +4,9 @@ Maven before 3.9 doesn't coordinate its local repository between processes (MNG-
 fetch one file at once — the toolchain's runs, which start together (toolchain.resolve_jars), or a first run's fetch
 beside its build (buildtools/maven_first_run.py) — can leave it empty: on a new machine, resolve_jars' five groups for
 one set of jars left `maven-parent-23.pom` at 0 bytes beside its right `.sha1`. Maven never fetches such a file again,
-so every later run that needs it fails ("Non-readable POM …: input contained no data"), the user's own builds too. The
-failed run's error lines name the file; removed, the next run fetches it whole.
+so every later run that needs it fails ("Non-readable POM …: input contained no data"), the user's own builds too. A
+run's output names the file (by path in an error, by coordinates in a warning), or it sits beside a jar of the
+classpath the run built; removed, the next run fetches it whole.
 """
 
 from __future__ import annotations
