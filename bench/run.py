@@ -275,7 +275,7 @@ async def worker_start_seconds(env: ReplEnvironment, runs: int) -> tuple[dict[bo
     and with the archive, spawn to the first result of `1 + 1` (what a new session costs without a spare worker)."""
     archive = classdata.archive_path(env.java_home, env.repl_host_classpath)
     if archive is not None and not archive.exists():
-        trainer = await WorkerHandle.launch(env, WorkerOptions(), label="bench-class-data", train_class_data=True)
+        trainer = await WorkerHandle.launch(env, WorkerOptions(), label="bench-class-data", role="class-data")
         await trainer.transport.wait()
     times: dict[bool, list[float]] = {True: [], False: []}
     first_results = []

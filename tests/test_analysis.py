@@ -26,7 +26,7 @@ from gradle_repl.frames import (
 )
 from gradle_repl.host.manager import SessionLimits, SessionManager
 from gradle_repl.target import SessionTarget
-from gradle_repl.worker import facade
+from gradle_repl.worker import facade, facade_jars
 from gradle_repl.worker.repl.analysis import code_diagnostics
 from gradle_repl.worker.repl.completion import Candidate, SessionCompletion, prefix_start, rank, utf16_offset
 from gradle_repl.worker.report import Diagnostic
@@ -216,8 +216,8 @@ def test_a_kotlin_whose_fir_the_add_on_cannot_compile_gets_a_clear_unavailable(
 ) -> None:
     """An add-on compile that failed for a Kotlin version is remembered beside where its jar would be: the session
     answers every completion with why, naming the version and the compiler's first error, and tries no compile."""
-    monkeypatch.setattr(facade, "cache_dir", lambda: tmp_path)
-    target = facade.completion_addon_path("9.9.0")
+    monkeypatch.setenv("GRADLE_REPL_CACHE_DIR", str(tmp_path))
+    target = facade_jars.completion_addon_path("9.9.0")
     target.parent.mkdir(parents=True)
     target.with_name(f"{target.name}.failed").write_text(
         "could not compile the jvm-worker facade's completion add-on with Kotlin 9.9.0:\n"

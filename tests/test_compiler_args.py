@@ -3,7 +3,7 @@
 import sys
 from pathlib import Path
 
-from gradle_repl.environment import BuildToolName, ReplEnvironment
+from gradle_repl.environment import BuildToolName, ReplEnvironment, ReplJarsReady
 from gradle_repl.project.build_inputs import Inputs
 from gradle_repl.project.cache import EnvironmentCache
 from gradle_repl.project.compiler_args import plugin_options_in, relevant_compiler_args
@@ -71,7 +71,13 @@ class _ScriptedTool:
         return False
 
     def resolve(
-        self, root: Path, *, project_path: str, source_set: str, on_progress: ProgressCallback | None = None
+        self,
+        root: Path,
+        *,
+        project_path: str,
+        source_set: str,
+        on_progress: ProgressCallback | None = None,
+        on_repl_jars: ReplJarsReady | None = None,
     ) -> ReplEnvironment:
         java = Path(sys.executable)
         return ReplEnvironment(

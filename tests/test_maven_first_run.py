@@ -17,7 +17,7 @@ from gradle_repl.project.buildtools.maven_first_run import FirstRunFetch, first_
 from gradle_repl.project.buildtools.pom import KotlinSettings, effective_project, kotlin_settings
 from gradle_repl.project.dependency_support import dependency_resolver_request
 from gradle_repl.project.maven_repository import local_repository
-from gradle_repl.project.toolchain import PINNED_KOTLIN_VERSION, Coordinate, find_mvn, resolve_jars
+from gradle_repl.project.toolchain import PINNED_KOTLIN_VERSION, Coordinate, ResolvedJars, find_mvn, resolve_jars
 
 HELP_PLUGIN = Path("org/apache/maven/plugins/maven-help-plugin")
 # The first line of `mvn -V`: the build's banner starts the fetch.
@@ -98,8 +98,16 @@ def test_the_fetch_leaves_the_repl_jars_the_resolve_asks_for_in_the_toolchain_ca
     seen: list[str] = []
     settings: list[KotlinSettings] = []
     reactor = reactor_command([find_mvn()], SAMPLE_PROJECT, SAMPLE_PROJECT)
-    fetch = FirstRunFetch(SAMPLE_PROJECT, reactor, dict(os.environ), sample_requests(seen, settings))
-    fetch.on_line(BANNER)
+    handed: list[tuple[bool, list[ResolvedJars], list[str]]] = []
+
+    def fetched(effective: Path, jars: list[ResolvedJars], banner: list[str]) -> None:
+        handed.append((effective.is_file(), jars, banner))
+
+    fetch = FirstRunFetch(SAMPLE_PROJECT, reactor, dict(os.environ), sample_requests(seen, settings), fetched)
+    # `mvn -V`'s banner, to the JDK's line: the fetch hands it over with the jars (it names the build's JDK).
+    banner = [BANNER, "Maven home: /usr/share/maven", "Java version: 17.0.15, vendor: Debian, runtime: /opt/jdk"]
+    for line in [*banner, "Default locale: en_US", "[INFO] Scanning for projects..."]:
+        fetch.on_line(line)
     progress: list[str] = []
     fetch.wait(progress.append)
     assert seen == [PINNED_KOTLIN_VERSION]
@@ -117,6 +125,11 @@ def test_the_fetch_leaves_the_repl_jars_the_resolve_asks_for_in_the_toolchain_ca
     assert all(Path(jar).is_file() for jar in host)
     resolver = classpaths["resolver.classpath"].read_text(encoding="utf-8").split(os.pathsep)
     assert any(Path(jar).name == f"kotlin-scripting-dependencies-maven-{PINNED_KOTLIN_VERSION}.jar" for jar in resolver)
+    # Handed over once, with the effective POM still there, each request's jars in order, and the banner.
+    assert [(pom, [sorted(group.by_request) for group in jars], lines) for pom, jars, lines in handed] == [
+        (True, [["host", "kotlin-serialization-compiler-plugin-embeddable"], ["resolver"]], banner)
+    ]
+    assert handed[0][1][0].by_request["host"] == host and handed[0][1][1].by_request["resolver"] == resolver
 
     # The resolve's own requests after its build (maven.py's, then add_dependency_resolver's) come from this cache.
     def maven_again(command: list[str], **_: object) -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from conftest import SAMPLE_PROJECT, copy_project
+from gradle_repl.environment import ReplEnvironment
 from gradle_repl.project.buildtools.maven import resolve_maven_environment
 from gradle_repl.project.maven_repository import empty_downloads, local_repository
 from gradle_repl.project.toolchain import PINNED_KOTLIN_VERSION, Coordinate, resolve_jars
@@ -50,6 +51,8 @@ def test_the_empty_poms_and_jars_an_error_names_inside_the_repository_are_found(
     assert empty_downloads(lines, repository) == [empty, empty_jar, stdlib]
 
 
+# What the effective POM needs: a local repository without it has served no resolve yet (maven_first_run.py).
+_HELP_PLUGIN = Path("org/apache/maven/plugins/maven-help-plugin")
 # Files Maven's resolver rewrites in place (its TrackingFileManager): each is copied, so a write through a link
 # never reaches the machine's repository. Downloads (POMs, jars, checksums) are only ever replaced whole.
 _REWRITTEN_IN_PLACE = ("_remote.repositories", "resolver-status.properties")
@@ -63,9 +66,10 @@ def test_a_repository_whose_path_holds_a_space_has_its_empty_downloads_found(tmp
     assert empty_downloads([_NON_READABLE[0].format(path=empty)], repository) == [empty]
 
 
-def _repository_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+def _repository_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, first_run: bool = False) -> tuple[Path, Path]:
     """The machine's local repository and a copy of it that Maven then uses, with a cache of the test's own (one that
-    has had its first Maven run: no fetch beside a build). Downloads are linked — hard links where the two share a file
+    has had its first Maven run: no fetch beside a build; with first_run, one that has not, and a copy without what
+    a first run's fetch is the first to use, the help plugin). Downloads are linked — hard links where the two share a file
     system, else symbolic ones — and a file the test empties is unlinked first, so the machine's own stays whole; a
     file that goes while it is copied (the run's prefetch writes there) is left out."""
     source = local_repository(os.environ).resolve()
@@ -92,7 +96,10 @@ def _repository_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[P
     cache = tmp_path / "cache"
     monkeypatch.setenv("GRADLE_REPL_CACHE_DIR", str(cache))
     cache.mkdir()
-    (cache / "maven-first-run").touch()
+    if first_run:
+        shutil.rmtree(copy / _HELP_PLUGIN, ignore_errors=True)
+    else:
+        (cache / "maven-first-run").touch()
     return source, copy
 
 
@@ -178,3 +185,33 @@ def test_a_toolchain_resolve_whose_dependency_has_an_empty_pom_fetches_it_and_ge
     ]
     assert [line for line in progress if line.startswith("removed 1 empty download(s)") and stdlib.name in line]
     assert stdlib.stat().st_size > 0
+
+
+def test_a_first_resolve_hands_the_repl_jars_over_before_it_returns(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A machine's first resolve fetches the REPL's jars beside its build and hands them over as they are in
+    (environment.ReplJarsReady), for the host to compile the facade meanwhile: the JDK, the REPL's Kotlin and the same
+    jars the environment it returns names."""
+    _repository_copy(tmp_path, monkeypatch, first_run=True)
+    project = copy_project(SAMPLE_PROJECT, tmp_path / "sample")
+    handed: list[ReplEnvironment] = []
+
+    environment = resolve_maven_environment(project, project_path=":", source_set="main", on_repl_jars=handed.append)
+
+    assert len(handed) == 1, "the jars are handed over once"
+    assert handed[0].model_dump(exclude_defaults=True) == {
+        "build_tool": "maven",
+        "project_root": str(project.resolve()),
+        "java_home": environment.java_home,
+        "java_executable": environment.java_executable,
+        "kotlin_version": environment.kotlin_version,
+        "repl_host_classpath": environment.repl_host_classpath,
+        "compiler_plugin_classpath": environment.compiler_plugin_classpath,
+        "dependency_resolver_classpath": handed[0].dependency_resolver_classpath,
+    }
+    assert any(
+        Path(jar).name == f"kotlin-scripting-dependencies-maven-{PINNED_KOTLIN_VERSION}.jar"
+        for jar in handed[0].dependency_resolver_classpath
+    )
+    assert any("serialization" in Path(jar).name for jar in handed[0].compiler_plugin_classpath)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import SAMPLE_PROJECT, copy_project
-from gradle_repl.environment import BuildToolName, ReplEnvironment
+from gradle_repl.environment import BuildToolName, ReplEnvironment, ReplJarsReady
 from gradle_repl.errors import BuildFailed
 from gradle_repl.project.buildtools.maven import MAVEN, is_compile_failure, maven_command, recompile_command
 from gradle_repl.project.buildtools.maven_speed import (
@@ -45,7 +45,13 @@ class _CountingTool(_ScriptedTool):
         return self.compiles
 
     def resolve(
-        self, root: Path, *, project_path: str, source_set: str, on_progress: ProgressCallback | None = None
+        self,
+        root: Path,
+        *,
+        project_path: str,
+        source_set: str,
+        on_progress: ProgressCallback | None = None,
+        on_repl_jars: ReplJarsReady | None = None,
     ) -> ReplEnvironment:
         self.calls.append("resolve")
         java = Path(sys.executable)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import secrets
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -30,6 +30,7 @@ __all__ = [
     "BuildToolName",
     "EditSources",
     "ReplEnvironment",
+    "ReplJarsReady",
     "is_plugin_jar",
     "marker_prefix",
     "new_nonce",
@@ -202,6 +203,13 @@ class ReplEnvironment(BaseModel):
         ]
         lines += [f"Warning:           {w}" for w in self.warnings]
         return "\n".join(lines)
+
+
+# What a resolve calls once the REPL's jars are in hand while its build still runs (a machine's first Maven resolve
+# fetches them beside the build): with an environment that holds only the JDK, the REPL's Kotlin and its jars (host,
+# compiler plugins, @file:DependsOn's resolver), so the host can compile what a worker needs before the build ends.
+# Called on the resolve's thread, at most once per resolve; it must return at once.
+ReplJarsReady = Callable[[ReplEnvironment], None]
 
 
 # KGP's compiler-plugin classpath carries the plugins' own dependencies too: the scripting plugin, the

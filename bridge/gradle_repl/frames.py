@@ -108,6 +108,9 @@ class StartRequest(BaseModel):
     code_cache_mb: int = DEFAULTS.code_cache_mb
     # A training worker writes the class-data archive once ready, then exits: it never runs snippets.
     train_class_data: bool = False
+    # A preparing worker compiles the facade and its add-ons for the environment's Kotlin, sends 'ready' and exits: it
+    # runs no snippets (host/preparation.py starts one while a first build still runs).
+    prepare_only: bool = False
 
 
 class EvalRequest(BaseModel):

@@ -51,7 +51,7 @@ from gradle_repl.frames import (
     decode_frame,
     encode,
 )
-from gradle_repl.host.launcher import SubprocessLauncher, WorkerLauncher, WorkerTransport
+from gradle_repl.host.launcher import SubprocessLauncher, WorkerLauncher, WorkerRole, WorkerTransport
 from gradle_repl.host.logs import tail
 from gradle_repl.host.notices import Notice
 from gradle_repl.stopping import ShutdownPath, stop_worker
@@ -193,17 +193,23 @@ class WorkerHandle:
         launcher: WorkerLauncher | None = None,
         keep_logs: set[Path] | None = None,
         on_spawn: Callable[[WorkerTransport], None] | None = None,
-        train_class_data: bool = False,
+        role: WorkerRole = "session",
     ) -> WorkerHandle:
         """Spawns a worker for the environment and waits until it is ready; on_spawn sees it the moment it exists.
 
-        A worker launched with train_class_data writes the class-data archive after 'ready' and exits."""
+        A class-data worker writes the class-data archive after 'ready' and exits; a preparing one has compiled the
+        facade by 'ready', and exits."""
         transport = await (launcher or SubprocessLauncher()).spawn(
-            environment, label=label, keep_logs=keep_logs or set(), role="class-data" if train_class_data else "session"
+            environment, label=label, keep_logs=keep_logs or set(), role=role
         )
         if on_spawn is not None:
             on_spawn(transport)
-        request = StartRequest(environment=environment, train_class_data=train_class_data, **options.model_dump())
+        request = StartRequest(
+            environment=environment,
+            train_class_data=role == "class-data",
+            prepare_only=role == "prepare",
+            **options.model_dump(),
+        )
         return await cls.start(transport, request)
 
     @classmethod

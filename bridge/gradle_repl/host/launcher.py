@@ -77,8 +77,10 @@ class WorkerTransport(Protocol):
         """The OS process, for exit paths that stop workers without an event loop (None for fakes)."""
 
 
-# What a worker process is for; shown in its command line so `ps` (and tests) can tell them apart.
-WorkerRole = Literal["session", "class-data"]
+# What a worker process is for; shown in its command line so `ps` (and tests) can tell them apart. A session's runs
+# snippets; a class-data worker writes the class-data archive (host/training.py); a preparing one compiles the facade
+# beside a first build (host/preparation.py). The last two exit once done.
+WorkerRole = Literal["session", "class-data", "prepare"]
 
 
 class WorkerLauncher(Protocol):

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from gradle_repl.environment import BuildToolChoice, ReplEnvironment
+from gradle_repl.environment import BuildToolChoice, ReplEnvironment, ReplJarsReady
 from gradle_repl.errors import GradleReplError
 from gradle_repl.frames import CompileRequest, CompileResult, ErrorResult, SessionDescription, WorkerOptions
 from gradle_repl.host.eviction import SessionEviction
@@ -37,6 +37,7 @@ from gradle_repl.host.launcher import SubprocessLauncher, WorkerLauncher
 from gradle_repl.host.libraries import library_annotations, replay_snippet
 from gradle_repl.host.limits import SessionLimits, worker_options as default_worker_options
 from gradle_repl.host.notices import Notice
+from gradle_repl.host.preparation import WorkerPreparation
 from gradle_repl.host.replay import ReplayPolicy, replay
 from gradle_repl.host.session_env import login_shell_environment
 from gradle_repl.host.sessions import Session, SessionInfo, SessionTable
@@ -103,6 +104,7 @@ class Resolver(Protocol):
         refresh: bool = False,
         on_progress: Progress | None,
         compile_in_session: SessionCompile | None = None,
+        on_repl_jars: ReplJarsReady | None = None,
     ) -> _Resolved: ...
 
 
@@ -124,6 +126,7 @@ class SessionManager:
         self._eviction = SessionEviction(self._sessions, self._workers, self.limits)
         self._spare = SpareWorker(self._workers, enabled=self.limits.spare_worker)
         self._training = ClassDataTraining(self._workers, enabled=self.limits.train_class_data)
+        self._preparation = WorkerPreparation(self._workers)
         self._resolve_pool = ThreadPoolExecutor(RESOLVE_THREADS, thread_name_prefix="resolve")
 
     @classmethod
@@ -156,6 +159,8 @@ class SessionManager:
         """The project's environment, resolved on a thread of the manager's own (builds take minutes)."""
         # Given only when a session can compile: resolvers that never see one (tests' fakes) needn't take it.
         extra = {"compile_in_session": compile_in_session} if compile_in_session is not None else {}
+        # A first build that fetches the REPL's jars beside it hands them over here: the facade compiles meanwhile.
+        repl_jars_ready = self._preparation.beside_build(progress)
 
         def call() -> _Resolved:
             return self._resolver(
@@ -165,6 +170,7 @@ class SessionManager:
                 build_tool=build_tool,
                 refresh=refresh,
                 on_progress=progress,
+                on_repl_jars=repl_jars_ready,
                 **extra,
             )
 
@@ -592,6 +598,7 @@ class SessionManager:
         self._eviction.stop_idle_watch()
         spare = self._spare.cancel()
         self._training.cancel()
+        self._preparation.cancel()
         sessions = self._sessions.remove_all()
         await asyncio.gather(*(s.close(self._workers, reason="closed") for s in sessions), return_exceptions=True)
         await self._spare.stop_started(spare)

@@ -12,7 +12,7 @@ import asyncio
 from gradle_repl.environment import ReplEnvironment
 from gradle_repl.frames import WorkerOptions
 from gradle_repl.host.handle import WorkerHandle
-from gradle_repl.host.launcher import WorkerLauncher, WorkerTransport
+from gradle_repl.host.launcher import WorkerLauncher, WorkerRole, WorkerTransport
 from gradle_repl.stopping import stop_processes_now
 
 __all__ = ["SpawnedWorkers"]
@@ -26,7 +26,7 @@ class SpawnedWorkers:
         # The loop keeps only weak references to tasks: a stop nobody awaits is held here until it is done.
         self._stopping: set[asyncio.Future[None]] = set()
 
-    async def launch(self, environment: ReplEnvironment, *, label: str, train_class_data: bool = False) -> WorkerHandle:
+    async def launch(self, environment: ReplEnvironment, *, label: str, role: WorkerRole = "session") -> WorkerHandle:
         """A started worker; tracked from spawn on, so a launch cut short is still stopped at exit."""
         keep = {t.log_path for t in self._spawned if t.log_path is not None}
         return await WorkerHandle.launch(
@@ -36,7 +36,7 @@ class SpawnedWorkers:
             launcher=self._launcher,
             keep_logs=keep,
             on_spawn=self._spawned.add,
-            train_class_data=train_class_data,
+            role=role,
         )
 
     def forget(self, worker: WorkerHandle) -> None:

@@ -46,7 +46,7 @@ class ClassDataTraining:
 
     async def _run(self, environment: ReplEnvironment, archive: Path) -> None:
         try:
-            worker = await self._workers.launch(environment, label="class-data", train_class_data=True)
+            worker = await self._workers.launch(environment, label="class-data", role="class-data")
             try:
                 code = await asyncio.wait_for(worker.transport.wait(), CLASS_DATA_WRITE_SECONDS)
                 if code != 0:

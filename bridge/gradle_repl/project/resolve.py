@@ -12,7 +12,7 @@ from functools import cache
 from pathlib import Path
 
 from gradle_repl import package_version
-from gradle_repl.environment import ReplEnvironment
+from gradle_repl.environment import ReplEnvironment, ReplJarsReady
 from gradle_repl.errors import BuildFailed, BuildToolNotFound, GradleReplError
 from gradle_repl.project.build_inputs import Fingerprint, Inputs
 from gradle_repl.project.buildlock import build_slot, project_lock
@@ -70,8 +70,10 @@ def resolve_environment(
     on_progress: ProgressCallback | None = None,
     cache: EnvironmentCache | None = None,
     compile_in_session: SessionCompile | None = None,
+    on_repl_jars: ReplJarsReady | None = None,
 ) -> Resolved:
-    """The environment of root's source set; with `auto`, from the first build tool that can run."""
+    """The environment of root's source set; with `auto`, from the first build tool that can run. `on_repl_jars` is
+    called when the REPL's jars are in hand before the build ends (environment.ReplJarsReady)."""
     started = time.monotonic()
     root = _check_root(project_root)
     tools = candidates(root, build_tool)
@@ -91,6 +93,7 @@ def resolve_environment(
                     cache or EnvironmentCache(),
                     started,
                     compile_in_session,
+                    on_repl_jars,
                 )
         except (BuildToolNotFound, BuildFailed) as error:
             couldnt_run = isinstance(error, BuildToolNotFound) or not error.started
@@ -153,6 +156,7 @@ def _resolve_locked(
     cache: EnvironmentCache,
     started: float,
     compile_in_session: SessionCompile | None = None,
+    on_repl_jars: ReplJarsReady | None = None,
 ) -> Resolved:
     key = _cache_key(root, tool, project_path, source_set)
     entry = None if refresh else cache.get(key)
@@ -187,7 +191,7 @@ def _resolve_locked(
         ):
             environment, notice = done
             return Resolved(environment, False, time.monotonic() - started, notices=(notice,) if notice else ())
-        return _build(root, tool, project_path, source_set, on_progress, cache, key, started)
+        return _build(root, tool, project_path, source_set, on_progress, cache, key, started, on_repl_jars)
 
 
 def _build(
@@ -199,6 +203,7 @@ def _build(
     cache: EnvironmentCache,
     key: CacheKey,
     started: float,
+    on_repl_jars: ReplJarsReady | None,
 ) -> Resolved:
     inputs = tool.inputs(root)
     # Watched and fingerprinted before the build: an edit while it runs makes this entry stale.
@@ -207,7 +212,9 @@ def _build(
     resolved_at = time.time()
     if on_progress is not None:
         on_progress(f"resolving {root} ({tool.name}, project {project_path}, source set {source_set})")
-    environment = tool.resolve(root, project_path=project_path, source_set=source_set, on_progress=on_progress)
+    environment = tool.resolve(
+        root, project_path=project_path, source_set=source_set, on_progress=on_progress, on_repl_jars=on_repl_jars
+    )
     # An output directory the build never made (a pom-packaged module, a module without main sources) holds nothing;
     # kept, it would read as "no longer exists" on every later check and rebuild the project each time.
     environment.classpath = [entry for entry in environment.classpath if os.path.exists(entry)]

@@ -139,6 +139,11 @@ def main() -> None:
         if not isinstance(start, StartRequest):
             raise GradleReplError("the first request to a worker must be 'start'")
         channel.frame_limit = start.frame_limit_bytes
+        if start.prepare_only:
+            from gradle_repl.worker.prepare import prepare  # JPype loads only once the request is known to be valid
+
+            channel.send(prepare(start))
+            os._exit(0)
         from gradle_repl.worker.boot import boot  # JPype loads only once the request is known to be valid
         from gradle_repl.worker.classes.edit_compiler import EditCompiler
         from gradle_repl.worker.interruption import cancelled_before_start

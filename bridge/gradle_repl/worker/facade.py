@@ -25,31 +25,27 @@ from gradle_repl.resources import (
     jvm_worker_junit_sources,
     jvm_worker_sources,
 )
+from gradle_repl.worker.facade_jars import (
+    BOTH_RELEASE,
+    companions_addon_path,
+    completion_addon_path,
+    dependency_addon_path,
+    facade_jar_path,
+    failure_note,
+)
 from gradle_repl.worker.java import java_class, string_array
 from gradle_repl.worker.java_jars import build_java_jar, sources_hash
 
 __all__ = [
-    "facade_jar_path",
     "build_facade",
     "build_dependency_addon",
     "build_compose_addon",
     "build_completion_addon",
-    "completion_addon_path",
     "build_companions_addon",
-    "companions_addon_path",
     "first_compile_error",
     "build_spring_addon",
     "build_junit_addon",
 ]
-
-
-# The Java release the shared rules (jvm-worker/runs-in-both) are compiled for in the facade: the oldest JDK a session runs on.
-_BOTH_RELEASE = "11"
-
-
-def facade_jar_path(kotlin_version: str) -> Path:
-    digest = sources_hash([*jvm_worker_sources(), *jvm_worker_both_sources()], _BOTH_RELEASE)
-    return cache_dir() / "facade" / f"jvm-worker-{kotlin_version}-{digest}.jar"
 
 
 def build_facade(kotlin_version: str, compile_classpath: list[str]) -> tuple[Path, bool]:
@@ -66,13 +62,13 @@ def build_facade(kotlin_version: str, compile_classpath: list[str]) -> tuple[Pat
 def both_jar() -> Path:
     """The shared rules' classes (jvm-worker/runs-in-both), compiled with the javac of the JDK this worker runs on."""
     sources = jvm_worker_both_sources()
-    target = cache_dir() / "facade" / f"runs-in-both-{sources_hash(sources, _BOTH_RELEASE)}.jar"
+    target = cache_dir() / "facade" / f"runs-in-both-{sources_hash(sources, BOTH_RELEASE)}.jar"
     java_home = str(java_class("java.lang.System").getProperty("java.home"))
     return build_java_jar(
         target,
         sources,
         java_home=java_home,
-        release=_BOTH_RELEASE,
+        release=BOTH_RELEASE,
         manifest="Manifest-Version: 1.0\r\n\r\n",
         what="the rules both JVM sides share (jvm-worker/runs-in-both)",
     )
@@ -80,9 +76,13 @@ def both_jar() -> Path:
 
 def build_dependency_addon(kotlin_version: str, compile_classpath: list[str]) -> tuple[Path, bool]:
     """The @file:DependsOn add-on (compiled against the facade and Kotlin scripting's Maven resolver)."""
-    sources = jvm_worker_dependency_sources()
-    target = _addon_path("dependencies", sources, kotlin_version)
-    return _build(target, sources, compile_classpath, kotlin_version, "facade's @file:DependsOn add-on")
+    return _build(
+        dependency_addon_path(kotlin_version),
+        jvm_worker_dependency_sources(),
+        compile_classpath,
+        kotlin_version,
+        "facade's @file:DependsOn add-on",
+    )
 
 
 def build_compose_addon(
@@ -153,25 +153,6 @@ def build_companions_addon(kotlin_version: str, compile_classpath: list[str]) ->
     )
 
 
-def companions_addon_path(kotlin_version: str) -> Path:
-    """Where the generated-companions add-on for this Kotlin version is cached (and, beside it, why it did not compile)."""
-    return _addon_path("companions", jvm_worker_companions_sources(), kotlin_version)
-
-
-def completion_addon_path(kotlin_version: str) -> Path:
-    """Where the completion add-on for this Kotlin version is cached (and, beside it, why it did not compile)."""
-    return _addon_path("completion", jvm_worker_completion_sources(), kotlin_version)
-
-
-def _addon_path(name: str, sources: list[Path], kotlin_version: str) -> Path:
-    """Where an add-on compiled against the facade is cached: named by its sources and the facade's, which it links to."""
-    return (
-        cache_dir()
-        / "facade"
-        / f"jvm-worker-{name}-{kotlin_version}-{sources_hash(sources + jvm_worker_sources())}.jar"
-    )
-
-
 def first_compile_error(message: str) -> str:
     """The compiler's first error line in a failed add-on compile's message, else the message's first line."""
     for line in message.splitlines():
@@ -209,7 +190,7 @@ def _build(
     with FileLock(target.with_name(f"{target.name}.lock"), thread_local=False):
         if target.is_file():
             return target, False
-        failed = target.with_name(f"{target.name}.failed")
+        failed = failure_note(target)
         if remember_failure and failed.is_file():
             raise WorkerFailed(failed.read_text(encoding="utf-8"))
         return _compile(

@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from gradle_repl.environment import BuildToolChoice, BuildToolName
+from gradle_repl.environment import BuildToolChoice, BuildToolName, ReplJarsReady
 
 if TYPE_CHECKING:
     from gradle_repl.environment import ReplEnvironment
@@ -66,9 +66,16 @@ class BuildTool(Protocol):
         ...
 
     def resolve(
-        self, root: Path, *, project_path: str, source_set: str, on_progress: ProgressCallback | None = None
+        self,
+        root: Path,
+        *,
+        project_path: str,
+        source_set: str,
+        on_progress: ProgressCallback | None = None,
+        on_repl_jars: ReplJarsReady | None = None,
     ) -> ReplEnvironment:
-        """Builds the project and reports the environment its source set's code runs in."""
+        """Builds the project and reports the environment its source set's code runs in; calls `on_repl_jars` when it
+        has the REPL's jars before its build ends (environment.ReplJarsReady), if it ever does."""
         ...
 
     def recompile(

@@ -9,7 +9,7 @@ import shutil
 from functools import cache
 from pathlib import Path
 
-from gradle_repl.environment import ReplEnvironment, new_nonce, parse_markers
+from gradle_repl.environment import ReplEnvironment, ReplJarsReady, new_nonce, parse_markers
 from gradle_repl.errors import BuildFailed, BuildToolNotFound
 from gradle_repl.project.build_inputs import Inputs, walk_inputs
 from gradle_repl.project.buildtools.base import BuildToolName, wrapper_command
@@ -87,8 +87,16 @@ class GradleBuild:
         return {"init script": _init_script_hash(), **{name: os.environ.get(name, "") for name in _ENVIRONMENT}}
 
     def resolve(
-        self, root: Path, *, project_path: str, source_set: str, on_progress: ProgressCallback | None = None
+        self,
+        root: Path,
+        *,
+        project_path: str,
+        source_set: str,
+        on_progress: ProgressCallback | None = None,
+        on_repl_jars: ReplJarsReady | None = None,
     ) -> ReplEnvironment:
+        # The init script resolves the REPL's jars inside the build and reports them with the rest at its end: there
+        # is no earlier moment to hand them over.
         return resolve_gradle_environment(
             root, project_path=project_path, source_set=source_set, on_progress=on_progress
         )

@@ -12,7 +12,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from pathlib import Path
 
-from gradle_repl.environment import ReplEnvironment
+from gradle_repl.environment import ReplEnvironment, ReplJarsReady
 from gradle_repl.errors import BuildFailed, BuildToolNotFound, GradleReplError
 from gradle_repl.project.build_inputs import Inputs
 from gradle_repl.project.buildtools import kotlin_daemons, maven_speed, pom, surefire
@@ -23,11 +23,18 @@ from gradle_repl.project.buildtools.maven_extension import (
     extension_hash,
     extension_jar,
 )
-from gradle_repl.project.buildtools.maven_first_run import first_run_fetch
+from gradle_repl.project.buildtools.maven_first_run import JarsFetched, first_run_fetch
 from gradle_repl.project.dependency_support import dependency_resolver_request
 from gradle_repl.project.maven_repository import local_repository, removed_empty_downloads
 from gradle_repl.project.process import ProcessOutcome, ProgressCallback, failure_text, run_streaming
-from gradle_repl.project.toolchain import Coordinate, find_mvn, repl_host_coordinates, repl_kotlin_version, resolve_jars
+from gradle_repl.project.toolchain import (
+    Coordinate,
+    ResolvedJars,
+    find_mvn,
+    repl_host_coordinates,
+    repl_kotlin_version,
+    resolve_jars,
+)
 
 __all__ = [
     "MAVEN",
@@ -89,10 +96,16 @@ class MavenBuild:
         return {"maven extension": extension_hash(), **{name: os.environ.get(name, "") for name in _ENVIRONMENT}}
 
     def resolve(
-        self, root: Path, *, project_path: str, source_set: str, on_progress: ProgressCallback | None = None
+        self,
+        root: Path,
+        *,
+        project_path: str,
+        source_set: str,
+        on_progress: ProgressCallback | None = None,
+        on_repl_jars: ReplJarsReady | None = None,
     ) -> ReplEnvironment:
         return resolve_maven_environment(
-            root, project_path=project_path, source_set=source_set, on_progress=on_progress
+            root, project_path=project_path, source_set=source_set, on_progress=on_progress, on_repl_jars=on_repl_jars
         )
 
     def recompile(
@@ -230,7 +243,12 @@ def _runtime_scope_extension() -> tuple[Path | None, str | None]:
 
 
 def resolve_maven_environment(
-    project_root: Path, *, project_path: str, source_set: str, on_progress: ProgressCallback | None = None
+    project_root: Path,
+    *,
+    project_path: str,
+    source_set: str,
+    on_progress: ProgressCallback | None = None,
+    on_repl_jars: ReplJarsReady | None = None,
 ) -> ReplEnvironment:
     root = project_root.resolve()
     if not (root / "pom.xml").is_file():
@@ -245,13 +263,16 @@ def resolve_maven_environment(
     warm_daemon = kotlin_daemons.warm_daemon_running(
         kotlin_daemons.maven_daemon_run_files(environment, maven_speed.jvm_config(root))
     )
+
+    def kotlin_of(effective: Path) -> pom.KotlinSettings:
+        return pom.kotlin_settings(pom.effective_project(effective, module), test=test)
+
     first_run = first_run_fetch(
         root,
         reactor_command(mvn, root, module),
         environment,
-        lambda effective: first_run_jar_requests(
-            pom.kotlin_settings(pom.effective_project(effective, module), test=test)
-        ),
+        lambda effective: first_run_jar_requests(kotlin_of(effective)),
+        None if on_repl_jars is None else _handed_over(root, kotlin_of, on_repl_jars),
     )
     on_line = on_progress if first_run is None else _both(first_run.on_line, on_progress)
 
@@ -345,6 +366,36 @@ def _plugin_artifacts(kotlin: pom.KotlinSettings) -> list[str]:
     return sorted(
         {pom.PLUGINS[name][0] for name in kotlin.plugins if name in pom.PLUGINS} | set(kotlin.plugin_artifacts)
     )
+
+
+def _handed_over(
+    root: Path, kotlin_of: Callable[[Path], pom.KotlinSettings], on_repl_jars: ReplJarsReady
+) -> JarsFetched:
+    """What a first run's fetch calls with its jars: they go to `on_repl_jars` as an environment of the build's JDK,
+    the REPL's Kotlin and its jars, while the build still runs."""
+
+    def fetched(effective: Path, jars: list[ResolvedJars], banner: list[str]) -> None:
+        repl, resolver = jars  # first_run_jar_requests' order
+        try:
+            java_home = _java_home(banner)
+        except BuildFailed:
+            return  # no JDK to name: the session's worker compiles what it needs, as it would have
+        on_repl_jars(
+            ReplEnvironment(
+                build_tool="maven",
+                project_root=str(root),
+                java_home=java_home,
+                java_executable=str(Path(java_home) / "bin" / "java"),
+                kotlin_version=repl_kotlin_version(kotlin_of(effective).version)[0],
+                repl_host_classpath=repl.by_request["host"],
+                compiler_plugin_classpath=[
+                    jar for name, group in repl.by_request.items() if name != "host" for jar in group
+                ],
+                dependency_resolver_classpath=resolver.by_request["resolver"],
+            )
+        )
+
+    return fetched
 
 
 def first_run_jar_requests(kotlin: pom.KotlinSettings) -> list[dict[str, list[Coordinate]]]:

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import re
 
-from gradle_repl.environment import ReplEnvironment, is_plugin_jar
+from gradle_repl.environment import ReplEnvironment
 from gradle_repl.errors import WorkerFailed
 from gradle_repl.worker.facade import build_companions_addon, first_compile_error
+from gradle_repl.worker.facade_jars import has_compiler_plugins
 from gradle_repl.worker.java import JavaException, JavaObject, ReplDriver, addon_loader, java_class
 from gradle_repl.worker.repl.plugin_hints import Hint
 
@@ -29,7 +30,7 @@ def generated_companions(
 ) -> list[Hint]:
     """Registers the add-on in the session's compiler when the session has compiler plugins; when it can't, the
     hint that explains an unresolved member of a generated companion."""
-    if not any(is_plugin_jar(jar) for jar in environment.compiler_plugin_classpath):
+    if not has_compiler_plugins(environment):
         return []
     try:
         jar, _ = build_companions_addon(environment.kotlin_version, [*environment.repl_host_classpath, facade_jar])
