@@ -22,6 +22,8 @@ from gradle_repl.worker.jvm import start_jvm
 
 __all__ = ["prepare"]
 
+_NICENESS = 19
+
 
 def prepare(request: StartRequest) -> ReadyFrame:
     """Compiles what a session's worker on this environment would compile at its start; starts no JVM when all of it
@@ -31,6 +33,9 @@ def prepare(request: StartRequest) -> ReadyFrame:
     compiled = False
     java_version = ""
     if jars_to_compile(env):
+        # The build it runs beside compiles too: this compile takes the CPU the build leaves, never the build's (the JVM's
+        # threads, started below, inherit the niceness; javac's process too).
+        os.nice(_NICENESS)
         # The class-update agent, which a session's worker builds with javac before its JVM starts (~1.5 s): never raises.
         agent_jar(env.java_home)
         start_jvm(
