@@ -118,6 +118,8 @@ class FakeTransport:
         self._crash_on_start = crash_on_start
         self.requests_seen: list[str] = []
         self.checks_seen: list[str] = []
+        # What it was spawned as (launcher.WorkerRole).
+        self.role = "session"
         # Each eval's timeout as the worker was told it.
         self.timeouts_ms: list[int] = []
         self._tasks = [asyncio.ensure_future(self._read()), asyncio.ensure_future(self._run())]
@@ -326,6 +328,7 @@ class FakeLauncher:
     ) -> FakeTransport:
         transport = FakeTransport(start_delay=self.start_delay, crash_on_start=self.crash_on_start)
         transport.failing = set(self.failing)
+        transport.role = role
         self.spawned.append(transport)
         return transport
 

@@ -11,22 +11,26 @@ from __future__ import annotations
 import asyncio
 import itertools
 import random
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 
 from fakeworker import FakeLauncher, FakeResolved, fake_resolver
-from gradle_repl.environment import BuildToolChoice
+from gradle_repl.environment import BuildToolChoice, ReplJarsReady
 from gradle_repl.errors import GradleReplError
 from gradle_repl.frames import CheckResult, CompletionResult, ErrorResult, SuccessResult, WorkerOptions
 from gradle_repl.host import handle
 from gradle_repl.host.manager import SessionLimits, SessionManager
 from gradle_repl.host.notices import Notice
+from gradle_repl.host.preparation import WorkerPreparation
+from gradle_repl.host.spawned import SpawnedWorkers
 from gradle_repl.options import SessionOptions
 from gradle_repl.settings import DEFAULTS, Settings
 from gradle_repl.target import SessionTarget
+from gradle_repl.worker.facade_jars import facade_jar_path
 
 pytestmark = pytest.mark.anyio
 
@@ -554,3 +558,65 @@ async def test_session_options_apply_from_the_first_call_and_a_change_restarts_t
     )
     assert first.notices == ()
     await m.close_all()
+
+
+async def test_jars_a_first_build_hands_over_start_one_preparing_worker_which_exit_stops(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The manager hands its resolver the preparation's callback: jars handed over for a Kotlin whose facade is not
+    compiled start one preparing worker, however many builds hand them over; it is stopped with the rest at exit."""
+    monkeypatch.setenv("GRADLE_REPL_CACHE_DIR", str(tmp_path))  # no facade compiled for any Kotlin version
+
+    def first_build(project_root: str, *, on_repl_jars: ReplJarsReady | None = None, **_: object) -> FakeResolved:
+        environment = fake_resolver(project_root).environment
+        assert on_repl_jars is not None, "the manager hands its resolver no on_repl_jars"
+        on_repl_jars(environment)  # twice, as two first builds on one Kotlin would
+        on_repl_jars(environment)
+        return FakeResolved(environment)
+
+    launcher = FakeLauncher()
+    m = SessionManager(limits=SessionLimits(spare_worker=False), launcher=launcher, resolver=first_build)
+    progress: list[str] = []
+    reply = await m.run_snippet(SessionTarget("/p", session_id="s"), code="1", progress=progress.append)
+    assert reply.result.type == "success"
+    await until_true(lambda: len(launcher.spawned) == 2, "the preparing worker to be spawned")
+    assert sorted(t.role for t in launcher.spawned) == ["prepare", "session"]
+    told = (
+        f"compiling the jvm-worker facade for Kotlin {fake_resolver('/p').environment.kotlin_version} beside the "
+        "build, in a JVM of its own (first run; cached from now on)"
+    )
+    assert [line for line in progress if "beside the build" in line] == [told, told]
+    assert all(t.returncode is None for t in launcher.spawned), "a fake preparing worker never exits on its own"
+    await m.close_all()
+    assert launcher.live() == [], "exit stops the preparing worker too"
+
+
+async def test_jars_handed_over_with_the_facade_compiled_or_after_exit_start_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GRADLE_REPL_CACHE_DIR", str(tmp_path))
+    launcher = FakeLauncher()
+    workers = SpawnedWorkers(launcher, WorkerOptions())
+    preparation = WorkerPreparation(workers)
+    progress: list[str] = []
+    handed_over = preparation.beside_build(progress.append)
+    compiled = fake_resolver("/p").environment
+    facade = facade_jar_path(compiled.kotlin_version)
+    facade.parent.mkdir(parents=True)
+    facade.write_bytes(b"compiled")
+    # The facade is all a session of it would compile, and it is there: no worker, no word.
+    handed_over(compiled.model_copy(update={"dependency_resolver_classpath": [], "compiler_plugin_classpath": []}))
+    assert progress == []
+    preparation.cancel()  # the server exits; a build that ends later still hands its jars over
+    handed_over(compiled.model_copy(update={"kotlin_version": "9.9.9"}))
+    await asyncio.sleep(0)  # one turn: what the callbacks scheduled runs before this resumes
+    await asyncio.wait_for(preparation.wait("9.9.9"), 10)
+    assert launcher.spawned == []
+
+
+async def until_true(condition: Callable[[], bool], what: str) -> None:
+    """Waits on an observable fact, up to 10 s."""
+    deadline = asyncio.get_running_loop().time() + 10
+    while not condition():
+        assert asyncio.get_running_loop().time() < deadline, f"waited 10 s for {what}"
+        await asyncio.sleep(0.005)

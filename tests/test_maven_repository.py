@@ -13,6 +13,7 @@ import pytest
 from conftest import SAMPLE_PROJECT, copy_project
 from gradle_repl.environment import ReplEnvironment
 from gradle_repl.project.buildtools.maven import resolve_maven_environment
+from gradle_repl.project.dependency_support import dependency_resolver_request
 from gradle_repl.project.maven_repository import empty_downloads, local_repository
 from gradle_repl.project.toolchain import PINNED_KOTLIN_VERSION, Coordinate, resolve_jars
 
@@ -208,7 +209,10 @@ def test_a_first_resolve_hands_the_repl_jars_over_before_it_returns(
         "kotlin_version": environment.kotlin_version,
         "repl_host_classpath": environment.repl_host_classpath,
         "compiler_plugin_classpath": environment.compiler_plugin_classpath,
-        "dependency_resolver_classpath": handed[0].dependency_resolver_classpath,
+        # What the resolve asks for after its build (resolve.py's add_dependency_resolver): found in the cache by now.
+        "dependency_resolver_classpath": resolve_jars(
+            dependency_resolver_request(environment.kotlin_version)
+        ).by_request["resolver"],
     }
     assert any(
         Path(jar).name == f"kotlin-scripting-dependencies-maven-{PINNED_KOTLIN_VERSION}.jar"

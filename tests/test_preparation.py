@@ -12,7 +12,7 @@ import pytest
 from conftest import running_worker
 from gradle_repl.environment import ReplEnvironment
 from gradle_repl.frames import WorkerOptions
-from gradle_repl.host.launcher import SubprocessLauncher
+from gradle_repl.host.launcher import SubprocessLauncher, SubprocessTransport, WorkerRole
 from gradle_repl.host.preparation import WorkerPreparation
 from gradle_repl.host.spawned import SpawnedWorkers
 from gradle_repl.worker.facade_jars import facade_jar_path, jars_to_compile
@@ -35,21 +35,35 @@ def handed_over(environment: ReplEnvironment) -> ReplEnvironment:
     )
 
 
-def prepare_beside(environment: ReplEnvironment) -> tuple[list[str], set[int]]:
-    """Hands the environment over from another thread, as a resolve does, and waits until the preparation has ended:
-    the progress it reported, and the worker processes still running after it."""
-    progress: list[str] = []
+class RecordingLauncher(SubprocessLauncher):
+    """Real worker processes, each remembered with its role, so a test can read how each one ended."""
 
-    async def scenario() -> set[int]:
-        workers = SpawnedWorkers(SubprocessLauncher(), WorkerOptions(heap_mb=512))
-        preparation = WorkerPreparation(workers)
+    def __init__(self) -> None:
+        self.spawned: list[tuple[str, SubprocessTransport]] = []
+
+    async def spawn(
+        self, environment: ReplEnvironment, *, label: str, keep_logs: set[Path], role: WorkerRole = "session"
+    ) -> SubprocessTransport:
+        transport = await super().spawn(environment, label=label, keep_logs=keep_logs, role=role)
+        self.spawned.append((role, transport))
+        return transport
+
+
+def prepare_beside(environment: ReplEnvironment) -> tuple[list[str], list[tuple[str, int | None]]]:
+    """Hands the environment over from another thread, as the fetch beside a build does, and waits until the
+    preparation has ended: the progress it reported, and each worker it started with its exit code and its log."""
+    progress: list[str] = []
+    launcher = RecordingLauncher()
+
+    async def scenario() -> None:
+        preparation = WorkerPreparation(SpawnedWorkers(launcher, WorkerOptions(heap_mb=512)))
         ready = preparation.beside_build(progress.append)
-        # The resolve's thread: the preparation is scheduled on the loop before this await returns.
+        # The preparation is scheduled on the loop before this await returns.
         await asyncio.to_thread(ready, environment)
         await preparation.wait(environment.kotlin_version)
-        return workers.pids()
 
-    return progress, asyncio.run(scenario())
+    asyncio.run(scenario())
+    return progress, [(role, t.returncode) for role, t in launcher.spawned]
 
 
 @jvm
@@ -64,13 +78,13 @@ def test_the_facade_and_add_ons_a_first_build_hands_over_are_compiled_before_a_s
         "dependencies",
         "companions",
     ]
-    progress, running = prepare_beside(handed)
+    progress, workers = prepare_beside(handed)
     told = (
         f"compiling the jvm-worker facade for Kotlin {sample_env.kotlin_version} beside the build, in a JVM of its "
         "own (first run; cached from now on)"
     )
     assert progress == [told]
-    assert running == set(), "the preparing worker exits once done"
+    assert workers == [("prepare", 0)], "one preparing worker, which exits once done"
     assert jars_to_compile(handed) == [], "a jar a session's worker would compile at its start is still missing"
     assert facade_jar_path(sample_env.kotlin_version).stat().st_size > 0
     assert list((tmp_path / "cache" / "facade").glob("class-updates-agent-*.jar")), "the class-update agent too"
@@ -80,4 +94,4 @@ def test_the_facade_and_add_ons_a_first_build_hands_over_are_compiled_before_a_s
         declared = "@kotlinx.serialization.Serializable data class P(val x: Int)"
         assert worker.value(f"{declared}\nP.serializer().descriptor.getElementName(0)") == "x"
     # Handed over again (a second project's first build on the same Kotlin): nothing to compile, no worker, no word.
-    assert prepare_beside(handed) == ([], set())
+    assert prepare_beside(handed) == ([], [])

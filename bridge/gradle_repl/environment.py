@@ -208,7 +208,8 @@ class ReplEnvironment(BaseModel):
 # What a resolve calls once the REPL's jars are in hand while its build still runs (a machine's first Maven resolve
 # fetches them beside the build): with an environment that holds only the JDK, the REPL's Kotlin and its jars (host,
 # compiler plugins, @file:DependsOn's resolver), so the host can compile what a worker needs before the build ends.
-# Called on the resolve's thread, at most once per resolve; it must return at once.
+# Called on the thread that fetched the jars, at most once per resolve, maybe after the resolve ended (when its build
+# failed); it must return at once.
 ReplJarsReady = Callable[[ReplEnvironment], None]
 
 

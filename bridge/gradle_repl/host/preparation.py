@@ -31,36 +31,45 @@ class WorkerPreparation:
         self._workers = workers
         # One preparation per Kotlin version at a time: two first resolves at once compile its facade once.
         self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._closed = False
 
     def beside_build(self, progress: ProgressCallback | None) -> ReplJarsReady:
-        """What a resolve started from this event loop calls, on its own thread, once it has the REPL's jars."""
+        """What a resolve started from this event loop calls, on the thread that fetched the REPL's jars (maybe after
+        the call ended, when its build failed), once it has them."""
         loop = asyncio.get_running_loop()
 
         def repl_jars_ready(environment: ReplEnvironment) -> None:
             if not jars_to_compile(environment):
+                return
+            try:
+                loop.call_soon_threadsafe(self._start, environment)
+            except RuntimeError:  # the loop is closed: the server is exiting, and no session will start
                 return
             if progress is not None:
                 progress(
                     f"compiling the jvm-worker facade for Kotlin {environment.kotlin_version} beside the build, in a "
                     "JVM of its own (first run; cached from now on)"
                 )
-            try:
-                loop.call_soon_threadsafe(self._start, environment)
-            except RuntimeError:  # the loop is closed: the server is exiting, and no session will start
-                pass
 
         return repl_jars_ready
 
     def _start(self, environment: ReplEnvironment) -> None:
         running = self._tasks.get(environment.kotlin_version)
-        if running is None or running.done():
+        if not self._closed and (running is None or running.done()):
             self._tasks[environment.kotlin_version] = asyncio.create_task(self._run(environment))
 
     async def _run(self, environment: ReplEnvironment) -> None:
         try:
+            # 'ready' comes at once (worker/prepare.py): the compile is bounded by PREPARE_SECONDS, not a start timeout.
             worker = await self._workers.launch(environment, label="prepare", role="prepare")
             try:
-                await asyncio.wait_for(worker.transport.wait(), PREPARE_SECONDS)
+                code = await asyncio.wait_for(worker.transport.wait(), PREPARE_SECONDS)
+                if code != 0:
+                    _log.warning(
+                        "compiling the facade beside the build failed (exit %s); log: %s",
+                        code,
+                        worker.transport.log_path,
+                    )
             finally:
                 await self._workers.stop(worker)
         except Exception as error:  # noqa: BLE001 - the session's worker compiles whatever this did not
@@ -73,6 +82,8 @@ class WorkerPreparation:
             await asyncio.shield(running)
 
     def cancel(self) -> None:
-        """At exit: a preparation still running is cut short (its worker, tracked from spawn on, is killed later)."""
+        """At exit: a preparation still running is cut short (its worker, tracked from spawn on, is killed later), and
+        none starts after."""
+        self._closed = True
         for task in self._tasks.values():
             task.cancel()

@@ -140,9 +140,10 @@ def main() -> None:
             raise GradleReplError("the first request to a worker must be 'start'")
         channel.frame_limit = start.frame_limit_bytes
         if start.prepare_only:
-            from gradle_repl.worker.prepare import prepare  # JPype loads only once the request is known to be valid
+            from gradle_repl.worker.prepare import accepted, prepare  # JPype loads only once the request is valid
 
-            channel.send(prepare(start))
+            channel.send(accepted(start))
+            prepare(start)
             os._exit(0)
         from gradle_repl.worker.boot import boot  # JPype loads only once the request is known to be valid
         from gradle_repl.worker.classes.edit_compiler import EditCompiler

@@ -9,7 +9,6 @@ compiling instead of compiling it beside it.
 from __future__ import annotations
 
 import os
-import time
 from contextlib import suppress
 
 from gradle_repl.errors import WorkerFailed
@@ -17,48 +16,45 @@ from gradle_repl.frames import ReadyFrame, StartRequest
 from gradle_repl.worker.classes.class_update_agent import agent_jar
 from gradle_repl.worker.facade import build_companions_addon, build_dependency_addon, build_facade
 from gradle_repl.worker.facade_jars import has_compiler_plugins, jars_to_compile
-from gradle_repl.worker.java import java_class
 from gradle_repl.worker.jvm import start_jvm
 
-__all__ = ["prepare"]
-
-_NICENESS = 19
+__all__ = ["accepted", "prepare"]
 
 
-def prepare(request: StartRequest) -> ReadyFrame:
-    """Compiles what a session's worker on this environment would compile at its start; starts no JVM when all of it
-    is compiled already."""
-    started = time.monotonic()
-    env = request.environment
-    compiled = False
-    java_version = ""
-    if jars_to_compile(env):
-        # The build it runs beside compiles too: this compile takes the CPU the build leaves, never the build's (the JVM's
-        # threads, started below, inherit the niceness; javac's process too).
-        os.nice(_NICENESS)
-        # The class-update agent, which a session's worker builds with javac before its JVM starts (~1.5 s): never raises.
-        agent_jar(env.java_home)
-        start_jvm(
-            env.java_home,
-            env.repl_host_classpath,
-            heap_mb=request.heap_mb,
-            full_jit=request.full_jit,
-            code_cache_mb=request.code_cache_mb,
-        )
-        java_version = str(java_class("java.lang.System").getProperty("java.version"))
-        facade_jar, compiled = build_facade(env.kotlin_version, env.repl_host_classpath)
-        facade = [*env.repl_host_classpath, str(facade_jar)]
-        # An add-on that does not compile is left to the session's worker, which says why the session is without it.
-        if env.dependency_resolver_classpath:
-            with suppress(WorkerFailed):
-                build_dependency_addon(env.kotlin_version, [*facade, *env.dependency_resolver_classpath])
-        if has_compiler_plugins(env):
-            with suppress(WorkerFailed):
-                build_companions_addon(env.kotlin_version, facade)
+def accepted(request: StartRequest) -> ReadyFrame:
+    """The 'ready' a preparing worker answers its start with at once: the host then waits for its exit, as for a
+    class-data worker, within a bound of its own (host/preparation.py), not a session's start timeout."""
     return ReadyFrame(
         pid=os.getpid(),
-        kotlin_version=env.kotlin_version,
-        java_version=java_version,
-        facade_compiled=compiled,
-        startup_ms=int((time.monotonic() - started) * 1000),
+        kotlin_version=request.environment.kotlin_version,
+        java_version="",
+        facade_compiled=False,
+        startup_ms=0,
     )
+
+
+def prepare(request: StartRequest) -> None:
+    """Compiles what a session's worker on this environment would compile at its start; starts no JVM when all of it
+    is compiled already. Runs at the priority of a session's compile: a session's
+    worker may be waiting on the facade's lock for it."""
+    env = request.environment
+    if not jars_to_compile(env):
+        return
+    # The class-update agent, which a session's worker builds with javac before its JVM starts (~1.5 s): never raises.
+    agent_jar(env.java_home)
+    start_jvm(
+        env.java_home,
+        env.repl_host_classpath,
+        heap_mb=request.heap_mb,
+        full_jit=request.full_jit,
+        code_cache_mb=request.code_cache_mb,
+    )
+    facade_jar, _ = build_facade(env.kotlin_version, env.repl_host_classpath)
+    facade = [*env.repl_host_classpath, str(facade_jar)]
+    # An add-on that does not compile is left to the session's worker, which says why the session is without it.
+    if env.dependency_resolver_classpath:
+        with suppress(WorkerFailed):
+            build_dependency_addon(env.kotlin_version, [*facade, *env.dependency_resolver_classpath])
+    if has_compiler_plugins(env):
+        with suppress(WorkerFailed):
+            build_companions_addon(env.kotlin_version, facade)

@@ -50,8 +50,10 @@ JarRequests = Callable[[Path], list[dict[str, list[Coordinate]]]]
 # Called once every request is fetched: with the effective POM, the jars of each request in order, and the build's
 # banner lines (up to its JDK's).
 JarsFetched = Callable[[Path, list[ResolvedJars], list[str]], None]
-# The banner's last line that is read: the JDK Maven runs on.
+# The banner's last line that is read: the JDK Maven runs on (`mvn -V` prints it third); a build whose banner lacks it
+# is read no further than this many lines.
 _JAVA_LINE = "Java version:"
+_BANNER_LINES = 8
 
 
 def _mark() -> Path:
@@ -82,7 +84,7 @@ class FirstRunFetch:
         """Reads the build's output; its banner starts the fetch."""
         if self._thread is not None and not self._banner_read.is_set():
             self._banner.append(line)
-            if line.startswith(_JAVA_LINE):
+            if line.startswith(_JAVA_LINE) or len(self._banner) >= _BANNER_LINES:
                 self._banner_read.set()
         if self._thread is None and line.startswith(_BANNER):
             self._banner.append(line)
