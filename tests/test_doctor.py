@@ -184,8 +184,9 @@ def test_the_kotlin_daemons_listed_are_those_with_gradle_repls_flags(tmp_path: P
     processes = [subprocess.Popen([*sleeping, *flags]) for flags in (ours, theirs)]
     try:
         deadline = time.monotonic() + 30
+        # Until each child has exec'd: between fork and exec its command line is its parent's, or empty.
         while not all(
-            psutil.Process(p.pid).cmdline()[-1] == flags[-1]
+            psutil.Process(p.pid).cmdline()[-1:] == flags[-1:]
             for p, flags in zip(processes, (ours, theirs), strict=False)
         ):
             assert time.monotonic() < deadline
