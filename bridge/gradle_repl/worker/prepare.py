@@ -1,8 +1,9 @@
 """A preparing worker: compiles the facade, its add-ons and the class-update agent, then exits, running no snippet.
 
 The host starts one while a machine's first build still runs (host/preparation.py), so the session's worker, started
-after the build, finds its jars compiled: on a new machine the facade's compile is the largest part of a first start
-(~15 s of ~22). facade.py's file locks make a session's worker that starts meanwhile wait for the jar this one is
+after the build, finds its jars compiled: the facade's compile is the largest part of a first start (~15 s of ~22 on
+slower cores). It gains where the build leaves a core idle; on 2 cores whose build is CPU-bound it measured neutral
+(CHANGELOG, Unreleased). facade.py's file locks make a session's worker that starts meanwhile wait for the jar this one is
 compiling instead of compiling it beside it.
 """
 
