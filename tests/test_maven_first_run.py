@@ -13,13 +13,12 @@ from conftest import SAMPLE_PROJECT
 from gradle_repl.errors import BuildFailed
 from gradle_repl.project import toolchain
 from gradle_repl.project.buildtools.maven import first_run_jar_requests, reactor_command, repl_jar_requests
-from gradle_repl.project.buildtools.maven_first_run import FirstRunFetch, first_run_fetch
+from gradle_repl.project.buildtools.maven_first_run import HELP_PLUGIN, FirstRunFetch, first_run_fetch
 from gradle_repl.project.buildtools.pom import KotlinSettings, effective_project, kotlin_settings
 from gradle_repl.project.dependency_support import dependency_resolver_request
 from gradle_repl.project.maven_repository import local_repository
 from gradle_repl.project.toolchain import PINNED_KOTLIN_VERSION, Coordinate, ResolvedJars, find_mvn, resolve_jars
 
-HELP_PLUGIN = Path("org/apache/maven/plugins/maven-help-plugin")
 # The first line of `mvn -V`: the build's banner starts the fetch.
 BANNER = "Apache Maven 3.8.7"
 

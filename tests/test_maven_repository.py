@@ -13,6 +13,7 @@ import pytest
 from conftest import SAMPLE_PROJECT, copy_project
 from gradle_repl.environment import ReplEnvironment
 from gradle_repl.project.buildtools.maven import resolve_maven_environment
+from gradle_repl.project.buildtools.maven_first_run import HELP_PLUGIN
 from gradle_repl.project.dependency_support import dependency_resolver_request
 from gradle_repl.project.maven_repository import empty_downloads, local_repository
 from gradle_repl.project.toolchain import PINNED_KOTLIN_VERSION, Coordinate, resolve_jars
@@ -52,8 +53,6 @@ def test_the_empty_poms_and_jars_an_error_names_inside_the_repository_are_found(
     assert empty_downloads(lines, repository) == [empty, empty_jar, stdlib]
 
 
-# What the effective POM needs: a local repository without it has served no resolve yet (maven_first_run.py).
-_HELP_PLUGIN = Path("org/apache/maven/plugins/maven-help-plugin")
 # Files Maven's resolver rewrites in place (its TrackingFileManager): each is copied, so a write through a link
 # never reaches the machine's repository. Downloads (POMs, jars, checksums) are only ever replaced whole.
 _REWRITTEN_IN_PLACE = ("_remote.repositories", "resolver-status.properties")
@@ -98,7 +97,7 @@ def _repository_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, first_r
     monkeypatch.setenv("GRADLE_REPL_CACHE_DIR", str(cache))
     cache.mkdir()
     if first_run:
-        shutil.rmtree(copy / _HELP_PLUGIN, ignore_errors=True)
+        shutil.rmtree(copy / HELP_PLUGIN, ignore_errors=True)
     else:
         (cache / "maven-first-run").touch()
     return source, copy

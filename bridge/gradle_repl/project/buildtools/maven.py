@@ -320,7 +320,6 @@ def resolve_maven_environment(
     kotlin = pom.kotlin_settings(project, test=test)
     java_home = _java_home(outcome.lines)
     repl_version, too_old = repl_kotlin_version(kotlin.version)
-    plugin_artifacts = _plugin_artifacts(kotlin)
     if first_run is not None:
         first_run.wait(on_progress)  # it has fetched these jars, or is fetching them: asked again, they'd come twice
     jars = resolve_jars(repl_jar_requests(kotlin), on_progress=on_progress)
@@ -331,12 +330,12 @@ def resolve_maven_environment(
         source_set=source_set,
         project_dir=str(module),
         java_home=java_home,
-        java_executable=str(Path(java_home) / "bin" / "java"),
+        java_executable=_java_executable(java_home),
         kotlin_version=repl_version,
         project_kotlin_version=kotlin.version if too_old else None,
         jvm_target=kotlin.jvm_target,
         classpath=[str(p) for p in outputs] + dependencies,
-        compiler_plugin_classpath=[j for artifact in plugin_artifacts for j in jars.by_request[artifact]],
+        compiler_plugin_classpath=_plugin_jars(jars),
         compiler_plugin_options=kotlin.plugin_options,
         compiler_args=kotlin.args,
         repl_host_classpath=jars.by_request["host"],
@@ -385,17 +384,24 @@ def _handed_over(
                 build_tool="maven",
                 project_root=str(root),
                 java_home=java_home,
-                java_executable=str(Path(java_home) / "bin" / "java"),
+                java_executable=_java_executable(java_home),
                 kotlin_version=repl_kotlin_version(kotlin_of(effective).version)[0],
                 repl_host_classpath=repl.by_request["host"],
-                compiler_plugin_classpath=[
-                    jar for name, group in repl.by_request.items() if name != "host" for jar in group
-                ],
+                compiler_plugin_classpath=_plugin_jars(repl),
                 dependency_resolver_classpath=resolver.by_request["resolver"],
             )
         )
 
     return fetched
+
+
+def _java_executable(java_home: str) -> str:
+    return str(Path(java_home) / "bin" / "java")
+
+
+def _plugin_jars(jars: ResolvedJars) -> list[str]:
+    """The compiler plugins' jars among what repl_jar_requests asked for: every request but the REPL host's, in order."""
+    return [jar for name, group in jars.by_request.items() if name != "host" for jar in group]
 
 
 def first_run_jar_requests(kotlin: pom.KotlinSettings) -> list[dict[str, list[Coordinate]]]:

@@ -35,12 +35,12 @@ from gradle_repl.project.maven_repository import local_repository
 from gradle_repl.project.process import ProgressCallback, run_streaming
 from gradle_repl.project.toolchain import MVN_TIMEOUT_SECONDS, Coordinate, ResolvedJars, resolve_jars
 
-__all__ = ["FirstRunFetch", "first_run_fetch"]
+__all__ = ["FirstRunFetch", "first_run_fetch", "HELP_PLUGIN"]
 
 _log = logging.getLogger(__name__)
 
 # What the effective POM needs, and so what a local repository that has served one resolve holds.
-_HELP_PLUGIN = Path("org/apache/maven/plugins/maven-help-plugin")
+HELP_PLUGIN = Path("org/apache/maven/plugins/maven-help-plugin")
 # `mvn -V` prints this first: by then a wrapper has installed the Maven it runs.
 _BANNER = "Apache Maven "
 
@@ -159,6 +159,6 @@ def first_run_fetch(
     started a fetch); None otherwise. `reactor` is the build's mvn command up to its goals (the POM, and the module
     with the modules it needs), run in the build's root as the build is; `jar_requests` names the toolchain requests
     the resolve will make, from an effective POM; `on_fetched` gets their jars once all are in."""
-    if _mark().exists() or (local_repository(environ) / _HELP_PLUGIN).is_dir():
+    if _mark().exists() or (local_repository(environ) / HELP_PLUGIN).is_dir():
         return None
     return FirstRunFetch(root, reactor, environ, jar_requests, on_fetched)
