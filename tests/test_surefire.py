@@ -180,7 +180,7 @@ def test_a_surefire_configured_project_resolves_to_its_settings(tmp_path: Path) 
     ("name", "engine"),
     [
         ("maven-junit4", "junit-vintage-engine-5.14.1.jar"),
-        ("maven-kotlin-test", "kotlin-test-junit5-2.2.20.jar"),
+        ("maven-kotlin-test", "kotlin-test-junit5-2.3.21.jar"),
         ("maven-testng", "testng-7.12.0.jar"),
         ("maven-spring-boot", "spring-boot-test-4.0.7.jar"),
     ],
