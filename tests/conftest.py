@@ -15,7 +15,8 @@ from pathlib import Path
 # anyio imports its subprocess module lazily, and pytest rewrites it (anyio is a pytest plugin) at
 # that moment; on CPython 3.11.7 a rewrite deep inside a running test can fail with "AST constructor
 # recursion depth mismatch" (CPython gh-106905). Importing it here, at collection, avoids that.
-import anyio._core._subprocesses  # noqa: F401
+import anyio
+import anyio._core._subprocesses
 import psutil
 import pytest
 
@@ -141,6 +142,15 @@ _COMPILING_THREAD = "repl-snippet"
 _COMPILE_START_SECONDS = 60.0
 
 
+async def wait_until(condition: Callable[[], bool], what: str, seconds: float = 120.0) -> None:
+    """Polls an observable state until it holds, never a fixed sleep; fails the test, naming `what`, after `seconds`.
+    Every 10 ms: a snippet's compile thread, which cancel tests must see, lives for a fraction of a second."""
+    deadline = anyio.current_time() + seconds
+    while not condition():
+        assert anyio.current_time() < deadline, f"waited {seconds:g} s for {what}"
+        await anyio.sleep(0.01)
+
+
 class SyncWorker:
     """A real worker process driven from synchronous tests through a private event loop."""
 
@@ -160,9 +170,13 @@ class SyncWorker:
         moments the cancel takes to reach the worker: the test fails if the snippet's answer came first."""
 
         async def cancel() -> None:
-            await self._until(lambda: not self.compiling(), "the previous snippet's compile thread to end")
+            await wait_until(
+                lambda: not self.compiling(), "the previous snippet's compile thread to end", _COMPILE_START_SECONDS
+            )
             request = asyncio.ensure_future(self.process.request(code, timeout_seconds=_COMPILE_START_SECONDS))
-            await self._until(lambda: self.compiling() or request.done(), "the worker to compile the snippet")
+            await wait_until(
+                lambda: self.compiling() or request.done(), "the worker to compile the snippet", _COMPILE_START_SECONDS
+            )
             assert not request.done(), (
                 f"the snippet was answered before it was seen compiling: {request.result().result}"
             )
@@ -198,13 +212,6 @@ class SyncWorker:
             except OSError:
                 pass  # a thread that ended while it was read
         return _COMPILING_THREAD in names
-
-    @staticmethod
-    async def _until(condition: Callable[[], bool], what: str) -> None:
-        deadline = asyncio.get_running_loop().time() + _COMPILE_START_SECONDS
-        while not condition():
-            assert asyncio.get_running_loop().time() < deadline, f"waited {_COMPILE_START_SECONDS:g} s for {what}"
-            await asyncio.sleep(0.01)
 
     def succeeded(self, code: str, *, timeout: float = 60.0) -> SuccessResult:
         """The result of a snippet that must succeed."""

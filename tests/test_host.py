@@ -11,13 +11,14 @@ from __future__ import annotations
 import asyncio
 import itertools
 import random
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 
+from conftest import wait_until
 from fakeworker import FakeLauncher, FakeResolved, fake_resolver
 from gradle_repl.environment import BuildToolChoice, ReplJarsReady
 from gradle_repl.errors import GradleReplError
@@ -579,7 +580,7 @@ async def test_jars_a_first_build_hands_over_start_one_preparing_worker_which_ex
     progress: list[str] = []
     reply = await m.run_snippet(SessionTarget("/p", session_id="s"), code="1", progress=progress.append)
     assert reply.result.type == "success"
-    await until_true(lambda: len(launcher.spawned) == 2, "the preparing worker to be spawned")
+    await wait_until(lambda: len(launcher.spawned) == 2, "the preparing worker to be spawned", seconds=10)
     assert sorted(t.role for t in launcher.spawned) == ["prepare", "session"]
     told = (
         f"compiling the jvm-worker facade for Kotlin {fake_resolver('/p').environment.kotlin_version} beside the "
@@ -612,11 +613,3 @@ async def test_jars_handed_over_with_the_facade_compiled_or_after_exit_start_not
     await asyncio.sleep(0)  # one turn: what the callbacks scheduled runs before this resumes
     await asyncio.wait_for(preparation.wait("9.9.9"), 10)
     assert launcher.spawned == []
-
-
-async def until_true(condition: Callable[[], bool], what: str) -> None:
-    """Waits on an observable fact, up to 10 s."""
-    deadline = asyncio.get_running_loop().time() + 10
-    while not condition():
-        assert asyncio.get_running_loop().time() < deadline, f"waited 10 s for {what}"
-        await asyncio.sleep(0.005)

@@ -13,7 +13,7 @@ import os
 import signal
 import sys
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -24,7 +24,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.types import CallToolResult, ImageContent, TextContent
 
-from conftest import SAMPLE_PROJECT, build_classpath, copy_project
+from conftest import SAMPLE_PROJECT, build_classpath, copy_project, wait_until
 from fakeworker import FakeLauncher, fake_resolver
 from gradle_repl.environment import ReplEnvironment
 from gradle_repl.front.server import KotlinTools, build_server
@@ -88,13 +88,6 @@ async def run(client: Client, code: str, **arguments: object) -> CallToolResult:
     return await client.call_tool(
         "run_kotlin_snippet", {"projectRoot": PROJECT, "code": code, "buildTool": "maven", **arguments}
     )
-
-
-async def wait_until(condition: Callable[[], bool], what: str, seconds: float = 120.0) -> None:
-    """Polls an observable state; never a fixed sleep."""
-    with anyio.fail_after(seconds):
-        while not condition():
-            await anyio.sleep(0.1)
 
 
 # --- In process, over fake workers -------------------------------------------------------------------------
