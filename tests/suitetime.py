@@ -4,8 +4,9 @@ starts its slowest modules first.
 pytest-xdist (`--dist loadfile`) hands whole modules to its workers in collection order, the next to whichever worker
 is free. A run whose slowest module happens to be collected last ends with one worker busy and the other idle for that
 module's length; handing the longest modules out first (the longest-processing-time-first rule) makes the two finish
-close together. Module times are kept beside the suite's other caches, so a new machine's first run keeps pytest's
-order and every later run the measured one.
+close together. Module times are kept beside the suite's other caches; a new machine's first run, which has none,
+starts the modules with the most tests first. pytest-xdist would re-sort modules by their number of tests itself
+(`--no-loadscope-reorder` in pyproject.toml keeps this order).
 """
 
 from __future__ import annotations
@@ -47,18 +48,19 @@ class ModuleTimes:
         return {str(k): float(v) for k, v in kept.items()} if isinstance(kept, dict) else {}
 
     def order(self, items: list[pytest.Item]) -> None:
-        """Reorders items in place: modules by their last measured time, longest first; a module with no time yet (new)
-        goes first, as it may be long. Tests keep their order within a module."""
+        """Reorders items in place: modules with no kept time first (all of them on a new machine), most tests first, as
+        the likeliest to be long; then the others by their last measured time, longest first. Tests keep their order
+        within a module."""
         previous = self.previous()
-        if not previous:
-            return
         first_seen = {module_of(item.nodeid): i for i, item in reversed(list(enumerate(items)))}
-        items.sort(
-            key=lambda item: (
-                -previous.get(module_of(item.nodeid), float("inf")),
-                first_seen[module_of(item.nodeid)],
-            )
-        )
+        tests = Counter(module_of(item.nodeid) for item in items)
+
+        def rank(item: pytest.Item) -> tuple[bool, float, int]:
+            module = module_of(item.nodeid)
+            kept = previous.get(module)
+            return (kept is not None, -(tests[module] if kept is None else kept), first_seen[module])
+
+        items.sort(key=rank)
 
     def keep(self) -> None:
         """Stores this run's times for the next; only a run that ran most of the suite, so one file's run doesn't
