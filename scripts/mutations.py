@@ -1,11 +1,26 @@
 """Deliberate breakages, each applied alone to a temporary copy of this checkout, with the tests that must catch it.
 
 A mutation the named tests don't catch SURVIVES: a claim of the suite that nothing checks. Run by scripts/mutations;
-prints one line per mutation and `N/M mutations killed`, and exits non-zero when any survives or no longer applies.
+prints one line per mutation and `N/M mutations killed`, and exits 1 when any survives, ends in an error, or no longer
+applies.
+
+    scripts/mutations                          every mutation (about 20 minutes on 2 cores)
+    scripts/mutations "NAME" ...               the named ones (an unknown name is refused, exit 2)
+    scripts/mutations --changed [--base REV]   those whose file, or a file of whose tests, the branch touched
+
+--changed compares REV with the working tree: committed, uncommitted and untracked (not ignored) files alike. REV is
+by default the merge-base of HEAD and origin/main when origin/main exists (the branch's own commits), else HEAD~1 (the
+last commit); --base names another (`--base main`, `--base HEAD` for the uncommitted change alone). Its last line says
+what it compared, for the closing note of a change that touches a mutation's files (CONTRIBUTING.md, Mutations).
+
+Before any test runs, every chosen mutation's text must occur exactly once in its file: an entry whose code was
+renamed or moved would test nothing, so the run refuses at once (exit 1, as for a survivor) and names each such entry.
+tests/test_mutations.py checks all of them in the suite, so a rename fails there first.
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import re
 import shutil
@@ -19,6 +34,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 # One mutation's tests on a loaded machine; past this the run itself is broken.
 RUN_TIMEOUT_SECONDS = 1800
+# git's answer about this checkout's own history; past this git itself is stuck.
+GIT_TIMEOUT_SECONDS = 60
+# What --changed compares with when origin/main is not there (a clone without a remote): the last commit.
+FALLBACK_BASE = "HEAD~1"
 
 
 @dataclass(frozen=True)
@@ -29,6 +48,10 @@ class Mutation:
     new: str
     tests: tuple[str, ...]  # pytest node ids or files
 
+    def files(self) -> set[str]:
+        """The file it breaks and the files of the tests that must catch it: a change to any of them may undo a kill."""
+        return {self.path, *(test.partition("::")[0] for test in self.tests)}
+
 
 MUTATIONS = (
     Mutation(
@@ -36,20 +59,22 @@ MUTATIONS = (
         "bridge/gradle_repl/worker/attach/snippet_runtime.py",
         "    return [entry for entry in host_classpath if Path(entry).name.startswith(RUNTIME_JAR_PREFIXES)]",
         "    return []",
-        ("tests/test_attach_java.py::test_snippets_read_and_change_a_java_apps_statics_and_the_app_sees_it",),
+        (
+            "tests/test_snippet_runtime.py::test_an_app_without_a_kotlin_stdlib_is_lent_the_repls_stdlib_and_script_runtime",
+        ),
     ),
     Mutation(
         "the lent Kotlin runtime replaces an app's own",
         "jvm-worker/runs-in-app/agent/gradlerepl/agent/AttachedSession.java",
         "            Class.forName(KOTLIN_PROBE, false, appLoader);",
         '            Class.forName("no.Such", false, appLoader);',
-        ("tests/test_attach.py::test_a_snippet_changes_the_apps_state_and_the_app_sees_it",),
+        ("tests/test_attach.py::test_an_app_with_kotlin_of_its_own_keeps_it_when_offered_the_snippets_runtime",),
     ),
     Mutation(
         "the shared cut keeps half a character at the output limit",
         "jvm-worker/runs-in-both/gradlerepl/both/OutputCut.java",
-        "            while (kept > 0 && (b[off + kept] & 0xC0) == 0x80) {",
-        "            while (false) {",
+        "            while (kept > 0 && (b[off + kept] & 0xC0) == 0x80) {\n                kept--;\n            }\n",
+        "",  # not `while (false)`: javac refuses its unreachable body, and no test would then run
         (
             "tests/test_attach_java.py::test_a_character_split_by_the_output_limit_is_dropped_whole",
             "tests/test_worker_output.py::test_2_mb_printed_is_cut_at_the_output_limit_and_the_cut_counted_exactly",
@@ -81,7 +106,10 @@ MUTATIONS = (
         "bridge/gradle_repl/project/jvm_kotlin.py",
         "    return KotlinSeen(False, None)\n\n\ndef _of_jar",
         "    return KotlinSeen(None, None)\n\n\ndef _of_jar",
-        ("tests/test_attach_java.py::test_a_java_app_without_kotlin_is_listed_so",),
+        (
+            "tests/test_attach_java.py::test_a_java_app_without_kotlin_is_listed_so",
+            "tests/test_jvm_kotlin.py::test_a_java_class_path_has_no_kotlin",
+        ),
     ),
     Mutation(
         "a snippet class's generated companion is not its companion",
@@ -166,7 +194,7 @@ MUTATIONS = (
     Mutation(
         "an attached session's describe shows a value other than the app's own",
         "jvm-worker/runs-in-app/agent/gradlerepl/agent/SnippetValues.java",
-        "                outcome.set(text(value));",
+        "                outcome.set(ValueText.of(SnippetBody.boxed(value, valueClass, instance.getClass())));",
         '                outcome.set("");',
         ("tests/test_attach.py::test_describe_lists_the_sessions_names_and_types_with_values_read_in_the_app",),
     ),
@@ -352,8 +380,8 @@ MUTATIONS = (
     Mutation(
         "a character the output limit splits kept as a broken sequence",
         "jvm-worker/runs-in-worker/facade/gradlerepl/runtime/ReplOutput.kt",
-        "            while (kept > 0 && (b[off + kept].toInt() and 0xC0) == 0x80) kept--\n",
-        "",
+        "        val kept = OutputCut.kept(b, off, len, budget, Charsets.UTF_8)\n",
+        "        val kept = minOf(len.toLong(), maxOf(0L, budget)).toInt()\n",  # the byte count alone, not the shared cut
         ("tests/test_worker_output.py::test_2_mb_printed_is_cut_at_the_output_limit_and_the_cut_counted_exactly",),
     ),
     Mutation(
@@ -480,15 +508,15 @@ MUTATIONS = (
     Mutation(
         "a full resolve never compiles in the edit loop's warm Kotlin daemon",
         "bridge/gradle_repl/project/buildtools/maven.py",
-        "    outcome = build(warm_daemon)",
-        "    outcome = build(False)",
+        "    daemon = warm_daemon\n",
+        "    daemon = False\n",
         ("tests/test_maven.py::test_a_resolve_compiles_in_the_kotlin_daemon_the_edit_loop_keeps_warm",),
     ),
     Mutation(
         "a full resolve whose daemon can't compile fails instead of building again in process",
         "bridge/gradle_repl/project/buildtools/maven.py",
-        "        outcome = build(False)",
-        "        pass",
+        "        daemon = False\n        outcome = build(daemon)\n",
+        "        daemon = False\n",
         ("tests/test_maven.py::test_a_warm_daemon_the_build_cant_reach_makes_it_build_again_in_process",),
     ),
     Mutation(
@@ -510,8 +538,8 @@ MUTATIONS = (
     Mutation(
         "a failure's stack keeps JUnit's and the JDK's frames",
         "bridge/gradle_repl/worker/repl/tests.py",
-        "            kept = [_frame(element) for element in exception.getStackTrace() if self._is_own(jstr(element.getClassName()))]",
-        "            kept = [_frame(element) for element in exception.getStackTrace()]",
+        "                _frame(element) for element in exception.getStackTrace() if self._is_own(jstr(element.getClassName()))\n",
+        "                _frame(element) for element in exception.getStackTrace()\n",
         ("tests/test_project_tests.py::test_every_test_runs_with_counts_failure_details_and_progress",),
     ),
     Mutation(
@@ -624,28 +652,96 @@ MUTATIONS = (
 )
 
 
-def main() -> int:
-    only = set(sys.argv[1:])
-    chosen = [m for m in MUTATIONS if not only or m.name in only]
+def main(argv: list[str]) -> int:
+    parser = _parser()
+    arguments = parser.parse_args(argv)
+    chosen, scope = _chosen(parser, arguments)
+    stale = [f"{m.name}: NOT APPLIED: {why}" for m in chosen if (why := not_applied(m, REPO))]
+    if stale:
+        print(*stale, sep="\n")
+        print(f"{len(stale)} of {len(chosen)} mutations no longer apply: point each at today's code or remove it")
+        return 1
     killed = 0
     started = time.monotonic()
     for mutation in chosen:
         verdict = run(mutation)
         killed += verdict.startswith("killed")
         print(f"{mutation.name}: {verdict}", flush=True)
-    print(f"{killed}/{len(chosen)} mutations killed in {time.monotonic() - started:.0f} s")
+    print(f"{killed}/{len(chosen)} mutations killed in {time.monotonic() - started:.0f} s{scope}")
     return 0 if killed == len(chosen) else 1
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(description="Runs scripts/mutations.py's breakages; see its docstring.")
+    parser.add_argument("names", nargs="*", help="mutations to run by name (default: all)")
+    parser.add_argument("--changed", action="store_true", help="only those whose files differ from the base")
+    parser.add_argument(
+        "--base", help=f"with --changed: the revision compared (merge-base with origin/main, else {FALLBACK_BASE})"
+    )
+    return parser
+
+
+def _chosen(parser: argparse.ArgumentParser, arguments: argparse.Namespace) -> tuple[list[Mutation], str]:
+    """The mutations the arguments name, and what the summary line says of how they were chosen; a usage error exits 2."""
+    if arguments.names and arguments.changed:
+        parser.error("name mutations or give --changed, not both")
+    if arguments.base and not arguments.changed:
+        parser.error("--base goes with --changed")
+    if arguments.changed:
+        base = arguments.base or default_base()
+        files = changed_files(base)
+        return touched(MUTATIONS, files), f" (--changed: {len(files)} files differ from {base})"
+    unknown = set(arguments.names) - {m.name for m in MUTATIONS}
+    if unknown:
+        parser.error(f"no mutation named {', '.join(map(repr, sorted(unknown)))}")
+    return [m for m in MUTATIONS if not arguments.names or m.name in arguments.names], ""
+
+
+def not_applied(mutation: Mutation, root: Path) -> str | None:
+    """Why the mutation can't be applied to the tree at `root` (its text is not there exactly once), or None."""
+    target = root / mutation.path
+    if not target.is_file():
+        return f"{mutation.path} does not exist"
+    count = target.read_text(encoding="utf-8").count(mutation.old)
+    return None if count == 1 else f"the text to change occurs {count} times in {mutation.path}"
+
+
+def touched(mutations: tuple[Mutation, ...], files: set[str]) -> list[Mutation]:
+    """The mutations a change of these files (checkout-relative paths) may have undone."""
+    return [m for m in mutations if m.files() & files]
+
+
+def default_base() -> str:
+    """Where the branch left origin/main, when the clone has it; else the last commit."""
+    if _git("rev-parse", "--verify", "--quiet", "origin/main").returncode != 0:
+        return FALLBACK_BASE
+    return _git_lines("merge-base", "HEAD", "origin/main")[0]
+
+
+def changed_files(base: str) -> set[str]:
+    """The files that differ between `base` and the working tree, and the untracked ones git doesn't ignore."""
+    return {*_git_lines("diff", "--name-only", base, "--"), *_git_lines("ls-files", "--others", "--exclude-standard")}
+
+
+def _git(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True, timeout=GIT_TIMEOUT_SECONDS)
+
+
+def _git_lines(*args: str) -> list[str]:
+    done = _git(*args)
+    if done.returncode != 0:
+        raise SystemExit(f"git {' '.join(args)}: {done.stderr.strip()}")
+    return done.stdout.splitlines()
 
 
 def run(mutation: Mutation) -> str:
     with tempfile.TemporaryDirectory(prefix="gradle-repl-mutation-") as work:
         copy = Path(work) / "checkout"
         _copy_checkout(copy)
+        if (why := not_applied(mutation, copy)) is not None:
+            return f"NOT APPLIED: {why}"
         target = copy / mutation.path
-        text = target.read_text(encoding="utf-8")
-        if text.count(mutation.old) != 1:
-            return f"NOT APPLIED: the text to change occurs {text.count(mutation.old)} times in {mutation.path}"
-        target.write_text(text.replace(mutation.old, mutation.new), encoding="utf-8")
+        target.write_text(target.read_text(encoding="utf-8").replace(mutation.old, mutation.new), encoding="utf-8")
         # The checkout's own venv runs the copy's code: PYTHONPATH comes before its editable install, and the
         # workers and build guards it starts inherit it.
         env = {**os.environ, "PYTHONPATH": str(copy / "bridge")}
@@ -697,4 +793,4 @@ def _copy_checkout(destination: Path) -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

@@ -34,7 +34,8 @@ from gradle_repl.project.running_jvms import list_running_jvms
 from gradle_repl.resources import jvm_worker_attach_agent_sources
 from gradle_repl.worker.attach.agent_jar import agent_package, build_agent_jar
 from gradle_repl.worker.attach.agent_socket import agent_dir, socket_path
-from gradle_repl.worker.attach.agent_wire import AgentConnection, AgentValues
+from gradle_repl.worker.attach.agent_wire import AgentConnection, AgentRuntime, AgentValues
+from gradle_repl.worker.attach.snippet_runtime import snippet_runtime_jars
 from runningapp import SHOP_READY, RunningApp, running_app, shop_command
 from test_worker_output import SLOW_TO_COMPILE  # one definition of a compile that outlasts a stop
 
@@ -354,6 +355,24 @@ def test_the_app_never_loads_the_compiler(attached: SyncWorker, shop: RunningApp
     )  # it does list the agent
     assert "org.jetbrains.kotlin." not in histogram
     assert "kotlin.script.experimental." not in histogram
+
+
+def test_an_app_with_kotlin_of_its_own_keeps_it_when_offered_the_snippets_runtime(
+    attached: SyncWorker, shop: RunningApp, shop_env: ReplEnvironment
+) -> None:
+    """A worker that can't see an app's Kotlin by its jars' names (shaded into a jar of the app's, say) offers it the
+    runtime a Java app is lent; the agent, finding the app's own kotlin.Unit, keeps the app's: it answers "app's own",
+    never "loaded" (the lent runtime's loader put between the app's loader and the session's snippets). Asked on a
+    session of its own, on the app the module's session already loaded the agent into."""
+    jar = build_agent_jar(shop_env.java_home)
+    lent = snippet_runtime_jars([], shop_env.repl_host_classpath)  # what an app with no kotlin-stdlib jar is lent
+    assert lent, shop_env.repl_host_classpath
+    connection = AgentConnection.connect(socket_path(shop.pid, jar), agent=agent_package(jar), timeout=30.0)
+    try:
+        connection.runtime(5, lent)
+        assert connection.receive(30.0) == AgentRuntime(5, "app's own", None)
+    finally:
+        connection.close()
 
 
 def test_an_app_holding_this_build_of_the_agent_runs_another_builds_own_code_beside_it(

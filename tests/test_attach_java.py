@@ -57,9 +57,10 @@ def attached(counter: RunningApp) -> Iterator[SyncWorker]:
 
 
 def test_a_java_app_without_kotlin_is_listed_so(counter: RunningApp) -> None:
-    """list_running_jvms says the app has no Kotlin: a session there compiles for gradle-repl's own."""
+    """list_running_jvms says the app has no Kotlin (False, not None for a class path it could not read): a session
+    there compiles for gradle-repl's own."""
     (listed,) = [jvm for jvm in list_running_jvms() if jvm.pid == counter.pid]
-    assert listed.attachable and listed.kotlin_version is None
+    assert listed.attachable and listed.has_kotlin is False and listed.kotlin_version is None, listed
 
 
 def test_snippets_read_and_change_a_java_apps_statics_and_the_app_sees_it(
