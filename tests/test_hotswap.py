@@ -79,6 +79,7 @@ class Project:
             source.unlink()
             os.utime(source.parent, (time.time() + 2, time.time() + 2))
             return
+        source.parent.mkdir(parents=True, exist_ok=True)
         source.write_text(text)
         later = time.time() + 2
         os.utime(source, (later, later))

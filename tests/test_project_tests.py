@@ -240,20 +240,86 @@ def test_system_exit_in_a_test_is_refused_and_ends_the_session_as_a_snippets_doe
     assert shop.value('"${System.getProperty("shop.hazards")}"') == "null"
 
 
-@jvm
-def test_failed_only_after_an_edit_that_fixes_the_code_passes_in_place(shop: Shop) -> None:
-    assert shop.run("shop.CartTest").failed == 1
-    cart = shop.root / CART
-    cart.write_text(cart.read_text().replace("size > 10", "size >= 10"))
+def _edit(shop: Shop, path: str, old: str, new: str) -> None:
+    """Replaces old by new in the source (a new file: old empty), its time moved on so the freshness check sees it."""
+    source = shop.root / path
+    source.parent.mkdir(parents=True, exist_ok=True)
+    text = source.read_text() if source.exists() else ""
+    assert old in text, (path, old)
+    source.write_text(text.replace(old, new) if old else new)
     later = time.time() + 2
-    os.utime(cart, (later, later))
+    os.utime(source, (later, later))
+
+
+def _discount_rule(shop: Shop, *, broken: bool) -> None:
+    """Cart.kt's ten-item discount as shipped (broken: `size > 10`) or fixed, whichever it is now."""
+    rule = ("size >= 10", "size > 10") if broken else ("size > 10", "size >= 10")
+    if rule[0] in (shop.root / CART).read_text():
+        _edit(shop, CART, *rule)
+
+
+@jvm
+def test_failed_only_runs_the_tests_known_to_fail_whatever_ran_between(shop: Shop) -> None:
+    """A failure stays known until a run sees it pass: a narrower passing run between keeps it, and so does the JVM's
+    restart (in file order, the System.exit test's: the hazards it and the timeout test failed are known too, and abort
+    now, their property unset); the fixing edit's failed-only run passes in place; with none known, failed-only runs
+    every test and says so. Failed on main before: the narrower run made failed-only refuse ("the last run had no
+    failures to run again")."""
+    _discount_rule(shop, broken=True)
+    assert shop.run("shop.CartTest").failed == 1
+    assert shop.run("shop.CartTest.oneItem").passed == 1
+    again = shop.run(failed_only=True)
+    assert (again.passed, again.failed) == (0, 1), again.failed_only_notes
+    [ran] = [note for note in again.failed_only_notes if note.startswith("ran the ")]
+    assert "shop.CartTest.discountFromTenItems" in ran and "oneItem" not in ran, ran
+    _discount_rule(shop, broken=False)
     reply = shop.tests(failed_only=True)
     assert isinstance(reply.result, TestRunResult), reply.result
     assert (reply.result.passed, reply.result.failed) == (1, 0), reply.result
+    assert "ran the 1 test(s) known to fail: shop.CartTest.discountFromTenItems" in reply.result.failed_only_notes
     # Cart.kt is a main source: a test session compiles it as main (as the build's test-compile compiles main first,
     # docs/sessions-and-edits.md), then updates the classes in place; Maven doesn't run.
     assert [notice.kind for notice in reply.notices] == ["build_tool", "updated"], reply.notices
     assert "compiled Cart.kt in the session" in reply.notices[0].text, reply.notices
+    everything = shop.run(failed_only=True)
+    assert (everything.passed, everything.failed) == (8, 0), everything
+    assert "no test is known to fail: ran every test" in everything.failed_only_notes, everything.failed_only_notes
+
+
+@jvm
+def test_a_test_broken_again_then_renamed_is_known_by_its_new_name(shop: Shop) -> None:
+    """Broken again, the failure is known once a run sees it (a narrower passing run doesn't); renamed, its old name
+    drops out, said, and the failed-only run of every test finds it failing under the new one."""
+    _discount_rule(shop, broken=True)
+    assert shop.run("shop.CartTest.oneItem").failed == 0
+    assert shop.run(failed_only=True).failed == 1
+    _edit(shop, "src/test/kotlin/shop/CartTest.kt", "fun discountFromTenItems()", "fun tenItemsGetTenPercentOff()")
+    renamed = shop.run(failed_only=True)
+    assert renamed.failed == 1 and renamed.failures[0].test == "shop.CartTest.tenItemsGetTenPercentOff", renamed
+    assert (
+        "shop.CartTest.discountFromTenItems: no longer among the tests (renamed, deleted or excluded), no longer known "
+        "to fail" in renamed.failed_only_notes
+    ), renamed.failed_only_notes
+    assert "no test is known to fail: ran every test" in renamed.failed_only_notes
+    rerun = shop.run("shop.CartTest", failed_only=True)
+    assert (rerun.passed, rerun.failed) == (0, 1), rerun
+    assert "ran the 1 test(s) known to fail: shop.CartTest.tenItemsGetTenPercentOff" in rerun.failed_only_notes, (
+        rerun.failed_only_notes
+    )
+
+
+@jvm
+def test_a_new_test_source_file_resolves_in_the_test_session_after_its_compile(shop: Shop) -> None:
+    """A new file of test fixtures is compiled in the test session and its declarations resolve in the next snippet,
+    the session's state kept."""
+    shop.value("val kept = 2; kept")
+    _edit(
+        shop, "src/test/kotlin/shop/fixtures/Fixtures.kt", "", "package shop.fixtures\n\nfun fixtureCups(): Int = 40\n"
+    )
+    reply = shop.snippet("shop.fixtures.fixtureCups() + kept")
+    assert isinstance(reply.result, SuccessResult) and reply.result.value is not None, (reply.result, reply.notices)
+    assert reply.result.value.data == "42", reply.result
+    assert "compiled Fixtures.kt in the session" in " ".join(n.text for n in reply.notices), reply.notices
 
 
 # --- Over MCP and the CLI -----------------------------------------------------------------------------------

@@ -14,9 +14,11 @@ import psutil
 import pytest
 
 from conftest import SAMPLE_PROJECT, copy_project
+from gradle_repl.frames import CheckResult, CompletionResult, ErrorResult, SuccessResult
 from gradle_repl.host.handle import Reply
 from gradle_repl.project.session_classes import output_dir
 from gradle_repl.project.toolchain import PINNED_KOTLIN_VERSION
+from gradle_repl.target import SessionTarget
 from suiteversions import OLDER_KOTLIN
 from test_hotswap import Project
 
@@ -214,5 +216,92 @@ def test_a_body_edit_compiles_in_the_session_on_each_kotlin(tmp_path: Path, kotl
         edited.edit(TUNED, TUNED_TEXT.replace("base + n + 1", "base + n + 3"))
         value, reply = edited.value("tuner.tuned(1)")
         assert value == "9" and "compiled Tuned.kt in the session" in _notes(reply), reply.notices
+        edited.edit(EXTRA, EXTRA_TEXT)
+        value, reply = edited.value("sample.extra() + tuner.tuned(1)")
+        assert value == "new9" and "compiled Extra.kt in the session" in _notes(reply), reply.notices
     finally:
         edited.close()
+
+
+EXTRA = "src/main/kotlin/sample/Extra.kt"
+EXTRA_TEXT = 'package sample\n\nfun extra(): String = "new"\nval extraLevel: Int = 2\nclass ExtraBox(val n: Int)\n'
+DEEPER = "src/main/kotlin/sample/deeper/Deeper.kt"
+DEEPER_TEXT = "package sample.deeper\n\nfun deeper(): Int = 7\n"
+LEAVING = "src/main/kotlin/sample/Leaving.kt"
+# An inline function sends a file's edit to Maven (edit_plan): a file its build wrote into target/classes.
+LEAVING_TEXT = "package sample\n\ninline fun leavingTwice(x: Int): Int = x * 2\nfun leaving(): Int = 3\n"
+
+
+def _complete(project: Project, code: str) -> list[str]:
+    analysis = project.loop.run_until_complete(
+        project.manager.complete_snippet(
+            SessionTarget(str(project.root), build_tool="maven", session_id=project.session), code=code
+        )
+    )
+    assert isinstance(analysis.result, CompletionResult), analysis.result
+    return [item.text for item in analysis.result.items]
+
+
+def _check(project: Project, code: str) -> CheckResult:
+    analysis = project.loop.run_until_complete(
+        project.manager.check_snippet(
+            SessionTarget(str(project.root), build_tool="maven", session_id=project.session), code=code
+        )
+    )
+    assert isinstance(analysis.result, CheckResult), analysis.result
+    return analysis.result
+
+
+def test_a_new_files_declarations_resolve_after_the_sessions_compile(project: Project) -> None:
+    """A new file (a top-level function and property, a class), a new file in a new package and a class added to an
+    existing file are compiled in the session, keep its state, and resolve in the next snippet, in a check and in
+    completion. Failed on main before: the compiler's copy of the new classes held the build's Kotlin module file in
+    place of the session's, so a new file's top-level functions were unresolved."""
+    project.ok("val kept = 41")
+    pid = project.pid()
+    project.edit(EXTRA, EXTRA_TEXT)
+    value, reply = project.value("sample.extra() + (kept + sample.extraLevel) + sample.ExtraBox(1).n")
+    assert value == "new431", reply.notices
+    assert "compiled Extra.kt in the session" in _notes(reply) and "kept its state" in _notes(reply), reply.notices
+    project.edit(DEEPER, DEEPER_TEXT)
+    value, reply = project.value("sample.deeper.deeper() + kept")
+    assert value == "48" and "compiled Deeper.kt in the session" in _notes(reply), reply.notices
+    project.edit(TUNED, TUNED_TEXT + "\nclass Added(val x: Int = 5)\n")
+    value, reply = project.value("sample.Added().x + kept")
+    assert value == "46" and "compiled Tuned.kt in the session" in _notes(reply), reply.notices
+    assert project.pid() == pid
+    checked = _check(project, "sample.extra() + sample.deeper.deeper() + sample.Added().x")
+    assert checked.compiled and checked.value_type == "kotlin.String", checked
+    assert "extra" in _complete(project, "sample.ext"), _complete(project, "sample.ext")
+    assert "deeper" in _complete(project, "sample.deeper.de")
+    assert "ExtraBox" in _complete(project, "ExtraB")
+
+
+def test_a_deleted_files_declarations_stop_resolving(project: Project) -> None:
+    """A deleted file's function is a compile error naming it, whether the session compiled the file (Extra.kt, from
+    the test before) or Maven did (Leaving.kt, which declares an inline function): never a class that runs on."""
+    project.ok("0")
+    if not (project.root / EXTRA).exists():
+        project.edit(EXTRA, EXTRA_TEXT)
+        assert project.value("sample.extra()")[0] == "new"
+    project.edit(LEAVING, LEAVING_TEXT)
+    reply = project.run("sample.leaving() + sample.leavingTwice(1)")
+    assert isinstance(reply.result, SuccessResult) and reply.result.value is not None, (
+        reply.result.diagnostics if isinstance(reply.result, ErrorResult) else None,
+        reply.notices,
+    )
+    value = reply.result.value.data
+    assert value == "5" and "built by Maven" in _notes(reply), reply.notices
+    for path, call in ((EXTRA, "sample.extra()"), (LEAVING, "sample.leaving()")):
+        project.edit(path, None)
+        reply = project.run(call)
+        assert isinstance(reply.result, ErrorResult) and reply.result.error_kind == "compile", (
+            reply.result,
+            reply.notices,
+        )
+        assert f"Unresolved reference '{call.removeprefix('sample.').removesuffix('()')}'" in reply.result.message, (
+            reply.result
+        )
+        assert "NoClassDefFoundError" not in reply.result.message
+        checked = _check(project, call)
+        assert not checked.compiled, checked

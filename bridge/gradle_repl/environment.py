@@ -104,6 +104,13 @@ class EditSources(BaseModel):
         default_factory=list,
         description="class path entries the compile must not see: a test source set's outputs, for its main sources",
     )
+    stale_outputs: list[str] = Field(
+        default_factory=list,
+        description=(
+            "what the build tool leaves a deleted source's classes in (kotlin-maven-plugin compiles over its output "
+            "and removes nothing): emptied before it compiles an edit that deleted a source file"
+        ),
+    )
     main_sources: EditSources | None = Field(
         default=None,
         description=(

@@ -167,7 +167,13 @@ class TestRunRequest(BaseModel):
     selectors: list[str] = Field(
         default_factory=list, description="classes, methods, packages (`shop.*`); none = every test"
     )
-    failed_only: bool = Field(default=False, description="the previous run's failures again")
+    failed_only: bool = Field(
+        default=False, description="the tests known to fail (of the selection) again; none known: the selection"
+    )
+    known_failing: list[str] = Field(
+        default_factory=list,
+        description="JUnit unique ids of the tests known to fail: failed in a run and not seen passing since",
+    )
     timeout_ms: int = int(DEFAULTS.snippet_timeout_seconds * 1000)
 
 
@@ -466,6 +472,13 @@ class TestRunResult(Result):
     )
     notices: list[str] = Field(
         default_factory=list, description="what the run could not apply of the build's test settings"
+    )
+    failed_only_notes: list[str] = Field(
+        default_factory=list,
+        description="which tests known to fail a failed-only run ran, which dropped out, or that none was known",
+    )
+    known_failing: list[str] = Field(
+        default_factory=list, description="the tests known to fail after this run (TestRunRequest.known_failing)"
     )
 
 

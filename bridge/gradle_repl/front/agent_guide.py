@@ -18,7 +18,7 @@ writing a throwaway test or main.
 - `check_kotlin_snippet`: compiles only: errors with line and column, the type of the last expression; nothing runs.
 - `complete_kotlin_snippet`: what fits at a cursor, with the import a candidate needs.
 - `describe_kotlin_session`: what a session holds (options, imports, names and values), to pick up where it was.
-- `run_project_tests` (tests: `shop.CartTest`, `shop.CartTest.oneItem`, `shop.*`; failedOnly after an edit): JUnit in
+- `run_project_tests` (tests: `shop.CartTest`, `shop.CartTest.oneItem`, `shop.*`; failedOnly after an edit: the tests known to fail): JUnit in
   the warm test session (sourceSet "jvmTest" for KMP); counts and failures only. Snippets with the same sourceSet
   and sessionId="tests" share it.
 - `list_running_jvms` then `attach_kotlin_session`: snippets run inside a running app (Spring beans: bean<T>()).

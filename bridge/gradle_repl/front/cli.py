@@ -287,7 +287,11 @@ def _parser() -> argparse.ArgumentParser:
         metavar="SELECTOR",
         help="a class shop.CartTest, a method shop.CartTest.oneItem, a package shop.*; none: every test",
     )
-    test.add_argument("--failed", action="store_true", help="with --connect: run the session's last failures again")
+    test.add_argument(
+        "--failed",
+        action="store_true",
+        help="with --connect: run the session's tests known to fail (failed, not seen passing since)",
+    )
     test.add_argument("--project", help=f"Gradle project path (:app) or Maven module (default {DEFAULT_PROJECT_PATH})")
     test.add_argument(
         "--source-set",
@@ -505,7 +509,7 @@ async def _test(args: argparse.Namespace) -> int:
             return await _test_in(remote.RemoteSessions(client), target, args)
     if args.failed:
         raise UsageError(
-            "--failed runs a session's last failures again, which only a server's session keeps: use it with --connect"
+            "--failed runs a session's tests known to fail, which only a server's session keeps: use it with --connect"
         )
     manager = SessionManager.from_settings(
         settings_for(args, spare_worker=False, train_class_data=False), resolver=resolve_environment

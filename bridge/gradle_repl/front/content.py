@@ -303,7 +303,14 @@ def test_reply_to_result(reply: TestReply) -> CallToolResult:
         failures=wire_list(TestFailureItem, fitted.failures),
         stopped=fitted.stopped,
         cut=cut,
-        notices=wire_list(NoticeItem, [*reply.notices, *(Notice(kind="environment", text=n) for n in fitted.notices)]),
+        notices=wire_list(
+            NoticeItem,
+            [
+                *reply.notices,
+                *(Notice(kind="tests", text=n) for n in fitted.failed_only_notes),
+                *(Notice(kind="environment", text=n) for n in fitted.notices),
+            ],
+        ),
     )
     text = "\n".join([*notices, run_report(fitted, cut)])
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=_data(data))

@@ -298,7 +298,12 @@ class KotlinTools:
             ),
         ] = None,
         failedOnly: Annotated[
-            bool, Field(description="Run the previous run's failures again (tests is then ignored).")
+            bool,
+            Field(
+                description="Run the tests known to fail: those that failed in a run of this session and haven't passed "
+                "since, whatever narrower runs came between (of `tests`, when given). With none known, every test of the "
+                "selection runs; notices say which ran, and which known failures no longer exist."
+            ),
         ] = False,
         projectPath: ProjectPath = DEFAULT_PROJECT_PATH,
         sourceSet: Annotated[

@@ -45,7 +45,7 @@ Kotlin snippets run in the project's JVM; declarations stay for later inputs.
   :session  the imports and names this session holds, with their types and values
   :check CODE  compile CODE against the session without running it: errors, warnings, its value's type
   :test [SELECTOR...] [--failed]  run the project's tests in the session of its test source set (a class
-            shop.CartTest, a method shop.CartTest.oneItem, a package shop.*; --failed: the last run's failures)
+            shop.CartTest, a method shop.CartTest.oneItem, a package shop.*; --failed: the tests known to fail)
   :reset    forget every declaration (a fresh JVM on the next input)
   :reset --replay  restart the JVM now and run this session's successful inputs again, in order
   :quit     leave (Ctrl-D does the same)

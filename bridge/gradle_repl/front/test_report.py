@@ -70,7 +70,7 @@ def run_report(result: TestRunResult, cut: str | None = None) -> str:
         lines.append(f"Stopped: {result.stopped}.")
     if cut is not None:
         lines.append(f"Cut: {cut}.")
-    lines += result.notices
+    lines += [*result.failed_only_notes, *result.notices]
     lines.append(summary_line(result))
     return "\n".join(lines)
 

@@ -21,7 +21,14 @@ from typing import Protocol
 
 from gradle_repl.environment import BuildToolChoice, ReplEnvironment, ReplJarsReady
 from gradle_repl.errors import GradleReplError
-from gradle_repl.frames import CompileRequest, CompileResult, ErrorResult, SessionDescription, WorkerOptions
+from gradle_repl.frames import (
+    CompileRequest,
+    CompileResult,
+    ErrorResult,
+    SessionDescription,
+    TestRunResult,
+    WorkerOptions,
+)
 from gradle_repl.host.eviction import SessionEviction
 from gradle_repl.host.handle import (
     COMPILE_TIMEOUT_SECONDS,
@@ -223,9 +230,16 @@ class SessionManager:
         async with self._entered(target, progress) as (session, worker, notices):
             timeout = timeout_seconds if timeout_seconds is not None else self.limits.default_timeout_seconds
             reply = await worker.run_tests(
-                selectors or [], failed_only=failed_only, timeout_seconds=timeout, on_progress=on_test, notices=notices
+                selectors or [],
+                failed_only=failed_only,
+                known_failing=session.known_failing,
+                timeout_seconds=timeout,
+                on_progress=on_test,
+                notices=notices,
             )
             session.last_used = time.monotonic()
+            if isinstance(reply.result, TestRunResult):
+                session.known_failing = reply.result.known_failing
             if reply.state_lost:
                 self._forget_worker(session, worker)
             return reply

@@ -20,6 +20,7 @@ NoticeKind = Literal[
     "libraries",
     "options",
     "memory",
+    "tests",
 ]
 
 
@@ -34,7 +35,8 @@ class Notice(BaseModel):
         "session's earlier successful snippets ran again after a restart; state_lost: a "
         "cancelled snippet ended the JVM; build_tool: the other build tool was used; environment: what the build "
         "can't give snippets; libraries: added again after a restart (or not); options: changed session options "
-        "restarted the session; memory: the heap is nearly full"
+        "restarted the session; memory: the heap is nearly full; tests: which tests known to fail a failed-only run ran "
+        "(or that none was known), and which dropped out"
     )
     text: str
 

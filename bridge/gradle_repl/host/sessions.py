@@ -56,6 +56,9 @@ class Session:
     # The code of each snippet that succeeded, in order, for a replay (host/replay.py); kept across a restart the
     # project forced, cleared by a plain reset.
     history: list[str] = field(default_factory=list)
+    # The JUnit unique ids of the tests known to fail (failed, not seen passing since), which a failed-only run runs
+    # again: the session's, not its JVM's, so a restart the fixing edit forces keeps them (gradlerepl.junit.KnownFailures).
+    known_failing: list[str] = field(default_factory=list)
     # Whether a restart a project change forced replays the history by itself (host/replay.py).
     replay: ReplayPolicy = "never"
     # The environment of the session's last JVM, kept when the JVM ends (a crash, a reset): what a replay starts again.

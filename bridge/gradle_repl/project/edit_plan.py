@@ -19,7 +19,7 @@ from pathlib import Path
 from gradle_repl.environment import EditSources, ReplEnvironment
 from gradle_repl.project.build_inputs import Fingerprint
 
-__all__ = ["EditPlan", "plan_edit", "declares_inline", "declares_expect_or_actual"]
+__all__ = ["EditPlan", "plan_edit", "deleted_sources", "declares_inline", "declares_expect_or_actual"]
 
 _SOURCE_SUFFIXES = (".kt", ".java")
 # Comments and strings, blanked before looking for the `inline` modifier (a comment saying "inline" is no declaration).
@@ -48,7 +48,7 @@ def plan_edit(before: Fingerprint, now: Fingerprint, environment: ReplEnvironmen
         return f"{environment.build_tool.capitalize()} gives gradle-repl no source roots for this source set"
     if sources.unavailable is not None:
         return sources.unavailable
-    if gone := sorted(set(before.stats) - set(now.stats)):
+    if gone := deleted_sources(before, now) or sorted(set(before.stats) - set(now.stats)):
         return f"{Path(gone[0]).name} was deleted or renamed"
     changed = sorted(path for path, stat in now.stats.items() if before.stats.get(path) != stat)
     files: list[str] = []
@@ -74,6 +74,11 @@ def plan_edit(before: Fingerprint, now: Fingerprint, environment: ReplEnvironmen
     if units[0].unavailable is not None:
         return units[0].unavailable
     return EditPlan(files=files, sources=units[0])
+
+
+def deleted_sources(before: Fingerprint, now: Fingerprint) -> list[str]:
+    """The Kotlin and Java files that were there when `before` was taken and are gone now (deleted or renamed)."""
+    return sorted(path for path in set(before.stats) - set(now.stats) if path.endswith(_SOURCE_SUFFIXES))
 
 
 def _unit_of(path: str, sources: EditSources) -> EditSources | None:

@@ -18,6 +18,7 @@ its output wins (gradle-repl's directory is emptied). Either way the reply's not
 
 from __future__ import annotations
 
+import shutil
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -27,12 +28,12 @@ from gradle_repl.frames import CompileRequest, CompileResult
 from gradle_repl.project.build_inputs import Fingerprint, Inputs
 from gradle_repl.project.buildtools import BuildTool
 from gradle_repl.project.cache import CacheEntry, CacheKey, EnvironmentCache
-from gradle_repl.project.edit_plan import EditPlan, plan_edit
+from gradle_repl.project.edit_plan import EditPlan, deleted_sources, plan_edit
 from gradle_repl.project.freshness import missing_artifact, observe, remember_unchanged
 from gradle_repl.project.process import ProgressCallback
 from gradle_repl.project.session_classes import with_session_classes
 
-__all__ = ["sources_only", "recompiled", "SessionCompile", "Recompiled"]
+__all__ = ["sources_only", "recompiled", "drop_stale_outputs", "SessionCompile", "Recompiled"]
 
 # A live session's compile of an edit (the host's, handed down by the front end): its answer, or None when the
 # session can't answer (it stopped, or is busy past the wait).
@@ -54,6 +55,16 @@ def sources_only(entry: CacheEntry, tool: BuildTool) -> Fingerprint | None:
     )
     now = Fingerprint.take(inputs)
     return now if now.build_hashes == before.build_hashes else None
+
+
+def drop_stale_outputs(environment: ReplEnvironment) -> None:
+    """Empties what the build tool would leave a deleted source's classes in (EditSources.stale_outputs), so that its
+    compile writes the classes of the sources there are and no others: a deleted file's declarations then stop
+    resolving, in a restarted session as in the build's own output."""
+    sources = environment.edit_sources
+    for unit in (sources, sources.main_sources if sources is not None else None):
+        for directory in unit.stale_outputs if unit is not None else []:
+            shutil.rmtree(directory, ignore_errors=True)
 
 
 def recompiled(
@@ -110,6 +121,8 @@ def recompiled(
         on_progress(
             f"compiling {root} ({tool.name}, project {project_path}, source set {source_set}): only sources changed"
         )
+    if deleted_sources(entry.fingerprint, fingerprint):
+        drop_stale_outputs(entry.environment)
     if not tool.recompile(root, project_path=project_path, source_set=source_set, on_progress=on_progress):
         return None
     environment = with_session_classes(entry.environment.model_copy(update={"sources_stamp": compiled_at}, deep=True))

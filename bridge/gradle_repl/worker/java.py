@@ -208,6 +208,8 @@ class TestRun(Protocol):
     def getInternalError(self) -> JavaObject | None: ...  # a Throwable
     def failureList(self) -> Sequence[TestFailure]: ...
     def drainFinished(self) -> Sequence[JavaObject]: ...  # String[]
+    def notes(self) -> Sequence[JavaObject]: ...  # String[]: which known failures ran, which dropped out
+    def knownFailing(self) -> Sequence[JavaObject]: ...  # String[]: unique ids
     def cancel(self) -> None: ...
     def forceStop(self) -> bool: ...
     def join(self, millis: int) -> bool: ...
@@ -226,6 +228,7 @@ class TestRuns(Protocol):
         includeTags: JavaObject,
         excludeTags: JavaObject,
         failedOnly: bool,
+        knownFailing: JavaObject,
         outputLimit: int,
         loader: JavaObject,
     ) -> TestRun: ...  # every JavaObject but the loader a String[]

@@ -339,10 +339,13 @@ def edit_sources(project: ET.Element, module: Path, outputs: list[Path], *, test
         main_outputs = output_dirs(project, module, test=False)
         main = edit_sources(project, module, main_outputs, test=False)
         main.hidden_dirs = [str(p) for p in outputs if p not in main_outputs]
+    # kotlin-maven-plugin's incremental caches name the outputs it wrote: gone with them, it compiles everything.
+    build_directory = _text(project, "build/directory") or str(module / "target")
     return EditSources(
         roots=[r for r in dict.fromkeys(roots) if r and "${" not in r],
         module_name=module_name,
         friend_dirs=[str(p) for p in outputs],
+        stale_outputs=[str(p) for p in outputs] + [str(Path(build_directory) / "kotlin-ic")],
         unavailable=unavailable,
         main_sources=main,
     )

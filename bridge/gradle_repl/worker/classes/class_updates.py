@@ -162,16 +162,21 @@ def _shape_changes(
 
 def _copied(outputs: ClassOutputs, names: list[str], classpath: list[str]) -> str:
     """A new directory holding the named classes and the output directories' Kotlin module files (how the compiler
-    finds top-level functions in a new file's facade class), for the compiler to index as a root of its own."""
+    finds top-level functions in a new file's facade class), for the compiler to index as a root of its own.
+
+    Each output directory's module file is kept under a name of its own: the session's compile writes one with the
+    module's name listing only the files it compiled, the build's output one of the same name listing the rest, and
+    the compiler reads every `META-INF/*.kotlin_module` of a root and merges their parts. Copied under one name, the
+    later would replace the earlier, and a new file's top-level functions would not resolve."""
     root = Path(tempfile.mkdtemp(prefix=f"{_ADDED_PREFIX}{os.getpid()}-"))
     for name in names:
         target = root / (name.replace(".", "/") + ".class")
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(outputs.bytes_of(name))
-    for entry in (e for e in classpath if os.path.isdir(e)):
+    for index, entry in enumerate(e for e in classpath if os.path.isdir(e)):
         for module in Path(entry).glob("META-INF/*.kotlin_module"):
             (root / "META-INF").mkdir(exist_ok=True)
-            shutil.copyfile(module, root / "META-INF" / module.name)
+            shutil.copyfile(module, root / "META-INF" / f"{index}-{module.name}")
     return str(root)
 
 

@@ -59,6 +59,7 @@ class TestRunner:
                 string_array(settings.include_tags),
                 string_array(settings.exclude_tags),
                 request.failed_only,
+                string_array(request.known_failing),
                 _OUTPUT_PER_TEST_BYTES,
                 self._loader,
             )
@@ -89,6 +90,8 @@ class TestRunner:
             failures=[self._detail(failure) for failure in run.failureList()],
             stopped=stopped,
             state_lost=lost,
+            known_failing=[jstr(test) for test in run.knownFailing()],
+            failed_only_notes=[jstr(note) for note in run.notes()],
             notices=notices,
             duration_ms=int((time.monotonic() - started) * 1000),
         )

@@ -50,25 +50,22 @@ object TestRuns {
     /**
      * Starts a run on a thread of its own. `selectors`: classes, methods (`Class.method`, `Class#method`) and packages
      * (`shop.*`), none = every test under `roots`. `includes`/`excludes`: class-name regular expressions a run of every
-     * test obeys; `includeTags`/`excludeTags`: tag expressions every run obeys. `failedOnly` runs the last run's
-     * failures again (by their unique ids).
+     * test obeys; `includeTags`/`excludeTags`: tag expressions every run obeys. `knownFailing`: the unique ids of the
+     * tests known to fail (see [KnownFailures]), which `failedOnly` runs again, those of them the selection holds.
      */
     @JvmStatic
     fun start(
         selectors: Array<String>, roots: Array<String>, includes: Array<String>, excludes: Array<String>,
-        includeTags: Array<String>, excludeTags: Array<String>, failedOnly: Boolean, outputLimit: Int, loader: ClassLoader,
+        includeTags: Array<String>, excludeTags: Array<String>, failedOnly: Boolean, knownFailing: Array<String>,
+        outputLimit: Int, loader: ClassLoader,
     ): TestRun {
-        val run = TestRun(outputLimit)
+        val run = TestRun(outputLimit, KnownFailures(knownFailing))
         run.launch(loader) {
-            val request = LauncherDiscoveryRequestBuilder.request()
-            if (failedOnly) {
-                val ids = lastFailures.map { it.uniqueId }
-                if (ids.isEmpty()) return@launch run.refuse("the last run had no failures to run again")
-                request.selectors(ids.map { DiscoverySelectors.selectUniqueId(it) })
-            } else if (selectors.isEmpty()) {
-                request.selectors(DiscoverySelectors.selectClasspathRoots(roots.map { File(it).toPath() }.toSet()))
-                if (includes.isNotEmpty()) request.filters(ClassNameFilter.includeClassNamePatterns(*includes))
-                if (excludes.isNotEmpty()) request.filters(ClassNameFilter.excludeClassNamePatterns(*excludes))
+            val selection = LauncherDiscoveryRequestBuilder.request()
+            if (selectors.isEmpty()) {
+                selection.selectors(DiscoverySelectors.selectClasspathRoots(roots.map { File(it).toPath() }.toSet()))
+                if (includes.isNotEmpty()) selection.filters(ClassNameFilter.includeClassNamePatterns(*includes))
+                if (excludes.isNotEmpty()) selection.filters(ClassNameFilter.excludeClassNamePatterns(*excludes))
             } else {
                 val chosen = ArrayList<DiscoverySelector>()
                 for (selector in selectors) {
@@ -78,12 +75,22 @@ object TestRuns {
                     )
                     chosen += found
                 }
-                request.selectors(chosen)
+                selection.selectors(chosen)
             }
-            if (includeTags.isNotEmpty()) request.filters(TagFilter.includeTags(*includeTags))
-            if (excludeTags.isNotEmpty()) request.filters(TagFilter.excludeTags(*excludeTags))
+            fun LauncherDiscoveryRequestBuilder.tagged() = apply {
+                if (includeTags.isNotEmpty()) filters(TagFilter.includeTags(*includeTags))
+                if (excludeTags.isNotEmpty()) filters(TagFilter.excludeTags(*excludeTags))
+            }
             val launcher = LauncherFactory.create()
-            val plan = launcher.discover(request.build())
+            var plan = launcher.discover(selection.tagged().build())
+            if (failedOnly) {
+                val rerun = run.known.rerun(plan, wholeRun = selectors.isEmpty(), what = if (selectors.isEmpty()) "every test" else "the tests named")
+                run.notes += rerun.notes
+                if (rerun.ids.isNotEmpty()) {
+                    val known = LauncherDiscoveryRequestBuilder.request().selectors(rerun.ids.map { DiscoverySelectors.selectUniqueId(it) })
+                    plan = launcher.discover(known.tagged().build())
+                }
+            }
             run.total = plan.countTestIdentifiers { it.isTest }.toInt()
             launcher.execute(plan, run.listener)
             lastFailures = run.failures.toList()
@@ -128,8 +135,106 @@ object TestRuns {
     }
 }
 
+/**
+ * The tests known to fail in a session, by JUnit unique id: a test that failed stays known until a run sees it pass (or
+ * skipped, or aborted), whatever narrower runs came between — as pytest's --last-failed and IntelliJ's "rerun failed
+ * tests" keep them; one whose class or method no longer exists drops out, said. The session (the host) keeps the set
+ * across its JVMs: a restart the edit that fixes a test forces doesn't forget what was failing.
+ */
+class KnownFailures(ids: Array<String>) {
+    private val ids = LinkedHashSet(ids.toList())
+
+    /**
+     * What a failed-only run reruns: the known failures the selection's plan holds — a test discovery lists, or the
+     * test template or factory above an invocation or a dynamic test, which only run time lists — and what to tell of
+     * the choice. A run of every test drops the known failures its plan doesn't hold: their class or method is gone.
+     */
+    internal fun rerun(selection: TestPlan, wholeRun: Boolean, what: String): Rerun {
+        val planned = HashSet<String>()
+        fun collect(identifier: TestIdentifier) {
+            planned += identifier.uniqueId
+            selection.getChildren(identifier).forEach(::collect)
+        }
+        selection.roots.forEach(::collect)
+        val chosen = ids.filter { discovered(it) in planned }
+        val notes = ArrayList<String>()
+        val gone = if (wholeRun) ids.filter { it !in chosen } else emptyList()
+        if (gone.isNotEmpty()) {
+            ids.removeAll(gone.toSet())
+            notes += "${named(gone)}: no longer among the tests (renamed, deleted or excluded), no longer known to fail"
+        }
+        if (chosen.isEmpty()) {
+            notes += if (ids.isEmpty()) "no test is known to fail: ran $what"
+            else "none of the ${ids.size} test(s) known to fail (${named(ids.toList())}) is among the tests named: ran them all"
+            return Rerun(emptyList(), notes)
+        }
+        notes += "ran the ${chosen.size} test(s) known to fail: ${named(chosen)}"
+        return Rerun(chosen, notes)
+    }
+
+    internal fun failed(id: String) {
+        ids += id
+    }
+
+    internal fun passed(id: String) {
+        ids -= id
+    }
+
+    /** A skipped container skips everything below it. */
+    internal fun skipped(id: String) {
+        ids.removeIf { it == id || it.startsWith("$id/") }
+    }
+
+    fun toArray(): Array<String> = ids.toTypedArray()
+
+    internal class Rerun(val ids: List<String>, val notes: List<String>)
+
+    companion object {
+        private const val NAMED = 3
+
+        /** The part of a unique id discovery lists: without its trailing invocations and dynamic tests. */
+        internal fun discovered(id: String): String {
+            var part = id
+            while (true) {
+                val at = part.lastIndexOf("]/[")
+                if (at < 0) return part
+                val type = part.substring(at + 3).substringBefore(':')
+                if ("invocation" !in type && "dynamic" !in type) return part
+                part = part.substring(0, at + 1)
+            }
+        }
+
+        /** A unique id as selectors name tests: `shop.CartTest.oneItem`, an invocation `shop.CartTest.sums[#2]`. */
+        fun readable(id: String): String {
+            val segments = Regex("""\[([^:\]]+):((?:[^\]]|\](?!/\[))*)\]""").findAll(id).map { it.groupValues[1] to it.groupValues[2] }.drop(1)
+            val out = StringBuilder()
+            for ((type, value) in segments) {
+                when {
+                    type.contains("class") || type == "runner" -> {
+                        out.setLength(0)  // a nested class's value is its whole binary name
+                        out.append(value.replace('$', '.'))
+                    }
+                    type.contains("invocation") || type.contains("dynamic") -> out.append("[").append(value).append("]")
+                    else -> out.append(".").append(value.substringBefore('('))
+                }
+            }
+            return out.toString().ifEmpty { id }
+        }
+
+        fun named(ids: List<String>): String =
+            ids.take(NAMED).joinToString(", ", transform = ::readable) + if (ids.size > NAMED) " and ${ids.size - NAMED} more" else ""
+    }
+}
+
 /** A test run on its own thread: Python polls it (join, progress), cancels it, and reads its outcome when it ends. */
-class TestRun internal constructor(private val outputLimit: Int) {
+class TestRun internal constructor(private val outputLimit: Int, internal val known: KnownFailures) {
+    /** What the run tells besides its counts: which known failures it ran, which dropped out. */
+    internal val notes = ArrayList<String>()
+    fun notes(): Array<String> = notes.toTypedArray()
+
+    /** The tests known to fail after this run, by unique id, for the session to hand to its next run. */
+    fun knownFailing(): Array<String> = known.toArray()
+
     @Volatile var total = 0
         internal set
     @Volatile var passed = 0
@@ -236,6 +341,7 @@ class TestRun internal constructor(private val outputLimit: Int) {
         override fun executionSkipped(testIdentifier: TestIdentifier, reason: String) {
             val tests = plan?.getDescendants(testIdentifier)?.count { it.isTest } ?: 0
             val count = if (testIdentifier.isTest) 1 else tests
+            known.skipped(testIdentifier.uniqueId)
             skipped += count
             done += count
             finished += "$done/$total ${name(testIdentifier)} skipped"
@@ -245,6 +351,7 @@ class TestRun internal constructor(private val outputLimit: Int) {
             val capture = synchronized(captured) {
                 captured.remove(testIdentifier.uniqueId)?.also { running.remove(it) }
             }
+            if (result.status == TestExecutionResult.Status.FAILED) known.failed(testIdentifier.uniqueId) else known.passed(testIdentifier.uniqueId)
             when (result.status) {
                 TestExecutionResult.Status.SUCCESSFUL -> if (testIdentifier.isTest) passed++
                 TestExecutionResult.Status.ABORTED -> if (testIdentifier.isTest) aborted++
