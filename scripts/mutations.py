@@ -687,6 +687,13 @@ MUTATIONS = (
         "        notices = []",
         ("tests/test_project_tests_builds.py::test_surefires_settings_make_every_test_pass_as_mvn_test_does",),
     ),
+    Mutation(
+        "a call's session options dropped on their way to its session",
+        "bridge/gradle_repl/front/server.py",
+        "                options=given_options(options),",
+        "                options=None,",
+        ("tests/test_server.py::test_session_options_given_as_a_calls_arguments_reach_its_session",),
+    ),
 )
 
 

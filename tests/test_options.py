@@ -7,27 +7,40 @@ import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Annotated
 
 import pytest
+from pydantic import BaseModel, Field
 
 from gradle_repl.errors import GradleReplError
 from gradle_repl.host import session_env
-from gradle_repl.options import SessionOptions, session_options
+from gradle_repl.options import SESSION_OPTIONS, Option, SessionOptions, _declared, session_options
 from gradle_repl.settings import TOKEN_ENV
 
 
-def given(**arguments: object) -> SessionOptions | None:
-    # What a tool call would pass, by name; session_options checks each.
-    return session_options(**{"env": None, "env_source": None, "jvm_args": None, "opt_in": None, **arguments})  # type: ignore[arg-type]
-
-
 def test_no_option_given_keeps_the_sessions_and_any_given_replace_them_whole() -> None:
-    assert given() is None
-    assert given(opt_in=["kotlin.ExperimentalUnsignedTypes"]) == SessionOptions(
+    assert session_options() is None
+    assert session_options(opt_in=["kotlin.ExperimentalUnsignedTypes"]) == SessionOptions(
         opt_in=("kotlin.ExperimentalUnsignedTypes",)
     )
-    none = given(env_source="none")
+    none = session_options(env_source="none")
     assert none is not None and none.env == {} and none.env_source == "none"
+
+
+def test_an_option_is_declared_with_its_description_and_flag_or_not_at_all() -> None:
+    """A field of SessionOptions without its description or its Option is refused when SESSION_OPTIONS is made (at
+    import): the fronts would have nothing to make its parameter, flag and help from."""
+    declared = {option.name: option for option in SESSION_OPTIONS}
+    assert declared["jvm_args"].flag == "--jvm-arg" and declared["jvm_args"].wire_name == "jvmArgs"
+
+    class Undeclared(BaseModel):
+        workdir: tuple[str, ...] = Field(default_factory=tuple, description="d")
+        undescribed: Annotated[str, Option("--workdir")] = "."
+
+    with pytest.raises(TypeError, match=r"SessionOptions\.workdir: .*Option"):
+        _declared("workdir", Undeclared.model_fields["workdir"])
+    with pytest.raises(TypeError, match="description"):
+        _declared("undescribed", Undeclared.model_fields["undescribed"])
 
 
 @pytest.mark.parametrize(
@@ -47,7 +60,7 @@ def test_no_option_given_keeps_the_sessions_and_any_given_replace_them_whole() -
 )
 def test_flags_that_would_break_the_worker_are_refused_saying_why(flag: str, why: str) -> None:
     with pytest.raises(GradleReplError, match=f"jvmArgs: '{re.escape(flag)}'.*{why}"):
-        given(jvm_args=[flag])
+        session_options(jvm_args=[flag])
 
 
 def test_module_flags_want_their_value_after_an_equals_sign() -> None:
@@ -63,18 +76,20 @@ def test_module_flags_want_their_value_after_an_equals_sign() -> None:
         with pytest.raises(
             GradleReplError, match=f"jvmArgs: '{re.escape(flag)}' needs its value after '='.*{re.escape(example)}"
         ):
-            given(jvm_args=[flag])
+            session_options(jvm_args=[flag])
     with pytest.raises(GradleReplError, match="jvmArgs: '--add-opens' needs its value after '='"):
-        given(jvm_args=["--add-opens", "java.base/java.lang=ALL-UNNAMED"])
+        session_options(jvm_args=["--add-opens", "java.base/java.lang=ALL-UNNAMED"])
     assert (
-        given(jvm_args=["--add-exports=java.base/sun.nio.ch=ALL-UNNAMED", "--add-modules=jdk.incubator.vector"])
+        session_options(
+            jvm_args=["--add-exports=java.base/sun.nio.ch=ALL-UNNAMED", "--add-modules=jdk.incubator.vector"]
+        )
         is not None
     )
 
 
 def test_an_initial_heap_above_the_cap_is_refused() -> None:
     for flag in ("-Xms2g", "-XX:InitialHeapSize=2147483648", "-XX:MinHeapSize=1537m", "-Xms1572865k"):
-        options = given(jvm_args=[flag])
+        options = session_options(jvm_args=[flag])
         assert options is not None
         with pytest.raises(
             GradleReplError,
@@ -82,13 +97,13 @@ def test_an_initial_heap_above_the_cap_is_refused() -> None:
         ):
             options.check_heap(1536)
     for flag in ("-Xms1536m", "-Xms512M", "-XX:InitialHeapSize=1g", "-Xms1024"):
-        chosen = given(jvm_args=[flag])
+        chosen = session_options(jvm_args=[flag])
         assert chosen is not None
         chosen.check_heap(1536)
 
 
 def test_ordinary_flags_names_and_variables_are_accepted_and_bad_ones_named() -> None:
-    options = given(
+    options = session_options(
         jvm_args=[
             "-Dapp.mode=repl",
             "--add-opens=java.base/java.lang=ALL-UNNAMED",
@@ -103,13 +118,13 @@ def test_ordinary_flags_names_and_variables_are_accepted_and_bad_ones_named() ->
         "-opt-in=sample.Preview",
     ]
     with pytest.raises(GradleReplError, match="optIn: 'not a name'"):
-        given(opt_in=["not a name"])
+        session_options(opt_in=["not a name"])
     with pytest.raises(GradleReplError, match="env: '1BAD' is not a variable name"):
-        given(env={"1BAD": "x"})
+        session_options(env={"1BAD": "x"})
 
 
 def test_describe_shows_secret_like_values_masked() -> None:
-    options = given(
+    options = session_options(
         env={"API_TOKEN": "t0p", "DB_PASSWORD": "pw", "AWS_SECRET_ACCESS_KEY": "k", "APP_MODE": "repl"},
         jvm_args=["-Dservice.apiKey=abc", "-Dapp.mode=repl"],
     )

@@ -12,6 +12,7 @@ from gradle_repl.frames import CodeDiagnostic, CompilerDiagnostic, Completion, D
 from gradle_repl.front import outputs
 from gradle_repl.host.notices import Notice
 from gradle_repl.host.sessions import SessionInfo
+from gradle_repl.options import SessionOptions
 
 # Each wire item and the internal model front/content.py and the tools make it from (wire_list).
 SHOWN = [
@@ -24,6 +25,10 @@ SHOWN = [
     ),
     (outputs.DeclaredName, Declaration(kind="val", name="x", signature="val x: kotlin.Int", value="1", snippet=1)),
     (outputs.NoticeItem, Notice(kind="evicted", text="[closed]")),
+    (
+        outputs.SessionOptionValues,
+        SessionOptions(env={"A": "1"}, env_source="none", jvm_args=("-Dk=v",), opt_in=("kotlin.Experimental",)),
+    ),
     (
         outputs.LiveSession,
         SessionInfo(

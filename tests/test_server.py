@@ -186,6 +186,33 @@ async def test_tool_descriptions_are_dedented_and_resolve_is_not_read_only() -> 
     assert tools["list_kotlin_sessions"].annotations.read_only_hint is True
 
 
+async def test_session_options_given_as_a_calls_arguments_reach_its_session() -> None:
+    """The options' parameters, made from their declaration, carry a call's options to its session: describe shows
+    them with a secret-like value masked; a refused flag is the call's error, and no session starts for it."""
+    async with fake_server() as (client, launcher):
+        ran = await run(
+            client,
+            "1",
+            sessionId="optioned",
+            env={"API_TOKEN": "s3cret", "APP_MODE": "repl"},
+            envSource="none",
+            jvmArgs=["-Dapp.flag=on"],
+            optIn=["kotlin.ExperimentalUnsignedTypes"],
+        )
+        described = await client.call_tool("describe_kotlin_session", {"sessionId": "optioned"})
+        refused = await run(client, "1", sessionId="refused", jvmArgs=["-Xmx9g"])
+    assert not ran.is_error, text(ran)
+    assert described.structured_content is not None and described.structured_content["options"] == {
+        "env": {"API_TOKEN": "***", "APP_MODE": "repl"},
+        "envSource": "none",
+        "jvmArgs": ["-Dapp.flag=on"],
+        "optIn": ["kotlin.ExperimentalUnsignedTypes"],
+    }
+    assert "Session options: envSource none; env API_TOKEN=*** APP_MODE=repl" in text(described)
+    assert refused.is_error and "jvmArgs: '-Xmx9g' is refused: the heap cap is the server's" in text(refused)
+    assert len(launcher.spawned) == 1
+
+
 class RecordedProgress:
     """Stands in for a tool call's MCP context when a test calls a tool directly: keeps its progress messages."""
 

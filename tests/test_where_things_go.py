@@ -4,29 +4,29 @@ lists for an option. A new kind or option left out of one of them fails here, na
 
 from __future__ import annotations
 
-import argparse
 import asyncio
-import inspect
 import io
 import re
 import threading
 from pathlib import Path
-from typing import Annotated, get_args, get_origin, get_type_hints
+from typing import Any, get_args
 
 import pytest
+from mcp.server.mcpserver.utilities.func_metadata import func_metadata
 from mcp.types import ImageContent, TextContent
-from pydantic.alias_generators import to_camel
+from pydantic import TypeAdapter
 
 from gradle_repl.display_kinds import DisplayKind
 from gradle_repl.frames import DisplayFrame, SuccessResult
 from gradle_repl.front import cli
 from gradle_repl.front.content import reply_to_result
 from gradle_repl.front.outputs import SessionOptionValues
-from gradle_repl.front.remote import reply_from_result
+from gradle_repl.front.parameters import given_options
+from gradle_repl.front.remote import option_arguments, reply_from_result
 from gradle_repl.front.reply_text import ReplyPrinter
 from gradle_repl.front.server import KotlinTools, _ProgressRelay, _relay
 from gradle_repl.host.handle import Reply
-from gradle_repl.options import SessionOptions, session_options
+from gradle_repl.options import SESSION_OPTIONS, SessionOption, SessionOptions
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "bridge" / "gradle_repl"
@@ -129,21 +129,20 @@ def test_every_display_kind_goes_through_each_place_in_the_front_ends(kind: Disp
 SAMPLES: dict[str, object] = {"env": {"MODE": "b"}, "env_source": "shell", "jvm_args": ("-Dk=v",), "opt_in": ("a.B",)}
 
 
-def _described_parameters(fn: object) -> dict[str, str]:
-    """A tool's parameters and their descriptions."""
-    described: dict[str, str] = {}
-    for name, hint in get_type_hints(fn, include_extras=True).items():
-        if get_origin(hint) is Annotated:
-            described[name] = next((getattr(m, "description", None) or "" for m in hint.__metadata__), "")
-    return described
+def _published_parameters() -> dict[str, Any]:
+    """run_kotlin_snippet's parameters as the MCP SDK publishes them: its inputSchema's properties."""
+    arguments = func_metadata(KotlinTools.run_kotlin_snippet, skip_names=["self", "ctx"]).arg_model
+    properties: dict[str, Any] = arguments.model_json_schema(by_alias=True)["properties"]
+    return properties
 
 
-def _cli_session_option_dests() -> set[str]:
-    eval_parser = next(
-        action for action in cli._parser()._actions if isinstance(action, argparse._SubParsersAction)
-    ).choices["eval"]
-    group = next(g for g in eval_parser._action_groups if (g.title or "").startswith("session options"))
-    return {action.dest for action in group._group_actions}
+def _command_line(option: SessionOption, value: object) -> list[str]:
+    """A value as eval's and repl's flags write it: a dict's items as NAME=VALUE and a tuple's items, a flag each."""
+    if isinstance(value, dict):
+        return [word for name, each in value.items() for word in (option.flag, f"{name}={each}")]
+    if isinstance(value, tuple):
+        return [word for each in value for word in (option.flag, each)]
+    return [option.flag, str(value)]
 
 
 def _session_options_docs() -> str:
@@ -153,24 +152,35 @@ def _session_options_docs() -> str:
     return text[start : text.index("\n## ", start + 1)]
 
 
-def test_every_session_option_stands_in_each_place() -> None:
-    """Each field of SessionOptions is a parameter of session_options(), shown by summary(), a described parameter of
-    run_kotlin_snippet, a CLI flag, a field of SessionOptionValues and named in the docs' session options section."""
-    fields = set(SessionOptions.model_fields)
-    assert set(SAMPLES) == fields, "a new session option: add a sample value for it here"
-    options = SessionOptions.model_validate(SAMPLES)
-    tool = _described_parameters(KotlinTools.run_kotlin_snippet)
+def test_every_session_option_is_declared_once_and_made_into_each_place() -> None:
+    """Each field of SessionOptions is declared (a description and an Option) and made into a parameter of
+    run_kotlin_snippet (its camelCase name, its type or null, "Session option: " and its description), a flag of eval
+    and repl and a field of describe's SessionOptionValues: a value given through each comes out as the session's
+    option, and goes back out as --connect's argument. summary() shows it under its camelCase name, and the docs'
+    session options section names it."""
+    assert [option.name for option in SESSION_OPTIONS] == list(SessionOptions.model_fields)
+    assert set(SAMPLES) == set(SessionOptions.model_fields), "a new session option: add a sample value for it here"
+    published = _published_parameters()
+    summary = SessionOptions.model_validate(SAMPLES).summary()
     docs = _session_options_docs()
-    dests = _cli_session_option_dests()
-    for name in sorted(fields):
-        camel = to_camel(name)
-        assert getattr(options, name) != SessionOptions.model_fields[name].get_default(call_default_factory=True), name
-        assert name in inspect.signature(session_options).parameters, f"options.session_options() lacks {name}"
-        assert camel in options.summary(), f"SessionOptions.summary() doesn't show {name}"
-        assert tool.get(camel, "").startswith("Session option:"), f"run_kotlin_snippet lacks the parameter {camel}"
-        assert any(dest.rstrip("s") == name.rstrip("s") for dest in dests), f"the CLI has no flag for {name}: {dests}"
-        assert name in SessionOptionValues.model_fields, f"front/outputs.py's SessionOptionValues lacks {name}"
-        assert f"`{camel}`" in docs, f"docs/sessions-and-edits.md's session options don't describe {camel}"
+    for option in SESSION_OPTIONS:
+        value = SAMPLES[option.name]
+        chosen = SessionOptions.model_validate({option.name: value})
+        on_the_wire = TypeAdapter(option.type).dump_python(value, mode="json")
+        assert chosen != SessionOptions(), f"SAMPLES[{option.name!r}] is the default"
+        parameter = published[option.wire_name]
+        assert parameter["description"] == f"Session option: {option.description}"
+        assert parameter["anyOf"] == TypeAdapter(option.type | None).json_schema()["anyOf"], option.name
+        assert given_options({option.wire_name: on_the_wire}) == chosen
+        for command in ("eval", "repl"):
+            args = cli._parser().parse_args(cli._flag_values_joined([command, "p", *_command_line(option, value)]))
+            assert cli._session_options(args) == chosen, f"{command} {option.flag}"
+        shown = SessionOptionValues.model_validate(chosen).model_dump(mode="json")
+        assert shown[option.wire_name] == on_the_wire
+        assert option_arguments(chosen) == shown
+        assert f"{option.wire_name} " in summary, f"SessionOptions.summary() doesn't show {option.name}"
+        assert f"`{option.wire_name}`" in docs, "docs/sessions-and-edits.md's session options don't describe it"
+    assert given_options({}) is None
 
 
 class _SentProgress:

@@ -1,5 +1,12 @@
 """A session's own options, chosen by whoever starts it: environment variables, JVM flags, opt-ins.
 
+Each option is declared once, as a field of `SessionOptions`: its name, type, default and description, and its
+`Option` (the command-line flag, and how describe masks it when it may hold a secret). The fronts make the rest from
+`SESSION_OPTIONS`: run_kotlin_snippet's parameters (front/parameters.py, the camelCase name and "Session option: " with
+the description), eval's and repl's flags (front/cli.py), describe's model of them (front/outputs.py); here
+`session_options()`, `masked()` and `summary()` read them too. A new option is a field and, when it needs one, a
+validator; then where it takes effect.
+
 They travel with the session's environment (`ReplEnvironment.session_options`), so a session whose options change is
 restarted like one whose build changed, and a warmed spare worker (started without options) never serves one that
 has them. The host turns `env`/`env_source` into the worker process's variables (host/session_env.py); the worker
@@ -9,13 +16,27 @@ passes `jvm_args` to its JVM and `opt_in` to the compiler.
 from __future__ import annotations
 
 import re
-from typing import Literal
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic.alias_generators import to_camel
+from pydantic.fields import FieldInfo
 
 from gradle_repl.errors import GradleReplError
 
-__all__ = ["EnvSource", "SessionOptions", "session_options", "masked", "looks_secret", "JVM_FLAG_REFUSALS"]
+__all__ = [
+    "EnvSource",
+    "Option",
+    "SessionOption",
+    "SessionOptions",
+    "SESSION_OPTIONS",
+    "session_options",
+    "masked",
+    "looks_secret",
+    "JVM_FLAG_REFUSALS",
+]
 
 EnvSource = Literal["none", "inherit", "shell"]
 
@@ -58,21 +79,52 @@ _OPT_IN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 _VARIABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
+@dataclass(frozen=True)
+class Option:
+    """What a field of SessionOptions declares beside its name, type, default and description.
+
+    `flag` is eval's and repl's flag for it (front/cli.py makes it from the field's type: a Literal's values are its
+    choices, a tuple or dict field's flag is repeated, one value each, written as `metavar`); `masked`, for an option
+    that may hold a secret, is its value as describe and the restart notice show it."""
+
+    flag: str
+    metavar: str | None = None
+    masked: Callable[[Any], Any] | None = None
+
+
+def _masked_variables(env: dict[str, str]) -> dict[str, str]:
+    return {name: masked(name, value) for name, value in sorted(env.items())}
+
+
+def _masked_flags(flags: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(_masked_flag(flag) for flag in flags)
+
+
 class SessionOptions(BaseModel):
-    """What a session's first call may choose; the defaults are a session as gradle-repl starts it anyway."""
+    """What a session's first call may choose; the defaults are a session as gradle-repl starts it anyway.
+
+    A field is an option (module docstring): its description is what clients and `--help` read."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    env: dict[str, str] = Field(default_factory=dict, description="variables for the session's JVM, over env_source's")
-    env_source: EnvSource = Field(
+    # In the order summary() lists them: where the JVM's variables come from, then what the session adds.
+    env_source: Annotated[EnvSource, Option("--env-source")] = Field(
         default="inherit",
-        description="where the JVM's other variables come from: none (only env and gradle-repl's own), inherit (the "
-        "server's), shell (the user's login shell's, read once)",
+        description="the JVM's other variables: 'inherit' (those gradle-repl runs with, the default), 'shell' (the "
+        "user's login shell's: PATH, JAVA_HOME as in a terminal) or 'none'.",
     )
-    jvm_args: tuple[str, ...] = Field(
-        default=(), description="system properties and JVM flags; flags that would break the worker are refused"
+    env: Annotated[dict[str, str], Option("--env", metavar="NAME=VALUE", masked=_masked_variables)] = Field(
+        default_factory=dict, description="environment variables for the session's JVM, over the env source's."
     )
-    opt_in: tuple[str, ...] = Field(default=(), description="annotation names passed to the compiler as -opt-in")
+    jvm_args: Annotated[tuple[str, ...], Option("--jvm-arg", metavar="FLAG", masked=_masked_flags)] = Field(
+        default_factory=tuple,
+        description="system properties and JVM flags (-Dkey=value, --add-opens=...); flags that would break the "
+        "session (heap, class path, GC choice, ...) are refused.",
+    )
+    opt_in: Annotated[tuple[str, ...], Option("--opt-in", metavar="ANNOTATION")] = Field(
+        default_factory=tuple,
+        description="annotation names the compiler opts in to (-opt-in), e.g. kotlin.ExperimentalUnsignedTypes.",
+    )
 
     @field_validator("env")
     @classmethod
@@ -135,38 +187,67 @@ class SessionOptions(BaseModel):
     def masked(self) -> SessionOptions:
         """The options as describe shows them: a secret-like variable's or property's value masked."""
         return self.model_copy(
-            update={
-                "env": {name: masked(name, value) for name, value in sorted(self.env.items())},
-                "jvm_args": tuple(_masked_flag(flag) for flag in self.jvm_args),
-            }
+            update={o.name: o.masked(getattr(self, o.name)) for o in SESSION_OPTIONS if o.masked is not None}
         )
 
     def summary(self) -> str:
+        """`envSource inherit; env A=1; jvmArgs -Dk=v`: each option but an empty one, masked, under its wire name."""
         shown = self.masked()
-        parts = [f"envSource {self.env_source}"]
-        if self.env:
-            parts.append("env " + " ".join(f"{k}={v}" for k, v in shown.env.items()))
-        if self.jvm_args:
-            parts.append("jvmArgs " + " ".join(shown.jvm_args))
-        if self.opt_in:
-            parts.append("optIn " + " ".join(self.opt_in))
-        return "; ".join(parts)
+        return "; ".join(f"{o.wire_name} {words}" for o in SESSION_OPTIONS if (words := _words(getattr(shown, o.name))))
 
 
-def session_options(
-    *, env: dict[str, str] | None, env_source: EnvSource | None, jvm_args: list[str] | None, opt_in: list[str] | None
-) -> SessionOptions | None:
-    """The options a call gives, or None when it gives none (the session keeps its own); a bad one is one clear error.
-    Given options replace the session's as a whole: what a call leaves out of them is the default."""
-    if env is None and env_source is None and jvm_args is None and opt_in is None:
+def _words(value: object) -> str:
+    """A value as summary() writes it: a dict's items as NAME=VALUE, a tuple's items, each after a space."""
+    if isinstance(value, dict):
+        return " ".join(f"{name}={each}" for name, each in value.items())
+    if isinstance(value, tuple):
+        return " ".join(map(str, value))
+    return str(value)
+
+
+@dataclass(frozen=True)
+class SessionOption:
+    """One option as the fronts make it: a field of SessionOptions read with its Option."""
+
+    name: str  # the field's: jvm_args
+    wire_name: str  # the tool's parameter and describe's field: jvmArgs
+    type: Any  # the field's: tuple[str, ...]
+    description: str
+    field: FieldInfo  # its default
+    flag: str
+    metavar: str | None
+    masked: Callable[[Any], Any] | None
+
+
+def _declared(name: str, field: FieldInfo) -> SessionOption:
+    option = next((m for m in field.metadata if isinstance(m, Option)), None)
+    if option is None or not field.description:
+        raise TypeError(f"SessionOptions.{name}: a session option needs its description and its Option(...)")
+    return SessionOption(
+        name=name,
+        wire_name=to_camel(name),
+        type=field.annotation,
+        description=field.description,
+        field=field,
+        flag=option.flag,
+        metavar=option.metavar,
+        masked=option.masked,
+    )
+
+
+# Every session option, in SessionOptions' order.
+SESSION_OPTIONS = tuple(_declared(name, field) for name, field in SessionOptions.model_fields.items())
+
+
+def session_options(**given: object) -> SessionOptions | None:
+    """The options a call gives, by field name, None for one it leaves out; None when it gives none (the session
+    keeps its own); a bad one is one clear error. Given options replace the session's as a whole: what a call leaves
+    out of them is the default."""
+    chosen = {name: value for name, value in given.items() if value is not None}
+    if not chosen:
         return None
     try:
-        return SessionOptions(
-            env=env or {},
-            env_source=env_source or "inherit",
-            jvm_args=tuple(jvm_args or ()),
-            opt_in=tuple(opt_in or ()),
-        )
+        return SessionOptions.model_validate(chosen)
     except ValidationError as error:
         raise GradleReplError("; ".join(str(e["msg"]).removeprefix("Value error, ") for e in error.errors())) from None
 

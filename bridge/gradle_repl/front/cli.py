@@ -9,7 +9,7 @@ import json
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, get_args, get_origin
 
 from gradle_repl import package_version
 from gradle_repl.errors import GradleReplError
@@ -20,7 +20,7 @@ from gradle_repl.front.reply_text import ReplyPrinter
 from gradle_repl.front.sessions import Sessions
 from gradle_repl.front.token import server_token
 from gradle_repl.host.manager import SessionManager
-from gradle_repl.options import SessionOptions, session_options
+from gradle_repl.options import SESSION_OPTIONS, SessionOptions, session_options
 from gradle_repl.project.buildtools import BUILD_TOOLS
 from gradle_repl.project.process import BuildLine
 from gradle_repl.project.resolve import resolve_environment
@@ -95,41 +95,40 @@ def _worker_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _session_option_arguments(parser: argparse.ArgumentParser) -> None:
+    """A flag per session option (options.SESSION_OPTIONS), under its field's name: a Literal's values are its
+    choices; a tuple or a dict (NAME=VALUE) is a flag repeated, one value each."""
     options = parser.add_argument_group("session options (from the session's first snippet; other ones restart it)")
-    options.add_argument(
-        "--env", action="append", default=[], metavar="NAME=VALUE", help="a variable for the session's JVM (repeat)"
-    )
-    options.add_argument(
-        "--env-source",
-        choices=("none", "inherit", "shell"),
-        help="the JVM's other variables: inherit (this process's, the default), shell (your login shell's) or none",
-    )
-    options.add_argument(
-        "--jvm-arg", action="append", default=[], metavar="FLAG", help="a system property or JVM flag (repeat)"
-    )
-    options.add_argument(
-        "--opt-in",
-        action="append",
-        default=[],
-        metavar="ANNOTATION",
-        help="an annotation the compiler opts in to (repeat)",
-    )
+    for option in SESSION_OPTIONS:
+        if get_origin(option.type) is Literal:
+            options.add_argument(option.flag, dest=option.name, choices=get_args(option.type), help=option.description)
+        elif get_origin(option.type) in (tuple, dict):
+            options.add_argument(
+                option.flag,
+                dest=option.name,
+                action="append",
+                metavar=option.metavar,
+                help=f"{option.description} Repeat the flag for each.",
+            )
+        else:
+            raise TypeError(f"session option {option.name}: no flag for its type {option.type} (front/cli.py)")
 
 
 def _session_options(args: argparse.Namespace) -> SessionOptions | None:
     """The session options the command line gives, or None when it gives none."""
-    env: dict[str, str] = {}
-    for pair in args.env:
-        name, equals, value = pair.partition("=")
-        if not equals:
-            raise UsageError(f"--env {pair!r}: write NAME=VALUE")
-        env[name] = value
-    return session_options(
-        env=env or None,
-        env_source=args.env_source,
-        jvm_args=args.jvm_arg or None,
-        opt_in=args.opt_in or None,
-    )
+    given: dict[str, object] = {}
+    for option in SESSION_OPTIONS:
+        value = getattr(args, option.name)
+        if get_origin(option.type) is dict and value is not None:
+            value = dict(_pair(option.flag, option.metavar, each) for each in value)
+        given[option.name] = value
+    return session_options(**given)
+
+
+def _pair(flag: str, metavar: str | None, written: str) -> tuple[str, str]:
+    name, equals, value = written.partition("=")
+    if not equals:
+        raise UsageError(f"{flag} {written!r}: write {metavar}")
+    return name, value
 
 
 def _connect_arguments(parser: argparse.ArgumentParser) -> None:
@@ -562,7 +561,9 @@ async def _repl(args: argparse.Namespace) -> int:
 
 
 def _flag_values_joined(argv: Sequence[str]) -> list[str]:
-    """`--jvm-arg -Dk=v` as `--jvm-arg=-Dk=v`: a JVM flag starts with '-', which argparse would take for an option."""
+    """`--jvm-arg -Dk=v` as `--jvm-arg=-Dk=v`: a session option's value may start with '-' (a JVM flag does), which
+    argparse would take for an option."""
+    flags = {option.flag for option in SESSION_OPTIONS}
     joined: list[str] = []
     waiting = False
     for word in argv:
@@ -570,7 +571,7 @@ def _flag_values_joined(argv: Sequence[str]) -> list[str]:
             joined[-1] += f"={word}"
         else:
             joined.append(word)
-        waiting = word == "--jvm-arg" and not waiting
+        waiting = word in flags and not waiting
     return joined
 
 

@@ -14,16 +14,16 @@ the internal one it shows by `model_validate(internal)` (`wire_list`): the names
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Literal, TypeVar
+from typing import TYPE_CHECKING, Literal, TypeAlias, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, create_model
 from pydantic.alias_generators import to_camel
 
 from gradle_repl.display_kinds import DisplayKind
 from gradle_repl.environment import BuildToolName
 from gradle_repl.frames import CompletionKind, DeclarationKind, ErrorKind
 from gradle_repl.host.notices import NoticeKind
-from gradle_repl.options import EnvSource
+from gradle_repl.options import SESSION_OPTIONS
 
 __all__ = [
     "Wire",
@@ -176,13 +176,24 @@ class DisplayItem(Wire):
     )
 
 
-class SessionOptionValues(Wire):
-    """A session's options under run_kotlin_snippet's argument names."""
-
-    env: dict[str, str] = Field(default_factory=dict)
-    env_source: EnvSource = "inherit"
-    jvm_args: list[str] = Field(default_factory=list)
-    opt_in: list[str] = Field(default_factory=list)
+# A session's options under run_kotlin_snippet's argument names: a field per option of options.SESSION_OPTIONS, of its
+# type and default, made from them (so a new option needs nothing here). mypy knows it as a Wire.
+if TYPE_CHECKING:
+    SessionOptionValues: TypeAlias = Wire
+else:
+    SessionOptionValues = create_model(
+        "SessionOptionValues",
+        __base__=Wire,
+        __doc__="A session's options under run_kotlin_snippet's argument names.",
+        __module__=__name__,
+        **{
+            option.name: (
+                option.type,
+                Field(default=option.field.default, default_factory=option.field.default_factory),
+            )
+            for option in SESSION_OPTIONS
+        },
+    )
 
 
 class SnippetError(Wire):

@@ -1,15 +1,28 @@
 """The tools' shared parameters: each parameter's type and the description clients read, written once for every tool
-that takes it (front/server.py's session tools, front/attach_tools.py's attach)."""
+that takes it (front/server.py's session tools, front/attach_tools.py's attach), and the session options' parameters,
+made from their one declaration (options.SESSION_OPTIONS)."""
 
 from __future__ import annotations
 
-from typing import Annotated
+import inspect
+from collections.abc import Callable, Mapping
+from typing import Annotated, Any, TypeVar
 
 from pydantic import Field
 
 from gradle_repl.environment import BuildToolChoice
+from gradle_repl.options import SESSION_OPTIONS, SessionOptions, session_options
 
-__all__ = ["ProjectRoot", "SessionProjectRoot", "ProjectPath", "SourceSet", "SessionId", "BuildToolArg"]
+__all__ = [
+    "ProjectRoot",
+    "SessionProjectRoot",
+    "ProjectPath",
+    "SourceSet",
+    "SessionId",
+    "BuildToolArg",
+    "with_session_options",
+    "given_options",
+]
 
 ProjectRoot = Annotated[str, Field(description="Absolute path of the Gradle or Maven project's root directory.")]
 SessionProjectRoot = Annotated[
@@ -40,3 +53,36 @@ BuildToolArg = Annotated[
         "exist, else Maven; when one can't run and the other's build files exist, the other is used and the reply says so."
     ),
 ]
+
+
+_Tool = TypeVar("_Tool", bound=Callable[..., Any])
+
+
+def with_session_options(tool: _Tool) -> _Tool:
+    """A tool that takes `**options`, published with a parameter per session option in their place: its camelCase
+    name, its type or null (left out: null), "Session option: " and its description. The SDK reads a tool's parameters
+    from its signature (`inspect.signature`, which answers `__signature__`); a call passes them by those names, and
+    `given_options` reads them."""
+    signature = inspect.signature(tool, eval_str=True)
+    own = list(signature.parameters.values())
+    if not own or own[-1].kind is not inspect.Parameter.VAR_KEYWORD:
+        raise TypeError(f"{tool.__name__} takes the session options as **options")
+    options = [
+        inspect.Parameter(
+            option.wire_name,
+            inspect.Parameter.KEYWORD_ONLY,
+            default=None,
+            annotation=Annotated[option.type | None, Field(description=f"Session option: {option.description}")],
+        )
+        for option in SESSION_OPTIONS
+    ]
+    tool.__signature__ = signature.replace(parameters=[*own[:-1], *options])  # type: ignore[attr-defined]
+    return tool
+
+
+def given_options(arguments: Mapping[str, object]) -> SessionOptions | None:
+    """The session options a tool call gives (its `**options`, by camelCase name), or None when it gives none."""
+    unknown = set(arguments) - {option.wire_name for option in SESSION_OPTIONS}
+    if unknown:
+        raise TypeError(f"not session options: {sorted(unknown)}")
+    return session_options(**{option.name: arguments.get(option.wire_name) for option in SESSION_OPTIONS})

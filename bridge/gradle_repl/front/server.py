@@ -58,11 +58,13 @@ from gradle_repl.front.parameters import (
     SessionId,
     SessionProjectRoot,
     SourceSet,
+    given_options,
+    with_session_options,
 )
 from gradle_repl.host.handle import Analysis, Reply, TestReply
 from gradle_repl.host.manager import BuildToolChoice, SessionManager
 from gradle_repl.host.replay import ReplayPolicy
-from gradle_repl.options import EnvSource, SessionOptions, session_options
+from gradle_repl.options import SessionOptions
 from gradle_repl.project.process import refuse_new_builds, stop_all_builds
 from gradle_repl.project.resolve import resolve_environment
 from gradle_repl.settings import (
@@ -205,6 +207,7 @@ class KotlinTools:
             return SessionTarget.of(attached, session_id)
         return SessionTarget(project_root, project_path, source_set, build_tool, session_id)
 
+    @with_session_options
     async def run_kotlin_snippet(
         self,
         code: Annotated[str, Field(description="Kotlin code; the last expression's value is returned.")],
@@ -222,30 +225,6 @@ class KotlinTools:
             ),
         ] = None,
         buildTool: BuildToolArg = DEFAULT_BUILD_TOOL,
-        env: Annotated[
-            dict[str, str] | None,
-            Field(description="Session option: environment variables for the session's JVM, over envSource's."),
-        ] = None,
-        envSource: Annotated[
-            EnvSource | None,
-            Field(
-                description="Session option: the JVM's other variables: 'inherit' (the server's, the default), 'shell' "
-                "(the user's login shell's: PATH, JAVA_HOME as in a terminal) or 'none'."
-            ),
-        ] = None,
-        jvmArgs: Annotated[
-            list[str] | None,
-            Field(
-                description="Session option: system properties and JVM flags (-Dkey=value, --add-opens ...); flags that "
-                "would break the session (heap, class path, GC choice, ...) are refused."
-            ),
-        ] = None,
-        optIn: Annotated[
-            list[str] | None,
-            Field(
-                description="Session option: annotation names the compiler opts in to (-opt-in), e.g. kotlin.ExperimentalUnsignedTypes."
-            ),
-        ] = None,
         replay: Annotated[
             ReplayPolicy | None,
             Field(
@@ -254,6 +233,7 @@ class KotlinTools:
                 "effects. Changing it never restarts the session."
             ),
         ] = None,
+        **options: object,
     ) -> Annotated[CallToolResult, SnippetRun]:
         """Run Kotlin code in a REPL session with the project's classes, dependencies, JDK and compiler plugins.
 
@@ -268,19 +248,19 @@ class KotlinTools:
         Compile errors, exceptions (with a stack trimmed to the snippet) and timeouts come back with isError.
         structuredContent has the same as data: value, valueType, error {kind, message, stack, stateLost},
         diagnostics with line/column, stdout, stderr, displayCount, notices {kind, text}.
-        Session options (env, envSource, jvmArgs, optIn) apply from a session's first call; given again later, the
-        same ones change nothing and other ones restart the session (the reply says so); left out, the session's stay.
+        Session options (the parameters so described) apply from a session's first call; given again later, the
+        same ones change nothing and other ones restart the session (the reply says so; replay never does); left out,
+        the session's stay.
         """
 
         async def run(relay: _ProgressRelay) -> Reply:
-            options = session_options(env=env, env_source=envSource, jvm_args=jvmArgs, opt_in=optIn)
             return await self.manager.run_snippet(
                 self._target(projectRoot, projectPath, sourceSet, buildTool, sessionId),
                 code=code,
                 timeout_seconds=timeoutSeconds,
                 progress=relay,
                 on_frame=relay.output,
-                options=options,
+                options=given_options(options),
                 replay=replay,
             )
 
