@@ -1,4 +1,4 @@
-"""Which edits the session compiles itself (issue 42) and which go to the build tool, decided from the edit and the
+"""Which edits the session compiles itself and which go to the build tool, decided from the edit and the
 POM alone — without compiling, without running kapt or KSP."""
 
 from __future__ import annotations

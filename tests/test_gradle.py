@@ -293,8 +293,9 @@ internal fun hidden(): Int = 40
 @pytest.mark.gradle
 @pytest.mark.jvm
 def test_a_body_edit_compiles_in_the_session_on_gradle(tmp_path: Path, gradle_on_path: None) -> None:
-    """Issue 42 on Gradle: the init script reports the source set's roots and KGP's module name, so a body edit is
-    compiled by the session (the notice says so) and the same JVM runs the new body through the object it kept."""
+    """The session's own compile of an edit, on Gradle: the init script reports the source set's roots and KGP's
+    module name, so a body edit is compiled by the session (the notice says so) and the same JVM runs the new body
+    through the object it kept."""
     import asyncio
 
     from gradle_repl.frames import SuccessResult, WorkerOptions

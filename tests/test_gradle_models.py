@@ -154,9 +154,9 @@ def _edit_sources(env: ReplEnvironment, model_dir: str) -> tuple[set[str], str, 
 
 
 def test_a_jvm_source_set_reports_how_its_edits_compile(pair_run: tuple[Pair, PairRun]) -> None:
-    """Issue 42 on Gradle: a source set's own Kotlin and Java roots (a test source set's, not main's; no resources),
-    the module name KGP's compile task uses (`single`, KGP's `single_test` for the test compilation) and, for the test
-    compilation, main's outputs as friends (`internal` visible)."""
+    """What the session's own compile of an edit needs, on Gradle: a source set's own Kotlin and Java roots (a test
+    source set's, not main's; no resources), the module name KGP's compile task uses (`single`, KGP's `single_test`
+    for the test compilation) and, for the test compilation, main's outputs as friends (`internal` visible)."""
     _pair, run = pair_run
     main = run.environment("single:main", project_path=":", source_set="main")
     assert _edit_sources(main, "single") == ({"src/main/java", "src/main/kotlin"}, "single", set(), None)

@@ -1,5 +1,5 @@
 """Session policy (cap, spare, idle eviction, the limits read from the settings) and the worker handle against
-fake workers: every race of issue 11, in milliseconds.
+fake workers: the races of cancel, timeout, crash, close, eviction and restart, in milliseconds.
 
 The fakes (tests/fakeworker.py) speak the real frame protocol over in-memory pipes, so these tests run
 the real SessionManager and WorkerHandle; only the JVM is missing. The same policy seen through the MCP

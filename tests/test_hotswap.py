@@ -1,4 +1,4 @@
-"""An edit to the project keeps the session (issue 35), through the real manager, real Maven builds and real JVMs:
+"""An edit to the project keeps the session, through the real manager, real Maven builds and real JVMs:
 body edits are taken in place, changes the JVM can't take restart the session with the reason, and a replay runs
 the session's successful snippets again."""
 
@@ -177,7 +177,7 @@ def test_a_deleted_class_restarts_the_session(project: Project) -> None:
     """A class file that disappeared (its source deleted) can't be taken back from a live JVM: restart, naming it.
     Maven's `compile` leaves a deleted source's class files in target/classes (Gradle's build removes them); the test
     removes them as Gradle would, so the rebuild's outputs are what a build that drops them gives. A new file is
-    compiled in the session (issue 42) into gradle-repl's directory, which the build tool's next build empties: then
+    compiled in the session into gradle-repl's directory, which the build tool's next build empties: then
     target/classes never held it."""
     project.edit("src/main/kotlin/sample/Doomed.kt", "package sample\n\nclass Doomed\n")
     project.value("sample.Doomed().toString().length > 0")

@@ -1,4 +1,4 @@
-"""The project's tests run inside a warm session of its test source set (issue 41): a real Maven build of
+"""The project's tests run inside a warm session of its test source set: a real Maven build of
 tests/projects/maven-junit (a shop's Cart, JUnit Jupiter 5.14 with nested, parameterized, disabled and dynamic tests,
 one failing), the JUnit Platform launcher fetched at the project's platform version, a real worker JVM.
 

@@ -1,5 +1,5 @@
-"""The runner (issue 41) on the builds' test projects: JUnit 4 through the vintage engine, kotlin.test, TestNG alone (no
-JUnit Platform engine), surefire's settings, a @SpringBootTest — real Maven, a real worker JVM, real JUnit.
+"""The in-session test runner on the builds' test projects: JUnit 4 through the vintage engine, kotlin.test, TestNG
+alone (no JUnit Platform engine), surefire's settings, a @SpringBootTest — real Maven, a real worker JVM, real JUnit.
 
 One session per project, shared by that project's tests where state doesn't matter (each session start costs seconds);
 the edit test runs last on the kotlin.test project's session."""

@@ -1,4 +1,4 @@
-"""An edit of the session's own sources is compiled by the session's warm compiler (issue 42), through the real
+"""An edit of the session's own sources is compiled by the session's warm compiler, through the real
 manager, real Maven builds, real JVMs and the real K2 compiler: no build-tool process runs for a body edit; what the
 build tool would compile differently (an inline function, a constant's value, generated sources) goes to it with the
 reason said; errors in the edited file are told while the session keeps its last good classes; restarts and other

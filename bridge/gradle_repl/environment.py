@@ -91,7 +91,7 @@ _SCALAR_KEYS = {
 
 
 class EditSources(BaseModel):
-    """What the session needs to compile an edit of its own module's sources itself (issue 42), as the build would."""
+    """What the session needs to compile an edit of its own module's sources itself, as the build would."""
 
     roots: list[str] = Field(description="the source set's Kotlin and Java source directories")
     module_name: str = Field(description="the compiler's -module-name in the build (`internal` is per module)")

@@ -365,7 +365,7 @@ class SessionManager:
         return session.environment.session_options if session is not None and session.environment is not None else None
 
     def _session_compile(self, target: SessionTarget) -> SessionCompile | None:
-        """The session's own compile of an edit of its source set (issue 42), when its worker is up on that source set
+        """The session's own compile of an edit of its source set, when its worker is up on that source set
         and idle; else None (the build tool compiles)."""
         session = self._sessions.get(target.session_id)
         worker = session.worker if session is not None else None

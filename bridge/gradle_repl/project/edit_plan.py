@@ -1,4 +1,4 @@
-"""Whether an edit can be compiled in the session, as IntelliJ's HotSwap compiles only what changed (issue 42).
+"""Whether an edit can be compiled in the session, as IntelliJ's HotSwap compiles only what changed.
 
 Only an edit of the source set's own source files qualifies (a test source set's main sources too, compiled as main:
 the session of the tests runs them, as surefire's does): every changed path a .kt or .java file under one of its

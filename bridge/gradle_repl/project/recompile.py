@@ -1,4 +1,4 @@
-"""After an edit to sources alone, only the compile runs again (issue 35: an edit's cost is mostly the build).
+"""After an edit to sources alone, only the compile runs again (an edit's cost is mostly the build).
 
 A resolve runs the build tool for everything the environment needs (Maven: compile, the classpath, the effective
 POM; the REPL's jars). When the inputs changed but the build files did not (every one hashes as it did, none came
@@ -9,7 +9,7 @@ resolve. Sources that don't compile are reported from that compile (one build, n
 compile that fails otherwise (offline Maven missing an artifact), goes the full way: a stale class is never run for
 a shortcut taken.
 
-Before the build tool, a session on the source set may compile the edit itself (issue 42, project/edit_plan.py decides
+Before the build tool, a session on the source set may compile the edit itself (project/edit_plan.py decides
 whether it may): its warm compiler writes the edited files' classes to gradle-repl's directory, ahead of the build's
 output on the class path, and the cached environment is kept with the new sources stamp as after the tool's compile.
 When it may not, or the worker finds the result could differ from the build's, the build tool compiles as before and

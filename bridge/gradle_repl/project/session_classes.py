@@ -1,4 +1,4 @@
-"""gradle-repl's own class output for a source set: where the session compiles edits of its sources (issue 42).
+"""gradle-repl's own class output for a source set: where the session compiles edits of its sources.
 
 One directory per project, module and source set under gradle-repl's cache dir, first on the session's class path
 from the first resolve on (so the session's loader sees what is compiled into it later, without a new JVM). It holds

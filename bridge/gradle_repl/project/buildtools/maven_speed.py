@@ -1,5 +1,5 @@
-"""How gradle-repl's Maven builds run fast (issue 35): every build's Maven JVM with the C1 compiler only, and the edit
-loop's compile-only build through a warm Kotlin daemon.
+"""How gradle-repl's Maven builds run fast (an edit's cost is mostly the build): every build's Maven JVM with the
+C1 compiler only, and the edit loop's compile-only build through a warm Kotlin daemon.
 
 After an edit to sources alone, `mvn compile` is most of what the session waits for, and most of that is JVM warm-up:
 the Kotlin compiler loaded and JIT-compiled again in a fresh Maven JVM each time. A Kotlin daemon kept for a while

@@ -1,5 +1,5 @@
 """Edited sources of the session's own module compiled in the worker, as IntelliJ's HotSwap compiles only the changed
-files with the IDE's warm compiler (issue 42).
+files with the IDE's warm compiler.
 
 The changed Kotlin files go through `K2JVMCompiler` (kotlin-compiler-embeddable, already on this JVM's class path for
 the REPL) with the project's compiler plugins, their options, its free arguments and JVM target, its module name (so
