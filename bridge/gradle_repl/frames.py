@@ -7,15 +7,20 @@ can never be taken for another request's. A cancel request names the eval it can
 exception to "exactly one result": an exiting frame says the snippet's System.exit is ending the
 JVM, and the process's end (its exit status) is the answer.
 
-A result is one of six kinds, told apart by `type`: a snippet's success (its value), an error
-(a snippet's, or the worker's), a session's description (the answer to a describe request), a check's
-diagnostics, a completion's candidates or an update's classes. Describe, check and complete requests run nothing and
-change nothing; an update request redefines the project's changed classes in place (or changes nothing and says why).
+A request the worker answers after its start is a `WorkerRequest[TheResult]`: the type declares what answers it (that
+result or an error) and whether a cancel reaches it while it runs; the worker's table and the host's one send read
+that declaration.
+
+A result is one of eight kinds, told apart by `type`: a snippet's success (its value), an error (a snippet's, or the
+worker's), a session's description (the answer to a describe request), a check's diagnostics, a completion's
+candidates, an update's classes, a test run's counts or an edit's compile. Describe, check and complete requests run
+nothing and change nothing; an update request redefines the project's changed classes in place (or changes nothing and
+says why).
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, ClassVar, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, Field, TypeAdapter
 
@@ -30,6 +35,7 @@ __all__ = [
     "DEFAULT_FRAME_LIMIT_BYTES",
     "WorkerOptions",
     "StartRequest",
+    "WorkerRequest",
     "EvalRequest",
     "CancelRequest",
     "DescribeRequest",
@@ -113,99 +119,11 @@ class StartRequest(BaseModel):
     prepare_only: bool = False
 
 
-class EvalRequest(BaseModel):
-    op: Literal["eval"] = "eval"
-    id: int = 0
-    code: str
-    timeout_ms: int = int(DEFAULTS.snippet_timeout_seconds * 1000)
-
-
 class CancelRequest(BaseModel):
     """Stops the eval with this id the way a timeout does; ignored when that eval already answered."""
 
     op: Literal["cancel"] = "cancel"
     id: int
-
-
-class DescribeRequest(BaseModel):
-    """Asks what the session holds; answered by a result frame carrying a description."""
-
-    op: Literal["describe"] = "describe"
-    id: int = 0
-
-
-class _CodeRequest(BaseModel):
-    id: int = 0
-    code: str
-
-
-class CheckRequest(_CodeRequest):
-    """Compiles code as the session's next snippet without running it or keeping it; answered by a check result."""
-
-    op: Literal["check"] = "check"
-
-
-class CompleteRequest(_CodeRequest):
-    """Asks what may be written at `cursor` (a character offset into `code`) in the session's current state."""
-
-    op: Literal["complete"] = "complete"
-    cursor: int = Field(ge=0)
-
-
-class UpdateRequest(BaseModel):
-    """The project was rebuilt with only its classes changed: update the loaded ones in place, or say why not."""
-
-    op: Literal["update"] = "update"
-    id: int = 0
-
-
-class TestRunRequest(BaseModel):
-    """Runs the project's tests in the session (a session of a test source set); cancelled and timed out as an eval is."""
-
-    op: Literal["test"] = "test"
-    id: int = 0
-    selectors: list[str] = Field(
-        default_factory=list, description="classes, methods, packages (`shop.*`); none = every test"
-    )
-    failed_only: bool = Field(
-        default=False, description="the tests known to fail (of the selection) again; none known: the selection"
-    )
-    known_failing: list[str] = Field(
-        default_factory=list,
-        description="JUnit unique ids of the tests known to fail: failed in a run and not seen passing since",
-    )
-    timeout_ms: int = int(DEFAULTS.snippet_timeout_seconds * 1000)
-
-
-class CompileRequest(BaseModel):
-    """Sources of the session's own module were edited: compile them with the session's compiler into `output_dir`
-    (gradle-repl's, ahead of the build's output on the class path), unless the result could differ from the build's."""
-
-    op: Literal["compile"] = "compile"
-    id: int = 0
-    files: list[str] = Field(description="the edited .kt and .java files")
-    output_dir: str
-    module_name: str = Field(description="-module-name: the build's, so that `internal` resolves as it does there")
-    friend_dirs: list[str] = Field(
-        default_factory=list, description="-Xfriend-paths: outputs whose internals are visible"
-    )
-    hidden_dirs: list[str] = Field(
-        default_factory=list, description="class path entries left out of this compile (test outputs, for main sources)"
-    )
-
-
-Request = Annotated[
-    StartRequest
-    | EvalRequest
-    | CancelRequest
-    | DescribeRequest
-    | CheckRequest
-    | CompleteRequest
-    | UpdateRequest
-    | TestRunRequest
-    | CompileRequest,
-    Field(discriminator="op"),
-]
 
 
 class ReadyFrame(BaseModel):
@@ -494,6 +412,118 @@ class CompileResult(Result):
     fall_back: str | None = Field(
         default=None, description="why the build tool must build instead; nothing was written"
     )
+
+
+# Covariant: a WorkerRequest[CheckResult] is a request answered by a Result, as the host's one send takes it.
+AnswerT = TypeVar("AnswerT", bound=Result, covariant=True)
+
+
+class WorkerRequest(BaseModel, Generic[AnswerT]):
+    """A request the worker answers with exactly one result frame: of the kind its type names (`WorkerRequest[
+    CheckResult]`), or an error. Declared once here, it is handled once in the worker (worker/handlers.py's table) and
+    sent by one method on the host (host/handle.py's `_ask`, which checks the answer's kind against this declaration).
+    """
+
+    op: str  # each kind's Literal, the union's discriminator
+    id: int = 0
+    # Whether a cancel reaches it while it runs (the worker reads cancels on a thread of its own and stops it): a
+    # snippet and a test run. The others run on the worker's main loop to their end; the host waits for their answer.
+    interruptible: ClassVar[bool] = False
+
+    @classmethod
+    def answer_types(cls) -> tuple[type[Result], ...]:
+        """The result kinds that may answer it: its declared one and an error."""
+        for base in cls.__mro__:
+            metadata = getattr(base, "__pydantic_generic_metadata__", None)
+            if metadata is not None and metadata["origin"] is WorkerRequest and metadata["args"]:
+                return (metadata["args"][0], ErrorResult)
+        raise TypeError(f"{cls.__name__} declares no answer (subclass WorkerRequest[TheResult])")
+
+
+class EvalRequest(WorkerRequest[SuccessResult]):
+    """Runs one snippet: zero or more stream and display frames, then its result."""
+
+    interruptible: ClassVar[bool] = True
+    op: Literal["eval"] = "eval"
+    code: str
+    timeout_ms: int = int(DEFAULTS.snippet_timeout_seconds * 1000)
+
+
+class DescribeRequest(WorkerRequest[DescriptionResult]):
+    """Asks what the session holds; answered by a result frame carrying a description."""
+
+    op: Literal["describe"] = "describe"
+
+
+class CheckRequest(WorkerRequest[CheckResult]):
+    """Compiles code as the session's next snippet without running it or keeping it; answered by a check result."""
+
+    op: Literal["check"] = "check"
+    code: str
+
+
+class CompleteRequest(WorkerRequest[CompletionResult]):
+    """Asks what may be written at `cursor` (a character offset into `code`) in the session's current state."""
+
+    op: Literal["complete"] = "complete"
+    code: str
+    cursor: int = Field(ge=0)
+
+
+class UpdateRequest(WorkerRequest[UpdateResult]):
+    """The project was rebuilt with only its classes changed: update the loaded ones in place, or say why not."""
+
+    op: Literal["update"] = "update"
+
+
+class TestRunRequest(WorkerRequest[TestRunResult]):
+    """Runs the project's tests in the session (a session of a test source set): progress frames as tests finish, then
+    its result; cancelled and timed out as an eval is."""
+
+    __test__ = False
+    interruptible: ClassVar[bool] = True
+    op: Literal["test"] = "test"
+    selectors: list[str] = Field(
+        default_factory=list, description="classes, methods, packages (`shop.*`); none = every test"
+    )
+    failed_only: bool = Field(
+        default=False, description="the tests known to fail (of the selection) again; none known: the selection"
+    )
+    known_failing: list[str] = Field(
+        default_factory=list,
+        description="JUnit unique ids of the tests known to fail: failed in a run and not seen passing since",
+    )
+    timeout_ms: int = int(DEFAULTS.snippet_timeout_seconds * 1000)
+
+
+class CompileRequest(WorkerRequest[CompileResult]):
+    """Sources of the session's own module were edited: compile them with the session's compiler into `output_dir`
+    (gradle-repl's, ahead of the build's output on the class path), unless the result could differ from the build's."""
+
+    op: Literal["compile"] = "compile"
+    files: list[str] = Field(description="the edited .kt and .java files")
+    output_dir: str
+    module_name: str = Field(description="-module-name: the build's, so that `internal` resolves as it does there")
+    friend_dirs: list[str] = Field(
+        default_factory=list, description="-Xfriend-paths: outputs whose internals are visible"
+    )
+    hidden_dirs: list[str] = Field(
+        default_factory=list, description="class path entries left out of this compile (test outputs, for main sources)"
+    )
+
+
+Request = Annotated[
+    StartRequest
+    | EvalRequest
+    | CancelRequest
+    | DescribeRequest
+    | CheckRequest
+    | CompleteRequest
+    | UpdateRequest
+    | TestRunRequest
+    | CompileRequest,
+    Field(discriminator="op"),
+]
 
 
 ResultFrame = Annotated[

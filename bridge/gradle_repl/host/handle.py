@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, TypeVar, cast
 
 from pydantic import ValidationError
 
@@ -48,6 +49,7 @@ from gradle_repl.frames import (
     UpdateRequest,
     UpdateResult,
     WorkerOptions,
+    WorkerRequest,
     decode_frame,
     encode,
 )
@@ -112,22 +114,8 @@ class TestReply:
         return self.result.state_lost
 
 
-# What each request is answered with; anything else is a broken protocol.
-_Request = (
-    EvalRequest | DescribeRequest | CheckRequest | CompleteRequest | UpdateRequest | TestRunRequest | CompileRequest
-)
-_ANSWERS: dict[type[_Request], tuple[type[Result], ...]] = {
-    EvalRequest: (SuccessResult, ErrorResult),
-    DescribeRequest: (DescriptionResult, ErrorResult),
-    CheckRequest: (CheckResult, ErrorResult),
-    CompleteRequest: (CompletionResult, ErrorResult),
-    UpdateRequest: (UpdateResult, ErrorResult),
-    TestRunRequest: (TestRunResult, ErrorResult),
-    CompileRequest: (CompileResult, ErrorResult),
-}
-
-# Answered on the worker's main loop, which reads no cancel until they are done.
-_UNINTERRUPTIBLE = (CheckRequest, CompleteRequest, UpdateRequest, CompileRequest)
+# A request's declared answer (frames.WorkerRequest[Answer]); an error may answer any request.
+AnswerT = TypeVar("AnswerT", bound=Result)
 # Reading the class outputs and one redefinition: seconds at the very most, even for thousands of classes.
 UPDATE_TIMEOUT_SECONDS = 60.0
 # An edit's files compiled by the warm compiler: well under a second, a minute for the first compile of a big file.
@@ -252,12 +240,11 @@ class WorkerHandle:
         """Runs one snippet; the reply carries `notices`, what the caller must tell besides. If the caller is
         cancelled, the snippet is cancelled too and the worker is still read up to its result (or stopped)
         before another request can start."""
-        frames, result = await self._send(
+        frames, result = await self._ask(
             lambda request_id: EvalRequest(id=request_id, code=code, timeout_ms=int(timeout_seconds * 1000)),
             timeout_seconds,
             on_frame,
         )
-        assert isinstance(result, (SuccessResult, ErrorResult))  # _ANSWERS
         return Reply(frames, result, tuple(notices))
 
     async def run_tests(
@@ -271,7 +258,7 @@ class WorkerHandle:
         notices: Sequence[Notice] = (),
     ) -> TestReply:
         """Runs the project's tests in the session; cancelled, the run is stopped as a snippet is."""
-        _, result = await self._send(
+        _, result = await self._ask(
             lambda request_id: TestRunRequest(
                 id=request_id,
                 selectors=list(selectors),
@@ -283,34 +270,29 @@ class WorkerHandle:
             None,
             on_progress,
         )
-        assert isinstance(result, (TestRunResult, ErrorResult))  # _ANSWERS
         return TestReply(result, tuple(notices))
 
     async def describe(self) -> DescriptionResult | ErrorResult:
         """What the session holds (frames.SessionDescription), read between snippets."""
-        _, result = await self._send(lambda request_id: DescribeRequest(id=request_id), DESCRIBE_TIMEOUT_SECONDS, None)
-        assert isinstance(result, (DescriptionResult, ErrorResult))  # _ANSWERS
+        _, result = await self._ask(lambda request_id: DescribeRequest(id=request_id), DESCRIBE_TIMEOUT_SECONDS, None)
         return result
 
     async def update_classes(self) -> UpdateResult | ErrorResult:
         """Brings the project's rebuilt classes into the session in place, or says why it can't (nothing changed)."""
-        _, result = await self._send(lambda request_id: UpdateRequest(id=request_id), UPDATE_TIMEOUT_SECONDS, None)
-        assert isinstance(result, (UpdateResult, ErrorResult))  # _ANSWERS
+        _, result = await self._ask(lambda request_id: UpdateRequest(id=request_id), UPDATE_TIMEOUT_SECONDS, None)
         return result
 
     async def compile_edits(self, request: CompileRequest) -> CompileResult | ErrorResult:
-        """Compiles edited project sources with the session's compiler into gradle-repl's class directory (issue 42)."""
-        _, result = await self._send(
+        """Compiles edited project sources with the session's compiler into gradle-repl's class directory."""
+        _, result = await self._ask(
             lambda request_id: request.model_copy(update={"id": request_id}), COMPILE_TIMEOUT_SECONDS, None
         )
-        assert isinstance(result, (CompileResult, ErrorResult))  # _ANSWERS
         return result
 
     async def check(self, code: str, *, timeout_seconds: float, notices: Sequence[Notice] = ()) -> Analysis:
         """What compiling `code` as the next snippet reports; nothing runs and the session is left as it was.
         The compile can't be stopped midway: a cancelled check is read to its end and its answer dropped."""
-        _, result = await self._send(lambda request_id: CheckRequest(id=request_id, code=code), timeout_seconds, None)
-        assert isinstance(result, (CheckResult, ErrorResult))  # _ANSWERS
+        _, result = await self._ask(lambda request_id: CheckRequest(id=request_id, code=code), timeout_seconds, None)
         return Analysis(result, tuple(notices))
 
     async def complete(
@@ -318,19 +300,20 @@ class WorkerHandle:
     ) -> Analysis:
         """What may be written at `cursor` in `code`, in the session's state; nothing runs or changes. Cancelled, it
         is read to its end as a check is."""
-        _, result = await self._send(
+        _, result = await self._ask(
             lambda request_id: CompleteRequest(id=request_id, code=code, cursor=cursor), timeout_seconds, None
         )
-        assert isinstance(result, (CompletionResult, ErrorResult))  # _ANSWERS
         return Analysis(result, tuple(notices))
 
-    async def _send(
+    async def _ask(
         self,
-        make: Callable[[int], _Request],
+        make: Callable[[int], WorkerRequest[AnswerT]],
         timeout_seconds: float,
         on_frame: OnFrame | None,
         on_test: OnTestProgress | None = None,
-    ) -> _Exchanged:
+    ) -> tuple[tuple[StreamFrame | DisplayFrame, ...], AnswerT | ErrorResult]:
+        """Sends the request `make` builds with the next id, and reads the frames up to its answer: its declared kind
+        or an error (_exchange checks it, or ends the worker); the one way every request goes."""
         await self._lock.acquire()
         self._last_id += 1
         try:
@@ -342,14 +325,15 @@ class WorkerHandle:
         exchange = asyncio.create_task(self._exchange(request, timeout_seconds, on_frame, cancel, on_test))
         exchange.add_done_callback(lambda _: self._lock.release())
         try:
-            return await asyncio.shield(exchange)
+            frames, result = await asyncio.shield(exchange)
         except asyncio.CancelledError:
             cancel.set()
             raise
+        return frames, cast("AnswerT | ErrorResult", result)  # _exchange accepted only request.answer_types()
 
     async def _exchange(
         self,
-        request: _Request,
+        request: WorkerRequest[Any],
         timeout_seconds: float,
         on_frame: OnFrame | None,
         cancel: asyncio.Event,
@@ -373,7 +357,7 @@ class WorkerHandle:
                     cancel_sent = True
                     # The worker compiles a check or a completion on its main loop, where no cancel is read: cutting
                     # the deadline would kill a session for a compile that is about to answer. It keeps its own.
-                    if not isinstance(request, _UNINTERRUPTIBLE):
+                    if request.interruptible:
                         deadline = min(deadline, time.monotonic() + CANCEL_ANSWER_SECONDS)
                         await self._send_cancel(request_id)
                 if reading is None:
@@ -414,7 +398,7 @@ class WorkerHandle:
                         f"the worker answered request {getattr(frame, 'id', '?')} while {request_id} was due",
                     )
                 if isinstance(frame, Result):
-                    if not isinstance(frame, _ANSWERS[type(request)]):
+                    if not isinstance(frame, request.answer_types()):
                         return await self._fail(
                             frames,
                             "protocol",

@@ -15,6 +15,8 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from pydantic import ValidationError
 
@@ -28,12 +30,21 @@ from gradle_repl.frames import (
     ErrorResult,
     EvalRequest,
     ExitingFrame,
+    Result,
     StartRequest,
     TestRunRequest,
     UpdateRequest,
+    WorkerRequest,
     decode_request,
 )
 from gradle_repl.worker.channel import FrameChannel
+from gradle_repl.worker.output_frames import Send
+
+if TYPE_CHECKING:
+    from gradle_repl.worker.classes.edit_compiler import EditCompiler
+    from gradle_repl.worker.repl.session import ReplSession
+
+RequestT = TypeVar("RequestT", bound=WorkerRequest[Any])
 
 _PR_SET_PDEATHSIG = 1
 # Set to 1 to leave PDEATHSIG off, so tests can prove the lifeline alone suffices.
@@ -101,7 +112,7 @@ class Requests:
                 elif request.id in self._waiting:
                     self._cancelled_early.add(request.id)
                 return  # otherwise its eval already answered
-            if isinstance(request, (EvalRequest, TestRunRequest)):
+            if isinstance(request, WorkerRequest) and request.interruptible:
                 self._waiting.add(request.id)  # before the main thread can take it
         self.pending.put(line)
 
@@ -129,6 +140,69 @@ def _start_failure(error: Exception) -> str:
     return f"the session's worker failed to start ({type(error).__name__}: {text}){where}"
 
 
+# What answers a request: its result, the frames it sends on the way (output, progress) through the Send it is given,
+# stopped when the event is set (an interruptible request's cancel). Typed per request by _on.
+_Handler = Callable[[Any, Send, threading.Event], Result]
+
+
+def _on(kind: type[RequestT], handle: Callable[[RequestT, Send, threading.Event], Result]) -> tuple[type, _Handler]:
+    """One row of the table: the request type and its handler, whose parameter type must be that request's."""
+    return kind, cast(_Handler, handle)
+
+
+def _handlers(session: ReplSession, edits: EditCompiler) -> dict[type, _Handler]:
+    """Every request the worker answers after its start, with what answers it: one row per WorkerRequest (frames.py);
+    tests/test_worker_requests.py holds the table complete."""
+    return dict(
+        [
+            _on(EvalRequest, session.evaluate),
+            _on(TestRunRequest, session.run_tests),
+            _on(DescribeRequest, lambda request, send, cancel: session.describe(request)),
+            _on(CheckRequest, lambda request, send, cancel: session.check(request)),
+            _on(CompleteRequest, lambda request, send, cancel: session.complete(request)),
+            _on(UpdateRequest, lambda request, send, cancel: session.update(request)),
+            _on(CompileRequest, lambda request, send, cancel: edits.compile(request)),
+        ]
+    )
+
+
+def _answer(request: WorkerRequest[Any], handler: _Handler, channel: FrameChannel, requests: Requests) -> None:
+    """Answers one request with exactly one result frame, stamped with its id and how long it took: the handler's,
+    or an error when the handler fails (a bug there costs one reply, not the session). An interruptible request
+    begins cancelled when its cancel came first, and is stopped by one that comes while it runs."""
+    from gradle_repl.worker.interruption import cancelled_before_start
+
+    channel.current_id = request.id
+    if request.interruptible:
+        requests.begin(request.id)
+    began = time.monotonic()
+    try:
+        if request.interruptible and requests.cancel.is_set():
+            result: Result = cancelled_before_start()  # nothing of it compiled: the session is as it was
+        else:
+            result = handler(request, channel.send, requests.cancel)
+        channel.send(
+            result.model_copy(update={"id": request.id, "duration_ms": int((time.monotonic() - began) * 1000)})
+        )
+    except Exception as error:  # noqa: BLE001 - a bug here must cost one reply, not the session
+        if _exiting():
+            # System.exit in the snippet: the JVM interrupts us while it shuts down and will end this process with the
+            # snippet's code, which the host reports. No result may race it; the exiting frame tells the host why the
+            # process ends, even when the JVM's exit is torn down by a signal (native libraries' exit handlers) and
+            # the code is lost.
+            channel.send(ExitingFrame(id=request.id))
+            print("[gradle-repl] the snippet called System.exit; the JVM is shutting down", file=sys.stderr, flush=True)
+            time.sleep(EXIT_GRACE_SECONDS)
+            os._exit(1)
+        if channel.answered_id != request.id:
+            channel.send(
+                ErrorResult(id=request.id, error_kind="internal", message=f"the {request.op} request failed: {error!r}")
+            )
+    finally:
+        if request.interruptible:
+            requests.end()
+
+
 def main() -> None:
     channel = FrameChannel.take_over_stdio(os.environ.get(LOG_PATH_ENV))
     _die_with_parent_on_linux()
@@ -147,7 +221,6 @@ def main() -> None:
             os._exit(0)
         from gradle_repl.worker.boot import boot  # JPype loads only once the request is known to be valid
         from gradle_repl.worker.classes.edit_compiler import EditCompiler
-        from gradle_repl.worker.interruption import cancelled_before_start
 
         session, ready, class_data = boot(start)
         edits = EditCompiler(start.environment)
@@ -165,6 +238,7 @@ def main() -> None:
             print(f"writing the class-data archive failed: {error!r}", file=sys.stderr)
             os._exit(1)
         os._exit(0)
+    handlers = _handlers(session, edits)
     while True:
         line = requests.pending.get()
         try:
@@ -172,70 +246,13 @@ def main() -> None:
         except ValidationError as error:
             channel.send(ErrorResult(error_kind="internal", message=f"bad request: {error}"))
             continue
-        if isinstance(request, (DescribeRequest, CheckRequest, CompleteRequest, UpdateRequest)):
-            # Questions about the session, answered on this thread (nothing runs), and class updates between snippets.
-            channel.current_id = request.id
-            try:
-                channel.send(session.answer(request))
-            except Exception as error:  # noqa: BLE001 - a bug here must cost one reply, not the session
-                channel.send(
-                    ErrorResult(
-                        id=request.id, error_kind="internal", message=f"the {request.op} request failed: {error!r}"
-                    )
-                )
-            if session.exit_code is not None:
-                break  # the answer found the session gone (an attached JVM that exited)
+        handler = handlers.get(type(request)) if isinstance(request, WorkerRequest) else None
+        if not isinstance(request, WorkerRequest) or handler is None:
+            channel.send(ErrorResult(error_kind="internal", message=f"the worker is already started ({request.op})"))
             continue
-        if isinstance(request, CompileRequest):
-            # An edit of the project's sources compiled by this JVM's compiler, between snippets (issue 42).
-            channel.current_id = request.id
-            began = time.monotonic()
-            try:
-                compiled = edits.compile(request)
-                channel.send(
-                    compiled.model_copy(
-                        update={"id": request.id, "duration_ms": int((time.monotonic() - began) * 1000)}
-                    )
-                )
-            except Exception as error:  # noqa: BLE001 - a bug here must cost one reply, not the session
-                channel.send(
-                    ErrorResult(id=request.id, error_kind="internal", message=f"the compile request failed: {error!r}")
-                )
-            continue
-        if not isinstance(request, (EvalRequest, TestRunRequest)):
-            channel.send(ErrorResult(error_kind="internal", message="the worker is already started"))
-            continue
-        channel.current_id = request.id
-        requests.begin(request.id)
-        try:
-            if requests.cancel.is_set():
-                channel.send(cancelled_before_start())  # nothing of it compiled: the session is as it was
-            elif isinstance(request, TestRunRequest):
-                session.run_tests(request, channel.send, requests.cancel)
-            else:
-                session.evaluate(request, channel.send, requests.cancel)
-        except Exception as error:  # noqa: BLE001 - a bug here must cost one reply, not the session
-            if _exiting():
-                # System.exit in the snippet: the JVM interrupts us while it shuts down and will end
-                # this process with the snippet's code, which the host reports. No result may race it;
-                # the exiting frame tells the host why the process ends, even when the JVM's exit is torn
-                # down by a signal (native libraries' exit handlers) and the code is lost.
-                channel.send(ExitingFrame(id=request.id))
-                print(
-                    "[gradle-repl] the snippet called System.exit; the JVM is shutting down",
-                    file=sys.stderr,
-                    flush=True,
-                )
-                time.sleep(EXIT_GRACE_SECONDS)
-                os._exit(1)
-            if channel.answered_id != request.id:
-                channel.send(
-                    ErrorResult(error_kind="internal", message=f"the worker failed on this snippet: {error!r}")
-                )
-        finally:
-            requests.end()
+        _answer(request, handler, channel, requests)
         if session.exit_code is not None:
-            break
+            break  # the session's JVM is gone (System.exit, an attached JVM that exited): the answer was its last
     # The JVM may hold non-daemon threads a snippet started: leave without waiting for them.
     os._exit(session.exit_code or 0)
 

@@ -37,7 +37,7 @@ __all__ = [
     "SnippetRecords",
     "SnippetRunner",
     "StoredValue",
-    "TestSend",
+    "TestProgress",
     "ValueReader",
 ]
 
@@ -62,8 +62,8 @@ class StoredValue:
 ValueReader = Callable[[list[StoredValue]], list[str]]
 # The session's declarations described, their values read by the reader given (None: here, in this JVM).
 Describe = Callable[[ValueReader | None], SessionDescription]
-# Where a test run's progress and its one result go.
-TestSend = Callable[[TestProgressFrame | TestRunResult | ErrorResult], None]
+# Where a test run's progress goes, a frame as each test finishes.
+TestProgress = Callable[[TestProgressFrame], None]
 # A snippet's Java class and instance (the instance None when it lives in another JVM), when it has them.
 DeclaringSnippet = Callable[[], tuple[JavaObject, JavaObject] | None]
 
@@ -119,7 +119,9 @@ class SnippetRunner(Protocol):
         """Brings the project's rebuilt classes into the JVM the snippets run in, or says why not."""
         ...
 
-    def run_tests(self, request: TestRunRequest, send: TestSend, cancel: threading.Event) -> None:
-        """Runs the project's tests in the JVM the snippets run in, sending progress as tests finish and the result
-        last; or one error saying why this session can't."""
+    def run_tests(
+        self, request: TestRunRequest, progress: TestProgress, cancel: threading.Event
+    ) -> TestRunResult | ErrorResult:
+        """Runs the project's tests in the JVM the snippets run in, sending progress as tests finish; the result, or
+        an error saying why this session can't."""
         ...

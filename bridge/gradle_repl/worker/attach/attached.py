@@ -26,6 +26,7 @@ from gradle_repl.frames import (
     StartRequest,
     SuccessResult,
     TestRunRequest,
+    TestRunResult,
     UpdateResult,
 )
 from gradle_repl.stopping import paused
@@ -56,7 +57,7 @@ from gradle_repl.worker.kotlin_types import kotlin_type_name
 from gradle_repl.worker.outcomes import ExplainFailedUse, snippet_result
 from gradle_repl.worker.output_frames import Send, SnippetOutput
 from gradle_repl.worker.report import format_throwable
-from gradle_repl.worker.runner import POLL_INTERVAL_MS, Describe, SnippetRecords, StoredValue, TestSend
+from gradle_repl.worker.runner import POLL_INTERVAL_MS, Describe, SnippetRecords, StoredValue, TestProgress
 from gradle_repl.worker.safety import jstr
 from gradle_repl.worker.snippet_names import WARM_UP_SNIPPETS, SnippetCounter
 from gradle_repl.worker.value_text import (
@@ -141,10 +142,10 @@ def _lend_runtime(connection: AgentConnection, pid: int, jars: list[str]) -> Non
 
 
 def _runtime_unseen(pid: int, jars: list[str], detail: str | None) -> str:
-    """Why the app could not open the lent Kotlin runtime, as one sentence: the jar it can't see (the worker reads
-    these very files, so the app sees another file tree: a container's, or a mount namespace of its own)."""
-    root = Path(f"/proc/{pid}/root")
-    unseen = [jar for jar in jars if not (root / jar.lstrip("/")).is_file()] if root.is_dir() else []
+    """Why the app could not open the lent Kotlin runtime, as one sentence: the jar it can't see, as the agent names
+    it from inside the app (the worker reads these very files, so the app sees another file tree: a container's, a
+    mount namespace of its own, another user's)."""
+    unseen = [jar for jar in jars if jar in (detail or "")]
     if not unseen:
         return (
             f"JVM {pid} has no Kotlin of its own and could not open the Kotlin runtime gradle-repl lends its snippets "
@@ -462,16 +463,15 @@ class AttachedRunner:
             refused="an attached session runs the application's own classes: they are not updated in place"
         )
 
-    def run_tests(self, request: TestRunRequest, send: TestSend, cancel: threading.Event) -> None:
-        send(
-            ErrorResult(
-                id=request.id,
-                error_kind="runtime",
-                message=(
-                    "Can't run tests in an attached session: its snippets run in the app, which has no test classes; run them "
-                    "in a session of the project's test source set (run_project_tests with the app's projectRoot)."
-                ),
-            )
+    def run_tests(
+        self, request: TestRunRequest, progress: TestProgress, cancel: threading.Event
+    ) -> TestRunResult | ErrorResult:
+        return ErrorResult(
+            error_kind="runtime",
+            message=(
+                "Can't run tests in an attached session: its snippets run in the app, which has no test classes; run them "
+                "in a session of the project's test source set (run_project_tests with the app's projectRoot)."
+            ),
         )
 
     def _read_there(self, request_id: int, values: list[StoredValue]) -> list[str]:

@@ -17,6 +17,7 @@ from gradle_repl.frames import (
     StartRequest,
     SuccessResult,
     TestRunRequest,
+    TestRunResult,
     UpdateResult,
 )
 from gradle_repl.worker.interruption import stop_snippet
@@ -31,7 +32,7 @@ from gradle_repl.worker.runner import (
     DeclaringSnippet,
     Describe,
     SnippetRecords,
-    TestSend,
+    TestProgress,
 )
 from gradle_repl.worker.safety import jstr
 from gradle_repl.worker.snippet_names import SnippetCounter
@@ -83,19 +84,17 @@ class LocalRunner:
             }
         )
 
-    def run_tests(self, request: TestRunRequest, send: TestSend, cancel: threading.Event) -> None:
+    def run_tests(
+        self, request: TestRunRequest, progress: TestProgress, cancel: threading.Event
+    ) -> TestRunResult | ErrorResult:
         """Runs the project's tests (worker/repl/tests.py) here. A test's System.exit is refused by the exit guard as a
         snippet's is: the result says so, then the worker ends."""
         if self._tests.unavailable is not None:
-            send(
-                ErrorResult(id=request.id, error_kind="runtime", message=f"Can't run tests: {self._tests.unavailable}.")
-            )
-            return
-        result = self._tests.run(request, send, cancel)
+            return ErrorResult(error_kind="runtime", message=f"Can't run tests: {self._tests.unavailable}.")
+        result = self._tests.run(request, progress, cancel)
         self._facade.output.drain()  # what ran outside any test (a static initialiser's print) is no snippet's output
         if isinstance(result, ErrorResult):
-            send(result)
-            return
+            return result
         status = self._facade.exit_guard.requestedStatus()
         if status is not None:
             self.exit_code = int(status)
@@ -113,7 +112,7 @@ class LocalRunner:
             )
         elif result.state_lost:
             self.exit_code = 0
-        send(result)
+        return result
 
     def describe(self, request_id: int, describe: Describe) -> SessionDescription:
         return describe(None)  # the values are here: the session's declarations read them

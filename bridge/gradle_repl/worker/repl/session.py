@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import sys
 import threading
-import time
 
 from gradle_repl.frames import (
     CheckRequest,
@@ -18,7 +17,9 @@ from gradle_repl.frames import (
     ErrorResult,
     EvalRequest,
     StartRequest,
+    SuccessResult,
     TestRunRequest,
+    TestRunResult,
     UpdateRequest,
     UpdateResult,
 )
@@ -30,7 +31,7 @@ from gradle_repl.worker.repl.completion import SessionCompletion
 from gradle_repl.worker.repl.declarations import Declarations
 from gradle_repl.worker.repl.failures import FailedSnippets
 from gradle_repl.worker.repl.plugin_hints import Hint
-from gradle_repl.worker.runner import DeclaringSnippet, SnippetRunner, TestSend
+from gradle_repl.worker.runner import DeclaringSnippet, SnippetRunner, TestProgress
 from gradle_repl.worker.snippet_names import SnippetCounter, users_number
 
 __all__ = ["ReplSession", "LIBRARIES_NOT_CHECKED"]
@@ -102,80 +103,56 @@ class ReplSession:
             return self._runner.exit_code
         return 0 if self._lost else None
 
-    def evaluate(self, request: EvalRequest, send: Send, cancel: threading.Event) -> None:
-        """Runs one snippet, sending its output as it comes and its result last; a timeout or a set
-        `cancel` stops it the same way (interrupt, then give up on the JVM)."""
-        started = time.monotonic()
+    def evaluate(self, request: EvalRequest, send: Send, cancel: threading.Event) -> SuccessResult | ErrorResult:
+        """Runs one snippet, sending its output as it comes; its result. A timeout or a set `cancel` stops it the same
+        way (interrupt, then give up on the JVM)."""
         if (refused := self._refuse_libraries(request.code)) is not None:
-            send(refused)
-            return
+            return refused
         result = self._runner.run(request, send, cancel, self._records)
         lost = self._lose_if(result)
-        send(
-            result.model_copy(
-                update={
-                    "duration_ms": int((time.monotonic() - started) * 1000),
-                    "declared": len(self._declarations),
-                    "libraries": None if lost else self._runner.libraries(),
-                }
-            )
+        return result.model_copy(
+            update={"declared": len(self._declarations), "libraries": None if lost else self._runner.libraries()}
         )
 
-    def run_tests(self, request: TestRunRequest, send: TestSend, cancel: threading.Event) -> None:
-        """Runs the project's tests where the snippets run (the runner's), progress as tests finish, the result last."""
-        self._runner.run_tests(request, send, cancel)
+    def run_tests(
+        self, request: TestRunRequest, progress: TestProgress, cancel: threading.Event
+    ) -> TestRunResult | ErrorResult:
+        """Runs the project's tests where the snippets run (the runner's), progress as tests finish; the result."""
+        return self._runner.run_tests(request, progress, cancel)
 
-    def answer(
-        self,
-        request: DescribeRequest | CheckRequest | CompleteRequest | UpdateRequest,
-    ) -> DescriptionResult | CheckResult | CompletionResult | UpdateResult | ErrorResult:
-        """A question about the session, answered without running anything or changing it; or, between snippets, the
-        project's rebuilt classes brought into the session."""
-        if isinstance(request, UpdateRequest):
-            started = time.monotonic()
-            return self._runner.update().model_copy(
-                update={"id": request.id, "duration_ms": int((time.monotonic() - started) * 1000)}
-            )
-        if isinstance(request, DescribeRequest):
-            return self.describe(request)
-        if isinstance(request, CheckRequest):
-            return self.check(request)
-        return self.complete(request)
+    def update(self, request: UpdateRequest) -> UpdateResult:
+        """Between snippets, the project's rebuilt classes brought into the JVM the snippets run in (or why not)."""
+        return self._runner.update()
 
     def check(self, request: CheckRequest) -> CheckResult | ErrorResult:
         """What compiling the code as the next snippet reports, and its value's type; the session is left as it was."""
-        started = time.monotonic()
         if (refused := self._refuse_libraries(request.code)) is not None:
-            return refused.model_copy(update={"id": request.id})
+            return refused
         self._completion.load()  # the analysis add-on ends the check before the backend, when this Kotlin has it
         running = self._snippets.check(request.code)
         running.join(0)  # Thread.join(0): until done; a compilation can't be interrupted, and always ends
         result = check_result(running.getOutcome(), request.code)
         if isinstance(result, CheckResult) and self._driver.namesLibraries(request.code):
             result.diagnostics.append(LIBRARIES_NOT_CHECKED)
-        return result.model_copy(update={"id": request.id, "duration_ms": int((time.monotonic() - started) * 1000)})
+        return result
 
     def complete(self, request: CompleteRequest) -> CompletionResult | ErrorResult:
         """What fits at the cursor, from the compiler's resolution of the code in the session's state; nothing runs."""
-        started = time.monotonic()
         if request.cursor > len(request.code):
-            return ErrorResult(
-                id=request.id, error_kind="internal", message=f"cursor {request.cursor} is past the code's end"
-            )
+            return ErrorResult(error_kind="internal", message=f"cursor {request.cursor} is past the code's end")
         earlier = self._declarations.names()
-        result = self._completion.complete(
+        return self._completion.complete(
             request.code, request.cursor, self._snippets.next_file(), earlier, imported=self._declarations.imports()
         )
-        return result.model_copy(update={"id": request.id, "duration_ms": int((time.monotonic() - started) * 1000)})
 
     def describe(self, request: DescribeRequest) -> DescriptionResult | ErrorResult:
         """The names the snippets declared, with their types, and their values where they live."""
         description = self._runner.describe(request.id, self._declarations.describe)
         if isinstance(description, ErrorResult):
             self._lose_if(description)
-            return description.model_copy(update={"id": request.id})
+            return description
         description.libraries = self._runner.libraries().coordinates
-        return DescriptionResult(id=request.id, description=description, declared=len(self._declarations))
+        return DescriptionResult(description=description, declared=len(self._declarations))
 
     def _lose_if(self, result: object) -> bool:
         """Whether `result` lost the session's state; the worker then exits once it has replied."""

@@ -21,6 +21,7 @@ from gradle_repl.test_settings import TestRunSettings
 from gradle_repl.worker.deadlines import INTERRUPT_GRACE_SECONDS
 from gradle_repl.worker.interruption import why_stopped
 from gradle_repl.worker.java import JavaObject, TestFailure, TestRun, java_class, string_array, test_runs
+from gradle_repl.worker.runner import TestProgress
 from gradle_repl.worker.safety import jstr
 
 __all__ = ["TestRunner", "class_name_pattern", "scanned_roots"]
@@ -30,7 +31,6 @@ _POLL_MS = 50
 _OUTPUT_PER_TEST_BYTES = 16_000
 # Frames of a failure kept per exception in its chain, the project's own.
 _FRAMES_KEPT = 12
-_Send = Callable[[TestProgressFrame | TestRunResult], None]
 
 
 class TestRunner:
@@ -45,7 +45,9 @@ class TestRunner:
         self._settings = environment.test_settings or TestRunSettings()
         self._roots = scanned_roots(environment.classpath)
 
-    def run(self, request: TestRunRequest, send: _Send, cancel: threading.Event) -> TestRunResult | ErrorResult:
+    def run(
+        self, request: TestRunRequest, progress: TestProgress, cancel: threading.Event
+    ) -> TestRunResult | ErrorResult:
         """Runs the tests, sending a progress frame per finished test; the result is returned, not sent."""
         started = time.monotonic()
         settings = self._settings
@@ -67,11 +69,11 @@ class TestRunner:
             stopped: str | None = None
             lost = False
             while not run.join(_POLL_MS):
-                _progress(run, request.id, send)
+                _progress(run, request.id, progress)
                 if cancel.is_set() or time.monotonic() > deadline:
                     stopped, lost = _stop(run, timeout_ms=request.timeout_ms, cancelled=cancel.is_set())
                     break
-            _progress(run, request.id, send)
+            _progress(run, request.id, progress)
         finally:
             restore()
         refusal = run.getRefusal()
@@ -143,9 +145,9 @@ def _in_directories(class_name: str, directories: tuple[str, ...]) -> bool:
     return any((Path(directory) / relative).is_file() for directory in directories)
 
 
-def _progress(run: TestRun, request_id: int, send: _Send) -> None:
+def _progress(run: TestRun, request_id: int, progress: TestProgress) -> None:
     for line in run.drainFinished():
-        send(TestProgressFrame(id=request_id, line=jstr(line)))
+        progress(TestProgressFrame(id=request_id, line=jstr(line)))
 
 
 def _stop(run: TestRun, *, timeout_ms: int, cancelled: bool) -> tuple[str, bool]:
