@@ -537,7 +537,7 @@ MUTATIONS = (
     ),
     Mutation(
         "a failure's stack keeps JUnit's and the JDK's frames",
-        "bridge/gradle_repl/worker/repl/tests.py",
+        "bridge/gradle_repl/worker/repl/project_tests.py",
         "                _frame(element) for element in exception.getStackTrace() if self._is_own(jstr(element.getClassName()))\n",
         "                _frame(element) for element in exception.getStackTrace()\n",
         ("tests/test_project_tests.py::test_every_test_runs_with_counts_failure_details_and_progress",),
@@ -589,14 +589,14 @@ MUTATIONS = (
     ),
     Mutation(
         "a test ignoring interruption is never stopped",
-        "bridge/gradle_repl/worker/repl/tests.py",
+        "bridge/gradle_repl/worker/repl/project_tests.py",
         "    if run.forceStop() and run.join(int(INTERRUPT_GRACE_SECONDS * 500)):",
         "    if False:",
         ("tests/test_project_tests.py::test_a_spinning_test_is_stopped_by_the_timeout_and_the_session_stays",),
     ),
     Mutation(
         "gradle-repl test exits 0 with failing tests",
-        "bridge/gradle_repl/front/test_report.py",
+        "bridge/gradle_repl/front/project_tests_report.py",
         "    return result.failed == 0 and result.stopped is None and not result.state_lost",
         "    return True",
         ("tests/test_project_tests.py::test_cli_prints_failures_then_a_summary_and_exits_1_only_when_a_test_failed",),
@@ -675,14 +675,14 @@ MUTATIONS = (
     ),
     Mutation(
         "the build's test system properties are not set for a run",
-        "bridge/gradle_repl/worker/repl/tests.py",
+        "bridge/gradle_repl/worker/repl/project_tests.py",
         "        restore = _set_properties(settings.system_properties)",
         "        restore = _set_properties({})",
         ("tests/test_project_tests_builds.py::test_surefires_settings_make_every_test_pass_as_mvn_test_does",),
     ),
     Mutation(
         "what a run can't apply of the build's test settings is not said",
-        "bridge/gradle_repl/worker/repl/tests.py",
+        "bridge/gradle_repl/worker/repl/project_tests.py",
         '        notices = [f"not applied from the build\'s test settings: {line}" for line in settings.not_applied]',
         "        notices = []",
         ("tests/test_project_tests_builds.py::test_surefires_settings_make_every_test_pass_as_mvn_test_does",),

@@ -25,14 +25,14 @@ from gradle_repl.errors import GradleReplError
 from gradle_repl.frames import ErrorResult, SuccessResult, TestFailureDetail, TestRunResult, WorkerOptions
 from gradle_repl.front import cli
 from gradle_repl.front.cli import main as cli_main
+from gradle_repl.front.project_tests_report import fit_test_run, run_report, summary_line
 from gradle_repl.front.remote import RemoteSessions
 from gradle_repl.front.server import build_server
-from gradle_repl.front.test_report import fit_test_run, run_report, summary_line
 from gradle_repl.host.handle import Reply, TestReply
 from gradle_repl.host.manager import SessionLimits, SessionManager
 from gradle_repl.project.resolve import resolve_environment
 from gradle_repl.target import SessionTarget
-from gradle_repl.worker.repl.tests import class_name_pattern, scanned_roots
+from gradle_repl.worker.repl.project_tests import class_name_pattern, scanned_roots
 
 SHOP = Path(__file__).parent / "projects" / "maven-junit"
 CART = "src/main/kotlin/shop/Cart.kt"

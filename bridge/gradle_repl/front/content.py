@@ -44,8 +44,8 @@ from gradle_repl.front.outputs import (
     Wire,
     wire_list,
 )
+from gradle_repl.front.project_tests_report import fit_test_run, run_report
 from gradle_repl.front.reply_text import check_text, shown_type, truncation_note
-from gradle_repl.front.test_report import fit_test_run, run_report
 from gradle_repl.host.handle import Analysis, Reply, TestReply
 from gradle_repl.host.notices import Notice
 

@@ -401,8 +401,6 @@ class TestFailureItem(Wire):
 class ProjectTestRun(Wire):
     """run_project_tests' data: the counts, each failure, and what the size limit cut."""
 
-    __test__ = False
-
     ok: bool = Field(
         description="false exactly when the call's isError is true: the tests could not run (failing tests are not an error)"
     )

@@ -24,11 +24,11 @@ from gradle_repl.project.compose_support import compose_warnings
 from gradle_repl.project.dependency_support import add_dependency_resolver
 from gradle_repl.project.freshness import observe, remember_unchanged, stale_reason
 from gradle_repl.project.host_jars import use_project_kotlin_reflect
+from gradle_repl.project.junit_launcher import add_test_launcher
 from gradle_repl.project.plugin_support import load_plugins_at_repl_version, snippet_class_warnings
 from gradle_repl.project.process import ProgressCallback
 from gradle_repl.project.recompile import SessionCompile, recompiled
 from gradle_repl.project.session_classes import with_session_classes
-from gradle_repl.project.test_launcher import add_test_launcher
 from gradle_repl.settings import DEFAULT_BUILD_TOOL, DEFAULT_PROJECT_PATH, DEFAULT_SOURCE_SET
 
 __all__ = ["BuildToolChoice", "Resolved", "resolve_environment"]

@@ -25,7 +25,7 @@ from gradle_repl.worker.java import ExitGuard, JavaObject, Renderer, ReplDriver,
 from gradle_repl.worker.outcomes import snippet_result
 from gradle_repl.worker.output_frames import Send, SnippetOutput
 from gradle_repl.worker.repl.memory import HeapWatch
-from gradle_repl.worker.repl.tests import TestRunner
+from gradle_repl.worker.repl.project_tests import ProjectTestRunner
 from gradle_repl.worker.runner import (
     POLL_INTERVAL_MS,
     ClassUpdates,
@@ -59,7 +59,7 @@ class LocalRunner:
         facade: Facade,
         snippets: SnippetCounter,
         classes: ClassUpdates,
-        tests: TestRunner,
+        tests: ProjectTestRunner,
     ) -> None:
         self._request = request
         self._tests = tests
@@ -87,7 +87,7 @@ class LocalRunner:
     def run_tests(
         self, request: TestRunRequest, progress: TestProgress, cancel: threading.Event
     ) -> TestRunResult | ErrorResult:
-        """Runs the project's tests (worker/repl/tests.py) here. A test's System.exit is refused by the exit guard as a
+        """Runs the project's tests (worker/repl/project_tests.py) here. A test's System.exit is refused by the exit guard as a
         snippet's is: the result says so, then the worker ends."""
         if self._tests.unavailable is not None:
             return ErrorResult(error_kind="runtime", message=f"Can't run tests: {self._tests.unavailable}.")

@@ -1,4 +1,4 @@
-package gradlerepl.agent;
+package gradlerepl.classupdates;
 
 import java.lang.instrument.ClassDefinition;
 import java.lang.instrument.Instrumentation;

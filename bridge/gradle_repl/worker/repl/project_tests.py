@@ -24,7 +24,7 @@ from gradle_repl.worker.java import JavaObject, TestFailure, TestRun, java_class
 from gradle_repl.worker.runner import TestProgress
 from gradle_repl.worker.safety import jstr
 
-__all__ = ["TestRunner", "class_name_pattern", "scanned_roots"]
+__all__ = ["ProjectTestRunner", "class_name_pattern", "scanned_roots"]
 
 _POLL_MS = 50
 # One failing test's printed output kept in the JVM; the host's result limit cuts further.
@@ -33,10 +33,8 @@ _OUTPUT_PER_TEST_BYTES = 16_000
 _FRAMES_KEPT = 12
 
 
-class TestRunner:
+class ProjectTestRunner:
     """The session's test runner, or why it has none (`unavailable`)."""
-
-    __test__ = False  # not a pytest class
 
     def __init__(self, environment: ReplEnvironment, snippet_loader: JavaObject, *, unavailable: str | None) -> None:
         self.unavailable = unavailable
