@@ -22,6 +22,7 @@ from pathlib import Path
 
 import psutil
 
+from gradle_repl.environment import Attached, SessionSpec
 from gradle_repl.frames import SuccessResult, WorkerOptions
 from gradle_repl.host.handle import WorkerHandle
 from gradle_repl.project.attach_target import attach_environment
@@ -69,10 +70,14 @@ async def main(runs: int) -> None:
         target = psutil.Process(app.pid)
         rss_before_attach = target.memory_info().rss
         started = time.perf_counter()
-        attached = await WorkerHandle.launch(attach_environment(app.pid), OPTIONS, label="bench-attached")
+        attached = await WorkerHandle.launch(
+            SessionSpec(environment=attach_environment(app.pid), placement=Attached(pid=app.pid)),
+            OPTIONS,
+            label="bench-attached",
+        )
         await _ok(attached, TRIVIAL)
         first_result_ms = (time.perf_counter() - started) * 1000
-        normal = await WorkerHandle.launch(environment, OPTIONS, label="bench-normal")
+        normal = await WorkerHandle.launch(SessionSpec(environment=environment), OPTIONS, label="bench-normal")
         try:
             attached_ms = await _latencies(attached, runs, 20)
             normal_ms = await _latencies(normal, runs, 20)

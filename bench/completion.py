@@ -24,6 +24,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from gradle_repl.environment import SessionSpec
 from gradle_repl.frames import CompletionResult, WorkerOptions
 from gradle_repl.host.handle import WorkerHandle
 from gradle_repl.project.resolve import resolve_environment
@@ -160,7 +161,7 @@ async def measure(
 ) -> list[tuple[Cut, int | None, float]]:
     """Each cut's rank of the expected identifier (None when not offered) and its time in ms."""
     env = resolve_environment(project, project_path=module, build_tool="maven").environment
-    worker = await WorkerHandle.launch(env, WORKER_OPTIONS, label="bench-completion")
+    worker = await WorkerHandle.launch(SessionSpec(environment=env), WORKER_OPTIONS, label="bench-completion")
     measured = []
     try:
         await worker.complete("lis", 3, timeout_seconds=TIMEOUT_SECONDS)  # loads the add-on and the class index

@@ -17,6 +17,7 @@ import statistics
 import time
 from pathlib import Path
 
+from gradle_repl.environment import SessionSpec
 from gradle_repl.frames import StreamFrame, SuccessResult, WorkerOptions
 from gradle_repl.host.handle import Reply, WorkerHandle
 from gradle_repl.project.resolve import resolve_environment
@@ -38,7 +39,9 @@ async def _timed(worker: WorkerHandle, code: str) -> tuple[float, Reply]:
 
 async def main(runs: int) -> None:
     environment = resolve_environment(SAMPLE, build_tool="maven").environment
-    worker = await WorkerHandle.launch(environment, WorkerOptions(heap_mb=512), label="bench-output")
+    worker = await WorkerHandle.launch(
+        SessionSpec(environment=environment), WorkerOptions(heap_mb=512), label="bench-output"
+    )
     try:
         for lines in CASES:  # warm-up: both snippets compiled and run once
             await _timed(worker, PRINTED.format(lines=lines))

@@ -25,6 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from gradle_repl.environment import SessionSpec
 from gradle_repl.frames import WorkerOptions
 from gradle_repl.host.handle import WorkerHandle
 from gradle_repl.project.resolve import resolve_environment
@@ -81,7 +82,7 @@ async def measure(kind: str, count: int, recording: Path) -> list[float]:
     env = resolve_environment(SAMPLE, build_tool="maven").environment
     # JFR's stack depth is a start-up option; JAVA_TOOL_OPTIONS reaches the JVM that JPype creates.
     os.environ["JAVA_TOOL_OPTIONS"] = "-XX:FlightRecorderOptions:stackdepth=512"
-    worker = await WorkerHandle.launch(env, WorkerOptions(), label="bench-profile")
+    worker = await WorkerHandle.launch(SessionSpec(environment=env), WorkerOptions(), label="bench-profile")
     try:
         code = SNIPPETS[kind]
         for _ in range(20):

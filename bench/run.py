@@ -33,7 +33,7 @@ from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult, TextContent
 
-from gradle_repl.environment import ReplEnvironment
+from gradle_repl.environment import ReplEnvironment, SessionSpec
 from gradle_repl.frames import WorkerOptions
 from gradle_repl.host.handle import WorkerHandle
 from gradle_repl.project.resolve import resolve_environment
@@ -275,14 +275,18 @@ async def worker_start_seconds(env: ReplEnvironment, runs: int) -> tuple[dict[bo
     and with the archive, spawn to the first result of `1 + 1` (what a new session costs without a spare worker)."""
     archive = classdata.archive_path(env.java_home, env.repl_host_classpath)
     if archive is not None and not archive.exists():
-        trainer = await WorkerHandle.launch(env, WorkerOptions(), label="bench-class-data", role="class-data")
+        trainer = await WorkerHandle.launch(
+            SessionSpec(environment=env), WorkerOptions(), label="bench-class-data", role="class-data"
+        )
         await trainer.transport.wait()
     times: dict[bool, list[float]] = {True: [], False: []}
     first_results = []
     for _ in range(runs):
         for sharing in (True, False):
             started = time.monotonic()
-            worker = await WorkerHandle.launch(env, WorkerOptions(class_data_sharing=sharing), label="bench-start")
+            worker = await WorkerHandle.launch(
+                SessionSpec(environment=env), WorkerOptions(class_data_sharing=sharing), label="bench-start"
+            )
             times[sharing].append(time.monotonic() - started)
             if sharing:
                 assert (await worker.request(TRIVIAL, timeout_seconds=120)).result.type == "success"

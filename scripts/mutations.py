@@ -269,9 +269,16 @@ MUTATIONS = (
         ("tests/test_http.py::test_requests_without_the_right_token_get_401_and_run_nothing",),
     ),
     Mutation(
+        "the worker runs an attached session's snippets in its own JVM",
+        "bridge/gradle_repl/worker/boot.py",
+        "_Attached(request, placement.pid) if isinstance(placement, Attached) else _OwnJvm(request)",
+        "_OwnJvm(request)",
+        ("tests/test_attach.py::test_a_snippet_changes_the_apps_state_and_the_app_sees_it",),
+    ),
+    Mutation(
         "session JVM flags dropped",
         "bridge/gradle_repl/worker/boot.py",
-        "        extra_options=[*class_data.jvm_options(), *kind.jvm_options(), *env.session_options.jvm_args],",
+        "        extra_options=[*class_data.jvm_options(), *kind.jvm_options(), *request.spec.options.jvm_args],",
         "        extra_options=[*class_data.jvm_options(), *kind.jvm_options()],",
         ("tests/test_server.py::test_session_options_reach_the_jvm_and_describe_shows_them_masked",),
     ),

@@ -20,7 +20,7 @@ import anyio._core._subprocesses
 import psutil
 import pytest
 
-from gradle_repl.environment import ReplEnvironment
+from gradle_repl.environment import Attached, ReplEnvironment, SessionSpec
 from gradle_repl.frames import (
     CheckResult,
     CompletionResult,
@@ -31,6 +31,7 @@ from gradle_repl.frames import (
     WorkerOptions,
 )
 from gradle_repl.host.handle import OnFrame, Reply, WorkerHandle
+from gradle_repl.project.attach_target import attach_environment
 from gradle_repl.project.resolve import resolve_environment
 from kotlindaemons import daemon_options, stop_daemons
 from ledger import FIELDS as LEDGER_FIELDS, Ledger
@@ -154,10 +155,12 @@ async def wait_until(condition: Callable[[], bool], what: str, seconds: float = 
 class SyncWorker:
     """A real worker process driven from synchronous tests through a private event loop."""
 
-    def __init__(self, environment: ReplEnvironment, options: WorkerOptions | None = None) -> None:
+    def __init__(self, spec: ReplEnvironment | SessionSpec, options: WorkerOptions | None = None) -> None:
         self._loop = asyncio.new_event_loop()
+        if isinstance(spec, ReplEnvironment):
+            spec = SessionSpec(environment=spec)
         self.process: WorkerHandle = self._loop.run_until_complete(
-            WorkerHandle.launch(environment, options or WorkerOptions(heap_mb=512), label="test")
+            WorkerHandle.launch(spec, options or WorkerOptions(heap_mb=512), label="test")
         )
 
     def eval(self, code: str, *, timeout: float = 60.0, on_frame: OnFrame | None = None) -> Reply:
@@ -258,13 +261,18 @@ class SyncWorker:
 
 
 @contextmanager
-def running_worker(environment: ReplEnvironment, options: WorkerOptions | None = None) -> Iterator[SyncWorker]:
-    """A real worker for the block, stopped however the block ends."""
-    worker = SyncWorker(environment, options)
+def running_worker(spec: ReplEnvironment | SessionSpec, options: WorkerOptions | None = None) -> Iterator[SyncWorker]:
+    """A real worker for the block (an environment's: in a JVM of its own), stopped however the block ends."""
+    worker = SyncWorker(spec, options)
     try:
         yield worker
     finally:
         worker.close()
+
+
+def attached_to(pid: int, project: ReplEnvironment | None = None) -> SessionSpec:
+    """The spec of a session attached to the running JVM `pid` (with `project`'s plugins and Kotlin when given)."""
+    return SessionSpec(environment=attach_environment(pid, project), placement=Attached(pid=pid))
 
 
 @pytest.fixture(scope="module")

@@ -37,7 +37,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from gradle_repl.environment import ReplEnvironment
+from gradle_repl.environment import ReplEnvironment, SessionSpec
 from gradle_repl.frames import (
     AddedLibraries,
     CancelRequest,
@@ -324,7 +324,7 @@ class FakeLauncher:
         self.failing: set[str] = set()
 
     async def spawn(
-        self, environment: ReplEnvironment, *, label: str, keep_logs: set[Path], role: str = "session"
+        self, spec: SessionSpec, *, label: str, keep_logs: set[Path], role: str = "session"
     ) -> FakeTransport:
         transport = FakeTransport(start_delay=self.start_delay, crash_on_start=self.crash_on_start)
         transport.failing = set(self.failing)

@@ -21,7 +21,7 @@ import pytest
 from mcp import Client
 from mcp.types import CallToolResult, ImageContent, TextContent
 
-from conftest import PROJECTS, SyncWorker, running_worker
+from conftest import PROJECTS, SyncWorker, attached_to, running_worker
 from gradle_repl.environment import ReplEnvironment
 from gradle_repl.errors import GradleReplError
 from gradle_repl.frames import DEFAULT_OUTPUT_LIMIT_BYTES, DisplayFrame, ErrorResult, StreamFrame, SuccessResult
@@ -58,7 +58,7 @@ def shop(shop_env: ReplEnvironment) -> Iterator[RunningApp]:
 @pytest.fixture(scope="module")
 def attached(shop: RunningApp) -> Iterator[SyncWorker]:
     """A session attached without a project: classpath, JDK and Kotlin version are read from the running app."""
-    with running_worker(attach_environment(shop.pid)) as worker:
+    with running_worker(attached_to(shop.pid)) as worker:
         yield worker
 
 
@@ -231,7 +231,7 @@ def test_a_snippet_cancelled_while_it_compiles_never_runs_and_later_snippets_fin
     """Cancelled while it compiles, the snippet never runs in the app; the REPL keeps it in its history all the same,
     so its classes are chained into the app's snippet loaders (a later snippet uses its class), a use of its val says
     it never ran, and describe reads what later snippets declared with its type."""
-    with running_worker(attach_environment(shop.pid)) as worker:
+    with running_worker(attached_to(shop.pid)) as worker:
         worker.cancel_while_compiling(
             f'{SLOW_TO_COMPILE}\ndata class Kept(val n: Int)\nval neverSet = "set"\nSystem.setProperty("gradle-repl.cancelled-ran", "yes")'
         )
@@ -434,7 +434,7 @@ def test_the_attach_environment_is_the_apps_own(shop: RunningApp, shop_env: Repl
     environment = attach_environment(shop.pid)
     assert environment.classpath == shop_env.classpath
     assert environment.kotlin_version == "2.3.21"
-    assert environment.attached_pid == shop.pid
+    assert environment.build_tool is None  # read from the running JVM, not resolved by a build
     assert Path(environment.java_home) == Path(shop_env.java_executable).resolve().parent.parent
 
 
@@ -461,7 +461,7 @@ def test_with_the_project_its_compiler_plugins_apply_to_snippets_run_in_the_app(
 ) -> None:
     """Attached with its project, a session compiles with the project's kotlinx-serialization plugin: a @Serializable
     class declared in a snippet is encoded by the app's own kotlinx-serialization."""
-    with running_worker(attach_environment(shop.pid, shop_env)) as worker:
+    with running_worker(attached_to(shop.pid, shop_env)) as worker:
         code = (
             "import kotlinx.serialization.*\nimport kotlinx.serialization.json.*\n"
             "@Serializable data class Price(val item: String, val cents: Int)\n"

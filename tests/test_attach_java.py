@@ -13,9 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import PROJECTS, SyncWorker, running_worker
+from conftest import PROJECTS, SyncWorker, attached_to, running_worker
 from gradle_repl.frames import DEFAULT_OUTPUT_LIMIT_BYTES, StreamFrame, SuccessResult
-from gradle_repl.project.attach_target import attach_environment
 from gradle_repl.project.running_jvms import list_running_jvms
 from gradle_repl.project.toolchain import find_mvn
 from runningapp import RunningApp, running_app
@@ -52,7 +51,7 @@ def counter(request: pytest.FixtureRequest, counter_classes: Path) -> Iterator[R
 
 @pytest.fixture(scope="module")
 def attached(counter: RunningApp) -> Iterator[SyncWorker]:
-    with running_worker(attach_environment(counter.pid)) as worker:
+    with running_worker(attached_to(counter.pid)) as worker:
         yield worker
 
 
@@ -150,7 +149,7 @@ def test_a_java_spring_boot_apps_bean_is_read_and_changed_and_its_http_answer_fo
                 return str(answer.read().decode())
 
         assert get() == "Hello #1"
-        with running_worker(attach_environment(app.pid)) as worker:
+        with running_worker(attached_to(app.pid)) as worker:
             assert worker.value("bean<hello.Greeter>().visits.get()") == "1"
             assert isinstance(worker.eval('bean<hello.Greeter>().greeting = "Howdy"').result, SuccessResult)
             assert get() == "Howdy #2"

@@ -8,10 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import PROJECTS, running_worker
+from conftest import PROJECTS, attached_to, running_worker
 from gradle_repl.frames import ErrorResult
 from gradle_repl.front.attaching import agent_option
-from gradle_repl.project.attach_target import attach_environment
 from gradle_repl.project.resolve import resolve_environment
 from runningapp import SHOP_READY, running_app, shop_command
 
@@ -30,7 +29,7 @@ def test_a_jdk_25_app_started_with_the_agent_runs_snippets_and_a_runaway_one_is_
     classpath = resolve_environment(PROJECTS / "attach-plain", build_tool="maven").environment.classpath
     with (
         running_app(shop_command(str(JDK25 / "bin" / "java"), classpath, agent_option()), ready=SHOP_READY) as app,
-        running_worker(attach_environment(app.pid)) as worker,
+        running_worker(attached_to(app.pid)) as worker,
     ):
         assert worker.value("Runtime.version().feature()") == "25"
         result = worker.eval("while (true) { }", timeout=2.0).result

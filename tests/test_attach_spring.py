@@ -13,9 +13,8 @@ from pathlib import Path
 import psutil
 import pytest
 
-from conftest import PROJECTS, SyncWorker, running_worker
+from conftest import PROJECTS, SyncWorker, attached_to, running_worker
 from gradle_repl.frames import DisplayFrame, ErrorResult, SuccessResult
-from gradle_repl.project.attach_target import attach_environment
 from gradle_repl.project.toolchain import find_mvn
 from runningapp import RunningApp, running_app
 
@@ -65,7 +64,7 @@ def get(greet: RunningApp) -> Callable[[], str]:
 
 @pytest.fixture(scope="module")
 def attached(greet: RunningApp) -> Iterator[SyncWorker]:
-    with running_worker(attach_environment(greet.pid)) as worker:
+    with running_worker(attached_to(greet.pid)) as worker:
         yield worker
 
 
@@ -142,7 +141,7 @@ def test_an_app_started_with_mvn_spring_boot_run_is_attached_to_its_forked_jvm(g
             p for p in psutil.Process(maven.pid).children(recursive=True) if "greet.GreetApplicationKt" in p.cmdline()
         ]
         assert len(forked) == 1, [p.cmdline() for p in psutil.Process(maven.pid).children(recursive=True)]
-        with running_worker(attach_environment(forked[0].pid)) as worker:
+        with running_worker(attached_to(forked[0].pid)) as worker:
             assert worker.value("applicationContext.id") == "forked"
             assert worker.value("bean<greet.Greeter>().greeting") == "Hello"
             assert worker.value("greet.Greeter::class.java.classLoader.javaClass.simpleName") == "AppClassLoader"

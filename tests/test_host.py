@@ -257,8 +257,7 @@ async def test_an_evicted_attached_session_leaves_nothing_behind() -> None:
     session's next call naming a project runs that project's environment, not the JVM it was attached to."""
     launcher = FakeLauncher()
     m = manager(launcher, idle_timeout_seconds=0.05, eviction_poll_seconds=0.01)
-    attached = fake_resolver("/app").environment.model_copy(update={"attached_pid": 4242})
-    await m.attach("s", attached)
+    await m.attach("s", fake_resolver("/app").environment, 4242)
     assert m.attached_pid("s") == 4242 and [s.attached_pid for s in m.list()] == [4242]
     m.start_eviction()
     with anyio.fail_after(5):  # the idle timeout plus a poll, observed through the listing and the workers
@@ -276,7 +275,7 @@ async def test_an_evicted_attached_session_leaves_nothing_behind() -> None:
 async def test_a_closed_attached_session_is_detached() -> None:
     """close detaches: the session id names no attached JVM afterwards, and a new session of that id is its project's."""
     m = manager(FakeLauncher())
-    await m.attach("s", fake_resolver("/app").environment.model_copy(update={"attached_pid": 4242}))
+    await m.attach("s", fake_resolver("/app").environment, 4242)
     assert await m.close("s")
     assert m.attached_pid("s") is None and m.list() == []
     await run(m, "1")

@@ -9,7 +9,6 @@ import pytest
 from fakeworker import FakeLauncher, FakeResolved, fake_resolver
 from gradle_repl.host.hotswap import restart_reason
 from gradle_repl.host.manager import Resolver, SessionLimits, SessionManager
-from gradle_repl.options import SessionOptions
 from gradle_repl.target import SessionTarget
 
 pytestmark = pytest.mark.anyio
@@ -32,7 +31,6 @@ BASE = fake_resolver("/p").environment
         ({"java_home": "/other-jdk"}, "the JDK changed"),
         ({"compiler_plugin_options": ["plugin:x:y=z"]}, "the compiler plugins' options changed"),
         ({"kotlin_version": "2.2.21"}, "the Kotlin version changed"),
-        ({"session_options": SessionOptions(opt_in=("kotlin.Experimental",))}, "the session's options changed"),
         ({"repositories": ["https://repo.example"]}, "the build's environment changed"),
     ],
 )

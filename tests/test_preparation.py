@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from conftest import running_worker
-from gradle_repl.environment import ReplEnvironment
+from gradle_repl.environment import ReplEnvironment, SessionSpec
 from gradle_repl.frames import WorkerOptions
 from gradle_repl.host.launcher import SubprocessLauncher, SubprocessTransport, WorkerRole
 from gradle_repl.host.preparation import WorkerPreparation
@@ -42,9 +42,9 @@ class RecordingLauncher(SubprocessLauncher):
         self.spawned: list[tuple[str, SubprocessTransport]] = []
 
     async def spawn(
-        self, environment: ReplEnvironment, *, label: str, keep_logs: set[Path], role: WorkerRole = "session"
+        self, spec: SessionSpec, *, label: str, keep_logs: set[Path], role: WorkerRole = "session"
     ) -> SubprocessTransport:
-        transport = await super().spawn(environment, label=label, keep_logs=keep_logs, role=role)
+        transport = await super().spawn(spec, label=label, keep_logs=keep_logs, role=role)
         self.spawned.append((role, transport))
         return transport
 

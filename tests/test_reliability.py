@@ -220,6 +220,7 @@ def test_unknown_tool_gets_an_error_reply(server: RawServer) -> None:
 
 
 def test_java_home_without_libjvm_names_the_path(tmp_path: Path) -> None:
+    from gradle_repl.environment import SessionSpec
     from gradle_repl.errors import WorkerFailed
     from gradle_repl.frames import WorkerOptions
     from gradle_repl.host.handle import WorkerHandle
@@ -228,7 +229,7 @@ def test_java_home_without_libjvm_names_the_path(tmp_path: Path) -> None:
     Ledger.bad_inputs_tried += 1
     env = resolve_environment(PROJECT, build_tool="maven").environment.model_copy(update={"java_home": str(tmp_path)})
     with pytest.raises(WorkerFailed, match=f"no libjvm under javaHome {tmp_path}"):
-        anyio.run(lambda: WorkerHandle.launch(env, WorkerOptions(), label="nolibjvm"))
+        anyio.run(lambda: WorkerHandle.launch(SessionSpec(environment=env), WorkerOptions(), label="nolibjvm"))
 
 
 def test_four_sessions_in_parallel_never_cross_talk() -> None:

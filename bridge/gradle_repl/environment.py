@@ -5,6 +5,8 @@ output. The nonce is fresh per run (passed as -Pgradle-repl.nonce), so text a bu
 never pass for a marker; only lines that *begin* with the marker and this run's nonce count.
 List-valued keys repeat once per entry, in order; `end=true` closes a complete run, so a cut-off
 run is told apart from a finished one.
+
+A session's worker starts from a SessionSpec: this environment, the session's options and its placement.
 """
 
 from __future__ import annotations
@@ -12,9 +14,9 @@ from __future__ import annotations
 import re
 import secrets
 from collections.abc import Callable, Iterable
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from gradle_repl.errors import EnvironmentIncomplete
 from gradle_repl.options import SessionOptions
@@ -22,6 +24,10 @@ from gradle_repl.settings import DEFAULT_PROJECT_PATH, DEFAULT_SOURCE_SET
 from gradle_repl.test_settings import TestRunSettings, jvm_options
 
 __all__ = [
+    "OwnJvm",
+    "Attached",
+    "Placement",
+    "SessionSpec",
     "MARKER",
     "DEPENDS_ON_UNAVAILABLE",
     "COMPOSE_PLUGIN_MISSING",
@@ -123,7 +129,9 @@ class EditSources(BaseModel):
 class ReplEnvironment(BaseModel):
     """Everything a worker needs to run a project's code in a Kotlin REPL."""
 
-    build_tool: BuildToolName
+    build_tool: BuildToolName | None = Field(
+        description="the build tool that resolved it; None for a running JVM attached to without a project"
+    )
     project_root: str
     project_path: str = DEFAULT_PROJECT_PATH
     source_set: str = DEFAULT_SOURCE_SET
@@ -157,13 +165,6 @@ class ReplEnvironment(BaseModel):
     )
     build_inputs_hash: str = ""
     sources_stamp: float = Field(default=0.0, description="when the build compiled the sources it reports")
-    session_options: SessionOptions = Field(
-        default_factory=SessionOptions, description="what the session's first call chose (never part of a resolve)"
-    )
-    attached_pid: int | None = Field(
-        default=None,
-        description="the running JVM an attached session's snippets run in (classpath and JDK are its own)",
-    )
     test_settings: TestRunSettings | None = Field(
         default=None,
         description="the build's test configuration; set for a test source set whose build configures its tests",
@@ -175,17 +176,14 @@ class ReplEnvironment(BaseModel):
     )
 
     def compiler_options(self) -> list[str]:
-        """The REPL compiler's options: plugins, their options, free args, the JVM target and the session's opt-ins."""
+        """The build's compiler options: plugins, their options, free args, the JVM target (a session's opt-ins are
+        SessionSpec.compiler_options's)."""
         plugins = [f"-Xplugin={jar}" for jar in self.compiler_plugin_classpath if is_plugin_jar(jar)]
         options: list[str] = []
         for option in self.compiler_plugin_options:
             options += ["-P", option]
         target = ["-jvm-target", self.jvm_target] if self.jvm_target else []
-        return plugins + options + self.compiler_args + target + self.session_options.compiler_options()
-
-    def with_options(self, options: SessionOptions) -> ReplEnvironment:
-        """This environment for a session with these options."""
-        return self if options == self.session_options else self.model_copy(update={"session_options": options})
+        return plugins + options + self.compiler_args + target
 
     def has_compose_ui(self) -> bool:
         """Whether Compose UI for the JVM is on the runtime classpath (what renderComposable needs)."""
@@ -210,6 +208,59 @@ class ReplEnvironment(BaseModel):
         ]
         lines += [f"Warning:           {w}" for w in self.warnings]
         return "\n".join(lines)
+
+
+# What a session's worker starts from: the resolved environment above, the session's options, and where its snippets
+# run (its placement) — in a JVM of the session's own, or in a running JVM it is attached to. Each layer decides by the
+# placement's type, in one place: the host (an attached session is never resolved again, nor given a spare), the
+# worker's boot (which runner, which agent).
+
+
+class OwnJvm(BaseModel):
+    """The snippets run in the worker's own JVM, on the project's class path."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal["own"] = "own"
+
+
+class Attached(BaseModel):
+    """The snippets run in the running JVM `pid`: compiled in the worker, evaluated by the agent in that JVM."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal["attached"] = "attached"
+    pid: int
+
+
+Placement = Annotated[OwnJvm | Attached, Field(discriminator="kind")]
+
+
+class SessionSpec(BaseModel):
+    """Everything a session's worker starts from."""
+
+    environment: ReplEnvironment
+    options: SessionOptions = Field(default_factory=SessionOptions, description="what the session's first call chose")
+    placement: Placement = Field(default_factory=OwnJvm)
+
+    @property
+    def attached_pid(self) -> int | None:
+        """The running JVM the snippets run in, when the session is attached to one."""
+        return self.placement.pid if isinstance(self.placement, Attached) else None
+
+    def compiler_options(self) -> list[str]:
+        """The REPL compiler's options: the environment's (plugins, their options, free args, JVM target), then the
+        session's opt-ins."""
+        return [*self.environment.compiler_options(), *self.options.compiler_options()]
+
+    def with_options(self, options: SessionOptions) -> SessionSpec:
+        """This spec for a session with these options."""
+        return self if options == self.options else self.model_copy(update={"options": options})
+
+    def plain(self) -> SessionSpec:
+        """The spec of a worker started ahead of a session on this environment (a spare, a trainer): the default
+        options, in a JVM of its own."""
+        return SessionSpec(environment=self.environment)
 
 
 # What a resolve calls once the REPL's jars are in hand while its build still runs (a machine's first Maven resolve

@@ -25,7 +25,7 @@ from typing import Annotated, ClassVar, Generic, Literal, TypeVar
 from pydantic import BaseModel, Field, TypeAdapter
 
 from gradle_repl.display_kinds import DisplayKind
-from gradle_repl.environment import ReplEnvironment
+from gradle_repl.environment import SessionSpec
 from gradle_repl.file_annotations import depends_on
 from gradle_repl.settings import DEFAULTS
 
@@ -105,7 +105,7 @@ class WorkerOptions(BaseModel):
 
 class StartRequest(BaseModel):
     op: Literal["start"] = "start"
-    environment: ReplEnvironment
+    spec: SessionSpec
     heap_mb: int = DEFAULT_HEAP_MB
     output_limit_bytes: int = DEFAULT_OUTPUT_LIMIT_BYTES
     frame_limit_bytes: int = DEFAULT_FRAME_LIMIT_BYTES

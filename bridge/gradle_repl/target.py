@@ -30,6 +30,6 @@ class SessionTarget:
             environment.project_root,
             environment.project_path,
             environment.source_set,
-            environment.build_tool,
+            environment.build_tool or "auto",
             session_id,
         )

@@ -38,7 +38,7 @@ async def attach_session(
         )
         project = resolved.environment
     environment = await asyncio.to_thread(attach_environment, pid, project)
-    return environment, await manager.attach(session_id, environment)
+    return environment, await manager.attach(session_id, environment, pid)
 
 
 def jvm_line(jvm: RunningJvm) -> str:

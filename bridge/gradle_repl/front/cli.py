@@ -520,7 +520,7 @@ async def _test(args: argparse.Namespace) -> int:
 
 
 async def _test_in(sessions: Sessions, target: SessionTarget, args: argparse.Namespace) -> int:
-    from gradle_repl.front.test_report import reply_text
+    from gradle_repl.front.project_tests_report import reply_text
 
     reply = await sessions.run_tests(
         target,

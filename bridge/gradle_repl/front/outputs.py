@@ -147,7 +147,9 @@ class LiveSession(Wire):
     project_root: str
     project_path: str
     source_set: str
-    build_tool: BuildToolName
+    build_tool: BuildToolName | None = Field(
+        description="the build tool that resolved the session's project; null for a JVM attached to without a project"
+    )
     kotlin_version: str
     java_home: str
     java_version: str | None

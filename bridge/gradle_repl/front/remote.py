@@ -168,7 +168,9 @@ def joined_target(info: LiveSession | None, named: SessionTarget, *, root_named:
     """The target a command joins: a live session's own project (another would restart it), else the project the
     command named (root_named: it named a directory)."""
     if info is not None:
-        return SessionTarget(info.project_root, info.project_path, info.source_set, info.build_tool, info.session_id)
+        return SessionTarget(
+            info.project_root, info.project_path, info.source_set, info.build_tool or "auto", info.session_id
+        )
     if not root_named:
         raise GradleReplError(
             f"session {named.session_id!r} is not live on the server; name the project to start it there"

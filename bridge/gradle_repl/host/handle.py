@@ -20,7 +20,7 @@ from typing import Any, TypeVar, cast
 
 from pydantic import ValidationError
 
-from gradle_repl.environment import ReplEnvironment
+from gradle_repl.environment import SessionSpec
 from gradle_repl.errors import WorkerFailed
 from gradle_repl.frames import (
     AddedLibraries,
@@ -174,7 +174,7 @@ class WorkerHandle:
     @classmethod
     async def launch(
         cls,
-        environment: ReplEnvironment,
+        spec: SessionSpec,
         options: WorkerOptions,
         *,
         label: str,
@@ -183,17 +183,17 @@ class WorkerHandle:
         on_spawn: Callable[[WorkerTransport], None] | None = None,
         role: WorkerRole = "session",
     ) -> WorkerHandle:
-        """Spawns a worker for the environment and waits until it is ready; on_spawn sees it the moment it exists.
+        """Spawns a worker for the spec and waits until it is ready; on_spawn sees it the moment it exists.
 
         A class-data worker writes the class-data archive after 'ready' and exits; a preparing one has compiled the
         facade by 'ready', and exits."""
         transport = await (launcher or SubprocessLauncher()).spawn(
-            environment, label=label, keep_logs=keep_logs or set(), role=role
+            spec, label=label, keep_logs=keep_logs or set(), role=role
         )
         if on_spawn is not None:
             on_spawn(transport)
         request = StartRequest(
-            environment=environment,
+            spec=spec,
             train_class_data=role == "class-data",
             prepare_only=role == "prepare",
             **options.model_dump(),

@@ -32,7 +32,6 @@ _FIELD_REASONS = {
     "compiler_plugin_options": "the compiler plugins' options changed",
     "compiler_args": "the compiler options changed",
     "jvm_target": "the JVM target changed",
-    "session_options": "the session's options changed",
 }
 
 

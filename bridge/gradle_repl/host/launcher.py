@@ -15,7 +15,7 @@ from typing import Any, Literal, Protocol
 
 import psutil
 
-from gradle_repl.environment import ReplEnvironment
+from gradle_repl.environment import SessionSpec
 from gradle_repl.host.logs import new_log_path
 from gradle_repl.host.session_env import process_environment
 
@@ -85,7 +85,7 @@ WorkerRole = Literal["session", "class-data", "prepare"]
 
 class WorkerLauncher(Protocol):
     async def spawn(
-        self, environment: ReplEnvironment, *, label: str, keep_logs: set[Path], role: WorkerRole = "session"
+        self, spec: SessionSpec, *, label: str, keep_logs: set[Path], role: WorkerRole = "session"
     ) -> WorkerTransport: ...
 
 
@@ -160,8 +160,9 @@ class SubprocessLauncher:
     """Starts `python -m gradle_repl.worker` in the project's directory, its stderr to a log of its own."""
 
     async def spawn(
-        self, environment: ReplEnvironment, *, label: str, keep_logs: set[Path], role: WorkerRole = "session"
+        self, spec: SessionSpec, *, label: str, keep_logs: set[Path], role: WorkerRole = "session"
     ) -> SubprocessTransport:
+        environment = spec.environment
         log_path = new_log_path(label, keep=keep_logs)
         # Relative paths in snippets resolve against the module, as in the project's own tests.
         # Both touch only local metadata, once per worker start (which takes seconds): not worth a thread.
@@ -181,7 +182,7 @@ class SubprocessLauncher:
                 # test { environment }) under the session's own env.
                 env={
                     **(environment.test_settings.environment if environment.test_settings else {}),
-                    **process_environment(environment.session_options),
+                    **process_environment(spec.options),
                     _LOG_PATH_ENV: str(log_path),
                 },
                 # A group of its own: Ctrl-C in the user's terminal (gradle-repl repl, or a client run

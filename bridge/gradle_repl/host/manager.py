@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from gradle_repl.environment import BuildToolChoice, ReplEnvironment, ReplJarsReady
+from gradle_repl.environment import Attached, BuildToolChoice, OwnJvm, ReplEnvironment, ReplJarsReady, SessionSpec
 from gradle_repl.errors import GradleReplError
 from gradle_repl.frames import (
     CompileRequest,
@@ -304,11 +304,11 @@ class SessionManager:
         if options is not None:
             options.check_heap(self.worker_options.heap_mb)
         await _prepare(options)
-        # An attached session's environment is the target JVM's, given once (Session.pinned): never resolved again.
-        pinned = self.attached_environment(target.session_id)
+        # An attached session's environment is the target JVM's, given once (Session.attached): never resolved again.
+        attached = self._attached_spec(target.session_id)
         resolved = (
-            _Pinned(pinned)
-            if pinned is not None
+            _Pinned(attached.environment)
+            if attached is not None
             else await self.resolve(
                 target.project_root,
                 project_path=target.project_path,
@@ -321,8 +321,12 @@ class SessionManager:
         session = self._session(target.session_id)
         async with session.lock:
             notices = self._enter(session, resolved)
-            environment = resolved.environment.with_options(_options_for(session, options))
-            worker = await self._worker_for(session, environment, notices, progress)
+            spec = SessionSpec(
+                environment=resolved.environment,
+                options=_options_for(session, options),
+                placement=attached.placement if attached is not None else OwnJvm(),
+            )
+            worker = await self._worker_for(session, spec, notices, progress)
             yield session, worker, notices
 
     async def open_session(
@@ -333,14 +337,12 @@ class SessionManager:
             return tuple(notices)
 
     async def attach(
-        self, session_id: str, environment: ReplEnvironment, *, progress: Progress | None = None
+        self, session_id: str, environment: ReplEnvironment, pid: int, *, progress: Progress | None = None
     ) -> tuple[Notice, ...]:
-        """Runs the session in the JVM `environment.attached_pid` names from now on; a session of that id is closed
-        first (its state, wherever it lived, is released). Its later calls ignore the project they name."""
-        if environment.attached_pid is None:
-            raise GradleReplError("attach needs the environment of a running JVM (its attached_pid)")
+        """Runs the session in the running JVM `pid` from now on, with the environment read from it; a session of that
+        id is closed first (its state, wherever it lived, is released). Its later calls ignore the project they name."""
         await self.close(session_id)
-        self._session(session_id).pinned = environment
+        self._session(session_id).attached = SessionSpec(environment=environment, placement=Attached(pid=pid))
         try:
             async with self._entered(SessionTarget.of(environment, session_id), progress) as (_, _, notices):
                 return tuple(notices)
@@ -351,8 +353,12 @@ class SessionManager:
     def attached_environment(self, session_id: str) -> ReplEnvironment | None:
         """The environment of a session attached to a running JVM, as attach read it from that JVM; None for a session
         of its own JVM, and for one closed or evicted."""
+        attached = self._attached_spec(session_id)
+        return attached.environment if attached is not None else None
+
+    def _attached_spec(self, session_id: str) -> SessionSpec | None:
         session = self._sessions.get(session_id)
-        return session.pinned if session is not None else None
+        return session.attached if session is not None else None
 
     def attached_pid(self, session_id: str) -> int | None:
         """The running JVM the session is attached to, if it is."""
@@ -362,14 +368,14 @@ class SessionManager:
     def session_options(self, session_id: str) -> SessionOptions | None:
         """The options a live session runs with."""
         session = self._sessions.get(session_id)
-        return session.environment.session_options if session is not None and session.environment is not None else None
+        return session.spec.options if session is not None and session.spec is not None else None
 
     def _session_compile(self, target: SessionTarget) -> SessionCompile | None:
         """The session's own compile of an edit of its source set, when its worker is up on that source set
         and idle; else None (the build tool compiles)."""
         session = self._sessions.get(target.session_id)
         worker = session.worker if session is not None else None
-        environment = session.environment if session is not None else None
+        environment = session.spec.environment if session is not None and session.spec is not None else None
         if (
             worker is None
             or not worker.alive
@@ -421,51 +427,48 @@ class SessionManager:
     def _session_build_tool(self, target: SessionTarget) -> BuildToolChoice:
         """`auto` on a session already running this project keeps the session's build tool."""
         session = self._sessions.get(target.session_id)
-        environment = session.environment if session is not None else None
-        if target.build_tool != "auto" or environment is None:
+        environment = session.spec.environment if session is not None and session.spec is not None else None
+        if target.build_tool != "auto" or environment is None or environment.build_tool is None:
             return target.build_tool
         same_project = Path(environment.project_root) == Path(target.project_root).expanduser().resolve()
         return environment.build_tool if same_project else target.build_tool
 
     async def _worker_for(
-        self, session: Session, environment: ReplEnvironment, notices: list[Notice], progress: Progress | None
+        self, session: Session, spec: SessionSpec, notices: list[Notice], progress: Progress | None
     ) -> WorkerHandle:
-        """The session's worker for this environment: its current one, or a new one (saying why)."""
+        """The session's worker for this spec: its current one, or a new one (saying why)."""
         worker = session.worker
         if worker is not None:
             # A cancelled call's snippet may still be finishing (or killing the worker): wait for it.
             await worker.settled()
-        if worker is not None and worker.alive and session.environment == environment:
+        if worker is not None and worker.alive and session.spec == spec:
             return worker
         libraries: list[str] = []
         replaying = False
         if worker is not None:
             if worker.lost_notice:
                 notices.append(Notice(kind="state_lost", text=worker.lost_notice))
-            elif (
-                session.environment is not None
-                and session.environment.with_options(environment.session_options) == environment
-            ):
+            elif session.spec is not None and session.spec.with_options(spec.options) == spec:
                 notices.append(
                     Notice(
                         kind="options",
                         text=(
-                            f"[session {session.session_id!r} restarted with new session options ({environment.session_options.summary()}); "
+                            f"[session {session.session_id!r} restarted with new session options ({spec.options.summary()}); "
                             f"state from its {session.snippets_run} earlier snippet(s) is gone]"
                         ),
                     )
                 )
                 # Added libraries are the session's, like its options: the new JVM gets them again.
                 libraries = library_annotations(worker.libraries)
-            elif session.environment is not None and session.environment != environment:
+            elif session.spec is not None and session.spec != spec:
                 # Only the classes can differ: the JVM may take them in place (host/hotswap.py), keeping the state.
-                why = restart_reason(session.environment, environment)
+                why = restart_reason(session.spec.environment, spec.environment)
                 if (
                     why is None
                     and worker.alive
                     and (why := await update_in_place(worker, session.session_id, notices)) is None
                 ):
-                    session.environment = environment
+                    session.spec = spec
                     return worker
                 reason = why or "its JVM had stopped"
                 notices.append(
@@ -479,8 +482,8 @@ class SessionManager:
             self._forget_worker(session, worker)
             await worker.stop()
         # What the build's environment can't give snippets is said once per JVM, where the agent reads it.
-        notices.extend(Notice(kind="environment", text=f"[{warning}]") for warning in environment.warnings)
-        worker = await self._start_worker(session, environment, progress)
+        notices.extend(Notice(kind="environment", text=f"[{warning}]") for warning in spec.environment.warnings)
+        worker = await self._start_worker(session, spec, progress)
         if libraries:
             await self._add_libraries_again(session, worker, libraries, notices)
         if replaying:
@@ -506,36 +509,33 @@ class SessionManager:
                 Notice(kind="libraries", text=f"[the libraries this session added could not be added again: {why}]")
             )
 
-    async def _start_worker(
-        self, session: Session, environment: ReplEnvironment, progress: Progress | None
-    ) -> WorkerHandle:
+    async def _start_worker(self, session: Session, spec: SessionSpec, progress: Progress | None) -> WorkerHandle:
         # Room is made and this start counted in one step: two starts at once can't both see room.
         victim = self._eviction.claim_room(keep=session.session_id)
-        session.starting = environment
+        session.starting = spec
+        kotlin = spec.environment.kotlin_version
         try:
             if victim is not None:
                 await self._eviction.make_room(victim)
-            worker = await self._spare.take(environment)
+            worker = await self._spare.take(spec)
             if worker is None:
                 if progress:
-                    progress(
-                        f"starting a JVM with Kotlin {environment.kotlin_version} for session {session.session_id!r}"
-                    )
-                worker = await self._workers.launch(environment, label=session.session_id)
+                    progress(f"starting a JVM with Kotlin {kotlin} for session {session.session_id!r}")
+                worker = await self._workers.launch(spec, label=session.session_id)
         finally:
             session.starting = None
         if session.closed:
             await worker.stop()
             raise GradleReplError(f"session {session.session_id!r} was closed while its JVM started")
-        session.worker, session.environment, session.snippets_run = worker, environment, 0
-        session.last_environment = environment
-        # The spare and the class-data trainer are for sessions as gradle-repl starts them: without a session's options.
-        plain = environment.with_options(SessionOptions())
-        if plain.attached_pid is None:  # a spare or a trainer for an attached session would attach to the app as well
-            self._spare.refill(plain)
-            self._training.start_if_missing(plain)
+        session.worker, session.spec, session.snippets_run = worker, spec, 0
+        session.last_spec = spec
+        # The spare and the class-data trainer are for sessions as gradle-repl starts them: without a session's options,
+        # in a JVM of their own (one for an attached session would attach to the app as well).
+        if isinstance(spec.placement, OwnJvm):
+            self._spare.refill(spec.plain())
+            self._training.start_if_missing(spec.environment)
         if progress and worker.ready.facade_compiled:
-            progress(f"compiled the jvm-worker facade for Kotlin {environment.kotlin_version} (cached from now on)")
+            progress(f"compiled the jvm-worker facade for Kotlin {kotlin} (cached from now on)")
         return worker
 
     def _forget_worker(self, session: Session, worker: WorkerHandle) -> None:
@@ -576,14 +576,14 @@ class SessionManager:
         """Restart and run all: a new JVM for the session's project (rebuilt if it changed), then the session's
         successful snippets again in order, stopping at the first that fails; the notices say how many ran."""
         session = self._sessions.get(session_id)
-        environment = session.environment or session.last_environment if session is not None else None
-        if session is None or environment is None:
+        spec = session.spec or session.last_spec if session is not None else None
+        if session is None or spec is None:
             raise GradleReplError(f"session {session_id!r} has never run a snippet: there is nothing to replay")
         worker = session.worker
         if worker is not None:
             self._forget_worker(session, worker)  # the session's history stays: it is what runs again
             await self._workers.stop(worker, reason="reset")
-        async with self._entered(SessionTarget.of(environment, session_id), progress, environment.session_options) as (
+        async with self._entered(SessionTarget.of(spec.environment, session_id), progress, spec.options) as (
             session,
             worker,
             notices,
@@ -593,7 +593,7 @@ class SessionManager:
 
     async def close(self, session_id: str) -> bool:
         """Closes a session at once: a running snippet is stopped and a starting JVM is stopped when it's up."""
-        # Detaches an attached session with it (Session.pinned): the app keeps running, the session's state there is released.
+        # Detaches an attached session with it (Session.attached): the app keeps running, the session's state there is released.
         session = self._sessions.remove(session_id)
         self._eviction.take_notice(session_id)
         if session is None:
@@ -629,7 +629,7 @@ def _options_for(session: Session, given: SessionOptions | None) -> SessionOptio
     """The options a call runs the session with: the ones given, else the session's own."""
     if given is not None:
         return given
-    return session.environment.session_options if session.environment is not None else SessionOptions()
+    return session.spec.options if session.spec is not None else SessionOptions()
 
 
 async def _prepare(options: SessionOptions | None) -> None:

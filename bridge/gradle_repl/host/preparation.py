@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from gradle_repl.environment import ReplEnvironment, ReplJarsReady
+from gradle_repl.environment import ReplEnvironment, ReplJarsReady, SessionSpec
 from gradle_repl.host.spawned import SpawnedWorkers
 from gradle_repl.progress import ProgressCallback
 from gradle_repl.worker.facade_jars import jars_to_compile
@@ -61,7 +61,7 @@ class WorkerPreparation:
     async def _run(self, environment: ReplEnvironment) -> None:
         try:
             # 'ready' comes at once (worker/prepare.py): the compile is bounded by PREPARE_SECONDS, not a start timeout.
-            worker = await self._workers.launch(environment, label="prepare", role="prepare")
+            worker = await self._workers.launch(SessionSpec(environment=environment), label="prepare", role="prepare")
             try:
                 code = await asyncio.wait_for(worker.transport.wait(), PREPARE_SECONDS)
                 if code != 0:

@@ -10,7 +10,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from gradle_repl.environment import BuildToolName, ReplEnvironment
+from gradle_repl.environment import BuildToolName, SessionSpec
 from gradle_repl.host.handle import WorkerHandle
 from gradle_repl.host.replay import ReplayPolicy
 from gradle_repl.host.spawned import SpawnedWorkers
@@ -24,7 +24,7 @@ class SessionInfo(BaseModel):
     project_root: str
     project_path: str
     source_set: str
-    build_tool: BuildToolName
+    build_tool: BuildToolName | None = Field(description="the build tool that resolved it; None: attached, no project")
     kotlin_version: str
     java_home: str
     java_version: str | None
@@ -44,14 +44,15 @@ class SessionInfo(BaseModel):
 @dataclass(eq=False)
 class Session:
     session_id: str
-    environment: ReplEnvironment | None = None
+    # What the session's worker runs (its environment, options and placement), while it has one.
+    spec: SessionSpec | None = None
     worker: WorkerHandle | None = None
     # Calls on one session run one at a time; held while one runs, so "locked" reads as "running".
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     snippets_run: int = 0
     declarations: int = 0
     last_used: float = field(default_factory=time.monotonic)
-    starting: ReplEnvironment | None = None
+    starting: SessionSpec | None = None
     closed: bool = False
     # The code of each snippet that succeeded, in order, for a replay (host/replay.py); kept across a restart the
     # project forced, cleared by a plain reset.
@@ -61,16 +62,16 @@ class Session:
     known_failing: list[str] = field(default_factory=list)
     # Whether a restart a project change forced replays the history by itself (host/replay.py).
     replay: ReplayPolicy = "never"
-    # The environment of the session's last JVM, kept when the JVM ends (a crash, a reset): what a replay starts again.
-    last_environment: ReplEnvironment | None = None
-    # A session attached to a running JVM: the environment read from that JVM (its attached_pid set), given once by
-    # SessionManager.attach and standing for a resolve until the session closes or is evicted, with the session.
-    pinned: ReplEnvironment | None = None
+    # The spec of the session's last JVM, kept when the JVM ends (a crash, a reset): what a replay starts again.
+    last_spec: SessionSpec | None = None
+    # A session attached to a running JVM: the environment read from that JVM and its placement (Attached), given once
+    # by SessionManager.attach and standing for a resolve until the session closes or is evicted, with the session.
+    attached: SessionSpec | None = None
 
     @property
     def attached_pid(self) -> int | None:
         """The running JVM the session's snippets run in, when it is attached to one."""
-        return self.pinned.attached_pid if self.pinned is not None else None
+        return self.attached.attached_pid if self.attached is not None else None
 
     @property
     def holds_jvm(self) -> bool:
@@ -80,7 +81,7 @@ class Session:
     def forget_worker(self, worker: WorkerHandle) -> None:
         """That worker no longer serves the session: what it held is no longer counted."""
         if self.worker is worker:
-            self.worker, self.environment = None, None
+            self.worker, self.spec = None, None
             self.snippets_run = self.declarations = 0
 
     async def close(self, workers: SpawnedWorkers, *, reason: str) -> None:
@@ -94,9 +95,10 @@ class Session:
     def info(self, now: float) -> SessionInfo | None:
         """How list_kotlin_sessions shows the session; None while it has neither a JVM nor one starting."""
         worker = self.worker if self.worker is not None and self.worker.alive else None
-        env = self.environment if worker is not None else self.starting
-        if env is None:
+        spec = self.spec if worker is not None else self.starting
+        if spec is None:
             return None
+        env = spec.environment
         state: Literal["starting", "idle", "running"] = (
             "starting" if worker is None else "running" if self.lock.locked() else "idle"
         )

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 
-from gradle_repl.environment import ReplEnvironment
+from gradle_repl.environment import SessionSpec
 from gradle_repl.host.handle import WorkerHandle
 from gradle_repl.host.spawned import SpawnedWorkers
 
@@ -20,13 +20,13 @@ class SpareWorker:
         self._workers = workers
         self._enabled = enabled
         self._task: asyncio.Task[WorkerHandle] | None = None
-        self._environment: ReplEnvironment | None = None
+        self._spec: SessionSpec | None = None
 
-    async def take(self, environment: ReplEnvironment) -> WorkerHandle | None:
-        """The spare when it was started for this environment (waiting for it if still starting)."""
-        if self._task is None or self._environment != environment:
+    async def take(self, spec: SessionSpec) -> WorkerHandle | None:
+        """The spare when it was started for this spec (waiting for it if still starting)."""
+        if self._task is None or self._spec != spec:
             return None
-        spare, self._task, self._environment = self._task, None, None
+        spare, self._task, self._spec = self._task, None, None
         try:
             worker = await asyncio.shield(spare)
         except asyncio.CancelledError:
@@ -39,16 +39,16 @@ class SpareWorker:
         self._workers.forget(worker)
         return None
 
-    def refill(self, environment: ReplEnvironment) -> None:
-        """Starts a spare for this environment in the background, in place of one for another."""
-        if not self._enabled or self._environment == environment:
+    def refill(self, spec: SessionSpec) -> None:
+        """Starts a spare for this spec in the background, in place of one for another."""
+        if not self._enabled or self._spec == spec:
             return
         self.discard()
-        self._environment = environment
-        self._task = asyncio.create_task(self._workers.launch(environment, label="spare"))
+        self._spec = spec
+        self._task = asyncio.create_task(self._workers.launch(spec, label="spare"))
 
     def discard(self) -> None:
-        spare, self._task, self._environment = self._task, None, None
+        spare, self._task, self._spec = self._task, None, None
         if spare is not None:
             # Runs at once for a spare that already started, else as soon as it has.
             spare.add_done_callback(self._workers.stop_when_started)
@@ -56,7 +56,7 @@ class SpareWorker:
     def cancel(self) -> asyncio.Task[WorkerHandle] | None:
         """At exit: a spare still starting is cut short (the tracked process is killed later); one that has
         started is handed back for the caller to stop."""
-        spare, self._task, self._environment = self._task, None, None
+        spare, self._task, self._spec = self._task, None, None
         if spare is not None and not spare.done():
             spare.cancel()
         return spare

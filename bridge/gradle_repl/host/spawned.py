@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 
-from gradle_repl.environment import ReplEnvironment
+from gradle_repl.environment import SessionSpec
 from gradle_repl.frames import WorkerOptions
 from gradle_repl.host.handle import WorkerHandle
 from gradle_repl.host.launcher import WorkerLauncher, WorkerRole, WorkerTransport
@@ -26,11 +26,11 @@ class SpawnedWorkers:
         # The loop keeps only weak references to tasks: a stop nobody awaits is held here until it is done.
         self._stopping: set[asyncio.Future[None]] = set()
 
-    async def launch(self, environment: ReplEnvironment, *, label: str, role: WorkerRole = "session") -> WorkerHandle:
+    async def launch(self, spec: SessionSpec, *, label: str, role: WorkerRole = "session") -> WorkerHandle:
         """A started worker; tracked from spawn on, so a launch cut short is still stopped at exit."""
         keep = {t.log_path for t in self._spawned if t.log_path is not None}
         return await WorkerHandle.launch(
-            environment,
+            spec,
             self.options,
             label=label,
             launcher=self._launcher,

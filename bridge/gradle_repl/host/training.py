@@ -10,7 +10,7 @@ import asyncio
 import logging
 from pathlib import Path
 
-from gradle_repl.environment import ReplEnvironment
+from gradle_repl.environment import ReplEnvironment, SessionSpec
 from gradle_repl.host.spawned import SpawnedWorkers
 from gradle_repl.worker import classdata
 
@@ -46,7 +46,9 @@ class ClassDataTraining:
 
     async def _run(self, environment: ReplEnvironment, archive: Path) -> None:
         try:
-            worker = await self._workers.launch(environment, label="class-data", role="class-data")
+            worker = await self._workers.launch(
+                SessionSpec(environment=environment), label="class-data", role="class-data"
+            )
             try:
                 code = await asyncio.wait_for(worker.transport.wait(), CLASS_DATA_WRITE_SECONDS)
                 if code != 0:

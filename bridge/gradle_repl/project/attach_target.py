@@ -97,7 +97,8 @@ def target_classpath(class_path: str) -> list[str]:
 def attach_environment(
     pid: int, project: ReplEnvironment | None = None, *, on_progress: ProgressCallback | None = None
 ) -> ReplEnvironment:
-    """The environment of a session attached to JVM `pid` (with `project`'s compiler plugins and Kotlin when given)."""
+    """The environment of a session attached to JVM `pid`: its class path and JDK, with `project`'s compiler plugins and
+    Kotlin when given (the session's placement, Attached(pid), is the host's)."""
     jvm = attachable_jvm(pid)
     properties = system_properties(jvm)
     classpath = target_classpath(properties.get("java.class.path", ""))
@@ -106,7 +107,6 @@ def attach_environment(
         return project.model_copy(
             update={
                 "classpath": classpath,
-                "attached_pid": pid,
                 "java_home": jvm.java_home,
                 "java_executable": java_executable,
             }
@@ -122,14 +122,13 @@ def attach_environment(
     host = resolve_jars({"host": repl_host_coordinates(kotlin_version)}, on_progress=on_progress).by_request["host"]
     cwd = properties.get("user.dir") or jvm.working_directory or "/"
     return ReplEnvironment(
-        build_tool="maven",  # the toolchain's: the REPL's jars come through Maven
+        build_tool=None,  # no build resolved it: the app's class path is read from the running JVM
         project_root=cwd,
         kotlin_version=kotlin_version,
         project_kotlin_version=stdlib if too_old else None,
         classpath=classpath,
         repl_host_classpath=host,
         warnings=[*warnings, *([too_old] if too_old else [])],
-        attached_pid=pid,
         java_home=jvm.java_home,
         java_executable=java_executable,
     )

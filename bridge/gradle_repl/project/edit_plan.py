@@ -45,7 +45,7 @@ def plan_edit(before: Fingerprint, now: Fingerprint, environment: ReplEnvironmen
     """The files to compile in the session, or why the build tool compiles this edit (one phrase)."""
     sources = environment.edit_sources
     if sources is None or not sources.output_dir:
-        return f"{environment.build_tool.capitalize()} gives gradle-repl no source roots for this source set"
+        return f"{(environment.build_tool or 'the build').capitalize()} gives gradle-repl no source roots for this source set"
     if sources.unavailable is not None:
         return sources.unavailable
     if gone := deleted_sources(before, now) or sorted(set(before.stats) - set(now.stats)):

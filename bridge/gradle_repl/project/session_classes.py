@@ -19,7 +19,7 @@ from gradle_repl.settings import DEFAULT_SOURCE_SET
 __all__ = ["output_dir", "with_session_classes", "drop_session_classes"]
 
 
-def output_dir(build_tool: str, project_root: str, project_path: str, source_set: str) -> Path:
+def output_dir(build_tool: str | None, project_root: str, project_path: str, source_set: str) -> Path:
     """The directory of one source set's classes compiled in sessions."""
     name = hashlib.sha256(f"{build_tool}\0{project_root}\0{project_path}\0{source_set}".encode()).hexdigest()[:16]
     return cache_dir() / "session-classes" / name

@@ -223,7 +223,7 @@ def main() -> None:
         from gradle_repl.worker.classes.edit_compiler import EditCompiler
 
         session, ready, class_data = boot(start)
-        edits = EditCompiler(start.environment)
+        edits = EditCompiler(start.spec.environment)
     except (GradleReplError, ValidationError) as error:
         channel.send(ErrorResult(error_kind="internal", message=str(error)))
         os._exit(1)

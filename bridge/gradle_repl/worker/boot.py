@@ -1,7 +1,7 @@
 """Starts a session's JVM and its K2 REPL: the classpaths, the facade and its optional add-ons (@file:DependsOn,
 Compose's renderComposable), the class-data archive, then a warm-up snippet; a training worker also compiles a few typical snippets.
 
-Where the snippets run is chosen here, once, from the session's environment (`attached_pid`), and each kind starts
+Where the snippets run is chosen here, once, from the session's placement (`SessionSpec.placement`), and each kind starts
 only what it uses: a session in its own JVM (_OwnJvm) gets the class-update agent, the project's class files read for
 in-place updates, output capture, the exit guard and the @file:DependsOn add-on, and runs its snippets with
 worker/repl/local_runner.py; a session attached to a running JVM (_Attached) gets the attach agent's display API,
@@ -16,7 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-from gradle_repl.environment import DEPENDS_ON_UNAVAILABLE, ReplEnvironment
+from gradle_repl.environment import DEPENDS_ON_UNAVAILABLE, Attached, ReplEnvironment
 from gradle_repl.errors import WorkerFailed
 from gradle_repl.frames import ReadyFrame, StartRequest
 from gradle_repl.worker import classdata, java
@@ -42,8 +42,8 @@ from gradle_repl.worker.repl.compose_addon import compose_addon
 from gradle_repl.worker.repl.junit_addon import JunitAddon, junit_addon
 from gradle_repl.worker.repl.local_runner import Facade, LocalRunner
 from gradle_repl.worker.repl.plugin_hints import compose_hints, serialization_hint
+from gradle_repl.worker.repl.project_tests import ProjectTestRunner
 from gradle_repl.worker.repl.session import ReplSession
-from gradle_repl.worker.repl.tests import TestRunner
 from gradle_repl.worker.report import format_throwable
 from gradle_repl.worker.runner import SnippetRunner
 from gradle_repl.worker.snippet_names import WARM_UP_SNIPPETS, SnippetCounter
@@ -72,7 +72,7 @@ class ClassDataUse:
 
     @classmethod
     def for_request(cls, request: StartRequest) -> ClassDataUse:
-        env = request.environment
+        env = request.spec.environment
         wanted = request.class_data_sharing or request.train_class_data
         archive = classdata.archive_path(env.java_home, env.repl_host_classpath) if wanted else None
         return cls(archive, train=request.train_class_data)
@@ -99,8 +99,11 @@ class ClassDataUse:
 def boot(request: StartRequest) -> tuple[ReplSession, ReadyFrame, ClassDataUse]:
     """The session, ready to evaluate; its ready frame; and the class-data archive its JVM maps or writes."""
     started = time.monotonic()
-    env = request.environment
-    kind: _OwnJvm | _Attached = _OwnJvm(request) if env.attached_pid is None else _Attached(request, env.attached_pid)
+    env = request.spec.environment
+    placement = request.spec.placement
+    kind: _OwnJvm | _Attached = (
+        _Attached(request, placement.pid) if isinstance(placement, Attached) else _OwnJvm(request)
+    )
     class_data = ClassDataUse.for_request(request)
     if class_data.mapped is not None:
         classdata.mark_mapped(class_data.mapped)
@@ -113,7 +116,7 @@ def boot(request: StartRequest) -> tuple[ReplSession, ReadyFrame, ClassDataUse]:
         heap_mb=request.heap_mb,
         full_jit=request.full_jit,
         code_cache_mb=request.code_cache_mb,
-        extra_options=[*class_data.jvm_options(), *kind.jvm_options(), *env.session_options.jvm_args],
+        extra_options=[*class_data.jvm_options(), *kind.jvm_options(), *request.spec.options.jvm_args],
     )
     facade_jar, compiled = build_facade(env.kotlin_version, env.repl_host_classpath)
     jars = [str(facade_jar), *kind.facade_addons(facade_jar, annotations)]
@@ -131,7 +134,7 @@ def boot(request: StartRequest) -> tuple[ReplSession, ReadyFrame, ClassDataUse]:
         facade_loader,
         [*compile_classpath, *compose.classpath, *addon_classpath, *extra_classpath],
         snippet_loader,
-        env.compiler_options(),
+        request.spec.compiler_options(),
         libraries,
         [*compose.imports, *addon_imports, *extra_imports],
     )
@@ -176,7 +179,7 @@ class _OwnJvm:
 
     def __init__(self, request: StartRequest) -> None:
         self._request = request
-        env = request.environment
+        env = request.spec.environment
         # The agent that lets a rebuild's changed classes be redefined in place (class_updates.py). Not in a training
         # worker: the JVM writes no class-data archive at exit with a java.lang.instrument agent loaded, and a trainer
         # runs no project code anyway.
@@ -194,18 +197,18 @@ class _OwnJvm:
 
     def jvm_options(self) -> list[str]:
         """The class-update agent's, and the flags the build gives its test JVM (a test session's)."""
-        tests = self._request.environment.test_settings
+        tests = self._request.spec.environment.test_settings
         return [*self._agent.jvm_options(), *(tests.jvm_args if tests is not None else [])]
 
     def snippet_addons(self, compile_classpath: list[str]) -> tuple[list[str], list[str]]:
         """The test runner (a session whose classpath has a JUnit Platform engine): on the snippets' classpath, where
         it runs the project's tests in the project's loader, and imported (lastTestFailures)."""
-        self._junit = junit_addon(self._request.environment, compile_classpath)
+        self._junit = junit_addon(self._request.spec.environment, compile_classpath)
         return self._junit.classpath, self._junit.imports
 
     def facade_addons(self, facade_jar: Path, annotations: list[str]) -> list[str]:
         """The @file:DependsOn add-on and Maven's resolver, for the facade's loader; none when the add-on can't be had."""
-        env = self._request.environment
+        env = self._request.spec.environment
         if not env.dependency_resolver_classpath:
             return []
         try:
@@ -224,7 +227,7 @@ class _OwnJvm:
         self, facade_loader: JavaObject, compile_classpath: list[str]
     ) -> tuple[list[str], list[str], JavaObject]:
         """Output capture and the exit guard installed; the @file:DependsOn libraries object, when the add-on loaded."""
-        env = self._request.environment
+        env = self._request.spec.environment
         self._output = java.repl_output(facade_loader)
         self._output.install()
         self._exit_guard = java.exit_guard(facade_loader)
@@ -245,7 +248,7 @@ class _OwnJvm:
     ) -> tuple[SnippetRunner, str]:
         """The runner, after the warm-up; and the JVM's Java version."""
         assert self._output is not None and self._exit_guard is not None  # before_driver ran
-        env = self._request.environment
+        env = self._request.spec.environment
         # Read before any project class loads (neither the driver nor the warm-up loads one): the bytes the JVM will run.
         classes = ClassUpdater(
             env.classpath,
@@ -254,7 +257,7 @@ class _OwnJvm:
             add_compile_root=lambda root: driver.addCompileRoots(java.string_array([root])),
         )
         _warm_up(snippets, self._output)
-        tests = TestRunner(
+        tests = ProjectTestRunner(
             env, snippet_loader, unavailable=None if self._junit.jar is not None else self._junit.unavailable
         )
         runner = LocalRunner(
@@ -291,7 +294,7 @@ class _Attached:
     ) -> tuple[list[str], list[str], JavaObject]:
         """What snippets compile against besides the app's classpath: Spring's helpers (compiled against, never loaded
         here) and the agent's display calls, which run in the app."""
-        env = self._request.environment
+        env = self._request.spec.environment
         spring = spring_helpers(compile_classpath, env.kotlin_version)
         if spring.unavailable is not None:
             print(f"[gradle-repl] {spring.unavailable}", file=sys.stderr, flush=True)
@@ -302,7 +305,7 @@ class _Attached:
         self, driver: ReplDriver, snippet_loader: JavaObject, snippets: SnippetCounter, renderer: java.Renderer
     ) -> tuple[SnippetRunner, str]:
         """The runner, connected to the agent and after the warm-up ran there; and the app's Java version."""
-        env = self._request.environment
+        env = self._request.spec.environment
         connection = attach_agent(
             self._pid, env.java_home, snippet_runtime_jars(env.classpath, env.repl_host_classpath)
         )

@@ -27,7 +27,7 @@ def accepted(request: StartRequest) -> ReadyFrame:
     class-data worker, within a bound of its own (host/preparation.py), not a session's start timeout."""
     return ReadyFrame(
         pid=os.getpid(),
-        kotlin_version=request.environment.kotlin_version,
+        kotlin_version=request.spec.environment.kotlin_version,
         java_version="",
         facade_compiled=False,
         startup_ms=0,
@@ -38,7 +38,7 @@ def prepare(request: StartRequest) -> None:
     """Compiles what a session's worker on this environment would compile at its start; starts no JVM when all of it
     is compiled already. Runs at the priority of a session's compile: a session's
     worker may be waiting on the facade's lock for it."""
-    env = request.environment
+    env = request.spec.environment
     if not jars_to_compile(env):
         return
     # The class-update agent, which a session's worker builds with javac before its JVM starts (~1.5 s): never raises.

@@ -87,9 +87,8 @@ class EditCompiler:
     def _kotlin_options(self, request: CompileRequest, classpath: list[str]) -> list[str]:
         env = self._environment
         friends = [f"-Xfriend-paths={','.join(request.friend_dirs)}"] if request.friend_dirs else []
-        # The project's own stdlib is on its class path; the session's opt-ins are for snippets, not the project.
-        snippets_only = set(env.session_options.compiler_options())
-        options = [o for o in env.compiler_options() if o not in snippets_only]
+        # The build's options (ReplEnvironment's): the session's opt-ins are for snippets, not the project.
+        options = env.compiler_options()
         return [
             "-classpath",
             os.pathsep.join(classpath),
