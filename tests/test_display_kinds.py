@@ -8,21 +8,18 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from gradle_repl.display_kinds import DISPLAY_KINDS, display_kind
+from gradle_repl.display_kinds import DISPLAY_KINDS, display_kind, java_source
+from gradle_repl.resources import jvm_worker_both_sources
 
 JVM_WORKER = Path(__file__).resolve().parents[1] / "jvm-worker"
 # ReplEvent(kind, mime, text, bytes, displayKind) as the facade's sources construct it (ReplOutput.kt), the display
-# kind named by the JVM sides' one spelling of the table (runs-in-both DisplayKinds.java).
+# kind named by the JVM sides' spelling of the table (DisplayKinds, generated from it).
 _EVENT = re.compile(r"ReplEvent\(\s*([^,]+),\s*([^,]+),\s*([^,]+),\s*([^,]+),\s*DisplayKinds\.(\w+)\s*\)")
 _CONSTANT = re.compile(r'public static final String (\w+) = "([^"]*)";')
 
 
 def _java_constants() -> dict[str, str]:
-    return dict(
-        _CONSTANT.findall(
-            (JVM_WORKER / "runs-in-both" / "gradlerepl" / "both" / "DisplayKinds.java").read_text(encoding="utf-8")
-        )
-    )
+    return dict(_CONSTANT.findall(java_source()))
 
 
 def _emitted() -> list[tuple[str, str, str, str]]:
@@ -67,3 +64,15 @@ def test_the_jvm_sides_spell_the_kinds_and_mime_types_of_the_table() -> None:
     assert set(kinds.values()) == set(DISPLAY_KINDS)
     for name, kind in kinds.items():
         assert constants[f"{name}_MIME"] == DISPLAY_KINDS[kind].mime, name  # type: ignore[index]  # checked just above
+
+
+def test_the_jvm_sides_compile_the_display_kinds_generated_from_the_table() -> None:
+    """No DisplayKinds.java is written by hand: the shared rules are built with the one generated from the table, so a
+    kind or MIME type changed here is what both JVMs compile against."""
+    (generated,) = [path for path in jvm_worker_both_sources() if path.name == "DisplayKinds.java"]
+    assert generated.read_text(encoding="utf-8") == java_source()
+    assert not list(JVM_WORKER.rglob("DisplayKinds.java"))
+    constants = _java_constants()
+    assert {constants[kind.upper()]: constants[f"{kind.upper()}_MIME"] for kind in DISPLAY_KINDS} == {
+        kind: rule.mime for kind, rule in DISPLAY_KINDS.items()
+    }

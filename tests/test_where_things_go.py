@@ -16,6 +16,7 @@ from mcp.server.mcpserver.utilities.func_metadata import func_metadata
 from mcp.types import ImageContent, TextContent
 from pydantic import TypeAdapter
 
+from gradle_repl import display_kinds
 from gradle_repl.display_kinds import DisplayKind
 from gradle_repl.frames import DisplayFrame, SuccessResult
 from gradle_repl.front import cli
@@ -67,8 +68,8 @@ def test_the_render_kind_and_session_option_lists_name_their_places() -> None:
 
 
 def _kind_constants() -> dict[str, str]:
-    """Each display kind's constant in the JVM sides' one spelling of the table (runs-in-both DisplayKinds.java)."""
-    source = (BOTH / "DisplayKinds.java").read_text(encoding="utf-8")
+    """Each display kind's constant in the JVM sides' spelling of the table (DisplayKinds, generated from it)."""
+    source = display_kinds.java_source()
     return {
         value: name
         for name, value in re.findall(r'public static final String (\w+) = "([^"]*)";', source)

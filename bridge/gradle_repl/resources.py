@@ -3,7 +3,12 @@
 In a wheel they sit inside the package; in a source checkout they sit at the repository root.
 """
 
+import hashlib
+import os
 from pathlib import Path
+
+from gradle_repl.display_kinds import java_source
+from gradle_repl.paths import cache_dir
 
 __all__ = [
     "init_script_path",
@@ -87,8 +92,23 @@ def jvm_worker_attach_agent_sources() -> list[Path]:
 
 def jvm_worker_both_sources() -> list[Path]:
     """The rules both JVM sides need (snippet evaluation, the output limit's cut, images, a value's text), dependency-free
-    Java compiled into the worker's facade and into the attach agent."""
-    return _sources("jvm-worker", "runs-in-both", "*.java")
+    Java compiled into the worker's facade and into the attach agent; with them the display kinds' class, generated
+    from display_kinds.py's table."""
+    return sorted([*_sources("jvm-worker", "runs-in-both", "*.java"), _generated_display_kinds()])
+
+
+def _generated_display_kinds() -> Path:
+    """DisplayKinds.java as display_kinds.java_source() makes it, in the cache under a directory named for its content
+    (javac wants the file named for its class); written once, to a temporary file first, then renamed."""
+    text = java_source()
+    directory = cache_dir() / "generated" / hashlib.sha256(text.encode()).hexdigest()[:16] / "gradlerepl" / "both"
+    path = directory / "DisplayKinds.java"
+    if not path.is_file():
+        directory.mkdir(parents=True, exist_ok=True)
+        partial = path.with_name(f"DisplayKinds.java.{os.getpid()}.tmp")
+        partial.write_text(text, encoding="utf-8")
+        os.replace(partial, path)
+    return path
 
 
 def jvm_worker_attached_spring_sources() -> list[Path]:
