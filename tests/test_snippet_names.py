@@ -6,7 +6,9 @@ from gradle_repl.worker.snippet_names import (
     SNIPPET_CLASS,
     WARM_UP_SNIPPETS,
     SnippetCounter,
+    is_snippet_body,
     repl_number,
+    snippet_body_method,
     snippet_file,
     users_number,
 )
@@ -39,3 +41,11 @@ def test_the_class_pattern_finds_the_number_the_file_name_gave() -> None:
     match = re.search(SNIPPET_CLASS, "java.lang.NoClassDefFoundError: _12_repl$Point")
     assert match is not None and int(match.group("number")) == 12
     assert snippet_file(12).removesuffix(".repl.kts") + "_repl" == match.group(0)
+
+
+def test_the_body_method_is_the_shared_java_rules_name_plain_or_mangled() -> None:
+    """The worker reads `$$eval` and its mangled prefix from SnippetBody.java, the rule both JVMs run: a frame of a
+    body method, plain or mangled for a value-class value, is a snippet body; a method merely starting alike is not."""
+    assert snippet_body_method() == "$$eval"
+    assert is_snippet_body("$$eval") and is_snippet_body("$$eval-UwyO8pc")
+    assert not is_snippet_body("$$evaluate") and not is_snippet_body("eval")

@@ -22,6 +22,8 @@ __all__ = [
     "jvm_worker_class_updates_sources",
     "jvm_worker_attach_agent_sources",
     "jvm_worker_attached_spring_sources",
+    "jvm_worker_both_sources",
+    "jvm_worker_both_source",
     "sample_project_source",
 ]
 
@@ -95,6 +97,11 @@ def jvm_worker_both_sources() -> list[Path]:
     Java compiled into the worker's facade and into the attach agent; with them the display kinds' class, generated
     from display_kinds.py's table."""
     return sorted([*_sources("jvm-worker", "runs-in-both", "*.java"), _generated_display_kinds()])
+
+
+def jvm_worker_both_source(name: str) -> Path:
+    """One of the shared rules' Java sources by its file name (SnippetBody.java), for a rule the Python side reads."""
+    return _shipped("jvm-worker") / "runs-in-both" / "gradlerepl" / "both" / name
 
 
 def _generated_display_kinds() -> Path:

@@ -17,7 +17,7 @@ from gradle_repl.worker.output_frames import SnippetOutput
 from gradle_repl.worker.repl_defects import known_repl_defect
 from gradle_repl.worker.report import Diagnostic, StackFrame, ThrowableInfo, format_diagnostic, format_throwable
 from gradle_repl.worker.safety import jstr
-from gradle_repl.worker.snippet_names import SNIPPET_BODY_METHOD
+from gradle_repl.worker.snippet_names import snippet_body_method
 
 __all__ = [
     "ExplainFailedUse",
@@ -136,7 +136,7 @@ def _declared_type(result: JavaObject) -> str:
     try:
         owner = java_class("kotlin.jvm.JvmClassMappingKt").getJavaClass(result.getScriptClass())
         # K2 snippets return their value from their body method; its generic return type is the value's declared type.
-        method = owner.getDeclaredMethod(SNIPPET_BODY_METHOD)
+        method = owner.getDeclaredMethod(snippet_body_method())
         if jstr(method.getReturnType().getName()) == reported:
             return jstr(method.getGenericReturnType().getTypeName())
         return reported

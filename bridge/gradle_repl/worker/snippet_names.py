@@ -3,12 +3,17 @@
 The worker numbers every snippet it gives the K2 REPL, its own warm-up first, and names the snippet's source
 `_<N>.repl.kts`; the compiler names the snippet's class after it, `_<N>_repl` (K2 needs that shape, or class
 loading fails). Users count from their own first snippet. Both rules live here and nowhere else: the Kotlin
-facade takes the file name it is given.
+facade takes the file name it is given. The body method's name, `$$eval`, and its mangled form are the shared Java
+rule's (runs-in-both SnippetBody.java, which both JVMs run): read from its source, not spelled again here.
 """
 
 from __future__ import annotations
 
+import re
+from functools import cache
 from typing import TYPE_CHECKING
+
+from gradle_repl.resources import jvm_worker_both_source
 
 if TYPE_CHECKING:  # the Protocols only: the front ends read these names (through worker.report) and never load JPype
     from gradle_repl.worker.java import ReplDriver, RunningSnippet
@@ -17,7 +22,7 @@ __all__ = [
     "WARM_UP_SNIPPETS",
     "SNIPPET_CLASS",
     "SNIPPET_FILE",
-    "SNIPPET_BODY_METHOD",
+    "snippet_body_method",
     "is_snippet_body",
     "SnippetCounter",
     "snippet_file",
@@ -29,16 +34,31 @@ __all__ = [
 WARM_UP_SNIPPETS = 1
 # The class the REPL compiles snippet N to, as a regular expression; N is its group "number".
 SNIPPET_CLASS = r"_(?P<number>\d+)_repl"
-# The method of a snippet's class that holds its own statements and returns its value.
-SNIPPET_BODY_METHOD = "$$eval"
 # The source file name of snippet N (snippet_file), as a regular expression.
 SNIPPET_FILE = r"_(?P<number>\d+)\.repl\.kts"
+
+
+@cache
+def _snippet_body() -> tuple[str, str]:
+    """SnippetBody.java's EVAL and MANGLED_PREFIX: the body method's name and what a mangled one begins with."""
+    source = jvm_worker_both_source("SnippetBody.java").read_text(encoding="utf-8")
+    name = re.search(r'static final String EVAL = "([^"]+)";', source)
+    mangled = re.search(r'static final String MANGLED_PREFIX = EVAL \+ "([^"]+)";', source)
+    if name is None or mangled is None:
+        raise RuntimeError("SnippetBody.java no longer declares EVAL and MANGLED_PREFIX as snippet_names reads them")
+    return name[1], name[1] + mangled[1]
+
+
+def snippet_body_method() -> str:
+    """The method of a snippet's class that holds its own statements and returns its value, as the compiler names it."""
+    return _snippet_body()[0]
 
 
 def is_snippet_body(method: str) -> bool:
     """Whether a method of a snippet's class is its body: `$$eval`, or `$$eval-UwyO8pc` where the compiler mangled
     it for a value-class value (a Duration, a Result)."""
-    return method == SNIPPET_BODY_METHOD or method.startswith(f"{SNIPPET_BODY_METHOD}-")
+    name, mangled = _snippet_body()
+    return method == name or method.startswith(mangled)
 
 
 def snippet_file(number: int) -> str:
