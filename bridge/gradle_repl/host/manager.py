@@ -86,7 +86,7 @@ class _Resolved(Protocol):
 
 
 @dataclass(frozen=True)
-class _Pinned:
+class _ReadFromTheJvm:
     """An attached session's environment, which stands for a resolve."""
 
     environment: ReplEnvironment
@@ -307,7 +307,7 @@ class SessionManager:
         # An attached session's environment is the target JVM's, given once (Session.attached): never resolved again.
         attached = self._attached_spec(target.session_id)
         resolved = (
-            _Pinned(attached.environment)
+            _ReadFromTheJvm(attached.environment)
             if attached is not None
             else await self.resolve(
                 target.project_root,
