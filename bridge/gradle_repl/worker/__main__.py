@@ -246,8 +246,7 @@ def main() -> None:
         except ValidationError as error:
             channel.send(ErrorResult(error_kind="internal", message=f"bad request: {error}"))
             continue
-        handler = handlers.get(type(request)) if isinstance(request, WorkerRequest) else None
-        if not isinstance(request, WorkerRequest) or handler is None:
+        if not isinstance(request, WorkerRequest) or (handler := handlers.get(type(request))) is None:
             channel.send(ErrorResult(error_kind="internal", message=f"the worker is already started ({request.op})"))
             continue
         _answer(request, handler, channel, requests)

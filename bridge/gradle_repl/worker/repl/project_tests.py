@@ -46,7 +46,8 @@ class ProjectTestRunner:
     def run(
         self, request: TestRunRequest, progress: TestProgress, cancel: threading.Event
     ) -> TestRunResult | ErrorResult:
-        """Runs the tests, sending a progress frame per finished test; the result is returned, not sent."""
+        """Runs the tests, sending a progress frame per finished test; the result is returned, not sent (the worker
+        stamps its id and duration, as every answer's)."""
         started = time.monotonic()
         settings = self._settings
         restore = _set_properties(settings.system_properties)
@@ -76,13 +77,12 @@ class ProjectTestRunner:
             restore()
         refusal = run.getRefusal()
         if refusal is not None:
-            return ErrorResult(id=request.id, error_kind="runtime", message=f"Can't run tests: {jstr(refusal)}.")
+            return ErrorResult(error_kind="runtime", message=f"Can't run tests: {jstr(refusal)}.")
         notices = [f"not applied from the build's test settings: {line}" for line in settings.not_applied]
         broken = run.getInternalError()
         if broken is not None:
             notices.append(f"the test runner failed: {jstr(broken.toString())}")
         return TestRunResult(
-            id=request.id,
             passed=int(run.getPassed()),
             failed=int(run.getFailed()),
             skipped=int(run.getSkipped()),
@@ -93,7 +93,6 @@ class ProjectTestRunner:
             known_failing=[jstr(test) for test in run.knownFailing()],
             failed_only_notes=[jstr(note) for note in run.notes()],
             notices=notices,
-            duration_ms=int((time.monotonic() - started) * 1000),
         )
 
     def _detail(self, failure: TestFailure) -> TestFailureDetail:
