@@ -37,7 +37,7 @@ from gradle_repl.environment import ReplEnvironment, SessionSpec
 from gradle_repl.frames import WorkerOptions
 from gradle_repl.host.handle import WorkerHandle
 from gradle_repl.project.resolve import resolve_environment
-from gradle_repl.worker import classdata
+from gradle_repl.worker.artifacts import classdata
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from kernel import KERNEL_VERSION, KernelJob, KernelResult, measure_kernel

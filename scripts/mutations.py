@@ -365,21 +365,21 @@ MUTATIONS = (
     ),
     Mutation(
         "a block's note cut by a second cap",
-        "bridge/gradle_repl/worker/safety.py",
+        "bridge/gradle_repl/worker/results/safety.py",
         '    kept = encoded[: max(0, limit - note_room)].decode("utf-8", errors="ignore")',
         '    kept = encoded[:limit].decode("utf-8", errors="ignore")',
         ("tests/test_worker_output.py::test_a_block_over_the_limit_is_cut_and_the_cut_is_counted",),
     ),
     Mutation(
         "printed text over a frame cut at the frame limit instead of split",
-        "bridge/gradle_repl/worker/output_frames.py",
+        "bridge/gradle_repl/worker/results/output_frames.py",
         "        return [StreamFrame(event=stream, data=piece) for piece in frame_pieces(text, self._limit)]",
         "        return [StreamFrame(event=stream, data=self._text(text))]",
         ("tests/test_attached.py::test_chunks_merged_past_the_frame_limit_arrive_whole_in_frames_within_it",),
     ),
     Mutation(
         "a frame split inside a character",
-        "bridge/gradle_repl/worker/output_frames.py",
+        "bridge/gradle_repl/worker/results/output_frames.py",
         "        while encoded[end] & 0xC0 == 0x80:",
         "        while False:",
         ("tests/test_output_frames.py::test_a_character_across_the_limit_goes_whole_into_the_next_piece",),
@@ -435,7 +435,7 @@ MUTATIONS = (
     ),
     Mutation(
         "a result names a snippet class as the REPL nests it",
-        "bridge/gradle_repl/worker/outcomes.py",
+        "bridge/gradle_repl/worker/results/outcomes.py",
         "                value.data = without_snippet_classes(value.data)",
         "                pass",
         ("tests/test_kotlin_versions.py::test_snippet_classes_read_as_written_in_results_describe_and_errors",),
@@ -490,7 +490,7 @@ MUTATIONS = (
     ),
     Mutation(
         "a snippet that never ran is taken to have its instance",
-        "bridge/gradle_repl/worker/failed_uses.py",
+        "bridge/gradle_repl/worker/results/failed_uses.py",
         "(error.class_name == _NPE and snippet.compiled and snippet.ran)",
         "(error.class_name == _NPE and snippet.compiled)",
         ("tests/test_failed_uses.py::test_a_snippet_stopped_before_it_ran_has_no_instance_and_is_named_so",),

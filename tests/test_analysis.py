@@ -26,10 +26,10 @@ from gradle_repl.frames import (
 )
 from gradle_repl.host.manager import SessionLimits, SessionManager
 from gradle_repl.target import SessionTarget
-from gradle_repl.worker import facade, facade_jars
+from gradle_repl.worker.artifacts import facade, facade_jars
 from gradle_repl.worker.repl.analysis import code_diagnostics
 from gradle_repl.worker.repl.completion import Candidate, SessionCompletion, prefix_start, rank, utf16_offset
-from gradle_repl.worker.report import Diagnostic
+from gradle_repl.worker.results.report import Diagnostic
 
 jvm = pytest.mark.jvm
 

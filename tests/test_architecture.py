@@ -195,9 +195,9 @@ def test_an_import_circle_is_found() -> None:
 WORKER_ROOMS = ("repl", "attach", "classes")
 # The worker modules the host may import: pure helpers (no JPype, no JVM), each named in ARCHITECTURE.md.
 HOST_WORKER_HELPERS = {
-    "gradle_repl.worker.classdata",  # which class-data archive a JVM maps
+    "gradle_repl.worker.artifacts.classdata",  # which class-data archive a JVM maps
     "gradle_repl.worker.deadlines",  # how long a stopped snippet may take, which the host's waits derive from
-    "gradle_repl.worker.facade_jars",  # which facade jars a worker would compile at its start (host/preparation.py)
+    "gradle_repl.worker.artifacts.facade_jars",  # which facade jars a worker would compile at its start (host/preparation.py)
     "gradle_repl.worker.attach.agent_jar",  # the attach agent's jar, for -javaagent: at an app's start (host/agent_option.py)
     "gradle_repl.worker.attach.agent_socket",  # the directory that jar's agent listens in
 }

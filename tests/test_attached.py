@@ -22,7 +22,7 @@ from gradle_repl.worker.attach.agent_wire import (
     AgentValues,
 )
 from gradle_repl.worker.attach.attached import _run_there
-from gradle_repl.worker.output_frames import SnippetOutput
+from gradle_repl.worker.results.output_frames import SnippetOutput
 
 REQUEST = 7
 

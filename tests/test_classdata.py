@@ -16,7 +16,7 @@ from gradle_repl.host.manager import SessionLimits, SessionManager
 from gradle_repl.paths import cache_dir
 from gradle_repl.project.resolve import resolve_environment
 from gradle_repl.target import SessionTarget
-from gradle_repl.worker import classdata
+from gradle_repl.worker.artifacts import classdata
 
 
 def _worker_of(manager: SessionManager, session: str) -> WorkerHandle | None:

@@ -10,7 +10,7 @@ import pytest
 from conftest import CONTENT_ADDRESSED_CACHES, running_worker
 from gradle_repl.environment import ReplEnvironment
 from gradle_repl.frames import ErrorResult
-from gradle_repl.worker.facade_jars import companions_addon_path
+from gradle_repl.worker.artifacts.facade_jars import companions_addon_path
 
 pytestmark = pytest.mark.jvm
 

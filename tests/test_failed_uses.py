@@ -3,8 +3,8 @@ compiled, the line that threw — whatever the JDK or the REPL's layout made of 
 
 from __future__ import annotations
 
-from gradle_repl.worker.failed_uses import FailedSnippet, FailedUse, explain_use_of_failed
-from gradle_repl.worker.report import StackFrame, ThrowableInfo
+from gradle_repl.worker.results.failed_uses import FailedSnippet, FailedUse, explain_use_of_failed
+from gradle_repl.worker.results.report import StackFrame, ThrowableInfo
 from gradle_repl.worker.snippet_names import snippet_file
 
 FAILED = {

@@ -31,7 +31,7 @@ from gradle_repl.host.spawned import SpawnedWorkers
 from gradle_repl.options import SessionOptions
 from gradle_repl.settings import DEFAULTS, Settings
 from gradle_repl.target import SessionTarget
-from gradle_repl.worker.facade_jars import facade_jar_path
+from gradle_repl.worker.artifacts.facade_jars import facade_jar_path
 
 pytestmark = pytest.mark.anyio
 

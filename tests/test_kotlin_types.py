@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gradle_repl.worker.kotlin_types import kotlin_type_name
+from gradle_repl.worker.results.kotlin_types import kotlin_type_name
 
 
 @pytest.mark.parametrize(

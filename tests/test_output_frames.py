@@ -1,4 +1,4 @@
-"""How printed text is put into frames (worker/output_frames.frame_pieces): all of it, each frame within the limit,
+"""How printed text is put into frames (worker/results/output_frames.frame_pieces): all of it, each frame within the limit,
 split after a line end when one is near, never inside a character. Pure logic; the real worker's end of it is in
 test_worker_output.py."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from gradle_repl.worker.output_frames import frame_pieces
+from gradle_repl.worker.results.output_frames import frame_pieces
 
 LIMIT = 1_000
 

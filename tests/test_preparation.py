@@ -1,4 +1,4 @@
-"""The facade compiled beside a machine's first build (host/preparation.py, worker/prepare.py), by a real worker, in a
+"""The facade compiled beside a machine's first build (host/preparation.py, worker/artifacts/prepare.py), by a real worker, in a
 cache of the test's own: the jars the first build hands over, compiled before any session starts; a session's worker
 started after compiles nothing."""
 
@@ -15,7 +15,7 @@ from gradle_repl.frames import WorkerOptions
 from gradle_repl.host.launcher import SubprocessLauncher, SubprocessTransport, WorkerRole
 from gradle_repl.host.preparation import WorkerPreparation
 from gradle_repl.host.spawned import SpawnedWorkers
-from gradle_repl.worker.facade_jars import facade_jar_path, jars_to_compile
+from gradle_repl.worker.artifacts.facade_jars import facade_jar_path, jars_to_compile
 
 jvm = pytest.mark.jvm
 

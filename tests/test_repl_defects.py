@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from gradle_repl.worker.repl_defects import known_repl_defect
-from gradle_repl.worker.report import StackFrame, ThrowableInfo
+from gradle_repl.worker.results.repl_defects import known_repl_defect
+from gradle_repl.worker.results.report import StackFrame, ThrowableInfo
 
 _EVALUATOR = "org.jetbrains.kotlin.scripting.compiler.plugin.impl.K2ReplEvaluator"
 

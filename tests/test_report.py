@@ -1,6 +1,6 @@
 """Diagnostics and stack traces are rendered for a Kotlin developer: snippet lines, no REPL internals."""
 
-from gradle_repl.worker.report import Diagnostic, StackFrame, ThrowableInfo, format_diagnostic, format_throwable
+from gradle_repl.worker.results.report import Diagnostic, StackFrame, ThrowableInfo, format_diagnostic, format_throwable
 
 SNIPPET = "val a = 1\nval b = a +\tundefinedName\n"
 

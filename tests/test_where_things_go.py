@@ -55,7 +55,7 @@ def test_the_render_kind_and_session_option_lists_name_their_places() -> None:
     """The two lists name the places this test checks, so the section and the test change together."""
     section = _section()
     for place in (
-        "worker/output_frames.py",
+        "worker/results/output_frames.py",
         "front/reply_text.py",
         "front/remote.py",
         "front/outputs.py",

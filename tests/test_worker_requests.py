@@ -31,7 +31,7 @@ from gradle_repl.frames import (
 )
 from gradle_repl.worker.__main__ import Requests, _answer, _handlers
 from gradle_repl.worker.channel import FrameChannel
-from gradle_repl.worker.output_frames import Send
+from gradle_repl.worker.results.output_frames import Send
 
 
 def _union_members(annotated: object) -> set[type]:

@@ -1,7 +1,7 @@
 """What a snippet can display, and what each kind means to everyone who carries or shows it: the one table.
 
 The facade's Renderer (jvm-worker Renderer.kt, display()) names a kind per display event; the worker fits it into a
-frame (worker/output_frames.py, worker/safety.py), the MCP mapping turns it into content (front/content.py), and the
+frame (worker/results/output_frames.py, worker/results/safety.py), the MCP mapping turns it into content (front/content.py), and the
 terminal prints it (front/terminal.py). Each of those reads the kind's rule here instead of naming kinds itself. The JVM
 sides read it too: `java_source()` is the Java class `gradlerepl.both.DisplayKinds` they compile against, generated from
 this table whenever their shared rules are built (resources.jvm_worker_both_sources), never written by hand.

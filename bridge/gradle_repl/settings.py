@@ -87,7 +87,7 @@ class Settings(BaseModel):
     # A started, warmed worker for the most recently used environment makes a new session start in
     # milliseconds instead of seconds, for one idle JVM (about 0.4 GB).
     spare_worker: bool = True
-    # Write the JDK's class-data archive in the background when it is missing (worker/classdata.py).
+    # Write the JDK's class-data archive in the background when it is missing (worker/artifacts/classdata.py).
     train_class_data: bool = True
 
     # A login shell (envSource 'shell') runs the user's profile scripts; one that takes longer than this is stuck

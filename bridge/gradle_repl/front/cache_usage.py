@@ -16,8 +16,8 @@ __all__ = ["CACHE_KINDS", "KindUsage", "cache_usage", "clean_cache", "human_size
 
 # Directory under the cache → what it holds (and who writes it).
 CACHE_KINDS: dict[str, str] = {
-    "facade": "the Kotlin facade and its add-ons, compiled per Kotlin version; the class-update agent (worker/facade.py)",
-    "class-data": "class-data archives of the compiler's classes, about 94 MB per JDK and compiler (worker/classdata.py)",
+    "facade": "the Kotlin facade and its add-ons, compiled per Kotlin version; the class-update agent (worker/artifacts/facade.py)",
+    "class-data": "class-data archives of the compiler's classes, about 94 MB per JDK and compiler (worker/artifacts/classdata.py)",
     "toolchain": "class paths of the Kotlin jars fetched through Maven; the jars stay in Maven's repository (project/toolchain.py)",
     "environments": "resolved project environments: the resolve cache (project/cache.py)",
     "agent": "attach agent jars, one per agent build (worker/attach/agent_jar.py)",

@@ -60,7 +60,7 @@ from gradle_repl.host.manager import Progress
 from gradle_repl.host.notices import Notice
 from gradle_repl.options import SessionOptions
 from gradle_repl.target import SessionTarget
-from gradle_repl.worker.report import Diagnostic, format_diagnostic
+from gradle_repl.worker.results.report import Diagnostic, format_diagnostic
 
 __all__ = [
     "client_token",

@@ -1,10 +1,10 @@
-"""The facade and its add-ons compiled beside a machine's first build, in a worker of their own (worker/prepare.py).
+"""The facade and its add-ons compiled beside a machine's first build, in a worker of their own (worker/artifacts/prepare.py).
 
 A machine's first Maven resolve fetches the REPL's jars while its build still runs (project/buildtools/
 maven_first_run.py) and hands them over through the resolver's `on_repl_jars`. Compiled from there, the facade is
 ready, or nearly, when the session's worker starts after the build: on a new machine its compile is ~15 s of a ~22 s
 first start. The session's worker waits on the facade's file lock for a compile still running, never compiles it a
-second time (worker/facade.py). A preparation that fails costs nothing: the session's worker compiles what is missing,
+second time (worker/artifacts/facade.py). A preparation that fails costs nothing: the session's worker compiles what is missing,
 as it would have.
 """
 
@@ -16,7 +16,7 @@ import logging
 from gradle_repl.environment import ReplEnvironment, ReplJarsReady, SessionSpec
 from gradle_repl.host.spawned import SpawnedWorkers
 from gradle_repl.progress import ProgressCallback
-from gradle_repl.worker.facade_jars import jars_to_compile
+from gradle_repl.worker.artifacts.facade_jars import jars_to_compile
 
 __all__ = ["WorkerPreparation", "PREPARE_SECONDS"]
 
@@ -60,7 +60,7 @@ class WorkerPreparation:
 
     async def _run(self, environment: ReplEnvironment) -> None:
         try:
-            # 'ready' comes at once (worker/prepare.py): the compile is bounded by PREPARE_SECONDS, not a start timeout.
+            # 'ready' comes at once (worker/artifacts/prepare.py): the compile is bounded by PREPARE_SECONDS, not a start timeout.
             worker = await self._workers.launch(SessionSpec(environment=environment), label="prepare", role="prepare")
             try:
                 code = await asyncio.wait_for(worker.transport.wait(), PREPARE_SECONDS)

@@ -1,6 +1,6 @@
 """Class-data training: once per JDK and compiler, a background worker writes the archive later workers start from.
 
-Without the archive workers only start slower (worker/classdata.py), so a training that fails is logged,
+Without the archive workers only start slower (worker/artifacts/classdata.py), so a training that fails is logged,
 never reported to a session.
 """
 
@@ -12,7 +12,7 @@ from pathlib import Path
 
 from gradle_repl.environment import ReplEnvironment, SessionSpec
 from gradle_repl.host.spawned import SpawnedWorkers
-from gradle_repl.worker import classdata
+from gradle_repl.worker.artifacts import classdata
 
 __all__ = ["ClassDataTraining", "CLASS_DATA_WRITE_SECONDS"]
 

@@ -38,7 +38,7 @@ from gradle_repl.frames import (
     decode_request,
 )
 from gradle_repl.worker.channel import FrameChannel
-from gradle_repl.worker.output_frames import Send
+from gradle_repl.worker.results.output_frames import Send
 
 if TYPE_CHECKING:
     from gradle_repl.worker.classes.edit_compiler import EditCompiler
@@ -214,7 +214,10 @@ def main() -> None:
             raise GradleReplError("the first request to a worker must be 'start'")
         channel.frame_limit = start.frame_limit_bytes
         if start.prepare_only:
-            from gradle_repl.worker.prepare import accepted, prepare  # JPype loads only once the request is valid
+            from gradle_repl.worker.artifacts.prepare import (  # JPype loads only once the request is valid
+                accepted,
+                prepare,
+            )
 
             channel.send(accepted(start))
             prepare(start)

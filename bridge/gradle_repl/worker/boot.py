@@ -19,7 +19,9 @@ from pathlib import Path
 from gradle_repl.environment import DEPENDS_ON_UNAVAILABLE, Attached, ReplEnvironment
 from gradle_repl.errors import WorkerFailed
 from gradle_repl.frames import ReadyFrame, StartRequest
-from gradle_repl.worker import classdata, java
+from gradle_repl.worker import java
+from gradle_repl.worker.artifacts import classdata
+from gradle_repl.worker.artifacts.facade import build_dependency_addon, build_facade
 from gradle_repl.worker.attach.attached import (
     ATTACHED_LIBRARIES_UNAVAILABLE,
     AttachedRunner,
@@ -32,10 +34,8 @@ from gradle_repl.worker.attach.snippet_runtime import snippet_runtime_jars
 from gradle_repl.worker.attach.spring_helpers import spring_helpers
 from gradle_repl.worker.classes.class_update_agent import AgentJar, agent_jar
 from gradle_repl.worker.classes.class_updates import ClassUpdater
-from gradle_repl.worker.facade import build_dependency_addon, build_facade
 from gradle_repl.worker.java import JavaException, JavaObject, ReplDriver, ReplOutput, java_class, shutdown_vm
 from gradle_repl.worker.jvm import start_jvm
-from gradle_repl.worker.outcomes import throwable_chain
 from gradle_repl.worker.repl.companions import generated_companions
 from gradle_repl.worker.repl.completion import SessionCompletion
 from gradle_repl.worker.repl.compose_addon import compose_addon
@@ -44,7 +44,8 @@ from gradle_repl.worker.repl.local_runner import Facade, LocalRunner
 from gradle_repl.worker.repl.plugin_hints import compose_hints, serialization_hint
 from gradle_repl.worker.repl.project_tests import ProjectTestRunner
 from gradle_repl.worker.repl.session import ReplSession
-from gradle_repl.worker.report import format_throwable
+from gradle_repl.worker.results.outcomes import throwable_chain
+from gradle_repl.worker.results.report import format_throwable
 from gradle_repl.worker.runner import SnippetRunner
 from gradle_repl.worker.snippet_names import WARM_UP_SNIPPETS, SnippetCounter
 

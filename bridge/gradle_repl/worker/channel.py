@@ -5,7 +5,7 @@ starts the channel moves the server's pipes to fresh descriptors, points fd 0 at
 snippet reading System.in must not eat requests) and fds 1 and 2 at the worker's bounded log.
 
 Every frame sent is stamped with the id of the request being answered and made safe for the wire
-(worker.safety), so nothing a snippet produces can break the channel or be taken for another
+(worker.results.safety), so nothing a snippet produces can break the channel or be taken for another
 request's answer.
 """
 
@@ -20,7 +20,7 @@ from pydantic import BaseModel
 
 from gradle_repl.frames import DEFAULT_FRAME_LIMIT_BYTES, Result, encode
 from gradle_repl.worker.logsink import LogSink
-from gradle_repl.worker.safety import safe_frame
+from gradle_repl.worker.results.safety import safe_frame
 
 __all__ = ["FrameChannel"]
 

@@ -15,7 +15,7 @@ from typing import Literal
 from gradle_repl.frames import ErrorResult
 from gradle_repl.worker.deadlines import COMPILE_AFTER_CANCEL_SECONDS, INTERRUPT_GRACE_SECONDS
 from gradle_repl.worker.java import RunningSnippet
-from gradle_repl.worker.safety import jstr
+from gradle_repl.worker.results.safety import jstr
 
 __all__ = ["cancelled_before_start", "stop_snippet", "stopped_before_running", "why_stopped"]
 

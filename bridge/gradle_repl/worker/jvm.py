@@ -8,7 +8,7 @@ from pathlib import Path
 from gradle_repl.errors import JvmNotFound
 from gradle_repl.paths import log_dir
 from gradle_repl.settings import DEFAULTS
-from gradle_repl.worker.classdata import jdk_feature, jpype_support_jar
+from gradle_repl.worker.artifacts.classdata import jdk_feature, jpype_support_jar
 from gradle_repl.worker.java import JavaException, java_class, start_vm, unlink_python_gc_from_java_gc
 
 __all__ = ["find_libjvm", "start_jvm", "jvm_is_exiting"]

@@ -26,8 +26,8 @@ from gradle_repl.frames import (
     UpdateResult,
 )
 from gradle_repl.worker.java import JavaObject
-from gradle_repl.worker.outcomes import ExplainFailedUse
-from gradle_repl.worker.output_frames import Send
+from gradle_repl.worker.results.outcomes import ExplainFailedUse
+from gradle_repl.worker.results.output_frames import Send
 
 __all__ = [
     "ClassUpdates",

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from gradle_repl.resources import jvm_worker_both_source
 
-if TYPE_CHECKING:  # the Protocols only: the front ends read these names (through worker.report) and never load JPype
+if TYPE_CHECKING:  # the Protocols only: the front ends read these names (through worker.results) and never load JPype
     from gradle_repl.worker.java import ReplDriver, RunningSnippet
 
 __all__ = [

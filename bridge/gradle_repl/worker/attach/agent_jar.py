@@ -22,7 +22,7 @@ from pathlib import Path
 from gradle_repl.errors import WorkerFailed
 from gradle_repl.paths import cache_dir
 from gradle_repl.resources import jvm_worker_attach_agent_sources, jvm_worker_both_sources
-from gradle_repl.worker.java_jars import build_java_jar, sources_hash
+from gradle_repl.worker.artifacts.java_jars import build_java_jar, sources_hash
 
 __all__ = ["agent_class", "agent_jar_path", "agent_package", "build_agent_jar", "build_hash"]
 

@@ -44,7 +44,7 @@ from typing import Literal
 from gradle_repl.errors import GradleReplError
 from gradle_repl.worker.attach.wire_table import FieldType, WireCheck
 from gradle_repl.worker.byte_cursor import ByteCursor
-from gradle_repl.worker.report import StackFrame, ThrowableInfo
+from gradle_repl.worker.results.report import StackFrame, ThrowableInfo
 
 __all__ = [
     "AgentGone",

@@ -53,14 +53,12 @@ from gradle_repl.worker.attach.snippet_mirror import SnippetMirror
 from gradle_repl.worker.deadlines import COMPILE_AFTER_CANCEL_SECONDS, INTERRUPT_GRACE_SECONDS, REPLY_SECONDS
 from gradle_repl.worker.interruption import stopped_before_running, why_stopped
 from gradle_repl.worker.java import JavaException, JavaObject, Renderer, RunningSnippet, java_class
-from gradle_repl.worker.kotlin_types import kotlin_type_name
-from gradle_repl.worker.outcomes import ExplainFailedUse, snippet_result
-from gradle_repl.worker.output_frames import Send, SnippetOutput
-from gradle_repl.worker.report import format_throwable
-from gradle_repl.worker.runner import POLL_INTERVAL_MS, Describe, SnippetRecords, StoredValue, TestProgress
-from gradle_repl.worker.safety import jstr
-from gradle_repl.worker.snippet_names import WARM_UP_SNIPPETS, SnippetCounter
-from gradle_repl.worker.value_text import (
+from gradle_repl.worker.results.kotlin_types import kotlin_type_name
+from gradle_repl.worker.results.outcomes import ExplainFailedUse, snippet_result
+from gradle_repl.worker.results.output_frames import Send, SnippetOutput
+from gradle_repl.worker.results.report import format_throwable
+from gradle_repl.worker.results.safety import jstr
+from gradle_repl.worker.results.value_text import (
     DESCRIBE_SECONDS,
     VALUE_LIMIT_CHARS,
     VALUE_SECONDS,
@@ -68,6 +66,8 @@ from gradle_repl.worker.value_text import (
     unfinished,
     unreadable,
 )
+from gradle_repl.worker.runner import POLL_INTERVAL_MS, Describe, SnippetRecords, StoredValue, TestProgress
+from gradle_repl.worker.snippet_names import WARM_UP_SNIPPETS, SnippetCounter
 
 __all__ = [
     "ATTACHED_LIBRARIES_UNAVAILABLE",

@@ -5,7 +5,7 @@ the classes it ran. Their values live in the attached JVM and are read there (wo
 from __future__ import annotations
 
 from gradle_repl.worker.java import JavaObject, java_class
-from gradle_repl.worker.safety import jstr
+from gradle_repl.worker.results.safety import jstr
 
 __all__ = ["SnippetMirror"]
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gradle_repl.errors import WorkerFailed
-from gradle_repl.worker.facade import build_spring_addon
+from gradle_repl.worker.artifacts.facade import build_spring_addon
 
 __all__ = ["SpringHelpers", "spring_helpers"]
 

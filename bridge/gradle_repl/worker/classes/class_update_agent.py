@@ -13,7 +13,7 @@ from pathlib import Path
 from gradle_repl.errors import WorkerFailed
 from gradle_repl.paths import cache_dir
 from gradle_repl.resources import jvm_worker_class_updates_sources
-from gradle_repl.worker.java_jars import build_java_jar, sources_hash
+from gradle_repl.worker.artifacts.java_jars import build_java_jar, sources_hash
 
 __all__ = ["AGENT_CLASS", "AgentJar", "agent_jar"]
 

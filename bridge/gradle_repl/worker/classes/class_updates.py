@@ -25,7 +25,7 @@ from gradle_repl.frames import UpdateResult
 from gradle_repl.worker.classes.class_files import initialiser_changed, read_class, refusal
 from gradle_repl.worker.classes.class_update_agent import AGENT_CLASS
 from gradle_repl.worker.java import JavaObject, byte_arrays, java_class, string_array
-from gradle_repl.worker.safety import jstr
+from gradle_repl.worker.results.safety import jstr
 
 __all__ = ["ClassOutputs", "ClassUpdater"]
 

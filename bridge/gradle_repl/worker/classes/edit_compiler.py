@@ -25,7 +25,7 @@ from gradle_repl.environment import ReplEnvironment
 from gradle_repl.frames import CompileRequest, CompileResult
 from gradle_repl.worker.classes.class_files import constant_changed, read_class, refusal
 from gradle_repl.worker.java import JavaException, java_class, string_array
-from gradle_repl.worker.safety import jstr
+from gradle_repl.worker.results.safety import jstr
 
 __all__ = ["EditCompiler"]
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from gradle_repl.frames import CheckResult, CodeDiagnostic, ErrorResult
 from gradle_repl.worker.java import SnippetOutcome
-from gradle_repl.worker.kotlin_types import kotlin_type_name
-from gradle_repl.worker.outcomes import REPORTED_SEVERITIES, read_diagnostic, throwable_chain, wire_diagnostic
-from gradle_repl.worker.report import Diagnostic, format_diagnostic, format_throwable
-from gradle_repl.worker.safety import jstr
+from gradle_repl.worker.results.kotlin_types import kotlin_type_name
+from gradle_repl.worker.results.outcomes import REPORTED_SEVERITIES, read_diagnostic, throwable_chain, wire_diagnostic
+from gradle_repl.worker.results.report import Diagnostic, format_diagnostic, format_throwable
+from gradle_repl.worker.results.safety import jstr
 
 __all__ = ["check_result", "code_diagnostics"]
 

@@ -13,8 +13,8 @@ import re
 
 from gradle_repl.environment import ReplEnvironment
 from gradle_repl.errors import WorkerFailed
-from gradle_repl.worker.facade import build_companions_addon, first_compile_error
-from gradle_repl.worker.facade_jars import has_compiler_plugins
+from gradle_repl.worker.artifacts.facade import build_companions_addon, first_compile_error
+from gradle_repl.worker.artifacts.facade_jars import has_compiler_plugins
 from gradle_repl.worker.java import JavaException, JavaObject, ReplDriver, addon_loader, java_class
 from gradle_repl.worker.repl.plugin_hints import Hint
 

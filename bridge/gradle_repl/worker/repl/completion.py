@@ -19,7 +19,7 @@ from pydantic import TypeAdapter
 
 from gradle_repl.errors import WorkerFailed
 from gradle_repl.frames import Completion, CompletionKind, CompletionResult, Declaration, TextEdit
-from gradle_repl.worker.facade import build_completion_addon, first_compile_error
+from gradle_repl.worker.artifacts.facade import build_completion_addon, first_compile_error
 from gradle_repl.worker.java import (
     Completer,
     JavaException,
@@ -29,8 +29,8 @@ from gradle_repl.worker.java import (
     completer,
     string_array,
 )
-from gradle_repl.worker.kotlin_types import without_snippet_classes
-from gradle_repl.worker.safety import jstr
+from gradle_repl.worker.results.kotlin_types import without_snippet_classes
+from gradle_repl.worker.results.safety import jstr
 
 __all__ = [
     "SessionCompletion",

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from gradle_repl.environment import COMPOSE_PLUGIN_MISSING, ReplEnvironment
 from gradle_repl.errors import WorkerFailed
-from gradle_repl.worker.facade import build_compose_addon
+from gradle_repl.worker.artifacts.facade import build_compose_addon
 
 __all__ = ["ComposeAddon", "compose_addon"]
 

@@ -17,10 +17,9 @@ from functools import cache
 
 from gradle_repl.frames import Declaration, DeclarationKind, SessionDescription
 from gradle_repl.worker.java import JavaException, JavaObject, implements, java_class, java_string, override
-from gradle_repl.worker.kotlin_types import kotlin_type_name, property_accessors, without_snippet_classes
-from gradle_repl.worker.runner import StoredValue, ValueReader
-from gradle_repl.worker.safety import jstr
-from gradle_repl.worker.value_text import (
+from gradle_repl.worker.results.kotlin_types import kotlin_type_name, property_accessors, without_snippet_classes
+from gradle_repl.worker.results.safety import jstr
+from gradle_repl.worker.results.value_text import (
     DESCRIBE_SECONDS,
     VALUE_LIMIT_CHARS,
     VALUE_SECONDS,
@@ -28,6 +27,7 @@ from gradle_repl.worker.value_text import (
     unfinished,
     unreadable,
 )
+from gradle_repl.worker.runner import StoredValue, ValueReader
 
 __all__ = ["Declarations", "composable_parameters"]
 

@@ -1,18 +1,18 @@
 """What a session remembers of its failed snippets, so that the errors they cause later say what happened.
 
 The K2 REPL lets later snippets see a failed snippet's declarations; using one fails from REPL internals
-(worker/failed_uses.py reads which). Errors that the session's setup explains get its hints (worker/repl/plugin_hints.py):
+(worker/results/failed_uses.py reads which). Errors that the session's setup explains get its hints (worker/repl/plugin_hints.py):
 serializers snippets can't have, a renderComposable or Skiko library the session lacks.
 """
 
 from __future__ import annotations
 
 from gradle_repl.frames import ErrorResult
-from gradle_repl.worker.failed_uses import FailedSnippet, FailedUse, explain_use_of_failed
-from gradle_repl.worker.outcomes import ExplainFailedUse
 from gradle_repl.worker.repl.declarations import Declarations
 from gradle_repl.worker.repl.plugin_hints import Hint, with_hints
-from gradle_repl.worker.report import ThrowableInfo
+from gradle_repl.worker.results.failed_uses import FailedSnippet, FailedUse, explain_use_of_failed
+from gradle_repl.worker.results.outcomes import ExplainFailedUse
+from gradle_repl.worker.results.report import ThrowableInfo
 from gradle_repl.worker.snippet_names import repl_number
 
 __all__ = ["FailedSnippets"]

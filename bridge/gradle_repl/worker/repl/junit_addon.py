@@ -11,7 +11,7 @@ from pathlib import Path
 
 from gradle_repl.environment import ReplEnvironment
 from gradle_repl.errors import WorkerFailed
-from gradle_repl.worker.facade import build_junit_addon
+from gradle_repl.worker.artifacts.facade import build_junit_addon
 
 __all__ = ["JunitAddon", "junit_addon", "NO_ENGINE"]
 

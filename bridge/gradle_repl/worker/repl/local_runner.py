@@ -22,10 +22,11 @@ from gradle_repl.frames import (
 )
 from gradle_repl.worker.interruption import stop_snippet
 from gradle_repl.worker.java import ExitGuard, JavaObject, Renderer, ReplDriver, ReplOutput, SnippetOutcome, java_class
-from gradle_repl.worker.outcomes import snippet_result
-from gradle_repl.worker.output_frames import Send, SnippetOutput
 from gradle_repl.worker.repl.memory import HeapWatch
 from gradle_repl.worker.repl.project_tests import ProjectTestRunner
+from gradle_repl.worker.results.outcomes import snippet_result
+from gradle_repl.worker.results.output_frames import Send, SnippetOutput
+from gradle_repl.worker.results.safety import jstr
 from gradle_repl.worker.runner import (
     POLL_INTERVAL_MS,
     ClassUpdates,
@@ -34,7 +35,6 @@ from gradle_repl.worker.runner import (
     SnippetRecords,
     TestProgress,
 )
-from gradle_repl.worker.safety import jstr
 from gradle_repl.worker.snippet_names import SnippetCounter
 
 __all__ = ["Facade", "LocalRunner"]

@@ -21,8 +21,8 @@ from gradle_repl.test_settings import TestRunSettings
 from gradle_repl.worker.deadlines import INTERRUPT_GRACE_SECONDS
 from gradle_repl.worker.interruption import why_stopped
 from gradle_repl.worker.java import JavaObject, TestFailure, TestRun, java_class, string_array, test_runs
+from gradle_repl.worker.results.safety import jstr
 from gradle_repl.worker.runner import TestProgress
-from gradle_repl.worker.safety import jstr
 
 __all__ = ["ProjectTestRunner", "class_name_pattern", "scanned_roots"]
 

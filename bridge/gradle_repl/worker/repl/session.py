@@ -24,13 +24,13 @@ from gradle_repl.frames import (
     UpdateResult,
 )
 from gradle_repl.worker.java import ReplDriver
-from gradle_repl.worker.outcomes import ExplainFailedUse
-from gradle_repl.worker.output_frames import Send
 from gradle_repl.worker.repl.analysis import check_result
 from gradle_repl.worker.repl.completion import SessionCompletion
 from gradle_repl.worker.repl.declarations import Declarations
 from gradle_repl.worker.repl.failures import FailedSnippets
 from gradle_repl.worker.repl.plugin_hints import Hint
+from gradle_repl.worker.results.outcomes import ExplainFailedUse
+from gradle_repl.worker.results.output_frames import Send
 from gradle_repl.worker.runner import DeclaringSnippet, SnippetRunner, TestProgress
 from gradle_repl.worker.snippet_names import SnippetCounter, users_number
 

@@ -16,7 +16,7 @@ from typing import Any, Literal
 from gradle_repl.display_kinds import DISPLAY_KINDS, display_kind
 from gradle_repl.frames import DisplayFrame, StreamFrame
 from gradle_repl.worker.java import Renderer, ReplEvent, byte_array
-from gradle_repl.worker.safety import cap_text, jstr, sanitize_text
+from gradle_repl.worker.results.safety import cap_text, jstr, sanitize_text
 
 __all__ = ["SnippetOutput", "Send", "frame_pieces"]
 

@@ -17,7 +17,7 @@ from gradle_repl.resources import (
     jvm_worker_dependency_sources,
     jvm_worker_sources,
 )
-from gradle_repl.worker.java_jars import sources_hash
+from gradle_repl.worker.artifacts.java_jars import sources_hash
 
 __all__ = [
     "BOTH_RELEASE",

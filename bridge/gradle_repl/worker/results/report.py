@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from gradle_repl.worker.kotlin_types import without_snippet_classes
+from gradle_repl.worker.results.kotlin_types import without_snippet_classes
 from gradle_repl.worker.snippet_names import SNIPPET_CLASS, SNIPPET_FILE, is_snippet_body, users_number
 
 __all__ = ["Diagnostic", "StackFrame", "ThrowableInfo", "format_diagnostic", "format_throwable", "is_snippet_file"]

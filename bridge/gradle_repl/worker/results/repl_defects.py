@@ -8,7 +8,7 @@ Pure functions over plain data, tested without a JVM.
 
 from __future__ import annotations
 
-from gradle_repl.worker.report import ThrowableInfo
+from gradle_repl.worker.results.report import ThrowableInfo
 
 __all__ = ["known_repl_defect"]
 

@@ -14,9 +14,9 @@ from contextlib import suppress
 
 from gradle_repl.errors import WorkerFailed
 from gradle_repl.frames import ReadyFrame, StartRequest
+from gradle_repl.worker.artifacts.facade import build_companions_addon, build_dependency_addon, build_facade
+from gradle_repl.worker.artifacts.facade_jars import has_compiler_plugins, jars_to_compile
 from gradle_repl.worker.classes.class_update_agent import agent_jar
-from gradle_repl.worker.facade import build_companions_addon, build_dependency_addon, build_facade
-from gradle_repl.worker.facade_jars import has_compiler_plugins, jars_to_compile
 from gradle_repl.worker.jvm import start_jvm
 
 __all__ = ["accepted", "prepare"]

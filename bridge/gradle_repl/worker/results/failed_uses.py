@@ -19,8 +19,8 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from gradle_repl.worker.kotlin_types import property_accessors
-from gradle_repl.worker.report import ThrowableInfo
+from gradle_repl.worker.results.kotlin_types import property_accessors
+from gradle_repl.worker.results.report import ThrowableInfo
 from gradle_repl.worker.snippet_names import SNIPPET_CLASS, snippet_file
 
 __all__ = ["FailedSnippet", "FailedUse", "explain_use_of_failed"]

@@ -10,13 +10,13 @@ from collections.abc import Callable
 from typing import Literal
 
 from gradle_repl.frames import CompilerDiagnostic, DisplayFrame, ErrorResult, SuccessResult
-from gradle_repl.worker.failed_uses import FailedUse
 from gradle_repl.worker.java import JavaObject, SnippetOutcome, java_class
-from gradle_repl.worker.kotlin_types import kotlin_type_name, without_snippet_classes
-from gradle_repl.worker.output_frames import SnippetOutput
-from gradle_repl.worker.repl_defects import known_repl_defect
-from gradle_repl.worker.report import Diagnostic, StackFrame, ThrowableInfo, format_diagnostic, format_throwable
-from gradle_repl.worker.safety import jstr
+from gradle_repl.worker.results.failed_uses import FailedUse
+from gradle_repl.worker.results.kotlin_types import kotlin_type_name, without_snippet_classes
+from gradle_repl.worker.results.output_frames import SnippetOutput
+from gradle_repl.worker.results.repl_defects import known_repl_defect
+from gradle_repl.worker.results.report import Diagnostic, StackFrame, ThrowableInfo, format_diagnostic, format_throwable
+from gradle_repl.worker.results.safety import jstr
 from gradle_repl.worker.snippet_names import snippet_body_method
 
 __all__ = [

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from gradle_repl.worker.kotlin_types import without_snippet_classes
+from gradle_repl.worker.results.kotlin_types import without_snippet_classes
 
 __all__ = ["DESCRIBE_SECONDS", "VALUE_LIMIT_CHARS", "VALUE_SECONDS", "shown_value", "unfinished", "unreadable"]
 

@@ -25,7 +25,7 @@ from gradle_repl.resources import (
     jvm_worker_junit_sources,
     jvm_worker_sources,
 )
-from gradle_repl.worker.facade_jars import (
+from gradle_repl.worker.artifacts.facade_jars import (
     BOTH_RELEASE,
     companions_addon_path,
     completion_addon_path,
@@ -33,8 +33,8 @@ from gradle_repl.worker.facade_jars import (
     facade_jar_path,
     failure_note,
 )
+from gradle_repl.worker.artifacts.java_jars import build_java_jar, sources_hash
 from gradle_repl.worker.java import java_class, string_array
-from gradle_repl.worker.java_jars import build_java_jar, sources_hash
 
 __all__ = [
     "build_facade",
