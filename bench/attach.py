@@ -27,7 +27,7 @@ from gradle_repl.frames import SuccessResult, WorkerOptions
 from gradle_repl.host.handle import WorkerHandle
 from gradle_repl.project.attach_target import attach_environment
 from gradle_repl.project.resolve import resolve_environment
-from gradle_repl.worker.attach.agent_jar import build_agent_jar
+from gradle_repl.worker.artifacts.agent_jar import build_agent_jar
 
 SHOP = Path(__file__).resolve().parents[1] / "tests" / "projects" / "attach-plain"
 TRIVIAL = "1 + 1"

@@ -242,7 +242,7 @@ MUTATIONS = (
     ),
     Mutation(
         "every attach agent build's classes share one package (a newer jar runs an older build's loaded classes)",
-        "bridge/gradle_repl/worker/attach/agent_jar.py",
+        "bridge/gradle_repl/worker/artifacts/agent_jar.py",
         '_BUILD_PACKAGE = _SOURCE_PACKAGE + ".v{}"',
         "_BUILD_PACKAGE = _SOURCE_PACKAGE",
         ("tests/test_attach.py::test_an_app_holding_this_build_of_the_agent_runs_another_builds_own_code_beside_it",),
@@ -610,14 +610,14 @@ MUTATIONS = (
     ),
     Mutation(
         "the worker uses an attach socket directory others can enter",
-        "bridge/gradle_repl/worker/attach/agent_socket.py",
+        "bridge/gradle_repl/worker/artifacts/agent_socket.py",
         " or stat.S_IMODE(info.st_mode) & 0o077:",
         ":",
         ("tests/test_agent_socket.py::test_a_directory_others_can_enter_is_refused",),
     ),
     Mutation(
         "the worker uses another user's attach socket directory",
-        "bridge/gradle_repl/worker/attach/agent_socket.py",
+        "bridge/gradle_repl/worker/artifacts/agent_socket.py",
         " or info.st_uid != os.getuid()",
         "",
         ("tests/test_agent_socket.py::test_another_users_directory_is_refused",),

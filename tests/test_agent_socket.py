@@ -1,4 +1,4 @@
-"""The worker's side of the attach socket's privacy (worker/attach/agent_socket.py): it refuses to use a socket
+"""The worker's side of the attach socket's privacy (worker/artifacts/agent_socket.py): it refuses to use a socket
 directory that another user could enter or that is another user's, before it connects or tells an agent to listen
 there. Real directories with real modes and owners; the agent's own check in Java is in test_attach.py."""
 
@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from gradle_repl.errors import WorkerFailed
-from gradle_repl.worker.attach.agent_socket import agent_dir, socket_path
+from gradle_repl.worker.artifacts.agent_socket import agent_dir, socket_path
 
 # Named as build_agent_jar names a build's jar; only its name is read.
 JAR = Path("gradle-repl-agent-0123abcd.jar")

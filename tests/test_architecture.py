@@ -129,11 +129,13 @@ def _module(path: Path) -> str:
     return ".".join(("gradle_repl", *parts))
 
 
-def _imported_modules(path: Path, modules: set[str]) -> set[str]:
+def _imported_modules(path: Path, modules: set[str], *, at_run_time: bool = False) -> set[str]:
     """The package's modules path imports anywhere (under TYPE_CHECKING and inside functions too: a type checker and a
-    reader follow those as well); `from package import submodule` imports the submodule."""
+    reader follow those as well); `from package import submodule` imports the submodule. With at_run_time, what runs
+    only: `if TYPE_CHECKING:` blocks left out."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
     names: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in _nodes(tree, at_run_time=at_run_time):
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module:
@@ -144,10 +146,29 @@ def _imported_modules(path: Path, modules: set[str]) -> set[str]:
     return names & modules
 
 
-def _import_graph(*, packages_run: bool = False) -> dict[str, set[str]]:
-    """Each module's imports of the package's modules; with packages_run, the packages' __init__ they run too."""
+def _nodes(tree: ast.AST, *, at_run_time: bool) -> list[ast.AST]:
+    """Every node of the tree; with at_run_time, none inside an `if TYPE_CHECKING:` block."""
+    if not at_run_time:
+        return list(ast.walk(tree))
+    found: list[ast.AST] = []
+    waiting = [tree]
+    while waiting:
+        node = waiting.pop()
+        found.append(node)
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+            waiting.extend(node.orelse)
+        else:
+            waiting.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def _import_graph(*, packages_run: bool = False, at_run_time: bool = False) -> dict[str, set[str]]:
+    """Each module's imports of the package's modules; with packages_run, the packages' __init__ they run too; with
+    at_run_time, only what runs (not what a type checker reads under TYPE_CHECKING)."""
     paths = {_module(path): path for path in PACKAGE.rglob("*.py")}
-    graph = {name: _imported_modules(path, set(paths)) - {name} for name, path in paths.items()}
+    graph = {
+        name: _imported_modules(path, set(paths), at_run_time=at_run_time) - {name} for name, path in paths.items()
+    }
     return (
         {name: _with_packages(name, imports, set(paths)) for name, imports in graph.items()} if packages_run else graph
     )
@@ -192,19 +213,17 @@ def test_an_import_circle_is_found() -> None:
     assert _cycle({"a": {"b"}, "b": set()}) is None
 
 
-WORKER_ROOMS = ("repl", "attach", "classes")
-# The worker modules the host may import: pure helpers (no JPype, no JVM), each named in ARCHITECTURE.md.
-HOST_WORKER_HELPERS = {
-    "gradle_repl.worker.artifacts.classdata",  # which class-data archive a JVM maps
-    "gradle_repl.worker.deadlines",  # how long a stopped snippet may take, which the host's waits derive from
-    "gradle_repl.worker.artifacts.facade_jars",  # which facade jars a worker would compile at its start (host/preparation.py)
-    "gradle_repl.worker.attach.agent_jar",  # the attach agent's jar, for -javaagent: at an app's start (host/agent_option.py)
-    "gradle_repl.worker.attach.agent_socket",  # the directory that jar's agent listens in
-}
+# The session's rooms: each is one way of running a session's snippets, and they never import each other.
+SESSION_ROOMS = ("repl", "attach", "classes")
+# What every room uses: the jars and archives a JVM is started with or given, and what a snippet's run becomes on the
+# wire. They import no room themselves.
+SHARED_ROOMS = ("artifacts", "results")
+WORKER_ROOMS = SESSION_ROOMS + SHARED_ROOMS
 
 
 def _room(path: Path, package: Path = PACKAGE) -> str:
-    """A worker module's room (repl, attach, classes), or "shell" for the process shell at worker/'s top."""
+    """A worker module's room (repl, attach, classes, artifacts, results), or "shell" for the process shell at
+    worker/'s top."""
     parts = path.relative_to(package / "worker").parts
     return parts[0] if len(parts) > 1 and parts[0] in WORKER_ROOMS else "shell"
 
@@ -221,6 +240,7 @@ def _room_crossings(paths: list[Path], package: Path = PACKAGE) -> set[tuple[str
                 and len(parts) > 2
                 and parts[2] in WORKER_ROOMS
                 and room not in ("shell", parts[2])
+                and not (room in SESSION_ROOMS and parts[2] in SHARED_ROOMS)
             ):
                 crossings.add((str(path.relative_to(package)), parts[2]))
     return crossings
@@ -229,18 +249,29 @@ def _room_crossings(paths: list[Path], package: Path = PACKAGE) -> set[tuple[str
 def test_the_worker_rooms_meet_only_in_the_shell() -> None:
     """worker/repl (the REPL in this JVM), worker/attach (the link to an agent in another JVM) and worker/classes
     (class files, in-place updates) never import each other: the shell (worker/'s top modules: boot, the runner
-    seam, the channel, the JVM's door) imports them and hands each what it needs."""
+    seam, the channel, the JVM's door) imports them and hands each what it needs. They all use worker/artifacts and
+    worker/results, which import no room."""
     assert _room_crossings(list((PACKAGE / "worker").rglob("*.py"))) == set()
 
 
 def test_a_room_crossing_is_found(tmp_path: Path) -> None:
-    """The check sees a room importing another (what AttachedSession subclassing ReplSession was)."""
-    (tmp_path / "worker" / "attach").mkdir(parents=True)
+    """The check sees a room importing another (what AttachedSession subclassing ReplSession was), and a shared room
+    importing a session's room; a session's room importing a shared one is no crossing."""
+    for room in ("attach", "results"):
+        (tmp_path / "worker" / room).mkdir(parents=True)
     crossing = tmp_path / "worker" / "attach" / "attached.py"
-    crossing.write_text("from gradle_repl.worker.repl.session import ReplSession\n", encoding="utf-8")
+    crossing.write_text(
+        "from gradle_repl.worker.repl.session import ReplSession\nfrom gradle_repl.worker.results import report\n",
+        encoding="utf-8",
+    )
+    upward = tmp_path / "worker" / "results" / "outcomes.py"
+    upward.write_text("from gradle_repl.worker.attach import attached\n", encoding="utf-8")
     shell = tmp_path / "worker" / "boot.py"
     shell.write_text("from gradle_repl.worker.repl.session import ReplSession\n", encoding="utf-8")
-    assert _room_crossings([crossing, shell], tmp_path) == {("worker/attach/attached.py", "repl")}
+    assert _room_crossings([crossing, upward, shell], tmp_path) == {
+        ("worker/attach/attached.py", "repl"),
+        ("worker/results/outcomes.py", "attach"),
+    }
 
 
 def _worker_imports_outside(layer: str) -> set[str]:
@@ -255,15 +286,44 @@ def _worker_imports_outside(layer: str) -> set[str]:
     }
 
 
-def test_the_front_ends_import_no_worker_room() -> None:
-    """front/ reaches the worker's rooms only through the host: attaching a session, or the agent's option for an
-    app's start, asks the host, which names the helpers it uses."""
-    rooms = {name for name in _worker_imports_outside("front") if name.split(".")[2] in WORKER_ROOMS}
+def test_the_front_ends_and_the_host_import_no_session_room() -> None:
+    """front/ and host/ reach a session's rooms (repl, attach, classes) only through a worker process: of the worker
+    they import its artifacts, its results and its shell's pure modules, never the code that runs a session."""
+    rooms = {
+        name
+        for layer in ("front", "host")
+        for name in _worker_imports_outside(layer)
+        if name.split(".")[2] in SESSION_ROOMS
+    }
     assert rooms == set(), sorted(rooms)
 
 
-def test_the_host_imports_only_the_workers_pure_helpers() -> None:
-    """The host runs no JVM: of the worker it imports only the pure helpers ARCHITECTURE.md names."""
-    assert _worker_imports_outside("host") <= HOST_WORKER_HELPERS, sorted(
-        _worker_imports_outside("host") - HOST_WORKER_HELPERS
-    )
+def _path_to(graph: dict[str, set[str]], start: str, goal: str) -> list[str] | None:
+    """The modules along one chain of imports from start to goal, or None."""
+    trail = {start: [start]}
+    waiting = [start]
+    while waiting:
+        module = waiting.pop(0)
+        if module == goal:
+            return trail[module]
+        for imported in sorted(graph.get(module, set()) - set(trail)):
+            trail[imported] = [*trail[module], imported]
+            waiting.append(imported)
+    return None
+
+
+def test_nothing_the_front_ends_and_the_host_import_reaches_jpype() -> None:
+    """What front/ and host/ import of the worker (its artifacts, its results, its shell's pure modules) never leads,
+    through anything it imports in turn and in functions too, to worker/java.py, JPype's one door: the host runs no
+    JVM. (A type checker's imports under TYPE_CHECKING load nothing and don't count.)"""
+    graph = _import_graph(packages_run=True, at_run_time=True)
+    outside = [m for m in graph if m == "gradle_repl.__main__" or m.split(".")[1:2] in (["front"], ["host"])]
+    chains = [chain for module in outside if (chain := _path_to(graph, module, "gradle_repl.worker.java"))]
+    assert chains == [], chains
+
+
+def test_a_chain_to_jpype_is_found() -> None:
+    """The search follows imports through other modules and finds none where there is none."""
+    graph = {"a": {"b"}, "b": {"c"}, "c": set(), "d": {"a"}}
+    assert _path_to(graph, "d", "c") == ["d", "a", "b", "c"]
+    assert _path_to(graph, "c", "a") is None

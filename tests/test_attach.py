@@ -32,8 +32,8 @@ from gradle_repl.project.attach_target import attach_environment
 from gradle_repl.project.resolve import resolve_environment
 from gradle_repl.project.running_jvms import list_running_jvms
 from gradle_repl.resources import jvm_worker_attach_agent_sources
-from gradle_repl.worker.attach.agent_jar import agent_package, build_agent_jar
-from gradle_repl.worker.attach.agent_socket import agent_dir, socket_path
+from gradle_repl.worker.artifacts.agent_jar import agent_package, build_agent_jar
+from gradle_repl.worker.artifacts.agent_socket import agent_dir, socket_path
 from gradle_repl.worker.attach.agent_wire import AgentConnection, AgentRuntime, AgentValues
 from gradle_repl.worker.attach.snippet_runtime import snippet_runtime_jars
 from runningapp import SHOP_READY, RunningApp, running_app, shop_command

@@ -1,4 +1,4 @@
-"""The facade compiled beside a machine's first build (host/preparation.py, worker/artifacts/prepare.py), by a real worker, in a
+"""The facade compiled beside a machine's first build (host/preparation.py, worker/prepare.py), by a real worker, in a
 cache of the test's own: the jars the first build hands over, compiled before any session starts; a session's worker
 started after compiles nothing."""
 

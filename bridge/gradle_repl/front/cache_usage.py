@@ -20,7 +20,7 @@ CACHE_KINDS: dict[str, str] = {
     "class-data": "class-data archives of the compiler's classes, about 94 MB per JDK and compiler (worker/artifacts/classdata.py)",
     "toolchain": "class paths of the Kotlin jars fetched through Maven; the jars stay in Maven's repository (project/toolchain.py)",
     "environments": "resolved project environments: the resolve cache (project/cache.py)",
-    "agent": "attach agent jars, one per agent build (worker/attach/agent_jar.py)",
+    "agent": "attach agent jars, one per agent build (worker/artifacts/agent_jar.py)",
     "maven-extension": "the Maven extension that narrows a main session's class path (project/buildtools/maven_extension.py)",
     "boot-jars": "Spring Boot fat jars expanded for attached sessions (project/boot_jar.py)",
     "last-build-tool": "the build tool that last worked, per project (project/buildtools/choice.py)",

@@ -1,4 +1,4 @@
-"""The facade and its add-ons compiled beside a machine's first build, in a worker of their own (worker/artifacts/prepare.py).
+"""The facade and its add-ons compiled beside a machine's first build, in a worker of their own (worker/prepare.py).
 
 A machine's first Maven resolve fetches the REPL's jars while its build still runs (project/buildtools/
 maven_first_run.py) and hands them over through the resolver's `on_repl_jars`. Compiled from there, the facade is
@@ -60,7 +60,7 @@ class WorkerPreparation:
 
     async def _run(self, environment: ReplEnvironment) -> None:
         try:
-            # 'ready' comes at once (worker/artifacts/prepare.py): the compile is bounded by PREPARE_SECONDS, not a start timeout.
+            # 'ready' comes at once (worker/prepare.py): the compile is bounded by PREPARE_SECONDS, not a start timeout.
             worker = await self._workers.launch(SessionSpec(environment=environment), label="prepare", role="prepare")
             try:
                 code = await asyncio.wait_for(worker.transport.wait(), PREPARE_SECONDS)

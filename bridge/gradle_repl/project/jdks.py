@@ -3,7 +3,7 @@ the tools gradle-repl runs from it it has.
 
 A session's JVM runs on the JDK its build names (Maven's: JAVA_HOME, else the `java` on PATH); an attached session's
 worker runs on the JDK of the app it attaches to, whose `javac` builds the agent and whose `jcmd` reads the app's class
-path (worker/agent_jar.py, project/attach_target.py). So what matters of a JDK is its version and those tools, all
+path (worker/artifacts/agent_jar.py, project/attach_target.py). So what matters of a JDK is its version and those tools, all
 readable from its directory: the `release` file names the version.
 """
 

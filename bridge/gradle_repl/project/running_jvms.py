@@ -24,7 +24,7 @@ from gradle_repl.stopping import paused
 
 __all__ = ["RunningJvm", "list_running_jvms", "running_jvm", "java_home_of", "java_release_version", "attachable_jvm"]
 
-# The oldest Java the agent is compiled for (worker/attach/agent_jar.py).
+# The oldest Java the agent is compiled for (worker/artifacts/agent_jar.py).
 MINIMUM_JAVA = 17
 _RELEASE_VERSION = re.compile(r'^JAVA_VERSION="([^"]+)"', re.MULTILINE)
 _NO_ATTACH = "-XX:+DisableAttachMechanism"

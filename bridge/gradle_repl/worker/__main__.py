@@ -214,10 +214,7 @@ def main() -> None:
             raise GradleReplError("the first request to a worker must be 'start'")
         channel.frame_limit = start.frame_limit_bytes
         if start.prepare_only:
-            from gradle_repl.worker.artifacts.prepare import (  # JPype loads only once the request is valid
-                accepted,
-                prepare,
-            )
+            from gradle_repl.worker.prepare import accepted, prepare  # JPype loads only once the request is valid
 
             channel.send(accepted(start))
             prepare(start)

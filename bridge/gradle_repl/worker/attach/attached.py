@@ -30,8 +30,8 @@ from gradle_repl.frames import (
     UpdateResult,
 )
 from gradle_repl.stopping import paused
-from gradle_repl.worker.attach.agent_jar import agent_package, build_agent_jar
-from gradle_repl.worker.attach.agent_socket import socket_path
+from gradle_repl.worker.artifacts.agent_jar import agent_package, build_agent_jar
+from gradle_repl.worker.artifacts.agent_socket import socket_path
 from gradle_repl.worker.attach.agent_wire import (
     AgentAnswer,
     AgentConnection,

@@ -3,8 +3,8 @@
 The host starts one while a machine's first build still runs (host/preparation.py), so the session's worker, started
 after the build, finds its jars compiled: the facade's compile is the largest part of a first start (~15 s of ~22 on
 slower cores). It gains where the build leaves a core idle; on 2 cores whose build is CPU-bound it measured neutral
-(CHANGELOG, Unreleased). facade.py's file locks make a session's worker that starts meanwhile wait for the jar this one is
-compiling instead of compiling it beside it.
+(CHANGELOG, Unreleased). artifacts/facade.py's file locks make a session's worker that starts meanwhile wait for the
+jar this one is compiling instead of compiling it beside it.
 """
 
 from __future__ import annotations

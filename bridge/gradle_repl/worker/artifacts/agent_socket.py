@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 
 from gradle_repl.errors import WorkerFailed
-from gradle_repl.worker.attach.agent_jar import build_hash
+from gradle_repl.worker.artifacts.agent_jar import build_hash
 
 __all__ = ["agent_dir", "socket_path"]
 
