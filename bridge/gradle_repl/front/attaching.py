@@ -9,11 +9,12 @@ import shutil
 
 from gradle_repl.environment import BuildToolChoice, ReplEnvironment
 from gradle_repl.errors import GradleReplError
-from gradle_repl.host.agent_option import javaagent_option
 from gradle_repl.host.manager import SessionManager
 from gradle_repl.host.notices import Notice
 from gradle_repl.project.attach_target import attach_environment
 from gradle_repl.project.running_jvms import RunningJvm, attachable_jvm, java_home_of
+from gradle_repl.worker.artifacts.agent_jar import build_agent_jar
+from gradle_repl.worker.artifacts.agent_socket import agent_dir
 
 __all__ = ["agent_option", "attach_session", "jvm_line"]
 
@@ -58,8 +59,11 @@ def kotlin_text(jvm: RunningJvm) -> str:
 
 def agent_option() -> str:
     """The JVM option that loads gradle-repl's agent at an app's start (no warning on Java 21+, which warns about
-    agents loaded into a running JVM), built with the JDK of JAVA_HOME, else of the `java` on PATH."""
+    agents loaded into a running JVM): `-javaagent:<jar>=<directory>`, the jar a worker builds for attaching (built
+    with the JDK of JAVA_HOME, else of the `java` on PATH, when it is not cached yet) and the directory its agent
+    listens in, so an app started with it is attached to as one a worker loaded the agent into."""
     java = os.environ.get("JAVA_HOME") or (java_home_of(found) if (found := shutil.which("java")) else None)
     if java is None:
         raise GradleReplError("no JDK found to build the agent with: set JAVA_HOME or put java on PATH")
-    return javaagent_option(java)
+    jar = build_agent_jar(java)
+    return f"-javaagent:{jar}={agent_dir(jar)}"
