@@ -8,7 +8,7 @@ import shutil
 import signal
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -26,6 +26,7 @@ from gradle_repl.frames import (
     CompletionResult,
     DescriptionResult,
     ErrorResult,
+    Probe,
     SessionDescription,
     SuccessResult,
     WorkerOptions,
@@ -163,9 +164,13 @@ class SyncWorker:
             WorkerHandle.launch(spec, options or WorkerOptions(heap_mb=512), label="test")
         )
 
-    def eval(self, code: str, *, timeout: float = 60.0, on_frame: OnFrame | None = None) -> Reply:
-        """Runs a snippet; `on_frame` sees each of its output frames as it arrives."""
-        return self._loop.run_until_complete(self.process.request(code, timeout_seconds=timeout, on_frame=on_frame))
+    def eval(
+        self, code: str, *, timeout: float = 60.0, on_frame: OnFrame | None = None, probes: Sequence[Probe] = ()
+    ) -> Reply:
+        """Runs a snippet (with `probes` set while it runs); `on_frame` sees each of its output frames as it arrives."""
+        return self._loop.run_until_complete(
+            self.process.request(code, timeout_seconds=timeout, on_frame=on_frame, probes=probes)
+        )
 
     def cancel_while_compiling(self, code: str) -> None:
         """Sends the snippet and cancels it, as an MCP client's cancel does, once the worker's JVM is seen compiling it;

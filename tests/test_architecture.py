@@ -213,8 +213,9 @@ def test_an_import_circle_is_found() -> None:
     assert _cycle({"a": {"b"}, "b": set()}) is None
 
 
-# The session's rooms: each is one way of running a session's snippets, and they never import each other.
-SESSION_ROOMS = ("repl", "attach", "classes")
+# The session's rooms: each one part of a session's work (snippets run here or in an app, class updates, probes), and
+# they never import each other.
+SESSION_ROOMS = ("repl", "attach", "classes", "probes")
 # What every room uses: the jars and archives a JVM is started with or given, and what a snippet's run becomes on the
 # wire. They import no room themselves.
 SHARED_ROOMS = ("artifacts", "results")
@@ -222,7 +223,7 @@ WORKER_ROOMS = SESSION_ROOMS + SHARED_ROOMS
 
 
 def _room(path: Path, package: Path = PACKAGE) -> str:
-    """A worker module's room (repl, attach, classes, artifacts, results), or "shell" for the process shell at
+    """A worker module's room (repl, attach, classes, probes, artifacts, results), or "shell" for the process shell at
     worker/'s top."""
     parts = path.relative_to(package / "worker").parts
     return parts[0] if len(parts) > 1 and parts[0] in WORKER_ROOMS else "shell"

@@ -2,7 +2,16 @@
 
 from mcp.types import ImageContent, TextContent
 
-from gradle_repl.frames import CompilerDiagnostic, DisplayFrame, ErrorResult, StreamFrame, SuccessResult
+from gradle_repl.frames import (
+    CompilerDiagnostic,
+    DisplayFrame,
+    ErrorResult,
+    ProbeCapture,
+    ProbeHit,
+    ProbeLocal,
+    StreamFrame,
+    SuccessResult,
+)
 from gradle_repl.front.content import reply_to_result
 from gradle_repl.host.handle import Reply
 from gradle_repl.host.notices import Notice
@@ -115,6 +124,8 @@ def test_a_reply_as_data_says_what_the_text_says_field_by_field() -> None:
             {"kind": "html", "mime": "text/html", "text": "<script>x</script>"},
         ],
         "notices": [{"kind": "restarted", "text": "[session restarted]"}, {"kind": "memory", "text": HEAP_WARNING}],
+        "probeHits": [],
+        "probeNotes": [],
         "durationMs": 12,
     }
     failed = ErrorResult(
@@ -149,3 +160,42 @@ def test_a_completion_that_needs_an_import_says_so_in_text_and_carries_it_as_an_
     assert result.structured_content is not None
     assert result.structured_content["items"][1]["edits"] == [{"start": 0, "end": 0, "text": "import java.io.File\n"}]
     assert result.structured_content["items"][0]["edits"] == []
+
+
+def test_probe_hits_follow_the_result_in_the_text_and_are_data() -> None:
+    hit = ProbeHit(
+        at="shop.Cart.totalCents(Cart.kt:18)",
+        probe=0,
+        hit=1,
+        thread="main",
+        locals=[ProbeLocal(name="subtotal", type="kotlin.Long", value="1000")],
+        this="Cart(items=[])",
+        captured=[
+            ProbeCapture(expression="size > 10", value="false", type="kotlin.Boolean"),
+            ProbeCapture(expression="items[3]", error="java.lang.IndexOutOfBoundsException: 3"),
+        ],
+        stack=["shop.Cart.totalCents(Cart.kt:18)", "snippet 1, line 1"],
+    )
+    value = DisplayFrame(kind="text", mime="text/plain", data="1000")
+    result = SuccessResult(
+        value=value, value_type="kotlin.Long", probe_hits=[hit], probe_notes=["2 more hits left out"]
+    )
+    reply = reply_to_result(Reply((), result, ()))
+    texts = [block.text for block in reply.content if isinstance(block, TextContent)]
+    assert texts[0].startswith("1000")
+    assert texts[1] == (
+        "[probe 0 hit 1] shop.Cart.totalCents(Cart.kt:18) on main\n"
+        "  subtotal: kotlin.Long = 1000\n"
+        "  this = Cart(items=[])\n"
+        "  size > 10 = false\n"
+        "  items[3] threw java.lang.IndexOutOfBoundsException: 3\n"
+        "[probes] 2 more hits left out"
+    )
+    data = reply.structured_content or {}
+    assert data["probeHits"][0]["captured"][1] == {
+        "expression": "items[3]",
+        "value": None,
+        "type": None,
+        "error": "java.lang.IndexOutOfBoundsException: 3",
+    }
+    assert data["probeNotes"] == ["2 more hits left out"]

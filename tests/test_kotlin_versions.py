@@ -12,7 +12,7 @@ import pytest
 
 from conftest import PROJECTS, SAMPLE_PROJECT, SyncWorker, copy_project, running_worker
 from gradle_repl.environment import ReplEnvironment
-from gradle_repl.frames import ErrorResult, SuccessResult
+from gradle_repl.frames import ErrorResult, Probe, SuccessResult
 from gradle_repl.project.plugin_support import snippet_class_warnings
 from gradle_repl.project.resolve import resolve_environment
 from gradle_repl.project.toolchain import PINNED_KOTLIN_VERSION, Coordinate, resolve_jars
@@ -52,6 +52,21 @@ def test_state_and_project_classes(older_worker: SyncWorker) -> None:
     assert older_worker.process.ready.kotlin_version == OLDER_KOTLIN
     older_worker.eval("val n = sample.classics.books.size")
     assert older_worker.value("n * 2") == "6"
+
+
+def test_a_probe_in_an_extension_function_on_the_older_kotlin(older_worker: SyncWorker) -> None:
+    """The probe's code compiles with 2.2's compiler too; an extension function's receiver is its `this`."""
+    reply = older_worker.eval(
+        "import sample.publishedBefore\nsample.classics.publishedBefore(1930).size",
+        probes=[Probe(at="Books.kt:27", capture=["books.size", "year - 1900", "name"])],
+    )
+    assert isinstance(reply.result, SuccessResult) and reply.result.value is not None, reply.result
+    assert reply.result.value.data == "2"
+    (hit,) = reply.result.probe_hits
+    assert hit.at == "sample.BooksKt.publishedBefore(Books.kt:27)"
+    assert [(local.name, local.value) for local in hit.locals] == [("year", "1930")]
+    assert hit.this is not None and hit.this.startswith("Shelf(name=classics, books=[Book(title=the trial")
+    assert [c.value for c in hit.captured] == ["3", "30", "classics"]
 
 
 def test_errors_then_recovery(older_worker: SyncWorker) -> None:

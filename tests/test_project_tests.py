@@ -7,7 +7,6 @@ edit test, last, starts it again). The MCP and CLI tests run their own server an
 
 from __future__ import annotations
 
-import asyncio
 import os
 import sys
 import time
@@ -22,17 +21,16 @@ from mcp.types import CallToolResult, TextContent
 from conftest import copy_project
 from fakeworker import FakeLauncher
 from gradle_repl.errors import GradleReplError
-from gradle_repl.frames import ErrorResult, SuccessResult, TestFailureDetail, TestRunResult, WorkerOptions
+from gradle_repl.frames import ErrorResult, SuccessResult, TestFailureDetail, TestRunResult
 from gradle_repl.front import cli
 from gradle_repl.front.cli import main as cli_main
 from gradle_repl.front.project_tests_report import fit_test_run, run_report, summary_line
 from gradle_repl.front.remote import RemoteSessions
 from gradle_repl.front.server import build_server
-from gradle_repl.host.handle import Reply, TestReply
 from gradle_repl.host.manager import SessionLimits, SessionManager
-from gradle_repl.project.resolve import resolve_environment
 from gradle_repl.target import SessionTarget
 from gradle_repl.worker.repl.project_tests import class_name_pattern, scanned_roots
+from projectsession import ProjectSession
 
 SHOP = Path(__file__).parent / "projects" / "maven-junit"
 CART = "src/main/kotlin/shop/Cart.kt"
@@ -40,48 +38,13 @@ FAILURE = "org.opentest4j.AssertionFailedError: ten items get 10 % off ==> expec
 jvm = pytest.mark.jvm
 
 
-class Shop:
-    """A private copy of the shop project and its test session, driven synchronously."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self.loop = asyncio.new_event_loop()
-        self.manager = SessionManager(
-            limits=SessionLimits(spare_worker=False, train_class_data=False),
-            worker_options=WorkerOptions(heap_mb=512),
-            resolver=resolve_environment,
-        )
-        self.target = SessionTarget(str(root), source_set="test", build_tool="maven", session_id="tests")
-        self.progress: list[str] = []
-
-    def tests(self, *selectors: str, failed_only: bool = False, timeout: float | None = None) -> TestReply:
-        self.progress = []
-        return self.loop.run_until_complete(
-            self.manager.run_tests(
-                self.target,
-                selectors=list(selectors),
-                failed_only=failed_only,
-                timeout_seconds=timeout,
-                on_test=self.progress.append,
-            )
-        )
+class Shop(ProjectSession):
+    """A private copy of the shop project and its test session."""
 
     def run(self, *selectors: str, failed_only: bool = False, timeout: float | None = None) -> TestRunResult:
         reply = self.tests(*selectors, failed_only=failed_only, timeout=timeout)
         assert isinstance(reply.result, TestRunResult), reply.result
         return reply.result
-
-    def snippet(self, code: str) -> Reply:
-        return self.loop.run_until_complete(self.manager.run_snippet(self.target, code=code))
-
-    def value(self, code: str) -> str:
-        reply = self.snippet(code)
-        assert isinstance(reply.result, SuccessResult) and reply.result.value is not None, reply.result
-        return reply.result.value.data
-
-    def close(self) -> None:
-        self.loop.run_until_complete(self.manager.close_all())
-        self.loop.close()
 
 
 @pytest.fixture(scope="module")

@@ -44,6 +44,11 @@ __all__ = [
     "UpdateRequest",
     "TestRunRequest",
     "CompileRequest",
+    "Probe",
+    "ProbeLocal",
+    "ProbeCapture",
+    "ProbeHit",
+    "FailureFrame",
     "CompileResult",
     "Request",
     "Declaration",
@@ -82,7 +87,9 @@ DEFAULT_HEAP_MB = DEFAULTS.heap_mb
 DEFAULT_OUTPUT_LIMIT_BYTES = DEFAULTS.output_limit_bytes
 DEFAULT_FRAME_LIMIT_BYTES = DEFAULTS.frame_limit_bytes
 
-ErrorKind = Literal["compile", "runtime", "timeout", "cancelled", "exited", "out_of_memory", "internal", "protocol"]
+ErrorKind = Literal[
+    "compile", "runtime", "timeout", "cancelled", "exited", "out_of_memory", "internal", "protocol", "probe"
+]
 
 
 class WorkerOptions(BaseModel):
@@ -219,6 +226,50 @@ class CompilerDiagnostic(BaseModel):
     column: int | None = None
 
 
+class Probe(BaseModel):
+    """A probe for one call: where it fires, when, what it records and how often (worker/probes)."""
+
+    at: str = Field(description="`File.kt:LINE`, `dir/File.kt:LINE` (a path suffix) or `fully.qualified.Class:LINE`")
+    when: str | None = Field(
+        default=None, description="a Kotlin Boolean expression: the probe records only when it holds"
+    )
+    capture: list[str] = Field(default_factory=list, description="Kotlin expressions recorded at each hit")
+    max_hits: int = Field(
+        default=DEFAULTS.probe_max_hits, description="checked by the worker, which says what's allowed"
+    )
+
+
+class ProbeLocal(BaseModel):
+    """A local variable live where a probe fired."""
+
+    name: str
+    type: str = Field(description="its declared type, in Kotlin")
+    value: str = Field(description="its text at the hit, as a result's value reads (capped)")
+
+
+class ProbeCapture(BaseModel):
+    """One `capture` expression's value at a hit, or what it threw."""
+
+    expression: str
+    value: str | None = None
+    type: str | None = Field(default=None, description="the value's class, in Kotlin")
+    error: str | None = Field(default=None, description="what evaluating it threw: exception class and message")
+
+
+class ProbeHit(BaseModel):
+    """One time a probe's line was reached (and its `when` held)."""
+
+    at: str = Field(description="the frame: `shop.Cart.total(Cart.kt:16)`")
+    probe: int = Field(description="the probe's index in the call's list")
+    hit: int = Field(description="1, 2, … for this probe")
+    thread: str
+    locals: list[ProbeLocal] = Field(default_factory=list)
+    this: str | None = Field(default=None, description="`this` as text; none in a static method")
+    captured: list[ProbeCapture] = Field(default_factory=list)
+    stack: list[str] = Field(default_factory=list, description="the project's and snippet's frames, outermost last")
+    notes: list[str] = Field(default_factory=list, description="what the hit could not record, one sentence each")
+
+
 class SnippetResult(Result):
     """What an eval's result carries, whether the snippet succeeded or not."""
 
@@ -241,6 +292,8 @@ class SnippetResult(Result):
     libraries: AddedLibraries | None = Field(
         default=None, description="what the session's snippets added after this one; None when the worker can't say"
     )
+    probe_hits: list[ProbeHit] = Field(default_factory=list, description="the call's probes' hits, in order")
+    probe_notes: list[str] = Field(default_factory=list, description="what happened to a probe besides its hits")
 
 
 class SuccessResult(SnippetResult):
@@ -354,6 +407,15 @@ class TestProgressFrame(BaseModel):
     line: str
 
 
+class FailureFrame(BaseModel):
+    """What one frame of a failure's stack held the last time it reached its line before the failure (an explained
+    failure's: the test run again alone with probes at its frames)."""
+
+    at: str = Field(description="the frame: `shop.Cart.total(Cart.kt:16)`")
+    locals: list[ProbeLocal] = Field(default_factory=list)
+    this: str | None = None
+
+
 class TestFailureDetail(BaseModel):
     """One failed test (or a container that failed whole, as a class whose @BeforeAll threw)."""
 
@@ -369,6 +431,11 @@ class TestFailureDetail(BaseModel):
         description="the exception's frames in the project's own code, each `Class.method(File.kt:12)`",
     )
     output: str = Field(default="", description="what the test printed while it ran")
+    frames: list[FailureFrame] = Field(
+        default_factory=list,
+        description="explained failures only: each project frame from the test method to the throwing one, with what "
+        "it held the last time it reached its line",
+    )
 
 
 class TestRunResult(Result):
@@ -398,6 +465,8 @@ class TestRunResult(Result):
     known_failing: list[str] = Field(
         default_factory=list, description="the tests known to fail after this run (TestRunRequest.known_failing)"
     )
+    probe_hits: list[ProbeHit] = Field(default_factory=list, description="the call's probes' hits, in order")
+    probe_notes: list[str] = Field(default_factory=list, description="what happened to a probe besides its hits")
 
 
 class CompileResult(Result):
@@ -447,6 +516,7 @@ class EvalRequest(WorkerRequest[SuccessResult]):
     op: Literal["eval"] = "eval"
     code: str
     timeout_ms: int = int(DEFAULTS.snippet_timeout_seconds * 1000)
+    probes: list[Probe] = Field(default_factory=list, description="set before the snippet runs, gone when it ends")
 
 
 class DescribeRequest(WorkerRequest[DescriptionResult]):
@@ -494,6 +564,10 @@ class TestRunRequest(WorkerRequest[TestRunResult]):
         description="JUnit unique ids of the tests known to fail: failed in a run and not seen passing since",
     )
     timeout_ms: int = int(DEFAULTS.snippet_timeout_seconds * 1000)
+    probes: list[Probe] = Field(default_factory=list, description="set before the tests run, gone when they end")
+    explain_failures: bool = Field(
+        default=False, description="run each failed test (the first few) again alone, with probes at its frames"
+    )
 
 
 class CompileRequest(WorkerRequest[CompileResult]):

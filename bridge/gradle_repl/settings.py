@@ -50,6 +50,15 @@ class Settings(BaseModel):
         default=60.0, description="a snippet is stopped after this long unless its call says otherwise"
     )
 
+    # --- probes (worker/probes) --------------------------------------------------------------------------------
+    # A probe records once unless told otherwise: the first time a line is reached is what a `println` would show
+    # first. The caps keep one call's hits, each rendered while the probed thread waits, within what a reply carries.
+    probe_max_hits: int = Field(default=1, ge=1, description="how often a probe records unless its maxHits says")
+    probe_max_hits_cap: int = Field(default=1000, ge=1, description="the most hits one probe may ask for")
+    probes_per_call: int = Field(default=20, ge=1, description="the most probes one call may set")
+    # explainFailures runs each failed test again alone; past this many, the rest are left as they failed.
+    explained_failures: int = Field(default=5, ge=1, description="failed tests explainFailures runs again, at most")
+
     # --- each session's JVM ----------------------------------------------------------------------------------
     # The K2 REPL keeps about 0.5 MB of compiler data per snippet once each run's backend state and symbol caches
     # are let go (jvm-worker CompilerMarks.releaseBackends; 1.8 MB before, bench/README.md); the JVM only takes

@@ -21,8 +21,12 @@ writing a throwaway test or main.
 - `run_project_tests` (tests: `shop.CartTest`, `shop.CartTest.oneItem`, `shop.*`; failedOnly after an edit: the tests known to fail): JUnit in
   the warm test session (sourceSet "jvmTest" for KMP); counts and failures only. Snippets with the same sourceSet
   and sessionId="tests" share it.
+- Why, not just that: `probes` on `run_kotlin_snippet` and `run_project_tests` ([{at: "Cart.kt:18", when, capture}])
+  record a line's locals, `this` (private state too) and expressions while the code runs, no edit, no thread
+  stopped; `explainFailures=true` gives each failed test's frames what they held. Prefer them to editing in printlns.
 - `list_running_jvms` then `attach_kotlin_session`: snippets run inside a running app (Spring beans: bean<T>()).
 - `reset_kotlin_session` with replay=true: a fresh JVM that runs the session's successful snippets again.
 An error result's kind says what to do: `compile` (fix the code), `runtime` (the stack names snippet lines),
 `timeout` or `cancelled` (stateLost says whether the session kept its state), `exited` or `out_of_memory` (the next
-call starts a fresh session), `request` (the call itself was wrong: the message says how)."""
+call starts a fresh session), `probe` (a probe could not be set; nothing ran), `request` (the call itself was wrong:
+the message says how)."""

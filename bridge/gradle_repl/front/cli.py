@@ -16,6 +16,7 @@ from gradle_repl.errors import GradleReplError
 from gradle_repl.front.attaching import agent_option, attach_session, jvm_line
 from gradle_repl.front.cache_command import add_cache_command, run_cache_command
 from gradle_repl.front.doctor import add_doctor_command, run_doctor
+from gradle_repl.front.probe_arguments import add_probe_arguments, probes_given
 from gradle_repl.front.reply_text import ReplyPrinter
 from gradle_repl.front.sessions import Sessions
 from gradle_repl.front.token import server_token
@@ -262,6 +263,7 @@ def _parser() -> argparse.ArgumentParser:
     _session_option_arguments(evaluate)
     _connect_arguments(evaluate)
     _attach_argument(evaluate)
+    add_probe_arguments(evaluate)
 
     check = commands.add_parser("check", help="compile snippets in one session without running them; print diagnostics")
     _project_arguments(check, root_optional=False)
@@ -303,8 +305,14 @@ def _parser() -> argparse.ArgumentParser:
         help=f"default {DEFAULT_BUILD_TOOL}",
     )
     test.add_argument("-v", "--verbose", action="store_true", help="show the build tool's own output as it runs")
+    test.add_argument(
+        "--explain",
+        action="store_true",
+        help="run each failed test (the first few) again alone with probes at its frames; print what each frame held",
+    )
     _worker_arguments(test)
     _connect_arguments(test)
+    add_probe_arguments(test)
 
     repl = commands.add_parser(
         "repl", help="an interactive Kotlin prompt with the project's classes, plugins and state"
@@ -376,7 +384,12 @@ async def _run_each(sessions: Sessions, target: SessionTarget, args: argparse.Na
             failed |= printer.check(await sessions.check_snippet(target, code=code, progress=_progress(args)))
         else:
             reply = await sessions.run_snippet(
-                target, code=code, options=options, progress=_progress(args), on_frame=printer.frame
+                target,
+                code=code,
+                options=options,
+                progress=_progress(args),
+                on_frame=printer.frame,
+                probes=probes_given(args),
             )
             failed |= printer.result(reply)
     return 1 if failed else 0
@@ -528,6 +541,8 @@ async def _test_in(sessions: Sessions, target: SessionTarget, args: argparse.Nam
         failed_only=args.failed,
         timeout_seconds=args.timeout,
         progress=_progress(args),
+        probes=probes_given(args),
+        explain_failures=args.explain,
     )
     text, passed = reply_text(reply)
     print(text, flush=True)

@@ -28,6 +28,7 @@ from gradle_repl.frames import (
     SnippetResult,
     StreamFrame,
     SuccessResult,
+    TestRunResult,
 )
 from gradle_repl.front.outputs import (
     CheckDiagnostic,
@@ -36,6 +37,7 @@ from gradle_repl.front.outputs import (
     CompletionItem,
     DisplayItem,
     NoticeItem,
+    ProbeHitItem,
     ProjectTestRun,
     SnippetDiagnostic,
     SnippetError,
@@ -44,6 +46,7 @@ from gradle_repl.front.outputs import (
     Wire,
     wire_list,
 )
+from gradle_repl.front.probe_report import probe_report
 from gradle_repl.front.project_tests_report import fit_test_run, run_report
 from gradle_repl.front.reply_text import check_text, shown_type, truncation_note
 from gradle_repl.host.handle import Analysis, Reply, TestReply
@@ -134,6 +137,11 @@ def _heap(result: SnippetResult) -> list[str]:
     return [result.heap_warning] if result.heap_warning is not None else []
 
 
+def _probes(result: SnippetResult | TestRunResult) -> list[str]:
+    report = probe_report(result.probe_hits, result.probe_notes)
+    return [report] if report is not None else []
+
+
 def _truncation_note(result: SnippetResult) -> list[str]:
     note = truncation_note(result.truncated_bytes)
     return [note] if note is not None else []
@@ -161,6 +169,8 @@ def snippet_run(reply: Reply) -> SnippetRun:
         duration_ms=result.duration_ms,
         stdout=streams["stdout"],
         stderr=streams["stderr"],
+        probe_hits=wire_list(ProbeHitItem, result.probe_hits),
+        probe_notes=result.probe_notes,
     )
     if isinstance(result, ErrorResult):
         run.error = _worker_error(result)
@@ -181,14 +191,14 @@ def reply_to_result(reply: Reply) -> CallToolResult:
         parts = [*result.compile_warnings, f"Error: {result.message}"]
         if result.stack:
             parts.append(result.stack)
-        parts += [*_heap(result), *_printed(reply.frames), *_truncation_note(result), *notices]
+        parts += [*_probes(result), *_heap(result), *_printed(reply.frames), *_truncation_note(result), *notices]
         return CallToolResult(
             content=[TextContent(type="text", text="\n".join(parts))], is_error=True, structured_content=data
         )
     content: list[ContentBlock] = [TextContent(type="text", text=w) for w in result.compile_warnings]
     content += _result_text(result)
     content += [_display(f) for f in reply.frames if isinstance(f, DisplayFrame)]
-    trailing = [*_printed(reply.frames), *_heap(result), *_truncation_note(result), *notices]
+    trailing = [*_probes(result), *_printed(reply.frames), *_heap(result), *_truncation_note(result), *notices]
     content += [TextContent(type="text", text=block) for block in trailing]
     return CallToolResult(content=content, structured_content=data)
 
@@ -303,6 +313,8 @@ def test_reply_to_result(reply: TestReply) -> CallToolResult:
         failures=wire_list(TestFailureItem, fitted.failures),
         stopped=fitted.stopped,
         cut=cut,
+        probe_hits=wire_list(ProbeHitItem, fitted.probe_hits),
+        probe_notes=fitted.probe_notes,
         notices=wire_list(
             NoticeItem,
             [
@@ -312,5 +324,5 @@ def test_reply_to_result(reply: TestReply) -> CallToolResult:
             ],
         ),
     )
-    text = "\n".join([*notices, run_report(fitted, cut)])
+    text = "\n".join([*notices, run_report(fitted, cut), *_probes(fitted)])
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=_data(data))

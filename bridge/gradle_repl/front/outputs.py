@@ -36,6 +36,10 @@ __all__ = [
     "DisplayItem",
     "LiveSession",
     "SessionOptionValues",
+    "FailureFrameItem",
+    "ProbeCaptureItem",
+    "ProbeHitItem",
+    "ProbeLocalItem",
     "SnippetError",
     "SnippetRun",
     "SessionList",
@@ -198,10 +202,52 @@ else:
     )
 
 
+class ProbeLocalItem(Wire):
+    """A local variable live where a probe fired."""
+
+    name: str
+    type: str = Field(description="its declared type, in Kotlin")
+    value: str = Field(description="its text at the hit, as a result's value reads (capped)")
+
+
+class ProbeCaptureItem(Wire):
+    """One `capture` expression at a hit: its value and type, or what it threw."""
+
+    expression: str
+    value: str | None = None
+    type: str | None = Field(default=None, description="the value's class, in Kotlin")
+    error: str | None = Field(default=None, description="what evaluating it threw: exception class and message")
+
+
+class ProbeHitItem(Wire):
+    """One time a probe's line was reached (and its `when` held)."""
+
+    at: str = Field(description="the frame: `shop.Cart.total(Cart.kt:16)`")
+    probe: int = Field(description="the probe's index in the call's `probes`")
+    hit: int = Field(description="1, 2, … for this probe")
+    thread: str
+    locals: list[ProbeLocalItem] = Field(default_factory=list, description="the variables live at that point")
+    this: str | None = Field(default=None, description="`this` as text; null in a static method")
+    captured: list[ProbeCaptureItem] = Field(default_factory=list)
+    stack: list[str] = Field(
+        default_factory=list, description="the project's and the snippet's frames, innermost first"
+    )
+    notes: list[str] = Field(default_factory=list, description="what the hit could not record")
+
+
+class FailureFrameItem(Wire):
+    """A frame of a failure's stack and what it held the last time it reached its line (explainFailures)."""
+
+    at: str = Field(description="the frame: `shop.Cart.total(Cart.kt:16)`")
+    locals: list[ProbeLocalItem] = Field(default_factory=list)
+    this: str | None = None
+
+
 class SnippetError(Wire):
     kind: RunErrorKind = Field(
         description="compile, runtime, timeout, cancelled, exited (System.exit or a crash), out_of_memory, "
-        "internal, protocol (the worker broke the protocol) or request (the call could not run the snippet)"
+        "internal, protocol (the worker broke the protocol), probe (a probe could not be set: nothing ran) or request "
+        "(the call could not run the snippet)"
     )
     message: str
     stack: str = Field(default="", description="the stack trimmed to the snippet's frames, for runtime errors")
@@ -236,6 +282,10 @@ class SnippetRun(Wire):
     truncated_bytes: int = Field(default=0, description="output cut by the output limits")
     notices: list[NoticeItem] = Field(
         default_factory=list, description="what the session went through besides the snippet"
+    )
+    probe_hits: list[ProbeHitItem] = Field(default_factory=list, description="the call's probes' hits, in order")
+    probe_notes: list[str] = Field(
+        default_factory=list, description="what happened to a probe besides its hits (taken out, hits left out)"
     )
     duration_ms: int = 0
 
@@ -398,6 +448,11 @@ class TestFailureItem(Wire):
         description="the exception's frames in the project's own code, each `Class.method(File.kt:12)`",
     )
     output: str = Field(default="", description="what the test printed while it ran")
+    frames: list[FailureFrameItem] = Field(
+        default_factory=list,
+        description="with explainFailures: each project frame from the test method to the throwing one, with what it "
+        "held the last time it reached its line before the failure",
+    )
 
 
 class ProjectTestRun(Wire):
@@ -420,3 +475,7 @@ class ProjectTestRun(Wire):
     )
     error: SnippetError | None = Field(default=None, description="why the tests could not run")
     notices: list[NoticeItem] = Field(default_factory=list, description="what the session went through besides the run")
+    probe_hits: list[ProbeHitItem] = Field(default_factory=list, description="the call's probes' hits, in order")
+    probe_notes: list[str] = Field(
+        default_factory=list, description="what happened to a probe besides its hits (taken out, hits left out)"
+    )

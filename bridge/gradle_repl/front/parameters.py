@@ -11,7 +11,10 @@ from typing import Annotated, Any, TypeVar
 from pydantic import Field
 
 from gradle_repl.environment import BuildToolChoice
+from gradle_repl.frames import Probe
+from gradle_repl.front.outputs import Wire
 from gradle_repl.options import SESSION_OPTIONS, SessionOptions, session_options
+from gradle_repl.settings import DEFAULTS
 
 __all__ = [
     "ProjectRoot",
@@ -20,6 +23,9 @@ __all__ = [
     "SourceSet",
     "SessionId",
     "BuildToolArg",
+    "ProbeSpec",
+    "Probes",
+    "probes_of",
     "with_session_options",
     "given_options",
 ]
@@ -53,6 +59,43 @@ BuildToolArg = Annotated[
         "exist, else Maven; when one can't run and the other's build files exist, the other is used and the reply says so."
     ),
 ]
+
+
+class ProbeSpec(Wire):
+    """A probe, as a call gives it (camelCase; the worker's frames.Probe is made from it)."""
+
+    at: str = Field(
+        description="Where: `Cart.kt:16` (a source file of the project, main or test), `shop/Cart.kt:16` where names "
+        "repeat, or `shop.Cart:16`. It fires each time a thread reaches the start of that line, before the line runs."
+    )
+    when: str | None = Field(
+        default=None,
+        description="A Kotlin Boolean expression: record only when it holds. It sees what code at that line sees: "
+        "locals, `this` and its members, private ones too.",
+    )
+    capture: list[str] = Field(
+        default_factory=list, description="Kotlin expressions recorded at each hit, seeing what `when` sees."
+    )
+    max_hits: int = Field(
+        default=DEFAULTS.probe_max_hits,
+        description=f"Hits recorded at most (default {DEFAULTS.probe_max_hits}, at most "
+        f"{DEFAULTS.probe_max_hits_cap}); then the probe takes itself out of the code.",
+    )
+
+
+Probes = Annotated[
+    list[ProbeSpec] | None,
+    Field(
+        description="Probes for this call only (like a debugger's logpoints, no thread stopped): set before the code "
+        "runs, gone when it ends. Each hit records the line's locals, `this` and the captures; the reply lists them "
+        f"(probeHits). At most {DEFAULTS.probes_per_call}."
+    ),
+]
+
+
+def probes_of(given: list[ProbeSpec] | None) -> list[Probe]:
+    """A call's probes as the worker takes them."""
+    return [Probe(at=p.at, when=p.when, capture=p.capture, max_hits=p.max_hits) for p in given or []]
 
 
 _Tool = TypeVar("_Tool", bound=Callable[..., Any])

@@ -5,6 +5,7 @@ The MCP tool, the CLI's `test` and the terminal's `:test` all print it."""
 from __future__ import annotations
 
 from gradle_repl.frames import ErrorResult, TestFailureDetail, TestRunResult
+from gradle_repl.front.probe_report import probe_report
 from gradle_repl.host.handle import TestReply
 
 __all__ = ["RESULT_LIMIT_CHARS", "fit_test_run", "summary_line", "run_report", "nothing_failed", "reply_text"]
@@ -63,6 +64,13 @@ def run_report(result: TestRunResult, cut: str | None = None) -> str:
         lines.append(f"FAILED {failure.test}{shown}")
         lines.append(f"  {failure.message}")
         lines += [f"    at {frame}" for frame in failure.stack]
+        if failure.frames:
+            lines.append("  what each frame held, the last time it reached its line:")
+        for frame in failure.frames:
+            lines.append(f"    {frame.at}")
+            lines += [f"      {local.name}: {local.type} = {local.value}" for local in frame.locals]
+            if frame.this is not None:
+                lines.append(f"      this = {frame.this}")
         if failure.output.strip():
             lines.append("  output:")
             lines += [f"    {line}" for line in failure.output.rstrip("\n").splitlines()]
@@ -81,4 +89,5 @@ def reply_text(reply: TestReply) -> tuple[str, bool]:
     if isinstance(reply.result, ErrorResult):
         return "\n".join([*notices, f"error: {reply.result.message}"]), False
     fitted, cut = fit_test_run(reply.result)
-    return "\n".join([*notices, run_report(fitted, cut)]), nothing_failed(reply.result)
+    probes = probe_report(fitted.probe_hits, fitted.probe_notes)
+    return "\n".join([*notices, run_report(fitted, cut), *([probes] if probes else [])]), nothing_failed(reply.result)

@@ -36,6 +36,8 @@ from gradle_repl.frames import (
     Declaration,
     DisplayFrame,
     ErrorResult,
+    Probe,
+    ProbeHit,
     SessionDescription,
     StreamFrame,
     SuccessResult,
@@ -54,6 +56,7 @@ from gradle_repl.front.outputs import (
     SessionReset,
     SnippetRun,
 )
+from gradle_repl.front.parameters import ProbeSpec
 from gradle_repl.front.token import TOKEN_ENV, token_path
 from gradle_repl.host.handle import Analysis, OnFrame, OnTestProgress, Reply, TestReply
 from gradle_repl.host.manager import Progress
@@ -196,6 +199,11 @@ def _internal(model: type[_M], items: Sequence[BaseModel]) -> list[_M]:
     return [model.model_validate(item.model_dump(by_alias=False)) for item in items]
 
 
+def _probe_arguments(probes: Sequence[Probe]) -> list[dict[str, object]]:
+    """Probes as the tools take them (camelCase)."""
+    return [ProbeSpec.model_validate(probe.model_dump()).model_dump(by_alias=True) for probe in probes]
+
+
 def _notices(items: list[NoticeItem]) -> tuple[Notice, ...]:
     return tuple(_internal(Notice, items))
 
@@ -252,6 +260,8 @@ def reply_from_result(result: CallToolResult, code: str) -> Reply:
             heap_warning=heap,
             truncated_bytes=data.truncated_bytes,
             duration_ms=data.duration_ms,
+            probe_hits=_internal(ProbeHit, data.probe_hits),
+            probe_notes=data.probe_notes,
         )
     else:
         result_frame = SuccessResult(
@@ -262,6 +272,8 @@ def reply_from_result(result: CallToolResult, code: str) -> Reply:
             heap_warning=heap,
             truncated_bytes=data.truncated_bytes,
             duration_ms=data.duration_ms,
+            probe_hits=_internal(ProbeHit, data.probe_hits),
+            probe_notes=data.probe_notes,
         )
     return Reply(tuple(frames), result_frame, notices)
 
@@ -287,6 +299,7 @@ class RemoteSessions:
         progress: Progress | None = None,
         on_frame: OnFrame | None = None,
         options: SessionOptions | None = None,
+        probes: Sequence[Probe] = (),
     ) -> Reply:
         show = progress
 
@@ -297,6 +310,8 @@ class RemoteSessions:
         arguments: dict[str, object] = {**tool_arguments(target), **option_arguments(options), "code": code}
         if timeout_seconds is not None:
             arguments["timeoutSeconds"] = timeout_seconds
+        if probes:
+            arguments["probes"] = _probe_arguments(probes)
         result: CallToolResult = await self._client.call_tool(
             "run_kotlin_snippet", arguments, progress_callback=on_progress
         )
@@ -339,6 +354,8 @@ class RemoteSessions:
         timeout_seconds: float | None = None,
         progress: Progress | None = None,
         on_test: OnTestProgress | None = None,
+        probes: Sequence[Probe] = (),
+        explain_failures: bool = False,
     ) -> TestReply:
         """run_project_tests in the server's test session; the run read back from its data."""
 
@@ -354,9 +371,12 @@ class RemoteSessions:
             "sessionId": target.session_id,
             "tests": selectors or [],
             "failedOnly": failed_only,
+            "explainFailures": explain_failures,
         }
         if timeout_seconds is not None:
             arguments["timeoutSeconds"] = timeout_seconds
+        if probes:
+            arguments["probes"] = _probe_arguments(probes)
         result = await self._client.call_tool("run_project_tests", arguments, progress_callback=on_progress)
         data = ProjectTestRun.model_validate(result.structured_content or {})
         notices = _notices(data.notices)
@@ -373,6 +393,8 @@ class RemoteSessions:
             failures=failures,
             stopped=data.stopped,
             notices=[data.cut] if data.cut else [],
+            probe_hits=_internal(ProbeHit, data.probe_hits),
+            probe_notes=data.probe_notes,
         )
         return TestReply(run, notices)
 

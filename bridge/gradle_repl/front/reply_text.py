@@ -19,6 +19,7 @@ from mcp_types import CallToolResult, ImageContent, TextContent
 
 from gradle_repl.display_kinds import DISPLAY_KINDS
 from gradle_repl.frames import CheckResult, DisplayFrame, ErrorResult, StreamFrame
+from gradle_repl.front.probe_report import probe_report
 from gradle_repl.host.handle import Analysis, Reply
 
 __all__ = ["ReplyPrinter", "check_text", "shown_type", "truncation_note", "as_text"]
@@ -114,6 +115,8 @@ class ReplyPrinter:
         elif result.value is not None:
             typed = shown_type(result.value_type)
             self.line(self._display(result.value) + (f"   // {typed}" if typed else ""))
+        if (probes := probe_report(result.probe_hits, result.probe_notes)) is not None:
+            self.line(probes)
         if result.heap_warning is not None:
             self.line(result.heap_warning)
         if note := truncation_note(result.truncated_bytes):

@@ -53,12 +53,14 @@ from gradle_repl.front.outputs import (
 )
 from gradle_repl.front.parameters import (
     BuildToolArg,
+    Probes as ProbesArg,
     ProjectPath,
     ProjectRoot,
     SessionId,
     SessionProjectRoot,
     SourceSet,
     given_options,
+    probes_of,
     with_session_options,
 )
 from gradle_repl.host.handle import Analysis, Reply, TestReply
@@ -233,6 +235,7 @@ class KotlinTools:
                 "effects. Changing it never restarts the session."
             ),
         ] = None,
+        probes: ProbesArg = None,
         **options: object,
     ) -> Annotated[CallToolResult, SnippetRun]:
         """Run Kotlin code in a REPL session with the project's classes, dependencies, JDK and compiler plugins.
@@ -262,6 +265,7 @@ class KotlinTools:
                 on_frame=relay.output,
                 options=given_options(options),
                 replay=replay,
+                probes=probes_of(probes),
             )
 
         return await _answered(ctx, run, reply_to_result, request_failed)
@@ -310,6 +314,16 @@ class KotlinTools:
             ),
         ] = None,
         buildTool: BuildToolArg = DEFAULT_BUILD_TOOL,
+        probes: ProbesArg = None,
+        explainFailures: Annotated[
+            bool,
+            Field(
+                description=f"Explain each failed test (the first {DEFAULTS.explained_failures}): it runs again alone "
+                "with probes at its failure's frames in the project's code, and the failure gains `frames`, from the test "
+                "method to the throwing frame, each with the locals and `this` it held the last time it reached its "
+                "line. The test's side effects happen twice."
+            ),
+        ] = False,
     ) -> Annotated[CallToolResult, ProjectTestRun]:
         """Run the project's JUnit Platform tests (JUnit 5 Jupiter, JUnit 4 through the vintage engine, kotlin.test) inside
         a warm session of the test source set: a re-run takes a fraction of a second, with no build tool started.
@@ -334,6 +348,8 @@ class KotlinTools:
                 timeout_seconds=timeoutSeconds,
                 progress=relay,
                 on_test=relay,
+                probes=probes_of(probes),
+                explain_failures=explainFailures,
             )
 
         return await _answered(ctx, run, test_reply_to_result, tests_failed)

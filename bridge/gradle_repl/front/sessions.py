@@ -4,9 +4,10 @@ terminal, `eval` and `check` run unchanged against either."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Protocol
 
-from gradle_repl.frames import SessionDescription
+from gradle_repl.frames import Probe, SessionDescription
 from gradle_repl.host.handle import Analysis, OnFrame, OnTestProgress, Reply, TestReply
 from gradle_repl.host.manager import Progress
 from gradle_repl.host.notices import Notice
@@ -40,6 +41,7 @@ class Sessions(CompletingSessions, Protocol):
         progress: Progress | None = None,
         on_frame: OnFrame | None = None,
         options: SessionOptions | None = None,
+        probes: Sequence[Probe] = (),
     ) -> Reply: ...
 
     async def check_snippet(
@@ -55,6 +57,8 @@ class Sessions(CompletingSessions, Protocol):
         timeout_seconds: float | None = None,
         progress: Progress | None = None,
         on_test: OnTestProgress | None = None,
+        probes: Sequence[Probe] = (),
+        explain_failures: bool = False,
     ) -> TestReply: ...
 
     async def describe(self, session_id: str) -> SessionDescription: ...

@@ -38,6 +38,7 @@ from gradle_repl.frames import (
     ErrorResult,
     EvalRequest,
     ExitingFrame,
+    Probe,
     ReadyFrame,
     Result,
     StartRequest,
@@ -235,13 +236,21 @@ class WorkerHandle:
         return cls(transport, frame)
 
     async def request(
-        self, code: str, *, timeout_seconds: float, on_frame: OnFrame | None = None, notices: Sequence[Notice] = ()
+        self,
+        code: str,
+        *,
+        timeout_seconds: float,
+        on_frame: OnFrame | None = None,
+        notices: Sequence[Notice] = (),
+        probes: Sequence[Probe] = (),
     ) -> Reply:
         """Runs one snippet; the reply carries `notices`, what the caller must tell besides. If the caller is
         cancelled, the snippet is cancelled too and the worker is still read up to its result (or stopped)
         before another request can start."""
         frames, result = await self._ask(
-            lambda request_id: EvalRequest(id=request_id, code=code, timeout_ms=int(timeout_seconds * 1000)),
+            lambda request_id: EvalRequest(
+                id=request_id, code=code, timeout_ms=int(timeout_seconds * 1000), probes=list(probes)
+            ),
             timeout_seconds,
             on_frame,
         )
@@ -256,6 +265,8 @@ class WorkerHandle:
         timeout_seconds: float,
         on_progress: OnTestProgress | None = None,
         notices: Sequence[Notice] = (),
+        probes: Sequence[Probe] = (),
+        explain_failures: bool = False,
     ) -> TestReply:
         """Runs the project's tests in the session; cancelled, the run is stopped as a snippet is."""
         _, result = await self._ask(
@@ -265,6 +276,8 @@ class WorkerHandle:
                 failed_only=failed_only,
                 known_failing=list(known_failing),
                 timeout_ms=int(timeout_seconds * 1000),
+                probes=list(probes),
+                explain_failures=explain_failures,
             ),
             timeout_seconds,
             None,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -25,6 +25,7 @@ from gradle_repl.frames import (
     CompileRequest,
     CompileResult,
     ErrorResult,
+    Probe,
     SessionDescription,
     TestRunResult,
     WorkerOptions,
@@ -193,6 +194,7 @@ class SessionManager:
         on_frame: OnFrame | None = None,
         options: SessionOptions | None = None,
         replay: ReplayPolicy | None = None,
+        probes: Sequence[Probe] = (),
     ) -> Reply:
         """Runs code in the target's session. `options` apply from a session's first call; on a later call the same ones change
         nothing, other ones restart the session (and say so), and none keep the session's. `replay`, when given,
@@ -202,7 +204,9 @@ class SessionManager:
             self._session(target.session_id).replay = replay
         async with self._entered(target, progress, options) as (session, worker, notices):
             timeout = timeout_seconds if timeout_seconds is not None else self.limits.default_timeout_seconds
-            reply = await worker.request(code, timeout_seconds=timeout, on_frame=on_frame, notices=notices)
+            reply = await worker.request(
+                code, timeout_seconds=timeout, on_frame=on_frame, notices=notices, probes=probes
+            )
             session.last_used = time.monotonic()
             if reply.state_lost:
                 self._forget_worker(session, worker)
@@ -223,6 +227,8 @@ class SessionManager:
         timeout_seconds: float | None = None,
         progress: Progress | None = None,
         on_test: OnTestProgress | None = None,
+        probes: Sequence[Probe] = (),
+        explain_failures: bool = False,
     ) -> TestReply:
         """Runs the project's tests in the target's session (a session of a test source set: the one snippets reach
         with that source set and session id). An edit since the session's last call takes the session's edit path
@@ -236,6 +242,8 @@ class SessionManager:
                 timeout_seconds=timeout,
                 on_progress=on_test,
                 notices=notices,
+                probes=probes,
+                explain_failures=explain_failures,
             )
             session.last_used = time.monotonic()
             if isinstance(reply.result, TestRunResult):

@@ -36,6 +36,7 @@ from gradle_repl.worker.classes.class_update_agent import AgentJar, agent_jar
 from gradle_repl.worker.classes.class_updates import ClassUpdater
 from gradle_repl.worker.java import JavaException, JavaObject, ReplDriver, ReplOutput, java_class, shutdown_vm
 from gradle_repl.worker.jvm import start_jvm
+from gradle_repl.worker.probes.call_probes import LocalProbes
 from gradle_repl.worker.repl.companions import generated_companions
 from gradle_repl.worker.repl.completion import SessionCompletion
 from gradle_repl.worker.repl.compose_addon import compose_addon
@@ -195,6 +196,7 @@ class _OwnJvm:
         self._output: ReplOutput | None = None
         self._exit_guard: java.ExitGuard | None = None
         self._junit = JunitAddon()
+        self._probe_classes: tuple[JavaObject, list[str]] | None = None  # the facade's loader, the compile classpath
 
     def jvm_options(self) -> list[str]:
         """The class-update agent's, and the flags the build gives its test JVM (a test session's)."""
@@ -229,6 +231,7 @@ class _OwnJvm:
     ) -> tuple[list[str], list[str], JavaObject]:
         """Output capture and the exit guard installed; the @file:DependsOn libraries object, when the add-on loaded."""
         env = self._request.spec.environment
+        self._probe_classes = (facade_loader, compile_classpath)
         self._output = java.repl_output(facade_loader)
         self._output.install()
         self._exit_guard = java.exit_guard(facade_loader)
@@ -248,7 +251,7 @@ class _OwnJvm:
         self, driver: ReplDriver, snippet_loader: JavaObject, snippets: SnippetCounter, renderer: java.Renderer
     ) -> tuple[SnippetRunner, str]:
         """The runner, after the warm-up; and the JVM's Java version."""
-        assert self._output is not None and self._exit_guard is not None  # before_driver ran
+        assert self._output is not None and self._exit_guard is not None and self._probe_classes is not None
         env = self._request.spec.environment
         # Read before any project class loads (neither the driver nor the warm-up loads one): the bytes the JVM will run.
         classes = ClassUpdater(
@@ -261,8 +264,10 @@ class _OwnJvm:
         tests = ProjectTestRunner(
             env, snippet_loader, unavailable=None if self._junit.jar is not None else self._junit.unavailable
         )
+        facade_loader, compile_classpath = self._probe_classes
+        probes = LocalProbes(env, facade_loader, snippet_loader, compile_classpath)
         runner = LocalRunner(
-            self._request, Facade(driver, self._output, renderer, self._exit_guard), snippets, classes, tests
+            self._request, Facade(driver, self._output, renderer, self._exit_guard), snippets, classes, tests, probes
         )
         return runner, str(java_class("java.lang.System").getProperty("java.version"))
 

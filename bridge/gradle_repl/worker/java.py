@@ -304,6 +304,19 @@ def byte_arrays(items: Sequence[bytes]) -> JavaObject:
     return jpype.JArray(jpype.JArray(jpype.JByte))([byte_array(item) for item in items])
 
 
+def object_array(element: JavaObject, items: Sequence[JavaObject]) -> JavaObject:
+    """A Java array of `element` (a class java_class gave, from any loader) holding items."""
+    array = jpype.JClass("java.lang.reflect.Array").newInstance(element.class_, len(items))
+    for index, item in enumerate(items):
+        array[index] = item
+    return array
+
+
+def nullable_byte_arrays(items: Sequence[bytes | None]) -> JavaObject:
+    """byte[][] whose entries may be null."""
+    return jpype.JArray(jpype.JArray(jpype.JByte))([None if item is None else byte_array(item) for item in items])
+
+
 def java_string(text: str) -> JavaObject:
     return jpype.JString(text)
 

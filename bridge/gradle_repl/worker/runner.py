@@ -1,5 +1,5 @@
 """Where a session's snippets run: in this JVM (worker/repl/local_runner.py) or in a JVM the session is attached to
-(worker/attach/attached.py). boot.py picks one runner once, from the session's environment; the session
+(worker/attach/attached_runner.py). boot.py picks one runner once, from the session's environment; the session
 (worker/repl/session.py) drives it through SnippetRunner and never asks which it has.
 
 What a snippet declared and how it failed is the session's, whichever JVM ran it: a runner tells the session through
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -18,6 +19,8 @@ from gradle_repl.frames import (
     AddedLibraries,
     ErrorResult,
     EvalRequest,
+    Probe,
+    ProbeHit,
     SessionDescription,
     SuccessResult,
     TestProgressFrame,
@@ -30,10 +33,13 @@ from gradle_repl.worker.results.outcomes import ExplainFailedUse
 from gradle_repl.worker.results.output_frames import Send
 
 __all__ = [
+    "ArmedProbes",
+    "CallProbes",
     "ClassUpdates",
     "DeclaringSnippet",
     "Describe",
     "POLL_INTERVAL_MS",
+    "ProbeError",
     "SnippetRecords",
     "SnippetRunner",
     "StoredValue",
@@ -82,6 +88,26 @@ class SnippetRecords(Protocol):
 
     def record(self, snippet: DeclaringSnippet, code: str, number: int, *, failed: bool) -> None:
         """Records what the snippet declared; never raises (describing less must not cost the snippet its reply)."""
+        ...
+
+
+class ProbeError(Exception):
+    """A probe that can't be set, in one sentence (worker/probes): the call fails before anything runs."""
+
+
+class ArmedProbes(Protocol):
+    """A call's probes while it runs; what they recorded once it ended."""
+
+    def hits(self) -> list[ProbeHit]: ...
+
+    def notes(self) -> list[str]: ...
+
+
+class CallProbes(Protocol):
+    """Sets a call's probes in the JVM where snippets run and takes them out after it (worker/probes)."""
+
+    def during(self, probes: list[Probe]) -> AbstractContextManager[ArmedProbes]:
+        """The probes set for the with-statement's body; a ProbeError before it runs when one can't be set."""
         ...
 
 

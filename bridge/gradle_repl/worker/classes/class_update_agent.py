@@ -20,7 +20,7 @@ __all__ = ["AGENT_CLASS", "AgentJar", "agent_jar"]
 AGENT_CLASS = "gradlerepl.classupdates.ClassUpdates"
 # Class files every JDK the worker runs on (11+) loads.
 _RELEASE = "11"
-_MANIFEST = f"Manifest-Version: 1.0\r\nPremain-Class: {AGENT_CLASS}\r\nCan-Redefine-Classes: true\r\n\r\n"
+_MANIFEST = f"Manifest-Version: 1.0\r\nPremain-Class: {AGENT_CLASS}\r\nCan-Redefine-Classes: true\r\nCan-Retransform-Classes: true\r\n\r\n"
 
 
 class AgentJar:

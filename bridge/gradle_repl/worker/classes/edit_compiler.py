@@ -15,7 +15,6 @@ them; errors elsewhere, or anything unexpected, hand the edit to the build tool.
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import tempfile
 import zipfile
@@ -25,20 +24,13 @@ from gradle_repl.environment import ReplEnvironment
 from gradle_repl.frames import CompileRequest, CompileResult
 from gradle_repl.worker.classes.class_files import constant_changed, read_class, refusal
 from gradle_repl.worker.java import JavaException, java_class, string_array
+from gradle_repl.worker.kotlinc import DIAGNOSTIC, kotlinc
 from gradle_repl.worker.results.safety import jstr
 
 __all__ = ["EditCompiler"]
 
-# A diagnostic as kotlinc (`path:line:column: error: message`) and javac (`path:line: error: message`) print it.
-_DIAGNOSTIC = re.compile(r"^(?P<file>.+?\.(?:kt|java)):(?P<line>\d+)(?::(?P<column>\d+))?: error: (?P<message>.*)$")
 # Where a jar declares annotation processors for javac's discovery (java.util.ServiceLoader).
 _PROCESSOR_SERVICE = "META-INF/services/javax.annotation.processing.Processor"
-# What K2JVMCompiler.exec returns when the sources compiled (its ExitCode enum's name).
-_OK = "OK"
-# The compiler's application environment (its file systems, jar indexes, JDK image) is disposed after each compile
-# unless this property is set (CompilerSystemProperties.KOTLIN_COMPILER_ENVIRONMENT_KEEPALIVE_PROPERTY), as the Kotlin
-# daemon sets it: kept, the next edit's compile starts warm.
-_KEEP_ALIVE = "kotlin.environment.keepalive"
 
 
 class EditCompiler:
@@ -65,7 +57,7 @@ class EditCompiler:
         classpath = [str(output), *(p for p in self._environment.classpath if Path(p) not in hidden)]
         if kotlin:
             # Java files go along so that Kotlin sees their new declarations; kotlinc writes no class for them.
-            errors = _kotlinc([*kotlin, *java, "-d", str(staging), *self._kotlin_options(request, classpath)])
+            errors = kotlinc([*kotlin, *java, "-d", str(staging), *self._kotlin_options(request, classpath)])
             if errors is not None:
                 return _errors(errors, request.files)
         if java and (processor := _annotation_processor(classpath)) is not None:
@@ -101,20 +93,6 @@ class EditCompiler:
         ]
 
 
-def _kotlinc(args: list[str]) -> list[str] | None:
-    """The compile's error lines, or None when it compiled."""
-    java_class("java.lang.System").setProperty(_KEEP_ALIVE, "true")
-    buffer = java_class("java.io.ByteArrayOutputStream")()
-    stream = java_class("java.io.PrintStream")(buffer, True, "UTF-8")
-    compiler = java_class("org.jetbrains.kotlin.cli.jvm.K2JVMCompiler")()
-    code = compiler.exec_(stream, string_array(args))  # JPype names a Java method `exec` exec_ (a Python word)
-    stream.flush()
-    text = jstr(buffer.toString("UTF-8"))
-    if jstr(code.name()) == _OK:
-        return None
-    return text.splitlines() or [f"the Kotlin compiler ended with {jstr(code.name())}"]
-
-
 def _javac(files: list[str], staging: Path, classpath: list[str], env: ReplEnvironment) -> list[str] | None:
     compiler = java_class("javax.tools.ToolProvider").getSystemJavaCompiler()
     if compiler is None:
@@ -132,6 +110,9 @@ def _javac(files: list[str], staging: Path, classpath: list[str], env: ReplEnvir
                 "-classpath",
                 os.pathsep.join(classpath),
                 "-proc:none",
+                # Local variable names and lines, as Maven's and Gradle's Java compiles write them by default (probes
+                # show a method's locals by them).
+                "-g",
                 *release,
                 *files,
             ]
@@ -156,7 +137,7 @@ def _errors(lines: list[str], edited: list[str]) -> CompileResult:
     """The edited files' errors as the build tool gives them; errors elsewhere or unreadable ones are the build tool's."""
     found = []
     for line in lines:
-        match = _DIAGNOSTIC.match(line.strip())
+        match = DIAGNOSTIC.match(line.strip())
         if match is None:
             continue
         if not any(Path(match["file"]).resolve() == Path(file).resolve() for file in edited):

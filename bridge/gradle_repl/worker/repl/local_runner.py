@@ -20,8 +20,10 @@ from gradle_repl.frames import (
     TestRunResult,
     UpdateResult,
 )
+from gradle_repl.settings import DEFAULTS
 from gradle_repl.worker.interruption import stop_snippet
 from gradle_repl.worker.java import ExitGuard, JavaObject, Renderer, ReplDriver, ReplOutput, SnippetOutcome, java_class
+from gradle_repl.worker.repl.failure_frames import explained_frames, frame_probes, rerun_selector
 from gradle_repl.worker.repl.memory import HeapWatch
 from gradle_repl.worker.repl.project_tests import ProjectTestRunner
 from gradle_repl.worker.results.outcomes import snippet_result
@@ -29,9 +31,11 @@ from gradle_repl.worker.results.output_frames import Send, SnippetOutput
 from gradle_repl.worker.results.safety import jstr
 from gradle_repl.worker.runner import (
     POLL_INTERVAL_MS,
+    CallProbes,
     ClassUpdates,
     DeclaringSnippet,
     Describe,
+    ProbeError,
     SnippetRecords,
     TestProgress,
 )
@@ -60,9 +64,11 @@ class LocalRunner:
         snippets: SnippetCounter,
         classes: ClassUpdates,
         tests: ProjectTestRunner,
+        probes: CallProbes,
     ) -> None:
         self._request = request
         self._tests = tests
+        self._probes = probes
         self._facade = facade
         self._snippets = snippets
         self._classes = classes
@@ -73,14 +79,20 @@ class LocalRunner:
         self, request: EvalRequest, send: Send, cancel: threading.Event, records: SnippetRecords
     ) -> SuccessResult | ErrorResult:
         output = SnippetOutput(self._facade.renderer, self._request.frame_limit_bytes)
-        self._facade.output.beginSnippet(self._request.output_limit_bytes)
-        result = self._run(request, output, send, cancel, records)
+        try:
+            with self._probes.during(request.probes) as probes:
+                self._facade.output.beginSnippet(self._request.output_limit_bytes)
+                result = self._run(request, output, send, cancel, records)
+        except ProbeError as error:
+            return ErrorResult(error_kind="probe", message=str(error))
         self._forward(output, send)
         result = self._unless_exit_requested(result)
         return result.model_copy(
             update={
                 "truncated_bytes": output.truncated + int(self._facade.output.droppedBytes()),
                 "heap_warning": self._heap.warning(),
+                "probe_hits": probes.hits(),
+                "probe_notes": probes.notes(),
             }
         )
 
@@ -91,10 +103,17 @@ class LocalRunner:
         snippet's is: the result says so, then the worker ends."""
         if self._tests.unavailable is not None:
             return ErrorResult(error_kind="runtime", message=f"Can't run tests: {self._tests.unavailable}.")
-        result = self._tests.run(request, progress, cancel)
+        try:
+            with self._probes.during(request.probes) as probes:
+                result = self._tests.run(request, progress, cancel)
+        except ProbeError as error:
+            return ErrorResult(error_kind="probe", message=str(error))
         self._facade.output.drain()  # what ran outside any test (a static initialiser's print) is no snippet's output
         if isinstance(result, ErrorResult):
             return result
+        result = result.model_copy(update={"probe_hits": probes.hits(), "probe_notes": probes.notes()})
+        if request.explain_failures and result.failures and not result.stopped:
+            result = self._explained(request, result, cancel)
         status = self._facade.exit_guard.requestedStatus()
         if status is not None:
             self.exit_code = int(status)
@@ -113,6 +132,33 @@ class LocalRunner:
         elif result.state_lost:
             self.exit_code = 0
         return result
+
+    def _explained(self, request: TestRunRequest, result: TestRunResult, cancel: threading.Event) -> TestRunResult:
+        """The run with its first failures explained: each failed test run again alone with probes at its frames
+        (worker/repl/failure_frames.py); what each frame held goes into the failure."""
+        failures = list(result.failures)
+        notes = list(result.probe_notes)
+        for position, failure in enumerate(failures[: DEFAULTS.explained_failures]):
+            probes = frame_probes(failure)
+            if not probes or cancel.is_set():
+                continue
+            again = TestRunRequest(
+                id=request.id, selectors=[rerun_selector(failure)], timeout_ms=request.timeout_ms, probes=probes
+            )
+            try:
+                with self._probes.during(probes) as set_probes:
+                    self._tests.run(again, lambda _: None, cancel)
+            except ProbeError as error:
+                notes.append(f"{failure.test} could not be explained: {error}")
+                continue
+            failures[position] = failure.model_copy(update={"frames": explained_frames(probes, set_probes.hits())})
+        self._facade.output.drain()
+        if len(result.failures) > DEFAULTS.explained_failures:
+            notes.append(
+                f"the first {DEFAULTS.explained_failures} of {len(result.failures)} failures were explained; "
+                "run the others by name to explain them"
+            )
+        return result.model_copy(update={"failures": failures, "probe_notes": notes})
 
     def describe(self, request_id: int, describe: Describe) -> SessionDescription:
         return describe(None)  # the values are here: the session's declarations read them

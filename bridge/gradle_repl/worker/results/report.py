@@ -11,7 +11,15 @@ from dataclasses import dataclass
 from gradle_repl.worker.results.kotlin_types import without_snippet_classes
 from gradle_repl.worker.snippet_names import SNIPPET_CLASS, SNIPPET_FILE, is_snippet_body, users_number
 
-__all__ = ["Diagnostic", "StackFrame", "ThrowableInfo", "format_diagnostic", "format_throwable", "is_snippet_file"]
+__all__ = [
+    "Diagnostic",
+    "StackFrame",
+    "ThrowableInfo",
+    "format_diagnostic",
+    "format_throwable",
+    "is_snippet_file",
+    "users_frames",
+]
 
 _SNIPPET_FILE = re.compile(SNIPPET_FILE)
 # A snippet's class, or a class nested in it (`_4_repl$Point`, a lambda's `_4_repl$f$1`).
@@ -85,7 +93,7 @@ def format_diagnostic(diagnostic: Diagnostic, source: str) -> str:
     return f"{head}\n    {text}\n    {caret}"
 
 
-def _trim(frames: tuple[StackFrame, ...]) -> tuple[list[StackFrame], int]:
+def users_frames(frames: tuple[StackFrame, ...]) -> tuple[list[StackFrame], int]:
     """The user's part of a stack: down to the last snippet frame, else down to the REPL machinery."""
     last_snippet = max((i for i, f in enumerate(frames) if is_snippet_file(f.file)), default=-1)
     if last_snippet >= 0:
@@ -112,7 +120,7 @@ def format_throwable(chain: list[ThrowableInfo]) -> tuple[str, str]:
     for depth, info in enumerate(chain):
         if depth:
             lines.append(f"Caused by: {headline(info)}")
-        kept, hidden = _trim(info.frames)
+        kept, hidden = users_frames(info.frames)
         lines += [frame.render() for frame in kept]
         if hidden:
             lines.append(f"    ... {hidden} more (REPL internals)")

@@ -19,6 +19,11 @@ public final class ClassUpdates {
         instrumentation = given;
     }
 
+    /** The JVM's Instrumentation, for probes (gradlerepl.probes in the facade); null when the agent wasn't loaded. */
+    public static Instrumentation instrumentation() {
+        return instrumentation;
+    }
+
     /** Whether the agent was loaded and this JVM can redefine classes. */
     public static boolean available() {
         Instrumentation current = instrumentation;

@@ -14,7 +14,8 @@ import java.util.Enumeration
  */
 object SnippetClassLoaders {
     // gradlerepl.both: the rules both JVM sides share (a value's text), which the worker's describe runs beside snippets.
-    private val SHARED_PREFIXES = listOf("kotlin.", "gradlerepl.runtime.", "gradlerepl.both.")
+    // gradlerepl.probes: what a probed project class calls where a probe's line starts.
+    private val SHARED_PREFIXES = listOf("kotlin.", "gradlerepl.runtime.", "gradlerepl.both.", "gradlerepl.probes.")
     private val SHARED_RESOURCE_PREFIXES = listOf("kotlin/", "gradlerepl/runtime/", "META-INF/")
 
     @JvmStatic

@@ -1,0 +1,77 @@
+package gradlerepl.probes
+
+import org.jetbrains.org.objectweb.asm.ClassReader
+import org.jetbrains.org.objectweb.asm.ClassWriter
+import org.jetbrains.org.objectweb.asm.Opcodes
+import org.jetbrains.org.objectweb.asm.Type
+import org.jetbrains.org.objectweb.asm.tree.ClassNode
+import org.jetbrains.org.objectweb.asm.tree.InsnList
+import org.jetbrains.org.objectweb.asm.tree.InsnNode
+import org.jetbrains.org.objectweb.asm.tree.LdcInsnNode
+import org.jetbrains.org.objectweb.asm.tree.MethodInsnNode
+import org.jetbrains.org.objectweb.asm.tree.TypeInsnNode
+import org.jetbrains.org.objectweb.asm.tree.VarInsnNode
+
+/**
+ * Puts one call to [ProbeHook.hit] where each site's line starts: the site's id, the class, `this` (or null) and the
+ * live locals boxed in an array. The call leaves the operand stack and the locals as it found them and has no branch,
+ * so the method's stack map frames stay valid as they are: nothing is computed that would need a class loaded.
+ */
+object ProbeInstrumenter {
+    private val HOOK = Type.getInternalName(ProbeHook::class.java)
+    private const val HIT = "(ILjava/lang/Class;Ljava/lang/Object;[Ljava/lang/Object;)V"
+
+    /** The class's bytes with a hook call at each of [sites] (keyed by site id), or null when none is in it. */
+    @JvmStatic
+    fun instrument(bytes: ByteArray, sites: Map<Int, ProbeSite>): ByteArray? {
+        val node = ClassNode()
+        ClassReader(bytes).accept(node, 0)
+        var changed = false
+        for ((id, site) in sites) {
+            val method = node.methods.firstOrNull { it.name == site.methodName && it.desc == site.methodDescriptor } ?: continue
+            val instructions = method.instructions.toArray()
+            if (site.ordinal >= instructions.size) continue
+            method.instructions.insertBefore(instructions[site.ordinal], hookCall(id, node.name, site))
+            changed = true
+        }
+        if (!changed) return null
+        // COMPUTE_MAXS only: the frames ClassReader kept are still right, and computing frames would load classes.
+        val writer = ClassWriter(ClassWriter.COMPUTE_MAXS)
+        node.accept(writer)
+        return writer.toByteArray()
+    }
+
+    private fun hookCall(id: Int, owner: String, site: ProbeSite): InsnList {
+        val code = InsnList()
+        code.add(LdcInsnNode(id))
+        code.add(LdcInsnNode(Type.getObjectType(owner)))
+        code.add(if (site.hasThis) VarInsnNode(Opcodes.ALOAD, 0) else InsnNode(Opcodes.ACONST_NULL))
+        code.add(LdcInsnNode(site.locals.size))
+        code.add(TypeInsnNode(Opcodes.ANEWARRAY, "java/lang/Object"))
+        for ((index, local) in site.locals.withIndex()) {
+            val type = Type.getType(local.descriptor)
+            code.add(InsnNode(Opcodes.DUP))
+            code.add(LdcInsnNode(index))
+            code.add(VarInsnNode(type.getOpcode(Opcodes.ILOAD), local.slot))
+            boxing(type)?.let { code.add(it) }
+            code.add(InsnNode(Opcodes.AASTORE))
+        }
+        code.add(MethodInsnNode(Opcodes.INVOKESTATIC, HOOK, "hit", HIT, false))
+        return code
+    }
+
+    private fun boxing(type: Type): MethodInsnNode? {
+        val box = when (type.sort) {
+            Type.BOOLEAN -> "java/lang/Boolean"
+            Type.CHAR -> "java/lang/Character"
+            Type.BYTE -> "java/lang/Byte"
+            Type.SHORT -> "java/lang/Short"
+            Type.INT -> "java/lang/Integer"
+            Type.LONG -> "java/lang/Long"
+            Type.FLOAT -> "java/lang/Float"
+            Type.DOUBLE -> "java/lang/Double"
+            else -> return null
+        }
+        return MethodInsnNode(Opcodes.INVOKESTATIC, box, "valueOf", "(${type.descriptor})L$box;", false)
+    }
+}
