@@ -22,6 +22,7 @@ ALLOWED = {
 MCP_SPEAKERS = {
     "front/server.py",
     "front/attach_tools.py",
+    "front/probe_tools.py",
     "front/content.py",
     "front/demo.py",
     "front/http.py",

@@ -18,11 +18,13 @@ from gradle_repl.frames import (
     Probe,
     ProbeHit,
     ProbeLocal,
+    ProbesResult,
     SuccessResult,
     TestFailureDetail,
     TestRunResult,
 )
 from gradle_repl.front.probe_arguments import add_probe_arguments, probes_given
+from gradle_repl.front.probe_tools import ProbeTools
 from gradle_repl.worker.probes.hits import NO_LOCAL_NAMES
 from gradle_repl.worker.probes.locations import locate, nearest_lines, source_package
 from gradle_repl.worker.repl.failure_frames import explained_frames, frame_probes, rerun_selector
@@ -349,3 +351,42 @@ def test_a_java_class_compiled_without_local_names_still_gives_this_and_captures
     assert hit.locals == [] and hit.this == "Legacy(base=40)"
     assert hit.notes == [NO_LOCAL_NAMES]
     assert [c.value for c in hit.captured] == ["42"]
+
+
+@jvm
+def test_a_probe_that_outlives_its_call_records_a_thread_a_snippet_started(shop: ProbedShop) -> None:
+    """add_kotlin_probe, then code that runs when no call does (a thread a snippet started, released by a later
+    call): read_kotlin_probe_hits returns as soon as a hit is there, then the rest; describe lists the probe; removed,
+    it is gone."""
+    line = _line(shop, "return if (size > 10)")
+    tools = ProbeTools(shop.manager, lambda root, path, source_set, build_tool, session_id: shop.target)
+    shop.value(
+        "val gate = java.util.concurrent.CountDownLatch(1)\n"
+        'val later = Thread({ gate.await(); repeat(3) { shop.Cart().add(shop.Item("x", 10L * (it + 1))).totalCents() } }'
+        ', "later").apply { start() }\n1'
+    )
+    added = shop.loop.run_until_complete(tools.add_kotlin_probe(f"Cart.kt:{line}", capture=["size"], maxHits=3))
+    data = added.structured_content or {}
+    assert not added.is_error and data["probeId"] == 1, added
+    assert data["probes"] == [{"probeId": 1, "at": f"Cart.kt:{line}", "hits": 0, "active": True}]
+    shop.value("gate.countDown()\n1")  # the call ends at once; the thread runs on
+    first = shop.loop.run_until_complete(shop.manager.read_probes("tests", 1, wait_seconds=60))
+    assert isinstance(first, ProbesResult) and first.hits, first
+    shop.value("later.join()\n1")
+    rest = shop.loop.run_until_complete(shop.manager.read_probes("tests", None))
+    assert isinstance(rest, ProbesResult)
+    hits = [*first.hits, *rest.hits]
+    assert [(h.probe, h.hit, h.thread, _local(h, "subtotal")) for h in hits] == [
+        (1, 1, "later", "10"),
+        (1, 2, "later", "20"),
+        (1, 3, "later", "30"),
+    ]
+    assert rest.probes[0].hits == 3 and not rest.probes[0].active  # past its maxHits: out of the code
+    described = shop.loop.run_until_complete(shop.manager.describe("tests"))
+    assert [(p.probe_id, p.hits, p.active) for p in described.probes] == [(1, 3, False)]
+    removed = shop.loop.run_until_complete(tools.remove_kotlin_probe(1, sessionId="tests"))
+    assert not removed.is_error and (removed.structured_content or {})["probes"] == []
+    again = shop.loop.run_until_complete(tools.read_kotlin_probe_hits("tests", probeId=1))
+    assert again.is_error and "the session has no probe 1 (its probes: none)" in str(again.content[0])
+    bad = shop.loop.run_until_complete(tools.add_kotlin_probe("Cart.kt:2"))
+    assert bad.is_error and "line 2 has no code a probe can stop at" in str(bad.content[0])

@@ -253,10 +253,10 @@ async def test_a_call_without_a_project_names_the_target_its_session_was_attache
     manager = fake_manager(FakeLauncher())
     tools = KotlinTools(manager)
     await manager.attach("s", fake_resolver("/app").environment.model_copy(update={"project_path": ":web"}), 4242)
-    assert tools._target(None, ":", "main", "auto", "s") == SessionTarget("/app", ":web", "main", "maven", "s")
+    assert tools.target(None, ":", "main", "auto", "s") == SessionTarget("/app", ":web", "main", "maven", "s")
     await manager.close("s")
     with pytest.raises(GradleReplError, match="projectRoot is needed: session 's' is not attached"):
-        tools._target(None, ":", "main", "auto", "s")
+        tools.target(None, ":", "main", "auto", "s")
     await manager.close_all()
 
 

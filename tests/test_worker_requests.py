@@ -45,7 +45,7 @@ def test_every_worker_request_has_one_handler_and_declares_an_answer_the_wire_ca
     kind the frame union decodes, and may always be answered by an error."""
     requests = {kind for kind in _union_members(Request) if issubclass(kind, WorkerRequest)}
     table = _handlers(cast(Any, SimpleNamespace(evaluate=None, run_tests=None)), cast(Any, None))
-    assert set(table) == requests and len(requests) == 7
+    assert set(table) == requests and len(requests) == 10
     results = _union_members(ResultFrame)
     for kind in requests:
         declared, error = kind.answer_types()

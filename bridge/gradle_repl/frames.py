@@ -49,6 +49,11 @@ __all__ = [
     "ProbeCapture",
     "ProbeHit",
     "FailureFrame",
+    "ProbeState",
+    "ProbesResult",
+    "AddProbeRequest",
+    "ReadProbesRequest",
+    "RemoveProbeRequest",
     "CompileResult",
     "Request",
     "Declaration",
@@ -175,10 +180,20 @@ class Declaration(BaseModel):
     snippet: int = Field(description="the number of the snippet that declared it (1 = the session's first)")
 
 
+class ProbeState(BaseModel):
+    """A probe that outlives a call (add_kotlin_probe), as the session holds it."""
+
+    probe_id: int
+    at: str
+    hits: int = Field(description="how often it fired so far (up to its maxHits)")
+    active: bool = Field(description="still in the code: not past its maxHits or its expiry, not removed")
+
+
 class SessionDescription(BaseModel):
     declarations: list[Declaration] = Field(default_factory=list)
     imports: list[str] = Field(default_factory=list)
     libraries: list[str] = Field(default_factory=list, description="coordinates added with @file:DependsOn, in order")
+    probes: list[ProbeState] = Field(default_factory=list, description="the session's probes (add_kotlin_probe)")
 
     def summary(self, session_id: str) -> str:
         """One line per import and declaration, oldest first, each with the snippet that made it."""
@@ -469,6 +484,17 @@ class TestRunResult(Result):
     probe_notes: list[str] = Field(default_factory=list, description="what happened to a probe besides its hits")
 
 
+class ProbesResult(Result):
+    """The answer to a session probe's request: the probe added, or the hits since the last read, with each probe's
+    state."""
+
+    type: Literal["probes"] = "probes"
+    probe_id: int | None = Field(default=None, description="the probe an add request set")
+    hits: list[ProbeHit] = Field(default_factory=list, description="since the last read, in order; `probe` is its id")
+    probes: list[ProbeState] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list, description="what happened to a probe besides its hits")
+
+
 class CompileResult(Result):
     """The answer to a compile request: the class files written, the edited files' errors, or why the build tool must
     build instead (nothing was written)."""
@@ -570,6 +596,29 @@ class TestRunRequest(WorkerRequest[TestRunResult]):
     )
 
 
+class AddProbeRequest(WorkerRequest[ProbesResult]):
+    """Sets a probe that stays until it is removed, reaches its maxHits or expires (add_kotlin_probe): for code that
+    runs when no call does (a thread a snippet started, a server's requests)."""
+
+    op: Literal["add_probe"] = "add_probe"
+    probe: Probe
+    expires_seconds: float = Field(gt=0)
+
+
+class ReadProbesRequest(WorkerRequest[ProbesResult]):
+    """The hits of one session probe (or of all) since the last read, and every probe's state; nothing waits here."""
+
+    op: Literal["read_probes"] = "read_probes"
+    probe_id: int | None = None
+
+
+class RemoveProbeRequest(WorkerRequest[ProbesResult]):
+    """Takes a session probe out of the code; its last hits come back."""
+
+    op: Literal["remove_probe"] = "remove_probe"
+    probe_id: int
+
+
 class CompileRequest(WorkerRequest[CompileResult]):
     """Sources of the session's own module were edited: compile them with the session's compiler into `output_dir`
     (gradle-repl's, ahead of the build's output on the class path), unless the result could differ from the build's."""
@@ -595,7 +644,10 @@ Request = Annotated[
     | CompleteRequest
     | UpdateRequest
     | TestRunRequest
-    | CompileRequest,
+    | CompileRequest
+    | AddProbeRequest
+    | ReadProbesRequest
+    | RemoveProbeRequest,
     Field(discriminator="op"),
 ]
 
@@ -608,7 +660,8 @@ ResultFrame = Annotated[
     | CompletionResult
     | UpdateResult
     | TestRunResult
-    | CompileResult,
+    | CompileResult
+    | ProbesResult,
     Field(discriminator="type"),
 ]
 Frame = Annotated[
@@ -641,6 +694,7 @@ def decode_frame(
     | UpdateResult
     | TestRunResult
     | CompileResult
+    | ProbesResult
 ):
     return _FRAME.validate_json(line)
 

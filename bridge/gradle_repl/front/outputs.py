@@ -38,6 +38,8 @@ __all__ = [
     "SessionOptionValues",
     "FailureFrameItem",
     "ProbeCaptureItem",
+    "ProbeStateItem",
+    "SessionProbeHits",
     "ProbeHitItem",
     "ProbeLocalItem",
     "SnippetError",
@@ -296,6 +298,29 @@ class SessionList(Wire):
     sessions: list[LiveSession]
 
 
+class ProbeStateItem(Wire):
+    """A probe set with add_kotlin_probe, as the session holds it."""
+
+    probe_id: int
+    at: str
+    hits: int = Field(description="how often it fired so far (up to its maxHits)")
+    active: bool = Field(description="still in the code: not past its maxHits or its expiry, not removed")
+
+
+class SessionProbeHits(Wire):
+    """add_kotlin_probe's, read_kotlin_probe_hits' and remove_kotlin_probe's data."""
+
+    ok: bool = Field(description="false exactly when the call's isError is true")
+    probe_id: int | None = Field(default=None, description="the probe add_kotlin_probe set")
+    hits: list[ProbeHitItem] = Field(
+        default_factory=list, description="the hits since the last read, in order; each hit's `probe` is its probeId"
+    )
+    probes: list[ProbeStateItem] = Field(default_factory=list, description="every probe of the session")
+    notes: list[str] = Field(default_factory=list, description="what happened to a probe besides its hits")
+    error: SnippetError | None = None
+    notices: list[NoticeItem] = Field(default_factory=list)
+
+
 class SessionContents(Wire):
     """The result of describe_kotlin_session."""
 
@@ -311,6 +336,7 @@ class SessionContents(Wire):
     attached_pid: int | None = Field(
         default=None, description="the running JVM the session is attached to (its values are read there), when it is"
     )
+    probes: list[ProbeStateItem] = Field(default_factory=list, description="its probes set with add_kotlin_probe")
 
 
 class CodeCheck(Wire):

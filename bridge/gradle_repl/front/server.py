@@ -41,6 +41,7 @@ from gradle_repl.front.outputs import (
     DeclaredName,
     LiveSession,
     NoticeItem,
+    ProbeStateItem,
     ProjectEnvironment,
     ProjectTestRun,
     SessionContents,
@@ -63,6 +64,7 @@ from gradle_repl.front.parameters import (
     probes_of,
     with_session_options,
 )
+from gradle_repl.front.probe_tools import ProbeTools
 from gradle_repl.host.handle import Analysis, Reply, TestReply
 from gradle_repl.host.manager import BuildToolChoice, SessionManager
 from gradle_repl.host.replay import ReplayPolicy
@@ -190,7 +192,7 @@ class KotlinTools:
     def __init__(self, manager: SessionManager) -> None:
         self.manager = manager
 
-    def _target(
+    def target(
         self,
         project_root: str | None,
         project_path: str,
@@ -258,7 +260,7 @@ class KotlinTools:
 
         async def run(relay: _ProgressRelay) -> Reply:
             return await self.manager.run_snippet(
-                self._target(projectRoot, projectPath, sourceSet, buildTool, sessionId),
+                self.target(projectRoot, projectPath, sourceSet, buildTool, sessionId),
                 code=code,
                 timeout_seconds=timeoutSeconds,
                 progress=relay,
@@ -380,7 +382,7 @@ class KotlinTools:
         """
 
         async def check(relay: _ProgressRelay) -> Analysis:
-            where = self._target(projectRoot, projectPath, sourceSet, buildTool, sessionId)
+            where = self.target(projectRoot, projectPath, sourceSet, buildTool, sessionId)
             return await self.manager.check_snippet(where, code=code, progress=relay)
 
         return await _answered(ctx, check, check_to_result, check_failed)
@@ -407,7 +409,7 @@ class KotlinTools:
         """
 
         async def complete(relay: _ProgressRelay) -> Analysis:
-            where = self._target(projectRoot, projectPath, sourceSet, buildTool, sessionId)
+            where = self.target(projectRoot, projectPath, sourceSet, buildTool, sessionId)
             return await self.manager.complete_snippet(where, code=code, cursor=cursor, progress=relay)
 
         return await _answered(ctx, complete, completion_to_result, completion_failed)
@@ -475,6 +477,7 @@ class KotlinTools:
             declarations=wire_list(DeclaredName, description.declarations),
             options=SessionOptionValues.model_validate(options.masked()),
             attached_pid=attached,
+            probes=wire_list(ProbeStateItem, description.probes),
         )
         summary = description.summary(sessionId)
         if attached is not None:
@@ -556,7 +559,12 @@ def build_server(manager: SessionManager, *, end_builds_at_exit: bool = True) ->
             await manager.close_all()
 
     server = MCPServer("gradle-repl", version=package_version(), instructions=INSTRUCTIONS, lifespan=lifespan)
-    for fn, hints in [*KotlinTools(manager).annotated(), *AttachTools(manager).annotated()]:
+    tools = KotlinTools(manager)
+    for fn, hints in [
+        *tools.annotated(),
+        *AttachTools(manager).annotated(),
+        *ProbeTools(manager, tools.target).annotated(),
+    ]:
         server.tool(description=_described(fn), annotations=hints)(fn)
     return server
 

@@ -24,6 +24,7 @@ from gradle_repl.environment import SessionSpec
 from gradle_repl.errors import WorkerFailed
 from gradle_repl.frames import (
     AddedLibraries,
+    AddProbeRequest,
     CancelRequest,
     CheckRequest,
     CheckResult,
@@ -39,7 +40,10 @@ from gradle_repl.frames import (
     EvalRequest,
     ExitingFrame,
     Probe,
+    ProbesResult,
+    ReadProbesRequest,
     ReadyFrame,
+    RemoveProbeRequest,
     Result,
     StartRequest,
     StreamFrame,
@@ -66,6 +70,7 @@ __all__ = [
     "Analysis",
     "OnFrame",
     "TestReply",
+    "ProbeReply",
     "OnTestProgress",
     "WORKER_START_TIMEOUT_SECONDS",
     "RESULT_MARGIN_SECONDS",
@@ -115,6 +120,17 @@ class TestReply:
         return self.result.state_lost
 
 
+@dataclass(frozen=True)
+class ProbeReply:
+    """A session probe's answer (set, hits read, removed), or why it could not be had, and what the user must know
+    besides (a session started or restarted for it)."""
+
+    result: ProbesResult | ErrorResult
+    notices: tuple[Notice, ...] = field(default=())
+
+
+# Setting a probe compiles its expressions with the session's compiler: seconds at the most on a loaded machine.
+PROBE_TIMEOUT_SECONDS = 60.0
 # A request's declared answer (frames.WorkerRequest[Answer]); an error may answer any request.
 AnswerT = TypeVar("AnswerT", bound=Result)
 # Reading the class outputs and one redefinition: seconds at the very most, even for thousands of classes.
@@ -288,6 +304,29 @@ class WorkerHandle:
     async def describe(self) -> DescriptionResult | ErrorResult:
         """What the session holds (frames.SessionDescription), read between snippets."""
         _, result = await self._ask(lambda request_id: DescribeRequest(id=request_id), DESCRIBE_TIMEOUT_SECONDS, None)
+        return result
+
+    async def add_probe(self, probe: Probe, *, expires_seconds: float) -> ProbesResult | ErrorResult:
+        """Sets a probe that outlives calls (until removed, past its maxHits or its expiry)."""
+        _, result = await self._ask(
+            lambda request_id: AddProbeRequest(id=request_id, probe=probe, expires_seconds=expires_seconds),
+            PROBE_TIMEOUT_SECONDS,
+            None,
+        )
+        return result
+
+    async def read_probes(self, probe_id: int | None) -> ProbesResult | ErrorResult:
+        """The session probes' hits since the last read (of one, or all), and their states; answered at once."""
+        _, result = await self._ask(
+            lambda request_id: ReadProbesRequest(id=request_id, probe_id=probe_id), PROBE_TIMEOUT_SECONDS, None
+        )
+        return result
+
+    async def remove_probe(self, probe_id: int) -> ProbesResult | ErrorResult:
+        """Takes a session probe out of the code; its hits not read yet."""
+        _, result = await self._ask(
+            lambda request_id: RemoveProbeRequest(id=request_id, probe_id=probe_id), PROBE_TIMEOUT_SECONDS, None
+        )
         return result
 
     async def update_classes(self) -> UpdateResult | ErrorResult:

@@ -26,6 +26,7 @@ from gradle_repl.frames import (
     CompileResult,
     ErrorResult,
     Probe,
+    ProbesResult,
     SessionDescription,
     TestRunResult,
     WorkerOptions,
@@ -36,6 +37,7 @@ from gradle_repl.host.handle import (
     Analysis,
     OnFrame,
     OnTestProgress,
+    ProbeReply,
     Reply,
     TestReply,
     WorkerHandle,
@@ -72,6 +74,8 @@ MAX_CODE_BYTES = 1_000_000
 # Resolves wait on builds for minutes; they get threads of their own so they never starve the
 # event loop's default pool (and each other across projects).
 RESOLVE_THREADS = 16
+# How often a read of probe hits that waits looks again: a hit is seen within this, and a look costs the worker ~1 ms.
+PROBE_POLL_SECONDS = 0.1
 
 Progress = Callable[[str], None]
 
@@ -568,6 +572,50 @@ class SessionManager:
                 raise GradleReplError(f"session {session_id!r} could not be described: {result.message}")
             session.declarations = result.declared
             return result.description
+
+    async def add_probe(
+        self, target: SessionTarget, probe: Probe, *, expires_seconds: float, progress: Progress | None = None
+    ) -> ProbeReply:
+        """A probe in the target's session that outlives calls, the session started as a snippet's call starts it;
+        the reply names its id."""
+        async with self._entered(target, progress) as (session, worker, notices):
+            result = await worker.add_probe(probe, expires_seconds=expires_seconds)
+            session.last_used = time.monotonic()
+            return ProbeReply(result, tuple(notices))
+
+    async def read_probes(
+        self, session_id: str, probe_id: int | None = None, *, wait_seconds: float = 0.0
+    ) -> ProbesResult | ErrorResult:
+        """The session probes' hits since the last read, as soon as one is there or `wait_seconds` have passed. The
+        session's lock is held for each look only, so calls go on while a read waits."""
+        deadline = time.monotonic() + wait_seconds
+        while True:
+            async with self._live(session_id, "its probes can't be read") as worker:
+                result = await worker.read_probes(probe_id)
+            if isinstance(result, ErrorResult) or result.hits or time.monotonic() >= deadline:
+                return result
+            await asyncio.sleep(min(PROBE_POLL_SECONDS, max(0.0, deadline - time.monotonic())))
+
+    async def remove_probe(self, session_id: str, probe_id: int) -> ProbesResult | ErrorResult:
+        """A session probe taken out of the code; its hits not read yet."""
+        async with self._live(session_id, "it has no probes") as worker:
+            return await worker.remove_probe(probe_id)
+
+    @asynccontextmanager
+    async def _live(self, session_id: str, what_then: str) -> AsyncIterator[WorkerHandle]:
+        """The session's lock held and its worker, which must be running."""
+        session = self._sessions.get(session_id)
+        if session is None:
+            live = ", ".join(repr(s) for s in self._sessions.ids()) or "none"
+            raise GradleReplError(f"there is no session {session_id!r} (live sessions: {live})")
+        async with session.lock:
+            worker = session.worker
+            if worker is None or not worker.alive:
+                raise GradleReplError(
+                    f"session {session_id!r} has no running JVM (it was reset or closed): {what_then}"
+                )
+            session.last_used = time.monotonic()
+            yield worker
 
     async def reset(self, session_id: str) -> bool:
         """Kills the session's worker (a running snippet ends with a clear reply); the next call starts fresh."""

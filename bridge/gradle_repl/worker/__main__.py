@@ -22,6 +22,7 @@ from pydantic import ValidationError
 
 from gradle_repl.errors import GradleReplError
 from gradle_repl.frames import (
+    AddProbeRequest,
     CancelRequest,
     CheckRequest,
     CompileRequest,
@@ -30,6 +31,8 @@ from gradle_repl.frames import (
     ErrorResult,
     EvalRequest,
     ExitingFrame,
+    ReadProbesRequest,
+    RemoveProbeRequest,
     Result,
     StartRequest,
     TestRunRequest,
@@ -162,6 +165,9 @@ def _handlers(session: ReplSession, edits: EditCompiler) -> dict[type, _Handler]
             _on(CompleteRequest, lambda request, send, cancel: session.complete(request)),
             _on(UpdateRequest, lambda request, send, cancel: session.update(request)),
             _on(CompileRequest, lambda request, send, cancel: edits.compile(request)),
+            _on(AddProbeRequest, lambda request, send, cancel: session.add_probe(request)),
+            _on(ReadProbesRequest, lambda request, send, cancel: session.read_probes(request)),
+            _on(RemoveProbeRequest, lambda request, send, cancel: session.remove_probe(request)),
         ]
     )
 

@@ -172,6 +172,7 @@ def boot(request: StartRequest) -> tuple[ReplSession, ReadyFrame, ClassDataUse]:
         libraries_unavailable=kind.libraries_unavailable,
         hints=hints,
         completion=completion,
+        probes=kind.probes,
     )
     return session, ready, class_data
 
@@ -197,6 +198,7 @@ class _OwnJvm:
         self._exit_guard: java.ExitGuard | None = None
         self._junit = JunitAddon()
         self._probe_classes: tuple[JavaObject, list[str]] | None = None  # the facade's loader, the compile classpath
+        self.probes: LocalProbes | None = None  # made with the runner
 
     def jvm_options(self) -> list[str]:
         """The class-update agent's, and the flags the build gives its test JVM (a test session's)."""
@@ -265,9 +267,14 @@ class _OwnJvm:
             env, snippet_loader, unavailable=None if self._junit.jar is not None else self._junit.unavailable
         )
         facade_loader, compile_classpath = self._probe_classes
-        probes = LocalProbes(env, facade_loader, snippet_loader, compile_classpath)
+        self.probes = LocalProbes(env, facade_loader, snippet_loader, compile_classpath)
         runner = LocalRunner(
-            self._request, Facade(driver, self._output, renderer, self._exit_guard), snippets, classes, tests, probes
+            self._request,
+            Facade(driver, self._output, renderer, self._exit_guard),
+            snippets,
+            classes,
+            tests,
+            self.probes,
         )
         return runner, str(java_class("java.lang.System").getProperty("java.version"))
 
@@ -281,6 +288,7 @@ class _Attached:
     no output capture or exit guard (nothing runs here), no @file:DependsOn (the app's classpath is fixed)."""
 
     libraries_unavailable = ATTACHED_LIBRARIES_UNAVAILABLE
+    probes = None  # not in an app yet (worker/repl/session.py's PROBES_UNAVAILABLE)
 
     def __init__(self, request: StartRequest, pid: int) -> None:
         self._request = request

@@ -17,10 +17,13 @@ from typing import Protocol
 
 from gradle_repl.frames import (
     AddedLibraries,
+    AddProbeRequest,
     ErrorResult,
     EvalRequest,
     Probe,
     ProbeHit,
+    ProbesResult,
+    ProbeState,
     SessionDescription,
     SuccessResult,
     TestProgressFrame,
@@ -40,6 +43,7 @@ __all__ = [
     "Describe",
     "POLL_INTERVAL_MS",
     "ProbeError",
+    "SessionProbes",
     "SnippetRecords",
     "SnippetRunner",
     "StoredValue",
@@ -108,6 +112,26 @@ class CallProbes(Protocol):
 
     def during(self, probes: list[Probe]) -> AbstractContextManager[ArmedProbes]:
         """The probes set for the with-statement's body; a ProbeError before it runs when one can't be set."""
+        ...
+
+
+class SessionProbes(CallProbes, Protocol):
+    """A call's probes, and the session's probes that outlive calls (add_kotlin_probe): in the session's own JVM only."""
+
+    def add(self, request: AddProbeRequest) -> ProbesResult:
+        """Sets the probe until it is removed, reaches its maxHits or expires; a ProbeError when it can't be set."""
+        ...
+
+    def read(self, probe_id: int | None) -> ProbesResult:
+        """The hits since the last read (of one probe, or of all) and every probe's state."""
+        ...
+
+    def remove(self, probe_id: int) -> ProbesResult:
+        """Takes the probe out of the code; its last hits."""
+        ...
+
+    def states(self) -> list[ProbeState]:
+        """The session's probes, for describe."""
         ...
 
 

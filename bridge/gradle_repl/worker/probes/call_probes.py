@@ -11,12 +11,14 @@ others get the probe when they load. Nothing stops a thread; a class goes back t
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from gradle_repl.environment import ReplEnvironment
-from gradle_repl.frames import Probe, ProbeHit
+from gradle_repl.frames import AddProbeRequest, Probe, ProbeHit, ProbesResult, ProbeState
 from gradle_repl.settings import DEFAULTS
 from gradle_repl.worker.java import JavaObject, java_class, nullable_byte_arrays, object_array, string_array
 from gradle_repl.worker.probes.expressions import compile_sites
@@ -68,8 +70,39 @@ class SetProbes:
         return notes
 
 
+@dataclass
+class _SessionProbe:
+    """A probe that outlives its call: its ProbeCall, its hits read from it and not yet sent, when it ends."""
+
+    probe_id: int
+    probe: Probe
+    call: JavaObject
+    expires_at: float  # time.monotonic()
+    pending: list[ProbeHit] = field(default_factory=list)
+    closed: bool = False
+
+    def collect(self) -> None:
+        """The hits recorded since the last collect, into `pending`, each named by the probe's id."""
+        if not self.closed:
+            self.pending += [
+                probe_hit(record, [self.probe]).model_copy(update={"probe": self.probe_id})
+                for record in self.call.drainHits()
+            ]
+
+    def close(self) -> None:
+        if not self.closed:
+            self.collect()
+            self.call.close()
+            self.closed = True
+
+    def state(self) -> ProbeState:
+        active = not self.closed and bool(self.call.activity()[0]) and time.monotonic() < self.expires_at
+        return ProbeState(probe_id=self.probe_id, at=self.probe.at, hits=int(self.call.hitCounts()[0]), active=active)
+
+
 class LocalProbes:
-    """Sets a call's probes in this JVM: the session's project classes, its compiler and its agent."""
+    """Sets probes in this JVM — a call's, and the session's that outlive calls: the session's project classes, its
+    compiler and its agent."""
 
     def __init__(
         self,
@@ -83,6 +116,72 @@ class LocalProbes:
         self._snippet_loader = snippet_loader
         # What snippets compile against: the project's, Kotlin's stdlib where it has none, the facade (ProbeCode).
         self._compile_classpath = compile_classpath
+        self._session: dict[int, _SessionProbe] = {}
+        self._next_id = 1
+
+    def add(self, request: AddProbeRequest) -> ProbesResult:
+        """A probe set until it is removed, reaches its maxHits or expires (add_kotlin_probe)."""
+        self._end_expired()
+        held = sum(1 for probe in self._session.values() if not probe.closed)
+        if held >= DEFAULTS.probes_per_call:
+            raise ProbeError(
+                f"the session holds {held} probes, the most it may: remove one (remove_kotlin_probe) or let one expire"
+            )
+        call = self._armed([request.probe])
+        call.expireIn(request.expires_seconds)
+        probe_id = self._next_id
+        self._next_id += 1
+        self._session[probe_id] = _SessionProbe(
+            probe_id, request.probe, call, time.monotonic() + request.expires_seconds
+        )
+        return ProbesResult(probe_id=probe_id, probes=self.states())
+
+    def read(self, probe_id: int | None) -> ProbesResult:
+        """The hits since the last read, as many as fit a reply; the rest wait for the next read."""
+        self._end_expired()
+        chosen = [self._probe(probe_id)] if probe_id is not None else list(self._session.values())
+        for probe in chosen:
+            probe.collect()
+        hits: list[ProbeHit] = []
+        used = 0
+        waiting = 0
+        for probe in chosen:
+            while probe.pending:
+                size = len(probe.pending[0].model_dump_json())
+                if hits and used + size > HITS_LIMIT_CHARS:
+                    break
+                hits.append(probe.pending.pop(0))
+                used += size
+            waiting += len(probe.pending)
+        notes = (
+            [f"{waiting} more hits wait for the next read (a reply's {HITS_LIMIT_CHARS}-character limit)"]
+            if waiting
+            else []
+        )
+        return ProbesResult(hits=hits, probes=self.states(), notes=notes)
+
+    def remove(self, probe_id: int) -> ProbesResult:
+        """Takes the probe out of the code (the classes run their own bytes again); its hits not yet read."""
+        probe = self._probe(probe_id)
+        probe.close()
+        del self._session[probe_id]
+        return ProbesResult(hits=probe.pending, probes=self.states())
+
+    def states(self) -> list[ProbeState]:
+        return [probe.state() for probe in self._session.values()]
+
+    def _probe(self, probe_id: int) -> _SessionProbe:
+        if probe_id not in self._session:
+            held = ", ".join(str(n) for n in self._session) or "none"
+            raise ProbeError(f"the session has no probe {probe_id} (its probes: {held})")
+        return self._session[probe_id]
+
+    def _end_expired(self) -> None:
+        """Probes past their expiry taken out of the code; kept, inactive, for their hits and state until removed."""
+        now = time.monotonic()
+        for probe in self._session.values():
+            if now >= probe.expires_at:
+                probe.close()
 
     @contextmanager
     def during(self, probes: list[Probe]) -> Iterator[SetProbes]:

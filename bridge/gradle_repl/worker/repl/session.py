@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import sys
 import threading
+from collections.abc import Callable
 
 from gradle_repl.frames import (
+    AddProbeRequest,
     CheckRequest,
     CheckResult,
     CodeDiagnostic,
@@ -16,6 +18,9 @@ from gradle_repl.frames import (
     DescriptionResult,
     ErrorResult,
     EvalRequest,
+    ProbesResult,
+    ReadProbesRequest,
+    RemoveProbeRequest,
     StartRequest,
     SuccessResult,
     TestRunRequest,
@@ -31,10 +36,16 @@ from gradle_repl.worker.repl.failures import FailedSnippets
 from gradle_repl.worker.repl.plugin_hints import Hint
 from gradle_repl.worker.results.outcomes import ExplainFailedUse
 from gradle_repl.worker.results.output_frames import Send
-from gradle_repl.worker.runner import DeclaringSnippet, SnippetRunner, TestProgress
+from gradle_repl.worker.runner import DeclaringSnippet, ProbeError, SessionProbes, SnippetRunner, TestProgress
 from gradle_repl.worker.snippet_names import SnippetCounter, users_number
 
-__all__ = ["ReplSession", "LIBRARIES_NOT_CHECKED"]
+__all__ = ["ReplSession", "LIBRARIES_NOT_CHECKED", "PROBES_UNAVAILABLE"]
+
+# Said when a session attached to a running app is given a probe.
+PROBES_UNAVAILABLE = (
+    "probes are not available yet in a session attached to a running app: run the code in a session of the project "
+    "(its snippets and run_project_tests take probes)"
+)
 
 # Said with a check of code naming a library: resolving it would add it to the session.
 _LIBRARIES_NOTE = (
@@ -83,6 +94,7 @@ class ReplSession:
         libraries_unavailable: str | None,
         hints: list[Hint],
         completion: SessionCompletion,
+        probes: SessionProbes | None,
     ) -> None:
         self._request = request
         self._driver = driver
@@ -91,6 +103,8 @@ class ReplSession:
         # Why @file:DependsOn can't be used in this session; None when it can.
         self._libraries_unavailable = libraries_unavailable
         self._completion = completion
+        # The session's probes; None where there are none yet (a session attached to a running app).
+        self._probes = probes
         self._declarations = Declarations()
         self._records = _Records(self._declarations, hints)
         self._lost = False  # an answer said the session's state is lost: the worker exits after it
@@ -108,6 +122,8 @@ class ReplSession:
         way (interrupt, then give up on the JVM)."""
         if (refused := self._refuse_libraries(request.code)) is not None:
             return refused
+        if request.probes and self._probes is None:
+            return ErrorResult(error_kind="probe", message=PROBES_UNAVAILABLE)
         result = self._runner.run(request, send, cancel, self._records)
         lost = self._lose_if(result)
         return result.model_copy(
@@ -119,6 +135,26 @@ class ReplSession:
     ) -> TestRunResult | ErrorResult:
         """Runs the project's tests where the snippets run (the runner's), progress as tests finish; the result."""
         return self._runner.run_tests(request, progress, cancel)
+
+    def add_probe(self, request: AddProbeRequest) -> ProbesResult | ErrorResult:
+        """A probe set until it is removed, reaches its maxHits or expires."""
+        return self._with_probes(lambda probes: probes.add(request))
+
+    def read_probes(self, request: ReadProbesRequest) -> ProbesResult | ErrorResult:
+        """The session probes' hits since the last read, and their states."""
+        return self._with_probes(lambda probes: probes.read(request.probe_id))
+
+    def remove_probe(self, request: RemoveProbeRequest) -> ProbesResult | ErrorResult:
+        """A session probe taken out of the code, with its hits not yet read."""
+        return self._with_probes(lambda probes: probes.remove(request.probe_id))
+
+    def _with_probes(self, act: Callable[[SessionProbes], ProbesResult]) -> ProbesResult | ErrorResult:
+        if self._probes is None:
+            return ErrorResult(error_kind="probe", message=PROBES_UNAVAILABLE)
+        try:
+            return act(self._probes)
+        except ProbeError as error:
+            return ErrorResult(error_kind="probe", message=str(error))
 
     def update(self, request: UpdateRequest) -> UpdateResult:
         """Between snippets, the project's rebuilt classes brought into the JVM the snippets run in (or why not)."""
@@ -152,6 +188,7 @@ class ReplSession:
             self._lose_if(description)
             return description
         description.libraries = self._runner.libraries().coordinates
+        description.probes = self._probes.states() if self._probes is not None else []
         return DescriptionResult(description=description, declared=len(self._declarations))
 
     def _lose_if(self, result: object) -> bool:

@@ -62,6 +62,10 @@ class ProbeCall(
 
         fun hit(owner: Class<*>, self: Any?, locals: Array<Any?>) {
             if (probe.done) return
+            if (expiresAt != 0L && System.nanoTime() - expiresAt > 0) {
+                probe.retire()
+                return
+            }
             val compiled = codeFor(owner)
             var whenError: String? = null
             if (probe.hasWhen) {
@@ -126,6 +130,26 @@ class ProbeCall(
     private val notes: MutableList<String> = Collections.synchronizedList(ArrayList())
     private val retransformer = Executors.newSingleThreadExecutor { r -> Thread(r, "gradle-repl probes").apply { isDaemon = true } }
     @Volatile private var armed = false
+    // When a probe that outlives its call (add_kotlin_probe) takes itself out: System.nanoTime(); 0 for never.
+    @Volatile private var expiresAt = 0L
+
+    /** The probes end themselves [seconds] from now (a session's probe: expiresSeconds). */
+    fun expireIn(seconds: Double) {
+        expiresAt = System.nanoTime() + (seconds * 1e9).toLong()
+    }
+
+    /** The hits recorded since the last drain, in order; they are gone from here. */
+    fun drainHits(): Array<ProbeHitRecord> = synchronized(hits) {
+        val drained = hits.sortedWith(compareBy({ it.probe }, { it.hit })).toTypedArray()
+        hits.clear()
+        drained
+    }
+
+    /** How often each probe fired (up to its maxHits), by index. */
+    fun hitCounts(): IntArray = probes.map { minOf(it.hits.get(), it.maxHits) }.toIntArray()
+
+    /** Whether each probe is still in the code (not past its maxHits, its expiry, or taken out). */
+    fun activity(): BooleanArray = probes.map { !it.done && armed }.toBooleanArray()
 
     /** Adds a probe; [codes] holds each site's compiled `when`/`capture` class (null: none, or it did not compile). */
     fun add(
