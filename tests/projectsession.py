@@ -4,6 +4,8 @@ class-data training, a 512 MB heap) and one target, for tests that run snippets 
 from __future__ import annotations
 
 import asyncio
+import os
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -59,6 +61,17 @@ class ProjectSession:
         reply = self.snippet(code)
         assert isinstance(reply.result, SuccessResult) and reply.result.value is not None, reply.result
         return reply.result.value.data
+
+    def edit(self, path: str, old: str, new: str) -> None:
+        """Replaces old by new in a project file (a new file: old empty), its time moved on so the freshness check
+        sees it."""
+        source = self.root / path
+        source.parent.mkdir(parents=True, exist_ok=True)
+        text = source.read_text() if source.exists() else ""
+        assert old in text, (path, old)
+        source.write_text(text.replace(old, new) if old else new)
+        later = time.time() + 2
+        os.utime(source, (later, later))
 
     def close(self) -> None:
         self.loop.run_until_complete(self.manager.close_all())

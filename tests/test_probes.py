@@ -390,3 +390,30 @@ def test_a_probe_that_outlives_its_call_records_a_thread_a_snippet_started(shop:
     assert again.is_error and "the session has no probe 1 (its probes: none)" in str(again.content[0])
     bad = shop.loop.run_until_complete(tools.add_kotlin_probe("Cart.kt:2"))
     assert bad.is_error and "line 2 has no code a probe can stop at" in str(bad.content[0])
+
+
+@jvm
+def test_a_session_probe_stays_through_an_edit_of_its_method_until_its_locals_change(shop: ProbedShop) -> None:
+    """An edit updated in place keeps the probe on the new code; one that changes the line's locals takes it out, and
+    the next read says why."""
+    line = _line(shop, "return if (size > 10)")
+    added = shop.loop.run_until_complete(
+        shop.manager.add_probe(shop.target, Probe(at=f"Cart.kt:{line}", max_hits=10), expires_seconds=600)
+    )
+    assert isinstance(added.result, ProbesResult) and added.result.probe_id is not None, added.result
+    probe_id = added.result.probe_id
+    shop.edit(CART, "return if (size > 10)", "return if (size >= 10)")
+    ten_cups = 'shop.Cart().add(shop.Item("cup", 100, quantity = 10)).totalCents()'
+    assert shop.value(ten_cups) == "900"  # the new body runs
+    read = shop.loop.run_until_complete(shop.manager.read_probes("tests", probe_id))
+    assert isinstance(read, ProbesResult) and [_local(h, "subtotal") for h in read.hits] == ["1000"], read
+    shop.edit(CART, "val subtotal = subtotalCents()", "val subtotal = subtotalCents(); val spare = 0")
+    assert shop.value(ten_cups) == "900"
+    read = shop.loop.run_until_complete(shop.manager.read_probes("tests", probe_id))
+    assert isinstance(read, ProbesResult) and read.hits == [], read
+    said = (
+        f"probe {probe_id} was taken out of shop.Cart.totalCents: an edit changed the method's locals at line {line}, "
+        "which its `when` and `capture` were compiled for"
+    )
+    assert read.notes == [said]
+    shop.loop.run_until_complete(shop.manager.remove_probe("tests", probe_id))

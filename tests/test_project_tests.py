@@ -203,22 +203,11 @@ def test_system_exit_in_a_test_is_refused_and_ends_the_session_as_a_snippets_doe
     assert shop.value('"${System.getProperty("shop.hazards")}"') == "null"
 
 
-def _edit(shop: Shop, path: str, old: str, new: str) -> None:
-    """Replaces old by new in the source (a new file: old empty), its time moved on so the freshness check sees it."""
-    source = shop.root / path
-    source.parent.mkdir(parents=True, exist_ok=True)
-    text = source.read_text() if source.exists() else ""
-    assert old in text, (path, old)
-    source.write_text(text.replace(old, new) if old else new)
-    later = time.time() + 2
-    os.utime(source, (later, later))
-
-
 def _discount_rule(shop: Shop, *, broken: bool) -> None:
     """Cart.kt's ten-item discount as shipped (broken: `size > 10`) or fixed, whichever it is now."""
     rule = ("size >= 10", "size > 10") if broken else ("size > 10", "size >= 10")
     if rule[0] in (shop.root / CART).read_text():
-        _edit(shop, CART, *rule)
+        shop.edit(CART, *rule)
 
 
 @jvm
@@ -256,7 +245,7 @@ def test_a_test_broken_again_then_renamed_is_known_by_its_new_name(shop: Shop) -
     _discount_rule(shop, broken=True)
     assert shop.run("shop.CartTest.oneItem").failed == 0
     assert shop.run(failed_only=True).failed == 1
-    _edit(shop, "src/test/kotlin/shop/CartTest.kt", "fun discountFromTenItems()", "fun tenItemsGetTenPercentOff()")
+    shop.edit("src/test/kotlin/shop/CartTest.kt", "fun discountFromTenItems()", "fun tenItemsGetTenPercentOff()")
     renamed = shop.run(failed_only=True)
     assert renamed.failed == 1 and renamed.failures[0].test == "shop.CartTest.tenItemsGetTenPercentOff", renamed
     assert (
@@ -276,9 +265,7 @@ def test_a_new_test_source_file_resolves_in_the_test_session_after_its_compile(s
     """A new file of test fixtures is compiled in the test session and its declarations resolve in the next snippet,
     the session's state kept."""
     shop.value("val kept = 2; kept")
-    _edit(
-        shop, "src/test/kotlin/shop/fixtures/Fixtures.kt", "", "package shop.fixtures\n\nfun fixtureCups(): Int = 40\n"
-    )
+    shop.edit("src/test/kotlin/shop/fixtures/Fixtures.kt", "", "package shop.fixtures\n\nfun fixtureCups(): Int = 40\n")
     reply = shop.snippet("shop.fixtures.fixtureCups() + kept")
     assert isinstance(reply.result, SuccessResult) and reply.result.value is not None, (reply.result, reply.notices)
     assert reply.result.value.data == "42", reply.result

@@ -79,14 +79,18 @@ class _SessionProbe:
     call: JavaObject
     expires_at: float  # time.monotonic()
     pending: list[ProbeHit] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
     closed: bool = False
 
     def collect(self) -> None:
-        """The hits recorded since the last collect, into `pending`, each named by the probe's id."""
+        """The hits and notes recorded since the last collect, kept here until read; a hit named by the probe's id."""
         if not self.closed:
             self.pending += [
                 probe_hit(record, [self.probe]).model_copy(update={"probe": self.probe_id})
                 for record in self.call.drainHits()
+            ]
+            self.notes += [
+                jstr(note).replace("probe 0 ", f"probe {self.probe_id} ", 1) for note in self.call.drainNotes()
             ]
 
     def close(self) -> None:
@@ -143,9 +147,12 @@ class LocalProbes:
         for probe in chosen:
             probe.collect()
         hits: list[ProbeHit] = []
+        notes: list[str] = []
         used = 0
         waiting = 0
         for probe in chosen:
+            notes += probe.notes
+            probe.notes = []
             while probe.pending:
                 size = len(probe.pending[0].model_dump_json())
                 if hits and used + size > HITS_LIMIT_CHARS:
@@ -153,11 +160,8 @@ class LocalProbes:
                 hits.append(probe.pending.pop(0))
                 used += size
             waiting += len(probe.pending)
-        notes = (
-            [f"{waiting} more hits wait for the next read (a reply's {HITS_LIMIT_CHARS}-character limit)"]
-            if waiting
-            else []
-        )
+        if waiting:
+            notes.append(f"{waiting} more hits wait for the next read (a reply's {HITS_LIMIT_CHARS}-character limit)")
         return ProbesResult(hits=hits, probes=self.states(), notes=notes)
 
     def remove(self, probe_id: int) -> ProbesResult:
@@ -165,7 +169,7 @@ class LocalProbes:
         probe = self._probe(probe_id)
         probe.close()
         del self._session[probe_id]
-        return ProbesResult(hits=probe.pending, probes=self.states())
+        return ProbesResult(hits=probe.pending, probes=self.states(), notes=probe.notes)
 
     def states(self) -> list[ProbeState]:
         return [probe.state() for probe in self._session.values()]

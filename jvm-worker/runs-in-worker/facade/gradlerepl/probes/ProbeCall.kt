@@ -201,6 +201,9 @@ class ProbeCall(
     /** What happened to a probe besides its hits (a class changed under it), one sentence each. */
     fun notes(): Array<String> = synchronized(notes) { notes.toTypedArray() }
 
+    /** The notes since the last drain; they are gone from here. */
+    fun drainNotes(): Array<String> = synchronized(notes) { notes.toTypedArray().also { notes.clear() } }
+
     override fun transform(
         loader: ClassLoader?,
         className: String?,
@@ -217,7 +220,10 @@ class ProbeCall(
             for (active in live) {
                 val found = now.sites(active.probe.line, active.probe.lastLine).firstOrNull { it.sameAs(active.site) }
                 if (found == null) {
-                    notes.add("probe ${active.probe.index} was taken out of ${active.site.method}: the class changed under it")
+                    notes.add(
+                        "probe ${active.probe.index} was taken out of ${active.site.method}: an edit changed the " +
+                            "method's locals at line ${active.probe.line}, which its `when` and `capture` were compiled for",
+                    )
                     active.probe.done = true
                 } else {
                     placed[active.id] = found

@@ -43,9 +43,13 @@ class ProbeSite(
     /** The method as a stack frame names it, for messages: `shop.Cart.total`. */
     val method: String get() = "$className.$methodName"
 
+    /**
+     * Whether [other] (the line found again in a class's new bytes, after an edit) is this place as the probe's code
+     * was compiled for it: the same method with the same locals live. Where the line starts may have moved.
+     */
     fun sameAs(other: ProbeSite): Boolean =
         className == other.className && methodName == other.methodName &&
-            methodDescriptor == other.methodDescriptor && ordinal == other.ordinal &&
+            methodDescriptor == other.methodDescriptor && hasThis == other.hasThis &&
             locals.map { it.name to it.descriptor } == other.locals.map { it.name to it.descriptor }
 }
 
