@@ -24,7 +24,14 @@ from mcp.types import CallToolResult, ImageContent, TextContent
 from conftest import PROJECTS, SyncWorker, attached_to, running_worker
 from gradle_repl.environment import ReplEnvironment
 from gradle_repl.errors import GradleReplError
-from gradle_repl.frames import DEFAULT_OUTPUT_LIMIT_BYTES, DisplayFrame, ErrorResult, StreamFrame, SuccessResult
+from gradle_repl.frames import (
+    DEFAULT_OUTPUT_LIMIT_BYTES,
+    DisplayFrame,
+    ErrorResult,
+    Probe,
+    StreamFrame,
+    SuccessResult,
+)
 from gradle_repl.front.content import printed_blocks
 from gradle_repl.front.server import build_server
 from gradle_repl.host.manager import SessionLimits, SessionManager
@@ -36,6 +43,7 @@ from gradle_repl.worker.artifacts.agent_jar import agent_package, build_agent_ja
 from gradle_repl.worker.artifacts.agent_socket import agent_dir, socket_path
 from gradle_repl.worker.attach.agent_wire import AgentConnection, AgentRuntime, AgentValues
 from gradle_repl.worker.attach.snippet_runtime import snippet_runtime_jars
+from gradle_repl.worker.repl.session import PROBES_UNAVAILABLE
 from runningapp import SHOP_READY, RunningApp, running_app, shop_command
 from test_worker_output import SLOW_TO_COMPILE  # one definition of a compile that outlasts a stop
 
@@ -202,6 +210,15 @@ def test_an_exception_is_the_snippets_with_its_own_stack(attached: SyncWorker) -
     assert result.message == "java.lang.IllegalStateException: no stock"
     assert "at fail (snippet" in result.stack
     assert attached.value("1 + 1") == "2"
+
+
+def test_probes_in_an_attached_session_are_refused_in_one_sentence_and_nothing_runs(attached: SyncWorker) -> None:
+    """Probes don't reach into an app yet: the call says so before anything runs, and the session goes on."""
+    attached.eval("var probedRuns = 0")
+    result = attached.eval("probedRuns++", probes=[Probe(at="Shop.kt:3")]).result
+    assert isinstance(result, ErrorResult) and result.error_kind == "probe"
+    assert result.message == PROBES_UNAVAILABLE
+    assert attached.value("probedRuns") == "0"
 
 
 def test_a_timeout_interrupts_the_snippet_and_the_app_keeps_answering(attached: SyncWorker, shop: RunningApp) -> None:
