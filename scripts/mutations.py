@@ -221,14 +221,14 @@ MUTATIONS = (
     ),
     Mutation(
         "an attached session's printed chunks sent one frame each",
-        "bridge/gradle_repl/worker/attach/attached.py",
+        "bridge/gradle_repl/worker/attach/run_in_app.py",
         "            printed.add(message)\n            continue",
         "            printed.add(message)\n            printed.flush()\n            continue",
         ("tests/test_attached.py::test_chunks_waiting_back_to_back_make_one_frame_per_stream_and_a_pause_ends_one",),
     ),
     Mutation(
         "an attached session's deadline checked only while nothing arrives",
-        "bridge/gradle_repl/worker/attach/attached.py",
+        "bridge/gradle_repl/worker/attach/run_in_app.py",
         "        if stopped_at is None and ((cancel is not None and cancel.is_set()) or now > deadline):",
         "        if message is None and stopped_at is None and ((cancel is not None and cancel.is_set()) or now > deadline):",
         ("tests/test_attached.py::test_output_that_never_pauses_still_meets_the_deadline",),
@@ -474,8 +474,10 @@ MUTATIONS = (
     ),
     Mutation(
         "an attached snippet cancelled while it compiles never reaches the app's loader chain",
-        "bridge/gradle_repl/worker/attach/attached.py",
-        "                self._connection.keep(request.id, class_name=class_name, classes=_classes(outcome.compiledScript))\n",
+        "bridge/gradle_repl/worker/attach/attached_runner.py",
+        "                self._connection.keep(\n"
+        "                    request.id, class_name=class_name, classes=snippet_classes(outcome.compiledScript)\n"
+        "                )\n",
         "                pass\n",
         (
             "tests/test_attach.py::test_a_snippet_cancelled_while_it_compiles_never_runs_and_later_snippets_find_its_classes_in_the_app",
@@ -483,7 +485,7 @@ MUTATIONS = (
     ),
     Mutation(
         "an attached session's timeout starts after the compile",
-        "bridge/gradle_repl/worker/attach/attached.py",
+        "bridge/gradle_repl/worker/attach/attached_runner.py",
         "    return cancel.is_set() or time.monotonic() > deadline\n",
         "    return cancel.is_set()\n",
         ("tests/test_attach.py::test_a_timeout_that_ends_while_the_snippet_compiles_keeps_it_from_running_in_the_app",),
@@ -624,7 +626,7 @@ MUTATIONS = (
     ),
     Mutation(
         "a describe's values under a snippet's id taken as the snippet's answer",
-        "bridge/gradle_repl/worker/attach/attached.py",
+        "bridge/gradle_repl/worker/attach/run_in_app.py",
         "        if not isinstance(message, AgentReply) or message.id != request_id:",
         '        if message is None or getattr(message, "id", None) != request_id:',
         ("tests/test_attached.py::test_a_describes_values_of_the_same_id_are_never_the_snippets_answer",),

@@ -11,7 +11,7 @@ import pytest
 from gradle_repl.errors import GradleReplError
 from gradle_repl.project.attach_target import attach_environment
 from gradle_repl.worker.attach.agent_wire import AgentError, AgentStopped
-from gradle_repl.worker.attach.attached import _warm_up_failure
+from gradle_repl.worker.attach.warm_up import _warm_up_failure
 from gradle_repl.worker.results.report import StackFrame, ThrowableInfo
 
 # What an internal object's repr, a Python traceback or a Java stack (a frame, even alone on one line) looks like in

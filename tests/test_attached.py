@@ -1,4 +1,4 @@
-"""The worker's loop over an attached snippet's messages (worker/attach/attached.py `_run_there`), against a fake agent
+"""The worker's loop over an attached snippet's messages (worker/attach/run_in_app.py), against a fake agent
 connection that plays the agent's messages on cue: what reaches the session as frames, and when a cancel is sent.
 The real agent is tested end to end in test_attach.py; these are the orderings a real app can't be made to
 produce on demand (output that never pauses, chunks already waiting back to back)."""
@@ -21,14 +21,14 @@ from gradle_repl.worker.attach.agent_wire import (
     AgentUnit,
     AgentValues,
 )
-from gradle_repl.worker.attach.attached import _run_there
+from gradle_repl.worker.attach.run_in_app import run_in_app
 from gradle_repl.worker.results.output_frames import SnippetOutput
 
 REQUEST = 7
 
 
 class _Script:
-    """A compiled snippet as `_run_there` reads it: a class name, no result field, no classes."""
+    """A compiled snippet as `run_in_app` reads it: a class name, no result field, no classes."""
 
     class _Module:
         def getCompilerOutputFiles(self) -> Any:
@@ -83,7 +83,7 @@ class _Agent:
 def _run(agent: _Agent, *, deadline: float) -> tuple[Any, list[Any]]:
     sent: list[Any] = []
     output = SnippetOutput(cast(Any, None), frame_limit=200_000)
-    ran = _run_there(
+    ran = run_in_app(
         cast(AgentConnection, agent),
         REQUEST,
         _Script(),

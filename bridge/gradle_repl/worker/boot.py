@@ -5,7 +5,7 @@ Where the snippets run is chosen here, once, from the session's placement (`Sess
 only what it uses: a session in its own JVM (_OwnJvm) gets the class-update agent, the project's class files read for
 in-place updates, output capture, the exit guard and the @file:DependsOn add-on, and runs its snippets with
 worker/repl/local_runner.py; a session attached to a running JVM (_Attached) gets the attach agent's display API,
-Spring's helpers and a connection to the agent, and runs its snippets with worker/attach/attached.py.
+Spring's helpers and a connection to the agent, and runs its snippets with worker/attach/attached_runner.py.
 """
 
 from __future__ import annotations
@@ -22,16 +22,13 @@ from gradle_repl.frames import ReadyFrame, StartRequest
 from gradle_repl.worker import java
 from gradle_repl.worker.artifacts import classdata
 from gradle_repl.worker.artifacts.facade import build_dependency_addon, build_facade
-from gradle_repl.worker.attach.attached import (
-    ATTACHED_LIBRARIES_UNAVAILABLE,
-    AttachedRunner,
-    attach_agent,
-    attached_display_api,
-    warm_up_attached,
-)
+from gradle_repl.worker.attach.agent_loading import attach_agent
+from gradle_repl.worker.attach.attached_runner import ATTACHED_LIBRARIES_UNAVAILABLE, AttachedRunner
+from gradle_repl.worker.attach.display_api import attached_display_api
 from gradle_repl.worker.attach.snippet_mirror import SnippetMirror
 from gradle_repl.worker.attach.snippet_runtime import snippet_runtime_jars
 from gradle_repl.worker.attach.spring_helpers import spring_helpers
+from gradle_repl.worker.attach.warm_up import warm_up_attached
 from gradle_repl.worker.classes.class_update_agent import AgentJar, agent_jar
 from gradle_repl.worker.classes.class_updates import ClassUpdater
 from gradle_repl.worker.java import JavaException, JavaObject, ReplDriver, ReplOutput, java_class, shutdown_vm

@@ -1,6 +1,6 @@
 """An attached session's snippet classes, defined in the worker as well, never initialised: what describe reflects on
 for the names and types the snippets declared (the worker's REPL compiled them), as a session of its own reflects on
-the classes it ran. Their values live in the attached JVM and are read there (worker/attach/attached.py)."""
+the classes it ran. Their values live in the attached JVM and are read there (worker/attach/attached_runner.py)."""
 
 from __future__ import annotations
 

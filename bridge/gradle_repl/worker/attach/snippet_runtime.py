@@ -1,4 +1,4 @@
-"""The Kotlin runtime an attached session's snippets run with, in an app that has none of its own.
+"""The Kotlin runtime an attached session's snippets run with, in an app that has none of its own, and its lending.
 
 Every compiled snippet links to the Kotlin standard library (`kotlin.Unit`, at least), which a Java app doesn't
 carry. Such an app gets the jars the worker's REPL itself was resolved with (kotlin-stdlib and the script runtime of
@@ -12,9 +12,13 @@ itself checks again that the app can't load `kotlin.Unit` before it uses the jar
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
-__all__ = ["RUNTIME_JAR_PREFIXES", "snippet_runtime_jars"]
+from gradle_repl.errors import WorkerFailed
+from gradle_repl.worker.attach.agent_wire import AgentConnection, AgentRuntime
+
+__all__ = ["RUNTIME_JAR_PREFIXES", "lend_runtime", "snippet_runtime_jars"]
 
 # The jars a compiled snippet may link to at run time, by file name prefix.
 RUNTIME_JAR_PREFIXES = ("kotlin-stdlib-", "kotlin-script-runtime-")
@@ -28,3 +32,38 @@ def snippet_runtime_jars(app_classpath: list[str], host_classpath: list[str]) ->
     if any(name.startswith(_STDLIB) for name in names):
         return []
     return [entry for entry in host_classpath if Path(entry).name.startswith(RUNTIME_JAR_PREFIXES)]
+
+
+def lend_runtime(connection: AgentConnection, pid: int, jars: list[str], *, timeout: float) -> None:
+    """Has the agent open the Kotlin runtime for this session's snippets; one sentence if it can't."""
+    connection.runtime(0, jars)
+    deadline = time.monotonic() + timeout
+    while (left := deadline - time.monotonic()) > 0:
+        answer = connection.receive(left)
+        if isinstance(answer, AgentRuntime):
+            if answer.state == "failed":
+                connection.close()
+                raise WorkerFailed(_runtime_unseen(pid, jars, answer.detail))
+            return
+    connection.close()
+    raise WorkerFailed(
+        f"JVM {pid} did not answer gradle-repl's agent within {timeout:g} s (is it stopped or hung?): "
+        "attach again once it runs"
+    )
+
+
+def _runtime_unseen(pid: int, jars: list[str], detail: str | None) -> str:
+    """Why the app could not open the lent Kotlin runtime, as one sentence: the jar it can't see, as the agent names
+    it from inside the app (the worker reads these very files, so the app sees another file tree: a container's, a
+    mount namespace of its own, another user's)."""
+    unseen = [jar for jar in jars if jar in (detail or "")]
+    if not unseen:
+        return (
+            f"JVM {pid} has no Kotlin of its own and could not open the Kotlin runtime gradle-repl lends its snippets "
+            f"({detail}); start the app with kotlin-stdlib on its class path, or attach again"
+        )
+    return (
+        f"JVM {pid} has no Kotlin of its own and can't see {unseen[0]}, the Kotlin runtime gradle-repl lends its "
+        "snippets (does it run in a container?): let the app see that file at the same path, or start it with "
+        "kotlin-stdlib on its class path"
+    )

@@ -1,5 +1,5 @@
 """A declared value's text as describe shows it, read in this JVM (worker/repl/declarations.py) or in an attached one
-(worker/attach/attached.py): one cap, one set of times, one wording for a value that can't be read."""
+(worker/attach/attached_runner.py): one cap, one set of times, one wording for a value that can't be read."""
 
 from __future__ import annotations
 
