@@ -703,6 +703,59 @@ MUTATIONS = (
         "                options=None,",
         ("tests/test_server.py::test_session_options_given_as_a_calls_arguments_reach_its_session",),
     ),
+    Mutation(
+        "a probe's hit leaves out the line's locals",
+        "bridge/gradle_repl/worker/probes/hits.py",
+        "            for name, kind, value in zip(record.localNames, record.localTypes, record.localValues, strict=True)",
+        "            for name, kind, value in zip(record.localNames, record.localTypes, record.localValues, strict=True)\n"
+        "            if False",
+        ("tests/test_probes.py::test_a_probe_records_locals_and_private_state_at_a_line",),
+    ),
+    Mutation(
+        "a probe's code can't read the probed class's private members",
+        "jvm-worker/runs-in-worker/facade/gradlerepl/probes/ProbeSites.kt",
+        "(access and (Opcodes.ACC_PRIVATE or Opcodes.ACC_PROTECTED).inv()) or Opcodes.ACC_PUBLIC",
+        "access",
+        ("tests/test_probes.py::test_a_probe_records_locals_and_private_state_at_a_line",),
+    ),
+    Mutation(
+        "a `when` that throws records no hit",
+        "jvm-worker/runs-in-worker/facade/gradlerepl/probes/ProbeCall.kt",
+        "                        whenError = ProbeValues.thrown(thrown)\n",
+        "                        return\n",
+        ("tests/test_probes.py::test_two_probes_a_throwing_capture_and_a_failing_snippet_keep_their_hits",),
+    ),
+    Mutation(
+        "hits past the reply's limit are dropped without a word",
+        "bridge/gradle_repl/worker/probes/call_probes.py",
+        "        if self._left_out:",
+        "        if False:",
+        ("tests/test_probes.py::test_hits_past_the_replys_limit_are_counted_not_lost_silently",),
+    ),
+    Mutation(
+        "an explained failure's frames start at the throwing frame",
+        "bridge/gradle_repl/worker/repl/failure_frames.py",
+        "list(dict.fromkeys(reversed(frames)))",
+        "list(dict.fromkeys(frames))",
+        (
+            "tests/test_probes.py::test_a_failures_frames_become_probes_outermost_first_and_take_their_last_hit",
+            "tests/test_probes.py::test_explain_failures_gives_each_frame_of_a_failure_what_it_held",
+        ),
+    ),
+    Mutation(
+        "an extension function's receiver is not its `this`",
+        "jvm-worker/runs-in-worker/facade/gradlerepl/probes/ProbeSites.kt",
+        "val receiver = if (isStatic) extensionReceiver(method, instructions, at) else null",
+        "val receiver: ProbeLocal? = null",
+        ("tests/test_kotlin_versions.py::test_a_probe_in_an_extension_function_on_the_older_kotlin",),
+    ),
+    Mutation(
+        "a session probe past its maxHits stays in the code",
+        "jvm-worker/runs-in-worker/facade/gradlerepl/probes/ProbeCall.kt",
+        "            if (hit >= probe.maxHits) probe.retire()",
+        "",
+        ("tests/test_probes.py::test_a_probe_that_outlives_its_call_records_a_thread_a_snippet_started",),
+    ),
 )
 
 

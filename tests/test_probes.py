@@ -195,7 +195,9 @@ def test_two_probes_a_throwing_capture_and_a_failing_snippet_keep_their_hits(sho
     reply = shop.snippet(
         'val cart = shop.Cart().add(shop.Item("tea", 250))\ncart.totalCents()\nerror("after the cart")',
         Probe(at=f"Cart.kt:{total}", capture=["items.first().name", "items[5]", 'error("boom")']),
-        Probe(at=f"Cart.kt:{subtotal}"),
+        # The line's inline `sumOf { … }` lambda is the line still running: one hit per call, not one per item too.
+        Probe(at=f"Cart.kt:{subtotal}", max_hits=10),
+        Probe(at=f"Cart.kt:{total}", when="items[5].quantity > 0"),
     )
     assert (
         isinstance(reply.result, ErrorResult)
@@ -203,6 +205,9 @@ def test_two_probes_a_throwing_capture_and_a_failing_snippet_keep_their_hits(sho
     )
     by_probe = {hit.probe: hit for hit in reply.result.probe_hits}
     assert by_probe[1].at == f"shop.Cart.subtotalCents(Cart.kt:{subtotal})"
+    assert [hit.hit for hit in reply.result.probe_hits if hit.probe == 1] == [1]
+    # A `when` that throws is recorded in the hit; the probed code went on.
+    assert by_probe[2].notes[0].startswith("`when` threw java.lang.IndexOutOfBoundsException"), by_probe[2].notes
     captured = by_probe[0].captured
     assert (captured[0].value, captured[0].error) == ("tea", None)
     assert captured[1].error is not None and captured[1].error.startswith("java.lang.IndexOutOfBoundsException")

@@ -140,7 +140,7 @@ class ProbeCall(
 
     /** The hits recorded since the last drain, in order; they are gone from here. */
     fun drainHits(): Array<ProbeHitRecord> = synchronized(hits) {
-        val drained = hits.sortedWith(compareBy({ it.probe }, { it.hit })).toTypedArray()
+        val drained = hits.toTypedArray()
         hits.clear()
         drained
     }
@@ -196,7 +196,8 @@ class ProbeCall(
         retransform(sitesByClass.keys.map { it.replace('/', '.') }.toSet())
     }
 
-    fun hits(): Array<ProbeHitRecord> = synchronized(hits) { hits.sortedWith(compareBy({ it.probe }, { it.hit })).toTypedArray() }
+    /** Every hit, in the order they were recorded (across threads and probes: as they happened). */
+    fun hits(): Array<ProbeHitRecord> = synchronized(hits) { hits.toTypedArray() }
 
     /** What happened to a probe besides its hits (a class changed under it), one sentence each. */
     fun notes(): Array<String> = synchronized(notes) { notes.toTypedArray() }
