@@ -7,6 +7,7 @@
 // it prints `[gradle-mcp-repl-env] N key=value` lines (no JSON; list keys repeat once per entry) and
 // `end=true` last, so a truncated run is told apart from a complete one. N is gradle-repl's fresh
 // per-run nonce: text a build prints can't pass for a marker.
+// The keys are gradle-repl's (`MarkerKey`, written into this script from environment.py's table).
 //
 // Gradle's public API is used directly (checked against gradle/gradle sources, cited per call).
 // The Kotlin Gradle plugin is not on an init script's compile classpath, so KGP is read by
@@ -31,8 +32,6 @@ import org.gradle.api.tasks.testing.testng.TestNGOptions
 import org.gradle.jvm.toolchain.JavaToolchainService
 import java.util.concurrent.Callable
 
-val replMarker = "[gradle-mcp-repl-env]"
-
 // gradle-repl's Kotlin version policy comes from gradle-repl (toolchain.py), which passes it as properties:
 //   gradle-repl.defaultKotlinVersion   the REPL's Kotlin where the project's has no usable K2 REPL or no Kotlin plugin
 //   gradle-repl.minimumKotlinVersion   the first Kotlin whose K2 REPL is usable (major.minor.patch)
@@ -53,7 +52,7 @@ allprojects {
         // Read when used, not when the task is configured: the task graph is built after every project (and KGP's
         // afterEvaluate setup) is configured.
         val sourceSetName = { target.findProperty("gradle-repl.sourceSet")?.toString() ?: "main" }
-        val linePrefix = "$replMarker ${target.findProperty("gradle-repl.nonce")?.toString() ?: "-"}"
+        val linePrefix = "${MarkerKey.MARKER} ${target.findProperty("gradle-repl.nonce")?.toString() ?: "-"}"
         // What to build first, so the output dirs and sibling modules' jars the report names exist: Task.dependsOn
         // takes a Callable, called when the task graph is built, returning task names and FileCollections (Gradle
         // runs what builds them). A lookup that fails here fails again, with its message, when the task runs.
@@ -85,24 +84,24 @@ class ReplEnvironmentReport(
     // Gradle plugins that generate sources a compilation compiles: each plugin id and what a notice calls it.
     private val generatingPlugins = listOf("org.jetbrains.kotlin.kapt" to "kapt", "com.google.devtools.ksp" to "KSP")
 
-    private fun emit(key: String, value: Any?) {
-        if (value != null) lines.add("$marker $key=$value")
+    private fun emit(key: MarkerKey, value: Any?) {
+        if (value != null) lines.add("$marker ${key.name}=$value")
     }
 
     private fun warn(what: String, error: Throwable?) {
-        emit("warning", "$what: ${error?.javaClass?.simpleName ?: ""} ${error?.message ?: ""}".trim().replace('\n', ' '))
+        emit(MarkerKey.warning, "$what: ${error?.javaClass?.simpleName ?: ""} ${error?.message ?: ""}".trim().replace('\n', ' '))
     }
 
     fun print() {
         val compilation = ReplCompilation.find(project, sourceSetName)
-        emit("projectPath", project.path)
+        emit(MarkerKey.projectPath, project.path)
         // Project.getProjectDir(): the module's directory, the REPL's working directory.
-        emit("projectDir", project.projectDir.absolutePath)
-        emit("sourceSet", sourceSetName)
-        compilation.runtimeClasspath().forEach { emit("classpath", it.absolutePath) }
+        emit(MarkerKey.projectDir, project.projectDir.absolutePath)
+        emit(MarkerKey.sourceSet, sourceSetName)
+        compilation.runtimeClasspath().forEach { emit(MarkerKey.classpath, it.absolutePath) }
         // Directories the build reads that may lie outside the project tree, so gradle-repl notices their edits;
         // Gradle.getIncludedBuilds() → IncludedBuild.getProjectDir().
-        (compilation.inputDirs() + project.gradle.includedBuilds.map { it.projectDir }).forEach { emit("inputDir", it.absolutePath) }
+        (compilation.inputDirs() + project.gradle.includedBuilds.map { it.projectDir }).forEach { emit(MarkerKey.inputDir, it.absolutePath) }
         reportRepositories()
         reportJava()
         val kotlinVersion = reportKotlin(compilation)
@@ -111,14 +110,14 @@ class ReplEnvironmentReport(
             reportEditSources(compilation)
         } catch (e: Exception) {
             warn("the compilation's sources not readable; every edit is compiled by Gradle", e)
-            emit("editUnavailable", "Gradle's compile settings for this source set could not be read")
+            emit(MarkerKey.editUnavailable, "Gradle's compile settings for this source set could not be read")
         }
         try {
             reportTestTask(compilation)
         } catch (e: Exception) {
             warn("the test task's settings not readable; tests in the session run without them", e)
         }
-        emit("end", "true")
+        emit(MarkerKey.end, "true")
         // One println per line: Gradle may interleave other output between calls, never inside one.
         lines.forEach { println(it) }
     }
@@ -128,7 +127,7 @@ class ReplEnvironmentReport(
         // Project.getRepositories() (RepositoryHandler, a NamedDomainObjectList<ArtifactRepository>);
         // MavenArtifactRepository.getUrl(): URI. Repositories declared only in settings'
         // dependencyResolutionManagement are not reported yet (Settings.getDependencyResolutionManagement()).
-        project.repositories.withType(MavenArtifactRepository::class.java).forEach { emit("repository", it.url) }
+        project.repositories.withType(MavenArtifactRepository::class.java).forEach { emit(MarkerKey.repository, it.url) }
     }
 
     private fun reportJava() {
@@ -141,8 +140,8 @@ class ReplEnvironmentReport(
                 // (org.gradle.jvm.toolchain.JavaToolchainService, @since 6.7).
                 val launcher = project.extensions.getByType(JavaToolchainService::class.java).launcherFor(spec).get()
                 // JavaLauncher.getExecutablePath(): RegularFile; getMetadata().getInstallationPath(): Directory.
-                emit("javaExecutable", launcher.executablePath.asFile.absolutePath)
-                emit("javaHome", launcher.metadata.installationPath.asFile.absolutePath)
+                emit(MarkerKey.javaExecutable, launcher.executablePath.asFile.absolutePath)
+                emit(MarkerKey.javaHome, launcher.metadata.installationPath.asFile.absolutePath)
                 return
             }
         } catch (e: Exception) {
@@ -150,27 +149,27 @@ class ReplEnvironmentReport(
         }
         val home = File(System.getProperty("java.home"))
         val exe = File(home, if (System.getProperty("os.name").startsWith("Windows")) "bin/java.exe" else "bin/java")
-        emit("javaExecutable", exe.absolutePath)
-        emit("javaHome", home.absolutePath)
+        emit(MarkerKey.javaExecutable, exe.absolutePath)
+        emit(MarkerKey.javaHome, home.absolutePath)
     }
 
     /** Reports the Kotlin version and compile settings; returns the version for the REPL host. */
     private fun reportKotlin(compilation: ReplCompilation): String {
         val kotlin = project.extensions.findByName("kotlin")
         if (kotlin == null) {
-            emit("warning", "no Kotlin plugin in ${project.path}; the REPL uses Kotlin $defaultKotlinVersion")
-            emit("kotlinVersion", defaultKotlinVersion)
+            emit(MarkerKey.warning, "no Kotlin plugin in ${project.path}; the REPL uses Kotlin $defaultKotlinVersion")
+            emit(MarkerKey.kotlinVersion, defaultKotlinVersion)
             return defaultKotlinVersion
         }
         val projectVersion = kotlinPluginVersion(kotlin)
-        emit("projectKotlinVersion", projectVersion)
+        emit(MarkerKey.projectKotlinVersion, projectVersion)
         val supported = KotlinVersions.atLeast(projectVersion, minimumKotlinVersion)
         val version = if (supported) projectVersion else defaultKotlinVersion
         // Where the two differ, gradle-repl warns and loads the build's plugins at the REPL's Kotlin version.
-        emit("kotlinVersion", version)
+        emit(MarkerKey.kotlinVersion, version)
         val task = compilation.kotlinCompileTaskName?.let { project.tasks.findByName(it) }
         if (task == null) {
-            emit("warning", "no Kotlin compile task for ${compilation.description}; compiler plugins not reported")
+            emit(MarkerKey.warning, "no Kotlin compile task for ${compilation.description}; compiler plugins not reported")
             return version
         }
         reportPlugins(task)
@@ -195,7 +194,7 @@ class ReplEnvironmentReport(
         try {
             // BaseKotlinCompile.pluginClasspath: ConfigurableFileCollection (kotlin-gradle-plugin-api, BaseKotlinCompile.kt).
             val classpath = call(task, "getPluginClasspath") as org.gradle.api.file.FileCollection
-            classpath.files.forEach { emit("pluginClasspath", it.absolutePath) }
+            classpath.files.forEach { emit(MarkerKey.pluginClasspath, it.absolutePath) }
         } catch (e: Exception) {
             warn("compiler plugin classpath not readable", e)
         }
@@ -208,7 +207,7 @@ class ReplEnvironmentReport(
                 val byPlugin = call(config!!, "allOptions") as Map<*, *>
                 for ((pluginId, options) in byPlugin) {
                     for (option in options as List<*>) {
-                        emit("pluginOption", "plugin:$pluginId:${call(option!!, "getKey")}=${call(option, "getValue")}")
+                        emit(MarkerKey.pluginOption, "plugin:$pluginId:${call(option!!, "getKey")}=${call(option, "getValue")}")
                     }
                 }
             }
@@ -223,14 +222,14 @@ class ReplEnvironmentReport(
             // KotlinCompilationTask.compilerOptions: KotlinJvmCompilerOptions (KGP 1.8+); the properties below are
             // CommonCompilerOptions / KotlinJvmCompilerOptions (generated in kotlin-gradle-plugin-api).
             val options = call(task, "getCompilerOptions") ?: return
-            providerValue(options, "getJvmTarget")?.let { emit("jvmTarget", call(it, "getTarget")) }
+            providerValue(options, "getJvmTarget")?.let { emit(MarkerKey.jvmTarget, call(it, "getTarget")) }
             if (supported) {
-                providerValue(options, "getLanguageVersion")?.let { emit("compilerArg", "-language-version=${call(it, "getVersion")}") }
-                providerValue(options, "getApiVersion")?.let { emit("compilerArg", "-api-version=${call(it, "getVersion")}") }
+                providerValue(options, "getLanguageVersion")?.let { emit(MarkerKey.compilerArg, "-language-version=${call(it, "getVersion")}") }
+                providerValue(options, "getApiVersion")?.let { emit(MarkerKey.compilerArg, "-api-version=${call(it, "getVersion")}") }
             }
-            (providerValue(options, "getOptIn") as? List<*>)?.forEach { emit("compilerArg", "-opt-in=$it") }
-            if (providerValue(options, "getProgressiveMode") == true) emit("compilerArg", "-progressive")
-            (providerValue(options, "getFreeCompilerArgs") as? List<*>)?.forEach { emit("compilerArg", it) }
+            (providerValue(options, "getOptIn") as? List<*>)?.forEach { emit(MarkerKey.compilerArg, "-opt-in=$it") }
+            if (providerValue(options, "getProgressiveMode") == true) emit(MarkerKey.compilerArg, "-progressive")
+            (providerValue(options, "getFreeCompilerArgs") as? List<*>)?.forEach { emit(MarkerKey.compilerArg, it) }
         } catch (e: Exception) {
             warn("Kotlin compiler options not readable", e)
         }
@@ -243,19 +242,19 @@ class ReplEnvironmentReport(
      * ReplEnvironment.edit_sources (environment.py); without them every edit goes to Gradle.
      */
     private fun reportEditSources(compilation: ReplCompilation) {
-        compilation.editRoots().forEach { emit("editRoot", it.absolutePath) }
+        compilation.editRoots().forEach { emit(MarkerKey.editRoot, it.absolutePath) }
         val task = compilation.kotlinCompileTaskName?.let { project.tasks.findByName(it) }
         // A project without Kotlin: javac alone compiles its edits, the module name is only a placeholder.
         val moduleName = if (task == null) project.name else kotlinModuleName(task)
-        emit("editModuleName", moduleName ?: project.name)
-        if (moduleName == null) emit("editUnavailable", "the module name ${compilation.kotlinCompileTaskName} compiles with is not readable")
+        emit(MarkerKey.editModuleName, moduleName ?: project.name)
+        if (moduleName == null) emit(MarkerKey.editUnavailable, "the module name ${compilation.kotlinCompileTaskName} compiles with is not readable")
         if (task != null) {
             // BaseKotlinCompile.friendPaths: ConfigurableFileCollection (kotlin-gradle-plugin-api, BaseKotlinCompile.kt),
             // "output directories of the friend modules whose internal declarations should be visible": for a test
             // compilation its associated main compilation's classes dirs (and the main jar, KGP's friendArtifacts).
-            (call(task, "getFriendPaths") as FileCollection).files.forEach { emit("editFriendDir", it.absolutePath) }
+            (call(task, "getFriendPaths") as FileCollection).files.forEach { emit(MarkerKey.editFriendDir, it.absolutePath) }
         }
-        generatedSources(compilation)?.let { emit("editUnavailable", it) }
+        generatedSources(compilation)?.let { emit(MarkerKey.editUnavailable, it) }
     }
 
     /**
@@ -299,7 +298,7 @@ class ReplEnvironmentReport(
             attribute(LibraryElements.LIBRARY_ELEMENTS_ATTRIBUTE, project.objects.named(LibraryElements::class.java, LibraryElements.JAR))
             attribute(Bundling.BUNDLING_ATTRIBUTE, project.objects.named(Bundling::class.java, Bundling.EXTERNAL))
         }
-        configuration.files.forEach { emit("replHostClasspath", it.absolutePath) }
+        configuration.files.forEach { emit(MarkerKey.replHostClasspath, it.absolutePath) }
     }
 
     /**
@@ -314,25 +313,25 @@ class ReplEnvironmentReport(
         // (@since 4.0): the directories it scans for test classes.
         val task = project.tasks.withType(Test::class.java).filter { test -> test.testClassesDirs.files.any { it in classesDirs } }
             .minByOrNull { it.name.length } ?: return
-        emit("testTask", task.path)
+        emit(MarkerKey.testTask, task.path)
         // Test.getSystemProperties(): Map<String, Object>, values as given (a Provider's read here).
-        task.systemProperties.forEach { (key, value) -> emitTestValue("testSystemProperty", "system property", key, plainValue(value)) }
+        task.systemProperties.forEach { (key, value) -> emitTestValue(MarkerKey.testSystemProperty, "system property", key, plainValue(value)) }
         // Test.getEnvironment() starts as the whole inherited environment (DefaultProcessForkOptions copies
         // System.getenv()): what the build set is what differs from it.
         task.environment.forEach { (key, value) ->
             val text = plainValue(value)
-            if (System.getenv(key) != text) emitTestValue("testEnvironment", "environment variable", key, text)
+            if (System.getenv(key) != text) emitTestValue(MarkerKey.testEnvironment, "environment variable", key, text)
         }
         reportTestJvmArgs(task)
         // AbstractTestTask.getFilter(): TestFilter.getIncludePatterns() / getExcludePatterns() (@since 5.0): test
         // names (`shop.*Test`, `shop.CartTest.oneItem`); Test.getIncludes()/getExcludes(): class-file patterns.
-        (task.filter.includePatterns + task.includes).forEach { emit("testInclude", it) }
-        (task.filter.excludePatterns + task.excludes).forEach { emit("testExclude", it) }
+        (task.filter.includePatterns + task.includes).forEach { emit(MarkerKey.testInclude, it) }
+        (task.filter.excludePatterns + task.excludes).forEach { emit(MarkerKey.testExclude, it) }
         // Test.getOptions(): the framework's options, whose type says which framework runs the tests.
         when (val options = task.options) {
             is JUnitPlatformOptions -> {
-                options.includeTags.forEach { emit("testIncludeTag", it) }
-                options.excludeTags.forEach { emit("testExcludeTag", it) }
+                options.includeTags.forEach { emit(MarkerKey.testIncludeTag, it) }
+                options.excludeTags.forEach { emit(MarkerKey.testExcludeTag, it) }
                 if (options.includeEngines.isNotEmpty()) notApplied("every JUnit Platform engine runs, not only includeEngines ${options.includeEngines.joinToString()}")
                 if (options.excludeEngines.isNotEmpty()) notApplied("the engines ${options.excludeEngines.joinToString()} (excludeEngines) are not left out")
             }
@@ -345,8 +344,8 @@ class ReplEnvironmentReport(
                         "so JUnit 4 tests need junit-vintage-engine on the test runtime classpath"
                 )
                 // JUnitOptions.getIncludeCategories()/getExcludeCategories(): the vintage engine reports a category as a tag named by the class.
-                options.includeCategories.forEach { emit("testIncludeTag", it) }
-                options.excludeCategories.forEach { emit("testExcludeTag", it) }
+                options.includeCategories.forEach { emit(MarkerKey.testIncludeTag, it) }
+                options.excludeCategories.forEach { emit(MarkerKey.testExcludeTag, it) }
             }
             else -> notApplied("${task.path} runs its tests with ${options.javaClass.name}, which gradle-repl does not read")
         }
@@ -356,11 +355,11 @@ class ReplEnvironmentReport(
 
     /** The flags the build gave the test JVM: JavaForkOptions' jvmArgs, heap sizes and assertions, not Gradle's defaults. */
     private fun reportTestJvmArgs(task: Test) {
-        if (task.enableAssertions) emit("testJvmArg", "-ea")
-        task.minHeapSize?.let { emit("testJvmArg", "-Xms$it") }
-        task.maxHeapSize?.let { emit("testJvmArg", "-Xmx$it") }
+        if (task.enableAssertions) emit(MarkerKey.testJvmArg, "-ea")
+        task.minHeapSize?.let { emit(MarkerKey.testJvmArg, "-Xms$it") }
+        task.maxHeapSize?.let { emit(MarkerKey.testJvmArg, "-Xmx$it") }
         // getJvmArgs() is @Nullable in 7.6, not in 8.x: orEmpty() compiles warning-free against both.
-        task.jvmArgs.orEmpty().forEach { emit("testJvmArg", it) }
+        task.jvmArgs.orEmpty().forEach { emit(MarkerKey.testJvmArg, it) }
         // JavaForkOptions.getJvmArgumentProviders(): computed when the test JVM starts (JaCoCo's agent, for one).
         for (provider in task.jvmArgumentProviders) {
             val arguments = runCatching { provider.asArguments().joinToString(" ") }.getOrElse { "unreadable: ${it.message}" }
@@ -371,12 +370,12 @@ class ReplEnvironmentReport(
     private fun plainValue(value: Any?): String? = (if (value is org.gradle.api.provider.Provider<*>) value.orNull else value)?.toString()
 
     /** One `key=value` marker, or a sentence when the value can't travel on one line. */
-    private fun emitTestValue(marker: String, what: String, key: String, value: String?) {
+    private fun emitTestValue(marker: MarkerKey, what: String, key: String, value: String?) {
         if (value != null && value.contains('\n')) notApplied("the $what $key spans several lines and is not carried")
         else emit(marker, "$key=${value ?: ""}")
     }
 
-    private fun notApplied(sentence: String) = emit("testNotApplied", sentence.replace('\n', ' '))
+    private fun notApplied(sentence: String) = emit(MarkerKey.testNotApplied, sentence.replace('\n', ' '))
 
     private fun providerValue(owner: Any, getter: String): Any? = Reflection.providerValue(owner, getter)
 
@@ -604,3 +603,7 @@ object Reflection {
     fun providerValue(owner: Any, getter: String): Any? =
         (call(owner, getter) as? org.gradle.api.provider.Provider<*>)?.orNull
 }
+
+// The marker and its keys (`enum class MarkerKey`, `MarkerKey.MARKER`): gradle-repl writes them in place of the
+// next line, from environment.py's table, when it hands this script to Gradle (resources.init_script_path).
+// gradle-repl: the marker's keys

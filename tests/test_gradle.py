@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from conftest import PROJECTS, SAMPLE_PROJECT, SyncWorker, copy_project
+from gradle_repl.environment import MARKER
 from gradle_repl.errors import BuildFailed, BuildToolNotFound
 from gradle_repl.project.buildtools.gradle import build_root, find_gradle, gradle_command, gradle_errors
 from gradle_repl.project.resolve import resolve_environment
@@ -138,23 +139,12 @@ def test_no_wrapper_and_no_gradle_says_how_to_get_one(tmp_path: Path, monkeypatc
         find_gradle(tmp_path)
 
 
-def test_init_script_reports_every_marker_the_parser_requires() -> None:
+def test_init_script_emits_every_marker_the_parser_requires() -> None:
+    """The keys a resolve can't do without are printed by the script, under the names environment.py's table gives it."""
     script = init_script_path().read_text()
-    for key in (
-        "classpath",
-        "javaExecutable",
-        "javaHome",
-        "kotlinVersion",
-        "pluginClasspath",
-        "pluginOption",
-        "compilerArg",
-        "jvmTarget",
-        "replHostClasspath",
-        "warning",
-        "end",
-    ):
-        assert f'"{key}"' in script, key
-    assert "[gradle-mcp-repl-env]" in script
+    for key in ("classpath", "javaExecutable", "javaHome", "kotlinVersion", "replHostClasspath", "end"):
+        assert f"emit(MarkerKey.{key}," in script, key
+    assert f'const val MARKER = "{MARKER}"' in script
 
 
 # --- Real Gradle: runs wherever a Gradle 7.6+ is available. -------------------------------------------------

@@ -4,7 +4,8 @@ The Gradle init script prints `[gradle-mcp-repl-env] <nonce> key=value` lines am
 output. The nonce is fresh per run (passed as -Pgradle-repl.nonce), so text a build script prints can
 never pass for a marker; only lines that *begin* with the marker and this run's nonce count.
 List-valued keys repeat once per entry, in order; `end=true` closes a complete run, so a cut-off
-run is told apart from a finished one.
+run is told apart from a finished one. The tables below are the one list of the keys: the script gets the marker and
+its keys from them (`init_script_declarations`, written into the script handed to Gradle), so it can emit no other.
 
 A session's worker starts from a SessionSpec: this environment, the session's options and its placement.
 """
@@ -38,6 +39,8 @@ __all__ = [
     "ReplEnvironment",
     "ReplJarsReady",
     "is_plugin_jar",
+    "MARKER_KEYS",
+    "init_script_declarations",
     "marker_prefix",
     "new_nonce",
     "parse_markers",
@@ -94,6 +97,20 @@ _SCALAR_KEYS = {
     "projectDir": "project_dir",
     "sourceSet": "source_set",
 }
+# The last line of a complete run, and the key that says the source set has a test task (and names it).
+_END = "end"
+_TEST_TASK = "testTask"
+# Every key a marker line may carry, in the tables' order: the init script's `MarkerKey` entries.
+MARKER_KEYS: tuple[str, ...] = (
+    *_LIST_KEYS,
+    *_SCALAR_KEYS,
+    _TEST_TASK,
+    *_TEST_LIST_KEYS,
+    *_TEST_MAP_KEYS,
+    *_EDIT_LIST_KEYS,
+    *_EDIT_SCALAR_KEYS,
+    _END,
+)
 
 
 class EditSources(BaseModel):
@@ -304,6 +321,27 @@ def new_nonce() -> str:
     return secrets.token_hex(8)
 
 
+def init_script_declarations() -> str:
+    """The marker and its keys as the init script names them: `enum class MarkerKey`, one entry per key, named as it is
+    printed, and the marker as its `MARKER`; so the script's `emit(MarkerKey.classpath, ...)` can say no key this
+    parser lacks. Class declarations only: they go at the script's end, among its classes."""
+    return "\n".join(
+        [
+            "// Generated from bridge/gradle_repl/environment.py, the one table of the markers' keys: not to be edited.",
+            "/** The keys a marker line carries (`key=value`), each named as it is printed. */",
+            "enum class MarkerKey {",
+            ",\n".join(f"    {key}" for key in MARKER_KEYS) + ";",
+            "",
+            "    companion object {",
+            "        /** What every marker line begins with, before the run's nonce. */",
+            f'        const val MARKER = "{MARKER}"',
+            "    }",
+            "}",
+            "",
+        ]
+    )
+
+
 def marker_prefix(nonce: str) -> str:
     """What every marker line of the run with this nonce begins with."""
     return f"{MARKER} {nonce} "
@@ -339,7 +377,7 @@ def parse_markers(
         if not sep:
             continue
         seen.add(key)
-        if key == "end":
+        if key == _END:
             ended = True
         elif key in _LIST_KEYS:
             lists[_LIST_KEYS[key]].append(value)
@@ -363,7 +401,7 @@ def parse_markers(
         )
     if missing:
         raise EnvironmentIncomplete(f"the build did not report: {', '.join(missing)}")
-    if "testTask" in seen:
+    if _TEST_TASK in seen:
         test_lists["jvm_args"] = jvm_options(test_lists["jvm_args"])
         values["test_settings"] = TestRunSettings.model_validate({**test_lists, **test_maps})
     if "editModuleName" in seen:

@@ -8,12 +8,14 @@ import os
 from pathlib import Path
 
 from gradle_repl.display_kinds import java_source
+from gradle_repl.environment import init_script_declarations
 from gradle_repl.paths import cache_dir
 
 __all__ = [
     "init_script_path",
     "maven_extension_sources",
     "jvm_worker_sources",
+    "jvm_worker_facade_source",
     "jvm_worker_dependency_sources",
     "jvm_worker_compose_sources",
     "jvm_worker_junit_sources",
@@ -42,9 +44,19 @@ def _sources(shipped: str, folder: str, pattern: str) -> list[Path]:
     return sorted((_shipped(shipped) / folder).rglob(pattern))
 
 
+# The shipped init script's line that the marker's keys are written in place of.
+_MARKER_KEYS_LINE = "// gradle-repl: the marker's keys\n"
+
+
 def init_script_path() -> Path:
-    """The Gradle init script that prints the REPL environment markers."""
-    return _shipped("resources") / "repl-env.init.gradle.kts"
+    """The Gradle init script that prints the REPL environment markers: the shipped one with the marker and its keys
+    written in (environment.init_script_declarations), in the cache under a directory named for its content."""
+    shipped = (_shipped("resources") / "repl-env.init.gradle.kts").read_text(encoding="utf-8")
+    if shipped.count(_MARKER_KEYS_LINE) != 1:
+        raise FileNotFoundError(
+            f"gradle-repl's init script has no {_MARKER_KEYS_LINE.strip()!r} line; reinstall the package"
+        )
+    return _generated("repl-env.init.gradle.kts", shipped.replace(_MARKER_KEYS_LINE, init_script_declarations()))
 
 
 def maven_extension_sources() -> list[Path]:
@@ -55,6 +67,11 @@ def maven_extension_sources() -> list[Path]:
 def jvm_worker_sources() -> list[Path]:
     """The Kotlin sources of the JVM-side facade, in a stable order."""
     return _sources("jvm-worker", "runs-in-worker/facade", "*.kt")
+
+
+def jvm_worker_facade_source(name: str) -> Path:
+    """One of the facade's Kotlin sources by its file name (MangledBodyEvaluation.kt), for a rule the Python side reads."""
+    return next(path for path in jvm_worker_sources() if path.name == name)
 
 
 def jvm_worker_dependency_sources() -> list[Path]:
@@ -105,14 +122,17 @@ def jvm_worker_both_source(name: str) -> Path:
 
 
 def _generated_display_kinds() -> Path:
-    """DisplayKinds.java as display_kinds.java_source() makes it, in the cache under a directory named for its content
-    (javac wants the file named for its class); written once, to a temporary file first, then renamed."""
-    text = java_source()
-    directory = cache_dir() / "generated" / hashlib.sha256(text.encode()).hexdigest()[:16] / "gradlerepl" / "both"
-    path = directory / "DisplayKinds.java"
+    """DisplayKinds.java as display_kinds.java_source() makes it (javac wants the file named for its class)."""
+    return _generated("gradlerepl/both/DisplayKinds.java", java_source())
+
+
+def _generated(name: str, text: str) -> Path:
+    """A file gradle-repl generates, in the cache under a directory named for its content; written once, to a
+    temporary file first, then renamed."""
+    path = cache_dir() / "generated" / hashlib.sha256(text.encode()).hexdigest()[:16] / name
     if not path.is_file():
-        directory.mkdir(parents=True, exist_ok=True)
-        partial = path.with_name(f"DisplayKinds.java.{os.getpid()}.tmp")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_name(f"{path.name}.{os.getpid()}.tmp")
         partial.write_text(text, encoding="utf-8")
         os.replace(partial, path)
     return path

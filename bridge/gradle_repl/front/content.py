@@ -14,10 +14,12 @@ folded in, so nothing is lost.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 # The SDK's wire types from their own package: `mcp.types` would import the whole SDK (client and server, ~0.4 s)
 # into every CLI process that only prints a result.
 from mcp_types import CallToolResult, ContentBlock, ImageContent, TextContent
+from pydantic import BaseModel
 
 from gradle_repl.display_kinds import DISPLAY_KINDS
 from gradle_repl.frames import (
@@ -31,18 +33,13 @@ from gradle_repl.frames import (
     TestRunResult,
 )
 from gradle_repl.front.outputs import (
-    CheckDiagnostic,
     CodeCheck,
     CodeCompletions,
-    CompletionItem,
     DisplayItem,
     NoticeItem,
-    ProbeHitItem,
     ProjectTestRun,
-    SnippetDiagnostic,
     SnippetError,
     SnippetRun,
-    TestFailureItem,
     Wire,
     wire_list,
 )
@@ -54,6 +51,8 @@ from gradle_repl.host.notices import Notice
 
 __all__ = [
     "CallToolResult",
+    "SHARED_FIELDS",
+    "carried",
     "reply_to_result",
     "error_result",
     "text_result",
@@ -72,6 +71,27 @@ __all__ = [
 Content = TextContent | ImageContent
 # HTML from a snippet is labelled text, never markup a client would render.
 _HTML_LABEL = "[html]\n"
+
+
+# What a result and its tool's data say alike: fields of one name and one shape, carried as they are both ways (here
+# into the data; front/remote.py reads them back into the result), so the two directions can't drift apart. Each
+# writes by hand only what differs: a value split into kind, MIME and text, output merged per stream, the heap warning
+# as a notice, an error's kind.
+SHARED_FIELDS: dict[type[Wire], frozenset[str]] = {
+    SnippetRun: frozenset({"diagnostics", "truncated_bytes", "duration_ms", "probe_hits", "probe_notes"}),
+    SnippetError: frozenset({"message", "stack", "state_lost"}),
+    CodeCheck: frozenset({"value_type", "diagnostics", "duration_ms"}),
+    CodeCompletions: frozenset({"items", "prefix_start", "unavailable", "duration_ms"}),
+    ProjectTestRun: frozenset(
+        {"passed", "failed", "skipped", "aborted", "duration_ms", "failures", "stopped", "probe_hits", "probe_notes"}
+    ),
+}
+
+
+def carried(source: BaseModel, data: type[Wire]) -> dict[str, Any]:
+    """The fields a result shares with its tool's data model (SHARED_FIELDS), read from either one as plain data by
+    their Python names, for the other side's model to validate: the data from a result, or the result back."""
+    return source.model_dump(include=set(SHARED_FIELDS[data]), by_alias=False)
 
 
 def _data(data: Wire | None) -> dict[str, object] | None:
@@ -157,20 +177,16 @@ def snippet_run(reply: Reply) -> SnippetRun:
     notices = [*reply.notices, *(Notice(kind="memory", text=warning) for warning in _heap(result))]
     displays = [frame for frame in reply.frames if isinstance(frame, DisplayFrame)]
     run = SnippetRun(
+        **carried(result, SnippetRun),
         ok=not isinstance(result, ErrorResult),
-        diagnostics=wire_list(SnippetDiagnostic, result.diagnostics),
         display_count=len(displays),
         displays=[
             DisplayItem(kind=d.kind, mime=d.mime, text=None if DISPLAY_KINDS[d.kind].binary else d.data)
             for d in displays
         ],
-        truncated_bytes=result.truncated_bytes,
         notices=wire_list(NoticeItem, notices),
-        duration_ms=result.duration_ms,
         stdout=streams["stdout"],
         stderr=streams["stderr"],
-        probe_hits=wire_list(ProbeHitItem, result.probe_hits),
-        probe_notes=result.probe_notes,
     )
     if isinstance(result, ErrorResult):
         run.error = _worker_error(result)
@@ -205,9 +221,7 @@ def reply_to_result(reply: Reply) -> CallToolResult:
 
 def _worker_error(result: ErrorResult) -> SnippetError:
     """A worker's error result as the tools' data: its kind, message, stack and whether the session's state is gone."""
-    return SnippetError(
-        kind=result.error_kind, message=result.message, stack=result.stack, state_lost=result.state_lost
-    )
+    return SnippetError(**carried(result, SnippetError), kind=result.error_kind)
 
 
 def check_failed(message: str) -> CodeCheck:
@@ -225,13 +239,7 @@ def check_to_result(analysis: Analysis) -> CallToolResult:
             "\n".join([result.message, *([result.stack] if result.stack else []), *map(str, notices)]), data
         )
     assert isinstance(result, CheckResult)
-    data = CodeCheck(
-        ok=result.compiled,
-        value_type=result.value_type,
-        diagnostics=wire_list(CheckDiagnostic, result.diagnostics),
-        notices=wire_list(NoticeItem, notices),
-        duration_ms=result.duration_ms,
-    )
+    data = CodeCheck(**carried(result, CodeCheck), ok=result.compiled, notices=wire_list(NoticeItem, notices))
     text = "\n".join([check_text(result), *map(str, notices)])
     return CallToolResult(
         content=[TextContent(type="text", text=text)], is_error=not result.compiled, structured_content=_data(data)
@@ -270,12 +278,7 @@ def completion_to_result(analysis: Analysis) -> CallToolResult:
         return error_result("\n".join([result.message, *map(str, notices)]), data)
     assert isinstance(result, CompletionResult)
     data = CodeCompletions(
-        ok=result.unavailable is None,
-        items=wire_list(CompletionItem, result.items),
-        prefix_start=result.prefix_start,
-        unavailable=result.unavailable,
-        notices=wire_list(NoticeItem, notices),
-        duration_ms=result.duration_ms,
+        **carried(result, CodeCompletions), ok=result.unavailable is None, notices=wire_list(NoticeItem, notices)
     )
     text = "\n".join([completion_text(result), *map(str, notices)])
     return CallToolResult(
@@ -304,17 +307,9 @@ def test_reply_to_result(reply: TestReply) -> CallToolResult:
         )
     fitted, cut = fit_test_run(result)
     data = ProjectTestRun(
+        **carried(fitted, ProjectTestRun),
         ok=True,
-        passed=fitted.passed,
-        failed=fitted.failed,
-        skipped=fitted.skipped,
-        aborted=fitted.aborted,
-        duration_ms=fitted.duration_ms,
-        failures=wire_list(TestFailureItem, fitted.failures),
-        stopped=fitted.stopped,
         cut=cut,
-        probe_hits=wire_list(ProbeHitItem, fitted.probe_hits),
-        probe_notes=fitted.probe_notes,
         notices=wire_list(
             NoticeItem,
             [

@@ -29,21 +29,17 @@ from gradle_repl.display_kinds import DISPLAY_KINDS, DisplayKind
 from gradle_repl.errors import GradleReplError
 from gradle_repl.frames import (
     CheckResult,
-    CodeDiagnostic,
-    CompilerDiagnostic,
-    Completion,
     CompletionResult,
     Declaration,
     DisplayFrame,
     ErrorResult,
     Probe,
-    ProbeHit,
     SessionDescription,
     StreamFrame,
     SuccessResult,
-    TestFailureDetail,
     TestRunResult,
 )
+from gradle_repl.front.content import carried
 from gradle_repl.front.outputs import (
     CodeCheck,
     CodeCompletions,
@@ -54,6 +50,7 @@ from gradle_repl.front.outputs import (
     SessionList,
     SessionOptionValues,
     SessionReset,
+    SnippetError,
     SnippetRun,
 )
 from gradle_repl.front.parameters import ProbeSpec
@@ -238,42 +235,28 @@ def reply_from_result(result: CallToolResult, code: str) -> Reply:
     if data.stderr:
         frames.append(StreamFrame(event="stderr", data=data.stderr))
     frames += [shown(item.kind, item.mime, item.text) for item in data.displays]
-    diagnostics = _internal(CompilerDiagnostic, data.diagnostics)
     warnings = [
         format_diagnostic(Diagnostic("WARNING", d.message, d.line, d.column), code)
-        for d in diagnostics
+        for d in data.diagnostics
         if d.severity == "warning"
     ]
     heap = next((n.text for n in data.notices if n.kind == "memory"), None)
     notices = _notices([n for n in data.notices if n.kind != "memory"])
+    shared = carried(data, SnippetRun)
     result_frame: SuccessResult | ErrorResult
     if data.error is not None:
         error = data.error
         assert error.kind != "request"
         result_frame = ErrorResult(
+            **shared,
+            **carried(error, SnippetError),
             error_kind=error.kind,
-            message=error.message,
-            stack=error.stack,
-            state_lost=error.state_lost,
             compile_warnings=warnings,
-            diagnostics=diagnostics,
             heap_warning=heap,
-            truncated_bytes=data.truncated_bytes,
-            duration_ms=data.duration_ms,
-            probe_hits=_internal(ProbeHit, data.probe_hits),
-            probe_notes=data.probe_notes,
         )
     else:
         result_frame = SuccessResult(
-            value=value,
-            value_type=data.value_type,
-            compile_warnings=warnings,
-            diagnostics=diagnostics,
-            heap_warning=heap,
-            truncated_bytes=data.truncated_bytes,
-            duration_ms=data.duration_ms,
-            probe_hits=_internal(ProbeHit, data.probe_hits),
-            probe_notes=data.probe_notes,
+            **shared, value=value, value_type=data.value_type, compile_warnings=warnings, heap_warning=heap
         )
     return Reply(tuple(frames), result_frame, notices)
 
@@ -330,19 +313,14 @@ class RemoteSessions:
         data = CodeCompletions.model_validate(result.structured_content or {})
         if data.error is not None:
             raise GradleReplError(data.error.message)
-        items = _internal(Completion, data.items)
-        completed = CompletionResult(items=items, prefix_start=data.prefix_start, unavailable=data.unavailable)
-        return Analysis(completed, _notices(data.notices))
+        return Analysis(CompletionResult(**carried(data, CodeCompletions)), _notices(data.notices))
 
     async def check_snippet(self, target: SessionTarget, *, code: str, progress: Progress | None = None) -> Analysis:
         result = await self._client.call_tool("check_kotlin_snippet", {**tool_arguments(target), "code": code})
         data = CodeCheck.model_validate(result.structured_content or {})
         if data.error is not None:
             raise GradleReplError(data.error.message)
-        diagnostics = _internal(CodeDiagnostic, data.diagnostics)
-        checked = CheckResult(
-            compiled=data.ok, value_type=data.value_type, diagnostics=diagnostics, duration_ms=data.duration_ms
-        )
+        checked = CheckResult(**carried(data, CodeCheck), compiled=data.ok)
         return Analysis(checked, _notices(data.notices))
 
     async def run_tests(
@@ -383,19 +361,7 @@ class RemoteSessions:
         if data.error is not None:
             kind = data.error.kind if data.error.kind != "request" else "runtime"
             return TestReply(ErrorResult(error_kind=kind, message=data.error.message), notices)
-        failures = _internal(TestFailureDetail, data.failures)
-        run = TestRunResult(
-            passed=data.passed,
-            failed=data.failed,
-            skipped=data.skipped,
-            aborted=data.aborted,
-            duration_ms=data.duration_ms,
-            failures=failures,
-            stopped=data.stopped,
-            notices=[data.cut] if data.cut else [],
-            probe_hits=_internal(ProbeHit, data.probe_hits),
-            probe_notes=data.probe_notes,
-        )
+        run = TestRunResult(**carried(data, ProjectTestRun), notices=[data.cut] if data.cut else [])
         return TestReply(run, notices)
 
     async def describe(self, session_id: str) -> SessionDescription:

@@ -10,6 +10,21 @@ import kotlin.script.experimental.jvm.impl.KJvmCompiledScript
 import kotlin.script.experimental.util.LinkedSnippet
 
 /**
+ * The defect's sign, stated once: a NullPointerException whose top frame is the evaluator's `evalSnippet`. The worker's
+ * repl_defects.py reads these constants from this file to name the defect where a snippet isn't evaluated here.
+ */
+internal object MangledBodyDefect {
+    const val EXCEPTION = "java.lang.NullPointerException"
+    const val FAILING_CLASS = "org.jetbrains.kotlin.scripting.compiler.plugin.impl.K2ReplEvaluator"
+    const val FAILING_METHOD = "evalSnippet"
+
+    fun metBy(failure: Throwable): Boolean {
+        val top = failure.stackTrace.firstOrNull()
+        return failure.javaClass.name == EXCEPTION && top?.className == FAILING_CLASS && top.methodName == FAILING_METHOD
+    }
+}
+
+/**
  * Evaluates a snippet whose value is of a value class on Kotlin 2.2, where the REPL's own evaluator can't.
  *
  * 2.2's `K2ReplEvaluator.evalSnippet` finds the snippet's body method by its plain name (`$$eval`, asserted non-null),
@@ -30,8 +45,7 @@ internal fun evaluateMangledBody(
     configuration: ScriptEvaluationConfiguration,
     failure: NullPointerException,
 ): ResultWithDiagnostics<LinkedSnippet<KJvmEvaluatedSnippet>> {
-    val top = failure.stackTrace.firstOrNull()
-    if (top?.className != K2ReplEvaluator::class.java.name || top.methodName != "evalSnippet") throw failure
+    if (!MangledBodyDefect.metBy(failure)) throw failure
     val compiled = linked.get() as KJvmCompiledScript
     val current = evaluator.nextConfiguration(configuration)
     val snippetClass = runSuspend { compiled.getClass(current) }.valueOr { return it }
