@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from conftest import copy_project
-from gradle_repl.frames import ErrorResult, TestRunResult
+from gradle_repl.frames import ErrorResult, Probe, TestRunResult
 from test_project_tests import Shop
 
 PROJECTS = Path(__file__).parent / "projects"
@@ -93,13 +93,28 @@ def test_a_spring_boot_test_passes_and_its_second_run_reuses_the_cached_context(
     with _project("maven-spring-boot", tmp_path_factory) as blog:
         blog.value("1")
         durations = []
-        for _ in range(2):
+        # The second run with a probe in the service the Spring context made: it sees the test's thread and the bean's
+        # private dependencies, and the cached context is still the one used.
+        probe = Probe(at="Articles.kt:24", capture=["properties.title", "articles.findAll().size"])
+        for run in range(2):
             started = time.monotonic()
-            result = blog.run("blog.BlogApplicationTests")
+            reply = blog.tests("blog.BlogApplicationTests", probes=(probe,) if run else ())
             durations.append(time.monotonic() - started)
+            assert isinstance(reply.result, TestRunResult), reply.result
+            result = reply.result
             assert (result.passed, result.failed) == (2, 0), result
             if not durations[1:]:
                 first = [int(n) for n in blog.value(read).split()]
+        (hit,) = result.probe_hits
+        assert hit.at == "blog.BlogService.headline(Articles.kt:24)", hit
+        assert [c.value for c in hit.captured] == ["Blog", "2"], hit.captured
+        assert hit.this is not None and hit.this.startswith("BlogService(articles=blog.ArticleRepository@"), hit.this
+        # The line's `joinToString { it.title }` lambda is a method of its own, which sees neither `this` nor
+        # `properties`: the probe is left out there, and the run says so.
+        (note,) = result.probe_notes
+        assert note.startswith("probe 0 is left out of blog.BlogService.headline") and note.endswith(
+            "probes[0].capture[0] doesn't compile: unresolved reference 'properties'. (line 1, col 1)"
+        ), note
         size, misses, hits = [int(n) for n in blog.value(read).split()]
         # One context, loaded once (the first run's miss); the second run's tests only hit it.
         assert (size, misses) == (1, first[1]) == (1, 1) and hits > first[2], (first, size, misses, hits)

@@ -162,6 +162,8 @@ async def test_tools_that_return_data_declare_an_output_schema_and_fill_it() -> 
         "displays": [],
         "truncatedBytes": 0,
         "notices": [],
+        "probeHits": [],
+        "probeNotes": [],
         "durationMs": 0,
     }
     assert [s["sessionId"] for s in listed.structured_content["sessions"]] == ["data"]

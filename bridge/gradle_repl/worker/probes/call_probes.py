@@ -38,9 +38,10 @@ HITS_LIMIT_CHARS = 100_000
 class SetProbes:
     """The probes of a call while it runs; their hits and notes once it ended."""
 
-    def __init__(self, call: JavaObject | None, probes: list[Probe]) -> None:
+    def __init__(self, call: JavaObject | None, probes: list[Probe], notes: list[str] | None = None) -> None:
         self._call = call
         self._probes = probes
+        self._set_notes = notes or []
         self._left_out = 0
 
     def hits(self) -> list[ProbeHit]:
@@ -61,7 +62,7 @@ class SetProbes:
 
     def notes(self) -> list[str]:
         """What happened to the probes besides their hits; after hits(), how many hits the reply's limit left out."""
-        notes = [] if self._call is None else [jstr(note) for note in self._call.notes()]
+        notes = [*self._set_notes, *([] if self._call is None else [jstr(note) for note in self._call.notes()])]
         if self._left_out:
             notes.append(
                 f"{self._left_out} more hits left out (the reply's {HITS_LIMIT_CHARS}-character limit for hits): "
@@ -131,12 +132,16 @@ class LocalProbes:
             raise ProbeError(
                 f"the session holds {held} probes, the most it may: remove one (remove_kotlin_probe) or let one expire"
             )
-        call = self._armed([request.probe])
+        call, notes = self._armed([request.probe])
         call.expireIn(request.expires_seconds)
         probe_id = self._next_id
         self._next_id += 1
         self._session[probe_id] = _SessionProbe(
-            probe_id, request.probe, call, time.monotonic() + request.expires_seconds
+            probe_id,
+            request.probe,
+            call,
+            time.monotonic() + request.expires_seconds,
+            notes=[note.replace("probe 0 ", f"probe {probe_id} ", 1) for note in notes],
         )
         return ProbesResult(probe_id=probe_id, probes=self.states())
 
@@ -194,13 +199,14 @@ class LocalProbes:
         if not probes:
             yield SetProbes(None, [])
             return
-        call = self._armed(probes)
+        call, notes = self._armed(probes)
         try:
-            yield SetProbes(call, probes)
+            yield SetProbes(call, probes, notes)
         finally:
             call.close()
 
-    def _armed(self, probes: list[Probe]) -> JavaObject:
+    def _armed(self, probes: list[Probe]) -> tuple[JavaObject, list[str]]:
+        """The probes set in the code, and what was left out of where (a site where a probe's code doesn't compile)."""
         _check_counts(probes)
         instrumentation = java_class(_AGENT).instrumentation()
         if instrumentation is None:
@@ -224,7 +230,7 @@ class LocalProbes:
                     f"declaration only, or an inline function's body); {nearest_lines(location.line, with_code)}"
                 )
             planned.append((index, probe, location, files, sites))
-        codes = compile_sites(
+        compiled = compile_sites(
             [(index, probe, sites) for index, probe, _, _, sites in planned],
             self._compile_classpath,
             _compile_views(planned),
@@ -232,7 +238,15 @@ class LocalProbes:
             java_class("gradlerepl.probes.ProbeTypes", loader=self._facade_loader),
         )
         call = java_class("gradlerepl.probes.ProbeCall", loader=self._facade_loader)(instrumentation, VALUE_LIMIT_CHARS)
-        for index, probe, location, files, sites in planned:
+        notes = []
+        for index, probe, location, files, every_site in planned:
+            numbers = [n for n in range(len(every_site)) if (index, n) not in compiled.left_out]
+            sites = [every_site[n] for n in numbers]
+            notes += [
+                f"probe {index} is left out of {jstr(every_site[n].getMethod())}: {compiled.left_out[(index, n)]}"
+                for n in range(len(every_site))
+                if (index, n) in compiled.left_out
+            ]
             call.add(
                 index,
                 probe.max_hits,
@@ -242,11 +256,11 @@ class LocalProbes:
                 len(probe.capture),
                 bool(files.lacksLocalNames(location.line, _last(location))),
                 object_array(java_class("gradlerepl.probes.ProbeSite", loader=self._facade_loader), sites),
-                nullable_byte_arrays([codes.get((index, number)) for number in range(len(sites))]),
+                nullable_byte_arrays([compiled.codes.get((index, number)) for number in numbers]),
             )
         if (failure := call.arm()) is not None:
             raise ProbeError(f"the probes could not be set: {jstr(failure)}")
-        return call
+        return call, notes
 
     def _class_files(self, location: ProbeLocation, directories: JavaObject) -> JavaObject:
         files = java_class("gradlerepl.probes.ProbeClassFiles", loader=self._facade_loader)

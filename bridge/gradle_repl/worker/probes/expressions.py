@@ -55,6 +55,7 @@ class SiteCode:
 @dataclass
 class _Expression:
     probe: int
+    site: int
     part: str  # `when`, `capture[0]`
     file: Path
     first_line: int  # where it starts in the generated file
@@ -72,52 +73,91 @@ class _Source:
         return start
 
 
+@dataclass
+class CompiledSites:
+    """Each (probe, site) compiled, and the sites left out because the probe's code doesn't compile there (a lambda
+    on the line, whose method sees neither `this` nor the line's locals), with why."""
+
+    codes: dict[tuple[int, int], bytes] = field(default_factory=dict)
+    left_out: dict[tuple[int, int], str] = field(default_factory=dict)
+
+
 def compile_sites(
     probes: list[tuple[int, Probe, list[JavaObject]]],
     classpath: list[str],
     views: dict[str, bytes],
     loader: JavaObject,
     types: JavaObject,
-) -> dict[tuple[int, int], bytes]:
-    """Each (probe, site) with expressions compiled to its class's bytes; a ProbeError when an expression doesn't
-        compile (the call then runs nothing). `views` are the probed classes as the code compiles against them (binary
-    name → class file: ProbeClassFiles.compileView), `loader` is the project's (where the types the code names resolve), `types`
-        gradlerepl.probes.ProbeTypes (which names them in Kotlin)."""
-    wanted = [(index, probe, sites) for index, probe, sites in probes if probe.when or probe.capture]
-    if not wanted:
-        return {}
+) -> CompiledSites:
+    """Each (probe, site) with expressions compiled to its class's bytes. A site where the code doesn't compile is left
+    out when the probe compiles at another; a probe that compiles nowhere is a ProbeError (the call then runs nothing),
+    with its expression's line and column. `views` are the probed classes as the code compiles against them (binary
+    name → class file: ProbeClassFiles.compileView), `loader` is the project's (where the types the code names
+    resolve), `types` gradlerepl.probes.ProbeTypes (which names them in Kotlin)."""
+    wanted = [
+        (index, number, probe, site)
+        for index, probe, sites in probes
+        if probe.when or probe.capture
+        for number, site in enumerate(sites)
+    ]
+    compiled = CompiledSites()
     staging = Path(tempfile.mkdtemp(prefix="gradle-repl-probe-"))
     try:
-        sources: dict[str, _Source] = {}
-        expressions: list[_Expression] = []
-        classes: dict[tuple[int, int], str] = {}
-        for index, probe, sites in wanted:
-            for number, site in enumerate(sites):
-                package = jstr(site.getClassName()).rpartition(".")[0]
-                source = sources.setdefault(package, _Source())
-                if not source.lines:
-                    source.add(_header(package))
-                name = f"{_CLASS}{index}x{number}"
-                file = staging / f"{package or 'root'}.kt"
-                expressions += _site_class(source, file, name, index, probe, site, loader, types)
-                classes[(index, number)] = f"{package}.{name}" if package else name
-        files = []
-        for package, source in sources.items():
-            path = staging / f"{package or 'root'}.kt"
-            path.write_text("\n".join(source.lines) + "\n")
-            files.append(str(path))
-        output = staging / "classes"
         viewed = staging / "views"
         for name, content in views.items():
             path = viewed / (name.replace(".", "/") + ".class")
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(content)
-        errors = kotlinc([*files, "-d", str(output), *_options([str(viewed), *classpath])])
-        if errors is not None:
-            raise ProbeError(_first_error(errors, expressions, probes))
-        return {key: (output / (name.replace(".", "/") + ".class")).read_bytes() for key, name in classes.items()}
+        # At most one round per site: each failed round leaves out at least one site, or raises.
+        for attempt in range(len(wanted) + 1):
+            active = [entry for entry in wanted if (entry[0], entry[1]) not in compiled.left_out]
+            if not active:
+                return compiled
+            round_dir = staging / f"round-{attempt}"
+            files, classes, expressions = _sources(round_dir, active, loader, types)
+            output = round_dir / "classes"
+            errors = kotlinc([*files, "-d", str(output), *_options([str(viewed), *classpath])])
+            if errors is None:
+                compiled.codes = {
+                    key: (output / (name.replace(".", "/") + ".class")).read_bytes() for key, name in classes.items()
+                }
+                return compiled
+            failing = _failing_sites(errors, expressions)
+            if not failing:
+                raise ProbeError(_first_error(errors, expressions))
+            for index in {key[0] for key in failing}:
+                others = [e for e in active if e[0] == index and (e[0], e[1]) not in failing]
+                if not others:
+                    raise ProbeError(failing[next(key for key in failing if key[0] == index)])
+            compiled.left_out.update(failing)
+        raise ProbeError("a probe's code doesn't compile at any of its places")
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+
+
+def _sources(
+    directory: Path, active: list[tuple[int, int, Probe, JavaObject]], loader: JavaObject, types: JavaObject
+) -> tuple[list[str], dict[tuple[int, int], str], list[_Expression]]:
+    """The generated files (one per package), each site's class name, and where each expression is in them."""
+    directory.mkdir(parents=True)
+    sources: dict[str, _Source] = {}
+    expressions: list[_Expression] = []
+    classes: dict[tuple[int, int], str] = {}
+    for index, number, probe, site in active:
+        package = jstr(site.getClassName()).rpartition(".")[0]
+        source = sources.setdefault(package, _Source())
+        if not source.lines:
+            source.add(_header(package))
+        name = f"{_CLASS}{index}x{number}"
+        file = directory / f"{package or 'root'}.kt"
+        expressions += _site_class(source, file, name, index, number, probe, site, loader, types)
+        classes[(index, number)] = f"{package}.{name}" if package else name
+    files = []
+    for package, source in sources.items():
+        path = directory / f"{package or 'root'}.kt"
+        path.write_text("\n".join(source.lines) + "\n")
+        files.append(str(path))
+    return files, classes, expressions
 
 
 def _header(package: str) -> str:
@@ -130,6 +170,7 @@ def _site_class(
     file: Path,
     name: str,
     index: int,
+    number: int,
     probe: Probe,
     site: JavaObject,
     loader: JavaObject,
@@ -155,17 +196,17 @@ def _site_class(
     condition = probe.when or "true"
     start = source.add(condition)
     if probe.when:
-        found.append(_Expression(index, "when", file, start, condition.count("\n") + 1))
+        found.append(_Expression(index, number, "when", file, start, condition.count("\n") + 1))
     source.add("        }\n    }")
     source.add(
         f"    override fun capture({_INDEX}: kotlin.Int, {_SELF}: kotlin.Any?, {_LOCALS}: kotlin.Array<kotlin.Any?>): kotlin.Any? {{"
     )
     source.add("\n".join(declarations) or "        // no locals")
     source.add(f"        return {scope} {{\n            when ({_INDEX}) {{")
-    for number, expression in enumerate(probe.capture):
-        source.add(f"                {number} -> {{")
+    for position, expression in enumerate(probe.capture):
+        source.add(f"                {position} -> {{")
         start = source.add(expression)
-        found.append(_Expression(index, f"capture[{number}]", file, start, expression.count("\n") + 1))
+        found.append(_Expression(index, number, f"capture[{position}]", file, start, expression.count("\n") + 1))
         source.add("                }")
     source.add("                else -> null\n            }\n        }\n    }\n}")
     return found
@@ -196,10 +237,10 @@ def _options(classpath: list[str]) -> list[str]:
     ]
 
 
-def _first_error(
-    lines: list[str], expressions: list[_Expression], probes: list[tuple[int, Probe, list[JavaObject]]]
-) -> str:
-    """The first error, said of the probe's expression it is in: `probes[0].when: … (line 1, col 5)`."""
+def _failing_sites(lines: list[str], expressions: list[_Expression]) -> dict[tuple[int, int], str]:
+    """The sites whose expressions have errors, each with its first, said of the expression:
+    `probes[0].when doesn't compile: … (line 1, col 5)`."""
+    failing: dict[tuple[int, int], str] = {}
     for line in lines:
         match = DIAGNOSTIC.match(line.strip())
         if match is None:
@@ -209,10 +250,17 @@ def _first_error(
             if Path(match["file"]).name == expression.file.name and (
                 expression.first_line <= number < expression.first_line + expression.line_count
             ):
-                column = match["column"] or "1"
-                where = f"line {number - expression.first_line + 1}, col {column}"
-                return f"probes[{expression.probe}].{expression.part} doesn't compile: {match['message']} ({where})"
-        return f"a probe's code doesn't compile where gradle-repl declares the line's locals: {match['message']}"
+                where = f"line {number - expression.first_line + 1}, col {match['column'] or '1'}"
+                said = f"probes[{expression.probe}].{expression.part} doesn't compile: {match['message']} ({where})"
+                failing.setdefault((expression.probe, expression.site), said)
+    return failing
+
+
+def _first_error(lines: list[str], expressions: list[_Expression]) -> str:
+    """An error outside the probes' expressions: where gradle-repl declares a line's locals."""
+    for line in lines:
+        if (match := DIAGNOSTIC.match(line.strip())) is not None:
+            return f"a probe's code doesn't compile where gradle-repl declares the line's locals: {match['message']}"
     return "a probe's code doesn't compile: " + (lines[0] if lines else "the compiler said nothing")
 
 
