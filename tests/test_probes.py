@@ -218,6 +218,21 @@ def test_two_probes_a_throwing_capture_and_a_failing_snippet_keep_their_hits(sho
 
 
 @jvm
+def test_a_probe_on_a_class_not_loaded_yet_applies_when_it_loads(shop: ProbedShop) -> None:
+    """A file the session compiles for this call, its class never loaded before the snippet runs: the probe (no
+    `capture`, so nothing loads the class while the probe is set) is in its bytes as the JVM loads them."""
+    shop.edit(
+        "src/main/kotlin/shop/Late.kt",
+        "",
+        "package shop\n\nfun late(n: Int): Int {\n    val twice = n * 2\n    return twice + 1\n}\n",
+    )
+    hits = shop.hits("shop.late(20)", Probe(at="Late.kt:5"))
+    assert [(h.at, [(local.name, local.value) for local in h.locals]) for h in hits] == [
+        ("shop.LateKt.late(Late.kt:5)", [("n", "20"), ("twice", "40")])
+    ]
+
+
+@jvm
 def test_a_probe_sees_the_threads_that_reach_its_line(shop: ProbedShop) -> None:
     line = _line(shop, "return if (size > 10)")
     code = (
