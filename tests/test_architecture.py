@@ -120,7 +120,7 @@ def test_the_top_level_holds_only_the_base_and_the_entry_point() -> None:
         "settings.py",
         "stopping.py",
         "target.py",
-        "test_settings.py",
+        "testrun_settings.py",
     }, top
 
 

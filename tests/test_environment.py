@@ -142,7 +142,7 @@ def test_only_compiler_plugins_from_kgps_plugin_classpath_become_xplugin() -> No
 def test_the_test_tasks_markers_become_the_test_settings() -> None:
     """A test source set's task settings: `key=value` entries split at their first '=' (a value may hold more), the
     launcher's two-word options joined for a JVM started in process; no testTask marker, no test settings."""
-    from gradle_repl.test_settings import TestRunSettings
+    from gradle_repl.testrun_settings import TestRunSettings
 
     test_markers = "".join(
         f"{M}{line}\n"

@@ -14,7 +14,7 @@ from gradle_repl.environment import ReplEnvironment
 from gradle_repl.project.plugin_support import load_plugins_at_repl_version
 from gradle_repl.project.toolchain import PINNED_KOTLIN_VERSION, has_usable_repl
 from gradle_repl.resources import init_script_path
-from gradle_repl.test_settings import TestRunSettings
+from gradle_repl.testrun_settings import TestRunSettings
 from gradlemodels import PAIRS, Pair, PairRun, run_pair
 from shortjvm import SHORT_LIVED_JVM_FLAGS
 

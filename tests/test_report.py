@@ -28,7 +28,7 @@ REPL_TAIL = (
     frame(
         "org.jetbrains.kotlin.scripting.compiler.plugin.impl.K2ReplEvaluator", "evalSnippet", "K2ReplEvaluator.kt", 65
     ),
-    frame("gradlerepl.host.ReplDriver", "evaluate", "ReplDriver.kt", 80),
+    frame("gradlerepl.repl.ReplDriver", "evaluate", "ReplDriver.kt", 80),
     frame("java.lang.Thread", "run", "Thread.java", 840),
 )
 

@@ -11,7 +11,7 @@ import pytest
 
 from conftest import PROJECTS, SyncWorker, running_worker
 from gradle_repl.environment import ReplEnvironment
-from gradle_repl.project.host_jars import is_kotlin_reflect
+from gradle_repl.project.kotlin_reflect import is_kotlin_reflect
 from gradle_repl.project.resolve import resolve_environment
 
 BOOT = PROJECTS / "maven-spring-boot"

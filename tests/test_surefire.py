@@ -12,7 +12,7 @@ import pytest
 from conftest import PROJECTS, copy_project
 from gradle_repl.project.buildtools.surefire import surefire_settings
 from gradle_repl.project.resolve import resolve_environment
-from gradle_repl.test_settings import TestRunSettings, jvm_options
+from gradle_repl.testrun_settings import TestRunSettings, jvm_options
 
 
 def project(plugin: str, properties: str = "") -> ET.Element:

@@ -103,7 +103,7 @@ def test_runtime_error_has_class_message_trimmed_stack_and_cause(sample_worker: 
     assert (
         "at fail (snippet " in result.stack and "Caused by: java.lang.IllegalArgumentException: inner" in result.stack
     )
-    assert "K2ReplEvaluator" not in result.stack and "gradlerepl.host" not in result.stack
+    assert "K2ReplEvaluator" not in result.stack and "gradlerepl.repl" not in result.stack
     assert sample_worker.value('"still alive"') == "still alive"
 
 

@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from gradle_repl.errors import EnvironmentIncomplete
 from gradle_repl.options import SessionOptions
 from gradle_repl.settings import DEFAULT_PROJECT_PATH, DEFAULT_SOURCE_SET
-from gradle_repl.test_settings import TestRunSettings, jvm_options
+from gradle_repl.testrun_settings import TestRunSettings, jvm_options
 
 __all__ = [
     "OwnJvm",

@@ -18,7 +18,7 @@ from gradle_repl.front.cache_command import add_cache_command, run_cache_command
 from gradle_repl.front.doctor import add_doctor_command, run_doctor
 from gradle_repl.front.probe_arguments import add_probe_arguments, probes_given
 from gradle_repl.front.reply_text import ReplyPrinter
-from gradle_repl.front.sessions import Sessions
+from gradle_repl.front.session_protocol import Sessions
 from gradle_repl.front.token import server_token
 from gradle_repl.host.manager import SessionManager
 from gradle_repl.options import SESSION_OPTIONS, SessionOptions, session_options

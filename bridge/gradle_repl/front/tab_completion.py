@@ -22,7 +22,7 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 from gradle_repl.errors import GradleReplError
 from gradle_repl.frames import CompletionResult, TextEdit
-from gradle_repl.front.sessions import CompletingSessions
+from gradle_repl.front.session_protocol import CompletingSessions
 from gradle_repl.target import SessionTarget
 
 if TYPE_CHECKING:

@@ -25,7 +25,7 @@ from gradle_repl.errors import GradleReplError
 from gradle_repl.front.kotlin_input import is_complete
 from gradle_repl.front.project_tests_report import reply_text
 from gradle_repl.front.reply_text import ReplyPrinter
-from gradle_repl.front.sessions import Sessions
+from gradle_repl.front.session_protocol import Sessions
 from gradle_repl.front.tab_completion import SessionCompleter, add_tab_bindings
 from gradle_repl.host.manager import SessionManager
 from gradle_repl.options import SessionOptions

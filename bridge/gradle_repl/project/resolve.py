@@ -23,8 +23,8 @@ from gradle_repl.project.compiler_args import plugin_options_in, relevant_compil
 from gradle_repl.project.compose_support import compose_warnings
 from gradle_repl.project.dependency_support import add_dependency_resolver
 from gradle_repl.project.freshness import observe, remember_unchanged, stale_reason
-from gradle_repl.project.host_jars import use_project_kotlin_reflect
 from gradle_repl.project.junit_launcher import add_test_launcher
+from gradle_repl.project.kotlin_reflect import use_project_kotlin_reflect
 from gradle_repl.project.plugin_support import load_plugins_at_repl_version, snippet_class_warnings
 from gradle_repl.project.process import ProgressCallback
 from gradle_repl.project.recompile import SessionCompile, recompiled
@@ -129,7 +129,7 @@ def _resolver_code_hash() -> str:
     """gradle-repl's version and its resolver code: a new release or a local edit must not reuse old results."""
     digest = hashlib.sha256(package_version().encode())
     # Every module of the project side and the model it fills: any of them can change what a resolve reports.
-    modules = [*_PACKAGE.rglob("*.py"), _PACKAGE.parent / "environment.py", _PACKAGE.parent / "test_settings.py"]
+    modules = [*_PACKAGE.rglob("*.py"), _PACKAGE.parent / "environment.py", _PACKAGE.parent / "testrun_settings.py"]
     for path in sorted(modules):
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]

@@ -125,7 +125,7 @@ def boot(request: StartRequest) -> tuple[ReplSession, ReadyFrame, ClassDataUse]:
     compile_classpath = _compile_classpath(env, str(facade_jar), annotations)
     compose = compose_addon(env, compile_classpath)
     addon_classpath, addon_imports = kind.snippet_addons(compile_classpath)
-    snippet_loader = java_class("gradlerepl.host.SnippetClassLoaders", loader=facade_loader).create(
+    snippet_loader = java_class("gradlerepl.repl.SnippetClassLoaders", loader=facade_loader).create(
         [*env.classpath, *compose.classpath, *addon_classpath], facade_loader
     )
     extra_classpath, extra_imports, libraries = kind.before_driver(facade_loader, compile_classpath)

@@ -85,7 +85,7 @@ class ReplEvent(Protocol):
 
 
 class SnippetOutcome(Protocol):
-    """gradlerepl.host.SnippetOutcome: what compiling (and running) one snippet came to."""
+    """gradlerepl.repl.SnippetOutcome: what compiling (and running) one snippet came to."""
 
     @property
     def diagnostics(self) -> Sequence[JavaObject]: ...  # kotlin.script.experimental.api.ScriptDiagnostic
@@ -108,7 +108,7 @@ class SnippetOutcome(Protocol):
 
 
 class RunningSnippet(Protocol):
-    """gradlerepl.host.RunningSnippet: a snippet compiling or running on its own thread."""
+    """gradlerepl.repl.RunningSnippet: a snippet compiling or running on its own thread."""
 
     def join(self, millis: int) -> bool: ...
     def getOutcome(self) -> SnippetOutcome | None: ...
@@ -118,7 +118,7 @@ class RunningSnippet(Protocol):
 
 
 class ReplDriver(Protocol):
-    """gradlerepl.host.ReplDriver: the K2 REPL of one session."""
+    """gradlerepl.repl.ReplDriver: the K2 REPL of one session."""
 
     def start(self, code: str, sourceName: str) -> RunningSnippet: ...
     def check(self, code: str, sourceName: str) -> RunningSnippet: ...
@@ -149,7 +149,7 @@ class Renderer(Protocol):
 
 
 class ExitGuard(Protocol):
-    """gradlerepl.host.ExitGuard (a Kotlin object): a snippet's System.exit, refused and remembered."""
+    """gradlerepl.repl.ExitGuard (a Kotlin object): a snippet's System.exit, refused and remembered."""
 
     def install(self) -> None: ...
     def requestedStatus(self) -> int | None: ...
@@ -251,7 +251,7 @@ def repl_output(loader: JavaObject) -> ReplOutput:
 
 
 def exit_guard(loader: JavaObject) -> ExitGuard:
-    made: ExitGuard = java_class("gradlerepl.host.ExitGuard", loader=loader)
+    made: ExitGuard = java_class("gradlerepl.repl.ExitGuard", loader=loader)
     return made
 
 
@@ -269,7 +269,7 @@ def repl_driver(
     imports: list[str],
 ) -> ReplDriver:
     """A session's K2 REPL; `libraries` is the dependencies add-on's AddedLibraries, or None without it."""
-    made: ReplDriver = java_class("gradlerepl.host.ReplDriver", loader=loader)(
+    made: ReplDriver = java_class("gradlerepl.repl.ReplDriver", loader=loader)(
         classpath, snippet_loader, compiler_options, libraries, imports
     )
     return made

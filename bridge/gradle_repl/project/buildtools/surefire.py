@@ -15,7 +15,7 @@ import shlex
 import xml.etree.ElementTree as ET
 
 from gradle_repl.project.buildtools import pom
-from gradle_repl.test_settings import TestRunSettings, jvm_options
+from gradle_repl.testrun_settings import TestRunSettings, jvm_options
 
 __all__ = ["surefire_settings"]
 

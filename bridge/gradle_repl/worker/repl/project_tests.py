@@ -17,7 +17,7 @@ from pathlib import Path
 
 from gradle_repl.environment import ReplEnvironment
 from gradle_repl.frames import ErrorResult, TestFailureDetail, TestProgressFrame, TestRunRequest, TestRunResult
-from gradle_repl.test_settings import TestRunSettings
+from gradle_repl.testrun_settings import TestRunSettings
 from gradle_repl.worker.deadlines import INTERRUPT_GRACE_SECONDS
 from gradle_repl.worker.interruption import why_stopped
 from gradle_repl.worker.java import JavaObject, TestFailure, TestRun, java_class, string_array, test_runs

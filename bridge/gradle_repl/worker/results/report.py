@@ -28,7 +28,7 @@ _SNIPPET_CLASS = re.compile(SNIPPET_CLASS + r"(?:\$(?P<inner>.+))?")
 _INTERNAL_PREFIXES = (
     "org.jetbrains.kotlin.",
     "kotlin.script.experimental.",
-    "gradlerepl.host.",
+    "gradlerepl.repl.",
     "gradlerepl.agent.",
     "java.lang.reflect.",
     "jdk.internal.reflect.",

@@ -2,7 +2,7 @@
 
 package gradlerepl.companions
 
-import gradlerepl.host.ReplDriver
+import gradlerepl.repl.ReplDriver
 import org.jetbrains.kotlin.com.intellij.openapi.project.Project
 import org.jetbrains.kotlin.fir.FirSession
 import org.jetbrains.kotlin.fir.declarations.FirDeclaration

@@ -2,9 +2,9 @@
 
 package gradlerepl.completion
 
-import gradlerepl.host.AnalysisComplete
-import gradlerepl.host.ReplDriver
-import gradlerepl.host.StopBeforeBackend
+import gradlerepl.repl.AnalysisComplete
+import gradlerepl.repl.ReplDriver
+import gradlerepl.repl.StopBeforeBackend
 import org.jetbrains.kotlin.backend.common.extensions.IrGenerationExtension
 import org.jetbrains.kotlin.backend.common.extensions.IrPluginContext
 import org.jetbrains.kotlin.cli.common.fir.reportToMessageCollector

@@ -1,7 +1,7 @@
 package gradlerepl.dependencies
 
-import gradlerepl.host.LibraryResolver
-import gradlerepl.host.runSuspend
+import gradlerepl.repl.LibraryResolver
+import gradlerepl.repl.runSuspend
 import java.io.File
 import kotlin.reflect.KClass
 import kotlin.script.experimental.api.*

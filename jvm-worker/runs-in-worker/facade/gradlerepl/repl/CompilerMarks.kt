@@ -1,4 +1,4 @@
-package gradlerepl.host
+package gradlerepl.repl
 
 import org.jetbrains.kotlin.scripting.compiler.plugin.impl.K2ReplCompilationState
 import org.jetbrains.kotlin.scripting.compiler.plugin.impl.ReplModuleDataProvider

@@ -1,4 +1,4 @@
-package gradlerepl.host
+package gradlerepl.repl
 
 import java.security.Permission
 

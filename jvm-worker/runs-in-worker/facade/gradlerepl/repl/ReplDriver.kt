@@ -1,4 +1,4 @@
-package gradlerepl.host
+package gradlerepl.repl
 
 import gradlerepl.both.SnippetBody
 import gradlerepl.runtime.ReplEvent

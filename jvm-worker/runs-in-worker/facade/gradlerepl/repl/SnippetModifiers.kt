@@ -1,4 +1,4 @@
-package gradlerepl.host
+package gradlerepl.repl
 
 import org.jetbrains.kotlin.com.intellij.psi.tree.IElementType
 import org.jetbrains.kotlin.lexer.KotlinLexer

@@ -1,4 +1,4 @@
-package gradlerepl.host
+package gradlerepl.repl
 
 import org.jetbrains.kotlin.fir.FirModuleData
 import org.jetbrains.kotlin.fir.FirSourceModuleData

@@ -1,4 +1,4 @@
-package gradlerepl.host
+package gradlerepl.repl
 
 import gradlerepl.both.SnippetBody
 import org.jetbrains.kotlin.scripting.compiler.plugin.impl.K2ReplEvaluator

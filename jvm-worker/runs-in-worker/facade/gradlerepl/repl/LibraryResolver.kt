@@ -1,4 +1,4 @@
-package gradlerepl.host
+package gradlerepl.repl
 
 import kotlin.reflect.KClass
 import kotlin.script.experimental.api.ResultWithDiagnostics

@@ -1,12 +1,12 @@
-"""Which kotlin-reflect the REPL host's JVM runs with: the project's, where the project has one.
+"""Which kotlin-reflect the worker's JVM runs with: the project's, where the project has one.
 
-Snippets share the host's `kotlin.*` classes — the stdlib, the scripting runtime the evaluator speaks to them
+Snippets share the worker's `kotlin.*` classes — the stdlib, the scripting runtime the evaluator speaks to them
 in, and with them kotlin-reflect: the stdlib's `kotlin.jvm.internal.Reflection` finds kotlin-reflect by name
-through its own (the host's) class loader, so the copy on the host's classpath is the one every snippet's
+through its own (the worker's) class loader, so the copy on the REPL host classpath is the one every snippet's
 `::class.memberProperties` runs on, whatever the project declares. The compiler needs one too (it reads its
 own argument annotations with kotlin-reflect) and brings an old one (1.6.10). So the project's kotlin-reflect
-replaces the compiler's on the host classpath: snippets get the project's version and the compiler runs on a
-newer copy of a backward-compatible library. A project without kotlin-reflect keeps the compiler's; snippets
+replaces the compiler's on the REPL host classpath (`repl_host_classpath`): snippets get the project's version and
+the compiler runs on a newer copy of a backward-compatible library. A project without kotlin-reflect keeps the compiler's; snippets
 still can't compile against it (their compile classpath is the project's), only code that reflects by name
 could reach it.
 """
@@ -34,7 +34,7 @@ def use_project_kotlin_reflect(environment: ReplEnvironment) -> None:
     project = next((jar for jar in environment.classpath if is_kotlin_reflect(jar)), None)
     if project is None:
         return
-    host = environment.repl_host_classpath
-    position = next((i for i, jar in enumerate(host) if is_kotlin_reflect(jar)), len(host))
-    others = [jar for jar in host if not is_kotlin_reflect(jar)]
+    classpath = environment.repl_host_classpath
+    position = next((i for i, jar in enumerate(classpath) if is_kotlin_reflect(jar)), len(classpath))
+    others = [jar for jar in classpath if not is_kotlin_reflect(jar)]
     environment.repl_host_classpath = [*others[:position], project, *others[position:]]
