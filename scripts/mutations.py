@@ -291,7 +291,7 @@ MUTATIONS = (
     ),
     Mutation(
         "a snippet stopped while it compiles is left out of its own JVM's loader chain",
-        "jvm-worker/runs-in-worker/facade/gradlerepl/host/ReplDriver.kt",
+        "jvm-worker/runs-in-worker/facade/gradlerepl/repl/ReplDriver.kt",
         "                sessionLoader.newest = chainWithoutRunning(evaluator, linked, evaluationConfiguration)\n",
         "",
         ("tests/test_worker_output.py::test_a_snippet_stopped_while_compiling_never_runs",),
@@ -345,13 +345,13 @@ MUTATIONS = (
     Mutation(
         "the init script reporting no compiler plugin options",
         "resources/repl-env.init.gradle.kts",
-        '                        emit("pluginOption", "plugin:$pluginId:${call(option!!, "getKey")}=${call(option, "getValue")}")',
+        '                        emit(MarkerKey.pluginOption, "plugin:$pluginId:${call(option!!, "getKey")}=${call(option, "getValue")}")',
         "                        check(option != null)",
         ("tests/test_gradle_models.py::test_a_single_module_build_reports_classpath_plugins_toolchain_and_args",),
     ),
     Mutation(
         "the context loader returning null for a missing class",
-        "jvm-worker/runs-in-worker/facade/gradlerepl/host/ReplDriver.kt",
+        "jvm-worker/runs-in-worker/facade/gradlerepl/repl/ReplDriver.kt",
         "        newest.loadClass(name) as Class<*>? ?: throw ClassNotFoundException(name)",
         "        newest.loadClass(name)",
         ("tests/test_spring_boot.py::test_the_context_class_loader_answers_a_missing_class_with_class_not_found",),
@@ -414,21 +414,21 @@ MUTATIONS = (
     ),
     Mutation(
         "snippets compile internal as the REPL mangles it",
-        "jvm-worker/runs-in-worker/facade/gradlerepl/host/SnippetModifiers.kt",
+        "jvm-worker/runs-in-worker/facade/gradlerepl/repl/SnippetModifiers.kt",
         "                INTERNAL -> startsDeclaration(type, text)",
         "                INTERNAL -> false",
         ("tests/test_kotlin_versions.py::test_internal_declarations_are_used_by_later_snippets",),
     ),
     Mutation(
         "an earlier snippet's const val crashes the backend",
-        "jvm-worker/runs-in-worker/facade/gradlerepl/host/SnippetModifiers.kt",
+        "jvm-worker/runs-in-worker/facade/gradlerepl/repl/SnippetModifiers.kt",
         "                CONST -> type == KtTokens.VAL_KEYWORD",
         "                CONST -> false",
         ("tests/test_kotlin_versions.py::test_a_constant_of_an_earlier_snippet_is_read_in_objects_and_functions",),
     ),
     Mutation(
         "a value-class value is left to Kotlin 2.2's evaluator",
-        "jvm-worker/runs-in-worker/facade/gradlerepl/host/ReplDriver.kt",
+        "jvm-worker/runs-in-worker/facade/gradlerepl/repl/ReplDriver.kt",
         "                    evaluateMangledBody(evaluator, linked, evaluationConfiguration, e) // Kotlin 2.2, a value-class value",
         "                    throw e",
         ("tests/test_kotlin_versions.py::test_a_value_class_result_shows_as_the_program_would",),
@@ -663,7 +663,7 @@ MUTATIONS = (
     ),
     Mutation(
         "the launcher's two-word JVM options reach the in-process JVM as two options",
-        "bridge/gradle_repl/test_settings.py",
+        "bridge/gradle_repl/testrun_settings.py",
         "        elif word in _SEPARATE_VALUE:",
         "        elif False:",
         ("tests/test_surefire.py::test_jvm_options_join_a_launcher_option_to_its_value",),
