@@ -57,7 +57,8 @@ class ProbeCall(
     /** A probe at one site: its compiled `when` and `capture`, defined in each class that has the site. */
     inner class ActiveSite(val id: Int, val probe: Probe, val site: ProbeSite, private val code: ByteArray?) {
         private val defined = ConcurrentHashMap<Class<*>, Any>()
-        // The last class's code, read without a map lookup on the path every pass of the line takes.
+        // The last class's code, read without a map lookup on the path every pass of the line takes; one object, so a
+        // thread never reads one class with another's code.
         @Volatile private var last: Pair<Class<*>, Any?>? = null
 
         fun hit(owner: Class<*>, self: Any?, locals: Array<Any?>) {

@@ -17,6 +17,7 @@ object ProbeHook {
     fun hit(site: Int, owner: Class<*>, self: Any?, locals: Array<Any?>) {
         val known = sites
         val active = (if (site < known.size) known[site] else null) ?: return
+        if (active.probe.done) return
         val busy = inProbe.get()
         if (busy[0]) return
         busy[0] = true
