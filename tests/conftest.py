@@ -34,6 +34,7 @@ from gradle_repl.frames import (
 from gradle_repl.host.handle import OnFrame, Reply, WorkerHandle
 from gradle_repl.project.attach_target import attach_environment
 from gradle_repl.project.resolve import resolve_environment
+from gradle_repl.project.toolchain import find_mvn
 from kotlindaemons import daemon_options, stop_daemons
 from ledger import FIELDS as LEDGER_FIELDS, Ledger
 from mavenjvm import maven_opts
@@ -43,6 +44,11 @@ from suitetime import ModuleTimes
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE_PROJECT = REPO / "sample-project"
 PROJECTS = Path(__file__).resolve().parent / "projects"
+# The plain Java app of the attach tests: a counter in a static, read and changed over its stdin.
+COUNTER_APP = PROJECTS / "attach-java-plain"
+# A test app's Maven build: minutes the first time on a machine (Maven downloads its plugins and the web starter),
+# seconds after.
+APP_BUILD_TIMEOUT_SECONDS = 900
 
 
 # Caches keyed by content alone (Kotlin version + sources, Maven coordinates, JDK + jars, extension sources) can't make one
@@ -278,6 +284,13 @@ def running_worker(spec: ReplEnvironment | SessionSpec, options: WorkerOptions |
 def attached_to(pid: int, project: ReplEnvironment | None = None) -> SessionSpec:
     """The spec of a session attached to the running JVM `pid` (with `project`'s plugins and Kotlin when given)."""
     return SessionSpec(environment=attach_environment(pid, project), placement=Attached(pid=pid))
+
+
+@pytest.fixture(scope="module")
+def counter_classes() -> Path:
+    """The counter app compiled by Maven: its class directory."""
+    subprocess.run([find_mvn(), "-q", "-B", "compile"], cwd=COUNTER_APP, check=True, timeout=APP_BUILD_TIMEOUT_SECONDS)
+    return COUNTER_APP / "target" / "classes"
 
 
 @pytest.fixture(scope="module")

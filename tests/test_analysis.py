@@ -17,11 +17,9 @@ from gradle_repl.environment import ReplEnvironment
 from gradle_repl.frames import (
     CheckResult,
     CodeDiagnostic,
-    Completion,
     CompletionResult,
     ErrorResult,
     SuccessResult,
-    TextEdit,
     WorkerOptions,
 )
 from gradle_repl.host.manager import SessionLimits, SessionManager
@@ -30,6 +28,7 @@ from gradle_repl.worker.artifacts import facade, facade_jars
 from gradle_repl.worker.repl.analysis import code_diagnostics
 from gradle_repl.worker.repl.completion import Candidate, SessionCompletion, prefix_start, rank, utf16_offset
 from gradle_repl.worker.results.report import Diagnostic
+from workerclaims import assert_completes_imports_and_packages, completion_item, completion_texts
 
 jvm = pytest.mark.jvm
 
@@ -127,15 +126,6 @@ def test_many_checks_in_a_row_leave_the_session_answering(worker: SyncWorker) ->
     assert worker.value("afterChecks + 1") == "6"
 
 
-def _texts(result: CompletionResult) -> list[str]:
-    assert result.unavailable is None, result.unavailable
-    return [item.text for item in result.items]
-
-
-def _item(result: CompletionResult, text: str) -> Completion:
-    return next(item for item in result.items if item.text == text)
-
-
 def test_candidates_start_with_the_prefix_exact_case_first_best_rank_first_at_most_fifty() -> None:
     found = [
         Candidate("Map", "class", "kotlin.collections", 4),
@@ -161,28 +151,30 @@ def test_completion_knows_the_sessions_names_members_extensions_packages_and_imp
         "import java.time.LocalDate\nval numbers = listOf(1, 2, 3)\nfun twice(x: Int) = 2 * x\ndata class Spot(val x: Int, val yy: Int)"
     )
     before = worker.describe()
-    assert _texts(worker.complete("twi"))[0] == "twice"
+    assert completion_texts(worker.complete("twi"))[0] == "twice"
     members = worker.complete("numbers.")
     # Members first, then extensions, at most 50; a prefix narrows to both.
-    assert {"size", "get", "contains"} <= set(_texts(members)) and len(members.items) == 50
-    assert {"filter", "first", "firstOrNull", "fill"} & set(_texts(worker.complete("numbers.fi"))) >= {
+    assert {"size", "get", "contains"} <= set(completion_texts(members)) and len(members.items) == 50
+    assert {"filter", "first", "firstOrNull", "fill"} & set(completion_texts(worker.complete("numbers.fi"))) >= {
         "filter",
         "first",
         "firstOrNull",
     }
-    assert _item(members, "size").kind == "property" and _item(members, "size").detail == "Int"
-    extensions = _texts(worker.complete("listOf(1).ma"))
+    assert completion_item(members, "size").kind == "property" and completion_item(members, "size").detail == "Int"
+    extensions = completion_texts(worker.complete("listOf(1).ma"))
     assert {"map", "mapNotNull"} <= set(extensions) and all(t.startswith("ma") for t in extensions)
     spot = worker.complete("Spot(1, 2).")
-    assert {"x", "yy", "copy"} <= set(_texts(spot)) and _item(spot, "copy").detail == "fun copy(x: Int, yy: Int): Spot"
-    assert {"Book", "classics", "Shelf"} <= set(_texts(worker.complete("sample.")))
-    assert "ArrayList" in _texts(worker.complete("java.util."))
-    assert "now" in _texts(worker.complete("LocalDate."))  # imported by an earlier snippet
+    assert {"x", "yy", "copy"} <= set(completion_texts(spot)) and completion_item(
+        spot, "copy"
+    ).detail == "fun copy(x: Int, yy: Int): Spot"
+    assert {"Book", "classics", "Shelf"} <= set(completion_texts(worker.complete("sample.")))
+    assert "ArrayList" in completion_texts(worker.complete("java.util."))
+    assert "now" in completion_texts(worker.complete("LocalDate."))  # imported by an earlier snippet
     inside = worker.complete("numbers.map { it.pl }", cursor=len("numbers.map { it.pl"))
-    assert "plus" in _texts(inside) and inside.prefix_start == len("numbers.map { it.")
+    assert "plus" in completion_texts(inside) and inside.prefix_start == len("numbers.map { it.")
     local = worker.complete("val counted = numbers.size\nfun local(param: String) = par", cursor=None)
-    assert _texts(local)[0] == "param"
-    assert "while" in _texts(worker.complete("whi"))
+    assert completion_texts(local)[0] == "param"
+    assert "while" in completion_texts(worker.complete("whi"))
     assert worker.complete('"not here numbers.').items == []
     assert worker.complete("undefinedThing.co").items == []  # nothing is known of an unresolved receiver
     assert worker.describe() == before
@@ -199,9 +191,11 @@ def test_completion_after_characters_beyond_the_basic_plane_completes_at_the_cur
     `party.`, not one unit short of it."""
     worker.eval('data class Party(val guests: Int, val theme: String)\nval party = Party(3, "🎈")')
     members = worker.complete('println("🎉")\nparty.')
-    assert {"guests", "theme", "copy"} <= set(_texts(members)) and members.prefix_start == len('println("🎉")\nparty.')
+    assert {"guests", "theme", "copy"} <= set(completion_texts(members)) and members.prefix_start == len(
+        'println("🎉")\nparty.'
+    )
     narrowed = worker.complete('println("🎉🎉") ; party.gu + 1', cursor=len('println("🎉🎉") ; party.gu'))
-    assert _texts(narrowed)[0] == "guests" and narrowed.prefix_start == len('println("🎉🎉") ; party.')
+    assert completion_texts(narrowed)[0] == "guests" and narrowed.prefix_start == len('println("🎉🎉") ; party.')
 
 
 def test_only_the_compilers_verdict_on_the_sources_disables_the_add_on_for_good() -> None:
@@ -269,7 +263,10 @@ def test_a_check_or_completion_after_a_source_edit_keeps_the_sessions_jvm_and_st
             assert isinstance(checked.result, CheckResult) and checked.result.compiled, checked.result
             assert checked.result.value_type == "kotlin.Int" and checked.notices == ()
             completed = await manager.complete_snippet(where, code="keptAcross")
-            assert isinstance(completed.result, CompletionResult) and _texts(completed.result)[0] == "keptAcrossEdits"
+            assert (
+                isinstance(completed.result, CompletionResult)
+                and completion_texts(completed.result)[0] == "keptAcrossEdits"
+            )
             assert completed.notices == () and [s.worker_pid for s in manager.list()] == [pid]
         finally:
             await manager.close_all()
@@ -304,53 +301,12 @@ def test_names_the_code_already_uses_rank_first_but_keywords_gain_nothing_from_i
     assert [c.text for c in rank(found, "I", used=used)] == ["Int", "ImageBitmap", "Iterable", "if"]
 
 
-def assert_completes_imports_and_packages(worker: SyncWorker) -> None:
-    """What test_completion_offers_classes_not_imported_yet_with_their_import_and_sub_packages proves, on any
-    Kotlin the suite runs."""
-    offered = worker.complete("val f = Fil")
-    file = next(item for item in offered.items if item.text == "File" and item.detail == "java.io")
-    assert [e.model_dump() for e in file.edits] == [{"start": 0, "end": 0, "text": "import java.io.File\n"}]
-    assert all(not item.edits for item in offered.items if item.detail == "kotlin.io")  # default imports need none
-    code = "import java.util.*\nval q = ConcurrentLinkedDe"
-    deque = _item(worker.complete(code), "ConcurrentLinkedDeque")
-    assert deque.edits == [
-        TextEdit(
-            start=len("import java.util.*\n"),
-            end=len("import java.util.*\n"),
-            text="import java.util.concurrent.ConcurrentLinkedDeque\n",
-        )
-    ]
-    edited = (
-        code[: deque.edits[0].start]
-        + deque.edits[0].text
-        + code[deque.edits[0].start :]
-        + "que<Int>()\nq.add(3); q.size"
-    )
-    assert worker.value(edited) == "1"  # the edit, applied, makes code that runs
-    assert _item(worker.complete("val g = ConcurrentLinkedDe"), "ConcurrentLinkedDeque").edits == []  # imported now
-    assert {"serialization", "coroutines"} <= {i.text for i in worker.complete("kotlinx.").items if i.kind == "package"}
-    util = worker.complete("java.util.")
-    assert {"concurrent", "function"} <= {i.text for i in util.items if i.kind == "package"} and "ArrayList" in _texts(
-        util
-    )
-    assert _item(worker.complete("java.util.st"), "stream").kind == "package"
-    assert _item(worker.complete("import java.util.conc"), "concurrent").detail == "java.util.concurrent"
-    duration = worker.complete("val d: Dura")
-    assert {(i.detail, bool(i.edits)) for i in duration.items if i.text == "Duration"} >= {
-        ("kotlin.time", True),
-        ("java.time", True),
-    }
-    assert all(
-        i.kind in {"class", "interface", "object", "enum", "typealias"} for i in duration.items
-    )  # a type is written
-    assert _item(worker.complete("val x: java.io.Fi"), "File").edits == []
-    assert "File" in _texts(worker.complete("val files: List<Fi"))
-
-
 @jvm
 def test_completion_offers_classes_not_imported_yet_with_their_import_and_sub_packages(worker: SyncWorker) -> None:
     """As IntelliJ's auto-import: a class from the JDK or the classpath not imported yet is offered with the import
     it needs, as an edit placed after the code's own imports (applied, the code runs); sub-packages follow a package
     name and an import; a written type offers types only."""
     assert_completes_imports_and_packages(worker)
-    assert _item(worker.complete("fun String.slug() = low"), "lowercase").kind == "function"  # the receiver's members
+    assert (
+        completion_item(worker.complete("fun String.slug() = low"), "lowercase").kind == "function"
+    )  # the receiver's members

@@ -329,3 +329,35 @@ def test_a_chain_to_jpype_is_found() -> None:
     graph = {"a": {"b"}, "b": {"c"}, "c": set(), "d": {"a"}}
     assert _path_to(graph, "d", "c") == ["d", "a", "b", "c"]
     assert _path_to(graph, "c", "a") is None
+
+
+TESTS = Path(__file__).resolve().parent
+
+
+def _test_modules_imported(source: str) -> set[str]:
+    """The test_* modules a file's source imports, at its top or inside a function."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module)
+    return {name for name in names if name.split(".")[0].startswith("test_")}
+
+
+def test_no_file_of_the_suite_imports_a_test_module() -> None:
+    """What tests share lives in the suite's support modules (conftest.py, projectsession.py, workerclaims.py, …), never
+    in a test module another imports: a test module can move, split or go without breaking another."""
+    importing = {
+        str(path.relative_to(TESTS)): sorted(imported)
+        for path in TESTS.rglob("*.py")
+        if "projects" not in path.relative_to(TESTS).parts
+        and (imported := _test_modules_imported(path.read_text(encoding="utf-8")))
+    }
+    assert importing == {}
+
+
+def test_an_import_of_a_test_module_is_found() -> None:
+    """The check sees an import of a test module in either form, inside a function too, and nothing else."""
+    source = "import test_a\nfrom test_b import x\ndef f():\n    from test_c.d import y\nimport testtoolchain, gradle_repl.front.cli\n"
+    assert _test_modules_imported(source) == {"test_a", "test_b", "test_c.d"}

@@ -45,7 +45,7 @@ from gradle_repl.worker.attach.agent_wire import AgentConnection, AgentRuntime, 
 from gradle_repl.worker.attach.snippet_runtime import snippet_runtime_jars
 from gradle_repl.worker.repl.session import PROBES_UNAVAILABLE
 from runningapp import SHOP_READY, RunningApp, running_app, shop_command
-from test_worker_output import SLOW_TO_COMPILE  # one definition of a compile that outlasts a stop
+from workerclaims import SLOW_TO_COMPILE  # one definition of a compile that outlasts a stop
 
 pytestmark = pytest.mark.jvm
 

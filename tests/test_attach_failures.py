@@ -4,7 +4,6 @@ an internal object, no Java stack, one line."""
 from __future__ import annotations
 
 import os
-import re
 
 import pytest
 
@@ -13,14 +12,7 @@ from gradle_repl.project.attach_target import attach_environment
 from gradle_repl.worker.attach.agent_wire import AgentError, AgentStopped
 from gradle_repl.worker.attach.warm_up import _warm_up_failure
 from gradle_repl.worker.results.report import StackFrame, ThrowableInfo
-
-# What an internal object's repr, a Python traceback or a Java stack (a frame, even alone on one line) looks like in
-# a message.
-_INTERNALS = re.compile(r"\w+\(\w+=|Traceback|\n\s+at |\bat [\w$./<>]+\([\w$.]+:\d+\)|<[\w.]+ object at")
-
-
-def _is_a_sentence(message: str) -> bool:
-    return "\n" not in message and not _INTERNALS.search(message) and len(message) < 400
+from sentences import is_a_sentence
 
 
 def test_no_such_process_and_a_process_that_is_no_jvm_are_each_one_sentence() -> None:
@@ -28,7 +20,7 @@ def test_no_such_process_and_a_process_that_is_no_jvm_are_each_one_sentence() ->
     for pid in (2**22 + 7, os.getpid()):
         with pytest.raises(GradleReplError) as refused:
             attach_environment(pid)
-        assert _is_a_sentence(str(refused.value)) and "gradle-repl jvms" in str(refused.value), refused.value
+        assert is_a_sentence(str(refused.value)) and "gradle-repl jvms" in str(refused.value), refused.value
 
 
 def test_an_app_that_cannot_load_kotlin_is_told_what_to_do() -> None:
@@ -37,7 +29,7 @@ def test_an_app_that_cannot_load_kotlin_is_told_what_to_do() -> None:
         ThrowableInfo("java.lang.NoClassDefFoundError", "kotlin/Unit", (StackFrame("_1_repl", "$$eval", None, -1),))
     ]
     message = _warm_up_failure(AgentError(0, chain))
-    assert _is_a_sentence(message), message
+    assert is_a_sentence(message), message
     assert "kotlin/Unit" in message and "--project" in message
 
 
@@ -59,7 +51,7 @@ def test_an_app_that_cannot_load_kotlin_is_told_what_to_do() -> None:
 def test_every_other_first_snippet_failure_is_one_sentence(reply: AgentError | AgentStopped | None) -> None:
     """Whatever else ends the first snippet (a throwable, a stop, no answer) is one sentence with what to do."""
     message = _warm_up_failure(reply)
-    assert _is_a_sentence(message), message
+    assert is_a_sentence(message), message
     assert "attach again" in message or "stopped (SIGSTOP) or hung" in message
 
 
@@ -71,5 +63,5 @@ def test_a_worker_that_fails_to_start_for_an_unforeseen_reason_says_one_line_wit
 
     monkeypatch.setenv(LOG_PATH_ENV, "/tmp/worker.log")
     message = _start_failure(OSError("JVM DLL not found:\n  /opt/jdk/lib/server/libjvm.so"))
-    assert _is_a_sentence(message), message
+    assert is_a_sentence(message), message
     assert "OSError: JVM DLL not found: /opt/jdk/lib/server/libjvm.so" in message and "/tmp/worker.log" in message

@@ -28,8 +28,7 @@ from gradle_repl.project.running_jvms import java_home_of
 from gradle_repl.project.toolchain import PINNED_KOTLIN_VERSION, repl_host_coordinates, resolve_jars
 from gradle_repl.worker.attach.snippet_runtime import snippet_runtime_jars
 from runningapp import RunningApp, running_app
-from test_attach_failures import _is_a_sentence
-from test_attach_java import counter_classes  # noqa: F401 - the fixture that compiles the counter app
+from sentences import is_a_sentence
 
 pytestmark = pytest.mark.jvm
 
@@ -58,7 +57,7 @@ def _refusal(result: CallToolResult) -> str:
     """The error a refused attach answers, checked to be one sentence."""
     text = _text(result)
     assert result.is_error, text
-    assert _is_a_sentence(text), text
+    assert is_a_sentence(text), text
     return text
 
 
@@ -90,7 +89,7 @@ def _attach_refused(pid: int) -> tuple[str, float]:
     return asyncio.run(scenario())
 
 
-def test_an_app_started_with_attach_disabled_is_refused_with_what_to_do(counter_classes: Path) -> None:  # noqa: F811
+def test_an_app_started_with_attach_disabled_is_refused_with_what_to_do(counter_classes: Path) -> None:
     """-XX:+DisableAttachMechanism through JDK_JAVA_OPTIONS (not on the command line): refused at once, the option
     and where it came from named, and told to restart the app without it."""
     command = _counter(counter_classes)
@@ -102,7 +101,7 @@ def test_an_app_started_with_attach_disabled_is_refused_with_what_to_do(counter_
 
 
 def test_an_app_whose_jdk_refuses_attach_is_told_so_without_a_java_stack(
-    counter_classes: Path,  # noqa: F811
+    counter_classes: Path,
     tmp_path: Path,
 ) -> None:
     """The option hidden in an @argfile, where gradle-repl's listing can't see it: the JDK's own refusal (jcmd's
@@ -116,7 +115,7 @@ def test_an_app_whose_jdk_refuses_attach_is_told_so_without_a_java_stack(
 
 
 def test_an_app_on_a_jre_without_jcmd_is_refused_and_listed_so(
-    counter_classes: Path,  # noqa: F811
+    counter_classes: Path,
     tmp_path: Path,
 ) -> None:
     """An app on a runtime with no jcmd (a JRE, here one jlink made of java.base alone) is listed as not attachable
@@ -149,7 +148,7 @@ def test_an_app_on_a_jre_without_jcmd_is_refused_and_listed_so(
 
 
 @pytest.fixture
-def counter(counter_classes: Path) -> Iterator[RunningApp]:  # noqa: F811
+def counter(counter_classes: Path) -> Iterator[RunningApp]:
     with running_app(_counter(counter_classes), ready="ready") as app:
         try:
             yield app
@@ -226,7 +225,7 @@ def lent_runtime() -> list[str]:
 
 
 def test_an_app_that_cannot_see_the_lent_kotlin_runtime_is_told_why_and_what_to_do(
-    counter_classes: Path,  # noqa: F811
+    counter_classes: Path,
     lent_runtime: list[str],
 ) -> None:
     """An app in a mount namespace of its own (as in a container; made with unshare, as root like the suite) where the

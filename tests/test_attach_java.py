@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import PROJECTS, SyncWorker, attached_to, running_worker
+from conftest import APP_BUILD_TIMEOUT_SECONDS, PROJECTS, SyncWorker, attached_to, running_worker
 from gradle_repl.frames import DEFAULT_OUTPUT_LIMIT_BYTES, StreamFrame, SuccessResult
 from gradle_repl.project.running_jvms import list_running_jvms
 from gradle_repl.project.toolchain import find_mvn
@@ -21,10 +21,7 @@ from runningapp import RunningApp, running_app
 
 pytestmark = pytest.mark.jvm
 
-COUNTER = PROJECTS / "attach-java-plain"
 HELLO = PROJECTS / "attach-java-spring-web"
-# Maven downloads the web starter once per machine; later builds take seconds.
-BUILD_TIMEOUT_SECONDS = 900
 HTTP_TIMEOUT_SECONDS = 30
 # This machine's second JDK (README, On a fresh machine), beside the default JDK 17.
 JDK25 = Path("/usr/lib/jvm/temurin-25-jdk-amd64")
@@ -35,12 +32,6 @@ def _java(name: str) -> str:
     if name == "jdk25" and not (JDK25 / "bin" / "java").is_file():
         pytest.fail(f"no JDK 25 at {JDK25}: install temurin-25-jdk (README, On a fresh machine)")
     return JAVAS[name]
-
-
-@pytest.fixture(scope="module")
-def counter_classes() -> Path:
-    subprocess.run([find_mvn(), "-q", "-B", "compile"], cwd=COUNTER, check=True, timeout=BUILD_TIMEOUT_SECONDS)
-    return COUNTER / "target" / "classes"
 
 
 @pytest.fixture(scope="module", params=["jdk17", "jdk25"])
@@ -128,7 +119,7 @@ def _cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[st
 @pytest.fixture(scope="module")
 def hello_jar() -> Path:
     subprocess.run(
-        [find_mvn(), "-q", "-B", "package", "-DskipTests"], cwd=HELLO, check=True, timeout=BUILD_TIMEOUT_SECONDS
+        [find_mvn(), "-q", "-B", "package", "-DskipTests"], cwd=HELLO, check=True, timeout=APP_BUILD_TIMEOUT_SECONDS
     )
     return HELLO / "target" / "hello-1.0.jar"
 

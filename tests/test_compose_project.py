@@ -15,7 +15,7 @@ from mcp.types import CallToolResult, ImageContent
 from PIL import Image
 
 from conftest import PROJECTS
-from test_server import server_params, text
+from toolcalls import server_params, text
 
 pytestmark = [pytest.mark.anyio, pytest.mark.jvm]
 

@@ -4,21 +4,15 @@ the session's successful snippets again."""
 
 from __future__ import annotations
 
-import asyncio
-import os
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from conftest import SAMPLE_PROJECT, copy_project
-from gradle_repl.frames import SuccessResult, WorkerOptions
+from editedproject import EditedProject
 from gradle_repl.host.handle import Reply
-from gradle_repl.host.manager import SessionLimits, SessionManager
-from gradle_repl.project.resolve import resolve_environment
 from gradle_repl.project.toolchain import PINNED_KOTLIN_VERSION
-from gradle_repl.target import SessionTarget
 from suiteversions import OLDER_KOTLIN
 
 pytestmark = pytest.mark.jvm
@@ -39,69 +33,16 @@ fun listed(): List<Int> = listOf(1, 2, 3)
 """
 
 
-class Project:
-    """A private copy of sample-project (with FIRST as Edited.kt) and one session on it, driven synchronously."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self.session = "edits"
-        self.loop = asyncio.new_event_loop()
-        self.manager = SessionManager(
-            limits=SessionLimits(spare_worker=False, train_class_data=False),
-            worker_options=WorkerOptions(heap_mb=512),
-            resolver=resolve_environment,
-        )
-
-    def run(self, code: str, **options: object) -> Reply:
-        return self.loop.run_until_complete(
-            self.manager.run_snippet(
-                SessionTarget(str(self.root), build_tool="maven", session_id=self.session),
-                code=code,
-                **options,  # type: ignore[arg-type]
-            )
-        )
-
-    def ok(self, code: str, **options: object) -> Reply:
-        """Runs a snippet that must succeed (declarations have no value)."""
-        reply = self.run(code, **options)
-        assert isinstance(reply.result, SuccessResult), (reply.result, reply.notices)
-        return reply
-
-    def value(self, code: str, **options: object) -> tuple[str, Reply]:
-        reply = self.run(code, **options)
-        assert isinstance(reply.result, SuccessResult) and reply.result.value is not None, (reply.result, reply.notices)
-        return reply.result.value.data, reply
-
-    def edit(self, path: str, text: str | None) -> None:
-        """Writes (or, with None, deletes) a source, its time moved on so that the freshness check sees it."""
-        source = self.root / path
-        if text is None:
-            source.unlink()
-            os.utime(source.parent, (time.time() + 2, time.time() + 2))
-            return
-        source.parent.mkdir(parents=True, exist_ok=True)
-        source.write_text(text)
-        later = time.time() + 2
-        os.utime(source, (later, later))
-
-    def pid(self) -> int | None:
-        return next(info.worker_pid for info in self.manager.list() if info.session_id == self.session)
-
-    def close(self) -> None:
-        self.loop.run_until_complete(self.manager.close_all())
-        self.loop.close()
-
-
-def _project(root: Path, kotlin: str = PINNED_KOTLIN_VERSION) -> Project:
+def _project(root: Path, kotlin: str = PINNED_KOTLIN_VERSION) -> EditedProject:
     copy_project(SAMPLE_PROJECT, root)
     pom = root / "pom.xml"
     pom.write_text(pom.read_text().replace(f"<kotlin.version>{PINNED_KOTLIN_VERSION}<", f"<kotlin.version>{kotlin}<"))
     (root / EDITED).write_text(FIRST)
-    return Project(root)
+    return EditedProject(root)
 
 
 @pytest.fixture(scope="module")
-def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Project]:
+def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EditedProject]:
     edited = _project(tmp_path_factory.mktemp("hotswap") / "sample")
     yield edited
     edited.close()
@@ -115,44 +56,44 @@ def _text(reply: Reply, kind: str) -> str:
     return next(notice.text for notice in reply.notices if notice.kind == kind)
 
 
-def test_a_body_edit_keeps_values_and_objects_and_runs_the_new_body_through_them(project: Project) -> None:
+def test_a_body_edit_keeps_values_and_objects_and_runs_the_new_body_through_them(project: EditedProject) -> None:
     """After a one-line body edit, an inline function's edit and a new source file, one rebuild: the same JVM keeps a
     `val` and an object made before the edit, the object runs the new body, the inline function's caller runs the
     new inline body (all changed classes went in one redefinition), the new file's class is usable, and the reply
     names what was updated and that a changed top-level initialiser did not run again."""
     project.ok("val kept = 41\nval counter = sample.Counter(100)")
-    assert project.value("counter.next(1) + sample.usesTwice(3)")[0] == "108"
+    assert project.value_and_reply("counter.next(1) + sample.usesTwice(3)")[0] == "108"
     pid = project.pid()
-    project.edit(
+    project.write(
         EDITED, FIRST.replace("start + n + 1", "start + n + 1000").replace("x * 2", "x * 3").replace('"hello"', '"bye"')
     )
-    project.edit(
+    project.write(
         "src/main/kotlin/sample/Fresh.kt", 'package sample\n\nclass Fresh { fun hi() = "fresh" }\nfun freshTop() = 7\n'
     )
-    value, reply = project.value("counter.next(1) + kept + sample.usesTwice(3)")
+    value, reply = project.value_and_reply("counter.next(1) + kept + sample.usesTwice(3)")
     assert value == str(100 + 1 + 1000 + 41 + 9), reply.notices
     assert project.pid() == pid and "restarted" not in _kinds(reply), reply.notices
     updated = _text(reply, "updated")
     assert "sample.Counter" in updated and "sample.EditedKt" in updated and "new: sample.Fresh" in updated, updated
     assert "static initialiser of sample.EditedKt changed and does not run again" in updated, updated
-    assert project.value("sample.greeting")[0] == "hello"  # the initialiser ran once, before the edit
-    assert project.value("sample.Fresh().hi() + sample.freshTop()")[0] == "fresh7"
+    assert project.value_and_reply("sample.greeting")[0] == "hello"  # the initialiser ran once, before the edit
+    assert project.value_and_reply("sample.Fresh().hi() + sample.freshTop()")[0] == "fresh7"
 
 
-def test_a_lambda_added_restarts_the_session_naming_the_reason_and_what_was_lost(project: Project) -> None:
+def test_a_lambda_added_restarts_the_session_naming_the_reason_and_what_was_lost(project: EditedProject) -> None:
     """Kotlin 2 compiles a lambda to a synthetic method, which the JVM refuses to add: the session restarts, and the
     notice names the class, the reason and the names earlier snippets declared."""
     project.ok("val beforeLambda = 1")
     pid = project.pid()
     source = (project.root / EDITED).read_text()
     # Not inside an inline call (map's lambda would be inlined): a function value, compiled with invokedynamic.
-    project.edit(
+    project.write(
         EDITED,
         source.replace(
             "= listOf(1, 2, 3)", "{ val times: (Int) -> Int = { it * 10 }; return listOf(1, 2, 3).map(times) }"
         ),
     )
-    value, reply = project.value("sample.listed()")
+    value, reply = project.value_and_reply("sample.listed()")
     assert value == "[10, 20, 30]"
     restarted = _text(reply, "restarted")
     assert project.pid() != pid
@@ -160,45 +101,45 @@ def test_a_lambda_added_restarts_the_session_naming_the_reason_and_what_was_lost
     assert "val beforeLambda" in restarted, restarted
 
 
-def test_a_method_added_restarts_the_session_with_the_reason(project: Project) -> None:
+def test_a_method_added_restarts_the_session_with_the_reason(project: EditedProject) -> None:
     """A method added to a class the session loaded is a schema change: restart, naming the class and the method."""
-    project.value("sample.Counter(1).next(1)")
+    project.value_and_reply("sample.Counter(1).next(1)")
     source = (project.root / EDITED).read_text()
-    project.edit(
+    project.write(
         EDITED,
         source.replace("fun next(n: Int): Int", "fun previous(n: Int): Int = start - n\n    fun next(n: Int): Int"),
     )
-    value, reply = project.value("sample.Counter(10).previous(1)")
+    value, reply = project.value_and_reply("sample.Counter(10).previous(1)")
     assert value == "9"
     assert "sample.Counter: a method was added: previous(I)I" in _text(reply, "restarted"), reply.notices
 
 
-def test_a_deleted_class_restarts_the_session(project: Project) -> None:
+def test_a_deleted_class_restarts_the_session(project: EditedProject) -> None:
     """A class file that disappeared (its source deleted) can't be taken back from a live JVM: restart, naming it.
     Maven's `compile` leaves a deleted source's class files in target/classes (Gradle's build removes them); the test
     removes them as Gradle would, so the rebuild's outputs are what a build that drops them gives. A new file is
     compiled in the session into gradle-repl's directory, which the build tool's next build empties: then
     target/classes never held it."""
-    project.edit("src/main/kotlin/sample/Doomed.kt", "package sample\n\nclass Doomed\n")
-    project.value("sample.Doomed().toString().length > 0")
-    project.edit("src/main/kotlin/sample/Doomed.kt", None)
+    project.write("src/main/kotlin/sample/Doomed.kt", "package sample\n\nclass Doomed\n")
+    project.value_and_reply("sample.Doomed().toString().length > 0")
+    project.write("src/main/kotlin/sample/Doomed.kt", None)
     (project.root / "target/classes/sample/Doomed.class").unlink(missing_ok=True)
     reply = project.run("1 + 1")
     assert "sample.Doomed was deleted" in _text(reply, "restarted"), reply.notices
     assert project.run("sample.Doomed()").result.type == "error"
 
 
-def test_replay_restores_declarations_and_stops_at_the_first_failing_snippet(project: Project) -> None:
+def test_replay_restores_declarations_and_stops_at_the_first_failing_snippet(project: EditedProject) -> None:
     """With replay on_restart, a restart the project forced runs the session's successful snippets again in order and
     stops at the first that fails (it used a function the edit removed), saying how many ran; reset with replay then
     runs the rest of the history again in a new JVM."""
     project.session = "replays"  # a history of its own
     project.ok("val a = 20", replay="on_restart")
-    project.value("val b = sample.gone() + a\nb")
-    project.value("val c = 3\nc")
+    project.value_and_reply("val b = sample.gone() + a\nb")
+    project.value_and_reply("val c = 3\nc")
     source = (project.root / EDITED).read_text()
-    project.edit(EDITED, source.replace("fun gone(): Int = 1\n", ""))
-    value, reply = project.value("a + 1")
+    project.write(EDITED, source.replace("fun gone(): Int = 1\n", ""))
+    value, reply = project.value_and_reply("a + 1")
     assert value == "21", reply.notices
     replayed = _text(reply, "replayed")
     assert replayed.startswith("[replayed 1 of 3 earlier snippet(s); snippet 2 failed"), replayed
@@ -209,7 +150,7 @@ def test_replay_restores_declarations_and_stops_at_the_first_failing_snippet(pro
     pid = project.pid()
     notices = project.loop.run_until_complete(project.manager.reset_and_replay("replays"))
     assert [n.text for n in notices if n.kind == "replayed"] == ["[replayed 2 of 2 earlier snippet(s)]"], notices
-    assert project.pid() != pid and project.value("a + 1")[0] == "21"
+    assert project.pid() != pid and project.value_and_reply("a + 1")[0] == "21"
 
 
 @pytest.mark.parametrize("kotlin", [OLDER_KOTLIN])
@@ -219,9 +160,9 @@ def test_a_body_edit_is_taken_in_place_on_an_older_kotlin_repl(tmp_path: Path, k
     edited = _project(tmp_path / "sample", kotlin)
     try:
         edited.ok("val counter = sample.Counter(5)")
-        edited.edit(EDITED, FIRST.replace("start + n + 1", "start + n + 2"))
-        edited.edit("src/main/kotlin/sample/Fresh.kt", "package sample\n\nclass Fresh { fun hi() = 8 }\n")
-        value, reply = edited.value("counter.next(1) + sample.Fresh().hi()")
+        edited.write(EDITED, FIRST.replace("start + n + 1", "start + n + 2"))
+        edited.write("src/main/kotlin/sample/Fresh.kt", "package sample\n\nclass Fresh { fun hi() = 8 }\n")
+        value, reply = edited.value_and_reply("counter.next(1) + sample.Fresh().hi()")
         assert value == "16" and "updated" in _kinds(reply) and "restarted" not in _kinds(reply), reply.notices
     finally:
         edited.close()

@@ -18,7 +18,7 @@ import anyio
 import httpx2
 import pytest
 from mcp import Client
-from mcp.types import CallToolResult, ImageContent, TextContent
+from mcp.types import CallToolResult, ImageContent
 
 from conftest import REPO, SAMPLE_PROJECT
 from gradle_repl.front.cli import main
@@ -28,6 +28,8 @@ from gradle_repl.worker.deadlines import STOPPED_ANSWER_SECONDS
 from httpserver import HttpServer, open_call, sdk_client, tool_call
 from ledger import Ledger
 from rawserver import descendants, wait_gone
+from tmuxterminal import GRADLE_REPL, Terminal
+from toolcalls import text
 
 pytestmark = [pytest.mark.jvm, pytest.mark.reliability, pytest.mark.anyio]
 
@@ -55,10 +57,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HttpServer]:
     )
     yield running
     running.stop()
-
-
-def text(result: CallToolResult) -> str:
-    return "\n".join(block.text for block in result.content if isinstance(block, TextContent))
 
 
 def run_in(session_id: str, code: str, **extra: object) -> dict[str, object]:
@@ -362,8 +360,6 @@ async def test_a_person_at_repl_connect_continues_what_an_agent_built_and_leaves
 ) -> None:
     """The agent declares, the person at `repl --connect` completes and checks against it (Tab, :check), uses it (and
     sees what the snippet prints) and declares more, the agent sees that; quitting the prompt leaves the session live for the agent."""
-    from test_terminal import GRADLE_REPL, Terminal
-
     async with sdk_client(server) as agent:
         await agent.call_tool("run_kotlin_snippet", run_in(MAIN, 'val agentBuilt = "by the agent"'))
         socket_name = f"gradle-repl-test-{os.getpid()}-{tmp_path.name}"  # unique across concurrent runs too

@@ -17,11 +17,11 @@ from gradle_repl.project.plugin_support import snippet_class_warnings
 from gradle_repl.project.resolve import resolve_environment
 from gradle_repl.project.toolchain import PINNED_KOTLIN_VERSION, Coordinate, resolve_jars
 from suiteversions import KOTLIN_WITH_FINAL_SNIPPET_MEMBERS, KOTLIN_WITHOUT_K2_REPL, OLDER_KOTLIN
-from test_analysis import assert_completes_imports_and_packages
-from test_worker import assert_serializers_through_the_class
-from test_worker_output import (
+from workerclaims import (
     SLOW_TO_COMPILE,
     STOPPED_SNIPPET,
+    assert_completes_imports_and_packages,
+    assert_serializers_through_the_class,
     assert_the_stopped_snippet_never_ran_and_its_classes_are_kept,
 )
 

@@ -30,7 +30,7 @@ from gradle_repl.front.server import build_server
 from gradle_repl.host.manager import SessionLimits, SessionManager
 from gradle_repl.target import SessionTarget
 from gradle_repl.worker.repl.project_tests import class_name_pattern, scanned_roots
-from projectsession import ProjectSession
+from projecttests import ProjectTests
 
 SHOP = Path(__file__).parent / "projects" / "maven-junit"
 CART = "src/main/kotlin/shop/Cart.kt"
@@ -38,18 +38,9 @@ FAILURE = "org.opentest4j.AssertionFailedError: ten items get 10 % off ==> expec
 jvm = pytest.mark.jvm
 
 
-class Shop(ProjectSession):
-    """A private copy of the shop project and its test session."""
-
-    def run(self, *selectors: str, failed_only: bool = False, timeout: float | None = None) -> TestRunResult:
-        reply = self.tests(*selectors, failed_only=failed_only, timeout=timeout)
-        assert isinstance(reply.result, TestRunResult), reply.result
-        return reply.result
-
-
 @pytest.fixture(scope="module")
-def shop(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Shop]:
-    project = Shop(copy_project(SHOP, tmp_path_factory.mktemp("junit") / "shop"))
+def shop(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ProjectTests]:
+    project = ProjectTests(copy_project(SHOP, tmp_path_factory.mktemp("junit") / "shop"))
     yield project
     project.close()
 
@@ -136,7 +127,7 @@ def test_the_result_is_cut_to_its_limit_and_says_what_it_cut() -> None:
 
 
 @jvm
-def test_every_test_runs_with_counts_failure_details_and_progress(shop: Shop) -> None:
+def test_every_test_runs_with_counts_failure_details_and_progress(shop: ProjectTests) -> None:
     result = shop.run()
     # 7 pass (oneItem, three invocations, two dynamic tests, the nested one); @Disabled skipped; the hazards abort.
     assert (result.passed, result.failed, result.skipped, result.aborted) == (7, 1, 1, 2), result
@@ -152,7 +143,7 @@ def test_every_test_runs_with_counts_failure_details_and_progress(shop: Shop) ->
 
 
 @jvm
-def test_selectors_name_a_method_a_nested_class_and_a_package(shop: Shop) -> None:
+def test_selectors_name_a_method_a_nested_class_and_a_package(shop: ProjectTests) -> None:
     one = shop.run("shop.CartTest.oneItem")
     assert (one.passed, one.failed) == (1, 0)
     parameterized = shop.run("shop.CartTest.quantitiesAddUp")
@@ -167,7 +158,7 @@ def test_selectors_name_a_method_a_nested_class_and_a_package(shop: Shop) -> Non
 
 
 @jvm
-def test_a_later_snippet_sees_the_tests_state_and_the_last_failures(shop: Shop) -> None:
+def test_a_later_snippet_sees_the_tests_state_and_the_last_failures(shop: ProjectTests) -> None:
     shop.value("shop.Shop.cartsOpened = 0; 0")
     shop.run("shop.CartTest")
     # The tests' static state is the session's: each of the eight test bodies that ran opened one cart.
@@ -180,7 +171,7 @@ def test_a_later_snippet_sees_the_tests_state_and_the_last_failures(shop: Shop) 
 
 
 @jvm
-def test_a_spinning_test_is_stopped_by_the_timeout_and_the_session_stays(shop: Shop) -> None:
+def test_a_spinning_test_is_stopped_by_the_timeout_and_the_session_stays(shop: ProjectTests) -> None:
     shop.value('System.setProperty("shop.hazards", "on"); 0')
     try:
         started = time.monotonic()
@@ -194,7 +185,7 @@ def test_a_spinning_test_is_stopped_by_the_timeout_and_the_session_stays(shop: S
 
 
 @jvm
-def test_system_exit_in_a_test_is_refused_and_ends_the_session_as_a_snippets_does(shop: Shop) -> None:
+def test_system_exit_in_a_test_is_refused_and_ends_the_session_as_a_snippets_does(shop: ProjectTests) -> None:
     shop.value('System.setProperty("shop.hazards", "on"); 0')
     result = shop.run("shop.hazards.HazardTest.exits")
     assert result.failed == 1 and "SecurityException" in result.failures[0].message, result
@@ -203,7 +194,7 @@ def test_system_exit_in_a_test_is_refused_and_ends_the_session_as_a_snippets_doe
     assert shop.value('"${System.getProperty("shop.hazards")}"') == "null"
 
 
-def _discount_rule(shop: Shop, *, broken: bool) -> None:
+def _discount_rule(shop: ProjectTests, *, broken: bool) -> None:
     """Cart.kt's ten-item discount as shipped (broken: `size > 10`) or fixed, whichever it is now."""
     rule = ("size >= 10", "size > 10") if broken else ("size > 10", "size >= 10")
     if rule[0] in (shop.root / CART).read_text():
@@ -211,7 +202,7 @@ def _discount_rule(shop: Shop, *, broken: bool) -> None:
 
 
 @jvm
-def test_failed_only_runs_the_tests_known_to_fail_whatever_ran_between(shop: Shop) -> None:
+def test_failed_only_runs_the_tests_known_to_fail_whatever_ran_between(shop: ProjectTests) -> None:
     """A failure stays known until a run sees it pass: a narrower passing run between keeps it, and so does the JVM's
     restart (in file order, the System.exit test's: the hazards it and the timeout test failed are known too, and abort
     now, their property unset); the fixing edit's failed-only run passes in place; with none known, failed-only runs
@@ -239,7 +230,7 @@ def test_failed_only_runs_the_tests_known_to_fail_whatever_ran_between(shop: Sho
 
 
 @jvm
-def test_a_test_broken_again_then_renamed_is_known_by_its_new_name(shop: Shop) -> None:
+def test_a_test_broken_again_then_renamed_is_known_by_its_new_name(shop: ProjectTests) -> None:
     """Broken again, the failure is known once a run sees it (a narrower passing run doesn't); renamed, its old name
     drops out, said, and the failed-only run of every test finds it failing under the new one."""
     _discount_rule(shop, broken=True)
@@ -261,7 +252,7 @@ def test_a_test_broken_again_then_renamed_is_known_by_its_new_name(shop: Shop) -
 
 
 @jvm
-def test_a_new_test_source_file_resolves_in_the_test_session_after_its_compile(shop: Shop) -> None:
+def test_a_new_test_source_file_resolves_in_the_test_session_after_its_compile(shop: ProjectTests) -> None:
     """A new file of test fixtures is compiled in the test session and its declarations resolve in the next snippet,
     the session's state kept."""
     shop.value("val kept = 2; kept")

@@ -16,7 +16,7 @@ import pytest
 
 from conftest import copy_project
 from gradle_repl.frames import ErrorResult, Probe, TestRunResult
-from test_project_tests import Shop
+from projecttests import ProjectTests
 
 PROJECTS = Path(__file__).parent / "projects"
 PANTRY_TEST = "src/test/kotlin/pantry/PantryTest.kt"
@@ -25,9 +25,9 @@ pytestmark = pytest.mark.jvm
 
 
 @contextmanager
-def _project(name: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Shop]:
+def _project(name: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ProjectTests]:
     """A private copy of a test project and its test session, closed however the test ends."""
-    project = Shop(copy_project(PROJECTS / name, tmp_path_factory.mktemp(name) / name))
+    project = ProjectTests(copy_project(PROJECTS / name, tmp_path_factory.mktemp(name) / name))
     try:
         yield project
     finally:
@@ -35,7 +35,7 @@ def _project(name: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sh
 
 
 @pytest.fixture(scope="module")
-def pantry(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Shop]:
+def pantry(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ProjectTests]:
     with _project("maven-kotlin-test", tmp_path_factory) as project:
         yield project
 
@@ -52,7 +52,7 @@ def test_junit4_runs_through_the_vintage_engine(tmp_path_factory: pytest.TempPat
         ], ledger.progress
 
 
-def test_a_failing_kotlin_test_says_its_message_and_the_project_frame(pantry: Shop) -> None:
+def test_a_failing_kotlin_test_says_its_message_and_the_project_frame(pantry: ProjectTests) -> None:
     result = pantry.run("pantry.PantryTest")
     assert (result.passed, result.failed) == (3, 1), result
     [failure] = result.failures
@@ -121,7 +121,7 @@ def test_a_spring_boot_test_passes_and_its_second_run_reuses_the_cached_context(
         print(f"@SpringBootTest first run {durations[0] * 1000:.0f} ms, second {durations[1] * 1000:.0f} ms")
 
 
-def test_an_edited_test_source_is_taken_in_place_by_a_failed_only_run(pantry: Shop) -> None:
+def test_an_edited_test_source_is_taken_in_place_by_a_failed_only_run(pantry: ProjectTests) -> None:
     assert pantry.run("pantry.PantryTest").failed == 1
     source = pantry.root / PANTRY_TEST
     source.write_text(source.read_text().replace(RESTOCKED, RESTOCKED.replace("8", "5")))

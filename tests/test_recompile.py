@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import SAMPLE_PROJECT, copy_project
+from fakebuildtool import ScriptedTool
 from gradle_repl.environment import BuildToolName, ReplEnvironment, ReplJarsReady
 from gradle_repl.errors import BuildFailed
 from gradle_repl.project.buildtools.maven import MAVEN, is_compile_failure, maven_command, recompile_command
@@ -26,10 +27,9 @@ from gradle_repl.project.cache import EnvironmentCache
 from gradle_repl.project.process import ProgressCallback
 from gradle_repl.project.resolve import _resolve_locked, resolve_environment
 from kotlindaemons import daemon_options, daemons_in, stop_daemons
-from test_compiler_args import _ScriptedTool
 
 
-class _CountingTool(_ScriptedTool):
+class _CountingTool(ScriptedTool):
     """A build tool that records which of its builds ran: the full resolve or the compile alone."""
 
     name: BuildToolName = "maven"

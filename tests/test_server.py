@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import sys
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -21,7 +20,7 @@ from typing import Any
 import anyio
 import psutil
 import pytest
-from mcp import Client, StdioServerParameters
+from mcp import Client
 from mcp.types import CallToolResult, ImageContent, TextContent
 
 from conftest import SAMPLE_PROJECT, build_classpath, copy_project, wait_until
@@ -31,6 +30,7 @@ from gradle_repl.front.server import KotlinTools, build_server
 from gradle_repl.host.manager import SessionLimits, SessionManager
 from gradle_repl.worker.deadlines import STOPPED_ANSWER_SECONDS
 from rawserver import RawServer, alive, wait_for, wait_gone
+from toolcalls import server_params, text
 
 pytestmark = pytest.mark.anyio
 jvm = pytest.mark.jvm
@@ -61,12 +61,6 @@ async def fake_server(**limits: object) -> AsyncIterator[tuple[Client, FakeLaunc
         yield client, launcher
 
 
-def server_params(*extra: str, spare: bool = False) -> StdioServerParameters:
-    """A server's launch parameters; without a spare JVM unless the test is about it (a spare only costs CPU)."""
-    args = ["-m", "gradle_repl", "serve", *extra, *([] if spare else ["--no-spare-worker"])]
-    return StdioServerParameters(command=sys.executable, args=args, env=dict(os.environ))
-
-
 @pytest.fixture(scope="module")
 async def shared() -> AsyncIterator[Client]:
     """One server for the tests that only need their own session on it (each uses its own session id)."""
@@ -78,10 +72,6 @@ async def shared() -> AsyncIterator[Client]:
 PLAIN = "plain"
 # A small Maven Central library sample-project doesn't have.
 COLLECTIONS = '@file:DependsOn("org.apache.commons:commons-collections4:4.4")'
-
-
-def text(result: CallToolResult) -> str:
-    return "\n".join(block.text for block in result.content if isinstance(block, TextContent))
 
 
 async def run(client: Client, code: str, **arguments: object) -> CallToolResult:

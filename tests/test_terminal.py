@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,49 +12,9 @@ import pytest
 
 from conftest import SAMPLE_PROJECT
 from rawserver import wait_gone
+from tmuxterminal import GRADLE_REPL, Terminal
 
 pytestmark = [pytest.mark.jvm, pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")]
-
-GRADLE_REPL = str(Path(sys.executable).with_name("gradle-repl"))
-
-
-class Terminal:
-    """One tmux pane on a private tmux server running a command."""
-
-    def __init__(self, socket: str, name: str, command: str) -> None:
-        self._tmux = ["tmux", "-L", socket]
-        self._name = name
-        subprocess.run([*self._tmux, "new-session", "-d", "-s", name, "-x", "180", "-y", "60", command], check=True)
-
-    def keys(self, *keys: str) -> None:
-        subprocess.run([*self._tmux, "send-keys", "-t", self._name, *keys], check=True)
-
-    def type(self, line: str) -> None:
-        self.keys("-l", line)
-        self.keys("Enter")
-
-    def screen(self) -> str:
-        return subprocess.run(
-            [*self._tmux, "capture-pane", "-p", "-J", "-S", "-200", "-t", self._name],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout
-
-    def wait_for(self, pattern: str, after: int = 0, seconds: float = 120.0) -> re.Match[str]:
-        """Polls the screen until `pattern` appears past character `after` (never a fixed sleep)."""
-        deadline = time.monotonic() + seconds
-        while True:
-            screen = self.screen()
-            match = re.compile(pattern).search(screen, after)
-            if match:
-                return match
-            if time.monotonic() > deadline:
-                raise AssertionError(f"{pattern!r} never appeared; screen:\n{screen}")
-            time.sleep(0.1)
-
-    def mark(self) -> int:
-        return len(self.screen().rstrip())
 
 
 @pytest.fixture

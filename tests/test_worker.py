@@ -15,6 +15,7 @@ from filerepository import file_repository
 from gradle_repl.environment import ReplEnvironment
 from gradle_repl.frames import DisplayFrame, ErrorResult, SuccessResult
 from gradle_repl.settings import DEFAULTS
+from workerclaims import assert_serializers_through_the_class
 
 pytestmark = pytest.mark.jvm
 
@@ -192,38 +193,6 @@ def test_serializable_class_declared_in_a_snippet(sample_worker: SyncWorker) -> 
         'val text = Json.encodeToString(Point(3))\ntext + " " + Json.decodeFromString<Point>(text)'
     )
     assert value == '{"x":3} Point(x=3, label=p)'
-
-
-# A @Serializable class declared in a snippet, its annotation written fully qualified and imported; each line uses
-# the plugin's generated companion through the class, in the declaring snippet and in a later one.
-SERIALIZABLE_BOTH_WAYS = (
-    (
-        (
-            "@kotlinx.serialization.Serializable data class QualifiedNote(val text: String)\n"
-            "QualifiedNote.serializer().descriptor.getElementName(0)"
-        ),
-        "QualifiedNote",
-    ),
-    (
-        (
-            "import kotlinx.serialization.Serializable\n@Serializable data class ImportedNote(val text: String)\n"
-            "ImportedNote.serializer().descriptor.getElementName(0)"
-        ),
-        "ImportedNote",
-    ),
-)
-
-
-def assert_serializers_through_the_class(worker: SyncWorker) -> None:
-    """The generated companion's serializer() is reached through the class, in its snippet and in later ones; a class
-    with a companion of its own keeps it (and gets serializer() in it, as the plugin adds it there)."""
-    for declared, name in SERIALIZABLE_BOTH_WAYS:
-        assert worker.value(declared) == "text"
-        encoded = f'kotlinx.serialization.json.Json.encodeToString({name}.serializer(), {name}("hi"))'
-        assert worker.value(encoded) == '{"text":"hi"}'
-    own = "@kotlinx.serialization.Serializable class Owned(val n: Int) { companion object { fun one() = Owned(1) } }"
-    assert worker.eval(own).result.type == "success"
-    assert worker.value("kotlinx.serialization.json.Json.encodeToString(Owned.serializer(), Owned.one())") == '{"n":1}'
 
 
 def test_a_snippets_serializable_class_has_its_serializer_through_the_class(sample_worker: SyncWorker) -> None:

@@ -24,6 +24,11 @@ from gradle_repl.frames import (
     SuccessResult,
 )
 from gradle_repl.host.handle import Reply
+from workerclaims import (
+    SLOW_TO_COMPILE,
+    STOPPED_SNIPPET,
+    assert_the_stopped_snippet_never_ran_and_its_classes_are_kept,
+)
 
 # A 50-byte line (49 characters and its line end) numbered by `it`: "line 000042------…".
 LINE_OF_50 = '"line " + it.toString().padStart(6, \'0\') + "-".repeat(38)'
@@ -142,33 +147,6 @@ def test_a_snippet_stopped_while_compiling_never_runs(sample_worker: SyncWorker)
     assert isinstance(reply.result, ErrorResult), reply.result
     assert reply.result.error_kind == "timeout" and "it never ran" in reply.result.message, reply.result.message
     assert_the_stopped_snippet_never_ran_and_its_classes_are_kept(sample_worker)
-
-
-# Thirty functions take a third of a second or more to compile even on a fast machine: long enough for a 0.1 s timeout
-# or a cancel to arrive mid-compile, short enough to end within the host's wait for a stopped compile under heavy load.
-SLOW_TO_COMPILE = "\n".join(f"fun generated{n}(x: Int) = listOf(x, {n}).map {{ it * 2 }}.sum()" for n in range(30))
-# Declares a class, a val of it and a plain val, and marks the JVM if it ever runs.
-STOPPED_SNIPPET = (
-    'data class Kept(val n: Int)\nval kept = Kept(1)\nval stoppedVal = "set"\nfun stoppedFun() = stoppedVal.length\n'
-    'System.setProperty("gradle-repl.ran", "yes")'
-)
-
-
-def assert_the_stopped_snippet_never_ran_and_its_classes_are_kept(worker: SyncWorker) -> None:
-    """What a session says after STOPPED_SNIPPET was stopped while it compiled: the same on every Kotlin. Nothing of it
-    runs, not even when a later snippet uses its class, vals and functions."""
-    assert worker.value("Kept(2).n") == "2"
-    for use, name in (("stoppedVal.length", "stoppedVal"), ("kept.n", "kept"), ("stoppedFun()", "stoppedFun")):
-        used = worker.eval(use).result
-        assert isinstance(used, ErrorResult), used
-        assert used.error_kind == "runtime", used
-        assert used.message.startswith(
-            f"'{name}' was not initialised: the snippet that declared it was stopped while it compiled and never ran"
-        ), used.message
-    worker.eval("val keptLater = Kept(5)")
-    (declared,) = [d for d in worker.describe().declarations if d.name == "keptLater"]
-    assert declared.signature == "val keptLater: Kept" and declared.value == "Kept(n=5)", declared
-    assert worker.value('System.getProperty("gradle-repl.ran") ?: "never"') == "never"
 
 
 def test_a_snippet_cancelled_while_compiling_never_runs_and_its_classes_are_kept(sample_worker: SyncWorker) -> None:
