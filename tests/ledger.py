@@ -1,5 +1,5 @@
 """What the reliability suite tried, counted by the modules that try it (test_reliability, test_http) and printed at
-the end of the run (conftest's terminal summary, summed over pytest-xdist's workers)."""
+the end of the run (suiteplugin.py's terminal summary, summed over pytest-xdist's workers)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """What a test run downloads, fetched at its start and in parallel: on a new machine the tests that need a Kotlin
 compiler of another version, the Gradle API jars or Spring Boot otherwise each wait for their own downloads, one after
-another, behind minutes of other work. conftest.py starts this as a process of its own in pytest-xdist's controller;
+another, behind minutes of other work. suiteplugin.py starts this as a process of its own in pytest-xdist's controller;
 it takes what to fetch from where the tests define it (suiteversions.py, gradlemodels.PAIRS, the test projects' poms).
 
 Nothing waits for it and nothing depends on it: a test fetches what it needs as before, and finds it in ~/.m2 (and
