@@ -7,7 +7,20 @@ import io
 import re
 from pathlib import Path
 
-from gradle_repl.frames import CheckResult, CodeDiagnostic, DisplayFrame, ErrorResult, StreamFrame, SuccessResult
+from gradle_repl.frames import (
+    CheckResult,
+    CodeDiagnostic,
+    DisplayFrame,
+    ErrorResult,
+    FailureFrame,
+    ProbeHit,
+    ProbeLocal,
+    StreamFrame,
+    SuccessResult,
+    TestFailureDetail,
+    TestRunResult,
+)
+from gradle_repl.front.project_tests_report import run_report
 from gradle_repl.front.reply_text import ReplyPrinter
 from gradle_repl.host.handle import Analysis, Reply
 from gradle_repl.host.notices import Notice
@@ -84,3 +97,35 @@ def test_a_check_prints_its_verdict_and_fails_only_on_errors() -> None:
     text, failed = _printed("check", Analysis(CheckResult(compiled=True, value_type="kotlin.Int"), ()))
     assert not failed and text == "Compiles; nothing was run. Its value would be of type kotlin.Int.\n"
     assert _printed("check", Analysis(ErrorResult(error_kind="internal", message="boom"), ()))[1] is True
+
+
+def test_a_runs_probe_hits_print_after_its_error_and_an_explained_failure_its_frames() -> None:
+    hit = ProbeHit(
+        at="shop.Cart.totalCents(Cart.kt:18)",
+        probe=0,
+        hit=1,
+        thread="main",
+        locals=[ProbeLocal(name="subtotal", type="kotlin.Long", value="1000")],
+    )
+    failed = ErrorResult(error_kind="runtime", message="java.lang.IllegalStateException: x", probe_hits=[hit])
+    out = io.StringIO()
+    assert ReplyPrinter(out).result(Reply((), failed))
+    assert out.getvalue().splitlines() == [
+        "error: java.lang.IllegalStateException: x",
+        "[probe 0 hit 1] shop.Cart.totalCents(Cart.kt:18) on main",
+        "  subtotal: kotlin.Long = 1000",
+    ]
+    failure = TestFailureDetail(
+        test="shop.CartTest.oneItem",
+        display_name="oneItem()",
+        message="org.opentest4j.AssertionFailedError: expected: <2> but was: <1>",
+        stack=["shop.CartTest.oneItem(CartTest.kt:9)"],
+        frames=[FailureFrame(at="shop.CartTest.oneItem(CartTest.kt:9)", locals=hit.locals, this="CartTest()")],
+    )
+    report = run_report(TestRunResult(failed=1, failures=[failure]))
+    assert report.splitlines()[3:7] == [
+        "  what each frame held, the last time it reached its line:",
+        "    shop.CartTest.oneItem(CartTest.kt:9)",
+        "      subtotal: kotlin.Long = 1000",
+        "      this = CartTest()",
+    ]
