@@ -219,17 +219,38 @@ def test_two_probes_a_throwing_capture_and_a_failing_snippet_keep_their_hits(sho
 
 @jvm
 def test_a_probe_on_a_class_not_loaded_yet_applies_when_it_loads(shop: ProbedShop) -> None:
-    """A file the session compiles for this call, its class never loaded before the snippet runs: the probe (no
-    `capture`, so nothing loads the class while the probe is set) is in its bytes as the JVM loads them."""
+    """A file the session compiles for this call, its classes never loaded before the snippet runs: the probes (no
+    `capture`, so nothing loads a class while they are set) are in their bytes as the JVM loads them — two lines of
+    one method, and a constructor whose default arguments build objects before its own this() call."""
     shop.edit(
         "src/main/kotlin/shop/Late.kt",
         "",
-        "package shop\n\nfun late(n: Int): Int {\n    val twice = n * 2\n    return twice + 1\n}\n",
+        "package shop\n\nfun late(n: Int): Int {\n    val twice = n * 2\n    return twice + 1\n}\n\n"
+        "class Box(\n    val items: MutableList<String> = mutableListOf(),\n    val label: String = items.size.toString(),\n)\n",
     )
-    hits = shop.hits("shop.late(20)", Probe(at="Late.kt:5"))
-    assert [(h.at, [(local.name, local.value) for local in h.locals]) for h in hits] == [
-        ("shop.LateKt.late(Late.kt:5)", [("n", "20"), ("twice", "40")])
+    reply = shop.snippet(
+        "shop.late(20) + shop.Box().label.length",
+        Probe(at="Late.kt:4"),
+        Probe(at="Late.kt:5"),
+        Probe(at="Late.kt:10", max_hits=5),
+    )
+    assert isinstance(reply.result, SuccessResult) and reply.result.value is not None, reply.result
+    assert reply.result.value.data == "42"
+    hits = reply.result.probe_hits
+    assert [(h.at, [(local.name, local.value) for local in h.locals]) for h in hits[:2]] == [
+        ("shop.LateKt.late(Late.kt:4)", [("n", "20")]),
+        ("shop.LateKt.late(Late.kt:5)", [("n", "20"), ("twice", "40")]),
     ]
+    # The default-arguments constructor, before its this(...) call (no `this` there yet), the constructor itself, then
+    # the property's getter: each a method with code on the line.
+    constructed = [h for h in hits if h.probe == 2]
+    assert [h.at for h in constructed] == [
+        "shop.Box.<init>(Late.kt:10)",
+        "shop.Box.<init>(Late.kt:10)",
+        "shop.Box.getLabel(Late.kt:10)",
+    ], hits
+    assert constructed[0].this is None and all(h.this is not None for h in constructed[1:])
+    assert all(not h.notes for h in hits), hits
 
 
 @jvm

@@ -55,7 +55,14 @@ class Settings(BaseModel):
     # first. The caps keep one call's hits, each rendered while the probed thread waits, within what a reply carries.
     probe_max_hits: int = Field(default=1, ge=1, description="how often a probe records unless its maxHits says")
     probe_max_hits_cap: int = Field(default=1000, ge=1, description="the most hits one probe may ask for")
-    probes_per_call: int = Field(default=20, ge=1, description="the most probes one call may set")
+    probes_per_call: int = Field(
+        default=20, ge=1, description="the most probes one call may set, a session may hold, or explain one failure"
+    )
+    # A probe that outlives its call (add_kotlin_probe) records more, and stays a while, unless told otherwise.
+    session_probe_max_hits: int = Field(default=100, ge=1, description="add_kotlin_probe's maxHits unless given")
+    session_probe_expires_seconds: float = Field(
+        default=600.0, gt=0, description="add_kotlin_probe's expiresSeconds unless given"
+    )
     # explainFailures runs each failed test again alone; past this many, the rest are left as they failed.
     explained_failures: int = Field(default=5, ge=1, description="failed tests explainFailures runs again, at most")
 

@@ -37,9 +37,6 @@ from gradle_repl.target import SessionTarget
 
 __all__ = ["ProbeTools"]
 
-# What a probe that outlives a call records at most unless told, and how long it stays.
-_MAX_HITS = 100
-_EXPIRES_SECONDS = 600
 # A read may wait this long for a first hit at the most: within an MCP client's patience for one call.
 _WAIT_SECONDS_MAX = 300
 
@@ -66,10 +63,10 @@ class ProbeTools:
         capture: Annotated[list[str] | None, Field(description="Kotlin expressions recorded at each hit.")] = None,
         maxHits: Annotated[
             int, Field(description=f"Hits recorded at most, up to {DEFAULTS.probe_max_hits_cap}.")
-        ] = _MAX_HITS,
+        ] = DEFAULTS.session_probe_max_hits,
         expiresSeconds: Annotated[
             float, Field(description="The probe takes itself out after this many seconds.", gt=0, le=86_400)
-        ] = _EXPIRES_SECONDS,
+        ] = DEFAULTS.session_probe_expires_seconds,
         projectRoot: SessionProjectRoot = None,
         projectPath: ProjectPath = DEFAULT_PROJECT_PATH,
         sourceSet: SourceSet = DEFAULT_SOURCE_SET,

@@ -102,7 +102,13 @@ class ProbeError(Exception):
 class ArmedProbes(Protocol):
     """A call's probes while it runs; what they recorded once it ended."""
 
-    def hits(self) -> list[ProbeHit]: ...
+    def hits(self) -> list[ProbeHit]:
+        """The hits, in the order they happened, as many as fit a reply; notes() then says how many more there were."""
+        ...
+
+    def every_hit(self) -> list[ProbeHit]:
+        """Every hit recorded, however many (what the worker itself reads: an explained failure's frames)."""
+        ...
 
     def notes(self) -> list[str]: ...
 

@@ -60,6 +60,10 @@ class SetProbes:
         self._left_out = len(records) - len(kept)
         return kept
 
+    def every_hit(self) -> list[ProbeHit]:
+        """Every hit recorded, in order, with no reply's limit."""
+        return [] if self._call is None else [probe_hit(record, self._probes) for record in self._call.hits()]
+
     def notes(self) -> list[str]:
         """What happened to the probes besides their hits; after hits(), how many hits the reply's limit left out."""
         notes = [*self._set_notes, *([] if self._call is None else [jstr(note) for note in self._call.notes()])]
@@ -95,9 +99,10 @@ class _SessionProbe:
             ]
 
     def close(self) -> None:
+        """Taken out of the code, then its last hits collected: none recorded in between is lost."""
         if not self.closed:
-            self.collect()
             self.call.close()
+            self.collect()
             self.closed = True
 
     def state(self) -> ProbeState:
@@ -222,12 +227,17 @@ class LocalProbes:
                 if not classes:
                     raise ProbeError(f"`{probe.at}`: no class {location.class_name} among the project's class outputs")
                 location = source_of_class(location, jstr(files.sourceFileName()), roots)
+            if not list(files.classNames()):
+                raise ProbeError(
+                    f"`{probe.at}`: no class compiled from {location.file_name} is among the session's class outputs "
+                    f"({', '.join(self._class_directories()) or 'none'}): is it compiled by this module?"
+                )
             sites = list(files.sites(location.line, _last(location)))
             if not sites:
                 with_code = [int(n) for n in files.linesWithCode(_last(location))]
                 raise ProbeError(
-                    f"`{probe.at}`: line {location.line} has no code a probe can stop at (blank, a comment, a "
-                    f"declaration only, or an inline function's body); {nearest_lines(location.line, with_code)}"
+                    f"`{probe.at}`: line {location.line} has no code a probe can stop at (blank, a comment or a "
+                    f"declaration only); {nearest_lines(location.line, with_code)}"
                 )
             planned.append((index, probe, location, files, sites))
         compiled = compile_sites(
@@ -254,7 +264,7 @@ class LocalProbes:
                 _last(location),
                 probe.when is not None,
                 len(probe.capture),
-                bool(files.lacksLocalNames(location.line, _last(location))),
+                bool(files.lacksLocalNames(location.line)),
                 object_array(java_class("gradlerepl.probes.ProbeSite", loader=self._facade_loader), sites),
                 nullable_byte_arrays([compiled.codes.get((index, number)) for number in numbers]),
             )

@@ -31,10 +31,6 @@ class ProbeLocation:
     last_line: int = 0  # the source's line count; 0 when its file wasn't found (then every line is its own)
     class_name: str | None = None  # shop.Cart, for `fully.qualified.Class:LINE`
 
-    @property
-    def where(self) -> str:
-        return self.class_name or f"{self.file_name}"
-
 
 def locate(at: str, source_roots: list[Path]) -> ProbeLocation:
     """The place `at` names among the project's sources, or a ProbeError saying what is wrong with it."""

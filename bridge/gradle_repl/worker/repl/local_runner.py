@@ -43,6 +43,9 @@ from gradle_repl.worker.snippet_names import SnippetCounter
 
 __all__ = ["Facade", "LocalRunner"]
 
+# An explained failure's run again needs at least this much of the request's time left.
+_EXPLAIN_AT_LEAST_MS = 1_000
+
 
 @dataclass(frozen=True)
 class Facade:
@@ -103,6 +106,8 @@ class LocalRunner:
         snippet's is: the result says so, then the worker ends."""
         if self._tests.unavailable is not None:
             return ErrorResult(error_kind="runtime", message=f"Can't run tests: {self._tests.unavailable}.")
+        # The request's timeout covers its explained failures' runs too: the host waits that long for the answer.
+        deadline = time.monotonic() + request.timeout_ms / 1000
         try:
             with self._probes.during(request.probes) as probes:
                 result = self._tests.run(request, progress, cancel)
@@ -113,7 +118,7 @@ class LocalRunner:
             return result
         result = result.model_copy(update={"probe_hits": probes.hits(), "probe_notes": probes.notes()})
         if request.explain_failures and result.failures and not result.stopped:
-            result = self._explained(request, result, cancel)
+            result = self._explained(request, result, cancel, deadline)
         status = self._facade.exit_guard.requestedStatus()
         if status is not None:
             self.exit_code = int(status)
@@ -133,25 +138,36 @@ class LocalRunner:
             self.exit_code = 0
         return result
 
-    def _explained(self, request: TestRunRequest, result: TestRunResult, cancel: threading.Event) -> TestRunResult:
+    def _explained(
+        self, request: TestRunRequest, result: TestRunResult, cancel: threading.Event, deadline: float
+    ) -> TestRunResult:
         """The run with its first failures explained: each failed test run again alone with probes at its frames
-        (worker/repl/failure_frames.py); what each frame held goes into the failure."""
+        (worker/repl/failure_frames.py), within what is left of the request's timeout; what each frame held goes into
+        the failure, when it failed again."""
         failures = list(result.failures)
         notes = list(result.probe_notes)
         for position, failure in enumerate(failures[: DEFAULTS.explained_failures]):
             probes = frame_probes(failure)
-            if not probes or cancel.is_set():
+            left_ms = int((deadline - time.monotonic()) * 1000)
+            if cancel.is_set() or left_ms < _EXPLAIN_AT_LEAST_MS:
+                notes.append(f"{failure.test} was not explained: the run's timeout left no time to run it again")
+                continue
+            if not probes:
                 continue
             again = TestRunRequest(
-                id=request.id, selectors=[rerun_selector(failure)], timeout_ms=request.timeout_ms, probes=probes
+                id=request.id, selectors=[rerun_selector(failure)], timeout_ms=left_ms, probes=probes
             )
             try:
                 with self._probes.during(probes) as set_probes:
-                    self._tests.run(again, lambda _: None, cancel)
+                    rerun = self._tests.run(again, lambda _: None, cancel)
             except ProbeError as error:
                 notes.append(f"{failure.test} could not be explained: {error}")
                 continue
-            failures[position] = failure.model_copy(update={"frames": explained_frames(probes, set_probes.hits())})
+            if not isinstance(rerun, TestRunResult) or rerun.failed == 0:
+                notes.append(f"{failure.test} did not fail when run again alone: its frames are not shown")
+                continue
+            frames = explained_frames(probes, set_probes.every_hit())
+            failures[position] = failure.model_copy(update={"frames": frames})
         self._facade.output.drain()
         if len(result.failures) > DEFAULTS.explained_failures:
             notes.append(

@@ -25,9 +25,9 @@ class ProbeHitRecord(
 )
 
 /**
- * The probes of one call (or, later, of a session): each set at its sites with a class file transformer, so a class
- * loaded later gets it too, and taken out by retransforming without it — the JVM goes back to the class's own bytes.
- * No thread is ever stopped.
+ * The probes of one call, or one probe of a session (add_kotlin_probe): each set at its sites with a class file
+ * transformer, so a class loaded later gets it too, and taken out by retransforming without it — the JVM goes back to
+ * the class's own bytes. No thread is ever stopped.
  */
 class ProbeCall(
     private val instrumentation: Instrumentation,

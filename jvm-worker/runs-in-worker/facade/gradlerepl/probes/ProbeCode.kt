@@ -15,7 +15,10 @@ interface ProbeCode {
     fun capture(index: Int, self: Any?, locals: Array<Any?>): Any?
 
     companion object {
-        /** A reference local as its declared type, unchecked and null as it is: a platform value, as a debugger has it. */
+        /**
+         * A reference local as its declared type, unchecked: a null goes through as it is (no null check where it is
+         * declared) and fails only where the probe's code uses it, as a debugger's evaluate would.
+         */
         @JvmStatic
         @Suppress("UNCHECKED_CAST")
         fun <T> local(locals: Array<Any?>, index: Int): T = locals[index] as T

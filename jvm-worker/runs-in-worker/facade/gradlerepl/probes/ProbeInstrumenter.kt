@@ -4,11 +4,13 @@ import org.jetbrains.org.objectweb.asm.ClassReader
 import org.jetbrains.org.objectweb.asm.ClassWriter
 import org.jetbrains.org.objectweb.asm.Opcodes
 import org.jetbrains.org.objectweb.asm.Type
+import org.jetbrains.org.objectweb.asm.tree.AbstractInsnNode
 import org.jetbrains.org.objectweb.asm.tree.ClassNode
 import org.jetbrains.org.objectweb.asm.tree.InsnList
 import org.jetbrains.org.objectweb.asm.tree.InsnNode
 import org.jetbrains.org.objectweb.asm.tree.LdcInsnNode
 import org.jetbrains.org.objectweb.asm.tree.MethodInsnNode
+import org.jetbrains.org.objectweb.asm.tree.MethodNode
 import org.jetbrains.org.objectweb.asm.tree.TypeInsnNode
 import org.jetbrains.org.objectweb.asm.tree.VarInsnNode
 
@@ -27,9 +29,12 @@ object ProbeInstrumenter {
         val node = ClassNode()
         ClassReader(bytes).accept(node, 0)
         var changed = false
+        // Each method's instructions as read, before any call is inserted: the sites' ordinals count those, and a node
+        // stays where it was in the list when calls go in before other nodes.
+        val read = HashMap<MethodNode, Array<AbstractInsnNode>>()
         for ((id, site) in sites) {
             val method = node.methods.firstOrNull { it.name == site.methodName && it.desc == site.methodDescriptor } ?: continue
-            val instructions = method.instructions.toArray()
+            val instructions = read.getOrPut(method) { method.instructions.toArray() }
             if (site.ordinal >= instructions.size) continue
             method.instructions.insertBefore(instructions[site.ordinal], hookCall(id, node.name, site))
             changed = true

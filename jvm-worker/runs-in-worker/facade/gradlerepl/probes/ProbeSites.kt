@@ -105,11 +105,13 @@ class ProbeClassFiles private constructor(private val classes: List<ClassNode>) 
     fun sourceFileName(): String = classes.firstNotNullOfOrNull { it.sourceFile } ?: ""
 
     /** Whether a method with code on [line] was compiled without local variable names (javac without -g). */
-    fun lacksLocalNames(line: Int, lastLine: Int): Boolean =
+    fun lacksLocalNames(line: Int): Boolean =
         classes.any { c ->
             c.methods.any { m ->
                 val locals = m.maxLocals - (if (m.access and Opcodes.ACC_STATIC != 0) 0 else 1)
-                m.localVariables.isNullOrEmpty() && locals > 0 && lineNodes(m).any { it.line == line }
+                // A synthetic method (a default-arguments constructor, a bridge) has no names from any compiler.
+                m.access and Opcodes.ACC_SYNTHETIC == 0 && m.localVariables.isNullOrEmpty() && locals > 0 &&
+                    lineNodes(m).any { it.line == line }
             }
         }
 
@@ -220,8 +222,23 @@ class ProbeClassFiles private constructor(private val classes: List<ClassNode>) 
             return ProbeLocal("this", 0, variable.desc, variable.signature)
         }
 
-        private fun beforeSuperCall(instructions: Array<AbstractInsnNode>, at: Int): Boolean =
-            (0 until at).none { val n = instructions[it]; n is MethodInsnNode && n.opcode == Opcodes.INVOKESPECIAL && n.name == "<init>" }
+        /**
+         * Whether [at] comes before the constructor's own super() or this() call: `this` is not initialised there. An
+         * object the constructor builds first (an argument, a default value) has a NEW before its <init>; the first
+         * <init> with no NEW of its own is the constructor's call.
+         */
+        private fun beforeSuperCall(instructions: Array<AbstractInsnNode>, at: Int): Boolean {
+            var built = 0
+            for (index in 0 until at) {
+                val node = instructions[index]
+                if (node.opcode == Opcodes.NEW) built++
+                if (node is MethodInsnNode && node.opcode == Opcodes.INVOKESPECIAL && node.name == "<init>") {
+                    if (built == 0) return false
+                    built--
+                }
+            }
+            return true
+        }
 
         /**
          * The named locals in scope at [at] whose slot holds a value of their declared kind there (the verifier's
