@@ -756,6 +756,20 @@ MUTATIONS = (
         "",
         ("tests/test_probes.py::test_a_probe_that_outlives_its_call_records_a_thread_a_snippet_started",),
     ),
+    Mutation(
+        "a second probe in one method goes where the first one's call moved the instructions",
+        "jvm-worker/runs-in-worker/facade/gradlerepl/probes/ProbeInstrumenter.kt",
+        "val instructions = read.getOrPut(method) { method.instructions.toArray() }",
+        "val instructions = method.instructions.toArray()",
+        ("tests/test_probes.py::test_a_probe_on_a_class_not_loaded_yet_applies_when_it_loads",),
+    ),
+    Mutation(
+        "a constructor's probe passes `this` once an argument's object is built",
+        "jvm-worker/runs-in-worker/facade/gradlerepl/probes/ProbeSites.kt",
+        "                    if (built == 0) return false\n",
+        "                    return false\n",
+        ("tests/test_probes.py::test_a_probe_on_a_class_not_loaded_yet_applies_when_it_loads",),
+    ),
 )
 
 
