@@ -458,3 +458,13 @@ def test_a_session_probe_stays_through_an_edit_of_its_method_until_its_locals_ch
     )
     assert read.notes == [said]
     shop.loop.run_until_complete(shop.manager.remove_probe("tests", probe_id))
+    # A change the JVM can't take in place restarts the session: its probes go with the JVM, and the notice says so.
+    again = shop.loop.run_until_complete(
+        shop.manager.add_probe(shop.target, Probe(at=f"Cart.kt:{line}"), expires_seconds=600)
+    )
+    assert isinstance(again.result, ProbesResult) and again.result.probe_id is not None, again.result
+    # Below the probe's line, so that line keeps its number.
+    shop.edit(CART, "\n}\n\nobject Shop", "\n\n    fun isEmpty(): Boolean = items.isEmpty()\n}\n\nobject Shop")
+    restarted = shop.snippet("1")
+    (notice,) = [n for n in restarted.notices if n.kind == "restarted"]
+    assert f"probe {again.result.probe_id} at Cart.kt:{line}" in notice.text, notice.text

@@ -79,13 +79,18 @@ def _updated_text(session_id: str, result: UpdateResult) -> str | None:
 
 
 async def lost_names(worker: WorkerHandle) -> list[str]:
-    """The names the worker's snippets declared, as `val x`, `fun f`, `class C`; empty when it can't say."""
+    """The names the worker's snippets declared, as `val x`, `fun f`, `class C`, and its probes that outlive a call
+    (`probe 1 at Cart.kt:18`: they go with the JVM); empty when it can't say."""
     if not worker.alive:
         return []
     result = await worker.describe()
     if not isinstance(result, DescriptionResult):
         return []
-    return [f"{declaration.kind} {declaration.name}" for declaration in result.description.declarations]
+    described = result.description
+    return [
+        *(f"{declaration.kind} {declaration.name}" for declaration in described.declarations),
+        *(f"probe {probe.probe_id} at {probe.at}" for probe in described.probes),
+    ]
 
 
 def restart_notice(session_id: str, why: str, snippets_run: int, lost: list[str]) -> Notice:
