@@ -64,8 +64,10 @@ def test_wheel_installs_into_a_fresh_venv_and_runs_eval_on_its_sample_project(tm
         "root = pathlib.Path(gradle_repl.__file__).parent\n"
         "assert pathlib.Path(sys.prefix) in root.parents, f'not the installed wheel: {root}'\n"
         "script = init_script_path(); sources = jvm_worker_sources()\n"
-        "assert script.is_file() and root in script.parents, script\n"
-        "assert 'resolveReplEnvironment' in script.read_text()\n"
+        # The script is made from the wheel's template, its marker keys written in, in the cache (resources.py).
+        "assert (root / 'resources' / 'repl-env.init.gradle.kts').is_file(), root\n"
+        "assert script.is_file() and 'resolveReplEnvironment' in script.read_text(), script\n"
+        "assert 'enum class MarkerKey' in script.read_text(), script\n"
         "assert sources and all(root in s.parents for s in sources), sources\n"
         "from gradle_repl.resources import jvm_worker_companions_sources, jvm_worker_completion_sources, jvm_worker_compose_sources, jvm_worker_dependency_sources\n"
         "companions = jvm_worker_companions_sources()\n"

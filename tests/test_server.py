@@ -98,6 +98,9 @@ async def test_tools_are_listed_with_schemas() -> None:
         "list_running_jvms",
         "attach_kotlin_session",
         "run_project_tests",
+        "add_kotlin_probe",
+        "read_kotlin_probe_hits",
+        "remove_kotlin_probe",
     }
     assert set(tools["check_kotlin_snippet"].input_schema["required"]) == {
         "code"
