@@ -79,17 +79,18 @@ def _updated_text(session_id: str, result: UpdateResult) -> str | None:
 
 
 async def lost_names(worker: WorkerHandle) -> list[str]:
-    """The names the worker's snippets declared, as `val x`, `fun f`, `class C`, and its probes that outlive a call
-    (`probe 1 at Cart.kt:18`: they go with the JVM); empty when it can't say."""
+    """The session's probes that outlive a call (`probe 1 at Cart.kt:18`: they go with the JVM) and the names its
+    snippets declared, as `val x`, `fun f`, `class C`; empty when it can't say."""
     if not worker.alive:
         return []
     result = await worker.describe()
     if not isinstance(result, DescriptionResult):
         return []
     described = result.description
+    # Probes first: the notice names a few, and a probe that went is what an agent reading hits must know of.
     return [
-        *(f"{declaration.kind} {declaration.name}" for declaration in described.declarations),
         *(f"probe {probe.probe_id} at {probe.at}" for probe in described.probes),
+        *(f"{declaration.kind} {declaration.name}" for declaration in described.declarations),
     ]
 
 
