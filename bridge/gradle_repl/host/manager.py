@@ -557,16 +557,7 @@ class SessionManager:
 
     async def describe(self, session_id: str) -> SessionDescription:
         """The names a live session holds, newest definition winning; waits for a running snippet to finish."""
-        session = self._sessions.get(session_id)
-        if session is None:
-            live = ", ".join(repr(s) for s in self._sessions.ids()) or "none"
-            raise GradleReplError(f"there is no session {session_id!r} (live sessions: {live})")
-        async with session.lock:
-            worker = session.worker
-            if worker is None or not worker.alive:
-                raise GradleReplError(
-                    f"session {session_id!r} has no running JVM (it was reset or its state was lost): it holds nothing yet"
-                )
+        async with self._live(session_id, "it holds nothing yet") as (session, worker):
             result = await worker.describe()
             if isinstance(result, ErrorResult):
                 raise GradleReplError(f"session {session_id!r} could not be described: {result.message}")
@@ -590,7 +581,8 @@ class SessionManager:
         session's lock is held for each look only, so calls go on while a read waits."""
         deadline = time.monotonic() + wait_seconds
         while True:
-            async with self._live(session_id, "its probes can't be read") as worker:
+            async with self._live(session_id, "its probes can't be read") as (session, worker):
+                session.last_used = time.monotonic()
                 result = await worker.read_probes(probe_id)
             if isinstance(result, ErrorResult) or result.hits or time.monotonic() >= deadline:
                 return result
@@ -598,12 +590,13 @@ class SessionManager:
 
     async def remove_probe(self, session_id: str, probe_id: int) -> ProbesResult | ErrorResult:
         """A session probe taken out of the code; its hits not read yet."""
-        async with self._live(session_id, "it has no probes") as worker:
+        async with self._live(session_id, "it has no probes") as (session, worker):
+            session.last_used = time.monotonic()
             return await worker.remove_probe(probe_id)
 
     @asynccontextmanager
-    async def _live(self, session_id: str, what_then: str) -> AsyncIterator[WorkerHandle]:
-        """The session's lock held and its worker, which must be running."""
+    async def _live(self, session_id: str, what_then: str) -> AsyncIterator[tuple[Session, WorkerHandle]]:
+        """A live session with its lock held, and its worker, which must be running (describe, the session probes)."""
         session = self._sessions.get(session_id)
         if session is None:
             live = ", ".join(repr(s) for s in self._sessions.ids()) or "none"
@@ -612,10 +605,9 @@ class SessionManager:
             worker = session.worker
             if worker is None or not worker.alive:
                 raise GradleReplError(
-                    f"session {session_id!r} has no running JVM (it was reset or closed): {what_then}"
+                    f"session {session_id!r} has no running JVM (it was reset or its state was lost): {what_then}"
                 )
-            session.last_used = time.monotonic()
-            yield worker
+            yield session, worker
 
     async def reset(self, session_id: str) -> bool:
         """Kills the session's worker (a running snippet ends with a clear reply); the next call starts fresh."""
