@@ -50,7 +50,7 @@ class SetProbes:
             return []
         kept: list[ProbeHit] = []
         used = 0
-        records = list(self._call.hits())
+        records = list(self._call.getRun().hits())
         for record in records:
             hit = probe_hit(record, self._probes)
             used += len(hit.model_dump_json())
@@ -62,11 +62,14 @@ class SetProbes:
 
     def every_hit(self) -> list[ProbeHit]:
         """Every hit recorded, in order, with no reply's limit."""
-        return [] if self._call is None else [probe_hit(record, self._probes) for record in self._call.hits()]
+        return [] if self._call is None else [probe_hit(record, self._probes) for record in self._call.getRun().hits()]
 
     def notes(self) -> list[str]:
         """What happened to the probes besides their hits; after hits(), how many hits the reply's limit left out."""
-        notes = [*self._set_notes, *([] if self._call is None else [jstr(note) for note in self._call.notes()])]
+        notes = [
+            *self._set_notes,
+            *([] if self._call is None else [jstr(note) for note in self._call.getRun().notes()]),
+        ]
         if self._left_out:
             notes.append(
                 f"{self._left_out} more hits left out (the reply's {HITS_LIMIT_CHARS}-character limit for hits): "
@@ -92,10 +95,10 @@ class _SessionProbe:
         if not self.closed:
             self.pending += [
                 probe_hit(record, [self.probe]).model_copy(update={"probe": self.probe_id})
-                for record in self.call.drainHits()
+                for record in self.call.getRun().drainHits()
             ]
             self.notes += [
-                jstr(note).replace("probe 0 ", f"probe {self.probe_id} ", 1) for note in self.call.drainNotes()
+                jstr(note).replace("probe 0 ", f"probe {self.probe_id} ", 1) for note in self.call.getRun().drainNotes()
             ]
 
     def close(self) -> None:
@@ -106,8 +109,9 @@ class _SessionProbe:
             self.closed = True
 
     def state(self) -> ProbeState:
-        active = not self.closed and bool(self.call.activity()[0]) and time.monotonic() < self.expires_at
-        return ProbeState(probe_id=self.probe_id, at=self.probe.at, hits=int(self.call.hitCounts()[0]), active=active)
+        run = self.call.getRun()
+        active = not self.closed and bool(run.activity()[0]) and time.monotonic() < self.expires_at
+        return ProbeState(probe_id=self.probe_id, at=self.probe.at, hits=int(run.hitCounts()[0]), active=active)
 
 
 class LocalProbes:
@@ -138,7 +142,7 @@ class LocalProbes:
                 f"the session holds {held} probes, the most it may: remove one (remove_kotlin_probe) or let one expire"
             )
         call, notes = self._armed([request.probe])
-        call.expireIn(request.expires_seconds)
+        call.getRun().expireIn(request.expires_seconds)
         probe_id = self._next_id
         self._next_id += 1
         self._session[probe_id] = _SessionProbe(

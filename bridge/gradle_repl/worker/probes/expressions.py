@@ -1,10 +1,10 @@
 """A probe's `when` and `capture` as Kotlin the session's compiler compiles before the call runs.
 
 Each site (a method where the probe's line starts) gets a class in the probed class's package implementing
-gradlerepl.probes.ProbeCode: the site's live locals declared by name with their declared types, then each expression
+gradlerepl.both.ProbeCode: the site's live locals declared by name with their declared types, then each expression
 inside `with(this)`, so it reads what code at that line reads — locals first, then `this`'s members. Private members
 are reached as a debugger's evaluate reaches them: the visibility error is suppressed here, and the class is defined
-in the probed class's nest (ProbeCodeDefinition). A compile error in an expression fails the call with the
+in the probed class's nest (gradlerepl.both.ProbeCodes). A compile error in an expression fails the call with the
 expression's own line and column.
 """
 
@@ -184,12 +184,12 @@ def _site_class(
             declarations.append(f"        val {variable} = {_LOCALS}[{position}] as {kotlin_type}")
         else:
             declarations.append(
-                f"        val {variable} = gradlerepl.probes.ProbeCode.local<{kotlin_type}>({_LOCALS}, {position})"
+                f"        val {variable} = gradlerepl.both.ProbeCode.local<{kotlin_type}>({_LOCALS}, {position})"
             )
     # `run`: a static method has no `this`.
     scope = f"with({_SELF} as {_this_type(site, loader, types)})" if bool(site.getHasThis()) else "run"
     found: list[_Expression] = []
-    source.add(f"class {name} : gradlerepl.probes.ProbeCode {{")
+    source.add(f"class {name} : gradlerepl.both.ProbeCode {{")
     source.add(f"    override fun holds({_SELF}: kotlin.Any?, {_LOCALS}: kotlin.Array<kotlin.Any?>): kotlin.Boolean {{")
     source.add("\n".join(declarations) or "        // no locals")
     source.add(f"        return {scope} {{")

@@ -1,10 +1,11 @@
-"""A probe's hits as the reply carries them: the JVM's records (gradlerepl.probes.ProbeHitRecord) read into frames,
+"""A probe's hits as the reply carries them: the JVM's records (gradlerepl.both.ProbeRun.HitRecord) read into frames,
 each value's text capped as describe caps a value, the stack trimmed as an error's is."""
 
 from __future__ import annotations
 
 from gradle_repl.frames import Probe, ProbeCapture, ProbeHit, ProbeLocal
 from gradle_repl.worker.java import JavaObject
+from gradle_repl.worker.results.kotlin_types import kotlin_type_name
 from gradle_repl.worker.results.report import StackFrame, users_frames
 from gradle_repl.worker.results.safety import jstr
 from gradle_repl.worker.results.value_text import shown_value
@@ -66,4 +67,6 @@ def _text(value: JavaObject) -> str:
 def _captured(expression: str, value: JavaObject, kind: JavaObject) -> ProbeCapture:
     if value.error is not None:
         return ProbeCapture(expression=expression, error=jstr(value.error))
-    return ProbeCapture(expression=expression, value=_text(value), type=jstr(kind) if kind is not None else None)
+    return ProbeCapture(
+        expression=expression, value=_text(value), type=kotlin_type_name(jstr(kind)) if kind is not None else None
+    )

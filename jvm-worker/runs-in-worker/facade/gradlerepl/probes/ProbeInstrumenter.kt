@@ -15,17 +15,22 @@ import org.jetbrains.org.objectweb.asm.tree.TypeInsnNode
 import org.jetbrains.org.objectweb.asm.tree.VarInsnNode
 
 /**
- * Puts one call to [ProbeHook.hit] where each site's line starts: the site's id, the class, `this` (or null) and the
+ * Puts one call to the hook (gradlerepl.both.ProbeHook.hit, in an attached app the agent's build of it) where each
+ * site's line starts: the site's id, the class, `this` (or null) and the
  * live locals boxed in an array. The call leaves the operand stack and the locals as it found them and has no branch,
  * so the method's stack map frames stay valid as they are: nothing is computed that would need a class loaded.
  */
 object ProbeInstrumenter {
-    private val HOOK = Type.getInternalName(ProbeHook::class.java)
+    /** This JVM's hook, as an internal name. */
+    @JvmField val HOOK: String = Type.getInternalName(gradlerepl.both.ProbeHook::class.java)
     private const val HIT = "(ILjava/lang/Class;Ljava/lang/Object;[Ljava/lang/Object;)V"
 
-    /** The class's bytes with a hook call at each of [sites] (keyed by site id), or null when none is in it. */
+    /**
+     * The class's bytes with a call to [hook]'s `hit` at each of [sites] (keyed by site id), or null when none is in
+     * it.
+     */
     @JvmStatic
-    fun instrument(bytes: ByteArray, sites: Map<Int, ProbeSite>): ByteArray? {
+    fun instrument(bytes: ByteArray, sites: Map<Int, ProbeSite>, hook: String): ByteArray? {
         val node = ClassNode()
         ClassReader(bytes).accept(node, 0)
         var changed = false
@@ -36,7 +41,7 @@ object ProbeInstrumenter {
             val method = node.methods.firstOrNull { it.name == site.methodName && it.desc == site.methodDescriptor } ?: continue
             val instructions = read.getOrPut(method) { method.instructions.toArray() }
             if (site.ordinal >= instructions.size) continue
-            method.instructions.insertBefore(instructions[site.ordinal], hookCall(id, node.name, site))
+            method.instructions.insertBefore(instructions[site.ordinal], hookCall(id, node.name, site, hook))
             changed = true
         }
         if (!changed) return null
@@ -46,7 +51,7 @@ object ProbeInstrumenter {
         return writer.toByteArray()
     }
 
-    private fun hookCall(id: Int, owner: String, site: ProbeSite): InsnList {
+    private fun hookCall(id: Int, owner: String, site: ProbeSite, hook: String): InsnList {
         val code = InsnList()
         code.add(LdcInsnNode(id))
         code.add(LdcInsnNode(Type.getObjectType(owner)))
@@ -61,7 +66,7 @@ object ProbeInstrumenter {
             boxing(type)?.let { code.add(it) }
             code.add(InsnNode(Opcodes.AASTORE))
         }
-        code.add(MethodInsnNode(Opcodes.INVOKESTATIC, HOOK, "hit", HIT, false))
+        code.add(MethodInsnNode(Opcodes.INVOKESTATIC, hook, "hit", HIT, false))
         return code
     }
 

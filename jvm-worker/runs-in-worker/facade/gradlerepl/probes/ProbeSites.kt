@@ -75,7 +75,7 @@ class ProbeClassFiles private constructor(private val classes: List<ClassNode>) 
     /**
      * The class [binaryName] as a probe's code compiles against it: every member and the class public, and read as a
      * Java class (its Kotlin metadata left out). Kotlin then compiles a use of a private member as the access itself
-     * — legal to the probe's class, a nestmate (ProbeCodeDefinition) — where it would call a synthetic accessor the
+     * — legal to the probe's class, a nestmate (gradlerepl.both.ProbeCodes) — where it would call a synthetic accessor the
      * probed class doesn't have. As a Java class, its properties are read through their fields and getters, as in
      * Java; default arguments are not known.
      */

@@ -13,9 +13,9 @@ import java.util.Enumeration
  * display API from the host, and everything else only from the project classpath.
  */
 object SnippetClassLoaders {
-    // gradlerepl.both: the rules both JVM sides share (a value's text), which the worker's describe runs beside snippets.
-    // gradlerepl.probes: what a probed project class calls where a probe's line starts.
-    private val SHARED_PREFIXES = listOf("kotlin.", "gradlerepl.runtime.", "gradlerepl.both.", "gradlerepl.probes.")
+    // gradlerepl.both: the rules both JVM sides share (a value's text), which the worker's describe runs beside snippets,
+    // and what a probed project class calls where a probe's line starts (ProbeHook, ProbeCode).
+    private val SHARED_PREFIXES = listOf("kotlin.", "gradlerepl.runtime.", "gradlerepl.both.")
     private val SHARED_RESOURCE_PREFIXES = listOf("kotlin/", "gradlerepl/runtime/", "META-INF/")
 
     @JvmStatic
