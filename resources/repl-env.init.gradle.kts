@@ -578,7 +578,7 @@ class ReplCompilation(
 /**
  * How a Kotlin version compares with gradle-repl's minimum, by the rule toolchain.py's kotlin_version_tuple follows:
  * major.minor.patch split at '.' and '-' (a qualifier such as -RC or -Beta1 ignored), a part counting when it is one
- * to nine ASCII digits, else as 0. The minimum itself comes from toolchain.py; tests/test_init_script_api.py runs one
+ * to nine ASCII digits, else as 0. The minimum itself comes from toolchain.py; tests/jvm/test_init_script_api.py runs one
  * table of versions through both.
  */
 object KotlinVersions {

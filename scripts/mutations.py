@@ -15,7 +15,7 @@ what it compared, for the closing note of a change that touches a mutation's fil
 
 Before any test runs, every chosen mutation's text must occur exactly once in its file: an entry whose code was
 renamed or moved would test nothing, so the run refuses at once (exit 1, as for a survivor) and names each such entry.
-tests/test_mutations.py checks all of them in the suite, so a rename fails there first.
+tests/repo/test_mutations.py checks all of them in the suite, so a rename fails there first.
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ MUTATIONS = (
         "    return [entry for entry in host_classpath if Path(entry).name.startswith(RUNTIME_JAR_PREFIXES)]",
         "    return []",
         (
-            "tests/test_snippet_runtime.py::test_an_app_without_a_kotlin_stdlib_is_lent_the_repls_stdlib_and_script_runtime",
+            "tests/worker/attach/test_snippet_runtime.py::test_an_app_without_a_kotlin_stdlib_is_lent_the_repls_stdlib_and_script_runtime",
         ),
     ),
     Mutation(
@@ -68,7 +68,9 @@ MUTATIONS = (
         "jvm-worker/runs-in-app/agent/gradlerepl/agent/AttachedSession.java",
         "            Class.forName(KOTLIN_PROBE, false, appLoader);",
         '            Class.forName("no.Such", false, appLoader);',
-        ("tests/test_attach.py::test_an_app_with_kotlin_of_its_own_keeps_it_when_offered_the_snippets_runtime",),
+        (
+            "tests/worker/attach/test_attach.py::test_an_app_with_kotlin_of_its_own_keeps_it_when_offered_the_snippets_runtime",
+        ),
     ),
     Mutation(
         "the shared cut keeps half a character at the output limit",
@@ -76,8 +78,8 @@ MUTATIONS = (
         "            while (kept > 0 && (b[off + kept] & 0xC0) == 0x80) {\n                kept--;\n            }\n",
         "",  # not `while (false)`: javac refuses its unreachable body, and no test would then run
         (
-            "tests/test_attach_java.py::test_a_character_split_by_the_output_limit_is_dropped_whole",
-            "tests/test_worker_output.py::test_2_mb_printed_is_cut_at_the_output_limit_and_the_cut_counted_exactly",
+            "tests/worker/attach/test_attach_java.py::test_a_character_split_by_the_output_limit_is_dropped_whole",
+            "tests/worker/test_worker_output.py::test_2_mb_printed_is_cut_at_the_output_limit_and_the_cut_counted_exactly",
         ),
     ),
     Mutation(
@@ -85,21 +87,25 @@ MUTATIONS = (
         "jvm-worker/runs-in-both/gradlerepl/both/ValueText.java",
         "        if (value == null || !value.getClass().isArray()) {",
         "        if (value == null || !(value instanceof Object[])) {",
-        ("tests/test_attach_java.py::test_an_int_array_reads_by_its_contents_as_a_value_and_in_describe",),
+        (
+            "tests/worker/attach/test_attach_java.py::test_an_int_array_reads_by_its_contents_as_a_value_and_in_describe",
+        ),
     ),
     Mutation(
         "the agent finds only a plain $$eval",
         "jvm-worker/runs-in-both/gradlerepl/both/SnippetBody.java",
         "            if (method.getName().startsWith(MANGLED_PREFIX)) {",
         "            if (false) {",
-        ("tests/test_attach_spring.py::test_a_kotlin_2_2_apps_value_class_result_reads_as_the_program_shows_it",),
+        (
+            "tests/worker/attach/test_attach_spring.py::test_a_kotlin_2_2_apps_value_class_result_reads_as_the_program_shows_it",
+        ),
     ),
     Mutation(
         "the agent's Wire writes a field the table doesn't have",
         "jvm-worker/runs-in-app/agent/gradlerepl/agent/WireTable.java",
         '        {"L", "agent", "id:long dropped:long"},',
         '        {"L", "agent", "id:long dropped:int"},',
-        ("tests/test_agent_wire_table.py",),
+        ("tests/jvm/test_agent_wire_table.py",),
     ),
     Mutation(
         "list_running_jvms can't tell a Java app has no Kotlin",
@@ -107,8 +113,8 @@ MUTATIONS = (
         "    return KotlinSeen(False, None)\n\n\ndef _of_jar",
         "    return KotlinSeen(None, None)\n\n\ndef _of_jar",
         (
-            "tests/test_attach_java.py::test_a_java_app_without_kotlin_is_listed_so",
-            "tests/test_jvm_kotlin.py::test_a_java_class_path_has_no_kotlin",
+            "tests/worker/attach/test_attach_java.py::test_a_java_app_without_kotlin_is_listed_so",
+            "tests/project/test_jvm_kotlin.py::test_a_java_class_path_has_no_kotlin",
         ),
     ),
     Mutation(
@@ -116,21 +122,21 @@ MUTATIONS = (
         "bridge/gradle_repl/worker/boot.py",
         "    companion_hints = generated_companions(env, driver, facade_loader, str(facade_jar))",
         "    companion_hints = []",
-        ("tests/test_worker.py::test_a_snippets_serializable_class_has_its_serializer_through_the_class",),
+        ("tests/worker/test_worker.py::test_a_snippets_serializable_class_has_its_serializer_through_the_class",),
     ),
     Mutation(
         "plugin options among a build's compiler arguments dropped",
         "bridge/gradle_repl/project/resolve.py",
         "    environment.compiler_plugin_options = list(dict.fromkeys(environment.compiler_plugin_options + free.options))",
         "    pass",
-        ("tests/test_compiler_args.py::test_every_build_tools_free_args_pass_the_one_filter",),
+        ("tests/project/test_compiler_args.py::test_every_build_tools_free_args_pass_the_one_filter",),
     ),
     Mutation(
         "a rebuild's loaded classes never redefined",
         "bridge/gradle_repl/worker/classes/class_updates.py",
         "        redefined = [name for name in changed if name in loaded]",
         "        redefined: list[str] = []",
-        ("tests/test_hotswap.py::test_a_body_edit_keeps_values_and_objects_and_runs_the_new_body_through_them",),
+        ("tests/host/test_hotswap.py::test_a_body_edit_keeps_values_and_objects_and_runs_the_new_body_through_them",),
     ),
     Mutation(
         "a file declaring an inline function compiled in the session",
@@ -138,8 +144,8 @@ MUTATIONS = (
         '        if path.endswith(".kt") and declares_inline(Path(path)):',
         "        if False:",
         (
-            "tests/test_edit_plan.py::test_only_the_source_sets_own_source_files_compile_in_the_session",
-            "tests/test_session_compile.py::test_an_inline_function_edit_goes_to_the_build_tool",
+            "tests/project/test_edit_plan.py::test_only_the_source_sets_own_source_files_compile_in_the_session",
+            "tests/worker/classes/test_session_compile.py::test_an_inline_function_edit_goes_to_the_build_tool",
         ),
     ),
     Mutation(
@@ -147,154 +153,174 @@ MUTATIONS = (
         "bridge/gradle_repl/worker/classes/edit_compiler.py",
         "        if (constant := constant_changed(old, new)) is not None:",
         "        if (constant := None) is not None:",
-        ("tests/test_session_compile.py::test_a_const_vals_new_value_goes_to_the_build_tool",),
+        ("tests/worker/classes/test_session_compile.py::test_a_const_vals_new_value_goes_to_the_build_tool",),
     ),
     Mutation(
         "kapt in the POM ignored",
         "bridge/gradle_repl/project/buildtools/pom.py",
         '            if "kapt" in goals or "test-kapt" in goals',
         '            if "no-such-goal" in goals',
-        ("tests/test_edit_plan.py::test_generated_sources_send_every_edit_to_the_build_tool",),
+        ("tests/project/test_edit_plan.py::test_generated_sources_send_every_edit_to_the_build_tool",),
     ),
     Mutation(
         "the build's next build keeps the session's classes",
         "bridge/gradle_repl/project/session_classes.py",
         "    drop_session_classes(directory)\n",
         "    directory.mkdir(parents=True, exist_ok=True)\n",
-        ("tests/test_session_compile.py::test_the_build_tools_next_build_drops_the_session_compiled_classes",),
+        (
+            "tests/worker/classes/test_session_compile.py::test_the_build_tools_next_build_drops_the_session_compiled_classes",
+        ),
     ),
     Mutation(
         "every rebuild restarts the session",
         "bridge/gradle_repl/host/hotswap.py",
         "    if not changed:\n        return None",
         '    if not changed:\n        return "a rebuild"',
-        ("tests/test_hotswap_policy.py::test_a_rebuild_of_only_classes_keeps_the_worker_and_says_what_was_updated",),
+        (
+            "tests/host/test_hotswap_policy.py::test_a_rebuild_of_only_classes_keeps_the_worker_and_says_what_was_updated",
+        ),
     ),
     Mutation(
         "an attached snippet's output also reaches the app's console",
         "jvm-worker/runs-in-app/agent/gradlerepl/agent/SnippetOutput.java",
         "                    sink.print(stream, b, off, len);",
         "                    sink.print(stream, b, off, len);\n                    app.write(b, off, len);",
-        ("tests/test_attach.py::test_what_a_snippet_prints_comes_back_and_never_reaches_the_apps_console",),
+        (
+            "tests/worker/attach/test_attach.py::test_what_a_snippet_prints_comes_back_and_never_reaches_the_apps_console",
+        ),
     ),
     Mutation(
         "another user's JVM counts as attachable",
         "bridge/gradle_repl/project/running_jvms.py",
         "    if uid != os.getuid():",
         "    if uid != os.getuid() and False:",
-        ("tests/test_attach.py::test_another_users_jvm_is_listed_as_not_attachable_and_refused_before_any_attach",),
+        (
+            "tests/worker/attach/test_attach.py::test_another_users_jvm_is_listed_as_not_attachable_and_refused_before_any_attach",
+        ),
     ),
     Mutation(
         "attaching builds the named project before refusing a JVM it can't attach to",
         "bridge/gradle_repl/front/attaching.py",
         "    await asyncio.to_thread(attachable_jvm, pid)\n",
         "",
-        ("tests/test_attach.py::test_another_users_jvm_is_listed_as_not_attachable_and_refused_before_any_attach",),
+        (
+            "tests/worker/attach/test_attach.py::test_another_users_jvm_is_listed_as_not_attachable_and_refused_before_any_attach",
+        ),
     ),
     Mutation(
         "an attached session's describe shows a value other than the app's own",
         "jvm-worker/runs-in-app/agent/gradlerepl/agent/SnippetValues.java",
         "                outcome.set(ValueText.of(SnippetBody.boxed(value, valueClass, instance.getClass())));",
         '                outcome.set("");',
-        ("tests/test_attach.py::test_describe_lists_the_sessions_names_and_types_with_values_read_in_the_app",),
+        (
+            "tests/worker/attach/test_attach.py::test_describe_lists_the_sessions_names_and_types_with_values_read_in_the_app",
+        ),
     ),
     Mutation(
         "an attached snippet's stderr merged into its stdout",
         "jvm-worker/runs-in-app/agent/gradlerepl/agent/SnippetOutput.java",
         "        System.setErr(routed(System.err, SnippetSink.STDERR));",
         "        System.setErr(routed(System.err, SnippetSink.STDOUT));",
-        ("tests/test_attach.py::test_stdout_and_stderr_come_back_as_their_own_streams_in_the_order_printed",),
+        (
+            "tests/worker/attach/test_attach.py::test_stdout_and_stderr_come_back_as_their_own_streams_in_the_order_printed",
+        ),
     ),
     Mutation(
         "an attached snippet's text without a line end held until the snippet ends",
         "jvm-worker/runs-in-app/agent/gradlerepl/agent/SnippetSink.java",
         "                scheduler.schedule(this::flush, FLUSH_MILLIS, TimeUnit.MILLISECONDS);",
         "                scheduler.schedule(this::flush, 600_000, TimeUnit.MILLISECONDS);",
-        ("tests/test_attach.py::test_output_arrives_while_the_snippet_runs",),
+        ("tests/worker/attach/test_attach.py::test_output_arrives_while_the_snippet_runs",),
     ),
     Mutation(
         "what an attached snippet's output limit cut goes unsaid",
         "jvm-worker/runs-in-app/agent/gradlerepl/agent/SnippetSink.java",
         "        if (dropped > 0) {",
         "        if (false) {",
-        ("tests/test_attach.py::test_output_over_the_limit_is_cut_and_the_cut_is_counted",),
+        ("tests/worker/attach/test_attach.py::test_output_over_the_limit_is_cut_and_the_cut_is_counted",),
     ),
     Mutation(
         "an attached session's printed chunks sent one frame each",
         "bridge/gradle_repl/worker/attach/run_in_app.py",
         "            printed.add(message)\n            continue",
         "            printed.add(message)\n            printed.flush()\n            continue",
-        ("tests/test_attached.py::test_chunks_waiting_back_to_back_make_one_frame_per_stream_and_a_pause_ends_one",),
+        (
+            "tests/worker/attach/test_attached.py::test_chunks_waiting_back_to_back_make_one_frame_per_stream_and_a_pause_ends_one",
+        ),
     ),
     Mutation(
         "an attached session's deadline checked only while nothing arrives",
         "bridge/gradle_repl/worker/attach/run_in_app.py",
         "        if stopped_at is None and ((cancel is not None and cancel.is_set()) or now > deadline):",
         "        if message is None and stopped_at is None and ((cancel is not None and cancel.is_set()) or now > deadline):",
-        ("tests/test_attached.py::test_output_that_never_pauses_still_meets_the_deadline",),
+        ("tests/worker/attach/test_attached.py::test_output_that_never_pauses_still_meets_the_deadline",),
     ),
     Mutation(
         "the attach agent listens in a directory others can enter",
         "jvm-worker/runs-in-app/agent/gradlerepl/agent/AttachAgent.java",
         "        if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS) || !OWNER_ONLY.containsAll(permissions)) {",
         "        if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {",
-        ("tests/test_attach.py::test_the_agent_refuses_a_socket_directory_others_can_enter",),
+        ("tests/worker/attach/test_attach.py::test_the_agent_refuses_a_socket_directory_others_can_enter",),
     ),
     Mutation(
         "every attach agent build's classes share one package (a newer jar runs an older build's loaded classes)",
         "bridge/gradle_repl/worker/artifacts/agent_jar.py",
         '_BUILD_PACKAGE = _SOURCE_PACKAGE + ".v{}"',
         "_BUILD_PACKAGE = _SOURCE_PACKAGE",
-        ("tests/test_attach.py::test_an_app_holding_this_build_of_the_agent_runs_another_builds_own_code_beside_it",),
+        (
+            "tests/worker/attach/test_attach.py::test_an_app_holding_this_build_of_the_agent_runs_another_builds_own_code_beside_it",
+        ),
     ),
     Mutation(
         "the worker talks to an attach agent of another build",
         "bridge/gradle_repl/worker/attach/agent_wire.py",
         "        if hello.agent != agent:",
         "        if False:",
-        ("tests/test_agent_hello.py",),
+        ("tests/worker/attach/test_agent_hello.py",),
     ),
     Mutation(
         "an HTTP call whose client went away keeps running",
         "bridge/gradle_repl/front/http.py",
         "                await self._cancel(scope, bytes(body))",
         "                pass",
-        ("tests/test_http.py::test_a_client_that_goes_away_mid_snippet_has_its_snippet_cancelled_and_no_one_elses",),
+        (
+            "tests/front/test_http.py::test_a_client_that_goes_away_mid_snippet_has_its_snippet_cancelled_and_no_one_elses",
+        ),
     ),
     Mutation(
         "the token compared as a prefix",
         "bridge/gradle_repl/front/token.py",
         '    return hmac.compare_digest(given.encode("utf-8", "surrogateescape"), expected.encode("utf-8"))',
         "    return expected.startswith(given)",
-        ("tests/test_http.py::test_requests_without_the_right_token_get_401_and_run_nothing",),
+        ("tests/front/test_http.py::test_requests_without_the_right_token_get_401_and_run_nothing",),
     ),
     Mutation(
         "the worker runs an attached session's snippets in its own JVM",
         "bridge/gradle_repl/worker/boot.py",
         "_Attached(request, placement.pid) if isinstance(placement, Attached) else _OwnJvm(request)",
         "_OwnJvm(request)",
-        ("tests/test_attach.py::test_a_snippet_changes_the_apps_state_and_the_app_sees_it",),
+        ("tests/worker/attach/test_attach.py::test_a_snippet_changes_the_apps_state_and_the_app_sees_it",),
     ),
     Mutation(
         "session JVM flags dropped",
         "bridge/gradle_repl/worker/boot.py",
         "        extra_options=[*class_data.jvm_options(), *kind.jvm_options(), *request.spec.options.jvm_args],",
         "        extra_options=[*class_data.jvm_options(), *kind.jvm_options()],",
-        ("tests/test_server.py::test_session_options_reach_the_jvm_and_describe_shows_them_masked",),
+        ("tests/front/test_server.py::test_session_options_reach_the_jvm_and_describe_shows_them_masked",),
     ),
     Mutation(
         "a cancel that never reaches the worker",
         "bridge/gradle_repl/host/handle.py",
         "            await self._transport.write(encode(CancelRequest(id=request_id)))",
         "            pass",
-        ("tests/test_host.py::test_a_cancelled_call_never_hands_its_reply_to_the_next_one",),
+        ("tests/host/test_host.py::test_a_cancelled_call_never_hands_its_reply_to_the_next_one",),
     ),
     Mutation(
         "a snippet stopped while it compiles is left out of its own JVM's loader chain",
         "jvm-worker/runs-in-worker/facade/gradlerepl/repl/ReplDriver.kt",
         "                sessionLoader.newest = chainWithoutRunning(evaluator, linked, evaluationConfiguration)\n",
         "",
-        ("tests/test_worker_output.py::test_a_snippet_stopped_while_compiling_never_runs",),
+        ("tests/worker/test_worker_output.py::test_a_snippet_stopped_while_compiling_never_runs",),
     ),
     Mutation(
         "a cancel read before its snippet begins is dropped",
@@ -302,8 +328,8 @@ MUTATIONS = (
         "                    self._cancelled_early.add(request.id)",
         "                    pass",
         (
-            "tests/test_worker_requests.py",
-            "tests/test_worker_output.py::test_a_snippet_cancelled_as_soon_as_it_is_sent_never_runs",
+            "tests/worker/test_worker_requests.py",
+            "tests/worker/test_worker_output.py::test_a_snippet_cancelled_as_soon_as_it_is_sent_never_runs",
         ),
     ),
     Mutation(
@@ -311,7 +337,7 @@ MUTATIONS = (
         "bridge/gradle_repl/front/server.py",
         '            self(f"[{frame.event}] {last}")',
         '            self._loop.call_later(30, self, f"[{frame.event}] {last}")',
-        ("tests/test_server.py::test_a_running_snippets_output_arrives_as_progress",),
+        ("tests/front/test_server.py::test_a_running_snippets_output_arrives_as_progress",),
     ),
     Mutation(
         "a build guard that kills only its direct child",
@@ -319,133 +345,151 @@ MUTATIONS = (
         "            stop_processes_now([guarded])",
         "            guarded.kill()",
         # Only the guard's lifeline can end the tree when the server is killed outright (an orderly exit ends it too).
-        ("tests/test_server.py::test_kill_9_ends_busy_workers_and_builds_without_pdeathsig",),
+        ("tests/front/test_server.py::test_kill_9_ends_busy_workers_and_builds_without_pdeathsig",),
     ),
     Mutation(
         "the JVM told not to map the archive",
         "bridge/gradle_repl/worker/boot.py",
         '            return [f"-XX:SharedArchiveFile={self.mapped}", "-Xshare:auto"]',
         "            return []",
-        ("tests/test_classdata.py",),
+        ("tests/worker/artifacts/test_classdata.py",),
     ),
     Mutation(
         "--heap-mb ignored",
         "bridge/gradle_repl/front/cli.py",
         '"heap_mb": args.heap_mb,',
         '"heap_mb": DEFAULTS.heap_mb,',
-        ("tests/test_server.py::test_the_servers_flags_reach_the_worker_jvm",),
+        ("tests/front/test_server.py::test_the_servers_flags_reach_the_worker_jvm",),
     ),
     Mutation(
         "the host's library replay dropped",
         "bridge/gradle_repl/host/manager.py",
         "            await self._add_libraries_again(session, worker, libraries, notices)",
         "            pass",
-        ("tests/test_server.py::test_libraries_added_with_a_comment_or_over_several_lines_come_back_after_a_restart",),
+        (
+            "tests/front/test_server.py::test_libraries_added_with_a_comment_or_over_several_lines_come_back_after_a_restart",
+        ),
     ),
     Mutation(
         "the init script reporting no compiler plugin options",
         "resources/repl-env.init.gradle.kts",
         '                        emit(MarkerKey.pluginOption, "plugin:$pluginId:${call(option!!, "getKey")}=${call(option, "getValue")}")',
         "                        check(option != null)",
-        ("tests/test_gradle_models.py::test_a_single_module_build_reports_classpath_plugins_toolchain_and_args",),
+        ("tests/jvm/test_gradle_models.py::test_a_single_module_build_reports_classpath_plugins_toolchain_and_args",),
     ),
     Mutation(
         "the context loader returning null for a missing class",
         "jvm-worker/runs-in-worker/facade/gradlerepl/repl/ReplDriver.kt",
         "        newest.loadClass(name) as Class<*>? ?: throw ClassNotFoundException(name)",
         "        newest.loadClass(name)",
-        ("tests/test_spring_boot.py::test_the_context_class_loader_answers_a_missing_class_with_class_not_found",),
+        (
+            "tests/endtoend/test_spring_boot.py::test_the_context_class_loader_answers_a_missing_class_with_class_not_found",
+        ),
     ),
     Mutation(
         "snippets run on the compiler's kotlin-reflect",
         "bridge/gradle_repl/project/resolve.py",
         "    use_project_kotlin_reflect(environment)\n",
         "",
-        ("tests/test_spring_boot.py::test_snippets_reflect_with_the_projects_kotlin_reflect",),
+        ("tests/endtoend/test_spring_boot.py::test_snippets_reflect_with_the_projects_kotlin_reflect",),
     ),
     Mutation(
         "a block's note cut by a second cap",
         "bridge/gradle_repl/worker/results/safety.py",
         '    kept = encoded[: max(0, limit - note_room)].decode("utf-8", errors="ignore")',
         '    kept = encoded[:limit].decode("utf-8", errors="ignore")',
-        ("tests/test_worker_output.py::test_a_block_over_the_limit_is_cut_and_the_cut_is_counted",),
+        ("tests/worker/test_worker_output.py::test_a_block_over_the_limit_is_cut_and_the_cut_is_counted",),
     ),
     Mutation(
         "printed text over a frame cut at the frame limit instead of split",
         "bridge/gradle_repl/worker/results/output_frames.py",
         "        return [StreamFrame(event=stream, data=piece) for piece in frame_pieces(text, self._limit)]",
         "        return [StreamFrame(event=stream, data=self._text(text))]",
-        ("tests/test_attached.py::test_chunks_merged_past_the_frame_limit_arrive_whole_in_frames_within_it",),
+        (
+            "tests/worker/attach/test_attached.py::test_chunks_merged_past_the_frame_limit_arrive_whole_in_frames_within_it",
+        ),
     ),
     Mutation(
         "a frame split inside a character",
         "bridge/gradle_repl/worker/results/output_frames.py",
         "        while encoded[end] & 0xC0 == 0x80:",
         "        while False:",
-        ("tests/test_output_frames.py::test_a_character_across_the_limit_goes_whole_into_the_next_piece",),
+        (
+            "tests/worker/results/test_output_frames.py::test_a_character_across_the_limit_goes_whole_into_the_next_piece",
+        ),
     ),
     Mutation(
         "a character the output limit splits kept as a broken sequence",
         "jvm-worker/runs-in-worker/facade/gradlerepl/runtime/ReplOutput.kt",
         "        val kept = OutputCut.kept(b, off, len, budget, Charsets.UTF_8)\n",
         "        val kept = minOf(len.toLong(), maxOf(0L, budget)).toInt()\n",  # the byte count alone, not the shared cut
-        ("tests/test_worker_output.py::test_2_mb_printed_is_cut_at_the_output_limit_and_the_cut_counted_exactly",),
+        (
+            "tests/worker/test_worker_output.py::test_2_mb_printed_is_cut_at_the_output_limit_and_the_cut_counted_exactly",
+        ),
     ),
     Mutation(
         "listed sessions published as the host's snake_case model",
         "bridge/gradle_repl/front/outputs.py",
         "    sessions: list[LiveSession]",
         "    sessions: list[SessionInfo]",
-        ("tests/test_tool_schemas.py",),
+        ("tests/repo/test_tool_schemas.py",),
     ),
     Mutation(
         "--connect dropping what a snippet printed",
         "bridge/gradle_repl/front/remote.py",
         "                on_frame(frame)",
         "                pass",
-        ("tests/test_http.py::test_a_person_at_repl_connect_continues_what_an_agent_built_and_leaves_it_running",),
+        (
+            "tests/front/test_http.py::test_a_person_at_repl_connect_continues_what_an_agent_built_and_leaves_it_running",
+        ),
     ),
     Mutation(
         "a display kind the terminal prints as nothing",
         "bridge/gradle_repl/front/reply_text.py",
         "            return frame.data  # markdown and (untrusted) html print as their text",
         '            return ""',
-        ("tests/test_where_things_go.py",),
+        ("tests/repo/test_where_things_go.py",),
     ),
     Mutation(
         "snippets compile internal as the REPL mangles it",
         "jvm-worker/runs-in-worker/facade/gradlerepl/repl/SnippetModifiers.kt",
         "                INTERNAL -> startsDeclaration(type, text)",
         "                INTERNAL -> false",
-        ("tests/test_kotlin_versions.py::test_internal_declarations_are_used_by_later_snippets",),
+        ("tests/endtoend/test_kotlin_versions.py::test_internal_declarations_are_used_by_later_snippets",),
     ),
     Mutation(
         "an earlier snippet's const val crashes the backend",
         "jvm-worker/runs-in-worker/facade/gradlerepl/repl/SnippetModifiers.kt",
         "                CONST -> type == KtTokens.VAL_KEYWORD",
         "                CONST -> false",
-        ("tests/test_kotlin_versions.py::test_a_constant_of_an_earlier_snippet_is_read_in_objects_and_functions",),
+        (
+            "tests/endtoend/test_kotlin_versions.py::test_a_constant_of_an_earlier_snippet_is_read_in_objects_and_functions",
+        ),
     ),
     Mutation(
         "a value-class value is left to Kotlin 2.2's evaluator",
         "jvm-worker/runs-in-worker/facade/gradlerepl/repl/ReplDriver.kt",
         "                    evaluateMangledBody(evaluator, linked, evaluationConfiguration, e) // Kotlin 2.2, a value-class value",
         "                    throw e",
-        ("tests/test_kotlin_versions.py::test_a_value_class_result_shows_as_the_program_would",),
+        ("tests/endtoend/test_kotlin_versions.py::test_a_value_class_result_shows_as_the_program_would",),
     ),
     Mutation(
         "a result names a snippet class as the REPL nests it",
         "bridge/gradle_repl/worker/results/outcomes.py",
         "                value.data = without_snippet_classes(value.data)",
         "                pass",
-        ("tests/test_kotlin_versions.py::test_snippet_classes_read_as_written_in_results_describe_and_errors",),
+        (
+            "tests/endtoend/test_kotlin_versions.py::test_snippet_classes_read_as_written_in_results_describe_and_errors",
+        ),
     ),
     Mutation(
         "an added import goes before the code's own imports",
         "bridge/gradle_repl/worker/repl/completion.py",
         "        offset += len(line)\n",
         "        pass\n",
-        ("tests/test_analysis.py::test_an_added_import_goes_after_the_codes_file_annotations_comments_and_imports",),
+        (
+            "tests/worker/repl/test_analysis.py::test_an_added_import_goes_after_the_codes_file_annotations_comments_and_imports",
+        ),
     ),
     Mutation(
         "Tab inserts a class not imported yet without its import",
@@ -453,7 +497,7 @@ MUTATIONS = (
         "        if taken:\n            self.apply(buffer, taken)\n",
         "",
         (
-            "tests/test_tab_completion.py::test_a_taken_candidate_adds_its_import_above_the_code_and_the_cursor_stays_after_it",
+            "tests/front/test_tab_completion.py::test_a_taken_candidate_adds_its_import_above_the_code_and_the_cursor_stays_after_it",
         ),
     ),
     Mutation(
@@ -462,7 +506,7 @@ MUTATIONS = (
         "            await run_in_terminal(lambda: self._show_all(analysis.notices))\n",
         "            pass\n",
         (
-            "tests/test_tab_completion.py::test_the_notices_of_a_session_tab_starts_are_shown_and_its_candidates_offered",
+            "tests/front/test_tab_completion.py::test_the_notices_of_a_session_tab_starts_are_shown_and_its_candidates_offered",
         ),
     ),
     Mutation(
@@ -470,7 +514,9 @@ MUTATIONS = (
         "bridge/gradle_repl/front/cli.py",
         "        if name in args.given and given != running",
         "        if name in args.given and given != _PROJECT_DEFAULTS[name] and given != running",
-        ("tests/test_cli.py::test_connect_refuses_a_project_flag_given_at_its_default_and_joins_when_it_is_left_out",),
+        (
+            "tests/front/test_cli.py::test_connect_refuses_a_project_flag_given_at_its_default_and_joins_when_it_is_left_out",
+        ),
     ),
     Mutation(
         "an attached snippet cancelled while it compiles never reaches the app's loader chain",
@@ -480,7 +526,7 @@ MUTATIONS = (
         "                )\n",
         "                pass\n",
         (
-            "tests/test_attach.py::test_a_snippet_cancelled_while_it_compiles_never_runs_and_later_snippets_find_its_classes_in_the_app",
+            "tests/worker/attach/test_attach.py::test_a_snippet_cancelled_while_it_compiles_never_runs_and_later_snippets_find_its_classes_in_the_app",
         ),
     ),
     Mutation(
@@ -488,14 +534,18 @@ MUTATIONS = (
         "bridge/gradle_repl/worker/attach/attached_runner.py",
         "    return cancel.is_set() or time.monotonic() > deadline\n",
         "    return cancel.is_set()\n",
-        ("tests/test_attach.py::test_a_timeout_that_ends_while_the_snippet_compiles_keeps_it_from_running_in_the_app",),
+        (
+            "tests/worker/attach/test_attach.py::test_a_timeout_that_ends_while_the_snippet_compiles_keeps_it_from_running_in_the_app",
+        ),
     ),
     Mutation(
         "a snippet that never ran is taken to have its instance",
         "bridge/gradle_repl/worker/results/failed_uses.py",
         "(error.class_name == _NPE and snippet.compiled and snippet.ran)",
         "(error.class_name == _NPE and snippet.compiled)",
-        ("tests/test_failed_uses.py::test_a_snippet_stopped_before_it_ran_has_no_instance_and_is_named_so",),
+        (
+            "tests/worker/results/test_failed_uses.py::test_a_snippet_stopped_before_it_ran_has_no_instance_and_is_named_so",
+        ),
     ),
     Mutation(
         "the edit loop's compile-only build compiles in process, without the Kotlin daemon",
@@ -503,8 +553,8 @@ MUTATIONS = (
         '    return [*_compile_command(mvn, root, module, test=test, daemon=maven_speed.daemon_properties()), "-o"]',
         '    return [*_compile_command(mvn, root, module, test=test), "-o"]',
         (
-            "tests/test_recompile.py::test_maven_compiles_offline_through_a_kotlin_daemon_that_shuts_down_when_idle",
-            "tests/test_recompile.py::test_an_edits_compile_runs_in_an_idle_bounded_kotlin_daemon_and_writes_the_new_classes",
+            "tests/project/test_recompile.py::test_maven_compiles_offline_through_a_kotlin_daemon_that_shuts_down_when_idle",
+            "tests/project/test_recompile.py::test_an_edits_compile_runs_in_an_idle_bounded_kotlin_daemon_and_writes_the_new_classes",
         ),
     ),
     Mutation(
@@ -512,21 +562,25 @@ MUTATIONS = (
         "bridge/gradle_repl/project/buildtools/maven_speed.py",
         "    ours = [option for option in MAVEN_JVM_OPTIONS if _option_name(option) not in configured]",
         "    ours: list[str] = []",
-        ("tests/test_recompile.py::test_the_resolve_and_the_compile_alone_both_run_maven_with_those_options",),
+        ("tests/project/test_recompile.py::test_the_resolve_and_the_compile_alone_both_run_maven_with_those_options",),
     ),
     Mutation(
         "a full resolve never compiles in the edit loop's warm Kotlin daemon",
         "bridge/gradle_repl/project/buildtools/maven.py",
         "    daemon = warm_daemon\n",
         "    daemon = False\n",
-        ("tests/test_maven.py::test_a_resolve_compiles_in_the_kotlin_daemon_the_edit_loop_keeps_warm",),
+        (
+            "tests/project/buildtools/test_maven.py::test_a_resolve_compiles_in_the_kotlin_daemon_the_edit_loop_keeps_warm",
+        ),
     ),
     Mutation(
         "a full resolve whose daemon can't compile fails instead of building again in process",
         "bridge/gradle_repl/project/buildtools/maven.py",
         "        daemon = False\n        outcome = build(daemon)\n",
         "        daemon = False\n",
-        ("tests/test_maven.py::test_a_warm_daemon_the_build_cant_reach_makes_it_build_again_in_process",),
+        (
+            "tests/project/buildtools/test_maven.py::test_a_warm_daemon_the_build_cant_reach_makes_it_build_again_in_process",
+        ),
     ),
     Mutation(
         "a Kotlin daemon that would not start is reported as the sources' compile error",
@@ -534,7 +588,7 @@ MUTATIONS = (
         " and not is_daemon_failure(lines)",
         "",
         (
-            "tests/test_recompile.py::test_a_compile_error_is_told_from_an_artifact_missing_offline_or_a_daemon_that_would_not_start",
+            "tests/project/test_recompile.py::test_a_compile_error_is_told_from_an_artifact_missing_offline_or_a_daemon_that_would_not_start",
         ),
     ),
     Mutation(
@@ -542,21 +596,23 @@ MUTATIONS = (
         "jvm-worker/runs-in-worker/junit/gradlerepl/junit/TestRuns.kt",
         "            if (target != null) target.write(b, off, len) else original.write(b, off, len)",
         "            original.write(b, off, len)",
-        ("tests/test_project_tests.py::test_every_test_runs_with_counts_failure_details_and_progress",),
+        ("tests/worker/repl/test_project_tests.py::test_every_test_runs_with_counts_failure_details_and_progress",),
     ),
     Mutation(
         "a failure's stack keeps JUnit's and the JDK's frames",
         "bridge/gradle_repl/worker/repl/project_tests.py",
         "                _frame(element) for element in exception.getStackTrace() if self._is_own(jstr(element.getClassName()))\n",
         "                _frame(element) for element in exception.getStackTrace()\n",
-        ("tests/test_project_tests.py::test_every_test_runs_with_counts_failure_details_and_progress",),
+        ("tests/worker/repl/test_project_tests.py::test_every_test_runs_with_counts_failure_details_and_progress",),
     ),
     Mutation(
         "a narrower passing run forgets the tests known to fail",
         "jvm-worker/runs-in-worker/junit/gradlerepl/junit/TestRuns.kt",
         "    internal fun passed(id: String) {\n        ids -= id",
         "    internal fun passed(id: String) {\n        ids.clear()",
-        ("tests/test_project_tests.py::test_failed_only_runs_the_tests_known_to_fail_whatever_ran_between",),
+        (
+            "tests/worker/repl/test_project_tests.py::test_failed_only_runs_the_tests_known_to_fail_whatever_ran_between",
+        ),
     ),
     Mutation(
         "the tests known to fail are forgotten with the session's JVM",
@@ -564,8 +620,8 @@ MUTATIONS = (
         "                known_failing=session.known_failing,",
         "                known_failing=[],",
         (
-            "tests/test_project_tests.py::test_system_exit_in_a_test_is_refused_and_ends_the_session_as_a_snippets_does",
-            "tests/test_project_tests.py::test_failed_only_runs_the_tests_known_to_fail_whatever_ran_between",
+            "tests/worker/repl/test_project_tests.py::test_system_exit_in_a_test_is_refused_and_ends_the_session_as_a_snippets_does",
+            "tests/worker/repl/test_project_tests.py::test_failed_only_runs_the_tests_known_to_fail_whatever_ran_between",
         ),
     ),
     Mutation(
@@ -573,70 +629,78 @@ MUTATIONS = (
         "jvm-worker/runs-in-worker/junit/gradlerepl/junit/TestRuns.kt",
         "        val gone = if (wholeRun) ids.filter { it !in chosen } else emptyList()",
         "        val gone = emptyList<String>()",
-        ("tests/test_project_tests.py::test_a_test_broken_again_then_renamed_is_known_by_its_new_name",),
+        ("tests/worker/repl/test_project_tests.py::test_a_test_broken_again_then_renamed_is_known_by_its_new_name",),
     ),
     Mutation(
         "a new file's top-level functions stay unresolved after the session compiles it",
         "bridge/gradle_repl/worker/classes/class_updates.py",
         '            shutil.copyfile(module, root / "META-INF" / f"{index}-{module.name}")',
         '            shutil.copyfile(module, root / "META-INF" / module.name)',
-        ("tests/test_session_compile.py::test_a_new_files_declarations_resolve_after_the_sessions_compile",),
+        (
+            "tests/worker/classes/test_session_compile.py::test_a_new_files_declarations_resolve_after_the_sessions_compile",
+        ),
     ),
     Mutation(
         "a deleted file's classes stay in the build's output and keep resolving",
         "bridge/gradle_repl/project/recompile.py",
         "        drop_stale_outputs(entry.environment)",
         "        pass",
-        ("tests/test_session_compile.py::test_a_deleted_files_declarations_stop_resolving",),
+        ("tests/worker/classes/test_session_compile.py::test_a_deleted_files_declarations_stop_resolving",),
     ),
     Mutation(
         "failedOnly runs every test again",
         "jvm-worker/runs-in-worker/junit/gradlerepl/junit/TestRuns.kt",
         "            if (failedOnly) {",
         "            if (false) {",
-        ("tests/test_project_tests.py::test_failed_only_runs_the_tests_known_to_fail_whatever_ran_between",),
+        (
+            "tests/worker/repl/test_project_tests.py::test_failed_only_runs_the_tests_known_to_fail_whatever_ran_between",
+        ),
     ),
     Mutation(
         "a test ignoring interruption is never stopped",
         "bridge/gradle_repl/worker/repl/project_tests.py",
         "    if run.forceStop() and run.join(int(INTERRUPT_GRACE_SECONDS * 500)):",
         "    if False:",
-        ("tests/test_project_tests.py::test_a_spinning_test_is_stopped_by_the_timeout_and_the_session_stays",),
+        (
+            "tests/worker/repl/test_project_tests.py::test_a_spinning_test_is_stopped_by_the_timeout_and_the_session_stays",
+        ),
     ),
     Mutation(
         "gradle-repl test exits 0 with failing tests",
         "bridge/gradle_repl/front/project_tests_report.py",
         "    return result.failed == 0 and result.stopped is None and not result.state_lost",
         "    return True",
-        ("tests/test_project_tests.py::test_cli_prints_failures_then_a_summary_and_exits_1_only_when_a_test_failed",),
+        (
+            "tests/worker/repl/test_project_tests.py::test_cli_prints_failures_then_a_summary_and_exits_1_only_when_a_test_failed",
+        ),
     ),
     Mutation(
         "the worker uses an attach socket directory others can enter",
         "bridge/gradle_repl/worker/artifacts/agent_socket.py",
         " or stat.S_IMODE(info.st_mode) & 0o077:",
         ":",
-        ("tests/test_agent_socket.py::test_a_directory_others_can_enter_is_refused",),
+        ("tests/worker/artifacts/test_agent_socket.py::test_a_directory_others_can_enter_is_refused",),
     ),
     Mutation(
         "the worker uses another user's attach socket directory",
         "bridge/gradle_repl/worker/artifacts/agent_socket.py",
         " or info.st_uid != os.getuid()",
         "",
-        ("tests/test_agent_socket.py::test_another_users_directory_is_refused",),
+        ("tests/worker/artifacts/test_agent_socket.py::test_another_users_directory_is_refused",),
     ),
     Mutation(
         "a describe's values under a snippet's id taken as the snippet's answer",
         "bridge/gradle_repl/worker/attach/run_in_app.py",
         "        if not isinstance(message, AgentReply) or message.id != request_id:",
         '        if message is None or getattr(message, "id", None) != request_id:',
-        ("tests/test_attached.py::test_a_describes_values_of_the_same_id_are_never_the_snippets_answer",),
+        ("tests/worker/attach/test_attached.py::test_a_describes_values_of_the_same_id_are_never_the_snippets_answer",),
     ),
     Mutation(
         "an evicted attached session stays attached",
         "bridge/gradle_repl/host/eviction.py",
         "                    self._sessions.remove(session.session_id)\n                    await self._evict(",
         "                    await self._evict(",
-        ("tests/test_host.py::test_an_evicted_attached_session_leaves_nothing_behind",),
+        ("tests/host/test_host.py::test_an_evicted_attached_session_leaves_nothing_behind",),
     ),
     Mutation(
         "surefire's late @{argLine} is not replaced from the POM's properties",
@@ -644,7 +708,7 @@ MUTATIONS = (
         "    line = _LATE.sub(lambda m: properties.get(m.group(1), m.group(0)), arg_line)",
         "    line = arg_line",
         (
-            "tests/test_surefire.py::test_every_setting_surefire_applies_reaches_the_model_and_the_default_test_execution_wins",
+            "tests/project/buildtools/test_surefire.py::test_every_setting_surefire_applies_reaches_the_model_and_the_default_test_execution_wins",
         ),
     ),
     Mutation(
@@ -652,56 +716,62 @@ MUTATIONS = (
         "bridge/gradle_repl/project/buildtools/surefire.py",
         "    if dropped:\n",
         "    if False:\n",
-        ("tests/test_surefire.py::test_a_late_reference_nothing_defines_is_left_out_and_said",),
+        ("tests/project/buildtools/test_surefire.py::test_a_late_reference_nothing_defines_is_left_out_and_said",),
     ),
     Mutation(
         "a Maven test session's classpath puts main's classes before the test classes",
         "bridge/gradle_repl/project/buildtools/pom.py",
         "    return ([Path(tests)] if test else []) + [Path(main)]",
         "    return [Path(main)] + ([Path(tests)] if test else [])",
-        ("tests/test_maven.py::test_the_test_source_set_adds_test_classes_and_test_scope_dependencies",),
+        (
+            "tests/project/buildtools/test_maven.py::test_the_test_source_set_adds_test_classes_and_test_scope_dependencies",
+        ),
     ),
     Mutation(
         "the launcher's two-word JVM options reach the in-process JVM as two options",
         "bridge/gradle_repl/testrun_settings.py",
         "        elif word in _SEPARATE_VALUE:",
         "        elif False:",
-        ("tests/test_surefire.py::test_jvm_options_join_a_launcher_option_to_its_value",),
+        ("tests/project/buildtools/test_surefire.py::test_jvm_options_join_a_launcher_option_to_its_value",),
     ),
     Mutation(
         "the Gradle test task's whole inherited environment is reported as the build's",
         "resources/repl-env.init.gradle.kts",
         "            if (System.getenv(key) != text) emitTestValue(",
         "            if (true) emitTestValue(",
-        ("tests/test_gradle_models.py::test_the_test_task_settings_reach_a_session_of_the_test_source_set",),
+        ("tests/jvm/test_gradle_models.py::test_the_test_task_settings_reach_a_session_of_the_test_source_set",),
     ),
     Mutation(
         "a JUnit 4 Parameterized case is named as its method alone",
         "jvm-worker/runs-in-worker/junit/gradlerepl/junit/TestRuns.kt",
         '                case != null && case.startsWith("[") && case.endsWith("]") -> "$test$case"\n',
         "",
-        ("tests/test_project_tests_builds.py::test_junit4_runs_through_the_vintage_engine",),
+        ("tests/worker/repl/test_project_tests_builds.py::test_junit4_runs_through_the_vintage_engine",),
     ),
     Mutation(
         "the build's test system properties are not set for a run",
         "bridge/gradle_repl/worker/repl/project_tests.py",
         "        restore = _set_properties(settings.system_properties)",
         "        restore = _set_properties({})",
-        ("tests/test_project_tests_builds.py::test_surefires_settings_make_every_test_pass_as_mvn_test_does",),
+        (
+            "tests/worker/repl/test_project_tests_builds.py::test_surefires_settings_make_every_test_pass_as_mvn_test_does",
+        ),
     ),
     Mutation(
         "what a run can't apply of the build's test settings is not said",
         "bridge/gradle_repl/worker/repl/project_tests.py",
         '        notices = [f"not applied from the build\'s test settings: {line}" for line in settings.not_applied]',
         "        notices = []",
-        ("tests/test_project_tests_builds.py::test_surefires_settings_make_every_test_pass_as_mvn_test_does",),
+        (
+            "tests/worker/repl/test_project_tests_builds.py::test_surefires_settings_make_every_test_pass_as_mvn_test_does",
+        ),
     ),
     Mutation(
         "a call's session options dropped on their way to its session",
         "bridge/gradle_repl/front/server.py",
         "                options=given_options(options),",
         "                options=None,",
-        ("tests/test_server.py::test_session_options_given_as_a_calls_arguments_reach_its_session",),
+        ("tests/front/test_server.py::test_session_options_given_as_a_calls_arguments_reach_its_session",),
     ),
     Mutation(
         "a probe's hit leaves out the line's locals",
@@ -709,28 +779,30 @@ MUTATIONS = (
         "            for name, kind, value in zip(record.localNames, record.localTypes, record.localValues, strict=True)",
         "            for name, kind, value in zip(record.localNames, record.localTypes, record.localValues, strict=True)\n"
         "            if False",
-        ("tests/test_probes.py::test_a_probe_records_locals_and_private_state_at_a_line",),
+        ("tests/worker/probes/test_probes.py::test_a_probe_records_locals_and_private_state_at_a_line",),
     ),
     Mutation(
         "a probe's code can't read the probed class's private members",
         "jvm-worker/runs-in-worker/facade/gradlerepl/probes/ProbeSites.kt",
         "(access and (Opcodes.ACC_PRIVATE or Opcodes.ACC_PROTECTED).inv()) or Opcodes.ACC_PUBLIC",
         "access",
-        ("tests/test_probes.py::test_a_probe_records_locals_and_private_state_at_a_line",),
+        ("tests/worker/probes/test_probes.py::test_a_probe_records_locals_and_private_state_at_a_line",),
     ),
     Mutation(
         "a `when` that throws records no hit",
         "jvm-worker/runs-in-worker/facade/gradlerepl/probes/ProbeCall.kt",
         "                        whenError = ProbeValues.thrown(thrown)\n",
         "                        return\n",
-        ("tests/test_probes.py::test_two_probes_a_throwing_capture_and_a_failing_snippet_keep_their_hits",),
+        (
+            "tests/worker/probes/test_probes.py::test_two_probes_a_throwing_capture_and_a_failing_snippet_keep_their_hits",
+        ),
     ),
     Mutation(
         "hits past the reply's limit are dropped without a word",
         "bridge/gradle_repl/worker/probes/call_probes.py",
         "        if self._left_out:",
         "        if False:",
-        ("tests/test_probes.py::test_hits_past_the_replys_limit_are_counted_not_lost_silently",),
+        ("tests/worker/probes/test_probes.py::test_hits_past_the_replys_limit_are_counted_not_lost_silently",),
     ),
     Mutation(
         "an explained failure's frames start at the throwing frame",
@@ -738,8 +810,8 @@ MUTATIONS = (
         "list(dict.fromkeys(reversed(frames)))",
         "list(dict.fromkeys(frames))",
         (
-            "tests/test_probes.py::test_a_failures_frames_become_probes_outermost_first_and_take_their_last_hit",
-            "tests/test_probes.py::test_explain_failures_gives_each_frame_of_a_failure_what_it_held",
+            "tests/worker/probes/test_probes.py::test_a_failures_frames_become_probes_outermost_first_and_take_their_last_hit",
+            "tests/worker/probes/test_probes.py::test_explain_failures_gives_each_frame_of_a_failure_what_it_held",
         ),
     ),
     Mutation(
@@ -747,28 +819,28 @@ MUTATIONS = (
         "jvm-worker/runs-in-worker/facade/gradlerepl/probes/ProbeSites.kt",
         "val receiver = if (isStatic) extensionReceiver(method, instructions, at) else null",
         "val receiver: ProbeLocal? = null",
-        ("tests/test_kotlin_versions.py::test_a_probe_in_an_extension_function_on_the_older_kotlin",),
+        ("tests/endtoend/test_kotlin_versions.py::test_a_probe_in_an_extension_function_on_the_older_kotlin",),
     ),
     Mutation(
         "a session probe past its maxHits stays in the code",
         "jvm-worker/runs-in-worker/facade/gradlerepl/probes/ProbeCall.kt",
         "            if (hit >= probe.maxHits) probe.retire()",
         "",
-        ("tests/test_probes.py::test_a_probe_that_outlives_its_call_records_a_thread_a_snippet_started",),
+        ("tests/worker/probes/test_probes.py::test_a_probe_that_outlives_its_call_records_a_thread_a_snippet_started",),
     ),
     Mutation(
         "a second probe in one method goes where the first one's call moved the instructions",
         "jvm-worker/runs-in-worker/facade/gradlerepl/probes/ProbeInstrumenter.kt",
         "val instructions = read.getOrPut(method) { method.instructions.toArray() }",
         "val instructions = method.instructions.toArray()",
-        ("tests/test_probes.py::test_a_probe_on_a_class_not_loaded_yet_applies_when_it_loads",),
+        ("tests/worker/probes/test_probes.py::test_a_probe_on_a_class_not_loaded_yet_applies_when_it_loads",),
     ),
     Mutation(
         "a constructor's probe passes `this` once an argument's object is built",
         "jvm-worker/runs-in-worker/facade/gradlerepl/probes/ProbeSites.kt",
         "                    if (built == 0) return false\n",
         "                    return false\n",
-        ("tests/test_probes.py::test_a_probe_on_a_class_not_loaded_yet_applies_when_it_loads",),
+        ("tests/worker/probes/test_probes.py::test_a_probe_on_a_class_not_loaded_yet_applies_when_it_loads",),
     ),
 )
 

@@ -20,7 +20,7 @@ import psutil
 
 from gradle_repl.project.buildtools.kotlin_daemons import DAEMON_MAIN_CLASS, daemon_run_files
 from gradle_repl.stopping import stop_processes_now
-from shortjvm import SHORT_LIVED_JVM_FLAGS
+from support.shortjvm import SHORT_LIVED_JVM_FLAGS
 
 __all__ = ["daemon_options", "daemons_in", "stop_daemons"]
 

@@ -31,7 +31,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from conftest import PROJECTS, SAMPLE_PROJECT, copy_project, persistent_test_cache
 from gradle_repl.project.buildtools.maven_speed import daemon_properties
 from gradle_repl.project.maven_repository import local_repository
 from gradle_repl.project.toolchain import (
@@ -41,9 +40,10 @@ from gradle_repl.project.toolchain import (
     repl_host_coordinates,
     resolve_jars,
 )
-from gradlemodels import PAIRS, pair_jars
 from suiteversions import SUITE_KOTLIN_VERSIONS
-from testtoolchain import fetch_test_toolchain
+from support.gradlemodels import PAIRS, pair_jars
+from support.paths import PROJECTS, SAMPLE_PROJECT, copy_project, persistent_test_cache
+from support.testtoolchain import fetch_test_toolchain
 
 # Downloads wait on the network, not the CPU: more at once than the machine has cores, few enough not to crowd the tests.
 PARALLEL_FETCHES = 3

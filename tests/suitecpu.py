@@ -9,7 +9,7 @@ process, or the process that started it, began — pytest sets PYTEST_CURRENT_TE
 the wall time. A process that ends between two readings loses what it spent
 since the last one (at most --every seconds of its CPU); one that started before the command is left out. The suite
 on 2 cores is CPU-bound (CONTRIBUTING.md, The suite), so its wall time follows the CPU these kinds spend. Linux or
-macOS (psutil); run by hand (tests/test_suitecpu.py checks how it reads, not the suite).
+macOS (psutil); run by hand (tests/repo/test_suitecpu.py checks how it reads, not the suite).
 """
 
 from __future__ import annotations

@@ -14,11 +14,11 @@ from pathlib import Path
 import psutil
 import pytest
 
-from conftest import kotlin_daemons_dir, persistent_test_cache, run_cache_dir, run_state_dir
 from kotlindaemons import daemon_options, stop_daemons
 from ledger import FIELDS as LEDGER_FIELDS, Ledger
-from shortjvm import SHORT_LIVED_JVM_FLAGS
 from suitetime import ModuleTimes
+from support.paths import kotlin_daemons_dir, persistent_test_cache, run_cache_dir, run_state_dir
+from support.shortjvm import SHORT_LIVED_JVM_FLAGS
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:

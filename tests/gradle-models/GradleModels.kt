@@ -2,7 +2,7 @@
 // real Kotlin Gradle plugin and its compiler-plugin Gradle plugins, runs the shipped init script's body on
 // them and executes its resolveReplEnvironment task's actions. The markers it prints go to stdout; each
 // project's block is framed by "=== <name>" lines. Compiled together with the init script by
-// tests/gradlemodels.py; arguments: <work dir> <gradle user home> <serialization runtime version> <multiplatform: true|false>
+// tests/support/gradlemodels.py; arguments: <work dir> <gradle user home> <serialization runtime version> <multiplatform: true|false>
 // <compose: true|false> (the Compose compiler's Gradle plugin exists from KGP 2.0).
 
 import org.gradle.api.Project
