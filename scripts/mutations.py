@@ -790,9 +790,9 @@ MUTATIONS = (
     ),
     Mutation(
         "a `when` that throws records no hit",
-        "jvm-worker/runs-in-worker/facade/gradlerepl/probes/ProbeCall.kt",
-        "                        whenError = ProbeValues.thrown(thrown)\n",
-        "                        return\n",
+        "jvm-worker/runs-in-both/gradlerepl/both/ProbeRun.java",
+        "                        whenError = ProbeValues.thrown(thrown);\n",
+        "                        return;\n",
         (
             "tests/worker/probes/test_probes.py::test_two_probes_a_throwing_capture_and_a_failing_snippet_keep_their_hits",
         ),
@@ -823,8 +823,8 @@ MUTATIONS = (
     ),
     Mutation(
         "a session probe past its maxHits stays in the code",
-        "jvm-worker/runs-in-worker/facade/gradlerepl/probes/ProbeCall.kt",
-        "            if (hit >= probe.maxHits) probe.retire()",
+        "jvm-worker/runs-in-both/gradlerepl/both/ProbeRun.java",
+        "            if (hit >= probe.maxHits) {\n                probe.retire();\n            }",
         "",
         ("tests/worker/probes/test_probes.py::test_a_probe_that_outlives_its_call_records_a_thread_a_snippet_started",),
     ),

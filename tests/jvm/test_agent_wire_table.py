@@ -14,6 +14,7 @@ import pytest
 
 from gradle_repl.resources import jvm_worker_attach_agent_sources, jvm_worker_both_sources
 from gradle_repl.worker.attach.agent_wire import (
+    AgentClassBytes,
     AgentConnection,
     AgentCut,
     AgentDisplay,
@@ -21,7 +22,10 @@ from gradle_repl.worker.attach.agent_wire import (
     AgentHello,
     AgentImageValue,
     AgentOutput,
+    AgentProbeHits,
+    AgentProbesSet,
     AgentRuntime,
+    AgentSites,
     AgentStopped,
     AgentUnit,
     AgentValue,
@@ -29,6 +33,7 @@ from gradle_repl.worker.attach.agent_wire import (
     _decode,
 )
 from gradle_repl.worker.attach.wire_table import message_shapes
+from gradle_repl.worker.results.probe_records import ProbeSetSpec, SetProbe, SetSite
 
 pytestmark = pytest.mark.jvm
 
@@ -47,6 +52,10 @@ _DECODED = {
     "S": AgentStopped,
     "D": AgentValues,
     "R": AgentRuntime,
+    "B": AgentClassBytes,
+    "A": AgentSites,
+    "P": AgentProbesSet,
+    "Q": AgentProbeHits,
 }
 
 
@@ -87,8 +96,8 @@ def test_every_message_the_agent_writes_is_read_whole_by_the_worker(probe: Path)
 
 
 def test_every_message_the_worker_writes_is_read_whole_by_the_agent(probe: Path) -> None:
-    """Each request AgentConnection makes (evaluate, keep, cancel, describe, runtime) is read whole by the agent's
-    Wire, field by field as the table has it."""
+    """Each request AgentConnection makes (evaluate, keep, cancel, describe, runtime, and probes' class bytes, site
+    ids, set and collect) is read whole by the agent's Wire, field by field as the table has it."""
     mine, theirs = socket.socketpair()
     with mine, theirs:
         connection = AgentConnection(mine, AgentHello("", "", "", 0))
@@ -110,6 +119,26 @@ def test_every_message_the_worker_writes_is_read_whole_by_the_agent(probe: Path)
             total_seconds=2,
         )
         connection.runtime(5, ["/jars/kotlin-stdlib-2.3.21.jar"])
+        connection.class_bytes(6, ["shop.Cart", "shop.Cart$Line"], nested=False)
+        connection.reserve_sites(7, 3)
+        site = SetSite(
+            id=3, class_name="shop.Cart", method="shop.Cart.total", locals=[("n", "kotlin.Int")], code=None, door=None
+        )
+        coded = SetSite(id=4, class_name="shop.Cart", method="shop.Cart.add", locals=[], code=b"\xca", door=b"\xfe")
+        connection.set_probes(
+            8,
+            ProbeSetSpec(
+                run=1,
+                value_limit=200,
+                expires_ms=0,
+                probes=[
+                    SetProbe(0, 1, 18, 30, True, 2, False, [site, coded]),
+                    SetProbe(1, 5, 20, 30, False, 0, True, []),
+                ],
+                classes=[("shop.Cart", 2, b"\xca\xfe")],
+            ),
+        )
+        connection.collect_probes(9, 1, close=True)
         mine.shutdown(socket.SHUT_WR)
         sent = b"".join(iter(lambda: theirs.recv(1 << 16), b""))
     read = subprocess.run(
@@ -119,8 +148,8 @@ def test_every_message_the_worker_writes_is_read_whole_by_the_agent(probe: Path)
         check=True,
         timeout=JAVA_TIMEOUT_SECONDS,
     )
-    assert read.stdout.decode().strip() == "EKCDR"
-    assert set("EKCDR") == {kind for sender, kind in message_shapes() if sender == "worker"}
+    assert read.stdout.decode().strip() == "EKCDRBAPQ"
+    assert set("EKCDRBAPQ") == {kind for sender, kind in message_shapes() if sender == "worker"}
 
 
 def test_a_message_short_of_a_field_is_refused_on_each_side() -> None:

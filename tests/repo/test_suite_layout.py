@@ -79,6 +79,7 @@ UNTESTED = {
     "worker.repl.junit_addon",
     "worker.repl.local_runner",
     "worker.repl.memory",
+    "worker.repl.session",
     "worker.results.outcomes",
     "worker.results.safety",
 }

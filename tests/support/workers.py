@@ -18,6 +18,7 @@ from gradle_repl.frames import (
     DescriptionResult,
     ErrorResult,
     Probe,
+    ProbesResult,
     SessionDescription,
     SuccessResult,
     WorkerOptions,
@@ -146,6 +147,32 @@ class SyncWorker:
         result = self._loop.run_until_complete(self.process.describe())
         assert isinstance(result, DescriptionResult), result.message
         return result.description
+
+    def add_probe(self, probe: Probe, *, expires_seconds: float = 600.0) -> ProbesResult:
+        """A session probe set (add_kotlin_probe), which must be set."""
+        result = self._loop.run_until_complete(self.process.add_probe(probe, expires_seconds=expires_seconds))
+        assert isinstance(result, ProbesResult), result.message
+        return result
+
+    def read_probes(self, probe_id: int | None = None, *, wait_seconds: float = 0.0) -> ProbesResult:
+        """The session probes' hits since the last read, asked again until one came or `wait_seconds` passed (as the
+        host's read_probes waits)."""
+
+        async def read() -> ProbesResult:
+            deadline = asyncio.get_running_loop().time() + wait_seconds
+            while True:
+                result = await self.process.read_probes(probe_id)
+                assert isinstance(result, ProbesResult), result.message
+                if result.hits or asyncio.get_running_loop().time() >= deadline:
+                    return result
+                await asyncio.sleep(0.05)
+
+        return self._loop.run_until_complete(read())
+
+    def remove_probe(self, probe_id: int) -> ProbesResult:
+        result = self._loop.run_until_complete(self.process.remove_probe(probe_id))
+        assert isinstance(result, ProbesResult), result.message
+        return result
 
     def close(self) -> None:
         self._loop.run_until_complete(self.process.stop())

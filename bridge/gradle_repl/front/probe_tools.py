@@ -74,11 +74,11 @@ class ProbeTools:
         buildTool: BuildToolArg = DEFAULT_BUILD_TOOL,
     ) -> Annotated[CallToolResult, SessionProbeHits]:
         """Set a probe that stays in the session's JVM until it is removed, reaches maxHits or expires: for code that
-        runs when no call does (a thread or server a snippet started). Each time a thread reaches the start of the
+        runs when no call does (a request through an attached app, a thread or server a snippet started). Each time a thread reaches the start of the
         line, a hit records its locals, `this` (private state too) and the captures; no thread is stopped. Returns
         probeId; read_kotlin_probe_hits reads the hits, remove_kotlin_probe takes it out; closing or resetting the
         session removes its probes, and describe_kotlin_session lists them. A call's own probes are
-        run_kotlin_snippet's `probes`. Not yet in a session attached to a running app."""
+        run_kotlin_snippet's `probes`. In an attached session without its project, name the class (`shop.Cart:18`)."""
         probe = Probe(at=at, when=when, capture=capture or [], max_hits=maxHits)
         target = self._target(projectRoot, projectPath, sourceSet, buildTool, sessionId)
         try:

@@ -25,6 +25,7 @@ from gradle_repl.worker.artifacts.facade import build_dependency_addon, build_fa
 from gradle_repl.worker.attach.agent_loading import attach_agent
 from gradle_repl.worker.attach.attached_runner import ATTACHED_LIBRARIES_UNAVAILABLE, AttachedRunner
 from gradle_repl.worker.attach.display_api import attached_display_api
+from gradle_repl.worker.attach.probe_channel import ProbeChannel
 from gradle_repl.worker.attach.snippet_mirror import SnippetMirror
 from gradle_repl.worker.attach.snippet_runtime import snippet_runtime_jars
 from gradle_repl.worker.attach.spring_helpers import spring_helpers
@@ -33,6 +34,7 @@ from gradle_repl.worker.classes.class_update_agent import AgentJar, agent_jar
 from gradle_repl.worker.classes.class_updates import ClassUpdater
 from gradle_repl.worker.java import JavaException, JavaObject, ReplDriver, ReplOutput, java_class, shutdown_vm
 from gradle_repl.worker.jvm import start_jvm
+from gradle_repl.worker.probes.app_probes import AppProbes
 from gradle_repl.worker.probes.call_probes import LocalProbes
 from gradle_repl.worker.repl.companions import generated_companions
 from gradle_repl.worker.repl.completion import SessionCompletion
@@ -161,6 +163,7 @@ def boot(request: StartRequest) -> tuple[ReplSession, ReadyFrame, ClassDataUse]:
         ],
     )
     hints = [*filter(None, [serialization_hint(env)]), *compose_hints(env, compose.unavailable), *companion_hints]
+    assert kind.probes is not None  # made with the runner
     session = ReplSession(
         request,
         driver,
@@ -285,11 +288,12 @@ class _Attached:
     no output capture or exit guard (nothing runs here), no @file:DependsOn (the app's classpath is fixed)."""
 
     libraries_unavailable = ATTACHED_LIBRARIES_UNAVAILABLE
-    probes = None  # not in an app yet (worker/repl/session.py's PROBES_UNAVAILABLE)
 
     def __init__(self, request: StartRequest, pid: int) -> None:
         self._request = request
         self._pid = pid
+        self._probe_classes: tuple[JavaObject, list[str]] | None = None  # the facade's loader, the compile classpath
+        self.probes: AppProbes | None = None  # made with the runner, on the agent's connection
 
     def jvm_options(self) -> list[str]:
         return []
@@ -306,6 +310,7 @@ class _Attached:
         """What snippets compile against besides the app's classpath: Spring's helpers (compiled against, never loaded
         here) and the agent's display calls, which run in the app."""
         env = self._request.spec.environment
+        self._probe_classes = (facade_loader, compile_classpath)
         spring = spring_helpers(compile_classpath, env.kotlin_version)
         if spring.unavailable is not None:
             print(f"[gradle-repl] {spring.unavailable}", file=sys.stderr, flush=True)
@@ -322,7 +327,20 @@ class _Attached:
         )
         mirror = SnippetMirror(snippet_loader)
         warm_up_attached(snippets, connection, WARM_UP_SNIPPET, mirror)
-        runner = AttachedRunner(self._request, snippets, renderer, connection=connection, pid=self._pid, mirror=mirror)
+        assert self._probe_classes is not None
+        facade_loader, compile_classpath = self._probe_classes
+        self.probes = AppProbes(
+            env, ProbeChannel(connection, self._pid), facade_loader, snippet_loader, compile_classpath
+        )
+        runner = AttachedRunner(
+            self._request,
+            snippets,
+            renderer,
+            connection=connection,
+            pid=self._pid,
+            mirror=mirror,
+            probes=self.probes,
+        )
         return runner, connection.hello.java_version
 
     def train(self, snippets: SnippetCounter) -> None:

@@ -294,6 +294,11 @@ def string_array(items: Sequence[str]) -> JavaObject:
     return jpype.JArray(jpype.JString)(list(items))
 
 
+def int_array(items: Sequence[int]) -> JavaObject:
+    """A Java int[] of the items."""
+    return jpype.JArray(jpype.JInt)(list(items))
+
+
 def byte_array(data: bytes) -> JavaObject:
     """A Java byte[] of the bytes."""
     return jpype.JArray(jpype.JByte)(data)

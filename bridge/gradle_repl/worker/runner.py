@@ -34,8 +34,10 @@ from gradle_repl.frames import (
 from gradle_repl.worker.java import JavaObject
 from gradle_repl.worker.results.outcomes import ExplainFailedUse
 from gradle_repl.worker.results.output_frames import Send
+from gradle_repl.worker.results.probe_records import HitRecord, ProbeSetSpec, RunCounts
 
 __all__ = [
+    "AppProbeChannel",
     "ArmedProbes",
     "CallProbes",
     "ClassUpdates",
@@ -122,7 +124,8 @@ class CallProbes(Protocol):
 
 
 class SessionProbes(CallProbes, Protocol):
-    """A call's probes, and the session's probes that outlive calls (add_kotlin_probe): in the session's own JVM only."""
+    """A call's probes, and the session's probes that outlive calls (add_kotlin_probe): in the session's own JVM, or in
+    the app a session is attached to."""
 
     def add(self, request: AddProbeRequest) -> ProbesResult:
         """Sets the probe until it is removed, reaches its maxHits or expires; a ProbeError when it can't be set."""
@@ -138,6 +141,32 @@ class SessionProbes(CallProbes, Protocol):
 
     def states(self) -> list[ProbeState]:
         """The session's probes, for describe."""
+        ...
+
+
+class AppProbeChannel(Protocol):
+    """What probes in an attached app ask of its agent (worker/attach/probe_channel.py answers; worker/probes/
+    app_probes.py asks). Each call waits for its answer; a lost connection raises the attach room's AgentGone."""
+
+    @property
+    def hook_package(self) -> str:
+        """The package of the agent's build of gradlerepl.both (`gradlerepl.agent.v1a2b.both`)."""
+        ...
+
+    def class_bytes(self, names: list[str], *, nested: bool) -> list[tuple[str, int, bytes | None]]:
+        """Each class's name, the version of its bytes and the bytes it runs now (None: the app has no such class)."""
+        ...
+
+    def reserve_sites(self, count: int) -> int:
+        """The first of `count` site ids no other probe in the app uses."""
+        ...
+
+    def set_probes(self, spec: ProbeSetSpec) -> str | None:
+        """None when the set is in the app's code, else why not (`changed:NAME`: read the class again)."""
+        ...
+
+    def collect(self, run: int, *, close: bool) -> tuple[list[HitRecord], RunCounts, list[str]]:
+        """A set's hits and notes since the last collect and its probes' counts; with `close`, taken out first."""
         ...
 
 

@@ -40,9 +40,8 @@ from gradle_repl.project.running_jvms import list_running_jvms
 from gradle_repl.resources import jvm_worker_attach_agent_sources
 from gradle_repl.worker.artifacts.agent_jar import agent_package, build_agent_jar
 from gradle_repl.worker.artifacts.agent_socket import agent_dir, socket_path
-from gradle_repl.worker.attach.agent_wire import AgentConnection, AgentRuntime, AgentValues
+from gradle_repl.worker.attach.agent_wire import AgentClassBytes, AgentConnection, AgentRuntime, AgentValues
 from gradle_repl.worker.attach.snippet_runtime import snippet_runtime_jars
-from gradle_repl.worker.repl.session import PROBES_UNAVAILABLE
 from support.paths import PROJECTS
 from support.runningapp import SHOP_READY, RunningApp, running_app, shop_command
 from support.workerclaims import SLOW_TO_COMPILE  # one definition of a compile that outlasts a stop
@@ -213,13 +212,34 @@ def test_an_exception_is_the_snippets_with_its_own_stack(attached: SyncWorker) -
     assert attached.value("1 + 1") == "2"
 
 
-def test_probes_in_an_attached_session_are_refused_in_one_sentence_and_nothing_runs(attached: SyncWorker) -> None:
-    """Probes don't reach into an app yet: the call says so before anything runs, and the session goes on."""
-    attached.eval("var probedRuns = 0")
-    result = attached.eval("probedRuns++", probes=[Probe(at="Shop.kt:3")]).result
-    assert isinstance(result, ErrorResult) and result.error_kind == "probe"
-    assert result.message == PROBES_UNAVAILABLE
-    assert attached.value("probedRuns") == "0"
+# Inventory.total()'s body in attach-plain's Shop.kt.
+TOTAL_LINE = 13
+
+
+def test_a_calls_probe_records_what_the_apps_code_held_when_a_snippet_ran_it(attached: SyncWorker) -> None:
+    """A snippet's probe in the app's class: set before the snippet runs in the app and gone after it; the hit has the
+    snippet's thread, the object's fields, the captures (with the `when` that let it through), and the app's frames
+    down to the snippet's. Without the project, its sources are unknown: a file's name is refused in one sentence."""
+    size = attached.value("shop.Inventory.items.size")
+    probe = Probe(at=f"shop.Inventory:{TOTAL_LINE}", when="items.isNotEmpty()", capture=["items.size", "items.first()"])
+    result = attached.eval("shop.Inventory.total()", probes=[probe]).result
+    assert isinstance(result, SuccessResult), result
+    (hit,) = result.probe_hits
+    assert hit.at == f"shop.Inventory.total(Shop.kt:{TOTAL_LINE})" and hit.thread.startswith("gradle-repl-snippet")
+    assert [(c.expression, c.value, c.type) for c in hit.captured] == [
+        ("items.size", size, "kotlin.Int"),
+        ("items.first()", "Item(name=apple, price=3)", "shop.Item"),
+    ]
+    assert hit.stack[0] == f"shop.Inventory.total(Shop.kt:{TOTAL_LINE})", hit.stack
+    assert hit.stack[1].startswith("snippet ") and hit.stack[1].endswith(", line 1"), hit.stack
+    again = attached.eval("shop.Inventory.total()").result
+    assert isinstance(again, SuccessResult) and again.probe_hits == []
+    refused = attached.eval("shop.Inventory.total()", probes=[Probe(at=f"Shop.kt:{TOTAL_LINE}")]).result
+    assert isinstance(refused, ErrorResult) and refused.error_kind == "probe"
+    assert refused.message == (
+        f"`Shop.kt:{TOTAL_LINE}`: this session was attached without its project, so the app's sources are unknown here: "
+        "name the class (`shop.Cart:18`), or attach with the project's projectRoot"
+    )
 
 
 def test_a_timeout_interrupts_the_snippet_and_the_app_keeps_answering(attached: SyncWorker, shop: RunningApp) -> None:
@@ -478,8 +498,12 @@ def test_with_the_project_its_compiler_plugins_apply_to_snippets_run_in_the_app(
     shop: RunningApp, shop_env: ReplEnvironment
 ) -> None:
     """Attached with its project, a session compiles with the project's kotlinx-serialization plugin: a @Serializable
-    class declared in a snippet is encoded by the app's own kotlinx-serialization."""
+    class declared in a snippet is encoded by the app's own kotlinx-serialization; and a probe names the project's
+    source file."""
     with running_worker(attached_to(shop.pid, shop_env)) as worker:
+        probed = worker.eval("shop.Inventory.total()", probes=[Probe(at=f"Shop.kt:{TOTAL_LINE}")]).result
+        assert isinstance(probed, SuccessResult), probed
+        assert [hit.at for hit in probed.probe_hits] == [f"shop.Inventory.total(Shop.kt:{TOTAL_LINE})"]
         code = (
             "import kotlinx.serialization.*\nimport kotlinx.serialization.json.*\n"
             "@Serializable data class Price(val item: String, val cents: Int)\n"
@@ -532,7 +556,9 @@ def test_the_agent_refuses_a_socket_directory_others_can_enter(shop_env: ReplEnv
     assert list(shared.iterdir()) == []
 
 
-def test_over_mcp_two_sessions_attach_to_one_app_each_with_its_own_state_and_detach(shop: RunningApp) -> None:
+def test_over_mcp_two_sessions_attach_to_one_app_each_with_its_own_state_and_detach(
+    shop: RunningApp, shop_env: ReplEnvironment
+) -> None:
     """attach_kotlin_session twice (the agent already there is reused): each session has its own snippets' state
     but both see the one app; what a snippet prints and shows comes back as a session's own does (stdout, stderr,
     HTML, an image value); list_kotlin_sessions names the app; closing detaches and the app keeps answering."""
@@ -585,7 +611,31 @@ def test_over_mcp_two_sessions_attach_to_one_app_each_with_its_own_state_and_det
             assert contents["attachedPid"] == shop.pid and [d["name"] for d in contents["declarations"]] == ["mine"]
             listed = (await client.call_tool("list_kotlin_sessions", {})).structured_content
             assert {s["sessionId"]: s["attachedPid"] for s in listed["sessions"]} == {"a": shop.pid, "b": shop.pid}
+            # Probes that outlive calls, in one class from both sessions: the app's own thread answering `total` hits
+            # both; closing a takes its probe with it, b's stays, and removing b's leaves the class its own bytes.
+            for session in ("a", "b"):
+                added = await client.call_tool(
+                    "add_kotlin_probe",
+                    {"sessionId": session, "at": f"shop.Inventory:{TOTAL_LINE}", "capture": ["items.size"]},
+                )
+                assert not added.is_error and added.structured_content["probeId"] == 1, _text(added)
+            assert _probed_bytes(shop, shop_env.java_home) is True
+            shop.ask("total", "total=")
+            for session in ("a", "b"):
+                read = await client.call_tool("read_kotlin_probe_hits", {"sessionId": session, "waitSeconds": 60})
+                (hit,) = read.structured_content["hits"]
+                assert (hit["thread"], hit["stack"][:2]) == (
+                    "main",
+                    [f"shop.Inventory.total(Shop.kt:{TOTAL_LINE})", "shop.ShopKt.main(Shop.kt:26)"],
+                ), hit
+                assert f"[probe 1 hit 1] shop.Inventory.total(Shop.kt:{TOTAL_LINE}) on main" in _text(read)
             await client.call_tool("close_kotlin_session", {"sessionId": "a"})
+            shop.ask("total", "total=")
+            read = await client.call_tool("read_kotlin_probe_hits", {"sessionId": "b", "waitSeconds": 60})
+            assert [hit["hit"] for hit in read.structured_content["hits"]] == [2]
+            removed = await client.call_tool("remove_kotlin_probe", {"sessionId": "b", "probeId": 1})
+            assert not removed.is_error and removed.structured_content["probes"] == []
+            assert _probed_bytes(shop, shop_env.java_home) is False
             detached = await run("mine + 1", "a")  # an ordinary session again: it needs a project
             assert detached.is_error and "projectRoot is needed: session 'a' is not attached to a running JVM" in _text(
                 detached
@@ -597,6 +647,22 @@ def test_over_mcp_two_sessions_attach_to_one_app_each_with_its_own_state_and_det
         assert line.endswith("open=true")
 
     asyncio.run(scenario())
+
+
+def _probed_bytes(shop: RunningApp, java_home: str) -> bool:
+    """Whether the app's Inventory runs bytes with a probe's call in them, as its agent says over a connection of its
+    own (a session of the agent's, nothing compiled)."""
+    jar = build_agent_jar(java_home)
+    connection = AgentConnection.connect(socket_path(shop.pid, jar), agent=agent_package(jar), timeout=30.0)
+    try:
+        connection.class_bytes(9, ["shop.Inventory"], nested=False)
+        answer = connection.receive(30.0)
+    finally:
+        connection.close()
+    assert isinstance(answer, AgentClassBytes) and answer.id == 9, answer
+    ((name, _, data),) = answer.classes
+    assert name == "shop.Inventory" and data is not None
+    return b"ProbeHook" in data
 
 
 def _text(result: Any) -> str:

@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from gradle_repl.frames import DEFAULT_OUTPUT_LIMIT_BYTES, StreamFrame, SuccessResult
+from gradle_repl.frames import DEFAULT_OUTPUT_LIMIT_BYTES, Probe, StreamFrame, SuccessResult
 from gradle_repl.project.running_jvms import list_running_jvms
 from gradle_repl.project.toolchain import find_mvn
+from gradle_repl.worker.probes.hits import NO_KOTLIN_THERE
 from support.paths import APP_BUILD_TIMEOUT_SECONDS, PROJECTS
 from support.runningapp import RunningApp, running_app
 from support.workers import SyncWorker, attached_to, running_worker
@@ -64,6 +65,28 @@ def test_snippets_read_and_change_a_java_apps_statics_and_the_app_sees_it(
     attached.value('counter.Main.counter = 40; counter.Main.NAMES.add("linus"); counter.Main.NAMES.size')
     line, _ = counter.ask("count", "count=")
     assert line == "count=40 names=[ada, grace, linus]"
+
+
+def test_a_probe_in_a_java_apps_static_method_records_what_its_own_thread_saw(
+    attached: SyncWorker, counter: RunningApp
+) -> None:
+    """A probe that outlives calls in a Java class, on JDK 17 and 25: the app's main thread answering `count` reaches
+    report(), and the hit has its static state (a static method: no `this`) as the app printed it."""
+    report = attached.add_probe(Probe(at="counter.Main:21", capture=["Main.counter", "Main.NAMES.size"]))
+    assert report.probe_id is not None
+    line, _ = counter.ask("count", "count=")
+    (seen,) = attached.read_probes(report.probe_id, wait_seconds=60).hits
+    assert (seen.thread, seen.this, seen.at) == ("main", None, "counter.Main.report(Main.java:21)")
+    assert [c.value for c in seen.captured] == [line.split()[0].removeprefix("count="), str(line.count(",") + 1)], seen
+    attached.remove_probe(report.probe_id)
+    # The probe's code runs in the probed class's nest, whose loader has no Kotlin: Kotlin's library isn't there.
+    kotlin = attached.eval(
+        "counter.Main.report()", probes=[Probe(at="counter.Main:21", capture=["Main.NAMES.joinToString()"])]
+    )
+    assert isinstance(kotlin.result, SuccessResult), kotlin.result
+    (hit,) = kotlin.result.probe_hits
+    assert (hit.captured[0].error or "").startswith("java.lang.NoClassDefFoundError: kotlin/"), hit
+    assert hit.notes == [NO_KOTLIN_THERE]
 
 
 def test_kotlin_runs_in_the_snippets_loader_only_never_the_apps(attached: SyncWorker) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from gradle_repl.frames import DisplayFrame, ErrorResult, SuccessResult
+from gradle_repl.frames import DisplayFrame, ErrorResult, Probe, SuccessResult
 from gradle_repl.project.toolchain import find_mvn
 from support.paths import PROJECTS
 from support.runningapp import RunningApp, running_app
@@ -82,6 +82,35 @@ def test_a_request_changes_state_a_later_snippet_sees(attached: SyncWorker, get:
     get()
     get()
     assert int(attached.value("bean<greet.Greeter>().visits.get()")) == before + 2
+
+
+def test_a_probe_sees_what_a_request_carried_through_the_app_and_a_snippets_call_its_private_state(
+    attached: SyncWorker, get: Callable[[], str]
+) -> None:
+    """A probe that outlives calls in the fat jar's classes: a request's Tomcat thread through Greeter.greet() is
+    recorded with the bean's fields and the captures, down through the controller; a snippet's own probe reads the
+    controller's private `greeter`. Removed, the probe records no more."""
+    added = attached.add_probe(Probe(at="greet.Greeter:19", capture=["greeting", "visits.get()"], max_hits=5))
+    assert added.probe_id is not None
+    visits = int(attached.value("bean<greet.Greeter>().visits.get()"))
+    greeting = get()
+    (hit,) = attached.read_probes(added.probe_id, wait_seconds=60).hits
+    assert hit.thread.startswith("http-nio-"), hit.thread
+    assert hit.stack[:2] == [
+        "greet.Greeter.greet(GreetApplication.kt:19)",
+        "greet.GreetController.greeting(GreetApplication.kt:25)",
+    ]
+    assert hit.stack[-1].endswith("more (the JDK's and libraries')"), hit.stack
+    assert [c.value for c in hit.captured] == [greeting.split(" #")[0], str(visits)]
+    assert hit.this == f"Greeter(greeting={greeting.split(' #')[0]}, visits={visits})"
+    reply = attached.eval(
+        "bean<greet.GreetController>().greeting()",
+        probes=[Probe(at="greet.GreetController:25", capture=["greeter.visits.get()"])],
+    ).result
+    assert isinstance(reply, SuccessResult) and [c.value for c in reply.probe_hits[0].captured] == [str(visits + 1)]
+    assert attached.remove_probe(added.probe_id).probes == []
+    get()
+    assert attached.read_probes().hits == []
 
 
 def test_beans_by_name_and_the_context_are_the_apps(attached: SyncWorker) -> None:

@@ -102,5 +102,9 @@ def _copy(directory: Path, name: str, text: str) -> Path:
 
 
 def _manifest(jar: Path) -> str:
-    # Agent-Class for VirtualMachine.loadAgent, Premain-Class for -javaagent: at the application's start.
-    return f"Manifest-Version: 1.0\r\nAgent-Class: {agent_class(jar)}\r\nPremain-Class: {agent_class(jar)}\r\n\r\n"
+    # Agent-Class for VirtualMachine.loadAgent, Premain-Class for -javaagent: at the application's start;
+    # Can-Retransform-Classes for probes (ProbeClasses puts the hook's calls into the app's loaded classes).
+    return (
+        f"Manifest-Version: 1.0\r\nAgent-Class: {agent_class(jar)}\r\nPremain-Class: {agent_class(jar)}\r\n"
+        "Can-Retransform-Classes: true\r\n\r\n"
+    )

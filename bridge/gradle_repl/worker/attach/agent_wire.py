@@ -32,6 +32,19 @@ Before its first snippet, a session attached to an app without Kotlin sends `R` 
 jar count (int), each jar's path on this machine; the agent opens them in a loader of the session's own, unless the
 app has Kotlin of its own. It answers `R`: id, state (int: 0 loaded, 1 the app's own Kotlin kept, 2 failed), and why
 it failed (or null).
+
+Probes (worker/probes/app_probes.py): the worker sends `B` (a class's bytes as a probe goes into them): id, nested (int:
+1 adds the loaded classes nested in those named), class count, each binary name; the agent answers `B`: id, then per
+class its name, the version of its bytes (int: it moves each time a probe changes them) and the bytes it runs now (null:
+not found). `A` (site ids): id, count; answered `A`: id, the first id reserved. `P` (set probes): id, run (long, the
+worker's number for this set), value limit (int, chars), expiry (long, ms; 0 none), then each probe's index, maxHits,
+line, last line, has-when, capture count and no-local-names (ints), its sites (id, class, method, its locals' names and
+declared Kotlin types, the compiled `when`/`capture` class and its package's door class, both null for none), then the
+classes' instrumented bytes (name, the version read, bytes); answered `P`: id, null when set or why not (`changed:NAME`:
+another session changed a class meanwhile). `Q` (collect): id, run, close (int: 1 takes the set out first); answered
+`Q`: id, the hits since the last `Q` (probe, hit, thread, stack frames, locals as name, type, text, length and error,
+`this` as zero or one text, the captured values as text with their runtime class, the `when`'s error, no-local-names),
+each probe's hit count and whether it is active, and the notes since the last `Q`.
 """
 
 from __future__ import annotations
@@ -44,6 +57,7 @@ from typing import Literal
 from gradle_repl.errors import GradleReplError
 from gradle_repl.worker.attach.wire_table import FieldType, WireCheck
 from gradle_repl.worker.byte_cursor import ByteCursor
+from gradle_repl.worker.results.probe_records import HitRecord, ProbeSetSpec, ProbeText, RunCounts
 from gradle_repl.worker.results.report import StackFrame, ThrowableInfo
 
 __all__ = [
@@ -65,6 +79,10 @@ __all__ = [
     "ReadState",
     "AgentRuntime",
     "RuntimeState",
+    "AgentClassBytes",
+    "AgentSites",
+    "AgentProbesSet",
+    "AgentProbeHits",
 ]
 
 # The agent's stream numbers (SnippetSink.STDOUT, STDERR), as frames name them.
@@ -189,6 +207,40 @@ class AgentRuntime:
     detail: str | None
 
 
+@dataclass(frozen=True)
+class AgentClassBytes:
+    """The answer to `B`: each class's name, the version of its bytes, and the bytes it runs now (None: not found)."""
+
+    id: int
+    classes: list[tuple[str, int, bytes | None]]
+
+
+@dataclass(frozen=True)
+class AgentSites:
+    """The answer to `A`: the first of the site ids reserved."""
+
+    id: int
+    base: int
+
+
+@dataclass(frozen=True)
+class AgentProbesSet:
+    """The answer to `P`: None when the probes are set, else why not."""
+
+    id: int
+    failure: str | None
+
+
+@dataclass(frozen=True)
+class AgentProbeHits:
+    """The answer to `Q`: the hits and notes since the last one, and each probe's count and state."""
+
+    id: int
+    hits: list[HitRecord]
+    counts: RunCounts
+    notes: list[str]
+
+
 class _Reader(ByteCursor):
     """An agent's message, each field checked against WireTable.java as it is read."""
 
@@ -265,6 +317,10 @@ class _Writer:
         self._check.next("bytes")
         return self._sized(data)
 
+    def nullable(self, data: bytes | None) -> _Writer:
+        self._check.next("bytes", null=data is None)
+        return self._sized(data)
+
     def text(self, value: str | None) -> _Writer:
         self._check.next("text", null=value is None)
         return self._sized(None if value is None else value.encode("utf-8"))
@@ -282,7 +338,19 @@ class _Writer:
         return struct.pack(">i", len(body)) + body
 
 
-def _decode(data: bytes) -> AgentReply | AgentHello | AgentValues | AgentRuntime:
+AgentMessage = (
+    AgentReply
+    | AgentHello
+    | AgentValues
+    | AgentRuntime
+    | AgentClassBytes
+    | AgentSites
+    | AgentProbesSet
+    | AgentProbeHits
+)
+
+
+def _decode(data: bytes) -> AgentMessage:
     """An agent's message, read whole as WireTable.java has it (GradleReplError when it isn't)."""
     message = _Reader(data)
     decoded = _decode_fields(message)
@@ -290,7 +358,7 @@ def _decode(data: bytes) -> AgentReply | AgentHello | AgentValues | AgentRuntime
     return decoded
 
 
-def _decode_fields(message: _Reader) -> AgentReply | AgentHello | AgentValues | AgentRuntime:
+def _decode_fields(message: _Reader) -> AgentMessage:
     kind = message.kind()
     if kind == "H":
         return AgentHello(message.required_text(), message.required_text(), message.required_text(), message.number())
@@ -322,22 +390,60 @@ def _decode_fields(message: _Reader) -> AgentReply | AgentHello | AgentValues | 
         )
     if kind == "R":
         return AgentRuntime(reply_id, _RUNTIME_STATES[message.count()], message.text())
+    if kind == "B":
+        return AgentClassBytes(
+            reply_id, [(message.required_text(), message.count(), message.data()) for _ in range(message.count())]
+        )
+    if kind == "A":
+        return AgentSites(reply_id, message.count())
+    if kind == "P":
+        return AgentProbesSet(reply_id, message.text())
+    if kind == "Q":
+        hits = [_hit(message) for _ in range(message.count())]
+        counts = RunCounts()
+        for _ in range(message.count()):
+            counts.hits.append(message.count())
+            counts.active.append(message.count() != 0)
+        return AgentProbeHits(reply_id, hits, counts, [message.required_text() for _ in range(message.count())])
     if kind == "X":
         chain = []
         for _ in range(message.count()):
             class_name, text = message.required_text(), message.text()
-            frames = tuple(
-                StackFrame(
-                    class_name=message.required_text(),
-                    method=message.required_text(),
-                    file=message.text(),
-                    line=message.count(),
-                )
-                for _ in range(message.count())
-            )
+            frames = tuple(_frame(message) for _ in range(message.count()))
             chain.append(ThrowableInfo(class_name, text, frames))
         return AgentError(reply_id, chain)
     raise GradleReplError(f"the attach agent sent a message of unknown kind {kind!r}")
+
+
+def _hit(message: _Reader) -> HitRecord:
+    probe, hit, thread = message.count(), message.count(), message.required_text()
+    stack = tuple(_frame(message) for _ in range(message.count()))
+    local_values = [
+        (message.required_text(), message.required_text(), _probe_text(message)) for _ in range(message.count())
+    ]
+    self_text = [_probe_text(message) for _ in range(message.count())]
+    captured = [(_probe_text(message), message.text()) for _ in range(message.count())]
+    return HitRecord(
+        probe=probe,
+        hit=hit,
+        thread=thread,
+        stack=stack,
+        locals=local_values,
+        self=self_text[0] if self_text else None,
+        captured=captured,
+        when_error=message.text(),
+        no_local_names=message.count() != 0,
+    )
+
+
+def _probe_text(message: _Reader) -> ProbeText:
+    return ProbeText(message.required_text(), message.count(), message.text())
+
+
+def _frame(message: _Reader) -> StackFrame:
+    return StackFrame(
+        class_name=message.required_text(), method=message.required_text(), file=message.text(), line=message.count()
+    )
 
 
 def _display(reply_id: int, message: _Reader) -> AgentDisplay:
@@ -440,11 +546,45 @@ class AgentConnection:
             message.text(snippet_class).text(field).text(value_class)
         self._send(message.frame())
 
+    def class_bytes(self, request_id: int, names: list[str], *, nested: bool) -> None:
+        """Asks for the bytes of the classes named as a probe goes into them, answered with AgentClassBytes."""
+        message = _Writer("B").number(request_id).count(int(nested)).count(len(names))
+        for name in names:
+            message.text(name)
+        self._send(message.frame())
+
+    def reserve_sites(self, request_id: int, count: int) -> None:
+        """Asks for `count` site ids no other probe in the app uses, answered with AgentSites."""
+        self._send(_Writer("A").number(request_id).count(count).frame())
+
+    def set_probes(self, request_id: int, spec: ProbeSetSpec) -> None:
+        """Sets a set of probes in the app, answered with AgentProbesSet."""
+        message = _Writer("P").number(request_id).number(spec.run).count(spec.value_limit).number(spec.expires_ms)
+        message.count(len(spec.probes))
+        for probe in spec.probes:
+            message.count(probe.index).count(probe.max_hits).count(probe.line).count(probe.last_line)
+            message.count(int(probe.has_when)).count(probe.captures).count(int(probe.no_local_names))
+            message.count(len(probe.sites))
+            for site in probe.sites:
+                message.count(site.id).text(site.class_name).text(site.method).count(len(site.locals))
+                for name, kind in site.locals:
+                    message.text(name).text(kind)
+                message.nullable(site.code).nullable(site.door)
+        message.count(len(spec.classes))
+        for name, version, data in spec.classes:
+            message.text(name).count(version).raw(data)
+        self._send(message.frame())
+
+    def collect_probes(self, request_id: int, run: int, *, close: bool) -> None:
+        """Asks for a set's hits and notes since the last ask (taking the set out first with `close`), answered with
+        AgentProbeHits."""
+        self._send(_Writer("Q").number(request_id).number(run).count(int(close)).frame())
+
     def buffered(self) -> bool:
         """Whether a whole message has arrived and waits to be received: receive() returns it without waiting."""
         return len(self._buffer) >= 4 and len(self._buffer) >= 4 + struct.unpack(">i", self._buffer[:4])[0]
 
-    def receive(self, timeout: float) -> AgentReply | AgentHello | AgentValues | AgentRuntime | None:
+    def receive(self, timeout: float) -> AgentMessage | None:
         """The next message, or None when none came within the timeout; AgentGone when the agent's end closed."""
         self._socket.settimeout(timeout)
         try:

@@ -52,7 +52,15 @@ from gradle_repl.worker.results.value_text import (
     unfinished,
     unreadable,
 )
-from gradle_repl.worker.runner import POLL_INTERVAL_MS, Describe, SnippetRecords, StoredValue, TestProgress
+from gradle_repl.worker.runner import (
+    POLL_INTERVAL_MS,
+    CallProbes,
+    Describe,
+    ProbeError,
+    SnippetRecords,
+    StoredValue,
+    TestProgress,
+)
 from gradle_repl.worker.snippet_names import SnippetCounter
 
 __all__ = ["ATTACHED_LIBRARIES_UNAVAILABLE", "AttachedRunner"]
@@ -99,8 +107,10 @@ class AttachedRunner:
         connection: AgentConnection,
         pid: int,
         mirror: SnippetMirror,
+        probes: CallProbes,
     ) -> None:
         self._request = request
+        self._probes = probes
         self._snippets = snippets
         self._renderer = renderer
         self._connection = connection
@@ -112,8 +122,15 @@ class AttachedRunner:
         self, request: EvalRequest, send: Send, cancel: threading.Event, records: SnippetRecords
     ) -> SuccessResult | ErrorResult:
         output = SnippetOutput(self._renderer, self._request.frame_limit_bytes)
-        result = self._run(request, output, send, cancel, records)
-        return result.model_copy(update={"truncated_bytes": output.truncated})
+        try:
+            with self._probes.during(request.probes) as probes:
+                result = self._run(request, output, send, cancel, records)
+            hits, notes = probes.hits(), probes.notes()
+        except ProbeError as error:
+            return ErrorResult(error_kind="probe", message=str(error))
+        except AgentGone as gone:  # while the probes were set or taken out
+            return self._gone(gone)
+        return result.model_copy(update={"truncated_bytes": output.truncated, "probe_hits": hits, "probe_notes": notes})
 
     def describe(self, request_id: int, describe: Describe) -> SessionDescription | ErrorResult:
         """The names the snippets declared, with their types, and their values as the app holds them now."""

@@ -233,6 +233,12 @@ def _options(classpath: list[str]) -> list[str]:
         # Lambdas as invokedynamic, never classes of their own: the probe's class is defined alone, as a hidden class.
         "-Xlambdas=indy",
         "-Xsam-conversions=indy",
+        # No null checks of the generated methods' own parameters and calls: they would call kotlin.jvm.internal.
+        # Intrinsics, which a Java app without Kotlin doesn't have where the probe's code is defined (the probed
+        # class's loader). What the expressions themselves use of Kotlin's library still needs it there.
+        "-Xno-param-assertions",
+        "-Xno-call-assertions",
+        "-Xno-receiver-assertions",
         "-nowarn",
     ]
 

@@ -7,6 +7,7 @@ import sys
 import threading
 from collections.abc import Callable
 
+from gradle_repl.errors import GradleReplError
 from gradle_repl.frames import (
     AddProbeRequest,
     CheckRequest,
@@ -39,13 +40,8 @@ from gradle_repl.worker.results.output_frames import Send
 from gradle_repl.worker.runner import DeclaringSnippet, ProbeError, SessionProbes, SnippetRunner, TestProgress
 from gradle_repl.worker.snippet_names import SnippetCounter, users_number
 
-__all__ = ["ReplSession", "LIBRARIES_NOT_CHECKED", "PROBES_UNAVAILABLE"]
+__all__ = ["ReplSession", "LIBRARIES_NOT_CHECKED"]
 
-# Said when a session attached to a running app is given a probe.
-PROBES_UNAVAILABLE = (
-    "probes are not available yet in a session attached to a running app: run the code in a session of the project "
-    "(its snippets and run_project_tests take probes)"
-)
 
 # Said with a check of code naming a library: resolving it would add it to the session.
 _LIBRARIES_NOTE = (
@@ -94,7 +90,7 @@ class ReplSession:
         libraries_unavailable: str | None,
         hints: list[Hint],
         completion: SessionCompletion,
-        probes: SessionProbes | None,
+        probes: SessionProbes,
     ) -> None:
         self._request = request
         self._driver = driver
@@ -103,7 +99,7 @@ class ReplSession:
         # Why @file:DependsOn can't be used in this session; None when it can.
         self._libraries_unavailable = libraries_unavailable
         self._completion = completion
-        # The session's probes; None where there are none yet (a session attached to a running app).
+        # The session's probes, in its own JVM or in the app it is attached to.
         self._probes = probes
         self._declarations = Declarations()
         self._records = _Records(self._declarations, hints)
@@ -122,8 +118,6 @@ class ReplSession:
         way (interrupt, then give up on the JVM)."""
         if (refused := self._refuse_libraries(request.code)) is not None:
             return refused
-        if request.probes and self._probes is None:
-            return ErrorResult(error_kind="probe", message=PROBES_UNAVAILABLE)
         result = self._runner.run(request, send, cancel, self._records)
         lost = self._lose_if(result)
         return result.model_copy(
@@ -149,11 +143,9 @@ class ReplSession:
         return self._with_probes(lambda probes: probes.remove(request.probe_id))
 
     def _with_probes(self, act: Callable[[SessionProbes], ProbesResult]) -> ProbesResult | ErrorResult:
-        if self._probes is None:
-            return ErrorResult(error_kind="probe", message=PROBES_UNAVAILABLE)
         try:
             return act(self._probes)
-        except ProbeError as error:
+        except (ProbeError, GradleReplError) as error:  # GradleReplError: an attached app's connection lost meanwhile
             return ErrorResult(error_kind="probe", message=str(error))
 
     def update(self, request: UpdateRequest) -> UpdateResult:
@@ -188,7 +180,7 @@ class ReplSession:
             self._lose_if(description)
             return description
         description.libraries = self._runner.libraries().coordinates
-        description.probes = self._probes.states() if self._probes is not None else []
+        description.probes = self._probes.states()
         return DescriptionResult(description=description, declared=len(self._declarations))
 
     def _lose_if(self, result: object) -> bool:

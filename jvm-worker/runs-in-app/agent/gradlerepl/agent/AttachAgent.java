@@ -71,7 +71,8 @@ public final class AttachAgent {
                 SocketChannel channel = server.accept();
                 // Found for each session, not once: an agent loaded with -javaagent starts before the main class loads.
                 AttachedSession session = new AttachedSession(
-                        new ChannelStreams.In(channel), new ChannelStreams.Out(channel), channel, AppLoader.find(instrumentation));
+                        new ChannelStreams.In(channel), new ChannelStreams.Out(channel), channel, AppLoader.find(instrumentation),
+                        instrumentation);
                 Thread reader = new Thread(session::serve, "gradle-repl-session");
                 reader.setDaemon(true);
                 reader.start();

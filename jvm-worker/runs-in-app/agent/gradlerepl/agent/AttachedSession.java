@@ -5,6 +5,7 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.lang.instrument.Instrumentation;
 import java.lang.reflect.Field;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
@@ -51,6 +52,8 @@ final class AttachedSession {
      */
     private final Map<String, Object> instancesByClass = new HashMap<>();
     private volatile Running running;
+    /** The probes this session set in the application; taken out when it ends. */
+    private final SessionProbes probes;
     /**
      * Sends every message, in the order handed to it, so no snippet thread ever writes to the socket: an interrupted
      * thread's write would close the channel (it is interruptible), and a snippet's thread is interrupted on its
@@ -62,7 +65,8 @@ final class AttachedSession {
         return thread;
     });
 
-    AttachedSession(InputStream in, OutputStream out, Closeable connection, ClassLoader appLoader) {
+    AttachedSession(InputStream in, OutputStream out, Closeable connection, ClassLoader appLoader, Instrumentation instrumentation) {
+        this.probes = new SessionProbes(instrumentation, appLoader);
         this.in = in;
         this.out = out;
         this.connection = connection;
@@ -107,6 +111,14 @@ final class AttachedSession {
                     describe(message);
                 } else if (kind == 'R') {
                     send(runtime(message));
+                } else if (kind == 'B') {
+                    send(probes.read(message));
+                } else if (kind == 'A') {
+                    send(SessionProbes.reserve(message));
+                } else if (kind == 'P') {
+                    send(probes.set(message));
+                } else if (kind == 'Q') {
+                    send(probes.collect(message));
                 }
                 message.end(); // each request read whole, as WireTable has it
             }
@@ -121,6 +133,7 @@ final class AttachedSession {
             if (last != null) {
                 last.thread.interrupt();
             }
+            probes.closeAll(); // the app's classes back to their own bytes
             writer.shutdown();
             synchronized (this) {
                 instancesByClass.clear();

@@ -24,6 +24,10 @@ final class WireTable {
         {"C", "worker", "id:long grace:long"},
         {"D", "worker", "id:long chars:int each:long all:long values:int*(class:text field:text valueclass:text?)"},
         {"R", "worker", "id:long jars:int*(path:text)"},
+        {"B", "worker", "id:long nested:int classes:int*(name:text)"},
+        {"A", "worker", "id:long count:int"},
+        {"P", "worker", "id:long run:long limit:int expires:long probes:int*(index:int maxhits:int line:int lastline:int when:int captures:int nonames:int sites:int*(site:int class:text method:text locals:int*(name:text type:text) code:bytes? door:bytes?)) classes:int*(name:text version:int bytes:bytes)"},
+        {"Q", "worker", "id:long run:long close:int"},
         {"O", "agent", "id:long stream:int text:text"},
         {"I", "agent", "id:long kind:text mime:text text:text? bytes:bytes?"},
         {"L", "agent", "id:long dropped:long"},
@@ -34,6 +38,10 @@ final class WireTable {
         {"S", "agent", "id:long note:text"},
         {"D", "agent", "id:long values:int*(state:int text:text number:long)"},
         {"R", "agent", "id:long state:int detail:text?"},
+        {"B", "agent", "id:long classes:int*(name:text version:int bytes:bytes?)"},
+        {"A", "agent", "id:long base:int"},
+        {"P", "agent", "id:long failure:text?"},
+        {"Q", "agent", "id:long hits:int*(probe:int hit:int thread:text frames:int*(class:text method:text file:text? line:int) locals:int*(name:text type:text text:text length:int error:text?) self:int*(text:text length:int error:text?) captured:int*(text:text length:int error:text? type:text?) when:text? nonames:int) counts:int*(hits:int active:int) notes:int*(note:text)"},
     };
 
     /** One field of a message's shape. */

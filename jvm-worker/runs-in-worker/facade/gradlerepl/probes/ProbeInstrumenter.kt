@@ -51,6 +51,11 @@ object ProbeInstrumenter {
         return writer.toByteArray()
     }
 
+    /** [instrument] for a caller with arrays (the worker's Python): site [ids] and [sites] in step. */
+    @JvmStatic
+    fun instrumentAt(bytes: ByteArray, ids: IntArray, sites: Array<ProbeSite>, hook: String): ByteArray? =
+        instrument(bytes, ids.indices.associate { ids[it] to sites[it] }, hook)
+
     private fun hookCall(id: Int, owner: String, site: ProbeSite, hook: String): InsnList {
         val code = InsnList()
         code.add(LdcInsnNode(id))

@@ -67,6 +67,16 @@ class ProbeClassFiles private constructor(private val classes: List<ClassNode>) 
     /** Binary names of the classes read (`shop.Cart`, `shop.Cart$Line`). */
     fun classNames(): Array<String> = classes.map { it.name.replace('/', '.') }.toTypedArray()
 
+    /**
+     * These classes with [live] (an attached app's classes as it runs them, its agent read them) in place of those of
+     * the same name, and added where none is: where a line starts is found in the bytes the app runs.
+     */
+    fun replacing(live: Array<ByteArray>): ProbeClassFiles {
+        val nodes = live.map { node(it) }
+        val names = nodes.map { it.name }.toSet()
+        return ProbeClassFiles(classes.filter { it.name !in names } + nodes)
+    }
+
     /** The lines of the file (up to [lastLine]) that have code in some method, ascending. */
     fun linesWithCode(lastLine: Int): IntArray =
         classes.flatMap { c -> c.methods.flatMap { m -> lineNodes(m).map { it.line } } }
@@ -121,8 +131,9 @@ class ProbeClassFiles private constructor(private val classes: List<ClassNode>) 
 
     companion object {
         /**
-         * The classes of [packagePath] (`shop`) compiled from [sourceFile] (`Cart.kt`), read from the first directory
-         * of [directories] that has each: gradle-repl's own output stands first, as on the session's class path.
+         * The classes of [packagePath] (`shop`) compiled from [sourceFile] (`Cart.kt`), read from the first entry
+         * of [directories] that has each: gradle-repl's own output stands first, as on the session's class path. An
+         * entry may be a jar too (an attached app's class path).
          */
         @JvmStatic
         fun ofSourceFile(directories: Array<String>, packagePath: String, sourceFile: String): ProbeClassFiles =
@@ -142,19 +153,39 @@ class ProbeClassFiles private constructor(private val classes: List<ClassNode>) 
         @JvmStatic
         fun ofBytes(bytes: ByteArray): ProbeClassFiles = ProbeClassFiles(listOf(node(bytes)))
 
+
         private fun read(directories: Array<String>, packagePath: String, wanted: (ClassNode) -> Boolean): List<ClassNode> {
             val seen = HashSet<String>()
             val found = ArrayList<ClassNode>()
-            for (directory in directories) {
-                val folder = File(directory, packagePath)
-                val files = folder.listFiles { f -> f.isFile && f.name.endsWith(".class") } ?: continue
-                for (file in files.sortedBy { it.name }) {
-                    if (!seen.add(file.name)) continue
-                    val node = try { node(file.readBytes()) } catch (e: Exception) { continue }
+            for (entry in directories) {
+                for ((name, bytes) in classFiles(File(entry), packagePath)) {
+                    if (!seen.add(name)) continue
+                    val node = try { node(bytes()) } catch (e: Exception) { continue }
                     if (wanted(node)) found.add(node)
                 }
             }
             return found
+        }
+
+        /** The class files directly in [packagePath] of a directory or a jar, by file name, each read when asked. */
+        private fun classFiles(entry: File, packagePath: String): List<Pair<String, () -> ByteArray>> {
+            if (entry.isDirectory) {
+                val files = File(entry, packagePath).listFiles { f -> f.isFile && f.name.endsWith(".class") } ?: return emptyList()
+                return files.sortedBy { it.name }.map { file -> file.name to { file.readBytes() } }
+            }
+            if (!entry.isFile || !entry.name.endsWith(".jar")) return emptyList()
+            val prefix = if (packagePath.isEmpty()) "" else "$packagePath/"
+            return try {
+                java.util.zip.ZipFile(entry).use { zip ->
+                    zip.entries().asSequence()
+                        .filter { it.name.startsWith(prefix) && it.name.endsWith(".class") && '/' !in it.name.substring(prefix.length) }
+                        .sortedBy { it.name }
+                        .map { e -> val bytes = zip.getInputStream(e).use { it.readBytes() }; e.name.substringAfterLast('/') to { bytes } }
+                        .toList()
+                }
+            } catch (e: java.io.IOException) {
+                emptyList()
+            }
         }
 
         private fun opened(access: Int): Int = (access and (Opcodes.ACC_PRIVATE or Opcodes.ACC_PROTECTED).inv()) or Opcodes.ACC_PUBLIC
