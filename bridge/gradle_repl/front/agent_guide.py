@@ -24,7 +24,8 @@ writing a throwaway test or main.
 - Why, not just that: `probes` on `run_kotlin_snippet` and `run_project_tests` ([{at: "Cart.kt:18", when, capture}])
   record a line's locals, `this` (private state too) and expressions while the code runs, no edit, no thread
   stopped; `explainFailures=true` gives each failed test's frames what they held. Prefer them to editing in printlns.
-- `list_running_jvms` then `attach_kotlin_session`: snippets run inside a running app (Spring beans: bean<T>()).
+- `list_running_jvms` then `attach_kotlin_session`: snippets run inside a running app (Spring beans: bean<T>()); there
+  `add_kotlin_probe` at "pkg.Class:LINE" then `read_kotlin_probe_hits` shows what a request carried through a line.
 - `reset_kotlin_session` with replay=true: a fresh JVM that runs the session's successful snippets again.
 An error result's kind says what to do: `compile` (fix the code), `runtime` (the stack names snippet lines),
 `timeout` or `cancelled` (stateLost says whether the session kept its state), `exited` or `out_of_memory` (the next
