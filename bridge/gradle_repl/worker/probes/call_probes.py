@@ -287,7 +287,9 @@ class LocalProbes(ProbeSessions):
             probes, source_roots(self._environment), class_files, ", ".join(class_directories(self._environment))
         )
         compiled = compile_planned(planned, self._compile_classpath, self._snippet_loader, self._facade_loader)
-        call = java_class("gradlerepl.probes.ProbeCall", loader=self._facade_loader)(instrumentation, VALUE_LIMIT_CHARS)
+        call = java_class("gradlerepl.probes.ProbeCall", loader=self._facade_loader)(
+            instrumentation, VALUE_LIMIT_CHARS, expires_seconds is not None
+        )
         if expires_seconds is not None:
             call.getRun().expireIn(expires_seconds)
         notes = []

@@ -120,11 +120,6 @@ public final class ProbeRun {
             if (probe.done) {
                 return;
             }
-            long expires = expiresAt;
-            if (expires != 0L && System.nanoTime() - expires > 0) {
-                probe.retire();
-                return;
-            }
             Object compiled = codeFor(owner);
             String whenError = null;
             if (probe.hasWhen) {
@@ -139,6 +134,13 @@ public final class ProbeRun {
                 } else {
                     whenError = String.valueOf(compiled);
                 }
+            }
+            // Read only where a hit would be recorded: a pass whose `when` doesn't hold pays no clock read (the worker
+            // takes a probe past its expiry out besides, at its next look).
+            long expires = expiresAt;
+            if (expires != 0L && System.nanoTime() - expires > 0) {
+                probe.retire();
+                return;
             }
             int hit = probe.hits.incrementAndGet();
             if (hit > probe.maxHits) {

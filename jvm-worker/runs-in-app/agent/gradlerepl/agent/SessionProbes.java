@@ -64,7 +64,10 @@ final class SessionProbes {
         int limit = message.count();
         long expiresMillis = message.number();
         ProbeClasses classes = classes();
-        ProbeRun run = new ProbeRun(limit, classes::restoreLater);
+        // A probe past its maxHits records nothing more at once; a call's stays in its classes until the call's Q
+        // takes the set out, so the snippet's own code is never retransformed under it (a running frame would lose
+        // its line numbers); a probe that outlives calls (it expires) is taken out now.
+        ProbeRun run = new ProbeRun(limit, expiresMillis > 0 ? classes::restoreLater : names -> { });
         int probes = message.count();
         for (int p = 0; p < probes; p++) {
             ProbeRun.Probe probe = run.addProbe(message.count(), message.count(), message.count(), message.count(),

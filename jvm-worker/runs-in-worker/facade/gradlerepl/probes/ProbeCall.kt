@@ -19,12 +19,22 @@ import java.util.concurrent.atomic.AtomicInteger
 class ProbeCall(
     private val instrumentation: Instrumentation,
     valueLimit: Int,
+    outlivesCall: Boolean,
 ) : ClassFileTransformer {
-    private val retransformer = Executors.newSingleThreadExecutor { r -> Thread(r, "gradle-repl probes").apply { isDaemon = true } }
-
-    /** The probes as they run: their hits, notes and expiry. */
-    val run = ProbeRun(valueLimit) { classes -> retransformer.execute { retransform(classes) } }
+    /**
+     * The probes as they run: their hits, notes and expiry. A probe past its maxHits records nothing more at once; a
+     * call's keeps its call in its classes until the call ends (close), a session's is taken out now. Retransforming
+     * while the probed method runs leaves that run's frame without line numbers in stack traces ("Unknown Source"),
+     * so a call's own code is never retransformed under it.
+     */
+    val run = ProbeRun(valueLimit) { classes -> if (outlivesCall) RETRANSFORMER.execute { retransform(classes) } }
     private val sitesByClass = ConcurrentHashMap<String, MutableList<ProbeRun.Site>>()
+    // The probed classes loaded so far: found by the one scan of every loaded class when the probes are set (arm), and
+    // as they load after; taking the probes out retransforms these without scanning again (a test session's JVM holds
+    // tens of thousands of classes, the compiler's among them).
+    private val probedClasses: MutableSet<Class<*>> = Collections.newSetFromMap(ConcurrentHashMap())
+    // Classes that loaded after the probes were set, by loader and name: made Class objects when they are taken out.
+    private val loadedLater = ConcurrentHashMap<String, ClassLoader?>()
 
     /** Adds a probe; [codes] holds each site's compiled `when`/`capture` class (null: none, or it did not compile). */
     fun add(
@@ -61,17 +71,22 @@ class ProbeCall(
         if (!instrumentation.isRetransformClassesSupported) return "this JVM can't retransform classes"
         run.arm()
         instrumentation.addTransformer(this, true)
-        val failure = retransform(run.classNames())
+        val names = run.classNames()
+        instrumentation.allLoadedClasses.filterTo(probedClasses) { it.name in names }
+        val failure = retransform(names)
         if (failure != null) close()
         return failure
     }
 
-    /** Takes every probe out; the classes go back to their own bytes. Safe to call twice. */
+    /**
+     * Takes every probe out: from now on nothing is recorded (their sites are gone from the hook), and the classes go
+     * back to their own bytes on the probes' own thread, after the call's reply rather than before it. Safe to call
+     * twice.
+     */
     fun close() {
         if (!run.disarm()) return
         instrumentation.removeTransformer(this)
-        retransformer.shutdown()
-        retransform(run.classNames())
+        RETRANSFORMER.execute { retransform(run.classNames()) }
     }
 
     override fun transform(
@@ -82,6 +97,7 @@ class ProbeCall(
         classfileBuffer: ByteArray,
     ): ByteArray? {
         val candidates = sitesByClass[className ?: return null] ?: return null
+        if (classBeingRedefined != null) probedClasses.add(classBeingRedefined) else loadedLater[className] = loader
         return try {
             val live = synchronized(candidates) { candidates.filter { !it.probe.done } }
             if (live.isEmpty()) return null
@@ -108,7 +124,7 @@ class ProbeCall(
     }
 
     private fun retransform(classNames: Set<String>): String? {
-        val loaded = instrumentation.allLoadedClasses.filter { it.name in classNames && instrumentation.isModifiableClass(it) }
+        val loaded = loadedClasses().filter { it.name in classNames && instrumentation.isModifiableClass(it) }
         if (loaded.isEmpty()) return null
         return try {
             instrumentation.retransformClasses(*loaded.toTypedArray())
@@ -118,7 +134,23 @@ class ProbeCall(
         }
     }
 
+    /** The probed classes loaded now: those the scan when they were set found, and those that loaded since. */
+    private fun loadedClasses(): Collection<Class<*>> {
+        for ((internalName, loader) in loadedLater) {
+            try {
+                probedClasses.add(Class.forName(internalName.replace('/', '.'), false, loader))
+            } catch (e: Throwable) {
+                // defined and gone again (its loader dropped): nothing to take the probe out of
+            }
+            loadedLater.remove(internalName)
+        }
+        return probedClasses
+    }
+
     private companion object {
         val nextSite = AtomicInteger()
+        // Where classes are retransformed when a probe ends on its own or a call's probes are taken out: one thread
+        // for every call's probes, so two takes-out never retransform at once.
+        val RETRANSFORMER = Executors.newSingleThreadExecutor { r -> Thread(r, "gradle-repl probes").apply { isDaemon = true } }
     }
 }
