@@ -1,6 +1,6 @@
 """What the MCP server tells an agent at `initialize` (its `instructions`): when to reach for which tool and what an
 answer means, short enough that a client can put it in every prompt. Tool names stand in backticks, each checked
-against the published tools (tests/test_agent_guide.py); the longer guide for clients that read Agent Skills is
+against the published tools (tests/front/test_agent_guide.py); the longer guide for clients that read Agent Skills is
 skills/gradle-repl/SKILL.md, and the reference is docs/tools.md."""
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ Each model is the tool's declared `outputSchema` (the SDK derives it from the to
 stay as they are for clients that read text only. Every model here is a `Wire`: camelCase on the wire, as the tools'
 arguments are, down to list items. An item that shows an internal model (a diagnostic, a declaration, a session)
 stands alone, its fields written here, so that a change inside the host or the worker never changes what clients
-read; tests/test_tool_schemas.py holds the published schema to its snapshot, and tests/test_outputs.py holds each
+read; tests/repo/test_tool_schemas.py holds the published schema to its snapshot, and tests/front/test_outputs.py holds each
 such item to the internal model it shows (the same field names, so each is read from it). A wire item is made from
 the internal one it shows by `model_validate(internal)` (`wire_list`): the names they share are read as attributes.
 """

@@ -197,7 +197,7 @@ def _pom(name: str, coordinates: list[Coordinate]) -> str:
 def kotlin_version_tuple(version: str) -> tuple[int, int, int]:
     """(major, minor, patch) of a Kotlin version such as 2.2.21 or 2.3.0-Beta1, split at '.' and '-'; a part counts
     when it is one to nine ASCII digits (a JVM Int), else as 0. The init script's KotlinVersions.atLeast follows the
-    same rule (tests/test_init_script_api.py runs one table through both)."""
+    same rule (tests/jvm/test_init_script_api.py runs one table through both)."""
     parts = [
         int(p) if p.isascii() and p.isdigit() and len(p) <= 9 else 0 for p in version.replace("-", ".").split(".")[:3]
     ]

@@ -155,7 +155,7 @@ def _on(kind: type[RequestT], handle: Callable[[RequestT, Send, threading.Event]
 
 def _handlers(session: ReplSession, edits: EditCompiler) -> dict[type, _Handler]:
     """Every request the worker answers after its start, with what answers it: one row per WorkerRequest (frames.py);
-    tests/test_worker_requests.py holds the table complete."""
+    tests/worker/test_worker_requests.py holds the table complete."""
     return dict(
         [
             _on(EvalRequest, session.evaluate),

@@ -10,7 +10,7 @@ JPype ships no type information, and its proxies answer any attribute at run tim
 - JPype's functions are wrapped with types, so no other module imports `jpype`.
 
 Only worker processes import this module at run time (others name its Protocols under TYPE_CHECKING): the server
-and the CLI never load JPype (tests/test_architecture.py).
+and the CLI never load JPype (tests/repo/test_architecture.py).
 """
 
 from __future__ import annotations
