@@ -456,7 +456,9 @@ class AgentConnection:
     def __init__(self, sock: socket.socket, hello: AgentHello) -> None:
         self._socket = sock
         self.hello = hello
-        self._buffer = b""
+        # What arrived and isn't a whole message yet: a bytearray, grown in place and cut from the front, so a large
+        # message (a probe's many hits) read in chunks costs its size, not its size squared.
+        self._buffer = bytearray()
 
     @classmethod
     def connect(cls, path: str, *, agent: str, timeout: float) -> AgentConnection:
@@ -599,7 +601,8 @@ class AgentConnection:
         except (ConnectionResetError, BrokenPipeError) as error:
             raise AgentGone(f"the attached JVM closed the connection ({error})") from error
         size = struct.unpack(">i", self._buffer[:4])[0]
-        data, self._buffer = self._buffer[4 : 4 + size], self._buffer[4 + size :]
+        data = bytes(self._buffer[4 : 4 + size])
+        del self._buffer[: 4 + size]
         return _decode(data)
 
     def _send(self, frame: bytes) -> None:

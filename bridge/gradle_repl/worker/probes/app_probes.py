@@ -217,6 +217,11 @@ class AppProbes(ProbeSessions):
         hook = self._channel.hook_package.replace(".", "/") + "/ProbeHook"
         classes = []
         for name, sites in by_class.items():
+            if name not in read:
+                raise ProbeError(
+                    f"the app's agent could not read the bytes of {name}, where the probe's line is: is the class "
+                    "modifiable and visible to the app's class loader?"
+                )
             version, data = read[name]
             made = instrumenter.instrumentAt(
                 byte_array(data),

@@ -71,7 +71,7 @@ def probe_hit(record: HitRecord, probes: list[Probe]) -> ProbeHit:
     if record.no_local_names:
         notes.append(NO_LOCAL_NAMES)
     errors = [record.when_error, *(value.error for value, _ in record.captured)]
-    if any(error and error.startswith(_NO_KOTLIN) for error in errors):
+    if any(error and _NO_KOTLIN in error for error in errors):
         notes.append(NO_KOTLIN_THERE)
     return ProbeHit(
         at=stack[0] if stack else "",

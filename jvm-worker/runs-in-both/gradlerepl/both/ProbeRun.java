@@ -321,15 +321,24 @@ public final class ProbeRun {
         }
     }
 
-    /** The stack where the probe fired, from the probed method out: the probe's own frames left out. */
+    /**
+     * The stack where the probe fired, from the probed method out, its first {@link #STACK_FRAMES} frames: the probe's
+     * own frames left out. A request's stack in a server runs to ~150 frames, of which a hit shows the project's few;
+     * kept whole, a thousand hits would hold megabytes in the app until they are read.
+     */
     private static StackTraceElement[] callerStack() {
         StackTraceElement[] frames = new Throwable().getStackTrace();
         String hook = ProbeHook.class.getName();
+        int from = 0;
         for (int i = 0; i < frames.length; i++) {
             if (frames[i].getClassName().equals(hook)) {
-                return java.util.Arrays.copyOfRange(frames, i + 1, frames.length);
+                from = i + 1;
+                break;
             }
         }
-        return frames;
+        return java.util.Arrays.copyOfRange(frames, from, Math.min(frames.length, from + STACK_FRAMES));
     }
+
+    /** How many frames of a hit's stack are kept. */
+    public static final int STACK_FRAMES = 64;
 }

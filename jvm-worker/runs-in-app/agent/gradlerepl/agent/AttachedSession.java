@@ -133,7 +133,11 @@ final class AttachedSession {
             if (last != null) {
                 last.thread.interrupt();
             }
-            probes.closeAll(); // the app's classes back to their own bytes
+            try {
+                probes.closeAll(); // the app's classes back to their own bytes
+            } catch (RuntimeException | Error e) {
+                System.err.println("gradle-repl's agent could not take a session's probes out: " + e);
+            }
             writer.shutdown();
             synchronized (this) {
                 instancesByClass.clear();

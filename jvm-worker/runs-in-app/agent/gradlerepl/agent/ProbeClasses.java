@@ -9,6 +9,7 @@ import java.lang.instrument.UnmodifiableClassException;
 import java.security.ProtectionDomain;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -48,6 +49,7 @@ final class ProbeClasses implements ClassFileTransformer {
     private final ExecutorService restorer = Executors.newSingleThreadExecutor(task -> {
         Thread thread = new Thread(task, "gradle-repl-probes");
         thread.setDaemon(true);
+        thread.setContextClassLoader(null); // made from whichever app thread retires a probe first: it keeps none of its
         return thread;
     });
 
@@ -111,16 +113,49 @@ final class ProbeClasses implements ClassFileTransformer {
             instrumentation.retransformClasses(toSee.toArray(new Class<?>[0])); // transform() keeps their own bytes
         }
         List<Read> reads = new ArrayList<>();
-        synchronized (this) {
-            for (String name : loaded.keySet()) {
+        for (String name : loaded.keySet()) {
+            byte[] file = probed.get(name).own == null ? resource(name, loader) : null; // read outside the lock
+            synchronized (this) {
                 Probed entry = probed.get(name);
                 if (entry.own == null) {
-                    entry.own = resource(name, loader);
+                    entry.own = file;
                 }
                 reads.add(new Read(name, entry.version, entry.now != null ? entry.now : entry.own));
             }
         }
         return reads;
+    }
+
+    /**
+     * Why the hook's calls can't go into these loaded classes, or null when they can: a class whose loader doesn't
+     * see this agent's classes (an isolating loader: OSGi, JBoss Modules) would throw NoClassDefFoundError on the
+     * probed line in the app's own code, and one in a named module couldn't link to the agent's unnamed one.
+     */
+    String unreachable(Iterable<String> names) {
+        List<String> wanted = new ArrayList<>();
+        names.forEach(wanted::add);
+        for (Class<?> type : instrumentation.getAllLoadedClasses()) {
+            if (wanted.contains(type.getName())) {
+                if (type.getModule().isNamed()) {
+                    return type.getName() + " is in the named module " + type.getModule().getName()
+                            + ", which gradle-repl's agent can't put a probe into";
+                }
+                if (!seesHook(type.getClassLoader())) {
+                    return type.getName() + "'s class loader (" + type.getClassLoader()
+                            + ") doesn't see gradle-repl's agent, so a probe's call there would fail the app's code";
+                }
+            }
+        }
+        return null;
+    }
+
+    /** Whether code loaded by {@code loader} links to this agent's ProbeHook (the one whose sites are registered). */
+    private static boolean seesHook(ClassLoader loader) {
+        try {
+            return Class.forName(ProbeHook.class.getName(), false, loader) == ProbeHook.class;
+        } catch (Throwable e) {
+            return false;
+        }
     }
 
     /**
@@ -135,13 +170,29 @@ final class ProbeClasses implements ClassFileTransformer {
                     return "changed:" + entry.getKey();
                 }
             }
+        }
+        Map<String, byte[]> before = new HashMap<>();
+        synchronized (this) {
             for (Map.Entry<String, byte[]> entry : bytes.entrySet()) {
                 Probed known = probed.get(entry.getKey());
+                before.put(entry.getKey(), known.now);
                 known.now = entry.getValue();
                 known.version++;
             }
         }
-        return retransform(bytes.keySet());
+        String failure = retransform(bytes.keySet());
+        if (failure != null) {
+            // The JVM runs the bytes it ran before: what is recorded here says so again, and a later load or read of
+            // these classes gets those, never the refused ones.
+            synchronized (this) {
+                for (Map.Entry<String, byte[]> entry : before.entrySet()) {
+                    Probed known = probed.get(entry.getKey());
+                    known.now = entry.getValue();
+                    known.version++;
+                }
+            }
+        }
+        return failure;
     }
 
     /** The classes no probe is left in go back to their own bytes. */
@@ -200,9 +251,19 @@ final class ProbeClasses implements ClassFileTransformer {
             Probed known = probed.get(name);
             if (known.own == null) {
                 known.own = classfileBuffer.clone();
+            } else if (classBeingRedefined == null && known.now == null && !Arrays.equals(classfileBuffer, known.own)) {
+                // It loads now, with other bytes than those read from its loader's resource before (another agent
+                // changed them): those are what it will run and be retransformed from, so a probe built on the old
+                // ones must be built again (install answers "changed").
+                known.own = classfileBuffer.clone();
+                known.version++;
             }
-            // Only the bytes the worker instrumented get its probe: a class of that name elsewhere stays as it is.
-            return known.now != null && Arrays.equals(classfileBuffer, known.own) ? known.now : null;
+            // Only the bytes the worker instrumented get its probe, and only where the class links to the hook: a
+            // class of that name elsewhere stays as it is.
+            if (known.now == null || !Arrays.equals(classfileBuffer, known.own)) {
+                return null;
+            }
+            return classBeingRedefined != null || seesHook(loader) ? known.now : null;
         }
     }
 

@@ -42,7 +42,11 @@ final class SessionProbes {
         try {
             reads = classes().read(names, nested, appLoader);
         } catch (Throwable thrown) {
-            reads = List.of();
+            // Each class named, without bytes: the worker says it couldn't read them.
+            reads = new ArrayList<>();
+            for (String name : names) {
+                reads.add(new ProbeClasses.Read(name, -1, null));
+            }
         }
         Wire.Out reply = new Wire.Out('B').number(id).count(reads.size());
         for (ProbeClasses.Read read : reads) {
@@ -98,8 +102,12 @@ final class SessionProbes {
         if (expiresMillis > 0) {
             run.expireIn(expiresMillis / 1000.0);
         }
+        String failure = classes.unreachable(bytes.keySet());
+        if (failure != null) {
+            return new Wire.Out('P').number(id).text(failure);
+        }
         run.arm();
-        String failure = classes.install(bytes, versions);
+        failure = classes.install(bytes, versions);
         if (failure != null) {
             run.disarm();
             classes.restore(run.classNames());

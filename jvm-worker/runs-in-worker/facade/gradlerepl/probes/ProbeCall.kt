@@ -33,8 +33,8 @@ class ProbeCall(
     // as they load after; taking the probes out retransforms these without scanning again (a test session's JVM holds
     // tens of thousands of classes, the compiler's among them).
     private val probedClasses: MutableSet<Class<*>> = Collections.newSetFromMap(ConcurrentHashMap())
-    // Classes that loaded after the probes were set, by loader and name: made Class objects when they are taken out.
-    private val loadedLater = ConcurrentHashMap<String, ClassLoader?>()
+    // Classes that loaded after the probes were set, by name and loader: made Class objects when they are taken out.
+    private val loadedLater: MutableSet<Pair<String, ClassLoader?>> = Collections.newSetFromMap(ConcurrentHashMap())
 
     /** Adds a probe; [codes] holds each site's compiled `when`/`capture` class (null: none, or it did not compile). */
     fun add(
@@ -69,6 +69,8 @@ class ProbeCall(
     /** Sets every probe: in the classes loaded now, and in those that load later. Null when set, else why not. */
     fun arm(): String? {
         if (!instrumentation.isRetransformClassesSupported) return "this JVM can't retransform classes"
+        // An earlier call's take-out still pending runs first: never during this call, under code it runs.
+        RETRANSFORMER.submit {}.get()
         run.arm()
         instrumentation.addTransformer(this, true)
         val names = run.classNames()
@@ -97,7 +99,7 @@ class ProbeCall(
         classfileBuffer: ByteArray,
     ): ByteArray? {
         val candidates = sitesByClass[className ?: return null] ?: return null
-        if (classBeingRedefined != null) probedClasses.add(classBeingRedefined) else loadedLater[className] = loader
+        if (classBeingRedefined != null) probedClasses.add(classBeingRedefined) else loadedLater.add(className to loader)
         return try {
             val live = synchronized(candidates) { candidates.filter { !it.probe.done } }
             if (live.isEmpty()) return null
@@ -136,13 +138,13 @@ class ProbeCall(
 
     /** The probed classes loaded now: those the scan when they were set found, and those that loaded since. */
     private fun loadedClasses(): Collection<Class<*>> {
-        for ((internalName, loader) in loadedLater) {
+        for (later in loadedLater) {
             try {
-                probedClasses.add(Class.forName(internalName.replace('/', '.'), false, loader))
+                probedClasses.add(Class.forName(later.first.replace('/', '.'), false, later.second))
             } catch (e: Throwable) {
                 // defined and gone again (its loader dropped): nothing to take the probe out of
             }
-            loadedLater.remove(internalName)
+            loadedLater.remove(later)
         }
         return probedClasses
     }
@@ -151,6 +153,9 @@ class ProbeCall(
         val nextSite = AtomicInteger()
         // Where classes are retransformed when a probe ends on its own or a call's probes are taken out: one thread
         // for every call's probes, so two takes-out never retransform at once.
-        val RETRANSFORMER = Executors.newSingleThreadExecutor { r -> Thread(r, "gradle-repl probes").apply { isDaemon = true } }
+        val RETRANSFORMER = Executors.newSingleThreadExecutor { r ->
+            // Made from whichever thread first retires a probe (a snippet's, a test's): it keeps none of its loaders.
+            Thread(r, "gradle-repl probes").apply { isDaemon = true; contextClassLoader = null }
+        }
     }
 }
