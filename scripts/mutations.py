@@ -836,6 +836,24 @@ MUTATIONS = (
         ("tests/worker/probes/test_probes.py::test_a_probe_on_a_class_not_loaded_yet_applies_when_it_loads",),
     ),
     Mutation(
+        "an app's class keeps the probe's bytes after its last probe goes",
+        "jvm-worker/runs-in-app/agent/gradlerepl/agent/ProbeClasses.java",
+        "if (known != null && known.now != null && !ProbeHook.liveIn(name)) {",
+        "if (false) {",
+        (
+            "tests/worker/attach/test_attach.py::test_over_mcp_two_sessions_attach_to_one_app_each_with_its_own_state_and_detach",
+        ),
+    ),
+    Mutation(
+        "an attached session's snippet runs without its probes",
+        "bridge/gradle_repl/worker/attach/attached_runner.py",
+        "with self._probes.during(request.probes) as probes:",
+        "with self._probes.during([]) as probes:",
+        (
+            "tests/worker/attach/test_attach.py::test_a_calls_probe_records_what_the_apps_code_held_when_a_snippet_ran_it",
+        ),
+    ),
+    Mutation(
         "a constructor's probe passes `this` once an argument's object is built",
         "jvm-worker/runs-in-worker/facade/gradlerepl/probes/ProbeSites.kt",
         "                    if (built == 0) return false\n",
