@@ -45,6 +45,11 @@ __all__ = ["AppProbes"]
 
 # How often a set is tried again when another session changed one of its classes between the read and the set.
 _SET_ATTEMPTS = 3
+# What a source file's name in `at` is answered with when the session was attached without its project.
+_WITHOUT_SOURCES = (
+    "this session was attached without its project, so the app's sources are unknown here: name the class "
+    "(`shop.Cart:18`), or attach with the project's projectRoot"
+)
 # The package compiled probe code implements ProbeCode from, renamed into the agent's build for the app.
 _BOTH_INTERNAL = "gradlerepl/both/"
 
@@ -93,13 +98,6 @@ class AppProbes(ProbeSessions):
         self._runs = itertools.count(1)
 
     def _armed(self, probes: list[Probe], expires_seconds: float | None) -> tuple[ArmedRun, list[str]]:
-        if not source_roots(self._environment):
-            for probe in probes:
-                if probe.at.strip().partition(":")[0].endswith((".kt", ".java")):
-                    raise ProbeError(
-                        f"`{probe.at}`: this session was attached without its project, so the app's sources are "
-                        "unknown here: name the class (`shop.Cart:18`), or attach with the project's projectRoot"
-                    )
         for _ in range(_SET_ATTEMPTS):
             armed = self._try_arm(probes, expires_seconds)
             if armed is not None:
@@ -111,11 +109,12 @@ class AppProbes(ProbeSessions):
     def _try_arm(self, probes: list[Probe], expires_seconds: float | None) -> tuple[ArmedRun, list[str]] | None:
         """The set in the app's code; None when another session changed a class between the read and the set."""
         read: dict[str, tuple[int, bytes]] = {}  # each class's version and bytes, as the agent gave them
-        files = java_class("gradlerepl.probes.ProbeClassFiles", loader=self._facade_loader)
         entries = [entry for entry in self._environment.classpath if os.path.exists(entry)]
-        on_class_path = string_array(entries)
 
         def class_files(location: ProbeLocation) -> JavaObject:
+            # Asked for only once a probe's `at` is located: one that can't be is refused before any of this runs.
+            files = java_class("gradlerepl.probes.ProbeClassFiles", loader=self._facade_loader)
+            on_class_path = string_array(entries)
             on_disk = (
                 files.ofClass(on_class_path, location.class_name)
                 if location.class_name is not None
@@ -129,14 +128,16 @@ class AppProbes(ProbeSessions):
             # A class named by `at` that no class path entry here holds: the agent names it and its loaded nested ones.
             nested = not list(on_disk.classNames()) and location.class_name is not None
             asked = [location.class_name] if nested and location.class_name is not None else with_line
-            live = [(name, version, data) for name, version, data in self._channel.class_bytes(asked, nested=nested)]
+            live = self._channel.class_bytes(asked, nested=nested)
             for name, version, data in live:
                 if data is not None:
                     read[name] = (version, data)
             return on_disk.replacing(byte_arrays([data for _, _, data in live if data is not None]))
 
         outputs = ", ".join(entries[:3]) + (f" and {len(entries) - 3} more" if len(entries) > 3 else "")
-        planned = plan_probes(probes, source_roots(self._environment), class_files, outputs)
+        planned = plan_probes(
+            probes, source_roots(self._environment), class_files, outputs, without_sources=_WITHOUT_SOURCES
+        )
         compiled = compile_planned(planned, self._compile_classpath, self._snippet_loader, self._facade_loader)
         kept = {
             entry.index: [n for n in range(len(entry.sites)) if (entry.index, n) not in compiled.left_out]

@@ -30,7 +30,18 @@ from gradle_repl.worker.results.safety import jstr
 from gradle_repl.worker.results.value_text import VALUE_LIMIT_CHARS
 from gradle_repl.worker.runner import ProbeError
 
-__all__ = ["ArmedRun", "LocalProbes", "Planned", "ProbeSessions", "SetProbes", "plan_probes", "compile_planned"]
+__all__ = [
+    "ArmedRun",
+    "LocalProbes",
+    "Planned",
+    "ProbeSessions",
+    "SetProbes",
+    "compile_planned",
+    "last_line",
+    "left_out_notes",
+    "plan_probes",
+    "source_roots",
+]
 
 _AGENT = "gradlerepl.classupdates.ClassUpdates"
 # What one reply carries of hits, in JSON characters: well inside the frame limit, with the result beside it.
@@ -199,8 +210,7 @@ class ProbeSessions:
         """The hits since the last read, as many as fit a reply; the rest wait for the next read."""
         self._end_expired()
         chosen = [self._probe(probe_id)] if probe_id is not None else list(self._session.values())
-        for probe in chosen:
-            probe.collect()
+        states = self.states()  # each probe's hits collected first: one look at each (in an app, one request)
         hits: list[ProbeHit] = []
         notes: list[str] = []
         used = 0
@@ -217,7 +227,7 @@ class ProbeSessions:
             waiting += len(probe.pending)
         if waiting:
             notes.append(f"{waiting} more hits wait for the next read (a reply's {HITS_LIMIT_CHARS}-character limit)")
-        return ProbesResult(hits=hits, probes=self.states(), notes=notes)
+        return ProbesResult(hits=hits, probes=states, notes=notes)
 
     def remove(self, probe_id: int) -> ProbesResult:
         """Takes the probe out of the code (the classes run their own bytes again); its hits not yet read."""
@@ -316,14 +326,20 @@ class LocalProbes(ProbeSessions):
 
 
 def plan_probes(
-    probes: list[Probe], roots: list[Path], class_files: Callable[[ProbeLocation], JavaObject], outputs: str
+    probes: list[Probe],
+    roots: list[Path],
+    class_files: Callable[[ProbeLocation], JavaObject],
+    outputs: str,
+    *,
+    without_sources: str | None = None,
 ) -> list[Planned]:
     """Each probe located among the sources (`roots`) and the classes compiled from them (`class_files` reads them;
-    `outputs` names where, for a message), with the sites its line starts at; a ProbeError for the first that can't be."""
+    `outputs` names where, for a message), with the sites its line starts at; a ProbeError for the first that can't be.
+    `without_sources` is what a source file's name is answered with where there are no roots (locations.locate)."""
     check_counts(probes)
     planned: list[Planned] = []
     for index, probe in enumerate(probes):
-        location = locate(probe.at, roots)
+        location = locate(probe.at, roots, without_sources=without_sources)
         files = class_files(location)
         if location.class_name is not None:
             classes = [jstr(name) for name in files.classNames()]

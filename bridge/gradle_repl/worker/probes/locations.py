@@ -32,8 +32,9 @@ class ProbeLocation:
     class_name: str | None = None  # shop.Cart, for `fully.qualified.Class:LINE`
 
 
-def locate(at: str, source_roots: list[Path]) -> ProbeLocation:
-    """The place `at` names among the project's sources, or a ProbeError saying what is wrong with it."""
+def locate(at: str, source_roots: list[Path], *, without_sources: str | None = None) -> ProbeLocation:
+    """The place `at` names among the project's sources, or a ProbeError saying what is wrong with it; a source
+    file's name where there are no source roots is answered with `without_sources`, when given."""
     match = _AT.match(at.strip())
     if match is None:
         raise ProbeError(
@@ -43,6 +44,8 @@ def locate(at: str, source_roots: list[Path]) -> ProbeLocation:
     if line < 1:
         raise ProbeError(f"`{at}`: lines are counted from 1")
     if where.endswith(_SOURCE_SUFFIXES):
+        if not source_roots and without_sources is not None:
+            raise ProbeError(f"`{at}`: {without_sources}")
         return _in_source(at, where, line, source_roots)
     if not _QUALIFIED_CLASS.match(where):
         raise ProbeError(

@@ -131,19 +131,15 @@ final class ProbeClasses implements ClassFileTransformer {
      * see this agent's classes (an isolating loader: OSGi, JBoss Modules) would throw NoClassDefFoundError on the
      * probed line in the app's own code, and one in a named module couldn't link to the agent's unnamed one.
      */
-    String unreachable(Iterable<String> names) {
-        List<String> wanted = new ArrayList<>();
-        names.forEach(wanted::add);
-        for (Class<?> type : instrumentation.getAllLoadedClasses()) {
-            if (wanted.contains(type.getName())) {
-                if (type.getModule().isNamed()) {
-                    return type.getName() + " is in the named module " + type.getModule().getName()
-                            + ", which gradle-repl's agent can't put a probe into";
-                }
-                if (!seesHook(type.getClassLoader())) {
-                    return type.getName() + "'s class loader (" + type.getClassLoader()
-                            + ") doesn't see gradle-repl's agent, so a probe's call there would fail the app's code";
-                }
+    private static String unreachable(List<Class<?>> classes) {
+        for (Class<?> type : classes) {
+            if (type.getModule().isNamed()) {
+                return type.getName() + " is in the named module " + type.getModule().getName()
+                        + ", which gradle-repl's agent can't put a probe into";
+            }
+            if (!seesHook(type.getClassLoader())) {
+                return type.getName() + "'s class loader (" + type.getClassLoader()
+                        + ") doesn't see gradle-repl's agent, so a probe's call there would fail the app's code";
             }
         }
         return null;
@@ -163,6 +159,11 @@ final class ProbeClasses implements ClassFileTransformer {
      * another session changed one meanwhile, nothing is changed and the answer says which (the worker reads again).
      */
     String install(Map<String, byte[]> bytes, Map<String, Integer> versions) {
+        List<Class<?>> classes = loaded(bytes.keySet());
+        String refused = unreachable(classes);
+        if (refused != null) {
+            return refused;
+        }
         synchronized (this) {
             for (Map.Entry<String, byte[]> entry : bytes.entrySet()) {
                 Probed known = probed.get(entry.getKey());
@@ -180,7 +181,7 @@ final class ProbeClasses implements ClassFileTransformer {
                 known.version++;
             }
         }
-        String failure = retransform(bytes.keySet());
+        String failure = retransform(classes);
         if (failure != null) {
             // The JVM runs the bytes it ran before: what is recorded here says so again, and a later load or read of
             // these classes gets those, never the refused ones.
@@ -208,7 +209,7 @@ final class ProbeClasses implements ClassFileTransformer {
                 }
             }
         }
-        retransform(restored);
+        retransform(loaded(restored));
     }
 
     /** {@link #restore}, on this agent's own thread. */
@@ -216,8 +217,8 @@ final class ProbeClasses implements ClassFileTransformer {
         restorer.execute(() -> restore(names));
     }
 
-    /** Null when the loaded classes of these names now run their bytes, else why not. */
-    private String retransform(Iterable<String> names) {
+    /** The loaded, modifiable classes of these names (one scan of every loaded class). */
+    private List<Class<?>> loaded(Iterable<String> names) {
         List<String> wanted = new ArrayList<>();
         names.forEach(wanted::add);
         List<Class<?>> loaded = new ArrayList<>();
@@ -226,11 +227,16 @@ final class ProbeClasses implements ClassFileTransformer {
                 loaded.add(type);
             }
         }
-        if (loaded.isEmpty()) {
+        return loaded;
+    }
+
+    /** Null when these classes now run their bytes, else why not. */
+    private String retransform(List<Class<?>> classes) {
+        if (classes.isEmpty()) {
             return null;
         }
         try {
-            instrumentation.retransformClasses(loaded.toArray(new Class<?>[0]));
+            instrumentation.retransformClasses(classes.toArray(new Class<?>[0]));
             return null;
         } catch (Throwable thrown) {
             return "the JVM refused the probed classes (" + thrown + ")";

@@ -102,12 +102,8 @@ final class SessionProbes {
         if (expiresMillis > 0) {
             run.expireIn(expiresMillis / 1000.0);
         }
-        String failure = classes.unreachable(bytes.keySet());
-        if (failure != null) {
-            return new Wire.Out('P').number(id).text(failure);
-        }
         run.arm();
-        failure = classes.install(bytes, versions);
+        String failure = classes.install(bytes, versions);
         if (failure != null) {
             run.disarm();
             classes.restore(run.classNames());

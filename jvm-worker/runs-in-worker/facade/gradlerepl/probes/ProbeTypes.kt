@@ -63,10 +63,6 @@ object ProbeTypes {
         return shown.computeIfAbsent(key) { Reader(it, null, typeVariable = null).type() }
     }
 
-    /** A runtime class's Kotlin name, for a captured value's type. */
-    fun kotlinName(type: Class<*>): String =
-        Reader(org.jetbrains.org.objectweb.asm.Type.getDescriptor(type), null, typeVariable = null).type()
-
     /** Reads one JVM type signature (JVMS 4.7.9.1) into Kotlin source. */
     private class Reader(private val text: String, private val loader: ClassLoader?, private val typeVariable: String?) {
         private var at = 0
