@@ -273,7 +273,7 @@ MUTATIONS = (
     ),
     Mutation(
         "the worker talks to an attach agent of another build",
-        "bridge/gradle_repl/worker/attach/agent_wire.py",
+        "bridge/gradle_repl/worker/link/agent_wire.py",
         "        if hello.agent != agent:",
         "        if False:",
         ("tests/worker/attach/test_agent_hello.py",),

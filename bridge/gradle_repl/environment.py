@@ -28,6 +28,7 @@ __all__ = [
     "OwnJvm",
     "Attached",
     "Placement",
+    "AttachedOverTcp",
     "SessionSpec",
     "MARKER",
     "DEPENDS_ON_UNAVAILABLE",
@@ -250,7 +251,22 @@ class Attached(BaseModel):
     pid: int
 
 
-Placement = Annotated[OwnJvm | Attached, Field(discriminator="kind")]
+class AttachedOverTcp(BaseModel):
+    """The snippets run in the JVM whose agent listens at `address` (`host:port`), reached over TCP with `token`: an app
+    in a container, on another host or in a pod. Nothing of it is a file or a pid here."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal["tcp"] = "tcp"
+    address: str
+    token: str = Field(repr=False, description="the agent's token: never shown, logged or echoed")
+    run: str = Field(description="the app's run its agent named when the session attached (a restart names another)")
+
+    def __str__(self) -> str:
+        return f"the app at {self.address}"
+
+
+Placement = Annotated[OwnJvm | Attached | AttachedOverTcp, Field(discriminator="kind")]
 
 
 class SessionSpec(BaseModel):
@@ -262,8 +278,17 @@ class SessionSpec(BaseModel):
 
     @property
     def attached_pid(self) -> int | None:
-        """The running JVM the snippets run in, when the session is attached to one."""
+        """The running JVM the snippets run in, when the session is attached to one on this machine by its pid."""
         return self.placement.pid if isinstance(self.placement, Attached) else None
+
+    @property
+    def attached_address(self) -> str | None:
+        """The address of the agent the snippets run behind, when the session is attached over TCP."""
+        return self.placement.address if isinstance(self.placement, AttachedOverTcp) else None
+
+    @property
+    def is_attached(self) -> bool:
+        return not isinstance(self.placement, OwnJvm)
 
     def compiler_options(self) -> list[str]:
         """The REPL compiler's options: the environment's (plugins, their options, free args, JVM target), then the

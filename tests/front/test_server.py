@@ -23,7 +23,7 @@ import pytest
 from mcp import Client
 from mcp.types import CallToolResult, ImageContent, TextContent
 
-from gradle_repl.environment import ReplEnvironment
+from gradle_repl.environment import Attached, ReplEnvironment
 from gradle_repl.front.server import KotlinTools, build_server
 from gradle_repl.host.manager import SessionLimits, SessionManager
 from gradle_repl.worker.deadlines import STOPPED_ANSWER_SECONDS
@@ -243,7 +243,9 @@ async def test_a_call_without_a_project_names_the_target_its_session_was_attache
 
     manager = fake_manager(FakeLauncher())
     tools = KotlinTools(manager)
-    await manager.attach("s", fake_resolver("/app").environment.model_copy(update={"project_path": ":web"}), 4242)
+    await manager.attach(
+        "s", fake_resolver("/app").environment.model_copy(update={"project_path": ":web"}), Attached(pid=4242)
+    )
     assert tools.target(None, ":", "main", "auto", "s") == SessionTarget("/app", ":web", "main", "maven", "s")
     await manager.close("s")
     with pytest.raises(GradleReplError, match="projectRoot is needed: session 's' is not attached"):

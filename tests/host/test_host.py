@@ -18,7 +18,7 @@ from typing import Any
 import anyio
 import pytest
 
-from gradle_repl.environment import BuildToolChoice, ReplJarsReady
+from gradle_repl.environment import Attached, BuildToolChoice, ReplJarsReady
 from gradle_repl.errors import GradleReplError
 from gradle_repl.frames import CheckResult, CompletionResult, ErrorResult, SuccessResult, WorkerOptions
 from gradle_repl.host import handle
@@ -252,7 +252,7 @@ async def test_an_evicted_attached_session_leaves_nothing_behind() -> None:
     session's next call naming a project runs that project's environment, not the JVM it was attached to."""
     launcher = FakeLauncher()
     m = manager(launcher, idle_timeout_seconds=0.05, eviction_poll_seconds=0.01)
-    await m.attach("s", fake_resolver("/app").environment, 4242)
+    await m.attach("s", fake_resolver("/app").environment, Attached(pid=4242))
     assert m.attached_pid("s") == 4242 and [s.attached_pid for s in m.list()] == [4242]
     m.start_eviction()
     with anyio.fail_after(5):  # the idle timeout plus a poll, observed through the listing and the workers
@@ -270,7 +270,7 @@ async def test_an_evicted_attached_session_leaves_nothing_behind() -> None:
 async def test_a_closed_attached_session_is_detached() -> None:
     """close detaches: the session id names no attached JVM afterwards, and a new session of that id is its project's."""
     m = manager(FakeLauncher())
-    await m.attach("s", fake_resolver("/app").environment, 4242)
+    await m.attach("s", fake_resolver("/app").environment, Attached(pid=4242))
     assert await m.close("s")
     assert m.attached_pid("s") is None and m.list() == []
     await run(m, "1")

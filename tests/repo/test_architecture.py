@@ -219,14 +219,16 @@ def test_an_import_circle_is_found() -> None:
 # The session's rooms: each one part of a session's work (snippets run here or in an app, class updates, probes), and
 # they never import each other.
 SESSION_ROOMS = ("repl", "attach", "classes", "probes")
-# What every room uses: the jars and archives a JVM is started with or given, and what a snippet's run becomes on the
-# wire. They import no room themselves.
-SHARED_ROOMS = ("artifacts", "results")
+# What every room uses: the jars and archives a JVM is started with or given, what a snippet's run becomes on the
+# wire, and the attach agent's channel. They import no session room; the channel carries results' records.
+SHARED_ROOMS = ("artifacts", "results", "link")
 WORKER_ROOMS = SESSION_ROOMS + SHARED_ROOMS
+# The shared rooms a shared room may import.
+_SHARED_BELOW = {"artifacts": (), "results": (), "link": ("artifacts", "results")}
 
 
 def _room(path: Path, package: Path = PACKAGE) -> str:
-    """A worker module's room (repl, attach, classes, probes, artifacts, results), or "shell" for the process shell at
+    """A worker module's room (repl, attach, classes, probes, artifacts, results, link), or "shell" for the process shell at
     worker/'s top."""
     parts = path.relative_to(package / "worker").parts
     return parts[0] if len(parts) > 1 and parts[0] in WORKER_ROOMS else "shell"
@@ -245,6 +247,7 @@ def _room_crossings(paths: list[Path], package: Path = PACKAGE) -> set[tuple[str
                 and parts[2] in WORKER_ROOMS
                 and room not in ("shell", parts[2])
                 and not (room in SESSION_ROOMS and parts[2] in SHARED_ROOMS)
+                and parts[2] not in _SHARED_BELOW.get(room, ())
             ):
                 crossings.add((str(path.relative_to(package)), parts[2]))
     return crossings

@@ -13,7 +13,7 @@ from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
 from gradle_repl.errors import GradleReplError
-from gradle_repl.front.attaching import attach_session, jvm_line
+from gradle_repl.front.attaching import attach_session, attached_line, jvm_line
 from gradle_repl.front.content import error_result, text_result
 from gradle_repl.front.outputs import NoticeItem, RunningJvmItem, RunningJvms, SessionAttached, wire_list
 from gradle_repl.front.parameters import BuildToolArg, ProjectPath, SourceSet
@@ -45,8 +45,33 @@ class AttachTools:
 
     async def attach_kotlin_session(
         self,
-        pid: Annotated[int, Field(description="The process id of a running JVM (list_running_jvms lists them).", gt=0)],
         ctx: Context,
+        pid: Annotated[
+            int | None,
+            Field(description="The process id of a JVM running on this machine (list_running_jvms lists them).", gt=0),
+        ] = None,
+        address: Annotated[
+            str | None,
+            Field(
+                description="Instead of pid: HOST:PORT (or PORT, on this machine) where the agent of an app started with "
+                "`gradle-repl agent-path --listen`'s option listens: an app in a container, on another host, in a pod "
+                "(through a published port, ssh -L or kubectl port-forward)."
+            ),
+        ] = None,
+        token: Annotated[
+            str | None,
+            Field(
+                description="With address: the agent's token itself. Prefer tokenFile or GRADLE_REPL_AGENT_TOKEN: a "
+                "token in the call stays in the conversation."
+            ),
+        ] = None,
+        tokenFile: Annotated[
+            str | None,
+            Field(
+                description="With address: a file holding the agent's token. Left out, the token is read from "
+                "GRADLE_REPL_AGENT_TOKEN, else from the file `agent-path --listen` keeps; never put it in the call."
+            ),
+        ] = None,
         sessionId: Annotated[
             str, Field(description="The session to run inside that JVM; a session of that id is closed first.")
         ] = DEFAULT_SESSION_ID,
@@ -67,17 +92,23 @@ class AttachTools:
         projectRoot may be left out and is ignored; describe reads the values inside the app). With projectRoot,
         projectPath, sourceSet and buildTool name the app's project as for run_kotlin_snippet, and only its Kotlin
         version and compiler plugins are taken: the classpath is always the running app's. Snippets compile in
-        gradle-repl's own JVM; only their compiled classes go to a small agent loaded into the app, whose socket only
-        this user can reach. What a snippet prints comes back here (the app's own output stays on its console).
-        close_kotlin_session detaches: the app keeps running and the session's state in it is released. Only this
-        user's JVMs can be attached to; attaching runs code inside that process, so never attach to production
-        without meaning to.
+        gradle-repl's own JVM; only their compiled classes go to a small agent in the app: loaded by pid (a JVM of
+        this user's on this machine; its socket only this user can reach), or, with address, one the app was started
+        with that listens on TCP behind a token (`gradle-repl agent-path --listen PORT` prints the option): then the
+        app's class path is fetched from it once (kept by digest) and nothing is shared but the connection. What a
+        snippet prints comes back here (the app's own output stays on its console). close_kotlin_session detaches: the
+        app keeps running and the session's state in it is released. A lost connection ends the session's state there;
+        the next call attaches again when the app answers. Attaching runs code inside that process, so never attach to
+        production without meaning to.
         """
         try:
-            environment, notices = await attach_session(
+            environment, notices, where = await attach_session(
                 self.manager,
                 sessionId,
                 pid,
+                address=address,
+                token=token,
+                token_file=tokenFile,
                 project_root=projectRoot,
                 project_path=projectPath,
                 source_set=sourceSet,
@@ -88,17 +119,16 @@ class AttachTools:
         told = "".join(f"\n{notice.text}" for notice in notices)
         attached = SessionAttached(
             session_id=sessionId,
-            pid=pid,
+            pid=where.pid,
+            address=where.address,
+            same_run=where.same_run,
+            app_uptime_seconds=where.uptime_ms / 1000 if where.uptime_ms is not None else None,
             kotlin_version=environment.kotlin_version,
             java_home=environment.java_home,
             classpath_size=len(environment.classpath),
             notices=wire_list(NoticeItem, notices),
         )
-        return text_result(
-            f"Session {sessionId!r} is attached to JVM {pid}: snippets run inside it (Kotlin {environment.kotlin_version}, "
-            f"JDK {environment.java_home}). close_kotlin_session detaches.{told}",
-            attached,
-        )
+        return text_result(attached_line(sessionId, environment, where) + told, attached)
 
     def annotated(self) -> list[tuple[Callable[..., Any], ToolAnnotations]]:
         return [

@@ -164,9 +164,37 @@ def _project_defaults(args: argparse.Namespace) -> argparse.Namespace:
 def _attach_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--attach",
-        metavar="PID",
-        type=int,
-        help="run the snippets inside this running JVM (`gradle-repl jvms` lists them); PROJECT_ROOT, when given, adds its Kotlin and compiler plugins",
+        metavar="PID|HOST:PORT",
+        help="run the snippets inside this running JVM: its pid here (`gradle-repl jvms` lists them), or the HOST:PORT "
+        "its agent listens on (`gradle-repl agent-path --listen`); PROJECT_ROOT, when given, adds its Kotlin and compiler plugins",
+    )
+    parser.add_argument(
+        "--token-file",
+        metavar="FILE",
+        help="with --attach HOST:PORT: the file holding the agent's token (default: GRADLE_REPL_AGENT_TOKEN, else the "
+        "one `agent-path --listen` keeps)",
+    )
+
+
+async def _attach(manager: SessionManager, session_id: str, args: argparse.Namespace) -> None:
+    """--attach: by pid (digits) or by the agent's HOST:PORT (with a colon)."""
+    given = str(args.attach).strip()
+    if given.isdigit():
+        pid, address = int(given), None
+    elif ":" in given:
+        pid, address = None, given
+    else:
+        raise UsageError(f"--attach takes a pid or HOST:PORT, not {given!r}")
+    await attach_session(
+        manager,
+        session_id,
+        pid,
+        address=address,
+        token_file=args.token_file,
+        project_root=args.project_root,
+        project_path=args.project,
+        source_set=args.source_set,
+        build_tool=args.build_tool,
     )
 
 
@@ -267,7 +295,7 @@ def _parser() -> argparse.ArgumentParser:
 
     check = commands.add_parser("check", help="compile snippets in one session without running them; print diagnostics")
     _project_arguments(check, root_optional=False)
-    check.set_defaults(attach=None)
+    check.set_defaults(attach=None, token_file=None)
     check.add_argument(
         "-e",
         "--code",
@@ -330,10 +358,17 @@ def _parser() -> argparse.ArgumentParser:
     sessions.add_argument("--json", action="store_true", help="print them as JSON")
 
     commands.add_parser("jvms", help="list the JVMs running here and whether eval --attach can attach to each")
-    commands.add_parser(
+    agent_path = commands.add_parser(
         "agent-path",
         help="print the -javaagent: option that loads the attach agent at an app's start (Java 21+ then doesn't warn)",
     )
+    agent_path.add_argument(
+        "--listen",
+        metavar="[HOST:]PORT",
+        help="the agent listens on TCP behind a token (kept in the config directory), for an app in a container, on "
+        "another host or in a pod; prints how to start it and attach (loopback unless HOST is named)",
+    )
+    agent_path.add_argument("--new-token", action="store_true", help="with --listen: replace the kept token")
     commands.add_parser("demo", help="run a short session against the bundled sample-project through the MCP server")
     commands.add_parser("token", help="print the bearer token `serve --http` requires (made on first use)")
     add_doctor_command(commands)
@@ -494,15 +529,7 @@ async def _eval(args: argparse.Namespace) -> int:
     target = _target(args, CLI_SESSION_ID)
     try:
         if args.attach:
-            await attach_session(
-                manager,
-                target.session_id,
-                args.attach,
-                project_root=args.project_root,
-                project_path=args.project,
-                source_set=args.source_set,
-                build_tool=args.build_tool,
-            )
+            await _attach(manager, target.session_id, args)
         return await _run_each(manager, target, args)
     finally:
         await manager.close_all()
@@ -563,15 +590,7 @@ async def _repl(args: argparse.Namespace) -> int:
         _target(args, SESSION_ID), timeout_seconds=args.timeout, session_options=_session_options(args)
     )
     if args.attach:
-        await attach_session(
-            manager,
-            options.target.session_id,
-            args.attach,
-            project_root=args.project_root,
-            project_path=args.project,
-            source_set=args.source_set,
-            build_tool=args.build_tool,
-        )
+        await _attach(manager, options.target.session_id, args)
     return await run_terminal(options, manager)
 
 
@@ -627,7 +646,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "sessions":
             return asyncio.run(_sessions(args))
         if args.command == "agent-path":
-            print(agent_option())
+            if args.new_token and not args.listen:
+                raise UsageError("--new-token goes with --listen")
+            print(agent_option(args.listen, new_token=args.new_token))
             return 0
         if args.command == "doctor":
             return run_doctor(args)

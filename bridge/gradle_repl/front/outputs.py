@@ -168,7 +168,10 @@ class LiveSession(Wire):
         default=0, description="names the session's snippets declared (describe_kotlin_session lists them)"
     )
     attached_pid: int | None = Field(
-        default=None, description="the running JVM the session's snippets run in, when it is attached to one"
+        default=None, description="the running JVM the session's snippets run in, when it is attached to one by pid"
+    )
+    attached_address: str | None = Field(
+        default=None, description="the agent (host:port) the session's snippets run behind, when attached over TCP"
     )
 
 
@@ -336,6 +339,9 @@ class SessionContents(Wire):
     attached_pid: int | None = Field(
         default=None, description="the running JVM the session is attached to (its values are read there), when it is"
     )
+    attached_address: str | None = Field(
+        default=None, description="the agent (host:port) the session is attached to over TCP, when it is"
+    )
     probes: list[ProbeStateItem] = Field(default_factory=list, description="its probes set with add_kotlin_probe")
 
 
@@ -423,11 +429,20 @@ class SessionAttached(Wire):
     """The result of attach_kotlin_session: the session now runs inside that JVM."""
 
     session_id: str
-    pid: int
+    pid: int | None = Field(description="the JVM's pid: the one attached to here, or as its agent names it over TCP")
+    address: str | None = Field(default=None, description="the agent's host:port, when attached over TCP")
+    same_run: bool | None = Field(
+        default=None,
+        description="over TCP, attached to this address before by this server: whether the app is the same run (true) "
+        "or restarted since (false); null the first time",
+    )
+    app_uptime_seconds: float | None = Field(
+        default=None, description="how long the app has run, by its own clock (over TCP; null when it doesn't say)"
+    )
     kotlin_version: str = Field(
         description="the Kotlin snippets compile with (the project's, or that of the app's kotlin-stdlib)"
     )
-    java_home: str = Field(description="the JDK the app runs on")
+    java_home: str = Field(description="the JDK snippets compile against: the app's (by pid), else one here")
     classpath_size: int = Field(description="entries of the app's classpath that snippets compile against")
     notices: list[NoticeItem] = Field(
         default_factory=list, description="what the user must know (a JDK warning, a reused agent, ...)"

@@ -470,6 +470,7 @@ class KotlinTools:
             return error_result(str(error))
         options = self.manager.session_options(sessionId) or SessionOptions()
         attached = self.manager.attached_pid(sessionId)
+        address = self.manager.attached_address(sessionId)
         contents = SessionContents(
             session_id=sessionId,
             imports=description.imports,
@@ -477,11 +478,13 @@ class KotlinTools:
             declarations=wire_list(DeclaredName, description.declarations),
             options=SessionOptionValues.model_validate(options.masked()),
             attached_pid=attached,
+            attached_address=address,
             probes=wire_list(ProbeStateItem, description.probes),
         )
         summary = description.summary(sessionId)
-        if attached is not None:
-            summary += f"\nAttached to JVM {attached}: its snippets run, and its values live, inside that application."
+        if attached is not None or address is not None:
+            where = f"JVM {attached}" if attached is not None else f"the app at {address}"
+            summary += f"\nAttached to {where}: its snippets run, and its values live, inside that application."
         if not options.is_default():
             summary += f"\nSession options: {options.summary()}"
         return text_result(summary, contents)

@@ -1,5 +1,7 @@
-"""The bearer token that guards `serve --http`: GRADLE_REPL_TOKEN when set, else one generated once and kept in
-the user config directory, readable by its owner only. The server and the shell's `--connect` read it alike."""
+"""The tokens gradle-repl keeps: the bearer token that guards `serve --http` (GRADLE_REPL_TOKEN when set, else one
+generated once and kept in the user config directory, readable by its owner only; the server and the shell's
+`--connect` read it alike), and the token an app's agent listening on TCP asks for (`agent-path --listen` keeps one
+the same way; an attach over TCP gives it, or the one named)."""
 
 from __future__ import annotations
 
@@ -14,8 +16,18 @@ from pathlib import Path
 from gradle_repl.errors import GradleReplError
 from gradle_repl.paths import config_dir
 from gradle_repl.settings import TOKEN_ENV
+from gradle_repl.worker.link.agent_options import agent_token_env
 
-__all__ = ["TOKEN_ENV", "Token", "token_path", "server_token", "matches"]
+__all__ = [
+    "TOKEN_ENV",
+    "Token",
+    "token_path",
+    "server_token",
+    "matches",
+    "agent_token_path",
+    "kept_agent_token",
+    "agent_token",
+]
 
 # 32 random bytes: 256 bits, twice what guessing would need to be hopeless.
 TOKEN_BYTES = 32
@@ -46,7 +58,46 @@ def server_token() -> Token:
                 f"{TOKEN_ENV} is {len(given)} characters; use at least {MIN_TOKEN_CHARS} (or unset it to use a generated one)"
             )
         return Token(given, f"the {TOKEN_ENV} environment variable")
-    path = token_path()
+    return _kept(token_path())
+
+
+def agent_token_path() -> Path:
+    return config_dir() / "agent-token"
+
+
+def kept_agent_token(*, new: bool = False) -> Token:
+    """The agent token `agent-path --listen` prints options with: the kept one, or a new one (`new`, or none kept)."""
+    path = agent_token_path()
+    if new:
+        path.unlink(missing_ok=True)
+    return _kept(path)
+
+
+def agent_token(given: str | None = None, file: str | None = None) -> Token:
+    """The token an attach over TCP gives the agent: `given`, else `file`'s, else GRADLE_REPL_AGENT_TOKEN's, else the
+    one `agent-path --listen` keeps; one sentence saying where to put one when there is none."""
+    if given:
+        return Token(given.strip(), "the token given")
+    if file:
+        try:
+            return Token(Path(file).expanduser().read_text(encoding="utf-8").strip(), file)
+        except OSError as error:
+            raise GradleReplError(f"can't read the agent's token file {file} ({error.strerror or error})") from None
+    env = agent_token_env()
+    if os.environ.get(env, "").strip():
+        return Token(os.environ[env].strip(), f"the {env} environment variable")
+    path = agent_token_path()
+    try:
+        return Token(_read_private(path), str(path))
+    except FileNotFoundError:
+        raise GradleReplError(
+            f"no token for the agent: give the one its app was started with (tokenFile, or {env}); "
+            f"`gradle-repl agent-path --listen PORT` makes one and keeps it in {path}"
+        ) from None
+
+
+def _kept(path: Path) -> Token:
+    """The token in path, else a new one written there with mode 0600."""
     try:
         return Token(_read_private(path), str(path))
     except FileNotFoundError:

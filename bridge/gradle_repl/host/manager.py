@@ -19,7 +19,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from gradle_repl.environment import Attached, BuildToolChoice, OwnJvm, ReplEnvironment, ReplJarsReady, SessionSpec
+from gradle_repl.environment import (
+    Attached,
+    AttachedOverTcp,
+    BuildToolChoice,
+    OwnJvm,
+    ReplEnvironment,
+    ReplJarsReady,
+    SessionSpec,
+)
 from gradle_repl.errors import GradleReplError
 from gradle_repl.frames import (
     CompileRequest,
@@ -130,6 +138,9 @@ class SessionManager:
         resolver: Resolver,
     ) -> None:
         self.limits = limits or SessionLimits()
+        # The run each TCP address's agent named when a session last attached there: an attach again says whether the
+        # app is the same run or restarted (AgentHello.run).
+        self.app_runs: dict[str, str] = {}
         self.worker_options = worker_options or default_worker_options()
         # The project side, passed in by the front end: the host never imports it.
         self._resolver = resolver
@@ -349,12 +360,18 @@ class SessionManager:
             return tuple(notices)
 
     async def attach(
-        self, session_id: str, environment: ReplEnvironment, pid: int, *, progress: Progress | None = None
+        self,
+        session_id: str,
+        environment: ReplEnvironment,
+        placement: Attached | AttachedOverTcp,
+        *,
+        progress: Progress | None = None,
     ) -> tuple[Notice, ...]:
-        """Runs the session in the running JVM `pid` from now on, with the environment read from it; a session of that
-        id is closed first (its state, wherever it lived, is released). Its later calls ignore the project they name."""
+        """Runs the session in the running JVM `placement` names from now on (its pid here, or its agent's address), with
+        the environment read from it; a session of that id is closed first (its state, wherever it lived, is released).
+        Its later calls ignore the project they name."""
         await self.close(session_id)
-        self._session(session_id).attached = SessionSpec(environment=environment, placement=Attached(pid=pid))
+        self._session(session_id).attached = SessionSpec(environment=environment, placement=placement)
         try:
             async with self._entered(SessionTarget.of(environment, session_id), progress) as (_, _, notices):
                 return tuple(notices)
@@ -373,9 +390,14 @@ class SessionManager:
         return session.attached if session is not None else None
 
     def attached_pid(self, session_id: str) -> int | None:
-        """The running JVM the session is attached to, if it is."""
+        """The running JVM the session is attached to by its pid, if it is."""
         session = self._sessions.get(session_id)
         return session.attached_pid if session is not None else None
+
+    def attached_address(self, session_id: str) -> str | None:
+        """The address of the agent the session is attached to over TCP, if it is."""
+        attached = self._attached_spec(session_id)
+        return attached.attached_address if attached is not None else None
 
     def session_options(self, session_id: str) -> SessionOptions | None:
         """The options a live session runs with."""
@@ -396,7 +418,7 @@ class SessionManager:
             or session is None
         ):
             return None
-        if session.lock.locked() or session.attached_pid is not None:
+        if session.lock.locked() or session.attached is not None:
             return None  # a snippet runs: the build tool compiles rather than the edit waiting for it
         same = Path(environment.project_root) == Path(target.project_root).expanduser().resolve() and (
             environment.project_path,

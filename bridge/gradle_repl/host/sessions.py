@@ -37,7 +37,10 @@ class SessionInfo(BaseModel):
         default=0, description="names the session's snippets declared (describe_kotlin_session lists them)"
     )
     attached_pid: int | None = Field(
-        default=None, description="the running JVM the session's snippets run in, when it is attached to one"
+        default=None, description="the running JVM the session's snippets run in, when it is attached to one by pid"
+    )
+    attached_address: str | None = Field(
+        default=None, description="the agent the session's snippets run behind, when it is attached over TCP"
     )
 
 
@@ -119,6 +122,7 @@ class Session:
             worker_rss_bytes=worker.rss_bytes() if worker else None,
             declarations=self.declarations if worker else 0,
             attached_pid=self.attached_pid,
+            attached_address=self.attached.attached_address if self.attached is not None else None,
         )
 
 

@@ -17,6 +17,7 @@ from gradle_repl.environment import ReplEnvironment
 from gradle_repl.errors import GradleReplError
 from gradle_repl.progress import ProgressCallback
 from gradle_repl.project.boot_jar import expanded_classpath, is_boot_jar
+from gradle_repl.project.jdks import default_jdk, installed_jdks, java_feature
 from gradle_repl.project.jvm_kotlin import stdlib_version
 from gradle_repl.project.running_jvms import MINIMUM_JAVA, RunningJvm, attachable_jvm
 from gradle_repl.project.toolchain import (
@@ -26,7 +27,7 @@ from gradle_repl.project.toolchain import (
     resolve_jars,
 )
 
-__all__ = ["attach_environment", "system_properties", "target_classpath"]
+__all__ = ["attach_environment", "remote_environment", "system_properties", "target_classpath"]
 
 # jcmd starts a small JVM and asks the target through the attach mechanism: seconds, unless the target is stopped.
 JCMD_TIMEOUT_SECONDS = 60.0
@@ -102,33 +103,98 @@ def attach_environment(
     jvm = attachable_jvm(pid)
     properties = system_properties(jvm)
     classpath = target_classpath(properties.get("java.class.path", ""))
-    java_executable = str(Path(jvm.java_home) / "bin" / "java")
+    cwd = properties.get("user.dir") or jvm.working_directory or "/"
+    return _app_environment(
+        classpath, jvm.java_home, project, app=f"JVM {pid}", root=cwd, warnings=[], on_progress=on_progress
+    )
+
+
+def remote_environment(
+    classpath: list[str],
+    java_version: str,
+    app: str,
+    project: ReplEnvironment | None = None,
+    *,
+    on_progress: ProgressCallback | None = None,
+) -> ReplEnvironment:
+    """The environment of a session attached over TCP to `app` (`the app at host:port`), which runs Java
+    `java_version`: its class path as fetched here (app_classpath.py: local copies, a fat jar expanded here), and a JDK
+    of this machine to compile against — the project's, else one installed here of the app's Java version, else the
+    default one, said in a warning when its version differs from the app's."""
+    expanded = target_classpath(":".join(classpath))
+    root = str(Path(classpath[0]).parent) if classpath else str(Path.cwd())
+    if project is not None:
+        return _app_environment(expanded, project.java_home, project, app=app, root=root, warnings=[])
+    jdk, warnings = _local_jdk(java_version, app)
+    return _app_environment(expanded, str(jdk), None, app=app, root=root, warnings=warnings, on_progress=on_progress)
+
+
+def _local_jdk(java_version: str, app: str) -> tuple[Path, list[str]]:
+    """A JDK here (with javac) for snippets that run on Java `java_version` elsewhere, and what to say about it."""
+    feature = java_feature(java_version)
+    usable = [jdk for jdk in installed_jdks() if jdk.has_javac and (jdk.feature or 0) >= MINIMUM_JAVA]
+    same = [jdk for jdk in usable if jdk.feature == feature]
+    if same:
+        return same[0].home, []
+    default, where = default_jdk()
+    chosen = default if default is not None and default.has_javac else (usable[0] if usable else None)
+    if chosen is None:
+        raise GradleReplError(
+            f"no JDK {MINIMUM_JAVA}+ with javac here to compile snippets for {app} ({where}): install one or set JAVA_HOME"
+        )
+    return chosen.home, [
+        (
+            f"{capitalize(app)} runs Java {java_version}; snippets compile here against JDK {chosen.version} ({chosen.home}): "
+            f"an API of one that the other lacks fails when the snippet runs, not when it compiles"
+        )
+    ]
+
+
+def capitalize(phrase: str) -> str:
+    return phrase[:1].upper() + phrase[1:]
+
+
+def _app_environment(
+    classpath: list[str],
+    java_home: str,
+    project: ReplEnvironment | None,
+    *,
+    app: str,
+    root: str,
+    warnings: list[str],
+    on_progress: ProgressCallback | None = None,
+) -> ReplEnvironment:
+    """A running app's environment: its class path with `project`'s compiler plugins and Kotlin when given, else the
+    Kotlin of its kotlin-stdlib (or gradle-repl's, lent to the snippets, when it has none)."""
+    java_executable = str(Path(java_home) / "bin" / "java")
     if project is not None:
         return project.model_copy(
             update={
                 "classpath": classpath,
-                "java_home": jvm.java_home,
+                "java_home": java_home,
                 "java_executable": java_executable,
+                "warnings": [*project.warnings, *warnings],
             }
         )
     stdlib = stdlib_version(classpath)
-    warnings: list[str] = []
     if stdlib is None:
-        warnings.append(
-            f"JVM {pid} has no Kotlin of its own: snippets compile with Kotlin {PINNED_KOTLIN_VERSION}, whose runtime "
-            "gradle-repl lends to the session's snippets alone (the app's class path is left as it is)"
-        )
+        warnings = [
+            *warnings,
+            (
+                f"{capitalize(app)} has no Kotlin of its own: snippets compile with Kotlin {PINNED_KOTLIN_VERSION}, whose "
+                "runtime gradle-repl lends to the session's snippets alone (the app's class path is left as it is)"
+            ),
+        ]
     kotlin_version, too_old = repl_kotlin_version(stdlib or PINNED_KOTLIN_VERSION)
     host = resolve_jars({"host": repl_host_coordinates(kotlin_version)}, on_progress=on_progress).by_request["host"]
-    cwd = properties.get("user.dir") or jvm.working_directory or "/"
     return ReplEnvironment(
         build_tool=None,  # no build resolved it: the app's class path is read from the running JVM
-        project_root=cwd,
+        project_root=root,
         kotlin_version=kotlin_version,
         project_kotlin_version=stdlib if too_old else None,
         classpath=classpath,
         repl_host_classpath=host,
         warnings=[*warnings, *([too_old] if too_old else [])],
-        java_home=jvm.java_home,
+        java_home=java_home,
         java_executable=java_executable,
     )

@@ -16,18 +16,17 @@ import sys
 import time
 from pathlib import Path
 
-from gradle_repl.environment import DEPENDS_ON_UNAVAILABLE, Attached, ReplEnvironment
+from gradle_repl.environment import DEPENDS_ON_UNAVAILABLE, Attached, AttachedOverTcp, ReplEnvironment
 from gradle_repl.errors import WorkerFailed
 from gradle_repl.frames import ReadyFrame, StartRequest
 from gradle_repl.worker import java
 from gradle_repl.worker.artifacts import classdata
 from gradle_repl.worker.artifacts.facade import build_dependency_addon, build_facade
-from gradle_repl.worker.attach.agent_loading import attach_agent
+from gradle_repl.worker.attach.app_link import AppLink
 from gradle_repl.worker.attach.attached_runner import ATTACHED_LIBRARIES_UNAVAILABLE, AttachedRunner
 from gradle_repl.worker.attach.display_api import attached_display_api
 from gradle_repl.worker.attach.probe_channel import ProbeChannel
 from gradle_repl.worker.attach.snippet_mirror import SnippetMirror
-from gradle_repl.worker.attach.snippet_runtime import snippet_runtime_jars
 from gradle_repl.worker.attach.spring_helpers import spring_helpers
 from gradle_repl.worker.attach.warm_up import warm_up_attached
 from gradle_repl.worker.classes.class_update_agent import AgentJar, agent_jar
@@ -103,7 +102,9 @@ def boot(request: StartRequest) -> tuple[ReplSession, ReadyFrame, ClassDataUse]:
     env = request.spec.environment
     placement = request.spec.placement
     kind: _OwnJvm | _Attached = (
-        _Attached(request, placement.pid) if isinstance(placement, Attached) else _OwnJvm(request)
+        _Attached(request, AppLink(placement))
+        if isinstance(placement, Attached | AttachedOverTcp)
+        else _OwnJvm(request)
     )
     class_data = ClassDataUse.for_request(request)
     if class_data.mapped is not None:
@@ -284,14 +285,14 @@ class _OwnJvm:
 
 
 class _Attached:
-    """A session whose snippets run in the JVM `pid`, compiled here: no class updates (the app's classes are its own),
+    """A session whose snippets run in a running JVM (its AppLink: by pid here, or over TCP), compiled here: no class updates (the app's classes are its own),
     no output capture or exit guard (nothing runs here), no @file:DependsOn (the app's classpath is fixed)."""
 
     libraries_unavailable = ATTACHED_LIBRARIES_UNAVAILABLE
 
-    def __init__(self, request: StartRequest, pid: int) -> None:
+    def __init__(self, request: StartRequest, link: AppLink) -> None:
         self._request = request
-        self._pid = pid
+        self._link = link
         self._probe_classes: tuple[JavaObject, list[str]] | None = None  # the facade's loader, the compile classpath
         self.probes: AppProbes | None = None  # made with the runner, on the agent's connection
 
@@ -322,22 +323,20 @@ class _Attached:
     ) -> tuple[SnippetRunner, str]:
         """The runner, connected to the agent and after the warm-up ran there; and the app's Java version."""
         env = self._request.spec.environment
-        connection = attach_agent(
-            self._pid, env.java_home, snippet_runtime_jars(env.classpath, env.repl_host_classpath)
-        )
+        connection = self._link.connect(env)
         mirror = SnippetMirror(snippet_loader)
         warm_up_attached(snippets, connection, WARM_UP_SNIPPET, mirror)
         assert self._probe_classes is not None
         facade_loader, compile_classpath = self._probe_classes
         self.probes = AppProbes(
-            env, ProbeChannel(connection, self._pid), facade_loader, snippet_loader, compile_classpath
+            env, ProbeChannel(connection, self._link.name), facade_loader, snippet_loader, compile_classpath
         )
         runner = AttachedRunner(
             self._request,
             snippets,
             renderer,
             connection=connection,
-            pid=self._pid,
+            link=self._link,
             mirror=mirror,
             probes=self.probes,
         )

@@ -1,4 +1,4 @@
-"""The worker's check of the attach agent's hello (worker/attach/agent_wire.py AgentConnection.connect) against an agent
+"""The worker's check of the attach agent's hello (worker/link/agent_wire.py AgentConnection.connect) against an agent
 that can't be built any more: one from before hellos named their build. Agents of today's builds are checked end to
 end in test_attach.py (another build's agent in the same app is refused)."""
 
@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from gradle_repl.errors import GradleReplError
-from gradle_repl.worker.attach.agent_wire import AgentConnection
+from gradle_repl.worker.link.agent_wire import AgentConnection
 
 
 def _text(value: str) -> bytes:

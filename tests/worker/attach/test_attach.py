@@ -40,8 +40,8 @@ from gradle_repl.project.running_jvms import list_running_jvms
 from gradle_repl.resources import jvm_worker_attach_agent_sources
 from gradle_repl.worker.artifacts.agent_jar import agent_package, build_agent_jar
 from gradle_repl.worker.artifacts.agent_socket import agent_dir, socket_path
-from gradle_repl.worker.attach.agent_wire import AgentClassBytes, AgentConnection, AgentRuntime, AgentValues
 from gradle_repl.worker.attach.snippet_runtime import snippet_runtime_jars
+from gradle_repl.worker.link.agent_wire import AgentClassBytes, AgentConnection, AgentRuntime, AgentValues
 from support.paths import PROJECTS
 from support.runningapp import SHOP_READY, RunningApp, running_app, shop_command
 from support.workerclaims import SLOW_TO_COMPILE  # one definition of a compile that outlasts a stop
@@ -407,7 +407,7 @@ def test_an_app_with_kotlin_of_its_own_keeps_it_when_offered_the_snippets_runtim
     assert lent, shop_env.repl_host_classpath
     connection = AgentConnection.connect(socket_path(shop.pid, jar), agent=agent_package(jar), timeout=30.0)
     try:
-        connection.runtime(5, lent)
+        connection.runtime(5, [(Path(jar).name, Path(jar).read_bytes()) for jar in lent])
         assert connection.receive(30.0) == AgentRuntime(5, "app's own", None)
     finally:
         connection.close()

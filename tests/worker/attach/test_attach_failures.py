@@ -9,8 +9,8 @@ import pytest
 
 from gradle_repl.errors import GradleReplError
 from gradle_repl.project.attach_target import attach_environment
-from gradle_repl.worker.attach.agent_wire import AgentError, AgentStopped
 from gradle_repl.worker.attach.warm_up import _warm_up_failure
+from gradle_repl.worker.link.agent_wire import AgentError, AgentStopped
 from gradle_repl.worker.results.report import StackFrame, ThrowableInfo
 from support.sentences import is_a_sentence
 

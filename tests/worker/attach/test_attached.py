@@ -10,7 +10,8 @@ from collections.abc import Sequence
 from typing import Any, cast
 
 from gradle_repl.frames import StreamFrame
-from gradle_repl.worker.attach.agent_wire import (
+from gradle_repl.worker.attach.run_in_app import run_in_app
+from gradle_repl.worker.link.agent_wire import (
     AgentConnection,
     AgentCut,
     AgentHello,
@@ -21,7 +22,6 @@ from gradle_repl.worker.attach.agent_wire import (
     AgentUnit,
     AgentValues,
 )
-from gradle_repl.worker.attach.run_in_app import run_in_app
 from gradle_repl.worker.results.output_frames import SnippetOutput
 
 REQUEST = 7

@@ -12,8 +12,8 @@ from collections.abc import Iterator
 import pytest
 
 from gradle_repl.worker.attach import probe_channel
-from gradle_repl.worker.attach.agent_wire import AgentConnection, AgentHello
 from gradle_repl.worker.attach.probe_channel import ProbeChannel
+from gradle_repl.worker.link.agent_wire import AgentConnection, AgentHello
 from gradle_repl.worker.runner import ProbeError
 
 
@@ -31,7 +31,7 @@ def ends() -> Iterator[tuple[ProbeChannel, socket.socket]]:
     mine, agent = socket.socketpair()
     with mine, agent:
         hello = AgentHello("gradlerepl.agent.v1a2b", "app", "17", 4242)
-        yield ProbeChannel(AgentConnection(mine, hello), 4242), agent
+        yield ProbeChannel(AgentConnection(mine, hello), "the attached JVM (pid 4242)"), agent
 
 
 def test_the_answer_to_a_probes_request_is_found_past_a_snippets_late_output(

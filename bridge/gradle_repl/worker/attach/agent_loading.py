@@ -9,26 +9,23 @@ from pathlib import Path
 from gradle_repl.errors import WorkerFailed
 from gradle_repl.worker.artifacts.agent_jar import agent_package, build_agent_jar
 from gradle_repl.worker.artifacts.agent_socket import socket_path
-from gradle_repl.worker.attach.agent_wire import AgentConnection
 from gradle_repl.worker.attach.liveness import stopped_note
-from gradle_repl.worker.attach.snippet_runtime import lend_runtime
 from gradle_repl.worker.java import JavaException, JavaObject, java_class
+from gradle_repl.worker.link.agent_wire import CONNECT_TIMEOUT_SECONDS, AgentConnection
 from gradle_repl.worker.results.safety import jstr
 
-__all__ = ["CONNECT_TIMEOUT_SECONDS", "LOAD_AGENT_TIMEOUT_SECONDS", "attach_agent"]
+__all__ = ["LOAD_AGENT_TIMEOUT_SECONDS", "attach_agent"]
 
-# Connecting to a listening agent and reading its hello: it answers at once unless the JVM is stopped or hung.
-CONNECT_TIMEOUT_SECONDS = 10.0
 # Loading the agent: VirtualMachine.attach waits up to 10 s for a JVM to start its attach listener, then the agent's
 # agentmain only opens its socket. A JVM stopped meanwhile never answers, and the attach API has no deadline of its
 # own: past this, the worker gives up (its exit ends the blocked call).
 LOAD_AGENT_TIMEOUT_SECONDS = 30.0
 
 
-def attach_agent(pid: int, java_home: str, runtime_jars: list[str] | None = None) -> AgentConnection:
+def attach_agent(pid: int, java_home: str) -> AgentConnection:
     """A connection to gradle-repl's agent in JVM `pid`, loading the agent there first when it isn't listening yet
     (a second attach finds the first one's agent). Only the agent of this worker's build is talked to: its hello must
-    name its package. `runtime_jars` (snippet_runtime.py) are lent to the session's snippets in an app without Kotlin."""
+    name its package."""
     jar = build_agent_jar(java_home)
     path = socket_path(pid, jar)
     connection: AgentConnection | None = None
@@ -46,8 +43,6 @@ def attach_agent(pid: int, java_home: str, runtime_jars: list[str] | None = None
                 f"gradle-repl's agent was loaded into JVM {pid} but does not answer on {path} ({error.strerror or error}); "
                 "if the app is stopped or busy, attach again once it runs",
             ) from error
-    if runtime_jars:
-        lend_runtime(connection, pid, runtime_jars, timeout=CONNECT_TIMEOUT_SECONDS)
     return connection
 
 

@@ -23,7 +23,13 @@ from gradle_repl.frames import (
     TestRunResult,
     UpdateResult,
 )
-from gradle_repl.worker.attach.agent_wire import (
+from gradle_repl.worker.attach.app_link import AppLink
+from gradle_repl.worker.attach.run_in_app import POLL_SECONDS, Ran, run_in_app, shown, snippet_classes
+from gradle_repl.worker.attach.snippet_mirror import SnippetMirror
+from gradle_repl.worker.deadlines import COMPILE_AFTER_CANCEL_SECONDS, REPLY_SECONDS
+from gradle_repl.worker.interruption import stopped_before_running, why_stopped
+from gradle_repl.worker.java import Renderer, RunningSnippet
+from gradle_repl.worker.link.agent_wire import (
     AgentConnection,
     AgentError,
     AgentGone,
@@ -33,12 +39,6 @@ from gradle_repl.worker.attach.agent_wire import (
     AgentValue,
     AgentValues,
 )
-from gradle_repl.worker.attach.liveness import still_running
-from gradle_repl.worker.attach.run_in_app import POLL_SECONDS, Ran, run_in_app, shown, snippet_classes
-from gradle_repl.worker.attach.snippet_mirror import SnippetMirror
-from gradle_repl.worker.deadlines import COMPILE_AFTER_CANCEL_SECONDS, REPLY_SECONDS
-from gradle_repl.worker.interruption import stopped_before_running, why_stopped
-from gradle_repl.worker.java import Renderer, RunningSnippet
 from gradle_repl.worker.results.kotlin_types import kotlin_type_name
 from gradle_repl.worker.results.outcomes import ExplainFailedUse, snippet_result
 from gradle_repl.worker.results.output_frames import Send, SnippetOutput
@@ -105,7 +105,7 @@ class AttachedRunner:
         renderer: Renderer,
         *,
         connection: AgentConnection,
-        pid: int,
+        link: AppLink,
         mirror: SnippetMirror,
         probes: CallProbes,
     ) -> None:
@@ -114,7 +114,7 @@ class AttachedRunner:
         self._snippets = snippets
         self._renderer = renderer
         self._connection = connection
-        self._pid = pid
+        self._link = link
         self._mirror = mirror
         self.exit_code: int | None = None
 
@@ -177,21 +177,14 @@ class AttachedRunner:
                 return [_value_text(read) for read in message.values]
             # anything else: the late answer or output of a snippet given up on earlier
         waited = DESCRIBE_SECONDS + REPLY_SECONDS
-        return [
-            f"<not read: the attached JVM (pid {self._pid}) did not answer within {waited:g} s; is it stopped or hung?>"
-        ] * len(values)
+        return [f"<not read: {self._link.name} did not answer within {waited:g} s; is it stopped or hung?>"] * len(
+            values
+        )
 
     def _gone(self, gone: AgentGone) -> ErrorResult:
         """The connection closed: the JVM exited, or the channel broke; either way the session ends."""
         self.exit_code = 0
-        if still_running(self._pid):
-            message = (
-                f"The connection to the attached JVM (pid {self._pid}) was lost: {gone}; the session's state in it "
-                "is released. Attach again to go on."
-            )
-        else:
-            message = f"The attached JVM (pid {self._pid}) exited; the session's state in it is gone. Attach again to a running JVM."
-        return ErrorResult(error_kind="exited", state_lost=True, message=message)
+        return ErrorResult(error_kind="exited", state_lost=True, message=self._link.lost(gone))
 
     def _run(
         self,
@@ -289,7 +282,7 @@ class AttachedRunner:
         if reply is None:
             return ErrorResult(
                 error_kind=kind,
-                message=f"{why}, and the attached JVM (pid {self._pid}) did not answer: is it stopped (SIGSTOP) or hung? "
+                message=f"{why}, and {self._link.name} did not answer: is it stopped (SIGSTOP) or hung? "
                 "The session stays attached; its next snippet runs once the JVM answers again.",
             )
         if isinstance(reply, AgentStopped):

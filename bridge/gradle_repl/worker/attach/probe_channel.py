@@ -8,15 +8,15 @@ import itertools
 import time
 from typing import TypeVar
 
-from gradle_repl.worker.attach.agent_wire import (
+from gradle_repl.worker.attach.run_in_app import POLL_SECONDS
+from gradle_repl.worker.deadlines import REPLY_SECONDS
+from gradle_repl.worker.link.agent_wire import (
     AgentClassBytes,
     AgentConnection,
     AgentProbeHits,
     AgentProbesSet,
     AgentSites,
 )
-from gradle_repl.worker.attach.run_in_app import POLL_SECONDS
-from gradle_repl.worker.deadlines import REPLY_SECONDS
 from gradle_repl.worker.results.probe_records import HitRecord, ProbeSetSpec, RunCounts
 from gradle_repl.worker.runner import ProbeError
 
@@ -34,9 +34,10 @@ _Answer = TypeVar("_Answer", AgentClassBytes, AgentSites, AgentProbesSet, AgentP
 class ProbeChannel:
     """The agent's answers to probes, over the session's connection."""
 
-    def __init__(self, connection: AgentConnection, pid: int) -> None:
+    def __init__(self, connection: AgentConnection, app: str) -> None:
+        """`app` names the app in messages (AppLink.name)."""
         self._connection = connection
-        self._pid = pid
+        self._app = app
         self._ids = itertools.count(_FIRST_ID)
 
     @property
@@ -71,6 +72,6 @@ class ProbeChannel:
             if isinstance(message, kind) and message.id == request:
                 return message
         raise ProbeError(
-            f"the attached JVM (pid {self._pid}) did not answer a probe's request within "
+            f"{self._app} did not answer a probe's request within "
             f"{PROBE_REPLY_SECONDS + REPLY_SECONDS:g} s: is it stopped or hung?"
         )

@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from gradle_repl.frames import DisplayFrame
-from gradle_repl.worker.attach.agent_wire import (
+from gradle_repl.worker.deadlines import INTERRUPT_GRACE_SECONDS, REPLY_SECONDS
+from gradle_repl.worker.link.agent_wire import (
     AgentAnswer,
     AgentConnection,
     AgentCut,
@@ -17,7 +18,6 @@ from gradle_repl.worker.attach.agent_wire import (
     AgentOutput,
     AgentReply,
 )
-from gradle_repl.worker.deadlines import INTERRUPT_GRACE_SECONDS, REPLY_SECONDS
 from gradle_repl.worker.results.output_frames import Send, SnippetOutput
 from gradle_repl.worker.results.safety import jstr
 from gradle_repl.worker.runner import POLL_INTERVAL_MS

@@ -2,12 +2,12 @@
 
 Every compiled snippet links to the Kotlin standard library (`kotlin.Unit`, at least), which a Java app doesn't
 carry. Such an app gets the jars the worker's REPL itself was resolved with (kotlin-stdlib and the script runtime of
-the Kotlin the snippets compile for: files of Maven's local repository or gradle-repl's cache, on this machine, as the
-attach mechanism requires): the worker names them over the agent's channel (`R`, agent_wire.py) and the agent opens
-them in a loader of the session's own, between the app's loader and the first snippet's. Nothing is added to the
-app's class path and the app's own loaders never see them; the session's end lets them go. An app with a
-kotlin-stdlib of its own keeps it: snippets then compile for its Kotlin (project/attach_target.py), and the agent
-itself checks again that the app can't load `kotlin.Unit` before it uses the jars.
+the Kotlin the snippets compile for): the worker sends their bytes over the agent's channel (`R`, agent_wire.py) and
+the agent defines them in a loader of the session's own, between the app's loader and the first snippet's. No file is
+shared: an app in a container, on another host or run by another user gets them alike. Nothing is added to the app's
+class path and the app's own loaders never see them; the session's end lets them go. An app with a kotlin-stdlib of
+its own keeps it: snippets then compile for its Kotlin (project/attach_target.py), and the agent itself checks again
+that the app can't load `kotlin.Unit` before it uses the jars.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from gradle_repl.errors import WorkerFailed
-from gradle_repl.worker.attach.agent_wire import AgentConnection, AgentRuntime
+from gradle_repl.worker.link.agent_wire import AgentConnection, AgentRuntime
 
 __all__ = ["RUNTIME_JAR_PREFIXES", "lend_runtime", "snippet_runtime_jars"]
 
@@ -34,36 +34,22 @@ def snippet_runtime_jars(app_classpath: list[str], host_classpath: list[str]) ->
     return [entry for entry in host_classpath if Path(entry).name.startswith(RUNTIME_JAR_PREFIXES)]
 
 
-def lend_runtime(connection: AgentConnection, pid: int, jars: list[str], *, timeout: float) -> None:
-    """Has the agent open the Kotlin runtime for this session's snippets; one sentence if it can't."""
-    connection.runtime(0, jars)
+def lend_runtime(connection: AgentConnection, app: str, jars: list[str], *, timeout: float) -> None:
+    """Has the agent define the Kotlin runtime for this session's snippets from the jars' bytes; one sentence if it
+    can't. `app` names the app in that sentence ("JVM 1234", "the app at host:5006")."""
+    connection.runtime(0, [(Path(jar).name, Path(jar).read_bytes()) for jar in jars])
     deadline = time.monotonic() + timeout
     while (left := deadline - time.monotonic()) > 0:
         answer = connection.receive(left)
         if isinstance(answer, AgentRuntime):
             if answer.state == "failed":
                 connection.close()
-                raise WorkerFailed(_runtime_unseen(pid, jars, answer.detail))
+                raise WorkerFailed(
+                    f"{app} has no Kotlin of its own and could not define the Kotlin runtime gradle-repl sent its "
+                    f"snippets ({answer.detail}); start the app with kotlin-stdlib on its class path, or attach again"
+                )
             return
     connection.close()
     raise WorkerFailed(
-        f"JVM {pid} did not answer gradle-repl's agent within {timeout:g} s (is it stopped or hung?): "
-        "attach again once it runs"
-    )
-
-
-def _runtime_unseen(pid: int, jars: list[str], detail: str | None) -> str:
-    """Why the app could not open the lent Kotlin runtime, as one sentence: the jar it can't see, as the agent names
-    it from inside the app (the worker reads these very files, so the app sees another file tree: a container's, a
-    mount namespace of its own, another user's)."""
-    unseen = [jar for jar in jars if jar in (detail or "")]
-    if not unseen:
-        return (
-            f"JVM {pid} has no Kotlin of its own and could not open the Kotlin runtime gradle-repl lends its snippets "
-            f"({detail}); start the app with kotlin-stdlib on its class path, or attach again"
-        )
-    return (
-        f"JVM {pid} has no Kotlin of its own and can't see {unseen[0]}, the Kotlin runtime gradle-repl lends its "
-        "snippets (does it run in a container?): let the app see that file at the same path, or start it with "
-        "kotlin-stdlib on its class path"
+        f"{app} did not answer gradle-repl's agent within {timeout:g} s (is it stopped or hung?): attach again once it runs"
     )

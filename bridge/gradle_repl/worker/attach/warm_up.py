@@ -6,10 +6,16 @@ from __future__ import annotations
 import time
 
 from gradle_repl.errors import WorkerFailed
-from gradle_repl.worker.attach.agent_loading import CONNECT_TIMEOUT_SECONDS
-from gradle_repl.worker.attach.agent_wire import AgentAnswer, AgentConnection, AgentError, AgentUnit, AgentValue
 from gradle_repl.worker.attach.run_in_app import run_in_app
 from gradle_repl.worker.attach.snippet_mirror import SnippetMirror
+from gradle_repl.worker.link.agent_wire import (
+    CONNECT_TIMEOUT_SECONDS,
+    AgentAnswer,
+    AgentConnection,
+    AgentError,
+    AgentUnit,
+    AgentValue,
+)
 from gradle_repl.worker.results.safety import jstr
 from gradle_repl.worker.snippet_names import WARM_UP_SNIPPETS, SnippetCounter
 

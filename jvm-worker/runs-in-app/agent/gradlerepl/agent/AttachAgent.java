@@ -2,7 +2,10 @@ package gradlerepl.agent;
 
 import java.io.IOException;
 import java.lang.instrument.Instrumentation;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.StandardProtocolFamily;
+import java.net.StandardSocketOptions;
 import java.net.UnixDomainSocketAddress;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
@@ -10,18 +13,32 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.Set;
+import java.util.UUID;
 
 /**
  * gradle-repl's agent in a running application: snippets are compiled by a gradle-repl worker elsewhere and only
- * their classes come here, over a Unix domain socket whose directory only the user can enter (the worker makes it
- * 0700 and names it in the agent's argument; the agent checks). Each connection is one session ({@link AttachedSession}): its
- * own class loaders and snippet instances, released when the connection closes. Plain Java, no dependencies: the
- * agent must load into any JVM 17+ without touching the application's classpath.
+ * their classes come here. Each connection is one session ({@link AttachedSession}): its own class loaders and
+ * snippet instances, released when the connection closes. Plain Java, no dependencies: the agent must load into any
+ * JVM 17+ without touching the application's classpath.
+ *
+ * <p>It listens one of two ways, by its argument ({@link AgentOptions}): a directory — a Unix domain socket there,
+ * {@code <pid>.sock}, whose directory only the user can enter (the worker makes it 0700 and the agent checks), as a
+ * worker on this machine loads it; or {@code listen=[HOST:]PORT} — TCP, loopback unless a host is named, where every
+ * connection must first give the token ({@link TokenGate}), as an app in a container, on another host or in a pod is
+ * reached.
  */
 public final class AttachAgent {
+    /**
+     * This run of the JVM, as its hello names it: a worker that attaches again tells the same run (the app's state as it
+     * was) from a restarted one. Random, so it says nothing of the host or the clock.
+     */
+    static final String RUN = UUID.randomUUID().toString();
+
     private static final Set<String> LISTENING = new HashSet<>();
     private static final Set<PosixFilePermission> OWNER_ONLY = EnumSet.of(
             PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE, PosixFilePermission.OWNER_EXECUTE);
@@ -29,23 +46,39 @@ public final class AttachAgent {
     private AttachAgent() {}
 
     /** Loaded into a running JVM (VirtualMachine.loadAgent): the argument is the directory of its socket. */
-    public static void agentmain(String directory, Instrumentation instrumentation) throws IOException {
-        listen(directory, instrumentation);
+    public static void agentmain(String argument, Instrumentation instrumentation) throws IOException {
+        listen(argument, instrumentation);
     }
 
-    /** Loaded at the JVM's start with -javaagent:jar=directory (`gradle-repl agent-path` prints the option). */
-    public static void premain(String directory, Instrumentation instrumentation) throws IOException {
-        listen(directory, instrumentation);
+    /**
+     * Loaded at the JVM's start with -javaagent:jar=ARGUMENT (`gradle-repl agent-path` prints the option). An argument
+     * it can't use stops the JVM's start with the reason, as a JDWP option would: the developer named this agent.
+     */
+    public static void premain(String argument, Instrumentation instrumentation) throws IOException {
+        listen(argument, instrumentation);
+    }
+
+    /** How long this JVM has run, in ms by its own clock (-1 when the OS doesn't say): a hello's uptime. */
+    static long uptimeMillis() {
+        return ProcessHandle.current().info().startInstant()
+                .map(start -> Duration.between(start, Instant.now()).toMillis())
+                .orElse(-1L);
+    }
+
+    private static synchronized void listen(String argument, Instrumentation instrumentation) throws IOException {
+        AgentOptions options = AgentOptions.parse(argument);
+        if (options.directory != null) {
+            listenInDirectory(options.directory, instrumentation);
+        } else {
+            listenOnPort(options, instrumentation);
+        }
     }
 
     /**
      * Listens on {@code <directory>/<pid>.sock}; the directory must be its owner's alone (gradle-repl makes it so),
      * or anyone who can enter it could run code here. Loading the agent again (a second attach) changes nothing.
      */
-    private static synchronized void listen(String directory, Instrumentation instrumentation) throws IOException {
-        if (directory == null || directory.isEmpty()) {
-            throw new IllegalArgumentException("gradle-repl's agent needs the directory of its socket as its argument");
-        }
+    private static void listenInDirectory(String directory, Instrumentation instrumentation) throws IOException {
         Path dir = Path.of(directory);
         Set<PosixFilePermission> permissions = Files.getPosixFilePermissions(dir, LinkOption.NOFOLLOW_LINKS);
         if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS) || !OWNER_ONLY.containsAll(permissions)) {
@@ -59,25 +92,74 @@ public final class AttachAgent {
         Files.deleteIfExists(path);
         ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
         server.bind(UnixDomainSocketAddress.of(path));
+        start(server, instrumentation, null);
+    }
+
+    /** Listens on TCP at the options' host (loopback unless named) and port, behind their token. */
+    private static void listenOnPort(AgentOptions options, Instrumentation instrumentation) throws IOException {
+        String key = "tcp:" + options.host + ":" + options.port;
+        if (!LISTENING.add(key)) {
+            return;
+        }
+        InetSocketAddress address = options.host == null
+                ? new InetSocketAddress(InetAddress.getLoopbackAddress(), options.port)
+                : options.host.equals("*") ? new InetSocketAddress(options.port) : new InetSocketAddress(options.host, options.port);
+        ServerSocketChannel server = ServerSocketChannel.open();
+        server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
+        try {
+            server.bind(address);
+        } catch (IOException e) {
+            LISTENING.remove(key);
+            throw new IOException("gradle-repl's agent can't listen on " + address + ": " + e.getMessage(), e);
+        }
+        // The app's own console says where it listens (never the token): what a developer looks for, as JDWP's line.
+        System.err.println("gradle-repl's agent listens on " + server.getLocalAddress() + " (a token is required)");
+        start(server, instrumentation, new TokenGate(options.token));
+    }
+
+    private static void start(ServerSocketChannel server, Instrumentation instrumentation, TokenGate gate) {
         SnippetOutput.install();
-        Thread acceptor = new Thread(() -> accept(server, instrumentation), "gradle-repl-agent");
+        Thread acceptor = new Thread(() -> accept(server, instrumentation, gate), "gradle-repl-agent");
         acceptor.setDaemon(true);
         acceptor.start();
     }
 
-    private static void accept(ServerSocketChannel server, Instrumentation instrumentation) {
+    private static void accept(ServerSocketChannel server, Instrumentation instrumentation, TokenGate gate) {
         while (server.isOpen()) {
+            SocketChannel channel;
             try {
-                SocketChannel channel = server.accept();
-                // Found for each session, not once: an agent loaded with -javaagent starts before the main class loads.
-                AttachedSession session = new AttachedSession(
-                        new ChannelStreams.In(channel), new ChannelStreams.Out(channel), channel, AppLoader.find(instrumentation),
-                        instrumentation);
-                Thread reader = new Thread(session::serve, "gradle-repl-session");
-                reader.setDaemon(true);
-                reader.start();
+                channel = server.accept();
             } catch (IOException e) {
                 return;
+            }
+            Thread reader = new Thread(() -> serve(channel, instrumentation, gate), "gradle-repl-session");
+            reader.setDaemon(true);
+            reader.start();
+        }
+    }
+
+    /** One connection: past the gate (TCP), a session; its thread reads the worker's requests until it closes. */
+    private static void serve(SocketChannel channel, Instrumentation instrumentation, TokenGate gate) {
+        try {
+            if (gate != null) {
+                // Small frames both ways: Nagle's wait would add its delay to every reply. Keep-alive finds a
+                // connection a vanished peer (a cut port-forward, a host gone) left open, and ends its session.
+                channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
+                channel.setOption(StandardSocketOptions.SO_KEEPALIVE, true);
+                if (!gate.admit(channel)) {
+                    channel.close();
+                    return;
+                }
+            }
+            // Found for each session, not once: an agent loaded with -javaagent starts before the main class loads.
+            new AttachedSession(
+                    new ChannelStreams.In(channel), new ChannelStreams.Out(channel), channel, AppLoader.find(instrumentation),
+                    instrumentation).serve();
+        } catch (IOException e) {
+            try {
+                channel.close();
+            } catch (IOException ignored) {
+                // already closed by its peer
             }
         }
     }

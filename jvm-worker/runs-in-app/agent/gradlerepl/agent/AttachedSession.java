@@ -9,11 +9,6 @@ import java.lang.instrument.Instrumentation;
 import java.lang.reflect.Field;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
-import java.net.MalformedURLException;
-import java.net.URL;
-import java.net.URLClassLoader;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -28,9 +23,10 @@ import java.util.concurrent.ScheduledExecutorService;
  * mangled body, a value-class value boxed). Everything is released when the worker's connection closes: the loaders
  * and instances are reachable from nothing else.
  *
- * <p>An app without Kotlin gets the Kotlin runtime its snippets were compiled for from the worker ({@code R}: jar
- * files of gradle-repl's cache on this machine), in a loader of this session's between the app's loader and the
- * first snippet's: the app's own loaders never see it. An app that has its own Kotlin keeps it.
+ * <p>An app without Kotlin gets the Kotlin runtime its snippets were compiled for from the worker ({@code R}: the
+ * jars' bytes, over the connection), in a loader of this session's between the app's loader and the first snippet's
+ * ({@link RuntimeLoader}): the app's own loaders never see it. An app that has its own Kotlin keeps it. A worker
+ * elsewhere reads the app's class path over the connection too ({@code J}, {@code F}: {@link AppClassPath}).
  */
 final class AttachedSession {
     /** A class every Kotlin program links to: whether the app has a Kotlin runtime of its own. */
@@ -45,7 +41,9 @@ final class AttachedSession {
     private final ClassLoader appLoader;
     private ClassLoader newest;
     /** The Kotlin runtime this session brought to an app without one, or null. */
-    private URLClassLoader runtime;
+    private RuntimeLoader runtime;
+    /** The app's class path as this session listed it for its worker. */
+    private final AppClassPath classPath = new AppClassPath();
     /**
      * The snippets' instances by snippet class: the session's state, alive as long as the session, and where a describe
      * reads the values of the snippets' vals and vars.
@@ -97,6 +95,8 @@ final class AttachedSession {
                     .text(appLoader.toString())
                     .text(System.getProperty("java.version"))
                     .number(ProcessHandle.current().pid())
+                    .text(AttachAgent.RUN)
+                    .number(AttachAgent.uptimeMillis())
                     .complete()
                     .sendTo(out);
             for (Wire.In message = Wire.read(in); message != null; message = Wire.read(in)) {
@@ -111,6 +111,10 @@ final class AttachedSession {
                     describe(message);
                 } else if (kind == 'R') {
                     send(runtime(message));
+                } else if (kind == 'J') {
+                    send(classPath.list(message.number()));
+                } else if (kind == 'F') {
+                    send(classPath.piece(message.number(), message.count(), message.number(), message.count()));
                 } else if (kind == 'B') {
                     send(probes.read(message));
                 } else if (kind == 'A') {
@@ -142,14 +146,7 @@ final class AttachedSession {
             synchronized (this) {
                 instancesByClass.clear();
                 newest = appLoader;
-                if (runtime != null) {
-                    try {
-                        runtime.close();
-                    } catch (IOException ignored) {
-                        // its jars stay open until collected
-                    }
-                    runtime = null;
-                }
+                runtime = null;
             }
             try {
                 connection.close();
@@ -213,24 +210,16 @@ final class AttachedSession {
     }
 
     /**
-     * The Kotlin runtime for snippets in an app without one: jar files (gradle-repl's cached copies, on this machine)
-     * opened in a loader of this session's, the parent of its first snippet's. Answered with whether they were used.
+     * The Kotlin runtime for snippets in an app without one: the jars' bytes, defined in a loader of this session's,
+     * the parent of its first snippet's. Answered with whether they were used.
      */
     private Wire.Out runtime(Wire.In message) throws IOException {
         long id = message.number();
         int count = message.count();
-        List<URL> jars = new ArrayList<>();
-        List<String> missing = new ArrayList<>();
+        List<byte[]> jars = new ArrayList<>();
         for (int i = 0; i < count; i++) {
-            Path jar = Path.of(message.text());
-            if (!Files.isRegularFile(jar)) {
-                missing.add(jar.toString());
-            }
-            try {
-                jars.add(jar.toUri().toURL());
-            } catch (MalformedURLException e) {
-                missing.add(jar.toString());
-            }
+            message.text(); // the jar's name, for the worker's messages
+            jars.add(message.bytes());
         }
         try {
             Class.forName(KOTLIN_PROBE, false, appLoader);
@@ -239,12 +228,13 @@ final class AttachedSession {
         } catch (ClassNotFoundException | LinkageError e) {
             // no Kotlin of its own: the snippets get the worker's
         }
-        if (!missing.isEmpty()) {
-            return new Wire.Out('R').number(id).count(RUNTIME_FAILED).text("no such file: " + String.join(", ", missing));
-        }
         synchronized (this) {
             if (runtime == null) {
-                runtime = new URLClassLoader("gradle-repl-kotlin-runtime", jars.toArray(new URL[0]), appLoader);
+                try {
+                    runtime = new RuntimeLoader(jars, appLoader);
+                } catch (IOException e) {
+                    return new Wire.Out('R').number(id).count(RUNTIME_FAILED).text("its jars don't read: " + e.getMessage());
+                }
                 newest = runtime;
             }
         }

@@ -12,7 +12,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * A describe's values, read where the session's snippets ran: each named (snippet class, field) read from the
  * snippet's instance (or statically, as Kotlin 2.3 keeps them) and turned into text on a thread of its own, so a
  * toString() that throws or blocks costs that one entry, never the listing. The wire is written down in
- * gradle_repl/worker/attach/agent_wire.py ({@code D}).
+ * gradle_repl/worker/link/agent_wire.py ({@code D}).
  */
 final class SnippetValues {
     private static final int READ = 0;

@@ -9,7 +9,7 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 
 /**
- * The agent's framing; its messages are written down in gradle_repl/worker/attach/agent_wire.py, the worker's side. Each
+ * The agent's framing; its messages are written down in gradle_repl/worker/link/agent_wire.py, the worker's side. Each
  * message is an int length and that many bytes; inside, big-endian numbers and strings as an int byte count (-1 for
  * null) and UTF-8.
  */

@@ -2,7 +2,7 @@ package gradlerepl.agent;
 
 /**
  * The agent wire's messages: the one table both sides are checked against. The agent's {@link Wire} checks every
- * message it writes or reads against it, and the worker reads this file (gradle_repl/worker/attach/wire_table.py)
+ * message it writes or reads against it, and the worker reads this file (gradle_repl/worker/link/wire_table.py)
  * to check its own. Each row: the kind's letter, who sends it (agent or worker), and its fields in order.
  *
  * <p>A field is {@code name:type}: {@code long} (8 bytes), {@code int} (4 bytes), {@code text} (an int byte count,
@@ -17,13 +17,24 @@ final class WireTable {
     static final String AGENT = "agent";
     static final String WORKER = "worker";
 
+    /**
+     * Before a TCP connection's first message (TokenGate): the worker's line, this and the token; the agent's answer,
+     * one line of either of the other two (a refusal says why, then the connection closes). A Unix socket has none: its
+     * directory is the gate.
+     */
+    static final String AUTH_GREETING = "gradle-repl-token";
+    static final String AUTH_OK = "ok";
+    static final String AUTH_REFUSED = "refused:";
+
     static final String[][] MESSAGES = {
-        {"H", "agent", "build:text loader:text java:text pid:long"},
+        {"H", "agent", "build:text loader:text java:text pid:long run:text uptime:long"},
         {"E", "worker", "id:long limit:int class:text field:text? type:text? classes:int*(name:text bytes:bytes)"},
         {"K", "worker", "id:long class:text classes:int*(name:text bytes:bytes)"},
         {"C", "worker", "id:long grace:long"},
         {"D", "worker", "id:long chars:int each:long all:long values:int*(class:text field:text valueclass:text?)"},
-        {"R", "worker", "id:long jars:int*(path:text)"},
+        {"R", "worker", "id:long jars:int*(name:text bytes:bytes)"},
+        {"J", "worker", "id:long"},
+        {"F", "worker", "id:long entry:int offset:long length:int"},
         {"B", "worker", "id:long nested:int classes:int*(name:text)"},
         {"A", "worker", "id:long count:int"},
         {"P", "worker", "id:long run:long limit:int expires:long probes:int*(index:int maxhits:int line:int lastline:int when:int captures:int nonames:int sites:int*(site:int class:text method:text locals:int*(name:text type:text) code:bytes? door:bytes?)) classes:int*(name:text version:int bytes:bytes)"},
@@ -38,6 +49,8 @@ final class WireTable {
         {"S", "agent", "id:long note:text"},
         {"D", "agent", "id:long values:int*(state:int text:text number:long)"},
         {"R", "agent", "id:long state:int detail:text?"},
+        {"J", "agent", "id:long entries:int*(path:text size:long digest:text?)"},
+        {"F", "agent", "id:long bytes:bytes?"},
         {"B", "agent", "id:long classes:int*(name:text version:int bytes:bytes?)"},
         {"A", "agent", "id:long base:int"},
         {"P", "agent", "id:long failure:text?"},

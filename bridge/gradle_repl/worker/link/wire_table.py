@@ -15,7 +15,7 @@ from typing import Literal, get_args
 from gradle_repl.errors import GradleReplError
 from gradle_repl.resources import jvm_worker_attach_agent_sources
 
-__all__ = ["Sender", "FieldType", "WireField", "message_shapes", "WireCheck"]
+__all__ = ["Sender", "FieldType", "WireField", "message_shapes", "WireCheck", "agent_constant"]
 
 Sender = Literal["agent", "worker"]
 FieldType = Literal["long", "int", "text", "bytes"]
@@ -42,6 +42,17 @@ def message_shapes() -> dict[tuple[Sender, str], tuple[WireField, ...]]:
             raise GradleReplError(f"WireTable.java's message {kind} has fields that don't parse: {rest!r}")
         shapes[(sender, kind)] = fields
     return shapes
+
+
+@cache
+def agent_constant(source: str, name: str) -> str:
+    """A `static final` String or int constant of the agent's source file `source` (WireTable.java's handshake lines,
+    AgentOptions.java's token rules), as its text: what both sides must agree on, written once, in the agent."""
+    (path,) = [path for path in jvm_worker_attach_agent_sources() if path.name == source]
+    found = re.search(rf'static final (?:String|int) {name} = "?([^";]*)"?;', path.read_text(encoding="utf-8"))
+    if found is None:
+        raise GradleReplError(f"{source} has no constant {name}")
+    return found.group(1)
 
 
 def _fields(spec: str) -> tuple[tuple[WireField, ...], str]:

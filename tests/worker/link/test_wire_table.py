@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from gradle_repl.resources import jvm_worker_attach_agent_sources, jvm_worker_both_sources
-from gradle_repl.worker.attach.agent_wire import (
+from gradle_repl.worker.link.agent_wire import (
     AgentClassBytes,
+    AgentClassPath,
     AgentConnection,
     AgentCut,
     AgentDisplay,
@@ -22,6 +23,7 @@ from gradle_repl.worker.attach.agent_wire import (
     AgentHello,
     AgentImageValue,
     AgentOutput,
+    AgentPiece,
     AgentProbeHits,
     AgentProbesSet,
     AgentRuntime,
@@ -32,7 +34,7 @@ from gradle_repl.worker.attach.agent_wire import (
     AgentValues,
     _decode,
 )
-from gradle_repl.worker.attach.wire_table import message_shapes
+from gradle_repl.worker.link.wire_table import message_shapes
 from gradle_repl.worker.results.probe_records import ProbeSetSpec, SetProbe, SetSite
 
 pytestmark = pytest.mark.jvm
@@ -52,6 +54,8 @@ _DECODED = {
     "S": AgentStopped,
     "D": AgentValues,
     "R": AgentRuntime,
+    "J": AgentClassPath,
+    "F": AgentPiece,
     "B": AgentClassBytes,
     "A": AgentSites,
     "P": AgentProbesSet,
@@ -96,8 +100,8 @@ def test_every_message_the_agent_writes_is_read_whole_by_the_worker(probe: Path)
 
 
 def test_every_message_the_worker_writes_is_read_whole_by_the_agent(probe: Path) -> None:
-    """Each request AgentConnection makes (evaluate, keep, cancel, describe, runtime, and probes' class bytes, site
-    ids, set and collect) is read whole by the agent's Wire, field by field as the table has it."""
+    """Each request AgentConnection makes (evaluate, keep, cancel, describe, runtime, the app's class path and its
+    pieces, and probes' class bytes, site ids, set and collect) is read whole by the agent's Wire, field by field as the table has it."""
     mine, theirs = socket.socketpair()
     with mine, theirs:
         connection = AgentConnection(mine, AgentHello("", "", "", 0))
@@ -118,7 +122,9 @@ def test_every_message_the_worker_writes_is_read_whole_by_the_agent(probe: Path)
             value_seconds=1,
             total_seconds=2,
         )
-        connection.runtime(5, ["/jars/kotlin-stdlib-2.3.21.jar"])
+        connection.runtime(5, [("kotlin-stdlib-2.3.21.jar", b"PK\x03\x04")])
+        connection.class_path(10)
+        connection.piece(11, 2, 1 << 20, 1 << 20)
         connection.class_bytes(6, ["shop.Cart", "shop.Cart$Line"], nested=False)
         connection.reserve_sites(7, 3)
         site = SetSite(
@@ -148,8 +154,8 @@ def test_every_message_the_worker_writes_is_read_whole_by_the_agent(probe: Path)
         check=True,
         timeout=JAVA_TIMEOUT_SECONDS,
     )
-    assert read.stdout.decode().strip() == "EKCDRBAPQ"
-    assert set("EKCDRBAPQ") == {kind for sender, kind in message_shapes() if sender == "worker"}
+    assert read.stdout.decode().strip() == "EKCDRJFBAPQ"
+    assert set("EKCDRJFBAPQ") == {kind for sender, kind in message_shapes() if sender == "worker"}
 
 
 def test_a_message_short_of_a_field_is_refused_on_each_side() -> None:

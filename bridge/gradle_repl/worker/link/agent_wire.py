@@ -49,18 +49,22 @@ each probe's hit count and whether it is active, and the notes since the last `Q
 
 from __future__ import annotations
 
+import errno
 import socket
 import struct
 from dataclasses import dataclass
 from typing import Literal
 
 from gradle_repl.errors import GradleReplError
-from gradle_repl.worker.attach.wire_table import FieldType, WireCheck
 from gradle_repl.worker.byte_cursor import ByteCursor
+from gradle_repl.worker.link.agent_address import AgentAddress
+from gradle_repl.worker.link.agent_options import agent_token_env
+from gradle_repl.worker.link.wire_table import FieldType, WireCheck, agent_constant
 from gradle_repl.worker.results.probe_records import HitRecord, ProbeSetSpec, ProbeText, RunCounts
 from gradle_repl.worker.results.report import StackFrame, ThrowableInfo
 
 __all__ = [
+    "CONNECT_TIMEOUT_SECONDS",
     "AgentGone",
     "AgentHello",
     "AgentOutput",
@@ -80,6 +84,9 @@ __all__ = [
     "AgentRuntime",
     "RuntimeState",
     "AgentClassBytes",
+    "AgentClassPath",
+    "AgentPiece",
+    "ClassPathEntry",
     "AgentSites",
     "AgentProbesSet",
     "AgentProbeHits",
@@ -88,6 +95,10 @@ __all__ = [
 # The agent's stream numbers (SnippetSink.STDOUT, STDERR), as frames name them.
 _STREAMS: dict[int, Literal["stdout", "stderr"]] = {1: "stdout", 2: "stderr"}
 
+
+# Connecting to a listening agent and reading its hello: it answers at once unless the JVM is stopped or hung (or, over
+# TCP, the network drops what is sent).
+CONNECT_TIMEOUT_SECONDS = 10.0
 
 # A message to the agent fits the socket's buffer unless the app has stopped reading (SIGSTOP, a hung JVM): then the
 # connection is given up rather than the worker blocked for good.
@@ -103,7 +114,9 @@ class AgentHello:
     agent: str  # the build's package: a worker talks only to the build it loaded
     app_loader: str
     java_version: str
-    pid: int
+    pid: int  # in the app's own pid namespace: a container's app is often 1
+    run: str = ""  # this run of the app's JVM (random): an attach again tells the same run from a restarted one
+    uptime_ms: int = -1  # how long the app has run, by its own clock (-1: unknown)
 
 
 @dataclass(frozen=True)
@@ -205,6 +218,31 @@ class AgentRuntime:
     id: int
     state: RuntimeState
     detail: str | None
+
+
+@dataclass(frozen=True)
+class ClassPathEntry:
+    """One entry of the app's class path as its agent lists it: its path there, size, and SHA-256 (None: not there)."""
+
+    path: str
+    size: int
+    digest: str | None
+
+
+@dataclass(frozen=True)
+class AgentClassPath:
+    """The answer to `J`: the app's class path, in order."""
+
+    id: int
+    entries: list[ClassPathEntry]
+
+
+@dataclass(frozen=True)
+class AgentPiece:
+    """The answer to `F`: a piece of an entry's bytes (None: the entry can't be read)."""
+
+    id: int
+    data: bytes | None
 
 
 @dataclass(frozen=True)
@@ -343,6 +381,8 @@ AgentMessage = (
     | AgentHello
     | AgentValues
     | AgentRuntime
+    | AgentClassPath
+    | AgentPiece
     | AgentClassBytes
     | AgentSites
     | AgentProbesSet
@@ -361,7 +401,14 @@ def _decode(data: bytes) -> AgentMessage:
 def _decode_fields(message: _Reader) -> AgentMessage:
     kind = message.kind()
     if kind == "H":
-        return AgentHello(message.required_text(), message.required_text(), message.required_text(), message.number())
+        return AgentHello(
+            message.required_text(),
+            message.required_text(),
+            message.required_text(),
+            message.number(),
+            message.required_text(),
+            message.number(),
+        )
     reply_id = message.number()
     if kind == "O":
         stream = message.count()
@@ -390,6 +437,13 @@ def _decode_fields(message: _Reader) -> AgentMessage:
         )
     if kind == "R":
         return AgentRuntime(reply_id, _RUNTIME_STATES[message.count()], message.text())
+    if kind == "J":
+        return AgentClassPath(
+            reply_id,
+            [ClassPathEntry(message.required_text(), message.number(), message.text()) for _ in range(message.count())],
+        )
+    if kind == "F":
+        return AgentPiece(reply_id, message.data())
     if kind == "B":
         return AgentClassBytes(
             reply_id, [(message.required_text(), message.count(), message.data()) for _ in range(message.count())]
@@ -450,6 +504,32 @@ def _display(reply_id: int, message: _Reader) -> AgentDisplay:
     return AgentDisplay(reply_id, message.required_text(), message.required_text(), message.text(), message.data())
 
 
+# The agent's answer to a token is one short line (TokenGate.java): longer is something else talking.
+_LONGEST_ANSWER = 1024
+
+
+def _answer_line(sock: socket.socket, address: AgentAddress) -> str:
+    """The agent's one-line answer to the token, without its newline."""
+    line = b""
+    while not line.endswith(b"\n"):
+        try:
+            chunk = sock.recv(1)
+        except TimeoutError:
+            raise GradleReplError(
+                f"the agent at {address} did not answer the token (is the app stopped or hung?)"
+            ) from None
+        except OSError as error:
+            raise GradleReplError(f"the connection to {address} broke before the agent answered ({error})") from None
+        if not chunk:
+            raise GradleReplError(
+                f"{address} closed the connection without answering the token: is gradle-repl's agent what listens there?"
+            )
+        line += chunk
+        if len(line) > _LONGEST_ANSWER:
+            raise GradleReplError(f"{address} is not gradle-repl's agent: its answer to the token is no line")
+    return line.decode("utf-8", "replace").strip()
+
+
 class AgentConnection:
     """One session's connection to the agent in the attached JVM; closing it releases the session's state there."""
 
@@ -462,12 +542,68 @@ class AgentConnection:
 
     @classmethod
     def connect(cls, path: str, *, agent: str, timeout: float) -> AgentConnection:
-        """Connects and reads the agent's hello; OSError when nothing listens there. An agent of another build than
-        `agent` (its package) is refused: its code and wire may differ from what this worker speaks."""
+        """Connects to the agent's Unix socket and reads its hello; OSError when nothing listens there. An agent of
+        another build than `agent` (its package) is refused: its code and wire may differ from what this worker speaks."""
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             sock.settimeout(timeout)
             sock.connect(path)
+        except BaseException:
+            sock.close()
+            raise
+        return cls._greeted(sock, f"on {path}", agent=agent, timeout=timeout, restart="restart the application")
+
+    @classmethod
+    def connect_tcp(cls, address: AgentAddress, token: str, *, agent: str, timeout: float) -> AgentConnection:
+        """Connects to an agent listening on TCP, gives it the token (its first line: TokenGate.java) and reads its
+        hello; one sentence (GradleReplError) saying what to do when any of that fails."""
+        try:
+            sock = socket.create_connection((address.host, address.port), timeout=timeout)
+        except socket.gaierror as error:
+            raise GradleReplError(f"can't find the host {address.host!r} ({error.strerror})") from None
+        except TimeoutError:
+            raise GradleReplError(
+                f"{address} did not answer within {timeout:g} s: is the port published or forwarded, and the app running?"
+            ) from None
+        except OSError as error:
+            raise GradleReplError(
+                f"nothing listens at {address} ({error.strerror or error}): start the app with the option `gradle-repl "
+                "agent-path --listen PORT` prints, and publish or forward that port"
+            ) from None
+        try:
+            # Small frames both ways: Nagle's wait would add to every reply. Keep-alive finds a peer that vanished.
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+            sock.settimeout(timeout)
+            sock.sendall(f"{agent_constant('WireTable.java', 'AUTH_GREETING')} {token}\n".encode())
+            answer = _answer_line(sock, address)
+        except BaseException:
+            sock.close()
+            raise
+        if answer != agent_constant("WireTable.java", "AUTH_OK"):
+            sock.close()
+            refused = agent_constant("WireTable.java", "AUTH_REFUSED")
+            if answer.startswith(refused):
+                raise GradleReplError(
+                    f"the agent at {address} refused the token ({answer.removeprefix(refused).strip()}): give the one its "
+                    f"app was started with (token, tokenFile, or {agent_token_env()})"
+                )
+            raise GradleReplError(f"{address} is not gradle-repl's agent: it answered {answer[:80]!r}")
+        try:
+            return cls._greeted(
+                sock,
+                f"at {address}",
+                agent=agent,
+                timeout=timeout,
+                restart="start the app with this gradle-repl's agent jar",
+            )
+        except OSError as error:
+            raise GradleReplError(f"the agent at {address} closed the connection before its hello ({error})") from None
+
+    @classmethod
+    def _greeted(cls, sock: socket.socket, where: str, *, agent: str, timeout: float, restart: str) -> AgentConnection:
+        """The connection once the agent's hello named this worker's build."""
+        try:
             connection = cls(sock, AgentHello("", "", "", 0))
             try:
                 hello = connection.receive(timeout)
@@ -484,8 +620,8 @@ class AgentConnection:
         if hello.agent != agent:
             sock.close()
             raise GradleReplError(
-                f"refused the attach agent on {path}: it is {hello.agent or 'of an unknown build'}, not this gradle-repl's {agent}; "
-                "restart the application to attach to it"
+                f"refused the attach agent {where}: it is {hello.agent or 'of an unknown build'}, not this gradle-repl's {agent}; "
+                f"{restart} to attach to it"
             )
         connection.hello = hello
         return connection
@@ -511,12 +647,20 @@ class AgentConnection:
             .frame(),
         )
 
-    def runtime(self, request_id: int, jars: list[str]) -> None:
-        """Offers the Kotlin runtime snippets were compiled for (jar paths on this machine), answered with AgentRuntime."""
+    def runtime(self, request_id: int, jars: list[tuple[str, bytes]]) -> None:
+        """Sends the Kotlin runtime snippets were compiled for (each jar's name and bytes), answered with AgentRuntime."""
         message = _Writer("R").number(request_id).count(len(jars))
-        for jar in jars:
-            message.text(jar)
+        for name, data in jars:
+            message.text(name).raw(data)
         self._send(message.frame())
+
+    def class_path(self, request_id: int) -> None:
+        """Asks for the app's class path, answered with AgentClassPath."""
+        self._send(_Writer("J").number(request_id).frame())
+
+    def piece(self, request_id: int, entry: int, offset: int, length: int) -> None:
+        """Asks for `length` bytes of a class path entry from `offset`, answered with AgentPiece."""
+        self._send(_Writer("F").number(request_id).count(entry).number(offset).count(length).frame())
 
     def keep(self, request_id: int, *, class_name: str, classes: dict[str, bytes]) -> None:
         """Chains a snippet that will never run into the session's loaders in the app (it was stopped while it
@@ -596,9 +740,11 @@ class AgentConnection:
                     raise AgentGone("the attached JVM closed the connection")
                 self._buffer += chunk
                 self._socket.settimeout(timeout)
-        except (TimeoutError, BlockingIOError):
+        except (TimeoutError, BlockingIOError) as error:
+            if error.errno is not None and error.errno != errno.EAGAIN:  # TCP's own timeout: keep-alive found no peer
+                raise AgentGone(f"the connection to the attached JVM broke ({error.strerror})") from error
             return None
-        except (ConnectionResetError, BrokenPipeError) as error:
+        except OSError as error:  # reset, a broken pipe, a network or host gone
             raise AgentGone(f"the attached JVM closed the connection ({error})") from error
         size = struct.unpack(">i", self._buffer[:4])[0]
         data = bytes(self._buffer[4 : 4 + size])
@@ -614,7 +760,7 @@ class AgentConnection:
             raise AgentGone(
                 f"the attached JVM took no data for {SEND_TIMEOUT_SECONDS:g} s (stopped or hung)"
             ) from error
-        except (ConnectionResetError, BrokenPipeError) as error:
+        except OSError as error:
             raise AgentGone(f"the attached JVM closed the connection ({error})") from error
 
     def close(self) -> None:
