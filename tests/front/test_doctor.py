@@ -16,10 +16,11 @@ import psutil
 import pytest
 
 from gradle_repl.front.doctor import render
-from gradle_repl.front.doctor_checks import Finding, check_build_tools, check_jdk, check_token
+from gradle_repl.front.doctor_checks import Finding, check_agent_jar, check_build_tools, check_jdk, check_token
 from gradle_repl.project.buildtools.kotlin_daemons import DAEMON_MAIN_CLASS, started_kotlin_daemons
 from gradle_repl.project.buildtools.maven_speed import KOTLIN_DAEMON_HEAP, KOTLIN_DAEMON_IDLE_SECONDS
 from gradle_repl.project.jdks import jdk_at
+from gradle_repl.worker.artifacts.agent_jar import agent_jar_path
 
 # The second JDK these machines carry (tests/worker/attach/test_attach_jdk25.py needs it too).
 JDK25 = Path("/usr/lib/jvm/temurin-25-jdk-amd64")
@@ -69,6 +70,7 @@ def test_doctor_on_this_machine_finds_the_jdk_maven_and_the_attach_targets(tmp_p
     assert line_starting(out, "ok       Maven: 3.").endswith(f" at {shutil.which('mvn')}")
     assert line_starting(out, "info     project: ").endswith(": a Maven build")
     assert "ok       attach: apps on JDK 25.0" in out and f"at {JDK25} can be attached to" in out
+    assert f"attach agent: {agent_jar_path()}" in out and "`gradle-repl agent-path --listen PORT`" in out
     assert line_starting(out, "info     cache: ").endswith(
         "(`gradle-repl cache` shows it by kind, `cache clean` empties it)"
     )
@@ -148,6 +150,30 @@ def test_a_gradle_project_needs_its_wrapper_or_gradle_and_reads_the_wrappers_ver
         "ok",
         f"the project's wrapper {root / 'gradlew'} (Gradle 8.11.1)",
     )
+
+
+def test_the_agent_jar_is_named_with_whether_it_is_built_and_how_an_app_elsewhere_starts_with_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The attach agent's jar where this gradle-repl keeps it (what a container mounts): not built yet is said, and
+    doctor doesn't build it; built, it is ok. Either way the line says how an app in a container or pod is started."""
+    monkeypatch.setenv("GRADLE_REPL_CACHE_DIR", str(tmp_path))
+    jar = agent_jar_path()
+    assert jar.is_relative_to(tmp_path)
+    (absent,) = check_agent_jar()
+    assert (absent.status, absent.topic, absent.fix) == ("info", "attach agent", None)
+    assert absent.text.startswith(f"{jar} (not built yet: the first attach or `gradle-repl agent-path` builds it); ")
+    assert absent.text.endswith("in a pod: `gradle-repl agent-path --listen PORT`")
+    assert not jar.parent.exists()
+    jar.parent.mkdir(parents=True)
+    jar.write_bytes(b"PK\x05\x06" + bytes(18))  # an empty zip: built is a file there
+    assert check_agent_jar() == [
+        Finding(
+            "ok",
+            "attach agent",
+            f"{jar}; for an app in a container, on another host or in a pod: `gradle-repl agent-path --listen PORT`",
+        )
+    ]
 
 
 def test_a_token_file_others_can_read_is_a_warning_with_chmod(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

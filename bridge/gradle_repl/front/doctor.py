@@ -13,6 +13,7 @@ from typing import TextIO
 from gradle_repl import package_version
 from gradle_repl.front.doctor_checks import (
     Finding,
+    check_agent_jar,
     check_attach_targets,
     check_build_tools,
     check_cache,
@@ -31,7 +32,7 @@ _WIDTH = max(len(label) for label in _LABELS.values()) + 2
 def add_doctor_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     doctor = commands.add_parser(
         "doctor",
-        help="check what gradle-repl needs here (JDK, Maven, Gradle, attach targets, token, cache, daemons); exit 1 when something is missing",
+        help="check what gradle-repl needs here (JDK, Maven, Gradle, attach targets and agent, token, cache, daemons); exit 1 when something is missing",
     )
     doctor.add_argument(
         "project_root", nargs="?", default=".", help="the project whose build tool to check (default: this directory)"
@@ -44,6 +45,7 @@ def doctor_findings(root: Path) -> list[Finding]:
         check_jdk,
         lambda: check_build_tools(root),
         check_attach_targets,
+        check_agent_jar,
         check_token,
         check_cache,
         check_kotlin_daemons,

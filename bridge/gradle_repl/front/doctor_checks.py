@@ -27,6 +27,7 @@ from gradle_repl.project.buildtools.maven import MAVEN, find_maven
 from gradle_repl.project.jdks import default_jdk, installed_jdks
 from gradle_repl.project.running_jvms import MINIMUM_JAVA, list_running_jvms
 from gradle_repl.settings import TOKEN_ENV
+from gradle_repl.worker.artifacts.agent_jar import agent_jar_path
 
 __all__ = [
     "Finding",
@@ -34,6 +35,7 @@ __all__ = [
     "check_jdk",
     "check_build_tools",
     "check_attach_targets",
+    "check_agent_jar",
     "check_token",
     "check_cache",
     "check_kotlin_daemons",
@@ -217,6 +219,22 @@ def check_attach_targets() -> list[Finding]:
         )
     )
     return findings
+
+
+def check_agent_jar() -> list[Finding]:
+    """The attach agent's jar of this gradle-repl: its path (what a container mounts, a pod's image copies) and whether
+    it is built yet — doctor builds nothing; and how an app this machine can't attach to by pid is started."""
+    listen = "for an app in a container, on another host or in a pod: `gradle-repl agent-path --listen PORT`"
+    jar = agent_jar_path()
+    if jar.is_file():
+        return [Finding("ok", "attach agent", f"{jar}; {listen}")]
+    return [
+        Finding(
+            "info",
+            "attach agent",
+            f"{jar} (not built yet: the first attach or `gradle-repl agent-path` builds it); {listen}",
+        )
+    ]
 
 
 def check_token() -> list[Finding]:
