@@ -101,11 +101,39 @@ MUTATIONS = (
         ),
     ),
     Mutation(
+        "the agent over TCP takes any token",
+        "jvm-worker/runs-in-app/agent/gradlerepl/agent/TokenGate.java",
+        "        boolean right = line != null && line.startsWith(prefix)\n",
+        "        boolean right = line != null || line.startsWith(prefix)\n",
+        ("tests/endtoend/test_attach_tcp.py::test_no_token_no_session_and_each_wrong_one_waits_longer",),
+    ),
+    Mutation(
+        "a wrong token costs no wait",
+        "jvm-worker/runs-in-app/agent/gradlerepl/agent/TokenGate.java",
+        "    private static final long FIRST_DELAY_MILLIS = 200;",
+        "    private static final long FIRST_DELAY_MILLIS = 0;",
+        ("tests/endtoend/test_attach_tcp.py::test_no_token_no_session_and_each_wrong_one_waits_longer",),
+    ),
+    Mutation(
+        "the agent over TCP listens on every interface unless told",
+        "jvm-worker/runs-in-app/agent/gradlerepl/agent/AttachAgent.java",
+        "                ? new InetSocketAddress(InetAddress.getLoopbackAddress(), options.port)",
+        "                ? new InetSocketAddress(options.port)",
+        ("tests/endtoend/test_attach_tcp.py::test_no_token_no_session_and_each_wrong_one_waits_longer",),
+    ),
+    Mutation(
+        "the app's class path fetched is kept without its digest checked",
+        "bridge/gradle_repl/worker/link/app_classpath.py",
+        "        if digest.hexdigest() != entry.digest:",
+        "        if False:",
+        ("tests/endtoend/test_attach_tcp.py::test_the_apps_class_path_is_fetched_whole_and_checked_by_its_digest",),
+    ),
+    Mutation(
         "the agent's Wire writes a field the table doesn't have",
         "jvm-worker/runs-in-app/agent/gradlerepl/agent/WireTable.java",
         '        {"L", "agent", "id:long dropped:long"},',
         '        {"L", "agent", "id:long dropped:int"},',
-        ("tests/jvm/test_agent_wire_table.py",),
+        ("tests/worker/link/test_wire_table.py",),
     ),
     Mutation(
         "list_running_jvms can't tell a Java app has no Kotlin",
@@ -297,8 +325,8 @@ MUTATIONS = (
     Mutation(
         "the worker runs an attached session's snippets in its own JVM",
         "bridge/gradle_repl/worker/boot.py",
-        "_Attached(request, placement.pid) if isinstance(placement, Attached) else _OwnJvm(request)",
-        "_OwnJvm(request)",
+        "        if isinstance(placement, Attached | AttachedOverTcp)\n",
+        "        if False\n",
         ("tests/worker/attach/test_attach.py::test_a_snippet_changes_the_apps_state_and_the_app_sees_it",),
     ),
     Mutation(

@@ -25,8 +25,6 @@ from gradle_repl.host.handle import WORKER_START_TIMEOUT_SECONDS
 from gradle_repl.host.manager import SessionLimits, SessionManager
 from gradle_repl.project.resolve import resolve_environment
 from gradle_repl.project.running_jvms import java_home_of
-from gradle_repl.project.toolchain import PINNED_KOTLIN_VERSION, repl_host_coordinates, resolve_jars
-from gradle_repl.worker.attach.snippet_runtime import snippet_runtime_jars
 from support.runningapp import RunningApp, running_app
 from support.sentences import is_a_sentence
 
@@ -213,31 +211,3 @@ def test_an_app_stopped_while_the_attach_starts_its_worker_fails_it_within_its_d
             await _server_goes_on(client)
 
     asyncio.run(scenario())
-
-
-@pytest.fixture(scope="module")
-def lent_runtime() -> list[str]:
-    """The Kotlin runtime jars an attach lends a Java app (snippet_runtime.py), resolved as attach_environment does."""
-    host = resolve_jars({"host": repl_host_coordinates(PINNED_KOTLIN_VERSION)}).by_request["host"]
-    jars = snippet_runtime_jars([], host)
-    assert jars
-    return jars
-
-
-def test_an_app_that_cannot_see_the_lent_kotlin_runtime_is_told_why_and_what_to_do(
-    counter_classes: Path,
-    lent_runtime: list[str],
-) -> None:
-    """An app in a mount namespace of its own (as in a container; made with unshare, as root like the suite) where the
-    Kotlin jars gradle-repl lends its snippets are not there: one sentence naming a missing jar, that the app must see it at the same path or carry
-    kotlin-stdlib itself; no session is left."""
-    hidden = sorted({str(Path(jar).parent) for jar in lent_runtime})
-    mounts = " && ".join(f"mount -t tmpfs none '{directory}'" for directory in hidden)
-    java = " ".join(f"'{part}'" for part in _counter(counter_classes))
-    command = ["unshare", "--mount", "--propagation", "private", "sh", "-c", f"{mounts} && exec {java}"]
-    with running_app(command, ready="ready") as app:
-        assert not Path(f"/proc/{app.pid}/root{lent_runtime[0]}").exists()  # the app can't see it; this process can
-        assert Path(lent_runtime[0]).is_file()
-        text, took = _attach_refused(app.pid)
-    assert Path(lent_runtime[0]).name in text and "kotlin-stdlib" in text and "same path" in text, text
-    assert took < WORKER_START_TIMEOUT_SECONDS / 2, took

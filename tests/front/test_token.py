@@ -15,6 +15,7 @@ from starlette.types import Message, Receive, Scope, Send
 from gradle_repl.errors import GradleReplError
 from gradle_repl.front import token as tokens
 from gradle_repl.front.http import BearerToken
+from gradle_repl.worker.link.agent_options import agent_token_env
 
 
 @pytest.fixture
@@ -105,3 +106,36 @@ def test_only_the_lifespan_and_authorized_http_requests_reach_the_app() -> None:
     asyncio.run(connections())
     assert reached == ["lifespan", "http"]
     assert sent == [{"type": "websocket.close", "code": 1008}]
+
+
+def test_the_agent_token_is_kept_made_anew_on_request_and_found_by_an_attach(
+    config: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`agent-path --listen` keeps one agent token (0600, 256 bits) and an attach finds it with nothing named; a new
+    one replaces it only on request."""
+    monkeypatch.delenv(agent_token_env(), raising=False)
+    with pytest.raises(GradleReplError, match=r"^no token for the agent: .*agent-path --listen PORT"):
+        tokens.agent_token()
+    kept = tokens.kept_agent_token()
+    assert kept.value == tokens.kept_agent_token().value and len(kept.value) >= 43
+    assert stat.S_IMODE(tokens.agent_token_path().stat().st_mode) == 0o600
+    assert tokens.agent_token().value == kept.value
+    renewed = tokens.kept_agent_token(new=True)
+    assert renewed.value != kept.value and tokens.agent_token().value == renewed.value
+
+
+def test_an_attach_takes_the_token_given_then_a_files_then_the_variables(
+    config: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The token named in the call wins, then its file, then GRADLE_REPL_AGENT_TOKEN, then the kept one; none of them
+    shows in a repr, and an unreadable file is one sentence."""
+    tokens.kept_agent_token()
+    monkeypatch.setenv(agent_token_env(), " from-the-environment-0001 ")
+    file = tmp_path / "token"
+    file.write_text("from-the-file-000000001\n")
+    assert tokens.agent_token("given-in-the-call-00001", str(file)).value == "given-in-the-call-00001"
+    assert tokens.agent_token(None, str(file)).value == "from-the-file-000000001"
+    found = tokens.agent_token()
+    assert found.value == "from-the-environment-0001" and found.value not in repr(found)
+    with pytest.raises(GradleReplError, match=r"^can't read the agent's token file /nowhere/token \("):
+        tokens.agent_token(None, "/nowhere/token")

@@ -158,8 +158,8 @@ def test_a_misnamed_tool_or_parameter_is_caught() -> None:
         _calls("call `reset_kotlin_sesion` with:\n- `sessionId`: x\n")
     with pytest.raises(AssertionError, match="failedonly"):
         _calls("call `run_project_tests` with:\n- `projectRoot`: x\n- `failedonly`: true\n")
-    with pytest.raises(AssertionError, match="pid"):
-        _calls("call `attach_kotlin_session` with:\n- `sessionId`: x\n")
+    with pytest.raises(AssertionError, match=r"needs \['at'\]"):
+        _calls("call `add_kotlin_probe` with:\n- `sessionId`: x\n")
 
 
 def _stand_in_setup(root: Path, *, makes: str | None) -> Path:

@@ -25,7 +25,7 @@ APP_BUILD_TIMEOUT_SECONDS = 900
 
 # Caches keyed by content alone (Kotlin version + sources, Maven coordinates, JDK + jars, extension sources) can't make one
 # run see another's state, only skip minutes of identical work: they persist across runs here.
-CONTENT_ADDRESSED_CACHES = ("facade", "toolchain", "class-data", "maven-extension", "agent")
+CONTENT_ADDRESSED_CACHES = ("facade", "toolchain", "class-data", "maven-extension", "agent", "app-classpath")
 
 
 def persistent_test_cache() -> Path:

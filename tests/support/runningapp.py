@@ -1,5 +1,5 @@
-"""A real application process for attach tests: started as its users start it, ready when it says so on its stdout,
-always stopped at the end of the block."""
+"""A real application process for attach tests: built by Maven as its users build it, started as they start it, ready
+when it says so on its stdout, always stopped at the end of the block."""
 
 from __future__ import annotations
 
@@ -10,6 +10,12 @@ import subprocess
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
+
+from filelock import FileLock
+
+from gradle_repl.project.toolchain import find_mvn
+from support.paths import APP_BUILD_TIMEOUT_SECONDS
 
 # A JVM app with a small classpath prints its first line within seconds; a loaded CI machine may take tens.
 READY_TIMEOUT_SECONDS = 120.0
@@ -24,6 +30,7 @@ class RunningApp:
         self.process = process
         self.lines: queue.Queue[str] = queue.Queue()
         self.ready_line = ""
+        self.seen_before_ready: list[str] = []  # what it printed before its ready line
         threading.Thread(target=self._read, daemon=True).start()
 
     @property
@@ -74,7 +81,7 @@ def running_app(
     )
     try:
         app = RunningApp(process)
-        app.ready_line, _ = app.wait_for(ready, READY_TIMEOUT_SECONDS)
+        app.ready_line, app.seen_before_ready = app.wait_for(ready, READY_TIMEOUT_SECONDS)
         yield app
     finally:
         try:
@@ -82,6 +89,20 @@ def running_app(
         except ProcessLookupError:
             pass
         process.wait()
+
+
+def packaged_app(project: Path, jar: str) -> Path:
+    """`mvn package` of a test app, its jar; one build at a time (two test modules on two workers may ask at once, and
+    a jar rewritten under a running app breaks it)."""
+    (project / "target").mkdir(exist_ok=True)
+    with FileLock(project / "target" / ".package.lock"):
+        subprocess.run(
+            [find_mvn(), "-q", "-B", "package", "-DskipTests"],
+            cwd=project,
+            check=True,
+            timeout=APP_BUILD_TIMEOUT_SECONDS,
+        )
+    return project / "target" / jar
 
 
 # The plain Kotlin app of tests/projects/attach-plain: it prints this line once it runs.

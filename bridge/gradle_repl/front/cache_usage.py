@@ -23,6 +23,7 @@ CACHE_KINDS: dict[str, str] = {
     "agent": "attach agent jars, one per agent build (worker/artifacts/agent_jar.py)",
     "maven-extension": "the Maven extension that narrows a main session's class path (project/buildtools/maven_extension.py)",
     "boot-jars": "Spring Boot fat jars expanded for attached sessions (project/boot_jar.py)",
+    "app-classpath": "class path entries fetched from apps attached over TCP, by SHA-256 (worker/link/app_classpath.py)",
     "last-build-tool": "the build tool that last worked, per project (project/buildtools/choice.py)",
     "watch": "the file watcher's marker directories (project/watch.py)",
     "locks": "a lock file per project, so two processes build it once (project/buildlock.py)",

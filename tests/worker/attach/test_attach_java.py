@@ -15,10 +15,9 @@ import pytest
 
 from gradle_repl.frames import DEFAULT_OUTPUT_LIMIT_BYTES, Probe, StreamFrame, SuccessResult
 from gradle_repl.project.running_jvms import list_running_jvms
-from gradle_repl.project.toolchain import find_mvn
 from gradle_repl.worker.probes.hits import NO_KOTLIN_THERE
-from support.paths import APP_BUILD_TIMEOUT_SECONDS, PROJECTS
-from support.runningapp import RunningApp, running_app
+from support.paths import PROJECTS
+from support.runningapp import RunningApp, packaged_app, running_app
 from support.workers import SyncWorker, attached_to, running_worker
 
 pytestmark = pytest.mark.jvm
@@ -142,10 +141,7 @@ def _cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[st
 
 @pytest.fixture(scope="module")
 def hello_jar() -> Path:
-    subprocess.run(
-        [find_mvn(), "-q", "-B", "package", "-DskipTests"], cwd=HELLO, check=True, timeout=APP_BUILD_TIMEOUT_SECONDS
-    )
-    return HELLO / "target" / "hello-1.0.jar"
+    return packaged_app(HELLO, "hello-1.0.jar")
 
 
 @pytest.mark.parametrize("jdk", ["jdk17", "jdk25"])

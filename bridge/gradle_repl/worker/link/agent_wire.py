@@ -5,7 +5,8 @@ write or read it (wire_table.py here); below is what the fields mean.
 
 Frames are an int length and that many bytes; inside, big-endian numbers and strings as an int byte count (-1: null)
 and UTF-8. On connecting, the agent says hello: `H` its build (the package of
-its classes, named by their content: agent_jar.py), app-loader text, Java version, pid (long). The worker sends
+its classes, named by their content: agent_jar.py), app-loader text, Java version, pid (long), the JVM's run (a random
+id, one per run) and its uptime (long, ms by its own clock; -1 unknown). The worker sends
 `E` (evaluate): id (long), output limit (int), snippet class, result field (or null), the result's declared Kotlin type
 (or null; a value class's value is boxed by it), class count (int), then each class's binary name and bytes (int
 length, bytes); `K` (keep a snippet stopped while it compiled: it never runs,
@@ -29,9 +30,14 @@ time, 3 no such snippet or field), a text (the value's first characters, the thr
 and a number (the value's whole length in chars, or the ms waited).
 
 Before its first snippet, a session attached to an app without Kotlin sends `R` (the Kotlin runtime for snippets): id,
-jar count (int), each jar's path on this machine; the agent opens them in a loader of the session's own, unless the
-app has Kotlin of its own. It answers `R`: id, state (int: 0 loaded, 1 the app's own Kotlin kept, 2 failed), and why
-it failed (or null).
+jar count (int), each jar's name and bytes; the agent defines them in a loader of the session's own, unless the app has
+Kotlin of its own. It answers `R`: id, state (int: 0 loaded, 1 the app's own Kotlin kept, 2 failed), and why it failed
+(or null).
+
+Over TCP, a first look at the app reads its class path: `J`: id, answered `J`: id, then per entry its path in the app,
+size (long) and SHA-256 (hex, null: not there); `F` (a piece of an entry): id, entry index (int), offset (long),
+length (int), answered `F`: id, the bytes (null: the entry can't be read). Before any message a TCP connection gives
+its token in one line (TokenGate.java; WireTable's AUTH_* lines); a Unix socket needs none.
 
 Probes (worker/probes/app_probes.py): the worker sends `B` (a class's bytes as a probe goes into them): id, nested (int:
 1 adds the loaded classes nested in those named), class count, each binary name; the agent answers `B`: id, then per

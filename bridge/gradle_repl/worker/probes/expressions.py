@@ -42,6 +42,8 @@ _SUPPRESSED = (
 )
 # The generated methods' own parameters, named so no local of the project shadows them.
 _SELF, _LOCALS, _INDEX = "gradleReplSelf", "gradleReplLocals", "gradleReplIndex"
+# The site class's two methods the interface's calls reach, in the probed class's type when the site has `this`.
+_HOLDS, _CAPTURE = "gradleReplHolds", "gradleReplCapture"
 
 
 @dataclass
@@ -180,35 +182,45 @@ def _site_class(
     for position, local in enumerate(site.getLocals()):
         kotlin_type = jstr(types.sourceType(local, loader))
         variable = _quoted(jstr(local.getName()))
-        if len(jstr(local.getDescriptor())) == 1:  # a primitive, boxed by the probe's call: never null
-            declarations.append(f"        val {variable} = {_LOCALS}[{position}] as {kotlin_type}")
-        else:
-            declarations.append(
-                f"        val {variable} = gradlerepl.both.ProbeCode.local<{kotlin_type}>({_LOCALS}, {position})"
-            )
-    # `run`: a static method has no `this`.
-    scope = f"with({_SELF} as {_this_type(site, loader, types)})" if bool(site.getHasThis()) else "run"
+        # Unchecked, as the local's own type (a primitive comes boxed by the probe's call, never null): a cast
+        # (`as Int`) would check for null through kotlin.jvm.internal.Intrinsics, which a Java app doesn't have.
+        declarations.append(
+            f"        val {variable} = gradlerepl.both.ProbeCode.local<{kotlin_type}>({_LOCALS}, {position})"
+        )
+    # A site with `this` runs the expressions in an extension of its type, reached by a nullable cast and a safe call:
+    # `with(self as T)` would check for null through Intrinsics. A static method's site has no receiver.
+    has_this = bool(site.getHasThis())
+    receiver = f"{_this_type(site, loader, types)}." if has_this else ""
+    reach = f"({_SELF} as {_this_type(site, loader, types)}?)?." if has_this else ""
     found: list[_Expression] = []
     source.add(f"class {name} : gradlerepl.both.ProbeCode {{")
-    source.add(f"    override fun holds({_SELF}: kotlin.Any?, {_LOCALS}: kotlin.Array<kotlin.Any?>): kotlin.Boolean {{")
+    source.add(
+        f"    override fun holds({_SELF}: kotlin.Any?, {_LOCALS}: kotlin.Array<kotlin.Any?>): kotlin.Boolean =\n"
+        f"        {reach}{_HOLDS}({_LOCALS}){' ?: false' if has_this else ''}"
+    )
+    source.add(
+        f"    override fun capture({_INDEX}: kotlin.Int, {_SELF}: kotlin.Any?, {_LOCALS}: kotlin.Array<kotlin.Any?>): "
+        f"kotlin.Any? =\n        {reach}{_CAPTURE}({_INDEX}, {_LOCALS})"
+    )
+    source.add(f"    private fun {receiver}{_HOLDS}({_LOCALS}: kotlin.Array<kotlin.Any?>): kotlin.Boolean {{")
     source.add("\n".join(declarations) or "        // no locals")
-    source.add(f"        return {scope} {{")
+    source.add("        return (")
     condition = probe.when or "true"
     start = source.add(condition)
     if probe.when:
         found.append(_Expression(index, number, "when", file, start, condition.count("\n") + 1))
-    source.add("        }\n    }")
+    source.add("        )\n    }")
     source.add(
-        f"    override fun capture({_INDEX}: kotlin.Int, {_SELF}: kotlin.Any?, {_LOCALS}: kotlin.Array<kotlin.Any?>): kotlin.Any? {{"
+        f"    private fun {receiver}{_CAPTURE}({_INDEX}: kotlin.Int, {_LOCALS}: kotlin.Array<kotlin.Any?>): kotlin.Any? {{"
     )
     source.add("\n".join(declarations) or "        // no locals")
-    source.add(f"        return {scope} {{\n            when ({_INDEX}) {{")
+    source.add(f"        return when ({_INDEX}) {{")
     for position, expression in enumerate(probe.capture):
-        source.add(f"                {position} -> {{")
+        source.add(f"            {position} -> {{")
         start = source.add(expression)
         found.append(_Expression(index, number, f"capture[{position}]", file, start, expression.count("\n") + 1))
-        source.add("                }")
-    source.add("                else -> null\n            }\n        }\n    }\n}")
+        source.add("            }")
+    source.add("            else -> null\n        }\n    }\n}")
     return found
 
 

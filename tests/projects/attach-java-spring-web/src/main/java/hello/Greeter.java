@@ -8,6 +8,8 @@ import org.springframework.stereotype.Service;
 public class Greeter {
     private volatile String greeting = "Hello";
     private final AtomicInteger visits = new AtomicInteger();
+    /** What every greeting ends with: a static, the same for the whole app. */
+    public static volatile String suffix = "";
 
     public String getGreeting() {
         return greeting;
@@ -22,6 +24,6 @@ public class Greeter {
     }
 
     public String greet() {
-        return greeting + " #" + visits.incrementAndGet();
+        return greeting + " #" + visits.incrementAndGet() + suffix;
     }
 }
