@@ -109,8 +109,13 @@ public final class AttachAgent {
         try {
             server.bind(address);
         } catch (IOException e) {
+            // Said, not thrown: JAVA_TOOL_OPTIONS hands the option to every JVM started there (a jcmd, a build's own
+            // JVM), and the one that finds the port taken must still start. A bad token, by contrast, stops the start.
             LISTENING.remove(key);
-            throw new IOException("gradle-repl's agent can't listen on " + address + ": " + e.getMessage(), e);
+            server.close();
+            System.err.println("gradle-repl's agent can't listen on " + address + " (" + e.getMessage()
+                    + "): this JVM runs without it; another JVM may hold the port (JAVA_TOOL_OPTIONS reaches every JVM)");
+            return;
         }
         // The app's own console says where it listens (never the token): what a developer looks for, as JDWP's line.
         System.err.println("gradle-repl's agent listens on " + server.getLocalAddress() + " (a token is required)");
