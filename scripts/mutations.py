@@ -103,8 +103,8 @@ MUTATIONS = (
     Mutation(
         "the agent over TCP takes any token",
         "jvm-worker/runs-in-app/agent/gradlerepl/agent/TokenGate.java",
-        "        boolean right = line != null && line.startsWith(prefix)\n",
-        "        boolean right = line != null || line.startsWith(prefix)\n",
+        "        boolean right = greeted\n",
+        "        boolean right = greeted || line != null\n",
         ("tests/endtoend/test_attach_tcp.py::test_no_token_no_session_and_each_wrong_one_waits_longer",),
     ),
     Mutation(

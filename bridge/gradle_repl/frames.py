@@ -65,6 +65,7 @@ __all__ = [
     "DisplayFrame",
     "ExitingFrame",
     "Result",
+    "SnippetTimes",
     "SnippetResult",
     "SuccessResult",
     "ErrorResult",
@@ -285,6 +286,15 @@ class ProbeHit(BaseModel):
     notes: list[str] = Field(default_factory=list, description="what the hit could not record, one sentence each")
 
 
+class SnippetTimes(BaseModel):
+    """Where a snippet's time went in the worker's JVM, wall clock (the facade's ReplDriver): the steps a warm call
+    can't do without. bench/profile.py sets them beside the rest of a call's time; users aren't shown them."""
+
+    compile_ms: float
+    evaluate_ms: float = Field(description="running the compiled snippet; 0 when it didn't compile")
+    render_ms: float = Field(description="its value as text or an image; 0 when it has none")
+
+
 class SnippetResult(Result):
     """What an eval's result carries, whether the snippet succeeded or not."""
 
@@ -309,6 +319,9 @@ class SnippetResult(Result):
     )
     probe_hits: list[ProbeHit] = Field(default_factory=list, description="the call's probes' hits, in order")
     probe_notes: list[str] = Field(default_factory=list, description="what happened to a probe besides its hits")
+    times: SnippetTimes | None = Field(
+        default=None, description="compile, evaluate, render in this JVM; None for a snippet run elsewhere or stopped"
+    )
 
 
 class SuccessResult(SnippetResult):

@@ -8,6 +8,7 @@ from gradle_repl.frames import (
     ErrorResult,
     ExitingFrame,
     SessionDescription,
+    SnippetTimes,
     StreamFrame,
     SuccessResult,
     decode_frame,
@@ -19,6 +20,7 @@ from gradle_repl.frames import (
     "frame",
     [
         SuccessResult(id=3, value_type="kotlin.Unit", heap_warning="memory: 90% full"),
+        SuccessResult(id=3, times=SnippetTimes(compile_ms=41.25, evaluate_ms=0.5, render_ms=0.0)),
         ErrorResult(id=3, error_kind="exited", state_lost=True, message="gone"),
         DescriptionResult(id=3, description=SessionDescription(imports=["a.b"]), declared=0),
         ExitingFrame(id=3),

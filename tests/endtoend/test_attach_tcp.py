@@ -10,16 +10,18 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import hmac
 import os
 import re
 import secrets
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.request
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -84,6 +86,8 @@ async def _client(token: str | None) -> AsyncIterator[ClientSession]:
     params.env = {k: v for k, v in (params.env or {}).items() if k != agent_token_env()}
     if token is not None:
         params.env[agent_token_env()] = token
+    else:  # and no token kept by `agent-path --listen` either: a config directory of its own
+        params.env["GRADLE_REPL_CONFIG_DIR"] = tempfile.mkdtemp(prefix="gradle-repl-config-")
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
         yield session
@@ -132,8 +136,6 @@ def test_a_session_over_tcp_runs_in_the_app_as_one_attached_here_does(app: Isola
             data = attached.structured_content or {}
             assert data["address"] == address and data["pid"] == app.app.pid and data["sameRun"] is None, data
             assert "has no Kotlin of its own" in said, said
-            fetched = list(fetched_classpath_dir().rglob("app.jar"))
-            assert fetched, "the app's fat jar was not fetched into the cache"
 
             assert await _value(client, "app", 'System.getProperty("user.name")') == "nobody"
             before = int(await _value(client, "app", "bean<hello.Greeter>().visits.get()"))
@@ -181,6 +183,19 @@ def test_a_session_over_tcp_runs_in_the_app_as_one_attached_here_does(app: Isola
             assert "same run of the app" in text(again), text(again)
 
     asyncio.run(scenario())
+
+
+def _steady_port() -> int:
+    """A free port below the ephemeral range (32768 up on Linux): none of this machine's outgoing connections or
+    port-0 listeners takes it while the forward is down, so it can be bound again."""
+    for port in range(21000 + os.getpid() % 1000, 32000, 7):
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise AssertionError("no free port between 21000 and 32000")
 
 
 class _Forward:
@@ -246,7 +261,7 @@ def test_a_port_forward_cut_mid_snippet_ends_the_call_in_one_line_and_the_sessio
     """The forward cut while a snippet runs: that call says the connection was lost in one line, the app serves on;
     while nothing answers at the address, the next call says it can't be reached and how to attach again; once the
     forward is back, the next call runs in the app again."""
-    forward = _Forward(app.port)
+    forward = _Forward(app.port, _steady_port())
     address = f"127.0.0.1:{forward.port}"
     running = socket.create_server(("127.0.0.1", 0))  # the snippet connects here once it runs: no guessing when
     running.settimeout(120)
@@ -267,9 +282,10 @@ def test_a_port_forward_cut_mid_snippet_ends_the_call_in_one_line_and_the_sessio
             said = text(unreachable)
             assert unreachable.is_error and f"The app at {address} can't be reached" in said, said
             assert f"attach_kotlin_session with address {address}" in said, said
-            _Forward(app.port, forward.port)
+            again = _Forward(app.port, forward.port)
             back = await _call(client, "run_kotlin_snippet", code="1 + 1", sessionId="cut")
             assert not back.is_error and text(back).startswith("2"), text(back)
+            again.cut()
 
     asyncio.run(scenario())
     running.close()
@@ -312,33 +328,60 @@ def test_the_apps_class_path_is_fetched_whole_and_checked_by_its_digest(
     assert Path(fetched).read_bytes() == own and Path(fetched).parent.name == hashlib.sha256(own).hexdigest()
 
 
-def _refused_line(port: int, line: bytes) -> tuple[str, float]:
-    """What the agent answers a first line with, and how long it took; the connection closed after it."""
+def _answered(port: int, answer: Callable[[str], bytes]) -> tuple[str, float]:
+    """What the agent says to the line `answer` makes of its challenge's nonce, and how long it took; the connection
+    closed after it."""
     with socket.create_connection(("127.0.0.1", port), timeout=30) as connection:
+        challenge = b""
+        while not challenge.endswith(b"\n"):
+            challenge += connection.recv(1)
+        word, nonce = challenge.decode().split()
+        assert word == "gradle-repl-agent" and len(nonce) == 64, challenge
         started = time.monotonic()
-        connection.sendall(line)
-        answer = b""
+        connection.sendall(answer(nonce))
+        said = b""
         while chunk := connection.recv(1024):
-            answer += chunk
-        return answer.decode(), time.monotonic() - started
+            said += chunk
+        return said.decode(), time.monotonic() - started
+
+
+def _proof_with(key: str) -> Callable[[str], bytes]:
+    """A worker's answer to the challenge, proven with `key`."""
+
+    def answer(nonce: str) -> bytes:
+        mine = secrets.token_hex(32)
+        proof = hmac.new(key.encode(), f"worker{nonce}{mine}".encode(), hashlib.sha256).hexdigest()
+        return f"gradle-repl-token {mine} {proof}\n".encode()
+
+    return answer
+
+
+def _in_a_row(app: IsolatedApp) -> int:
+    """How many refusals in a row the app's console counted at its next refusal line."""
+    line, _ = app.app.wait_for("gradle-repl's agent refused a connection")
+    found = re.search(r"\((\d+) in a row\)", line)
+    assert found, line
+    return int(found.group(1))
 
 
 def test_no_token_no_session_and_each_wrong_one_waits_longer(app: IsolatedApp, token: str, tmp_path: Path) -> None:
     """From localhost too: a connection that gives no token, or a wrong one, gets one line and is closed; failures in
     a row are answered ever later (the third after at least 800 ms), the token never shows on the app's console, and
     the right token is still taken afterwards."""
-    none, _ = _refused_line(app.port, b"GET / HTTP/1.1\n")
+    none, _ = _answered(app.port, lambda nonce: b"GET / HTTP/1.1\n")
     assert none == "refused: no token given\n", none
-    wrong, _ = _refused_line(app.port, b"gradle-repl-token " + b"x" * 43 + b"\n")
-    assert wrong == "refused: wrong token\n"
-    again, waited = _refused_line(app.port, b"gradle-repl-token " + b"y" * 43 + b"\n")
-    assert again == "refused: wrong token\n" and waited >= 0.8, waited
-    line, _ = app.app.wait_for("wrong token (3 in a row)")
+    first = _in_a_row(app)
+    wrong, _ = _answered(app.port, _proof_with("x" * 43))
+    assert wrong == "refused: wrong token\n" and _in_a_row(app) == first + 1
+    again, waited = _answered(app.port, _proof_with(token + "x"))
+    line, _ = app.app.wait_for("wrong token")
+    assert again == "refused: wrong token\n" and f"({first + 2} in a row)" in line, line
+    assert waited >= 0.2 * 2 ** min(first + 1, 4), waited  # its delay: 200 ms doubled per failure before it
     assert token not in line
     # Bound to loopback unless told: this machine's other addresses reach nothing there.
     for address in _other_addresses():
-        with pytest.raises(ConnectionRefusedError):
-            socket.create_connection((address, app.port), timeout=30).close()
+        with pytest.raises((ConnectionRefusedError, TimeoutError)):  # refused, or dropped by a firewall
+            socket.create_connection((address, app.port), timeout=5).close()
 
     async def scenario() -> None:
         async with _client(None) as client:
@@ -355,6 +398,7 @@ def test_no_token_no_session_and_each_wrong_one_waits_longer(app: IsolatedApp, t
             assert text(await _call(client, "list_kotlin_sessions")) == "No live sessions."
 
     asyncio.run(scenario())
+    _get(app)  # a request answered, whatever ran before this test
     ran = subprocess.run(
         [
             sys.executable,

@@ -120,6 +120,21 @@ def test_compile_warnings_are_told_apart_from_what_running_left(sample_worker: S
     )
 
 
+def test_a_result_says_what_compiling_running_and_rendering_took_in_the_jvm(sample_worker: SyncWorker) -> None:
+    """The budget of a call (bench/profile.py) reads the JVM's steps from the result: each is timed around itself (a
+    sleep lands in the evaluation), a step that never came reads 0, and together they fit in the worker's own time."""
+    slept = sample_worker.eval('Thread.sleep(300)\n"woke"').result
+    assert isinstance(slept, SuccessResult) and slept.times is not None, slept
+    assert slept.times.evaluate_ms >= 300 and slept.times.compile_ms > 0 and slept.times.render_ms > 0, slept.times
+    assert slept.times.compile_ms + slept.times.evaluate_ms + slept.times.render_ms <= slept.duration_ms + 1, slept
+    unit = sample_worker.eval("val timedUnit = 1").result
+    assert unit.times is not None and unit.times.render_ms == 0, unit
+    wrong = sample_worker.eval('val timedWrong: Int = "s"').result
+    assert isinstance(wrong, ErrorResult) and wrong.error_kind == "compile", wrong
+    assert wrong.times is not None and wrong.times.compile_ms > 0, wrong
+    assert wrong.times.evaluate_ms == 0 and wrong.times.render_ms == 0, wrong.times
+
+
 def test_project_code_frames_stay_in_the_stack(sample_worker: SyncWorker) -> None:
     reply = sample_worker.eval('sample.parseShelf("not json")')
     assert isinstance(reply.result, ErrorResult), reply.result

@@ -103,9 +103,9 @@ async def _attach_over_tcp(
     project = await _project(manager, project_root, project_path, source_set, build_tool)
     environment = await asyncio.to_thread(remote_environment, classpath, hello.java_version, app, project)
     before = manager.app_runs.get(str(address))
-    manager.app_runs[str(address)] = hello.run
     placement = AttachedOverTcp(address=str(address), token=token, run=hello.run)
     notices = await manager.attach(session_id, environment, placement)
+    manager.app_runs[str(address)] = hello.run
     where = AttachedApp(
         pid=hello.pid,
         address=str(address),
@@ -143,7 +143,7 @@ def attached_line(session_id: str, environment: ReplEnvironment, where: Attached
         run = (
             " It is the same run of the app as at the last attach"
             if where.same_run
-            else " The app restarted since the last attach"
+            else " It is another run than at the last attach (the app restarted, or another app answers there)"
         )
         run += f" (up {_duration(where.uptime_ms)})." if where.uptime_ms is not None else "."
     return (
@@ -222,8 +222,9 @@ def listen_instructions(jar: Path, listen: str, token: Token) -> str:
                 f'-Dspring-boot.run.jvmArguments="{local}"'
             ),
             (
-                f"#   a pod: the jar in the image or a volume, {env} from a Secret, JAVA_TOOL_OPTIONS as above; then "
-                f"kubectl port-forward POD {attach_port}:{attach_port}"
+                f"#   a pod: the jar in the image or a volume, {env} from a Secret, and -javaagent:/gradle-repl-agent.jar="
+                f"listen={attach_port} (loopback: kubectl port-forward connects from inside the pod); then kubectl "
+                f"port-forward POD {attach_port}:{attach_port}"
             ),
             (
                 "# then attach: attach_kotlin_session with address "

@@ -11,6 +11,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, get_args, get_origin
 
+import psutil
+
 from gradle_repl import package_version
 from gradle_repl.errors import GradleReplError
 from gradle_repl.front.attaching import agent_option, attach_session, jvm_line
@@ -181,6 +183,10 @@ async def _attach(manager: SessionManager, session_id: str, args: argparse.Names
     given = str(args.attach).strip()
     if given.isdigit():
         pid, address = int(given), None
+        if not psutil.pid_exists(pid):
+            raise UsageError(
+                f"no process has pid {pid}; for an agent listening on a port, give HOST:PORT (127.0.0.1:{pid})"
+            )
     elif ":" in given:
         pid, address = None, given
     else:

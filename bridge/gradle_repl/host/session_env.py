@@ -1,7 +1,8 @@
 """The variables a session's worker process starts with, from its options: the server's own (inherit), the user's
 login shell's (shell, read once per server with a timeout), or none; then the session's `env` over them. gradle-repl's
 own `GRADLE_REPL_*` variables (where caches and logs are) and Python's `PYTHON*` always pass: the worker process needs
-them to run at all, except the server's token (GRADLE_REPL_TOKEN), which no snippet sees."""
+them to run at all, except the server's token (GRADLE_REPL_TOKEN) and apps' agents' (GRADLE_REPL_AGENT_TOKEN), which
+no snippet sees."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import sys
 from gradle_repl.errors import GradleReplError
 from gradle_repl.options import SessionOptions
 from gradle_repl.settings import DEFAULTS, TOKEN_ENV
+from gradle_repl.worker.link.agent_options import agent_token_env
 
 __all__ = ["process_environment", "login_shell_environment"]
 
@@ -30,7 +32,10 @@ def process_environment(options: SessionOptions) -> dict[str, str]:
     else:
         own = {name: value for name, value in os.environ.items() if name.startswith(_OWN_PREFIXES)}
         base = {**login_shell_environment(), **own} if options.env_source == "shell" else own
-    base.pop(TOKEN_ENV, None)  # the server's token guards against what a snippet might do with it
+    # The server's token, and the token of apps' agents: no snippet sees either (an attached session's worker gets its
+    # agent's token in its placement).
+    base.pop(TOKEN_ENV, None)
+    base.pop(agent_token_env(), None)
     return {**base, **options.env}
 
 

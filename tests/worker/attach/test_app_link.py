@@ -20,10 +20,11 @@ def test_the_app_is_named_by_its_pid_or_its_agents_address() -> None:
 def test_a_lost_tcp_link_says_the_app_runs_on_and_how_to_attach_again_without_the_token() -> None:
     """Nothing here can tell a cut port-forward from an app gone: the sentence says both, and how the session goes on
     (the next call attaches again, or attach_kotlin_session with the address); the token never shows."""
-    said = AppLink(OVER_TCP).lost(AgentGone("the attached JVM closed the connection"))
+    said = AppLink(OVER_TCP).lost(AgentGone("the connection was closed at the other end"))
     assert is_a_sentence(said), said
     assert said.startswith(
-        "The connection to the app at 127.0.0.1:5006 was lost (the attached JVM closed the connection)"
+        "The connection to the app at 127.0.0.1:5006 was lost (the connection was closed at the other end): the app, "
+        "if it runs, runs on untouched"
     )
     assert "attach_kotlin_session with address 127.0.0.1:5006" in said and OVER_TCP.token not in said
     assert OVER_TCP.token not in repr(OVER_TCP)

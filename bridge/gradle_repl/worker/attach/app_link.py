@@ -59,8 +59,9 @@ class AppLink:
         except GradleReplError as error:
             # A session attached before, whose connection was lost: say that first, then the cause.
             raise WorkerFailed(
-                f"{capitalized(str(placement))} can't be reached ({error}); once it answers again, the next call "
-                f"attaches again, or attach_kotlin_session with address {placement.address} does"
+                f"{capitalized(str(placement))} can't be reached again (its port-forward or tunnel down, or the app "
+                f"gone): once it answers, the next call attaches again, or attach_kotlin_session with address "
+                f"{placement.address} does ({error})"
             ) from None
         if connection.hello.run != placement.run:
             # Its class path may differ from the one the session compiles against, read when it attached.
@@ -75,9 +76,9 @@ class AppLink:
         """What the session's call says when the connection closed: the app exited, or the link broke."""
         if isinstance(self.placement, AttachedOverTcp):
             return (
-                f"The connection to {self.placement} was lost ({gone}); the app runs on untouched if it still runs, and "
-                "the session's state in it is released. The next call attaches again once the address answers; "
-                f"attach_kotlin_session with address {self.placement.address} does it now."
+                f"The connection to {self.placement} was lost ({gone}): the app, if it runs, runs on untouched and the "
+                "session's state in it is released, and the next call attaches again once the address answers (or "
+                f"attach_kotlin_session with address {self.placement.address} now)."
             )
         if still_running(self.placement.pid):
             return f"The connection to {self.name} was lost: {gone}; the session's state in it is released. Attach again to go on."

@@ -56,6 +56,9 @@ each probe's hit count and whether it is active, and the notes since the last `Q
 from __future__ import annotations
 
 import errno
+import hashlib
+import hmac
+import secrets
 import socket
 import struct
 from dataclasses import dataclass
@@ -510,29 +513,86 @@ def _display(reply_id: int, message: _Reader) -> AgentDisplay:
     return AgentDisplay(reply_id, message.required_text(), message.required_text(), message.text(), message.data())
 
 
-# The agent's answer to a token is one short line (TokenGate.java): longer is something else talking.
-_LONGEST_ANSWER = 1024
+# The agent's lines before the wire starts are short (TokenGate.java): longer is something else talking.
+_LONGEST_LINE = 1024
+# TCP keep-alive here, as the agent sets it there: a silent peer probed after 15 s, every 5 s, given up after 3; and
+# data unacknowledged for 30 s ends the connection (Linux), so a cut link is a lost connection in about half a minute.
+_KEEPALIVE = (15, 5, 3)
+_UNACKNOWLEDGED_MS = 30_000
 
 
-def _answer_line(sock: socket.socket, address: AgentAddress) -> str:
-    """The agent's one-line answer to the token, without its newline."""
+def _tcp_options(sock: socket.socket) -> None:
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+    for option, value in zip(("TCP_KEEPIDLE", "TCP_KEEPINTVL", "TCP_KEEPCNT"), _KEEPALIVE, strict=True):
+        if hasattr(socket, option):
+            sock.setsockopt(socket.IPPROTO_TCP, getattr(socket, option), value)
+    if hasattr(socket, "TCP_USER_TIMEOUT"):
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_USER_TIMEOUT, _UNACKNOWLEDGED_MS)
+
+
+def _proof(token: str, side: str, first: str, second: str) -> str:
+    """HMAC-SHA256(token, side + first nonce + second nonce), as TokenGate.java computes it: a side's proof that it
+    holds the token, which never crosses the wire itself."""
+    return hmac.new(token.encode(), f"{side}{first}{second}".encode(), hashlib.sha256).hexdigest()
+
+
+def _prove(sock: socket.socket, address: AgentAddress, token: str) -> str | None:
+    """The token proven to the agent and the agent's proof checked (TokenGate.java): None, or why not as a sentence."""
+    challenge = agent_constant("WireTable.java", "AUTH_CHALLENGE")
+    line = _line(sock, address, "greet")
+    words = line.split(" ")
+    if len(words) != 2 or words[0] != challenge:
+        in_container = (
+            "; an app in a container must listen on its own interfaces (listen=0.0.0.0:PORT) for a published port "
+            "to reach it"
+            if not line
+            else ""
+        )
+        return (
+            f"{address} is not gradle-repl's agent listening on TCP: it said {line[:60]!r} where the agent greets"
+            f"{in_container}"
+        )
+    mine = secrets.token_hex(32)
+    sock.sendall(
+        f"{agent_constant('WireTable.java', 'AUTH_GREETING')} {mine} {_proof(token, 'worker', words[1], mine)}\n".encode()
+    )
+    answer = _line(sock, address, "answer the token")
+    refused = agent_constant("WireTable.java", "AUTH_REFUSED")
+    if answer.startswith(refused):
+        return (
+            f"the agent at {address} refused the token ({answer.removeprefix(refused).strip()}): give the one its "
+            f"app was started with (token, tokenFile, or {agent_token_env()})"
+        )
+    said = answer.split(" ")
+    ok = agent_constant("WireTable.java", "AUTH_OK")
+    if len(said) != 2 or said[0] != ok or not hmac.compare_digest(said[1], _proof(token, "agent", mine, words[1])):
+        # Whatever listens there took the proof without holding the token: nothing more is sent to it.
+        return (
+            f"{address} answered as gradle-repl's agent but can't prove it holds the token: it is not the app's agent"
+        )
+    return None
+
+
+def _line(sock: socket.socket, address: AgentAddress, doing: str) -> str:
+    """The peer's next line without its newline ("" when it closed first)."""
     line = b""
     while not line.endswith(b"\n"):
         try:
             chunk = sock.recv(1)
         except TimeoutError:
             raise GradleReplError(
-                f"the agent at {address} did not answer the token (is the app stopped or hung?)"
+                f"the agent at {address} did not {doing} in time (is the app stopped or hung?)"
             ) from None
         except OSError as error:
-            raise GradleReplError(f"the connection to {address} broke before the agent answered ({error})") from None
-        if not chunk:
             raise GradleReplError(
-                f"{address} closed the connection without answering the token: is gradle-repl's agent what listens there?"
-            )
+                f"the connection to {address} broke before the agent could {doing} ({error})"
+            ) from None
+        if not chunk:
+            return line.decode("utf-8", "replace").strip()
         line += chunk
-        if len(line) > _LONGEST_ANSWER:
-            raise GradleReplError(f"{address} is not gradle-repl's agent: its answer to the token is no line")
+        if len(line) > _LONGEST_LINE:
+            raise GradleReplError(f"{address} is not gradle-repl's agent: it sent no line where the agent greets")
     return line.decode("utf-8", "replace").strip()
 
 
@@ -578,23 +638,15 @@ class AgentConnection:
             ) from None
         try:
             # Small frames both ways: Nagle's wait would add to every reply. Keep-alive finds a peer that vanished.
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+            _tcp_options(sock)
             sock.settimeout(timeout)
-            sock.sendall(f"{agent_constant('WireTable.java', 'AUTH_GREETING')} {token}\n".encode())
-            answer = _answer_line(sock, address)
+            answer = _prove(sock, address, token)
         except BaseException:
             sock.close()
             raise
-        if answer != agent_constant("WireTable.java", "AUTH_OK"):
+        if answer is not None:
             sock.close()
-            refused = agent_constant("WireTable.java", "AUTH_REFUSED")
-            if answer.startswith(refused):
-                raise GradleReplError(
-                    f"the agent at {address} refused the token ({answer.removeprefix(refused).strip()}): give the one its "
-                    f"app was started with (token, tokenFile, or {agent_token_env()})"
-                )
-            raise GradleReplError(f"{address} is not gradle-repl's agent: it answered {answer[:80]!r}")
+            raise GradleReplError(answer)
         try:
             return cls._greeted(
                 sock,
@@ -743,7 +795,7 @@ class AgentConnection:
             while not self.buffered():
                 chunk = self._socket.recv(1 << 16)
                 if not chunk:
-                    raise AgentGone("the attached JVM closed the connection")
+                    raise AgentGone("the connection was closed at the other end")
                 self._buffer += chunk
                 self._socket.settimeout(timeout)
         except (TimeoutError, BlockingIOError) as error:
@@ -751,7 +803,7 @@ class AgentConnection:
                 raise AgentGone(f"the connection to the attached JVM broke ({error.strerror})") from error
             return None
         except OSError as error:  # reset, a broken pipe, a network or host gone
-            raise AgentGone(f"the attached JVM closed the connection ({error})") from error
+            raise AgentGone(f"the connection broke ({error})") from error
         size = struct.unpack(">i", self._buffer[:4])[0]
         data = bytes(self._buffer[4 : 4 + size])
         del self._buffer[: 4 + size]
@@ -767,7 +819,7 @@ class AgentConnection:
                 f"the attached JVM took no data for {SEND_TIMEOUT_SECONDS:g} s (stopped or hung)"
             ) from error
         except OSError as error:
-            raise AgentGone(f"the attached JVM closed the connection ({error})") from error
+            raise AgentGone(f"the connection broke ({error})") from error
 
     def close(self) -> None:
         self._socket.close()

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import tempfile
 import time
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import TypeVar
 
 from gradle_repl.errors import GradleReplError
@@ -19,6 +20,7 @@ from gradle_repl.worker.link.agent_wire import AgentClassPath, AgentConnection, 
 
 __all__ = ["PIECE_BYTES", "fetched_classpath_dir", "fetch_app_classpath"]
 
+_DIGEST = re.compile(r"[0-9a-f]{64}")
 # A piece's size: big enough that a 60 MB fat jar is sixty round trips, small enough for the app's heap to give.
 PIECE_BYTES = 1 << 20
 # One answer from the app: listing hashes every jar once (a second for a large app), a piece is read from its disk.
@@ -39,8 +41,11 @@ def fetch_app_classpath(connection: AgentConnection, app: str) -> list[str]:
     for index, entry in enumerate(listed.entries):
         if entry.digest is None:
             continue
+        if not _DIGEST.fullmatch(entry.digest):
+            # The listing names where files go here: only a digest's hex may.
+            raise GradleReplError(f"{app} listed {entry.path} with a digest that is no SHA-256: attach again")
         kept = fetched_classpath_dir() / entry.digest / _file_name(entry)
-        if not kept.is_file():
+        if not (kept.is_file() and kept.stat().st_size == entry.size):
             _fetch(connection, index, entry, kept, app)
         local.append(str(kept))
     return local
@@ -48,7 +53,8 @@ def fetch_app_classpath(connection: AgentConnection, app: str) -> list[str]:
 
 def _file_name(entry: ClassPathEntry) -> str:
     """The entry's own name; a directory (sent as a jar of its files) named after it, with .jar."""
-    name = Path(entry.path.rstrip("/\\")).name or "classes"
+    name = PurePath(entry.path.replace("\\", "/").rstrip("/")).name
+    name = name if name not in ("", ".", "..") else "classes"
     return name if name.endswith((".jar", ".zip")) else f"{name}.jar"
 
 
@@ -63,10 +69,15 @@ def _fetch(connection: AgentConnection, index: int, entry: ClassPathEntry, kept:
                 connection.piece(1 + index, index, offset, PIECE_BYTES)
                 piece = _answer(connection, AgentPiece, app).data
                 if not piece:
-                    raise GradleReplError(f"{app} could not read {entry.path} of its class path while it was fetched")
+                    raise GradleReplError(
+                        f"{app} could not read {entry.path} of its class path while it was fetched (changed or removed "
+                        "there): attach again"
+                    )
                 out.write(piece)
                 digest.update(piece)
                 offset += len(piece)
+            out.flush()
+            os.fsync(out.fileno())
         if digest.hexdigest() != entry.digest:
             raise GradleReplError(f"{entry.path} changed in {app} while it was fetched: attach again")
         os.replace(partial, kept)  # whole or not at all: a fetch cut short leaves nothing under the entry's name

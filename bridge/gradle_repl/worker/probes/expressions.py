@@ -182,11 +182,17 @@ def _site_class(
     for position, local in enumerate(site.getLocals()):
         kotlin_type = jstr(types.sourceType(local, loader))
         variable = _quoted(jstr(local.getName()))
-        # Unchecked, as the local's own type (a primitive comes boxed by the probe's call, never null): a cast
-        # (`as Int`) would check for null through kotlin.jvm.internal.Intrinsics, which a Java app doesn't have.
-        declarations.append(
-            f"        val {variable} = gradlerepl.both.ProbeCode.local<{kotlin_type}>({_LOCALS}, {position})"
-        )
+        # Unchecked (a cast, `as Int`, checks for null through kotlin.jvm.internal.Intrinsics, which a Java app
+        # doesn't have). A primitive, boxed by the probe's call and never null, is declared as its Kotlin type so it is
+        # unboxed once here and compares as a primitive (a platform `Int!` would compare through Intrinsics too).
+        if len(jstr(local.getDescriptor())) == 1:
+            declarations.append(
+                f"        val {variable}: {kotlin_type} = gradlerepl.both.ProbeCode.local({_LOCALS}, {position})"
+            )
+        else:
+            declarations.append(
+                f"        val {variable} = gradlerepl.both.ProbeCode.local<{kotlin_type}>({_LOCALS}, {position})"
+            )
     # A site with `this` runs the expressions in an extension of its type, reached by a nullable cast and a safe call:
     # `with(self as T)` would check for null through Intrinsics. A static method's site has no receiver.
     has_this = bool(site.getHasThis())

@@ -14,6 +14,7 @@ from gradle_repl.frames import (
     ErrorResult,
     EvalRequest,
     SessionDescription,
+    SnippetTimes,
     StartRequest,
     SuccessResult,
     TestRunRequest,
@@ -227,7 +228,7 @@ class LocalRunner:
             output,
             heap_mb=self._request.heap_mb,
             explain=records.explainer(request.code, number),
-        )
+        ).model_copy(update={"times": _times(outcome)})
         if isinstance(result, ErrorResult):
             result = records.remember(number, request.code, result, compiled=bool(outcome.compiled))
         records.record(_ran(outcome), request.code, number, failed=isinstance(result, ErrorResult))
@@ -245,6 +246,14 @@ class LocalRunner:
             message=f"The snippet called System.exit({int(status)}): the session's JVM is stopped and its state is lost "
             "(shutdown hooks a snippet registered don't run). The next call starts a fresh session.",
         )
+
+
+def _times(outcome: SnippetOutcome) -> SnippetTimes:
+    return SnippetTimes(
+        compile_ms=int(outcome.compileNanos) / 1e6,
+        evaluate_ms=int(outcome.evaluateNanos) / 1e6,
+        render_ms=int(outcome.renderNanos) / 1e6,
+    )
 
 
 def _ran(outcome: SnippetOutcome) -> DeclaringSnippet:

@@ -15,8 +15,8 @@ import java.nio.file.Path;
 final class AgentOptions {
     /** The variable a token is taken from when the argument names none (the worker side reads it too). */
     static final String TOKEN_ENV = "GRADLE_REPL_AGENT_TOKEN";
-    /** A shorter token could be guessed: refused, whoever gives it. */
-    static final int MIN_TOKEN_CHARS = 16;
+    /** 128 bits in URL-safe base64; a shorter token could be guessed: refused, whoever gives it. */
+    static final int MIN_TOKEN_CHARS = 22;
 
     final String directory;
     final String host; // null: loopback
@@ -43,14 +43,16 @@ final class AgentOptions {
         String tokenFile = null;
         for (String option : argument.split(",")) {
             int equals = option.indexOf('=');
-            String key = equals < 0 ? option : option.substring(0, equals).trim();
+            String key = equals < 0 ? "" : option.substring(0, equals).trim();
             String value = equals < 0 ? "" : option.substring(equals + 1).trim();
             switch (key) {
                 case "listen" -> listen = value;
                 case "token" -> token = value;
                 case "tokenFile" -> tokenFile = value;
-                default -> throw new IllegalArgumentException(
-                        "gradle-repl's agent has no option '" + key + "': it takes listen=[HOST:]PORT and token=TOKEN or tokenFile=PATH");
+                // Never the option's text: it may be a token put in the wrong place, and this goes to the app's console.
+                default -> throw new IllegalArgumentException("gradle-repl's agent has no option "
+                        + (key.matches("[A-Za-z]+") ? "'" + key + "'" : "of that form")
+                        + ": it takes listen=[HOST:]PORT and token=TOKEN or tokenFile=PATH, separated by commas");
             }
         }
         if (listen == null || listen.isEmpty()) {
@@ -68,7 +70,7 @@ final class AgentOptions {
             port = -1;
         }
         if (port < 0 || port > 65535 || (host != null && host.isEmpty())) {
-            throw new IllegalArgumentException("gradle-repl's agent can't listen on '" + listen + "': give [HOST:]PORT, e.g. 5006 or 0.0.0.0:5006");
+            throw new IllegalArgumentException("gradle-repl's agent can't read its listen= option: give [HOST:]PORT, e.g. 5006 or 0.0.0.0:5006");
         }
         return new AgentOptions(null, host, port, token(token, tokenFile));
     }

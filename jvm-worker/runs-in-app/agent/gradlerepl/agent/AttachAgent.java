@@ -19,6 +19,7 @@ import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.Semaphore;
 
 /**
  * gradle-repl's agent in a running application: snippets are compiled by a gradle-repl worker elsewhere and only
@@ -40,6 +41,13 @@ public final class AttachAgent {
     static final String RUN = UUID.randomUUID().toString();
 
     private static final Set<String> LISTENING = new HashSet<>();
+    /** Connections proving their token at once; past this, a new one is closed unanswered (a flood, not a worker). */
+    private static final Semaphore PROVING = new Semaphore(16);
+    private static final long ACCEPT_RETRY_MILLIS = 100;
+    /** A silent peer is probed after this, every interval, and given up after that many probes: about 30 s. */
+    private static final int KEEPALIVE_IDLE_SECONDS = 15;
+    private static final int KEEPALIVE_INTERVAL_SECONDS = 5;
+    private static final int KEEPALIVE_PROBES = 3;
     private static final Set<PosixFilePermission> OWNER_ONLY = EnumSet.of(
             PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE, PosixFilePermission.OWNER_EXECUTE);
 
@@ -104,6 +112,10 @@ public final class AttachAgent {
         InetSocketAddress address = options.host == null
                 ? new InetSocketAddress(InetAddress.getLoopbackAddress(), options.port)
                 : options.host.equals("*") ? new InetSocketAddress(options.port) : new InetSocketAddress(options.host, options.port);
+        if (address.isUnresolved()) {
+            LISTENING.remove(key);
+            throw new IllegalArgumentException("gradle-repl's agent can't listen on " + options.host + ": no such host here");
+        }
         ServerSocketChannel server = ServerSocketChannel.open();
         server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
         try {
@@ -135,7 +147,17 @@ public final class AttachAgent {
             try {
                 channel = server.accept();
             } catch (IOException e) {
-                return;
+                if (!server.isOpen()) {
+                    return;
+                }
+                // Out of files for a moment, say: the port stays bound, so keep serving it.
+                pause(ACCEPT_RETRY_MILLIS);
+                continue;
+            }
+            if (gate != null && !PROVING.tryAcquire()) {
+                // More connections than this proving their token at once: a flood, not a worker. Closed unanswered.
+                quietlyClose(channel);
+                continue;
             }
             Thread reader = new Thread(() -> serve(channel, instrumentation, gate), "gradle-repl-session");
             reader.setDaemon(true);
@@ -143,15 +165,26 @@ public final class AttachAgent {
         }
     }
 
-    /** One connection: past the gate (TCP), a session; its thread reads the worker's requests until it closes. */
+    /**
+     * One connection: past the gate (TCP; its PROVING permit held until then), a session; its thread reads the
+     * worker's requests until it closes.
+     */
     private static void serve(SocketChannel channel, Instrumentation instrumentation, TokenGate gate) {
         try {
             if (gate != null) {
-                // Small frames both ways: Nagle's wait would add its delay to every reply. Keep-alive finds a
-                // connection a vanished peer (a cut port-forward, a host gone) left open, and ends its session.
-                channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
-                channel.setOption(StandardSocketOptions.SO_KEEPALIVE, true);
-                if (!gate.admit(channel)) {
+                boolean admitted;
+                try {
+                    // Small frames both ways: Nagle's wait would add its delay to every reply. Keep-alive, probing
+                    // after KEEPALIVE_IDLE_SECONDS, finds a peer that vanished (a cut port-forward, a host gone) and
+                    // ends its session rather than keeping it (its snippet, its probes) for the OS's two hours.
+                    channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
+                    channel.setOption(StandardSocketOptions.SO_KEEPALIVE, true);
+                    keepAliveSoon(channel);
+                    admitted = gate.admit(channel);
+                } finally {
+                    PROVING.release();
+                }
+                if (!admitted) {
                     channel.close();
                     return;
                 }
@@ -161,11 +194,34 @@ public final class AttachAgent {
                     new ChannelStreams.In(channel), new ChannelStreams.Out(channel), channel, AppLoader.find(instrumentation),
                     instrumentation).serve();
         } catch (IOException e) {
-            try {
-                channel.close();
-            } catch (IOException ignored) {
-                // already closed by its peer
-            }
+            quietlyClose(channel);
+        }
+    }
+
+    /** TCP keep-alive's timings, where the JDK has them (jdk.net; not in every trimmed runtime): probe soon. */
+    private static void keepAliveSoon(SocketChannel channel) {
+        try {
+            channel.setOption(jdk.net.ExtendedSocketOptions.TCP_KEEPIDLE, KEEPALIVE_IDLE_SECONDS);
+            channel.setOption(jdk.net.ExtendedSocketOptions.TCP_KEEPINTERVAL, KEEPALIVE_INTERVAL_SECONDS);
+            channel.setOption(jdk.net.ExtendedSocketOptions.TCP_KEEPCOUNT, KEEPALIVE_PROBES);
+        } catch (IOException | UnsupportedOperationException | LinkageError e) {
+            // the OS's own timings, then
+        }
+    }
+
+    private static void pause(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static void quietlyClose(SocketChannel channel) {
+        try {
+            channel.close();
+        } catch (IOException ignored) {
+            // closed by its peer already
         }
     }
 }

@@ -5,27 +5,36 @@ import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
+import java.security.SecureRandom;
+import java.util.HexFormat;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
 
 /**
- * The token a TCP connection must give before it is a session: its first line, {@link WireTable#AUTH_GREETING} and
- * the token, answered by one line — {@link WireTable#AUTH_OK}, or {@link WireTable#AUTH_REFUSED} and why, after which
- * the connection closes. Compared in constant time, never logged or echoed. A wrong one costs a delay that doubles with
- * each failure in a row (all connections wait their turn behind it), so guessing is slow on top of hopeless (128+
- * random bits); a line not given within {@link #ANSWER_MILLIS}, or longer than {@link #LONGEST_LINE}, is refused too.
+ * What a TCP connection must prove before it is a session: that it holds the token, without the token crossing the
+ * wire. The agent's first line is {@link WireTable#AUTH_CHALLENGE} and a fresh random nonce; the worker answers one
+ * line, {@link WireTable#AUTH_GREETING}, a nonce of its own and HMAC-SHA256(token, "worker" + agent's nonce + its
+ * nonce); the agent answers one line, {@link WireTable#AUTH_OK} and HMAC-SHA256(token, "agent" + worker's nonce +
+ * agent's nonce) — so the worker knows it reached the agent its token belongs to, not whatever listens on the port —
+ * or {@link WireTable#AUTH_REFUSED} and why, after which the connection closes. Proofs are compared in constant time;
+ * nothing of the token is logged or echoed. A failing connection waits a delay that doubles with each failure in a
+ * row (at most {@link #LONGEST_DELAY_MILLIS}) before its refusal, on its own thread: a right token never waits behind
+ * one. A line not given within {@link #ANSWER_MILLIS}, or longer than {@link #LONGEST_LINE}, fails too.
  */
 final class TokenGate {
     private static final long ANSWER_MILLIS = 10_000;
     private static final int LONGEST_LINE = 1024;
     private static final long FIRST_DELAY_MILLIS = 200;
     private static final long LONGEST_DELAY_MILLIS = 5_000;
-    /** Connections waiting to give their token at once; past this, a new one is closed at once (a flood). */
-    private static final Semaphore WAITING = new Semaphore(16);
+    private static final int NONCE_BYTES = 32;
+    private static final SecureRandom RANDOM = new SecureRandom();
+    private static final HexFormat HEX = HexFormat.of();
     private static final ScheduledExecutorService TIMER = Executors.newSingleThreadScheduledExecutor(task -> {
         Thread thread = new Thread(task, "gradle-repl-agent-token-timer");
         thread.setDaemon(true);
@@ -33,59 +42,76 @@ final class TokenGate {
     });
 
     private final byte[] token;
-    private int failures; // in a row
+    private int failures; // in a row, across connections
 
     TokenGate(byte[] token) {
         this.token = token;
     }
 
-    /** Whether the connection gave the token; a refused one was told so in one line (the caller closes it). */
+    /** Whether the connection proved it holds the token; a refused one was told so in one line (the caller closes it). */
     boolean admit(SocketChannel channel) throws IOException {
-        if (!WAITING.tryAcquire()) {
-            return false;
-        }
+        SocketAddress from = channel.getRemoteAddress();
+        String agentNonce = HEX.formatHex(nonce());
+        write(channel, WireTable.AUTH_CHALLENGE + " " + agentNonce);
+        ScheduledFuture<?> late = TIMER.schedule(() -> quietlyClose(channel), ANSWER_MILLIS, TimeUnit.MILLISECONDS);
+        String line;
         try {
-            ScheduledFuture<?> late = TIMER.schedule(() -> quietlyClose(channel), ANSWER_MILLIS, TimeUnit.MILLISECONDS);
-            String line;
-            try {
-                line = firstLine(channel);
-            } finally {
-                late.cancel(false);
-            }
-            String refusal = check(line, channel.getRemoteAddress());
-            String answer = refusal == null ? WireTable.AUTH_OK : WireTable.AUTH_REFUSED + " " + refusal;
-            ByteBuffer out = ByteBuffer.wrap((answer + "\n").getBytes(StandardCharsets.UTF_8));
-            while (out.hasRemaining()) {
-                channel.write(out);
-            }
-            return refusal == null;
+            line = firstLine(channel);
         } finally {
-            WAITING.release();
+            late.cancel(false);
         }
-    }
-
-    /** Null when the line gives the token, else why not (no secret in it); a failure waits its delay first. */
-    private synchronized String check(String line, SocketAddress from) {
-        String prefix = WireTable.AUTH_GREETING + " ";
-        boolean right = line != null && line.startsWith(prefix)
-                && MessageDigest.isEqual(line.substring(prefix.length()).getBytes(StandardCharsets.UTF_8), token);
+        String[] words = line == null ? new String[0] : line.split(" ");
+        boolean greeted = words.length == 3 && words[0].equals(WireTable.AUTH_GREETING);
+        boolean right = greeted
+                && MessageDigest.isEqual(HEX.formatHex(proof("worker", agentNonce, words[1])).getBytes(StandardCharsets.US_ASCII),
+                        words[2].getBytes(StandardCharsets.US_ASCII));
         if (right) {
-            failures = 0;
-            return null;
+            synchronized (this) {
+                failures = 0;
+            }
+            write(channel, WireTable.AUTH_OK + " " + HEX.formatHex(proof("agent", words[1], agentNonce)));
+            return true;
         }
-        failures++;
-        String why = line == null || !line.startsWith(prefix) ? "no token given" : "wrong token";
-        System.err.println("gradle-repl's agent refused a connection from " + from + ": " + why + " (" + failures + " in a row)");
-        long delay = Math.min(LONGEST_DELAY_MILLIS, FIRST_DELAY_MILLIS << Math.min(failures - 1, 10));
+        int inARow;
+        synchronized (this) {
+            inARow = ++failures;
+        }
+        String why = greeted ? "wrong token" : "no token given";
+        System.err.println("gradle-repl's agent refused a connection from " + from + ": " + why + " (" + inARow + " in a row)");
         try {
-            Thread.sleep(delay);
+            Thread.sleep(Math.min(LONGEST_DELAY_MILLIS, FIRST_DELAY_MILLIS << Math.min(inARow - 1, 10)));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        return why;
+        write(channel, WireTable.AUTH_REFUSED + " " + why);
+        return false;
     }
 
-    /** The connection's first line without its newline; null when it ends, runs long or is closed for lateness first. */
+    /** HMAC-SHA256(token, side + first nonce + second nonce): what proves a side holds the token. */
+    private byte[] proof(String side, String first, String second) {
+        try {
+            Mac mac = Mac.getInstance("HmacSHA256");
+            mac.init(new SecretKeySpec(token, "HmacSHA256"));
+            return mac.doFinal((side + first + second).getBytes(StandardCharsets.UTF_8));
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("every JVM has HmacSHA256", e);
+        }
+    }
+
+    private static byte[] nonce() {
+        byte[] nonce = new byte[NONCE_BYTES];
+        RANDOM.nextBytes(nonce);
+        return nonce;
+    }
+
+    private static void write(SocketChannel channel, String line) throws IOException {
+        ByteBuffer out = ByteBuffer.wrap((line + "\n").getBytes(StandardCharsets.UTF_8));
+        while (out.hasRemaining()) {
+            channel.write(out);
+        }
+    }
+
+    /** The connection's next line without its newline; null when it ends, runs long or is closed for lateness first. */
     private static String firstLine(SocketChannel channel) {
         ByteBuffer one = ByteBuffer.allocate(1);
         byte[] line = new byte[LONGEST_LINE];
@@ -98,7 +124,7 @@ final class TokenGate {
                 }
                 byte b = one.get(0);
                 if (b == '\n') {
-                    return new String(line, 0, length, StandardCharsets.UTF_8);
+                    return new String(line, 0, length, StandardCharsets.UTF_8).strip();
                 }
                 line[length++] = b;
             }

@@ -18,10 +18,12 @@ final class WireTable {
     static final String WORKER = "worker";
 
     /**
-     * Before a TCP connection's first message (TokenGate): the worker's line, this and the token; the agent's answer,
-     * one line of either of the other two (a refusal says why, then the connection closes). A Unix socket has none: its
-     * directory is the gate.
+     * Before a TCP connection's first message (TokenGate): the agent's challenge line, this and a nonce; the worker's
+     * line, AUTH_GREETING, its nonce and its proof; the agent's answer, one line of either of the last two (ok with the
+     * agent's own proof; a refusal says why, then the connection closes). A Unix socket has none: its directory is
+     * the gate.
      */
+    static final String AUTH_CHALLENGE = "gradle-repl-agent";
     static final String AUTH_GREETING = "gradle-repl-token";
     static final String AUTH_OK = "ok";
     static final String AUTH_REFUSED = "refused:";

@@ -42,6 +42,10 @@ class SnippetOutcome {
     @JvmField var valueType: String? = null
     /** An attached session's compiled snippet (a KJvmCompiledScript), to be run in another JVM. */
     @JvmField var compiledScript: CompiledSnippet? = null
+    /** A run's wall-clock nanoseconds: compiling it, running it, rendering its value (0 for a step that never came). */
+    @JvmField var compileNanos = 0L
+    @JvmField var evaluateNanos = 0L
+    @JvmField var renderNanos = 0L
 }
 
 /**
@@ -255,7 +259,10 @@ class ReplDriver(
     private fun evaluate(code: String, sourceName: String, running: RunningSnippet): SnippetOutcome {
         val outcome = SnippetOutcome()
         try {
-            val linked = compileRun(code, sourceName, outcome) ?: return outcome
+            val compiling = System.nanoTime()
+            val linked = compileRun(code, sourceName, outcome)
+            outcome.compileNanos = System.nanoTime() - compiling
+            if (linked == null) return outcome
             outcome.compiled = true
             // Cancelled while compiling (the compiler can't be interrupted): it never runs, the session is intact. The
             // REPL's history keeps it, so later snippets compile against it: its classes join the loader chain unrun.
@@ -264,6 +271,7 @@ class ReplDriver(
                 sessionLoader.newest = chainWithoutRunning(evaluator, linked, evaluationConfiguration)
                 return outcome
             }
+            val evaluating = System.nanoTime()
             val evaluated = withContextLoader {
                 try {
                     runSuspend { evaluator.eval(linked, evaluationConfiguration) }
@@ -271,16 +279,19 @@ class ReplDriver(
                     evaluateMangledBody(evaluator, linked, evaluationConfiguration, e) // Kotlin 2.2, a value-class value
                 }
             }
+            outcome.evaluateNanos = System.nanoTime() - evaluating
             outcome.diagnostics = outcome.diagnostics + evaluated.reports
             val result = evaluated.valueOrNull()?.get()?.result ?: return outcome
             result.scriptClass?.java?.classLoader?.let { sessionLoader.newest = it }
             outcome.result = result
             if (result is ResultValue.Value) {
+                val rendering = System.nanoTime()
                 try {
                     outcome.rendered = Renderer.render(boxedValueClass(result.value, result.type, result.scriptClass?.java))
                 } catch (t: Throwable) {
                     outcome.renderError = t
                 }
+                outcome.renderNanos = System.nanoTime() - rendering
             }
         } catch (t: Throwable) {
             outcome.internalError = t
