@@ -25,7 +25,8 @@ from support.runningapp import RunningApp, running_app
 __all__ = ["NOBODY", "IsolatedApp", "isolated_app", "isolation_unavailable"]
 
 NOBODY = 65534
-_LISTENS = re.compile(r"gradle-repl's agent listens on /127\.0\.0\.1:(\d+)")
+# Where its agent says it listens: `/127.0.0.1:PORT` by default (the tests check what else reaches it).
+_LISTENS = re.compile(r"gradle-repl's agent listens on \S*:(\d+) ")
 
 
 @dataclass
