@@ -1,11 +1,17 @@
-"""Drives the Kotlin Jupyter kernel over jupyter_client and prints what it measured as one JSON line.
+"""Drives the Kotlin Jupyter kernel over jupyter_client and prints what it measured as JSON.
 
 Runs inside the kernel's own venv (bench/kernel.py makes it), never in gradle-repl's: it imports only
-jupyter_client and psutil. Its input is one JSON object on stdin (see `Job` in bench/kernel.py): the
-compiler mode (K1 or K2), the JDK, the project classpath, the snippets and how many runs of each.
+jupyter_client and psutil. Two ways to drive it:
 
-Two kernels per mode, like the two sessions bench/run.py opens on gradle-repl: the first gives start to
-first result, then warm latencies per snippet kind; the second runs the RSS snippets from fresh.
+- a whole job (bench/run.py): one JSON object on stdin (see `KernelJob` in bench/kernel.py): the compiler mode
+  (K1 or K2), the JDK, the project classpath, the snippets and how many runs of each; one JSON line back. Two
+  kernels per mode, like the two sessions bench/run.py opens on gradle-repl: the first gives start to first
+  result, then warm latencies per snippet kind; the second runs the RSS snippets from fresh.
+- `--lines`, cell by cell (bench/peer.py, which interleaves the kernel's cells with gradle-repl's calls): the
+  first stdin line is the kernel to start (`KernelStart` in bench/kernel.py: mode, JDK, classpath, first cell);
+  the answer, once its first cell and the classpath cell ran, is `{"first_result_seconds": …}`. Then each line is
+  a cell's code as a JSON string, answered `{"seconds": …}` (execute to idle). End of input shuts the kernel down.
+  A failed cell ends the driver with the reason on stderr.
 """
 
 from __future__ import annotations
@@ -84,9 +90,19 @@ class Kernel:
         self._log.close()
 
 
-def measure(job: dict[str, Any], scratch: Path) -> dict[str, Any]:
+def silent_logback(scratch: Path) -> Path:
     logback = scratch / "logback-off.xml"
     logback.write_text(SILENT_LOGBACK)
+    return logback
+
+
+def depends_cell(classpath: list[str]) -> str:
+    """The project's classes and libraries, the way a notebook adds local jars and directories."""
+    return "\n".join(f'@file:DependsOn("{entry}")' for entry in classpath) + "\nUnit"
+
+
+def measure(job: dict[str, Any], scratch: Path) -> dict[str, Any]:
+    logback = silent_logback(scratch)
     log = scratch / "kernel.log"
     result: dict[str, Any] = {}
     started = time.monotonic()
@@ -94,9 +110,7 @@ def measure(job: dict[str, Any], scratch: Path) -> dict[str, Any]:
     try:
         kernel.run(job["first"])
         result["first_result_seconds"] = time.monotonic() - started
-        # The project's classes and libraries, the way a notebook adds local jars and directories.
-        depends = "\n".join(f'@file:DependsOn("{entry}")' for entry in job["classpath"])
-        kernel.run(depends + "\nUnit")
+        kernel.run(depends_cell(job["classpath"]))
         result["latencies"] = {}
         for name, code in job["snippets"].items():
             for _ in range(job["warmup"]):
@@ -119,9 +133,33 @@ def measure(job: dict[str, Any], scratch: Path) -> dict[str, Any]:
     return result
 
 
+def answer(value: dict[str, Any]) -> None:
+    print(json.dumps(value), flush=True)
+
+
+def cells(scratch: Path) -> None:
+    """--lines: one kernel, driven a cell per stdin line (see the module's docstring)."""
+    start = json.loads(sys.stdin.readline())
+    started = time.monotonic()
+    kernel = Kernel(start["mode"], start["java_home"], scratch / "kernel.log", silent_logback(scratch))
+    try:
+        kernel.run(start["first"])
+        first_result = time.monotonic() - started
+        if start["classpath"]:
+            kernel.run(depends_cell(start["classpath"]))
+        answer({"first_result_seconds": first_result})
+        for line in sys.stdin:
+            answer({"seconds": kernel.run(json.loads(line))})
+    finally:
+        kernel.close()
+
+
 def main() -> None:
-    job = json.loads(sys.stdin.read())
     with tempfile.TemporaryDirectory(prefix="bench-kernel-") as scratch:
+        if sys.argv[1:] == ["--lines"]:
+            cells(Path(scratch))
+            return
+        job = json.loads(sys.stdin.read())
         print(json.dumps(measure(job, Path(scratch))))
 
 

@@ -270,15 +270,20 @@ def analysis_rows(measured: dict[str, object]) -> list[tuple[str, ...]]:
     return rows
 
 
-async def worker_start_seconds(env: ReplEnvironment, runs: int) -> tuple[dict[bool, float], float]:
-    """Spawn to 'ready' (JVM, compiler, warm-up snippet), with and without the class-data archive, alternating;
-    and with the archive, spawn to the first result of `1 + 1` (what a new session costs without a spare worker)."""
+async def ensure_class_data(env: ReplEnvironment) -> None:
+    """The class-data archive a launched worker maps, trained now when the cache has none (the facade built with it)."""
     archive = classdata.archive_path(env.java_home, env.repl_host_classpath)
     if archive is not None and not archive.exists():
         trainer = await WorkerHandle.launch(
             SessionSpec(environment=env), WorkerOptions(), label="bench-class-data", role="class-data"
         )
         await trainer.transport.wait()
+
+
+async def worker_start_seconds(env: ReplEnvironment, runs: int) -> tuple[dict[bool, float], float]:
+    """Spawn to 'ready' (JVM, compiler, warm-up snippet), with and without the class-data archive, alternating;
+    and with the archive, spawn to the first result of `1 + 1` (what a new session costs without a spare worker)."""
+    await ensure_class_data(env)
     times: dict[bool, list[float]] = {True: [], False: []}
     first_results = []
     for _ in range(runs):
