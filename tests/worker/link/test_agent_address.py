@@ -1,12 +1,19 @@
 """An agent's address as attach and `agent-path --listen` take it (worker/link/agent_address.py): a bare port is this
-machine's loopback, an IPv6 host goes in brackets, and anything else is one sentence saying what to give."""
+machine's loopback, an IPv6 host goes in brackets, and anything else is one sentence saying what to give; and the
+TCP link's keep-alive, as the worker sets it on a socket to that address."""
 
 from __future__ import annotations
+
+import re
+import socket
+from pathlib import Path
 
 import pytest
 
 from gradle_repl.errors import GradleReplError
+from gradle_repl.resources import jvm_worker_attach_agent_sources
 from gradle_repl.worker.link.agent_address import AgentAddress
+from gradle_repl.worker.link.agent_wire import _tcp_options
 
 
 @pytest.mark.parametrize(
@@ -34,3 +41,19 @@ def test_port_0_is_an_address_to_listen_on_not_to_attach_to() -> None:
     assert AgentAddress.parse("0", any_port=True).port == 0
     with pytest.raises(GradleReplError):
         AgentAddress.parse("0")
+
+
+def test_the_worker_keeps_a_tcp_link_alive_on_the_agents_own_timings() -> None:
+    """Keep-alive here probes as the agent does there (AttachAgent.java's constants, read, not copied): a vanished
+    peer is noticed on both ends alike."""
+    agent = Path(next(p for p in jvm_worker_attach_agent_sources() if p.name == "AttachAgent.java")).read_text()
+    expected = {
+        name: int(re.search(rf"static final int {name} = (\d+);", agent).group(1))  # type: ignore[union-attr]
+        for name in ("KEEPALIVE_IDLE_SECONDS", "KEEPALIVE_INTERVAL_SECONDS", "KEEPALIVE_PROBES")
+    }
+    with socket.socket() as sock:
+        _tcp_options(sock)
+        assert sock.getsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE) == 1
+        assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPIDLE) == expected["KEEPALIVE_IDLE_SECONDS"]
+        assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPINTVL) == expected["KEEPALIVE_INTERVAL_SECONDS"]
+        assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPCNT) == expected["KEEPALIVE_PROBES"]

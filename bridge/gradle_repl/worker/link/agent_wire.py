@@ -515,18 +515,25 @@ def _display(reply_id: int, message: _Reader) -> AgentDisplay:
 
 # The agent's lines before the wire starts are short (TokenGate.java): longer is something else talking.
 _LONGEST_LINE = 1024
-# TCP keep-alive here, as the agent sets it there: a silent peer probed after 15 s, every 5 s, given up after 3; and
-# data unacknowledged for 30 s ends the connection (Linux), so a cut link is a lost connection in about half a minute.
-_KEEPALIVE = (15, 5, 3)
+# TCP keep-alive here with the agent's own timings (AttachAgent.java: a silent peer probed after 15 s, every 5 s, given
+# up after 3), each socket option beside the agent's constant; and data unacknowledged for 30 s ends the connection
+# (Linux), so a cut link is a lost connection in about half a minute.
+_KEEPALIVE = (
+    ("TCP_KEEPIDLE", "KEEPALIVE_IDLE_SECONDS"),
+    ("TCP_KEEPINTVL", "KEEPALIVE_INTERVAL_SECONDS"),
+    ("TCP_KEEPCNT", "KEEPALIVE_PROBES"),
+)
 _UNACKNOWLEDGED_MS = 30_000
 
 
 def _tcp_options(sock: socket.socket) -> None:
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
-    for option, value in zip(("TCP_KEEPIDLE", "TCP_KEEPINTVL", "TCP_KEEPCNT"), _KEEPALIVE, strict=True):
+    for option, constant in _KEEPALIVE:
         if hasattr(socket, option):
-            sock.setsockopt(socket.IPPROTO_TCP, getattr(socket, option), value)
+            sock.setsockopt(
+                socket.IPPROTO_TCP, getattr(socket, option), int(agent_constant("AttachAgent.java", constant))
+            )
     if hasattr(socket, "TCP_USER_TIMEOUT"):
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_USER_TIMEOUT, _UNACKNOWLEDGED_MS)
 

@@ -47,7 +47,7 @@ def message_shapes() -> dict[tuple[Sender, str], tuple[WireField, ...]]:
 @cache
 def agent_constant(source: str, name: str) -> str:
     """A `static final` String or int constant of the agent's source file `source` (WireTable.java's handshake lines,
-    AgentOptions.java's token rules), as its text: what both sides must agree on, written once, in the agent."""
+    AgentOptions.java's token variable, AttachAgent.java's keep-alive timings), as its text: what both sides must agree on, written once, in the agent."""
     (path,) = [path for path in jvm_worker_attach_agent_sources() if path.name == source]
     found = re.search(rf'static final (?:String|int) {name} = "?([^";]*)"?;', path.read_text(encoding="utf-8"))
     if found is None:
