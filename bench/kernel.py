@@ -12,13 +12,14 @@ import json
 import subprocess
 import sys
 import tempfile
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import IO, Any
 
 import anyio
 from anyio.abc import Process
 from pydantic import BaseModel
+
+from child_lines import stdout_lines
 
 __all__ = [
     "KERNEL_VERSION",
@@ -110,7 +111,7 @@ class KernelCells:
         self._process = process
         self.mode = mode
         self._stderr = stderr  # a file: a pipe nobody reads while cells run could fill and stall the driver
-        self._lines = self._read_lines()
+        self._lines = stdout_lines(self._process, json_only=True)
         self.first_result_seconds = 0.0
 
     @classmethod
@@ -156,14 +157,3 @@ class KernelCells:
             self._stderr.seek(0)
             said = self._stderr.read().decode(errors="replace")[-4000:]
             raise RuntimeError(f"the Kotlin Jupyter kernel ({self.mode}) driver ended:\n{said}") from None
-
-    async def _read_lines(self) -> AsyncIterator[str]:
-        """The driver's JSON answers (a line that isn't one, printed by a library, is skipped)."""
-        assert self._process.stdout is not None
-        buffer = b""
-        async for chunk in self._process.stdout:
-            buffer += chunk
-            while b"\n" in buffer:
-                line, buffer = buffer.split(b"\n", 1)
-                if line.startswith(b"{"):
-                    yield line.decode()

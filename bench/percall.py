@@ -22,7 +22,6 @@ import os
 import statistics
 import sys
 import time
-from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +33,7 @@ from anyio.abc import Process
 from mcp import Client, StdioServerParameters
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from child_lines import stdout_lines
 from run import CALL, TRIVIAL, percentile
 
 HERE = Path(__file__).resolve().parents[1]
@@ -134,7 +134,7 @@ class McpSide:
 class WorkerSide:
     def __init__(self, process: Process) -> None:
         self._process = process
-        self._lines = self._read_lines()
+        self._lines = stdout_lines(self._process)
 
     @classmethod
     async def start(cls, checkout: Path, stack: AsyncExitStack) -> WorkerSide:
@@ -147,15 +147,6 @@ class WorkerSide:
         side = cls(process)
         assert await side._line() == "ready"
         return side
-
-    async def _read_lines(self) -> AsyncIterator[str]:
-        assert self._process.stdout is not None
-        buffer = b""
-        async for chunk in self._process.stdout:
-            buffer += chunk
-            while b"\n" in buffer:
-                line, buffer = buffer.split(b"\n", 1)
-                yield line.decode()
 
     async def _line(self) -> str:
         return await self._lines.__anext__()

@@ -39,7 +39,6 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
@@ -50,6 +49,7 @@ from mcp import Client, StdioServerParameters
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from child_lines import stdout_lines
 from gradle_repl.environment import SessionSpec
 from gradle_repl.frames import WorkerOptions
 from gradle_repl.host.handle import WorkerHandle
@@ -163,7 +163,7 @@ class JsonLines:
 
     def __init__(self, process: Process) -> None:
         self.process = process
-        self._lines = self._read()
+        self._lines = stdout_lines(self.process, json_only=True)
 
     async def ask(self, value: object) -> dict[str, Any]:
         assert self.process.stdin is not None
@@ -172,16 +172,6 @@ class JsonLines:
 
     async def answer(self) -> dict[str, Any]:
         return dict(json.loads(await self._lines.__anext__()))
-
-    async def _read(self) -> AsyncIterator[str]:
-        assert self.process.stdout is not None
-        buffer = b""
-        async for chunk in self.process.stdout:
-            buffer += chunk
-            while b"\n" in buffer:
-                line, buffer = buffer.split(b"\n", 1)
-                if line.startswith(b"{"):
-                    yield line.decode()
 
 
 async def measure_budget(calls: int, warm_up: int, jfr_snippets: int, scratch: Path) -> dict[str, dict[str, Any]]:
