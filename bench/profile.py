@@ -44,12 +44,11 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-from anyio.abc import Process
 from mcp import Client, StdioServerParameters
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from child_lines import stdout_lines
+from child_lines import JsonLines
 from gradle_repl.environment import SessionSpec
 from gradle_repl.frames import WorkerOptions
 from gradle_repl.host.handle import WorkerHandle
@@ -156,22 +155,6 @@ def compile_phase(frames: list[str]) -> str | None:
             if pattern.search(frame):
                 return name
     return "other compiler and scripting code"
-
-
-class JsonLines:
-    """A child process that answers a JSON line per request line."""
-
-    def __init__(self, process: Process) -> None:
-        self.process = process
-        self._lines = stdout_lines(self.process, json_only=True)
-
-    async def ask(self, value: object) -> dict[str, Any]:
-        assert self.process.stdin is not None
-        await self.process.stdin.send((json.dumps(value) + "\n").encode())
-        return await self.answer()
-
-    async def answer(self) -> dict[str, Any]:
-        return dict(json.loads(await self._lines.__anext__()))
 
 
 async def measure_budget(calls: int, warm_up: int, jfr_snippets: int, scratch: Path) -> dict[str, dict[str, Any]]:

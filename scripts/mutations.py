@@ -55,6 +55,15 @@ class Mutation:
 
 MUTATIONS = (
     Mutation(
+        "every snippet's module leaves the modules later snippets depend on, a class's too",
+        "jvm-worker/runs-in-worker/facade/gradlerepl/repl/SnippetModuleChain.kt",
+        ".filter { (module, declaresClasses) -> module in added && !declaresClasses }",
+        ".filter { (module, _) -> module in added }",
+        (
+            "tests/endtoend/test_kotlin_versions.py::test_declarations_stay_reachable_around_snippets_that_declare_no_class",
+        ),
+    ),
+    Mutation(
         "an app without Kotlin is not lent the snippets' Kotlin runtime",
         "bridge/gradle_repl/worker/attach/snippet_runtime.py",
         "    return [entry for entry in host_classpath if Path(entry).name.startswith(RUNTIME_JAR_PREFIXES)]",

@@ -375,6 +375,31 @@ BOTH_REPLS = pytest.mark.parametrize(
 
 
 @BOTH_REPLS
+def test_declarations_stay_reachable_around_snippets_that_declare_no_class(
+    request: pytest.FixtureRequest, worker_fixture: str
+) -> None:
+    """A snippet that declares no class (a call, an expression, a val, a fun) leaves the modules later snippets depend
+    on (SnippetModuleChain), so a long session's compile doesn't walk one module more per snippet: what earlier
+    snippets declared — classes, an object, functions, extensions, values typed by those classes, a var assigned
+    later — is reached as before across any number of them."""
+    worker: SyncWorker = request.getfixturevalue(worker_fixture)
+    declared = worker.eval("class Around(val n: Int) { fun twice() = n * 2 }\nobject AroundBase { val n = 20 }")
+    assert declared.result.type == "success", declared.result.message
+    for i in range(4):
+        assert worker.value(f"Around({i}).twice()") == str(i * 2)
+    kept = worker.eval("val aroundKept = Around(AroundBase.n)\nfun aroundPlus(a: Around) = a.n + 1").result
+    assert kept.type == "success", kept.message
+    for code in ["var aroundCount = 0", "fun Around.thrice() = n * 3", "val aroundTimes = { a: Around -> a.n * 4 }"]:
+        assert (result := worker.eval(code).result).type == "success", f"{code}: {result.message}"
+    for i in range(4):
+        assert worker.value(f"aroundCount += 1\naroundPlus(Around({i}))") == str(i + 1)
+    assert worker.eval("data class AroundLater(val a: Around)").result.type == "success"
+    assert worker.value("AroundLater(aroundKept).a.twice() + aroundPlus(aroundKept) + aroundCount") == "65"
+    assert worker.value("aroundKept.thrice() + aroundTimes(Around(1))") == "64"
+    assert worker.check("AroundLater(Around(1)).a.twice()").value_type == "kotlin.Int"
+
+
+@BOTH_REPLS
 def test_internal_declarations_are_used_by_later_snippets(request: pytest.FixtureRequest, worker_fixture: str) -> None:
     """The K2 REPL mangles an internal member with the snippet's own module and calls it with another (NoSuchMethodError
     `getV$main`), and 2.2 crashes on a top-level `internal fun`: snippets compile `internal` as public, which is what it

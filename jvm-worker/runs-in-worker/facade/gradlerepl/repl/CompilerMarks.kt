@@ -91,26 +91,23 @@ class CompilerMarks(private val state: K2ReplCompilationState, private val histo
         return getter(moduleGetters, fir.javaClass, "getModuleData")?.let { runCatching { it.invoke(fir) }.getOrNull() }
     }
 
-    // How many of the history's modules have had their backend references dropped (releaseBackends).
-    private var released = 0
-
     /**
-     * Drops what the snippets compiled since the last call keep of their JVM backend run. Fir2Ir sets the FIR
-     * session's Java element finder's `propertyEvaluator` to a lambda holding that run's `Fir2IrComponentsStorage`,
-     * and through it the run's whole IR and `JvmBackendContext` (~1.2 MB a snippet; found with a heap dump's paths
-     * to GC roots). The FIR session itself stays in `moduleDataHistory` for later snippets to resolve against, and
-     * the lambda stayed with it. Nothing calls it after its own compilation: it evaluates Kotlin constants for Java
-     * sources compiled together with the Kotlin ones (a snippet has none), and without it the finder falls back to
-     * FIR's own evaluator. Best effort, by reflection: skipped when this Kotlin lays it out otherwise.
+     * Drops what the modules a run's compilation added (those past [since]) keep of their JVM backend run. Fir2Ir
+     * sets the FIR session's Java element finder's `propertyEvaluator` to a lambda holding that run's
+     * `Fir2IrComponentsStorage`, and through it the run's whole IR and `JvmBackendContext` (~1.2 MB a snippet; found
+     * with a heap dump's paths to GC roots). The FIR session itself stays (with the snippet in the REPL's history)
+     * for later snippets to resolve against, and the lambda stayed with it. Nothing calls it after its own
+     * compilation: it evaluates Kotlin constants for Java sources compiled together with the Kotlin ones (a snippet
+     * has none), and without it the finder falls back to FIR's own evaluator. Best effort, by reflection: skipped
+     * when this Kotlin lays it out otherwise.
      */
-    fun releaseBackends() {
+    fun releaseBackends(since: Int) {
         val history = try {
             modules().moduleDataHistory
         } catch (e: Exception) {
             return
         }
-        if (released > history.size) released = 0
-        for (module in history.subList(released, history.size)) {
+        for (module in history.subList(minOf(since, history.size), history.size)) {
             try {
                 dropPropertyEvaluator(module)
             } catch (e: Exception) {
@@ -118,7 +115,6 @@ class CompilerMarks(private val state: K2ReplCompilationState, private val histo
             } catch (e: LinkageError) {
             }
         }
-        released = history.size
     }
 
     private fun dropPropertyEvaluator(module: Any?) {

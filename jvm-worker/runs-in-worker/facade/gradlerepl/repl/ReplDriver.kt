@@ -100,7 +100,7 @@ class ReplDriver(
     private val state = K2ReplCompiler.createCompilationState(messages, Disposer.newDisposable(), compilationConfiguration, hostConfiguration)
     private val compiler = K2ReplCompiler(state)
     private val marks = CompilerMarks(state, history)
-    private val modules = SnippetModuleChain(state)
+    private val modules = SnippetModuleChain(state, history)
     private val evaluator = K2ReplEvaluator()
     private val sessionLoader = SessionContextLoader(snippetLoader)
     // What snippets run with as the thread's context class loader; one a snippet sets stays for the next.
@@ -249,11 +249,14 @@ class ReplDriver(
     }
 
     /** A run's compilation, which stays in the session's history; what only the compilation needed is let go. */
-    private fun compileRun(code: String, sourceName: String, outcome: SnippetOutcome) = try {
-        compile(code, sourceName, compilationConfiguration, outcome)
-    } finally {
-        marks.releaseBackends()
-        modules.afterCompilation()
+    private fun compileRun(code: String, sourceName: String, outcome: SnippetOutcome): kotlin.script.experimental.util.LinkedSnippet<CompiledSnippet>? {
+        val before = modules.count()
+        try {
+            return compile(code, sourceName, compilationConfiguration, outcome)
+        } finally {
+            marks.releaseBackends(since = before)
+            modules.afterCompilation(before)
+        }
     }
 
     private fun evaluate(code: String, sourceName: String, running: RunningSnippet): SnippetOutcome {
