@@ -380,8 +380,8 @@ def test_declarations_stay_reachable_around_snippets_that_declare_no_class(
 ) -> None:
     """A snippet that declares no class (a call, an expression, a val, a fun) leaves the modules later snippets depend
     on (SnippetModuleChain), so a long session's compile doesn't walk one module more per snippet: what earlier
-    snippets declared — classes, an object, functions, extensions, values typed by those classes, a var assigned
-    later — is reached as before across any number of them."""
+    snippets declared — classes, an object, functions (by reference too), extensions, values typed by those classes, a
+    var assigned later, a lazy value — is reached as before across any number of them."""
     worker: SyncWorker = request.getfixturevalue(worker_fixture)
     declared = worker.eval("class Around(val n: Int) { fun twice() = n * 2 }\nobject AroundBase { val n = 20 }")
     assert declared.result.type == "success", declared.result.message
@@ -389,13 +389,15 @@ def test_declarations_stay_reachable_around_snippets_that_declare_no_class(
         assert worker.value(f"Around({i}).twice()") == str(i * 2)
     kept = worker.eval("val aroundKept = Around(AroundBase.n)\nfun aroundPlus(a: Around) = a.n + 1").result
     assert kept.type == "success", kept.message
-    for code in ["var aroundCount = 0", "fun Around.thrice() = n * 3", "val aroundTimes = { a: Around -> a.n * 4 }"]:
+    later = ["var aroundCount = 0", "fun Around.thrice() = n * 3", "val aroundTimes = { a: Around -> a.n * 4 }"]
+    for code in [*later, "val aroundLazy by lazy { Around(7) }"]:
         assert (result := worker.eval(code).result).type == "success", f"{code}: {result.message}"
     for i in range(4):
         assert worker.value(f"aroundCount += 1\naroundPlus(Around({i}))") == str(i + 1)
     assert worker.eval("data class AroundLater(val a: Around)").result.type == "success"
     assert worker.value("AroundLater(aroundKept).a.twice() + aroundPlus(aroundKept) + aroundCount") == "65"
     assert worker.value("aroundKept.thrice() + aroundTimes(Around(1))") == "64"
+    assert worker.value("listOf(aroundLazy).map(::aroundPlus) + aroundLazy.twice()") == "[8, 14]"
     assert worker.check("AroundLater(Around(1)).a.twice()").value_type == "kotlin.Int"
 
 

@@ -254,8 +254,10 @@ class ReplDriver(
         try {
             return compile(code, sourceName, compilationConfiguration, outcome)
         } finally {
-            marks.releaseBackends(since = before)
-            modules.afterCompilation(before)
+            if (before != null) {
+                marks.releaseBackends(since = before)
+                modules.afterCompilation(before)
+            }
         }
     }
 

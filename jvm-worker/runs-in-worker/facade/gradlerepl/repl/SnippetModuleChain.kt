@@ -53,8 +53,15 @@ internal class SnippetModuleChain(private val state: K2ReplCompilationState, pri
         if (!walkRemembersNothing()) null
         else runCatching { FirSourceModuleData::class.java.getDeclaredField("friendDependencies").apply { isAccessible = true } }.getOrNull()
 
-    /** How many modules the history holds: what [afterCompilation] is given back, taken before a compilation. */
-    fun count(): Int = replModules(state).moduleDataHistory.size
+    /**
+     * How many modules the history holds, taken before a compilation and given back to [afterCompilation]; null where
+     * this Kotlin keeps no history this code can read (then nothing is taken out, and the run goes on).
+     */
+    fun count(): Int? = try {
+        replModules(state).moduleDataHistory.size
+    } catch (e: Exception) {
+        null
+    }
 
     /** After a run's compilation, which began when the history held [before] modules. */
     fun afterCompilation(before: Int) {
