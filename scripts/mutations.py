@@ -57,8 +57,8 @@ MUTATIONS = (
     Mutation(
         "every snippet's module leaves the modules later snippets depend on, a class's too",
         "jvm-worker/runs-in-worker/facade/gradlerepl/repl/SnippetModuleChain.kt",
-        ".filter { (module, declaresClasses) -> module in added && !declaresClasses }",
-        ".filter { (module, _) -> module in added }",
+        ".filter { it.moduleData in snippets && declaresClasses(it) == false }",
+        ".filter { it.moduleData in snippets }",
         (
             "tests/endtoend/test_kotlin_versions.py::test_declarations_stay_reachable_around_snippets_that_declare_no_class",
         ),

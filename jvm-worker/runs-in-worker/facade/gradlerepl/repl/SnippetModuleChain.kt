@@ -4,6 +4,8 @@ import org.jetbrains.kotlin.fir.FirModuleData
 import org.jetbrains.kotlin.fir.FirSourceModuleData
 import org.jetbrains.kotlin.fir.declarations.FirClassLikeDeclaration
 import org.jetbrains.kotlin.fir.declarations.utils.isReplSnippetDeclaration
+import org.jetbrains.kotlin.fir.symbols.SymbolInternals
+import org.jetbrains.kotlin.fir.symbols.impl.FirReplSnippetSymbol
 import org.jetbrains.kotlin.scripting.compiler.plugin.services.FirReplHistoryProviderImpl
 import org.jetbrains.kotlin.scripting.compiler.plugin.impl.K2ReplCompilationState
 import org.jetbrains.kotlin.scripting.compiler.plugin.impl.ReplModuleDataProvider
@@ -73,11 +75,12 @@ internal class SnippetModuleChain(private val state: K2ReplCompilationState, pri
         try {
             val modules = replModules(state).moduleDataHistory
             if (modules.size <= before) return
-            val added = modules.subList(before, modules.size).filterIsInstance<FirSourceModuleData>().toSet()
-            // The compilation's snippets are the history's last ones.
-            val empty = history.getSnippets().toList().takeLast(added.size).mapNotNull { symbol -> snippetOf(symbol) }
-                .filter { (module, declaresClasses) -> module in added && !declaresClasses }.map { it.first }.toSet()
-            if (empty.isNotEmpty()) modules.removeAll { it in empty }
+            // Only this compilation's modules (a library's is binary) can leave, and its snippets are the history's last.
+            val added = modules.subList(before, modules.size)
+            val snippets = added.filterIsInstance<FirSourceModuleData>().toSet()
+            val classFree = history.getSnippets().toList().takeLast(snippets.size)
+                .filter { it.moduleData in snippets && declaresClasses(it) == false }.map { it.moduleData }.toSet()
+            added.removeAll(classFree)
         } catch (e: Exception) {
             // Only speed depends on it; the session's meaning doesn't.
         } catch (e: LinkageError) {
@@ -85,19 +88,19 @@ internal class SnippetModuleChain(private val state: K2ReplCompilationState, pri
     }
 
     /**
-     * A snippet's module and whether it declares a class-like later snippets look up by id: among the snippet
-     * class's members (2.3.20+) or its body's statements (2.2–2.3.10), those the REPL marks as its snippet
-     * declarations. Null (the module is kept) where this Kotlin lays a snippet out otherwise.
+     * Whether the snippet declares a class-like later snippets look up by id: among the snippet class's members
+     * (2.3.20+) or its body's statements (2.2–2.3.10), those the REPL marks as its snippet declarations. Null (its
+     * module is kept) where this Kotlin lays a snippet out otherwise; read by name, as the two layouts differ.
      */
-    private fun snippetOf(symbol: Any): Pair<FirModuleData, Boolean>? {
-        val fir = symbol.javaClass.getMethod("getFir").invoke(symbol) ?: return null
-        val module = fir.javaClass.getMethod("getModuleData").invoke(fir) as? FirModuleData ?: return null
-        val members: List<*> = fir.javaClass.methods.firstOrNull { it.name == "getSnippetClass" && it.parameterCount == 0 }
+    @OptIn(SymbolInternals::class)
+    private fun declaresClasses(snippet: FirReplSnippetSymbol): Boolean? {
+        val fir = snippet.fir
+        val members = fir.javaClass.methods.firstOrNull { it.name == "getSnippetClass" && it.parameterCount == 0 }
             ?.invoke(fir)?.let { it.javaClass.getMethod("getDeclarations").invoke(it) as? List<*> }
             ?: fir.javaClass.methods.firstOrNull { it.name == "getBody" && it.parameterCount == 0 }
                 ?.invoke(fir)?.let { it.javaClass.getMethod("getStatements").invoke(it) as? List<*> }
             ?: return null
-        return module to members.any { it is FirClassLikeDeclaration && it.isReplSnippetDeclaration == true }
+        return members.any { it is FirClassLikeDeclaration && it.isReplSnippetDeclaration == true }
     }
 
     private fun chainFriends() {
