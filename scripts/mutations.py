@@ -403,9 +403,7 @@ MUTATIONS = (
         "bridge/gradle_repl/host/manager.py",
         "            await self._add_libraries_again(session, worker, libraries, notices)",
         "            pass",
-        (
-            "tests/front/test_server.py::test_libraries_added_with_a_comment_or_over_several_lines_come_back_after_a_restart",
-        ),
+        ("tests/front/test_server.py::test_changed_sources_restart_the_session_say_so_and_add_its_libraries_again",),
     ),
     Mutation(
         "the init script reporting no compiler plugin options",

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,12 +16,13 @@ from typing import Any
 
 import anyio
 import pytest
-from mcp import Client, StdioServerParameters
+from mcp import Client
 from mcp.types import TextContent
 
 from ledger import Ledger
 from support.paths import SAMPLE_PROJECT
 from support.rawserver import RawServer, descendants, listening_sockets, rss_bytes, wait_for, wait_gone
+from support.toolcalls import server_params
 
 pytestmark = [pytest.mark.reliability, pytest.mark.jvm]
 
@@ -237,9 +237,7 @@ def test_four_sessions_in_parallel_never_cross_talk() -> None:
     snippets = 50
 
     async def scenario() -> int:
-        params = StdioServerParameters(
-            command=sys.executable, args=["-m", "gradle_repl", "serve"], env=dict(os.environ)
-        )
+        params = server_params()  # no spare: four sessions, four JVMs
         wrong = 0
         async with Client(params, read_timeout_seconds=600) as client:
 

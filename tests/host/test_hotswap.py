@@ -11,7 +11,6 @@ import pytest
 
 from gradle_repl.host.handle import Reply
 from gradle_repl.project.toolchain import PINNED_KOTLIN_VERSION
-from suiteversions import OLDER_KOTLIN
 from support.editedproject import EditedProject
 from support.paths import SAMPLE_PROJECT, copy_project
 
@@ -151,18 +150,3 @@ def test_replay_restores_declarations_and_stops_at_the_first_failing_snippet(pro
     notices = project.loop.run_until_complete(project.manager.reset_and_replay("replays"))
     assert [n.text for n in notices if n.kind == "replayed"] == ["[replayed 2 of 2 earlier snippet(s)]"], notices
     assert project.pid() != pid and project.value_and_reply("a + 1")[0] == "21"
-
-
-@pytest.mark.parametrize("kotlin", [OLDER_KOTLIN])
-def test_a_body_edit_is_taken_in_place_on_an_older_kotlin_repl(tmp_path: Path, kotlin: str) -> None:
-    """The in-place update doesn't depend on the REPL's Kotlin version: on 2.2.21 (2.3.21 is the module's project) a
-    body edit keeps the session's object and runs the new body, and a new file's class compiles in a snippet."""
-    edited = _project(tmp_path / "sample", kotlin)
-    try:
-        edited.ok("val counter = sample.Counter(5)")
-        edited.write(EDITED, FIRST.replace("start + n + 1", "start + n + 2"))
-        edited.write("src/main/kotlin/sample/Fresh.kt", "package sample\n\nclass Fresh { fun hi() = 8 }\n")
-        value, reply = edited.value_and_reply("counter.next(1) + sample.Fresh().hi()")
-        assert value == "16" and "updated" in _kinds(reply) and "restarted" not in _kinds(reply), reply.notices
-    finally:
-        edited.close()

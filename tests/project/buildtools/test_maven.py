@@ -280,16 +280,23 @@ def _own_daemon_directory(monkeypatch: pytest.MonkeyPatch, run_files: Path) -> N
     monkeypatch.setenv("MAVEN_OPTS", os.environ.get("MAVEN_OPTS", "") + " " + daemon_options(run_files))
 
 
-def test_without_a_warm_kotlin_daemon_a_resolve_compiles_in_process_and_leaves_none(
+def test_without_a_warm_kotlin_daemon_a_kotlin_and_java_module_compiles_in_process_whole_and_leaves_none(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """kotlin-maven-plugin 2.2.20+ would start a Kotlin daemon that outlives the build: where the edit loop keeps
-    none, a real resolve leaves none behind, not only passes the flag."""
+    none, a real resolve leaves none behind, not only passes the flag. The module is Kotlin calling its Java and back,
+    incremental compilation on in the POM, on kotlin-maven-plugin 2.2.20: `mvn compile` builds it, so the in-process
+    compile must too (that version's incremental compile in process missed the Java sources: "Unresolved reference
+    'Handler'")."""
     command = maven_command(["mvn"], SAMPLE_PROJECT, SAMPLE_PROJECT, test=False)
     assert "-Dkotlin.compiler.daemon=false" in command and "-DincludeScope=runtime" in command
     _own_daemon_directory(monkeypatch, tmp_path / "daemons")
-    resolve_environment(copy_project(PROJECTS / "maven-mixed", tmp_path / "mixed"), build_tool="maven")
+    project = copy_project(PROJECTS / "maven-mixed", tmp_path / "mixed")
+    env = resolve_environment(project, build_tool="maven").environment
     assert daemons_in(tmp_path / "daemons") == []
+    classes = project / "target/classes/mixed"
+    assert (classes / "Routes.class").is_file() and (classes / "Handler.class").is_file()
+    assert str(project / "target/classes") in env.classpath and env.kotlin_version == "2.2.20"
 
 
 def test_a_resolve_compiles_in_the_kotlin_daemon_the_edit_loop_keeps_warm(
@@ -496,17 +503,6 @@ def test_an_aggregator_root_says_where_the_classes_are_and_is_served_from_the_ca
     assert "(core, app)" in warning and "--project" in warning
     assert all(Path(entry).exists() for entry in first.environment.classpath)
     assert resolve_environment(project, build_tool="maven").from_cache
-
-
-def test_a_kotlin_and_java_module_builds_as_mvn_compile_builds_it(tmp_path: Path) -> None:
-    """Kotlin calling its module's Java and back, incremental compilation on in the POM, on kotlin-maven-plugin
-    2.2.20: `mvn compile` builds it, so a resolve must too (in process, that version's incremental compile missed
-    the Java sources: "Unresolved reference 'Handler'")."""
-    project = copy_project(PROJECTS / "maven-mixed", tmp_path / "mixed")
-    env = resolve_environment(project, build_tool="maven").environment
-    classes = project / "target/classes/mixed"
-    assert (classes / "Routes.class").is_file() and (classes / "Handler.class").is_file()
-    assert str(project / "target/classes") in env.classpath and env.kotlin_version == "2.2.20"
 
 
 @pytest.mark.parametrize("executable", [True, False], ids=["mvnw", "mvnw-without-exec-bit"])

@@ -12,7 +12,8 @@ import pytest
 from gradle_repl.project.buildtools.surefire import surefire_settings
 from gradle_repl.project.resolve import resolve_environment
 from gradle_repl.testrun_settings import TestRunSettings, jvm_options
-from support.paths import PROJECTS, copy_project
+from support.paths import PROJECTS
+from support.sharedprojects import shared_copy
 
 
 def project(plugin: str, properties: str = "") -> ET.Element:
@@ -140,9 +141,9 @@ def _names(classpath: list[str]) -> list[str]:
     return [Path(p).name for p in classpath]
 
 
-def test_a_surefire_configured_project_resolves_to_its_settings(tmp_path: Path) -> None:
+def test_a_surefire_configured_project_resolves_to_its_settings(tmp_path_factory: pytest.TempPathFactory) -> None:
     """tests/projects/maven-surefire-settings, whose `mvn test` passes exactly because these settings apply."""
-    root = copy_project(PROJECTS / "maven-surefire-settings", tmp_path / "greet")
+    root = shared_copy(PROJECTS / "maven-surefire-settings", "test", tmp_path_factory)
     env = resolve_environment(root, source_set="test", build_tool="maven").environment
     settings = env.test_settings
     assert settings is not None
@@ -172,7 +173,9 @@ def test_a_surefire_configured_project_resolves_to_its_settings(tmp_path: Path) 
     assert env.classpath[2:4] == [str(root / "target/test-classes"), str(root / "target/classes")]
     assert (root / "target/test-classes/greet/GreeterSpec.class").is_file()
     assert "junit-jupiter-engine-5.14.1.jar" in _names(env.classpath)
-    main = resolve_environment(root, build_tool="maven").environment
+    # main of the project itself: building main under a copy whose test classes another test's JVM may be running
+    # (test_project_tests_builds) would rewrite them.
+    main = resolve_environment(PROJECTS / "maven-surefire-settings", build_tool="maven").environment
     assert main.test_settings is None
 
 
@@ -185,10 +188,12 @@ def test_a_surefire_configured_project_resolves_to_its_settings(tmp_path: Path) 
         ("maven-spring-boot", "spring-boot-test-4.0.7.jar"),
     ],
 )
-def test_a_project_whose_surefire_sets_nothing_gets_assertions_alone(tmp_path: Path, name: str, engine: str) -> None:
+def test_a_project_whose_surefire_sets_nothing_gets_assertions_alone(
+    tmp_path_factory: pytest.TempPathFactory, name: str, engine: str
+) -> None:
     """Each test framework's project: its test engine (or TestNG) on the test session's classpath, and from surefire
     only what it does by default (assertions on)."""
-    root = copy_project(PROJECTS / name, tmp_path / name)
+    root = shared_copy(PROJECTS / name, "test", tmp_path_factory)
     env = resolve_environment(root, source_set="test", build_tool="maven").environment
     assert env.test_settings == TestRunSettings(jvm_args=["-ea"])
     assert engine in _names(env.classpath), _names(env.classpath)

@@ -31,6 +31,7 @@ from gradle_repl.worker.repl.project_tests import class_name_pattern, scanned_ro
 from support.fakeworker import FakeLauncher
 from support.paths import PROJECTS, copy_project
 from support.projecttests import ProjectTests
+from support.sharedprojects import shared_copy
 
 SHOP = PROJECTS / "maven-junit"
 CART = "src/main/kotlin/shop/Cart.kt"
@@ -273,8 +274,10 @@ def _text(result: CallToolResult) -> str:
 @jvm
 @pytest.mark.anyio
 @pytest.mark.parametrize("anyio_backend", ["asyncio"])
-async def test_run_project_tests_over_mcp_and_a_snippet_in_the_same_session(tmp_path: Path, anyio_backend: str) -> None:
-    root = str(copy_project(SHOP, tmp_path / "shop"))
+async def test_run_project_tests_over_mcp_and_a_snippet_in_the_same_session(
+    tmp_path_factory: pytest.TempPathFactory, anyio_backend: str
+) -> None:
+    root = str(shared_copy(SHOP, "test", tmp_path_factory))
     messages: list[str] = []
 
     async def on_progress(progress: float, total: float | None, message: str | None) -> None:
@@ -317,9 +320,9 @@ async def test_run_project_tests_over_mcp_and_a_snippet_in_the_same_session(tmp_
 
 @jvm
 def test_cli_prints_failures_then_a_summary_and_exits_1_only_when_a_test_failed(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path_factory: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    root = str(copy_project(SHOP, tmp_path / "shop"))
+    root = str(shared_copy(SHOP, "test", tmp_path_factory))
     assert cli_main(["test", root, "shop.CartTest", "--build-tool", "maven"]) == 1
     out = capsys.readouterr().out
     assert out.startswith("FAILED shop.CartTest.discountFromTenItems\n"), out

@@ -16,6 +16,7 @@ import pytest
 from gradle_repl.frames import ErrorResult, Probe, TestRunResult
 from support.paths import PROJECTS, copy_project
 from support.projecttests import ProjectTests
+from support.sharedprojects import shared_copy
 
 PANTRY_TEST = "src/test/kotlin/pantry/PantryTest.kt"
 RESTOCKED = '        assertEquals(8, pantry.count("rice"))\n'
@@ -23,9 +24,15 @@ pytestmark = pytest.mark.jvm
 
 
 @contextmanager
-def _project(name: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ProjectTests]:
-    """A private copy of a test project and its test session, closed however the test ends."""
-    project = ProjectTests(copy_project(PROJECTS / name, tmp_path_factory.mktemp(name) / name))
+def _project(name: str, tmp_path_factory: pytest.TempPathFactory, *, edited: bool = False) -> Iterator[ProjectTests]:
+    """A test project's test session, closed however the test ends: on a private copy when the test edits the project,
+    else on the run's built copy (test_surefire resolves the same)."""
+    root = (
+        copy_project(PROJECTS / name, tmp_path_factory.mktemp(name) / name)
+        if edited
+        else shared_copy(PROJECTS / name, "test", tmp_path_factory)
+    )
+    project = ProjectTests(root)
     try:
         yield project
     finally:
@@ -34,7 +41,7 @@ def _project(name: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pr
 
 @pytest.fixture(scope="module")
 def pantry(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ProjectTests]:
-    with _project("maven-kotlin-test", tmp_path_factory) as project:
+    with _project("maven-kotlin-test", tmp_path_factory, edited=True) as project:
         yield project
 
 
