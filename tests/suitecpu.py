@@ -1,12 +1,13 @@
 """Where a command's CPU goes, by kind of process: the suite's worker JVMs, Maven, Kotlin daemons, pytest itself.
 
-    .venv/bin/python tests/suitecpu.py [--every 0.25] -- bash .ci/run
+    .venv/bin/python tests/suitecpu.py [--every 0.25] [--modules] [--tests 40] -- bash .ci/run
 
 Runs the command and, while it runs, reads every process's CPU time (user + system) every --every seconds; a
 process's growth between two readings is added to its kind (`kind_of`: from its command line). At the end it prints
 CPU seconds and processes per kind, then per test module (`--modules`: the module whose test was running when the
-process, or the process that started it, began — pytest sets PYTEST_CURRENT_TEST, and a child inherits it), and
-the wall time. A process that ends between two readings loses what it spent
+process, or the process that started it, began — pytest sets PYTEST_CURRENT_TEST, and a child inherits it), the N
+tests whose processes cost most (`--tests N`: a module-scoped fixture's processes count for its first test), and the
+wall time. A process that ends between two readings loses what it spent
 since the last one (at most --every seconds of its CPU); one that started before the command is left out. The suite
 on 2 cores is CPU-bound (CONTRIBUTING.md, The suite), so its wall time follows the CPU these kinds spend. Linux or
 macOS (psutil); run by hand (tests/repo/test_suitecpu.py checks how it reads, not the suite).
@@ -19,13 +20,14 @@ import subprocess
 import sys
 import time
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import psutil
 
 from suitetime import module_of as module_of_test
 
-__all__ = ["kind_of", "module_of", "CpuByKind"]
+__all__ = ["kind_of", "module_of", "started_for", "CpuByKind"]
 
 # (what the command line holds, the kind), first match wins: the worker's Python process hosts its JVM (JPype).
 _KINDS = (
@@ -67,15 +69,22 @@ def kind_of(cmdline: list[str]) -> str:
     return "JVM: ?"
 
 
+def started_for(environment: dict[str, str]) -> str:
+    """The test a process was started for, from the PYTEST_CURRENT_TEST it inherited
+    ("tests/test_x.py::test_y[a] (setup)" → "tests/test_x.py::test_y[a]"; a module-scoped fixture's process is its
+    first test's), or "" outside any test."""
+    current = environment.get("PYTEST_CURRENT_TEST", "")
+    return current.rsplit(" (", 1)[0] if current.endswith(")") else current
+
+
 def module_of(environment: dict[str, str]) -> str:
-    """The test module a process was started for, from the PYTEST_CURRENT_TEST it inherited
-    ("tests/test_x.py::test_y[a] (setup)" → "tests/test_x.py"), or "" outside any test."""
-    return module_of_test(environment.get("PYTEST_CURRENT_TEST", ""))
+    """The test module a process was started for ("tests/test_x.py"), or "" outside any test."""
+    return module_of_test(started_for(environment))
 
 
-def _module_of(process: psutil.Process) -> str:
+def _started_for(process: psutil.Process) -> str:
     try:
-        return module_of(process.environ())
+        return started_for(process.environ())
     except (psutil.Error, OSError):
         return ""  # ended, or not ours to read
 
@@ -88,8 +97,8 @@ class CpuByKind:
     # the JVM's kind from then on, with what it spent before) and its CPU seconds then.
     _seen: dict[tuple[int, float], tuple[str, float]] = field(default_factory=dict)
     _before: set[tuple[int, float]] = field(default_factory=set)
-    # Per process: the test module it was started for, read once (its environment doesn't change).
-    _modules: dict[tuple[int, float], str] = field(default_factory=dict)
+    # Per process: the test it was started for, read once (its environment doesn't change).
+    _tests: dict[tuple[int, float], str] = field(default_factory=dict)
 
     def exclude_running(self) -> None:
         """Leaves out what runs now: this tool, the shell, anything started before the command."""
@@ -106,8 +115,8 @@ class CpuByKind:
             # kind it was last read with.
             kind = kind_of(cmdline) if cmdline else self._seen.get(key, ("?", 0.0))[0]
             self._seen[key] = (kind, times.user + times.system)
-            if key not in self._modules:
-                self._modules[key] = _module_of(process)
+            if key not in self._tests:
+                self._tests[key] = _started_for(process)
 
     @property
     def seconds(self) -> dict[str, float]:
@@ -123,20 +132,28 @@ class CpuByKind:
     @property
     def seconds_by_module(self) -> dict[str, tuple[float, Counter[str]]]:
         """Per test module: the CPU seconds of the processes started for it, and how many of each kind."""
+        return self._seconds_by(module_of_test)
+
+    @property
+    def seconds_by_test(self) -> dict[str, tuple[float, Counter[str]]]:
+        """Per test: the CPU seconds of the processes started while it (or its fixtures) ran, and their kinds."""
+        return self._seconds_by(lambda test: test)
+
+    def _seconds_by(self, group: Callable[[str], str]) -> dict[str, tuple[float, Counter[str]]]:
         totals: defaultdict[str, float] = defaultdict(float)
         kinds: defaultdict[str, Counter[str]] = defaultdict(Counter)
         for key, (kind, cpu) in self._seen.items():
-            module = self._modules.get(key) or "(no test)"
-            totals[module] += cpu
-            kinds[module][kind] += 1
-        return {module: (cpu, kinds[module]) for module, cpu in totals.items()}
+            test = self._tests.get(key)
+            name = group(test) if test else "(no test)"
+            totals[name] += cpu
+            kinds[name][kind] += 1
+        return {name: (cpu, kinds[name]) for name, cpu in totals.items()}
 
     def module_report(self) -> list[str]:
-        return [
-            f"{cpu:9.1f} CPU-s  {module}  ({', '.join(f'{n} {kind}' for kind, n in kinds.most_common())})"
-            for module, (cpu, kinds) in sorted(self.seconds_by_module.items(), key=lambda e: -e[1][0])
-            if cpu >= 0.05
-        ]
+        return _lines(self.seconds_by_module)
+
+    def test_report(self, count: int) -> list[str]:
+        return _lines(self.seconds_by_test)[:count]
 
     def report(self) -> list[str]:
         seconds, processes = self.seconds, self.processes
@@ -148,10 +165,19 @@ class CpuByKind:
         return [*lines, f"{sum(seconds.values()):9.1f} CPU-s in all"]
 
 
+def _lines(groups: dict[str, tuple[float, Counter[str]]]) -> list[str]:
+    return [
+        f"{cpu:9.1f} CPU-s  {name}  ({', '.join(f'{n} {kind}' for kind, n in kinds.most_common())})"
+        for name, (cpu, kinds) in sorted(groups.items(), key=lambda e: -e[1][0])
+        if cpu >= 0.05
+    ]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--every", type=float, default=0.25, help="seconds between readings")
     parser.add_argument("--modules", action="store_true", help="also print CPU per test module")
+    parser.add_argument("--tests", type=int, default=0, metavar="N", help="also print the N tests that cost most CPU")
     parser.add_argument("command", nargs=argparse.REMAINDER, help="the command to run (after --)")
     args = parser.parse_args()
     command = (args.command[1:] if args.command[:1] == ["--"] else args.command) or ["bash", ".ci/run"]
@@ -163,6 +189,8 @@ def main() -> int:
             usage.read()
             time.sleep(args.every)
     usage.read()
+    if args.tests:
+        print(*usage.test_report(args.tests), "", sep="\n")
     if args.modules:
         print(*usage.module_report(), "", sep="\n")
     print(*usage.report(), f"{time.monotonic() - started:9.1f} s wall, exit status {run.returncode}", sep="\n")

@@ -9,7 +9,7 @@ import time
 
 import psutil
 
-from suitecpu import CpuByKind, kind_of, module_of
+from suitecpu import CpuByKind, kind_of, module_of, started_for
 
 
 def test_each_process_of_the_suite_has_its_kind() -> None:
@@ -68,8 +68,15 @@ def test_a_process_started_after_the_readings_began_is_counted_under_its_kind_wi
     assert usage.report()[-1].endswith("CPU-s in all")
     cpu, kinds = usage.seconds_by_module["tests/test_probe.py"]  # from the environment it was started with
     assert kinds[kind] == 1 and cpu >= 0.5, usage.module_report()
+    cpu, kinds = usage.seconds_by_test["tests/test_probe.py::test_spends[a::b]"]
+    assert kinds[kind] == 1 and cpu >= 0.5, usage.test_report(5)
 
 
 def test_a_process_is_put_under_the_module_whose_test_was_running_when_it_started() -> None:
     assert module_of({"PYTEST_CURRENT_TEST": "tests/test_x.py::test_y[p::q] (setup)"}) == "tests/test_x.py"
     assert module_of({"HOME": "/root"}) == ""
+    assert (
+        started_for({"PYTEST_CURRENT_TEST": "tests/test_x.py::test_y[p (q)] (teardown)"})
+        == "tests/test_x.py::test_y[p (q)]"
+    )
+    assert started_for({"HOME": "/root"}) == ""
