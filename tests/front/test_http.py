@@ -35,8 +35,9 @@ pytestmark = [pytest.mark.jvm, pytest.mark.reliability, pytest.mark.anyio]
 
 PROJECT = str(SAMPLE_PROJECT)
 RUN = {"projectRoot": PROJECT, "buildTool": "maven"}
-# Two sessions, two JVMs, for the whole module: each test declares names of its own in them. A test that looks at
-# a session's state (running, idle, kept) has sessions of its own, so one lost session fails one test only.
+# Two sessions, two JVMs, for the whole module (tests run in file order): each test declares names of its own in them,
+# and a test that stops or drops a call leaves its session idle and whole for the next, or fails itself. A session of
+# its own would cost each such test a JVM start (~3 CPU-s).
 MAIN, OTHER = "main", "other"
 
 
@@ -173,7 +174,7 @@ async def test_two_clients_share_a_session_by_its_id(server: HttpServer) -> None
 
 
 async def test_a_cancel_over_http_stops_the_snippet_and_keeps_the_session(server: HttpServer) -> None:
-    session = "cancelled"
+    session = MAIN
     async with sdk_client(server) as client, sdk_client(server) as watcher:
         await client.call_tool("run_kotlin_snippet", run_in(session, "val kept = 7"))
         async with anyio.create_task_group() as group:
@@ -203,7 +204,7 @@ async def test_a_client_that_goes_away_mid_snippet_has_its_snippet_cancelled_and
     """A dropped connection cancels that client's call as a cancel would (its session stops the snippet and keeps
     its state); another client's snippet, running at that moment, finishes with its own answer."""
     release = tmp_path / "release"
-    DROPPED, BYSTANDER = "dropped", "bystander"  # noqa: N806 (named like the module's sessions they stand in for)
+    DROPPED, BYSTANDER = MAIN, OTHER  # noqa: N806 (the module's two sessions, named for their part here)
     async with sdk_client(server) as other:
         await other.call_tool("run_kotlin_snippet", run_in(DROPPED, "val before = 1"))
         session = server.legacy_session()
@@ -265,7 +266,7 @@ def test_a_sessions_jvm_never_sees_the_servers_token(server: HttpServer) -> None
     """The server has its token in GRADLE_REPL_TOKEN; a snippet (code the token guards against) reads nothing there
     (envSource inherit, the default; none and shell: tests/base/test_options.py)."""
     session = server.legacy_session()
-    call = tool_call(11, "run_kotlin_snippet", run_in("token", f'System.getenv("{TOKEN_ENV}") ?: "unset"'))
+    call = tool_call(11, "run_kotlin_snippet", run_in(MAIN, f'System.getenv("{TOKEN_ENV}") ?: "unset"'))
     reply = server.post(call, server.session_headers(session))
     assert reply.status_code == 200 and '"value":"unset"' in reply.text.replace(" ", ""), reply.text
     assert server.token not in reply.text

@@ -59,12 +59,14 @@ async def fake_server(**limits: object) -> AsyncIterator[tuple[Client, FakeLaunc
 
 @pytest.fixture(scope="module")
 async def shared() -> AsyncIterator[Client]:
-    """One server for the tests that only need their own session on it (each uses its own session id)."""
+    """One server for the tests of a real JVM: those that need a session of their own take their own session id."""
     async with Client(server_params(), read_timeout_seconds=300) as client:
         yield client
 
 
-# The session of tests that only need one that holds nothing of theirs: one JVM for all of them.
+# The session of tests whose names and libraries don't meet another's (tests run in file order): one JVM for all of
+# them, a JVM start (~3 CPU-s) each saved. A test that counts what a session holds, or needs options of its own,
+# takes its own session.
 PLAIN = "plain"
 # A small Maven Central library sample-project doesn't have.
 COLLECTIONS = '@file:DependsOn("org.apache.commons:commons-collections4:4.4")'
@@ -364,27 +366,27 @@ async def test_depends_on_adds_a_library_to_the_live_session(shared: Client) -> 
     earlier state stays, a version conflict keeps the project's version and says so, a bad coordinate is an error
     that leaves the session usable, and the session lists what it added."""
     client = shared
-    await run(client, "val before = 40", sessionId="libs")
+    await run(client, "val before = 40", sessionId=PLAIN)
     added = await run(
         client,
         f'{COLLECTIONS}\norg.apache.commons.collections4.bag.HashBag<String>().apply {{ add("a"); add("a") }}.getCount("a") + before',
-        sessionId="libs",
+        sessionId=PLAIN,
     )
     assert not added.is_error and text(added).startswith("42"), text(added)
     assert text(
-        await run(client, "org.apache.commons.collections4.bag.HashBag<Int>().size", sessionId="libs")
+        await run(client, "org.apache.commons.collections4.bag.HashBag<Int>().size", sessionId=PLAIN)
     ).startswith("0")
     # sample-project has commons-text 1.13.0: the project's version wins.
     older = await run(
         client,
         '@file:DependsOn("org.apache.commons:commons-text:1.9")\norg.apache.commons.text.WordUtils.capitalize("a b")',
-        sessionId="libs",
+        sessionId=PLAIN,
     )
     assert not older.is_error and "commons-text: kept the project's version 1.13.0" in text(older), text(older)
-    missing = await run(client, '@file:DependsOn("no.such.group:no-such-artifact:1.0")\n1', sessionId="libs")
+    missing = await run(client, '@file:DependsOn("no.such.group:no-such-artifact:1.0")\n1', sessionId=PLAIN)
     assert missing.is_error and "no.such.group:no-such-artifact" in text(missing), text(missing)
-    assert text(await run(client, "before + 2", sessionId="libs")).startswith("42")
-    described = text(await client.call_tool("describe_kotlin_session", {"sessionId": "libs"}))
+    assert text(await run(client, "before + 2", sessionId=PLAIN)).startswith("42")
+    described = text(await client.call_tool("describe_kotlin_session", {"sessionId": PLAIN}))
     assert COLLECTIONS in described and '@file:DependsOn("org.apache.commons:commons-text:1.9")' in described, described
     assert "no-such-artifact" not in described
 
@@ -489,29 +491,27 @@ async def test_check_answers_without_running_and_only_errors_set_is_error(shared
     """check_kotlin_snippet compiles against the session's state: errors come back with their caret and isError,
     warnings alone and a clean compile without; nothing runs, and the session holds what it held."""
     client = shared
-    await run(client, "val checkedBase = 2", sessionId="checked")
-    before = text(await client.call_tool("describe_kotlin_session", {"sessionId": "checked"}))
-    clean = await check(client, "checkedBase * 21", sessionId="checked")
+    await run(client, "val checkedBase = 2", sessionId=PLAIN)
+    before = text(await client.call_tool("describe_kotlin_session", {"sessionId": PLAIN}))
+    clean = await check(client, "checkedBase * 21", sessionId=PLAIN)
     assert not clean.is_error and text(clean) == "Compiles; nothing was run. Its value would be of type kotlin.Int."
     assert clean.structured_content["ok"] is True and clean.structured_content["valueType"] == "kotlin.Int"
-    warned = await check(client, 'println("never printed")\nval zero = 1 / 0', sessionId="checked")
+    warned = await check(client, 'println("never printed")\nval zero = 1 / 0', sessionId=PLAIN)
     assert not warned.is_error and text(warned).startswith(
         "Compiles with 1 warning(s); nothing was run.\nwarning: Division by zero."
     )
     assert "never printed" not in text(warned).replace('println("never printed")', "")
-    wrong = await check(client, "val later = checkedBase\nnope", sessionId="checked")
+    wrong = await check(client, "val later = checkedBase\nnope", sessionId=PLAIN)
     assert wrong.is_error and text(wrong) == (
         "Error: 1 error(s); nothing was run.\nerror: Unresolved reference 'nope'. (line 2, col 1)\n    nope\n    ^"
     )
     [diagnostic] = wrong.structured_content["diagnostics"]
     assert wrong.structured_content["ok"] is False
     assert (diagnostic["severity"], diagnostic["line"], diagnostic["column"]) == ("error", 2, 1)
-    library = await check(client, f"{COLLECTIONS}\n1", sessionId="checked")
+    library = await check(client, f"{COLLECTIONS}\n1", sessionId=PLAIN)
     assert not library.is_error and "warning: a check does not resolve @file:DependsOn" in text(library), text(library)
-    assert (
-        text(await client.call_tool("describe_kotlin_session", {"sessionId": "checked"})) == before
-    )  # no library either
-    assert text(await run(client, "zero", sessionId="checked")).startswith("Error: error: Unresolved reference 'zero'")
+    assert text(await client.call_tool("describe_kotlin_session", {"sessionId": PLAIN})) == before  # no library either
+    assert text(await run(client, "zero", sessionId=PLAIN)).startswith("Error: error: Unresolved reference 'zero'")
 
 
 @jvm
@@ -519,8 +519,8 @@ async def test_complete_offers_what_fits_at_the_cursor_as_text_and_data(shared: 
     """complete_kotlin_snippet answers from the session's state: one candidate a line for text-only clients, the
     same as structured data, and a cursor outside the code is a clear error."""
     client = shared
-    await run(client, "val completedList = listOf(3, 1)", sessionId="completed")
-    arguments = {"projectRoot": PROJECT, "sessionId": "completed", "buildTool": "maven"}
+    await run(client, "val completedList = listOf(3, 1)", sessionId=PLAIN)
+    arguments = {"projectRoot": PROJECT, "sessionId": PLAIN, "buildTool": "maven"}
     result = await client.call_tool("complete_kotlin_snippet", {**arguments, "code": "completedList.sor"})
     assert not result.is_error, text(result)
     data = result.structured_content
@@ -649,11 +649,11 @@ async def test_a_cancelled_call_stops_its_snippet_and_never_shifts_answers(share
 @jvm
 async def test_a_cancelled_busy_loop_replaces_the_jvm_and_the_next_call_says_so(shared: Client) -> None:
     client = shared
-    assert not (await run(client, "val keep = 42", sessionId="busy")).is_error
+    assert not (await run(client, "val keep = 42", sessionId=PLAIN)).is_error
     with anyio.move_on_after(2):
-        await run(client, "while (true) {}", sessionId="busy")
-    after = await run(client, "keep", sessionId="busy")
-    again = await run(client, '"fresh"', sessionId="busy")
+        await run(client, "while (true) {}", sessionId=PLAIN)
+    after = await run(client, "keep", sessionId=PLAIN)
+    again = await run(client, '"fresh"', sessionId=PLAIN)
     assert after.is_error and "Unresolved reference 'keep'" in text(after)
     assert "cancelled snippet" in text(after) and "state is lost" in text(after), text(after)
     assert text(again).startswith("fresh")
