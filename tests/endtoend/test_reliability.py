@@ -31,7 +31,9 @@ PROJECT = str(SAMPLE_PROJECT)
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[RawServer]:
-    raw = RawServer("--max-sessions", "6")
+    # No spare: a fault's restart starts its own JVM, and a spare would be one JVM more for nothing (the spare's own
+    # take-over is front/test_server.py's).
+    raw = RawServer("--no-spare-worker", "--max-sessions", "6")
     yield raw
     raw.close()
 
