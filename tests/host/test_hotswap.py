@@ -5,12 +5,10 @@ the session's successful snippets again."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from gradle_repl.host.handle import Reply
-from gradle_repl.project.toolchain import PINNED_KOTLIN_VERSION
 from support.editedproject import EditedProject
 from support.paths import SAMPLE_PROJECT, copy_project
 
@@ -32,17 +30,13 @@ fun listed(): List<Int> = listOf(1, 2, 3)
 """
 
 
-def _project(root: Path, kotlin: str = PINNED_KOTLIN_VERSION) -> EditedProject:
-    copy_project(SAMPLE_PROJECT, root)
-    pom = root / "pom.xml"
-    pom.write_text(pom.read_text().replace(f"<kotlin.version>{PINNED_KOTLIN_VERSION}<", f"<kotlin.version>{kotlin}<"))
-    (root / EDITED).write_text(FIRST)
-    return EditedProject(root)
-
-
 @pytest.fixture(scope="module")
 def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EditedProject]:
-    edited = _project(tmp_path_factory.mktemp("hotswap") / "sample")
+    """A private copy of sample-project with EDITED, on its own (the pinned) Kotlin; the older Kotlin's in-place update
+    is worker/classes/test_session_compile.py's."""
+    root = copy_project(SAMPLE_PROJECT, tmp_path_factory.mktemp("hotswap") / "sample")
+    (root / EDITED).write_text(FIRST)
+    edited = EditedProject(root)
     yield edited
     edited.close()
 

@@ -173,9 +173,8 @@ def test_a_surefire_configured_project_resolves_to_its_settings(tmp_path_factory
     assert env.classpath[2:4] == [str(root / "target/test-classes"), str(root / "target/classes")]
     assert (root / "target/test-classes/greet/GreeterSpec.class").is_file()
     assert "junit-jupiter-engine-5.14.1.jar" in _names(env.classpath)
-    # main of the project itself: building main under a copy whose test classes another test's JVM may be running
-    # (test_project_tests_builds) would rewrite them.
-    main = resolve_environment(PROJECTS / "maven-surefire-settings", build_tool="maven").environment
+    main_root = shared_copy(PROJECTS / "maven-surefire-settings", "main", tmp_path_factory)
+    main = resolve_environment(main_root, build_tool="maven").environment
     assert main.test_settings is None
 
 
