@@ -184,8 +184,14 @@ def test_when_chooses_the_hits_and_max_hits_ends_the_probe(shop: ProbedShop) -> 
     code = '(1..6).map { n -> shop.Cart().add(shop.Item("cup", 100, quantity = n)).totalCents() }'
     hits = shop.hits(code, Probe(at=f"shop.Cart:{line}", when="subtotal >= 300", max_hits=2, capture=["size"]))
     assert [(h.hit, _local(h, "subtotal"), h.captured[0].value) for h in hits] == [(1, "300", "3"), (2, "400", "4")]
+    assert {h.at for h in hits} == {f"shop.Cart.totalCents(Cart.kt:{line})"}
     hits = shop.hits(code, Probe(at=f"Cart.kt:{line}", max_hits=1000))
     assert [_local(h, "subtotal") for h in hits] == ["100", "200", "300", "400", "500", "600"]
+    # A `when` that calls the probed method reaches its own line again: there it isn't evaluated, so it doesn't
+    # recurse, and each call of the snippet's passes the line once.
+    subtotal = _line(shop, "fun subtotalCents()")
+    hits = shop.hits(code, Probe(at=f"Cart.kt:{subtotal}", when="subtotalCents() >= 300", max_hits=1000))
+    assert [(h.hit, h.at) for h in hits] == [(n, f"shop.Cart.subtotalCents(Cart.kt:{subtotal})") for n in range(1, 5)]
 
 
 @jvm
@@ -208,6 +214,7 @@ def test_two_probes_a_throwing_capture_and_a_failing_snippet_keep_their_hits(sho
     assert [hit.hit for hit in reply.result.probe_hits if hit.probe == 1] == [1]
     # A `when` that throws is recorded in the hit; the probed code went on.
     assert by_probe[2].notes[0].startswith("`when` threw java.lang.IndexOutOfBoundsException"), by_probe[2].notes
+    assert by_probe[2].at == f"shop.Cart.totalCents(Cart.kt:{total})"
     captured = by_probe[0].captured
     assert (captured[0].value, captured[0].error) == ("tea", None)
     assert captured[1].error is not None and captured[1].error.startswith("java.lang.IndexOutOfBoundsException")

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gradle_repl.frames import Probe
-from gradle_repl.worker.java import JavaObject
+from gradle_repl.worker.java import JavaObject, java_class
 from gradle_repl.worker.kotlinc import DIAGNOSTIC, kotlinc
 from gradle_repl.worker.results.safety import jstr
 from gradle_repl.worker.runner import ProbeError
@@ -41,7 +41,18 @@ _SUPPRESSED = (
     "ERROR_SUPPRESSION",
 )
 # The generated methods' own parameters, named so no local of the project shadows them.
-_SELF, _LOCALS, _INDEX = "gradleReplSelf", "gradleReplLocals", "gradleReplIndex"
+_SELF, _LOCALS, _INDEX, _LOCAL = "gradleReplSelf", "gradleReplLocals", "gradleReplIndex", "gradleReplLocal"
+# A local's JVM descriptor → its Kotlin type, for the primitives (a linked call passes them unboxed).
+_PRIMITIVES = {
+    "Z": "kotlin.Boolean",
+    "C": "kotlin.Char",
+    "B": "kotlin.Byte",
+    "S": "kotlin.Short",
+    "I": "kotlin.Int",
+    "J": "kotlin.Long",
+    "F": "kotlin.Float",
+    "D": "kotlin.Double",
+}
 # The site class's two methods the interface's calls reach, in the probed class's type when the site has `this`.
 _HOLDS, _CAPTURE = "gradleReplHolds", "gradleReplCapture"
 
@@ -178,38 +189,45 @@ def _site_class(
     loader: JavaObject,
     types: JavaObject,
 ) -> list[_Expression]:
-    declarations = []
-    for position, local in enumerate(site.getLocals()):
-        kotlin_type = jstr(types.sourceType(local, loader))
-        variable = _quoted(jstr(local.getName()))
-        # Unchecked (a cast, `as Int`, checks for null through kotlin.jvm.internal.Intrinsics, which a Java app
-        # doesn't have). A primitive, boxed by the probe's call and never null, is declared as its Kotlin type so it is
-        # unboxed once here and compares as a primitive (a platform `Int!` would compare through Intrinsics too).
-        if len(jstr(local.getDescriptor())) == 1:
-            declarations.append(
-                f"        val {variable}: {kotlin_type} = gradlerepl.both.ProbeCode.local({_LOCALS}, {position})"
-            )
-        else:
-            declarations.append(
-                f"        val {variable} = gradlerepl.both.ProbeCode.local<{kotlin_type}>({_LOCALS}, {position})"
-            )
+    locals_ = [
+        _Local(position, local, jstr(types.sourceType(local, loader)))
+        for position, local in enumerate(site.getLocals())
+    ]
     # A site with `this` runs the expressions in an extension of its type, reached by a nullable cast and a safe call:
     # `with(self as T)` would check for null through Intrinsics. A static method's site has no receiver.
     has_this = bool(site.getHasThis())
     receiver = f"{_this_type(site, loader, types)}." if has_this else ""
     reach = f"({_SELF} as {_this_type(site, loader, types)}?)?." if has_this else ""
+    otherwise = " ?: false" if has_this else ""
+    passing = jstr(java_class("gradlerepl.both.ProbeCode", loader=loader).PASS)
+    parameters = "".join(f", {local.parameter}" for local in locals_)
+    arguments = ", ".join(local.parameter_name for local in locals_)
     found: list[_Expression] = []
-    source.add(f"class {name} : gradlerepl.both.ProbeCode {{")
+    source.add(f"class {name} : gradlerepl.both.ProbeCode() {{")
     source.add(
         f"    override fun holds({_SELF}: kotlin.Any?, {_LOCALS}: kotlin.Array<kotlin.Any?>): kotlin.Boolean =\n"
-        f"        {reach}{_HOLDS}({_LOCALS}){' ?: false' if has_this else ''}"
+        f"        {reach}{_HOLDS}({', '.join(local.from_array for local in locals_)}){otherwise}"
     )
     source.add(
         f"    override fun capture({_INDEX}: kotlin.Int, {_SELF}: kotlin.Any?, {_LOCALS}: kotlin.Array<kotlin.Any?>): "
         f"kotlin.Any? =\n        {reach}{_CAPTURE}({_INDEX}, {_LOCALS})"
     )
-    source.add(f"    private fun {receiver}{_HOLDS}({_LOCALS}: kotlin.Array<kotlin.Any?>): kotlin.Boolean {{")
-    source.add("\n".join(declarations) or "        // no locals")
+    # A pass of the probed line as its linked call reaches it (ProbeHook.site): the locals as their slots hold them,
+    # boxed only for a pass to record.
+    source.add(
+        f"    fun {passing}({_SELF}: kotlin.Any?{parameters}) {{\n"
+        "        if (!gradleReplEnter()) return\n"
+        "        var gradleReplHeld = false\n"
+        "        var gradleReplThrown: kotlin.Throwable? = null\n"
+        f"        try {{\n            gradleReplHeld = {reach}{_HOLDS}({arguments}){otherwise}\n"
+        "        } catch (gradleReplError: kotlin.Throwable) {\n            gradleReplThrown = gradleReplError\n"
+        "        } finally {\n            gradleReplLeave()\n        }\n"
+        "        if (gradleReplHeld || gradleReplThrown != null) {\n"
+        f"            gradleReplPassed(gradleReplHeld, gradleReplThrown, {_SELF}, kotlin.arrayOf<kotlin.Any?>({arguments}))\n"
+        "        }\n    }"
+    )
+    source.add(f"    private fun {receiver}{_HOLDS}({parameters.removeprefix(', ')}): kotlin.Boolean {{")
+    source.add("\n".join(local.from_parameter for local in locals_) or "        // no locals")
     source.add("        return (")
     condition = probe.when or "true"
     start = source.add(condition)
@@ -219,7 +237,7 @@ def _site_class(
     source.add(
         f"    private fun {receiver}{_CAPTURE}({_INDEX}: kotlin.Int, {_LOCALS}: kotlin.Array<kotlin.Any?>): kotlin.Any? {{"
     )
-    source.add("\n".join(declarations) or "        // no locals")
+    source.add("\n".join(local.from_locals for local in locals_) or "        // no locals")
     source.add(f"        return when ({_INDEX}) {{")
     for position, expression in enumerate(probe.capture):
         source.add(f"            {position} -> {{")
@@ -228,6 +246,59 @@ def _site_class(
         source.add("            }")
     source.add("            else -> null\n        }\n    }\n}")
     return found
+
+
+@dataclass
+class _Local:
+    """A site's local as the generated code declares it: by its name, with its declared type.
+
+    Unchecked (a cast, `as Int`, checks for null through kotlin.jvm.internal.Intrinsics, which a Java app doesn't
+    have). A primitive is declared as its Kotlin type, so it compares as a primitive (a platform `Int!` would compare
+    through Intrinsics too)."""
+
+    position: int
+    local: JavaObject
+    kotlin_type: str
+
+    @property
+    def _variable(self) -> str:
+        return _quoted(jstr(self.local.getName()))
+
+    @property
+    def _primitive(self) -> str | None:
+        return _PRIMITIVES.get(jstr(self.local.getDescriptor()))
+
+    @property
+    def parameter_name(self) -> str:
+        return f"{_LOCAL}{self.position}"
+
+    @property
+    def parameter(self) -> str:
+        """The `when`'s parameter: the slot's primitive type, else kotlin.Any? (what the linked call passes)."""
+        return f"{self.parameter_name}: {self._primitive or 'kotlin.Any?'}"
+
+    @property
+    def from_array(self) -> str:
+        """The argument `holds` passes for it, read from the boxed locals."""
+        cast = f"<{self._primitive}>" if self._primitive else ""
+        return f"gradlerepl.both.ProbeCode.local{cast}({_LOCALS}, {self.position})"
+
+    @property
+    def from_parameter(self) -> str:
+        """Its declaration in the `when`'s method, from its parameter."""
+        parameter = self.parameter_name
+        if self._primitive == self.kotlin_type:
+            return f"        val {self._variable}: {self.kotlin_type} = {parameter}"
+        if self._primitive:
+            return f"        val {self._variable}: {self.kotlin_type} = gradlerepl.both.ProbeCode.local({parameter})"
+        return f"        val {self._variable} = gradlerepl.both.ProbeCode.local<{self.kotlin_type}>({parameter})"
+
+    @property
+    def from_locals(self) -> str:
+        """Its declaration in the `capture`'s method, from the boxed locals."""
+        if self._primitive:
+            return f"        val {self._variable}: {self.kotlin_type} = gradlerepl.both.ProbeCode.local({_LOCALS}, {self.position})"
+        return f"        val {self._variable} = gradlerepl.both.ProbeCode.local<{self.kotlin_type}>({_LOCALS}, {self.position})"
 
 
 def _this_type(site: JavaObject, loader: JavaObject, types: JavaObject) -> str:

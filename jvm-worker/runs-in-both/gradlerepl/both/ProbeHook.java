@@ -1,27 +1,115 @@
 package gradlerepl.both;
 
+import java.lang.invoke.CallSite;
+import java.lang.invoke.ConstantCallSite;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.lang.reflect.Method;
+
 /**
  * What probed code calls where a probe's line starts (the worker's instrumenter puts the call there, in the worker's
- * JVM and in an attached app alike). It never throws and never lets a probe's own code reach a probe: a {@code capture}
- * that calls the probed method records nothing twice.
+ * JVM and in an attached app alike). It never throws and never lets a probe's own code reach its probe again: a
+ * {@code capture} or {@code when} that calls the probed method records nothing twice.
  *
  * <p>The call runs on every pass of a probed line while its probe is set, a {@code when} that doesn't hold included,
- * so its path is short: the site by index in an array, one thread-local read for the guard. A call whose site is no
- * longer registered (its probe taken out while another keeps the class instrumented) returns at once.
+ * so that pass must cost about what the line's own code does. The instrumenter puts an {@code invokedynamic} there
+ * whose arguments are {@code this} and the line's locals as they are (primitives unboxed, nothing allocated), linked
+ * once by {@link #site} straight to the site's compiled code ({@link ProbeCode#PASS}): one direct method handle, which
+ * C1 inlines as C2 does (each combinator of java.lang.invoke would be a call of its own under C1, tens of ns), and
+ * only a pass whose {@code when} holds boxes the locals and records a hit. {@link #hit} is the same call for a class
+ * file too old for {@code invokedynamic}: the locals boxed in an array on every pass.
  *
  * <p>In the worker, shared with the project's class loader (SnippetClassLoaders' shared packages), so the project's
  * classes see it; in an app, on the system class path with the rest of the agent.
  */
 public final class ProbeHook {
+    /** The bootstrap's name and descriptor, as the instrumenter's {@code invokedynamic} names them. */
+    public static final String SITE = "site";
+    public static final String SITE_DESCRIPTOR = "(Ljava/lang/invoke/MethodHandles$Lookup;Ljava/lang/String;"
+            + "Ljava/lang/invoke/MethodType;I)Ljava/lang/invoke/CallSite;";
+
     private static volatile ProbeRun.Site[] sites = new ProbeRun.Site[64];
     private static final ThreadLocal<boolean[]> IN_PROBE = ThreadLocal.withInitial(() -> new boolean[1]);
+    private static final MethodHandle HIT;
+    private static final MethodHandle HELD;
+
+    static {
+        MethodHandles.Lookup own = MethodHandles.lookup();
+        MethodType record = MethodType.methodType(void.class, int.class, Class.class, Object.class, Object[].class);
+        try {
+            HIT = own.findStatic(ProbeHook.class, "hit", record);
+            HELD = own.findStatic(ProbeHook.class, "held", record);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     private ProbeHook() {}
 
+    /** A pass of a probed line, {@code when} not evaluated yet: it is here, on every pass (the class file's old). */
     public static void hit(int site, Class<?> owner, Object self, Object[] locals) {
-        ProbeRun.Site[] known = sites;
-        ProbeRun.Site active = site < known.length ? known[site] : null;
-        if (active == null || active.probe.done) {
+        pass(site, owner, self, locals, true, null);
+    }
+
+    /**
+     * Links a probed line's {@code invokedynamic}: {@code type} is {@code (Object self, locals…)V}, each local as its
+     * slot holds it (a primitive as itself, a reference as Object). With a {@code when}, the call goes straight to its
+     * site class's {@link ProbeCode#PASS}; without, every pass records. Never throws: a site that can't be linked
+     * records through {@link #hit}'s path, and one gone already does nothing.
+     */
+    public static CallSite site(MethodHandles.Lookup caller, String name, MethodType type, int site) {
+        ProbeRun.Site active = live(site);
+        if (active == null) {
+            return new ConstantCallSite(MethodHandles.empty(type));
+        }
+        Class<?> owner = caller.lookupClass();
+        try {
+            return new ConstantCallSite(linked(active, caller, type));
+        } catch (Throwable thrown) {
+            rethrowIfStopped(thrown);
+            return new ConstantCallSite(recorder(HIT, site, owner, type));
+        }
+    }
+
+    private static MethodHandle linked(ProbeRun.Site active, MethodHandles.Lookup caller, MethodType type)
+            throws ReflectiveOperationException {
+        Class<?> owner = caller.lookupClass();
+        if (!active.probe.hasWhen) {
+            return recorder(HELD, active.id, owner, type);
+        }
+        Object compiled = active.codeFor(owner);
+        if (compiled instanceof ProbeCode) {
+            for (Method method : compiled.getClass().getMethods()) {
+                if (method.getName().equals(ProbeCode.PASS)) {
+                    return caller.unreflect(method).bindTo(compiled).asType(type);
+                }
+            }
+        }
+        return recorder(HIT, active.id, owner, type); // records why its code isn't there, at each pass
+    }
+
+    /** {@code record} with the site and class bound, the locals collected into its array: of the site's {@code type}. */
+    private static MethodHandle recorder(MethodHandle record, int site, Class<?> owner, MethodType type) {
+        MethodHandle bound = MethodHandles.insertArguments(record, 0, site, owner); // (Object self, Object[] locals)
+        return bound.asCollector(Object[].class, type.parameterCount() - 1).asType(type);
+    }
+
+    /** A pass whose {@code when} held (or a probe without one): recorded. */
+    static void held(int site, Class<?> owner, Object self, Object[] locals) {
+        pass(site, owner, self, locals, false, null);
+    }
+
+    /** A pass whose {@code when} threw: recorded with what it threw. */
+    static void failed(Throwable thrown, int site, Class<?> owner, Object self, Object[] locals) {
+        rethrowIfStopped(thrown);
+        pass(site, owner, self, locals, false, ProbeValues.thrown(thrown));
+    }
+
+    /** A pass recorded under the thread's guard: its {@code when} evaluated here first, or {@code whenError}. */
+    private static void pass(int site, Class<?> owner, Object self, Object[] locals, boolean evaluate, String whenError) {
+        ProbeRun.Site active = live(site);
+        if (active == null) {
             return;
         }
         boolean[] busy = IN_PROBE.get();
@@ -30,16 +118,32 @@ public final class ProbeHook {
         }
         busy[0] = true;
         try {
-            active.hit(owner, self, locals);
-        } catch (Throwable thrown) {
-            // A probe never changes what the probed code does, whatever went wrong in it; but a thread being stopped
-            // (a test past its timeout) is stopped, probe or not.
-            if (thrown.getClass().getName().equals("java.lang.ThreadDeath")) {
-                throw thrown;
+            if (evaluate) {
+                active.hit(owner, self, locals);
+            } else {
+                active.record(active.codeFor(owner), self, locals, whenError);
             }
+        } catch (Throwable thrown) {
+            rethrowIfStopped(thrown);
         } finally {
             busy[0] = false;
         }
+    }
+
+    /**
+     * A probe never changes what the probed code does, whatever went wrong in it; but a thread being stopped (a test
+     * past its timeout) is stopped, probe or not.
+     */
+    private static void rethrowIfStopped(Throwable thrown) {
+        if (thrown.getClass().getName().equals("java.lang.ThreadDeath")) {
+            throw (Error) thrown;
+        }
+    }
+
+    private static ProbeRun.Site live(int site) {
+        ProbeRun.Site[] known = sites;
+        ProbeRun.Site active = site < known.length ? known[site] : null;
+        return active == null || active.probe.done ? null : active;
     }
 
     static synchronized void register(ProbeRun.Site site) {

@@ -74,9 +74,14 @@ public final class ProbeRun {
             this.noLocalNames = noLocalNames;
         }
 
-        /** Marks it done and asks the owner to take it out of its classes. */
-        public void retire() {
+        /** Records nothing more from now on, nor evaluates its {@code when}. Safe to call twice. */
+        public void end() {
             done = true;
+        }
+
+        /** Ends it and asks the owner to take it out of its classes. */
+        public void retire() {
+            end();
             Set<String> classes = new LinkedHashSet<>();
             for (Site site : sites) {
                 classes.add(site.className);
@@ -135,6 +140,14 @@ public final class ProbeRun {
                     whenError = String.valueOf(compiled);
                 }
             }
+            record(compiled, self, locals, whenError);
+        }
+
+        /** A pass to record ({@code when} held, or threw: {@code whenError}), up to the probe's maxHits. */
+        void record(Object compiled, Object self, Object[] locals, String whenError) {
+            if (probe.done) {
+                return;
+            }
             // Read only where a hit would be recorded: a pass whose `when` doesn't hold pays no clock read (the worker
             // takes a probe past its expiry out besides, at its next look).
             long expires = expiresAt;
@@ -174,7 +187,7 @@ public final class ProbeRun {
         }
 
         /** The site's code defined in {@code owner}'s nest (once per class), or why it could not be; null for none. */
-        private Object codeFor(Class<?> owner) {
+        Object codeFor(Class<?> owner) {
             if (code == null) {
                 return null;
             }
@@ -184,7 +197,9 @@ public final class ProbeRun {
             }
             Object found = defined.computeIfAbsent(owner, type -> {
                 try {
-                    return ProbeCodes.define(type, code, door);
+                    ProbeCode made = ProbeCodes.define(type, code, door);
+                    made.bind(this, type);
+                    return made;
                 } catch (Throwable thrown) {
                     return "the probe's code could not be defined in " + type.getName() + ": " + ProbeValues.thrown(thrown);
                 }
@@ -254,7 +269,7 @@ public final class ProbeRun {
         }
         armed = false;
         for (Probe probe : probes) {
-            probe.done = true;
+            probe.end();
             for (Site site : probe.sites) {
                 ProbeHook.unregister(site);
             }
@@ -328,13 +343,13 @@ public final class ProbeRun {
      */
     private static StackTraceElement[] callerStack() {
         StackTraceElement[] frames = new Throwable().getStackTrace();
-        String hook = ProbeHook.class.getName();
+        // The probe's own frames come first: this package's (the hook's, the site code's base class) and the site
+        // code's pass (a hidden class: shown only with -XX:+ShowHiddenFrames), then the probed method's.
+        String own = ProbeHook.class.getPackage().getName() + ".";
         int from = 0;
-        for (int i = 0; i < frames.length; i++) {
-            if (frames[i].getClassName().equals(hook)) {
-                from = i + 1;
-                break;
-            }
+        while (from < frames.length && (frames[from].getClassName().startsWith(own)
+                || frames[from].getMethodName().equals(ProbeCode.PASS))) {
+            from++;
         }
         return java.util.Arrays.copyOfRange(frames, from, Math.min(frames.length, from + STACK_FRAMES));
     }

@@ -113,7 +113,7 @@ class ProbeCall(
                         "probe ${active.probe.index} was taken out of ${active.method}: an edit changed the " +
                             "method's locals at line ${active.probe.line}, which its `when` and `capture` were compiled for",
                     )
-                    active.probe.done = true
+                    active.probe.end()
                 } else {
                     placed[active.id] = found
                 }

@@ -1,13 +1,16 @@
 package gradlerepl.probes
 
+import gradlerepl.both.ProbeHook
 import org.jetbrains.org.objectweb.asm.ClassReader
 import org.jetbrains.org.objectweb.asm.ClassWriter
+import org.jetbrains.org.objectweb.asm.Handle
 import org.jetbrains.org.objectweb.asm.Opcodes
 import org.jetbrains.org.objectweb.asm.Type
 import org.jetbrains.org.objectweb.asm.tree.AbstractInsnNode
 import org.jetbrains.org.objectweb.asm.tree.ClassNode
 import org.jetbrains.org.objectweb.asm.tree.InsnList
 import org.jetbrains.org.objectweb.asm.tree.InsnNode
+import org.jetbrains.org.objectweb.asm.tree.InvokeDynamicInsnNode
 import org.jetbrains.org.objectweb.asm.tree.LdcInsnNode
 import org.jetbrains.org.objectweb.asm.tree.MethodInsnNode
 import org.jetbrains.org.objectweb.asm.tree.MethodNode
@@ -15,14 +18,16 @@ import org.jetbrains.org.objectweb.asm.tree.TypeInsnNode
 import org.jetbrains.org.objectweb.asm.tree.VarInsnNode
 
 /**
- * Puts one call to the hook (gradlerepl.both.ProbeHook.hit, in an attached app the agent's build of it) where each
- * site's line starts: the site's id, the class, `this` (or null) and the
- * live locals boxed in an array. The call leaves the operand stack and the locals as it found them and has no branch,
+ * Puts one call to the hook (gradlerepl.both.ProbeHook, in an attached app the agent's build of it) where each site's
+ * line starts: an `invokedynamic` the hook links (ProbeHook.site, the site's id its constant) with `this` (or null) and
+ * the live locals as their slots hold them — nothing boxed or allocated on a pass whose `when` doesn't hold. A class
+ * file older than Java 7 can't hold one: there the call is ProbeHook.hit with the site's id, the class, `this` and the
+ * locals boxed in an array. Either call leaves the operand stack and the locals as it found them and has no branch,
  * so the method's stack map frames stay valid as they are: nothing is computed that would need a class loaded.
  */
 object ProbeInstrumenter {
     /** This JVM's hook, as an internal name. */
-    @JvmField val HOOK: String = Type.getInternalName(gradlerepl.both.ProbeHook::class.java)
+    @JvmField val HOOK: String = Type.getInternalName(ProbeHook::class.java)
     private const val HIT = "(ILjava/lang/Class;Ljava/lang/Object;[Ljava/lang/Object;)V"
 
     /**
@@ -41,7 +46,8 @@ object ProbeInstrumenter {
             val method = node.methods.firstOrNull { it.name == site.methodName && it.desc == site.methodDescriptor } ?: continue
             val instructions = read.getOrPut(method) { method.instructions.toArray() }
             if (site.ordinal >= instructions.size) continue
-            method.instructions.insertBefore(instructions[site.ordinal], hookCall(id, node.name, site, hook))
+            val call = if ((node.version and 0xFFFF) >= Opcodes.V1_7) linkedCall(id, site, hook) else hookCall(id, node.name, site, hook)
+            method.instructions.insertBefore(instructions[site.ordinal], call)
             changed = true
         }
         if (!changed) return null
@@ -55,6 +61,24 @@ object ProbeInstrumenter {
     @JvmStatic
     fun instrumentAt(bytes: ByteArray, ids: IntArray, sites: Array<ProbeSite>, hook: String): ByteArray? =
         instrument(bytes, ids.indices.associate { ids[it] to sites[it] }, hook)
+
+    /**
+     * `this` and the locals, each as its slot holds it: a primitive as itself, a reference as Object (its declared type
+     * would have the verifier check what the slot holds against it, which the frames may say otherwise).
+     */
+    private fun linkedCall(id: Int, site: ProbeSite, hook: String): InsnList {
+        val code = InsnList()
+        code.add(if (site.hasThis) VarInsnNode(Opcodes.ALOAD, 0) else InsnNode(Opcodes.ACONST_NULL))
+        val passed = StringBuilder("(Ljava/lang/Object;")
+        for (local in site.locals) {
+            val type = Type.getType(local.descriptor)
+            code.add(VarInsnNode(type.getOpcode(Opcodes.ILOAD), local.slot))
+            passed.append(if (type.sort == Type.OBJECT || type.sort == Type.ARRAY) "Ljava/lang/Object;" else type.descriptor)
+        }
+        val bootstrap = Handle(Opcodes.H_INVOKESTATIC, hook, ProbeHook.SITE, ProbeHook.SITE_DESCRIPTOR, false)
+        code.add(InvokeDynamicInsnNode("probe", passed.append(")V").toString(), bootstrap, id))
+        return code
+    }
 
     private fun hookCall(id: Int, owner: String, site: ProbeSite, hook: String): InsnList {
         val code = InsnList()
