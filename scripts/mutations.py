@@ -825,12 +825,19 @@ MUTATIONS = (
     ),
     Mutation(
         "a `when` that throws records no hit",
-        "jvm-worker/runs-in-both/gradlerepl/both/ProbeRun.java",
-        "                        whenError = ProbeValues.thrown(thrown);\n",
-        "                        return;\n",
+        "jvm-worker/runs-in-both/gradlerepl/both/ProbeCode.java",
+        "            ProbeHook.failed(thrown, site.id, owner, self, locals);\n",
+        "            return;\n",
         (
             "tests/worker/probes/test_probes.py::test_two_probes_a_throwing_capture_and_a_failing_snippet_keep_their_hits",
         ),
+    ),
+    Mutation(
+        "a `when` that calls its probed method evaluates itself again there",
+        "jvm-worker/runs-in-both/gradlerepl/both/ProbeCode.java",
+        "if (evaluating == me || site.probe.done) {",
+        "if (site.probe.done) {",
+        ("tests/worker/probes/test_probes.py::test_when_chooses_the_hits_and_max_hits_ends_the_probe",),
     ),
     Mutation(
         "hits past the reply's limit are dropped without a word",
