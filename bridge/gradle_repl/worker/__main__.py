@@ -258,6 +258,10 @@ def main() -> None:
         _answer(request, handler, channel, requests)
         if session.exit_code is not None:
             break  # the session's JVM is gone (System.exit, an attached JVM that exited): the answer was its last
+        try:
+            session.after_reply()
+        except Exception as error:  # noqa: BLE001 - the reply is out; the session goes on, the log says why
+            print(f"after the reply to request {request.id}: {error!r}", file=sys.stderr, flush=True)
     # The JVM may hold non-daemon threads a snippet started: leave without waiting for them.
     os._exit(session.exit_code or 0)
 

@@ -143,6 +143,10 @@ class SessionProbes(CallProbes, Protocol):
         """The session's probes, for describe."""
         ...
 
+    def after_reply(self) -> None:
+        """What closing probes left to do once a reply is out (this JVM's classes back to their own bytes)."""
+        ...
+
 
 class AppProbeChannel(Protocol):
     """What probes in an attached app ask of its agent (worker/attach/probe_channel.py answers; worker/probes/

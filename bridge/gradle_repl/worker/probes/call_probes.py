@@ -239,6 +239,9 @@ class ProbeSessions:
     def states(self) -> list[ProbeState]:
         return [probe.state() for probe in self._session.values()]
 
+    def after_reply(self) -> None:
+        """Nothing here: an app takes its classes' probes out as a set closes, in its own JVM."""
+
     def _probe(self, probe_id: int) -> _SessionProbe:
         if probe_id not in self._session:
             held = ", ".join(str(n) for n in self._session) or "none"
@@ -323,6 +326,11 @@ class LocalProbes(ProbeSessions):
         if (failure := call.arm()) is not None:
             raise ProbeError(f"the probes could not be set: {jstr(failure)}")
         return _JvmRun(call), notes
+
+    def after_reply(self) -> None:
+        """The classes of the sets closed during the call go back to their own bytes now, after its reply: their
+        retransform stops this JVM for tens of ms (ProbeCall.close). A next request waits for it."""
+        java_class("gradlerepl.probes.ProbeCall", loader=self._facade_loader).takeOutEnded()
 
 
 def plan_probes(

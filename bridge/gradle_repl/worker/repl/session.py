@@ -142,6 +142,10 @@ class ReplSession:
         """A session probe taken out of the code, with its hits not yet read."""
         return self._with_probes(lambda probes: probes.remove(request.probe_id))
 
+    def after_reply(self) -> None:
+        """What an answer left to do once it is sent (worker/__main__.py calls it after each)."""
+        self._probes.after_reply()
+
     def _with_probes(self, act: Callable[[SessionProbes], ProbesResult]) -> ProbesResult | ErrorResult:
         try:
             return act(self._probes)

@@ -8,6 +8,7 @@ import java.lang.instrument.Instrumentation
 import java.security.ProtectionDomain
 import java.util.Collections
 import java.util.concurrent.ConcurrentHashMap
+import java.util.concurrent.ConcurrentLinkedQueue
 import java.util.concurrent.Executors
 import java.util.concurrent.atomic.AtomicInteger
 
@@ -69,8 +70,8 @@ class ProbeCall(
     /** Sets every probe: in the classes loaded now, and in those that load later. Null when set, else why not. */
     fun arm(): String? {
         if (!instrumentation.isRetransformClassesSupported) return "this JVM can't retransform classes"
-        // An earlier call's take-out still pending runs first: never during this call, under code it runs.
-        RETRANSFORMER.submit {}.get()
+        // An earlier call's take-out runs first: never during this call, under code it runs.
+        takeOutEnded()
         run.arm()
         instrumentation.addTransformer(this, true)
         val names = run.classNames()
@@ -82,13 +83,14 @@ class ProbeCall(
 
     /**
      * Takes every probe out: from now on nothing is recorded (their sites are gone from the hook), and the classes go
-     * back to their own bytes on the probes' own thread, after the call's reply rather than before it. Safe to call
-     * twice.
+     * back to their own bytes at the next [takeOutEnded] — which the worker calls once the call's reply is out: a
+     * retransform holds every thread of this JVM at a safepoint for tens of ms (the whole code cache and every loaded
+     * class are walked), and the reply's own reads from this JVM would wait for it. Safe to call twice.
      */
     fun close() {
         if (!run.disarm()) return
         instrumentation.removeTransformer(this)
-        RETRANSFORMER.execute { retransform(run.classNames()) }
+        ENDED.add(this)
     }
 
     override fun transform(
@@ -149,11 +151,27 @@ class ProbeCall(
         return probedClasses
     }
 
-    private companion object {
-        val nextSite = AtomicInteger()
+    companion object {
+        private val nextSite = AtomicInteger()
+        // Calls closed whose classes still run their probed bytes (inert: every site's probe is done).
+        private val ENDED = ConcurrentLinkedQueue<ProbeCall>()
+
+        /**
+         * The classes of every call closed so far go back to their own bytes, on the probes' own thread; returns when
+         * they have, so no code of a next call runs under the retransform.
+         */
+        @JvmStatic
+        fun takeOutEnded() {
+            while (true) {
+                val ended = ENDED.poll() ?: break
+                RETRANSFORMER.execute { ended.retransform(ended.run.classNames()) }
+            }
+            RETRANSFORMER.submit {}.get()
+        }
+
         // Where classes are retransformed when a probe ends on its own or a call's probes are taken out: one thread
         // for every call's probes, so two takes-out never retransform at once.
-        val RETRANSFORMER = Executors.newSingleThreadExecutor { r ->
+        private val RETRANSFORMER = Executors.newSingleThreadExecutor { r ->
             // Made from whichever thread first retires a probe (a snippet's, a test's): it keeps none of its loaders.
             Thread(r, "gradle-repl probes").apply { isDaemon = true; contextClassLoader = null }
         }
