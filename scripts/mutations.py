@@ -840,6 +840,20 @@ MUTATIONS = (
         ("tests/worker/probes/test_probes.py::test_when_chooses_the_hits_and_max_hits_ends_the_probe",),
     ),
     Mutation(
+        "an explained rerun runs in the session's loader, its probes retransformed in",
+        "jvm-worker/runs-in-worker/facade/gradlerepl/probes/RerunLoader.kt",
+        "            return if (reaches) null else loader",
+        "            return null",
+        ("tests/worker/probes/test_probes.py::test_explain_reruns_the_test_afresh_unless_it_reaches_package_private",),
+    ),
+    Mutation(
+        "a rerun's fresh test class can't reach the package-private code it calls",
+        "jvm-worker/runs-in-worker/facade/gradlerepl/probes/RerunLoader.kt",
+        "            reaches = !publicIn(name, member, field)",
+        "            reaches = false",
+        ("tests/worker/probes/test_probes.py::test_explain_reruns_the_test_afresh_unless_it_reaches_package_private",),
+    ),
+    Mutation(
         "hits past the reply's limit are dropped without a word",
         "bridge/gradle_repl/worker/probes/call_probes.py",
         "        if self._left_out:",

@@ -45,6 +45,7 @@ __all__ = [
     "Describe",
     "POLL_INTERVAL_MS",
     "ProbeError",
+    "RerunProbes",
     "SessionProbes",
     "SnippetRecords",
     "SnippetRunner",
@@ -118,8 +119,18 @@ class ArmedProbes(Protocol):
 class CallProbes(Protocol):
     """Sets a call's probes in the JVM where snippets run and takes them out after it (worker/probes)."""
 
-    def during(self, probes: list[Probe]) -> AbstractContextManager[ArmedProbes]:
-        """The probes set for the with-statement's body; a ProbeError before it runs when one can't be set."""
+    def during(self, probes: list[Probe], afresh: JavaObject | None = None) -> AbstractContextManager[ArmedProbes]:
+        """The probes set for the with-statement's body; a ProbeError before it runs when one can't be set. The
+        classes `afresh` loads (RerunProbes.rerun_loader's) get them as they load, never retransformed."""
+        ...
+
+
+class RerunProbes(CallProbes, Protocol):
+    """A call's probes where a failed test can be run again with its own classes loaded afresh (explainFailures)."""
+
+    def rerun_loader(self, probes: list[Probe], test_outputs: list[str]) -> JavaObject | None:
+        """A loader that loads the probed classes of `test_outputs` (the test class first) afresh, or None: the rerun
+        runs in the session's loader, its probes retransformed in (gradlerepl.probes.RerunLoader says when)."""
         ...
 
 

@@ -6,6 +6,7 @@ each probe's `when` and `capture`, the session's agent retransforming the classe
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -359,6 +360,42 @@ def test_explain_failures_gives_each_frame_of_a_failure_what_it_held(shop: Probe
     ]
     assert [(local.name, local.value) for local in charge.locals] == [("amount", "4000"), ("budget", "3000")]
     assert charge.this is None
+
+
+@jvm
+def test_explain_reruns_the_test_afresh_unless_it_reaches_package_private(shop: ProbedShop) -> None:
+    """A failed test's class loads afresh for its explained rerun (its probes go in as it loads): its statics start over
+    as a test JVM's would, so its counter reads 1 again. A Java test that calls a package-private method of its package
+    would fail to link from another loader: it runs again in the session's loader, and its counter goes on to 2."""
+    (shop.root / "src/test/kotlin/shop/CountingTest.kt").write_text(
+        "package shop\n\nimport org.junit.jupiter.api.Assertions.assertEquals\nimport org.junit.jupiter.api.Test\n\n"
+        "class CountingTest {\n    companion object {\n        var runs = 0\n    }\n\n    @Test\n    fun counts() {\n"
+        "        runs += 1\n        val seen = runs\n        assertEquals(0, seen)\n    }\n}\n"
+    )
+    # Java, compiled as the project's build would (its own sources are Kotlin): the main class into the main outputs.
+    java = shop.root / "java-sources" / "shop"
+    java.mkdir(parents=True)
+    (java / "Ledger.java").write_text(
+        "package shop;\n\nclass Ledger {\n    static int balance() {\n        return 5;\n    }\n}\n"
+    )
+    (java / "LedgerTest.java").write_text(
+        "package shop;\n\nimport org.junit.jupiter.api.Assertions;\nimport org.junit.jupiter.api.Test;\n\n"
+        "class LedgerTest {\n    static int runs = 0;\n\n    @Test\n    void balanced() {\n        runs += 1;\n"
+        "        int seen = runs;\n        Assertions.assertEquals(100, Ledger.balance() + seen);\n    }\n}\n"
+    )
+    junit = shop.value("org.junit.jupiter.api.Test::class.java.protectionDomain.codeSource.location.path").strip('"')
+    main, tests = shop.root / "target" / "classes", shop.root / "target" / "test-classes"
+    subprocess.run(["javac", "-g", "-d", str(main), str(java / "Ledger.java")], check=True)
+    classpath = os.pathsep.join([junit, str(main)])
+    subprocess.run(["javac", "-g", "-cp", classpath, "-d", str(tests), str(java / "LedgerTest.java")], check=True)
+    for test, at, seen in (
+        ("shop.CountingTest", "shop.CountingTest.counts(CountingTest.kt:15)", "1"),
+        ("shop.LedgerTest", "shop.LedgerTest.balanced(LedgerTest.java:13)", "2"),
+    ):
+        reply = shop.tests(test, explain_failures=True)
+        assert isinstance(reply.result, TestRunResult) and reply.result.failed == 1, reply.result
+        (frame,) = reply.result.failures[0].frames
+        assert frame.at == at and [(local.name, local.value) for local in frame.locals] == [("seen", seen)], frame
 
 
 @jvm

@@ -97,7 +97,10 @@ class AppProbes(ProbeSessions):
         self._channel = channel
         self._runs = itertools.count(1)
 
-    def _armed(self, probes: list[Probe], expires_seconds: float | None) -> tuple[ArmedRun, list[str]]:
+    def _armed(
+        self, probes: list[Probe], expires_seconds: float | None, afresh: JavaObject | None = None
+    ) -> tuple[ArmedRun, list[str]]:
+        # `afresh` is for a test's rerun in a session's own JVM: an app's classes are its own, probed where they are.
         for _ in range(_SET_ATTEMPTS):
             armed = self._try_arm(probes, expires_seconds)
             if armed is not None:

@@ -182,8 +182,11 @@ class ProbeSessions:
         self._session: dict[int, _SessionProbe] = {}
         self._next_id = 1
 
-    def _armed(self, probes: list[Probe], expires_seconds: float | None) -> tuple[ArmedRun, list[str]]:
-        """The probes set in the code, and what was left out of where; a ProbeError when one can't be set."""
+    def _armed(
+        self, probes: list[Probe], expires_seconds: float | None, afresh: JavaObject | None = None
+    ) -> tuple[ArmedRun, list[str]]:
+        """The probes set in the code, and what was left out of where; a ProbeError when one can't be set. The classes
+        `afresh` loads get them as they load."""
         raise NotImplementedError
 
     def add(self, request: AddProbeRequest) -> ProbesResult:
@@ -256,13 +259,13 @@ class ProbeSessions:
                 probe.close()
 
     @contextmanager
-    def during(self, probes: list[Probe]) -> Iterator[SetProbes]:
+    def during(self, probes: list[Probe], afresh: JavaObject | None = None) -> Iterator[SetProbes]:
         """The probes set for the body of the with-statement and taken out after it; a ProbeError before it runs when
         one can't be set."""
         if not probes:
             yield SetProbes(None, [])
             return
-        run, notes = self._armed(probes, None)
+        run, notes = self._armed(probes, None, afresh)
         try:
             yield SetProbes(run, probes, notes)
         finally:
@@ -284,7 +287,9 @@ class LocalProbes(ProbeSessions):
     """Sets probes in this JVM — a call's, and the session's that outlive calls: the session's project classes, its
     compiler and its agent."""
 
-    def _armed(self, probes: list[Probe], expires_seconds: float | None) -> tuple[ArmedRun, list[str]]:
+    def _armed(
+        self, probes: list[Probe], expires_seconds: float | None, afresh: JavaObject | None = None
+    ) -> tuple[ArmedRun, list[str]]:
         instrumentation = java_class(_AGENT).instrumentation()
         if instrumentation is None:
             raise ProbeError("probes need the session's agent, which this session started without")
@@ -305,6 +310,8 @@ class LocalProbes(ProbeSessions):
         )
         if expires_seconds is not None:
             call.getRun().expireIn(expires_seconds)
+        if afresh is not None:
+            call.loadsAfresh(afresh)
         notes = []
         for entry in planned:
             kept = [n for n in range(len(entry.sites)) if (entry.index, n) not in compiled.left_out]
@@ -326,6 +333,15 @@ class LocalProbes(ProbeSessions):
         if (failure := call.arm()) is not None:
             raise ProbeError(f"the probes could not be set: {jstr(failure)}")
         return _JvmRun(call), notes
+
+    def rerun_loader(self, probes: list[Probe], test_outputs: list[str]) -> JavaObject | None:
+        """A loader of the probed test classes afresh, for a failed test's rerun (probes at its frames, `Class:line`,
+        the test method's first), or None where the rerun must run in the session's loader."""
+        outers = list(dict.fromkeys(probe.at.partition(":")[0].split("$", 1)[0] for probe in probes))
+        made: JavaObject | None = java_class("gradlerepl.probes.RerunLoader", loader=self._facade_loader).of(
+            string_array(outers), string_array(test_outputs), self._snippet_loader
+        )
+        return made
 
     def after_reply(self) -> None:
         """The classes of the sets closed during the call go back to their own bytes now, after its reply: their

@@ -32,11 +32,11 @@ from gradle_repl.worker.results.output_frames import Send, SnippetOutput
 from gradle_repl.worker.results.safety import jstr
 from gradle_repl.worker.runner import (
     POLL_INTERVAL_MS,
-    CallProbes,
     ClassUpdates,
     DeclaringSnippet,
     Describe,
     ProbeError,
+    RerunProbes,
     SnippetRecords,
     TestProgress,
 )
@@ -68,7 +68,7 @@ class LocalRunner:
         snippets: SnippetCounter,
         classes: ClassUpdates,
         tests: ProjectTestRunner,
-        probes: CallProbes,
+        probes: RerunProbes,
     ) -> None:
         self._request = request
         self._tests = tests
@@ -158,9 +158,12 @@ class LocalRunner:
             again = TestRunRequest(
                 id=request.id, selectors=[rerun_selector(failure)], timeout_ms=left_ms, probes=probes
             )
+            # The test's own classes load afresh where they can: their probes go in as they load, with no retransform
+            # (a safepoint of tens of ms in this JVM, several times the rerun).
+            afresh = self._probes.rerun_loader(probes, self._tests.test_outputs)
             try:
-                with self._probes.during(probes) as set_probes:
-                    rerun = self._tests.run(again, lambda _: None, cancel)
+                with self._probes.during(probes, afresh) as set_probes:
+                    rerun = self._tests.run(again, lambda _: None, cancel, afresh)
             except ProbeError as error:
                 notes.append(f"{failure.test} could not be explained: {error}")
                 continue

@@ -24,7 +24,7 @@ from gradle_repl.worker.java import JavaObject, TestFailure, TestRun, java_class
 from gradle_repl.worker.results.safety import jstr
 from gradle_repl.worker.runner import TestProgress
 
-__all__ = ["ProjectTestRunner", "class_name_pattern", "scanned_roots"]
+__all__ = ["ProjectTestRunner", "class_name_pattern", "scanned_roots", "test_outputs"]
 
 _POLL_MS = 50
 # One failing test's printed output kept in the JVM; the host's result limit cuts further.
@@ -43,11 +43,21 @@ class ProjectTestRunner:
         self._settings = environment.test_settings or TestRunSettings()
         self._roots = scanned_roots(environment.classpath)
 
+    @property
+    def test_outputs(self) -> list[str]:
+        """The class directories of the test sources (a failed test's rerun may load its classes from them afresh)."""
+        return test_outputs(self._environment.classpath)
+
     def run(
-        self, request: TestRunRequest, progress: TestProgress, cancel: threading.Event
+        self,
+        request: TestRunRequest,
+        progress: TestProgress,
+        cancel: threading.Event,
+        loader: JavaObject | None = None,
     ) -> TestRunResult | ErrorResult:
         """Runs the tests, sending a progress frame per finished test; the result is returned, not sent (the worker
-        stamps its id and duration, as every answer's)."""
+        stamps its id and duration, as every answer's). `loader`: where the tests' classes load, the session's unless
+        a failed test's rerun loads its own afresh (gradlerepl.probes.RerunLoader)."""
         started = time.monotonic()
         settings = self._settings
         restore = _set_properties(settings.system_properties)
@@ -62,7 +72,7 @@ class ProjectTestRunner:
                 request.failed_only,
                 string_array(request.known_failing),
                 _OUTPUT_PER_TEST_BYTES,
-                self._loader,
+                loader if loader is not None else self._loader,
             )
             deadline = started + request.timeout_ms / 1000
             stopped: str | None = None
@@ -180,11 +190,14 @@ def _set_properties(properties: dict[str, str]) -> Callable[[], None]:
 
 
 def scanned_roots(classpath: list[str]) -> list[str]:
-    """The class directories a run of every test scans: the test outputs (Maven's target/test-classes, Gradle's
-    build/classes/kotlin/test, a KMP jvmTest's), named for tests by their last part; else all of them."""
-    directories = [entry for entry in classpath if Path(entry).is_dir()]
-    tests = [entry for entry in directories if "test" in Path(entry).name.lower()]
-    return tests or directories
+    """The class directories a run of every test scans: the test outputs; else all of them."""
+    return test_outputs(classpath) or [entry for entry in classpath if Path(entry).is_dir()]
+
+
+def test_outputs(classpath: list[str]) -> list[str]:
+    """The test sources' class directories (Maven's target/test-classes, Gradle's build/classes/kotlin/test, a KMP
+    jvmTest's), named for tests by their last part."""
+    return [entry for entry in classpath if Path(entry).is_dir() and "test" in Path(entry).name.lower()]
 
 
 def class_name_pattern(pattern: str) -> str:

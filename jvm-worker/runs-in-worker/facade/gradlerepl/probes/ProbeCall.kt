@@ -36,6 +36,14 @@ class ProbeCall(
     private val probedClasses: MutableSet<Class<*>> = Collections.newSetFromMap(ConcurrentHashMap())
     // Classes that loaded after the probes were set, by name and loader: made Class objects when they are taken out.
     private val loadedLater: MutableSet<Pair<String, ClassLoader?>> = Collections.newSetFromMap(ConcurrentHashMap())
+    // Where the probed classes load afresh, for this call only (a failed test's rerun, RerunLoader): those get their
+    // probes as they load, are never retransformed, and go with the loader.
+    private var afresh: RerunLoader? = null
+
+    /** The classes [loader] loads afresh get the probes as they load: [arm] retransforms only the others. */
+    fun loadsAfresh(loader: RerunLoader) {
+        afresh = loader
+    }
 
     /** Adds a probe; [codes] holds each site's compiled `when`/`capture` class (null: none, or it did not compile). */
     fun add(
@@ -74,7 +82,8 @@ class ProbeCall(
         takeOutEnded()
         run.arm()
         instrumentation.addTransformer(this, true)
-        val names = run.classNames()
+        val names = run.classNames().filterNot { afresh?.loadsAfresh(it) == true }.toSet()
+        if (names.isEmpty()) return null
         instrumentation.allLoadedClasses.filterTo(probedClasses) { it.name in names }
         val failure = retransform(names)
         if (failure != null) close()
@@ -101,7 +110,11 @@ class ProbeCall(
         classfileBuffer: ByteArray,
     ): ByteArray? {
         val candidates = sitesByClass[className ?: return null] ?: return null
-        if (classBeingRedefined != null) probedClasses.add(classBeingRedefined) else loadedLater.add(className to loader)
+        if (classBeingRedefined != null) {
+            probedClasses.add(classBeingRedefined)
+        } else if (loader == null || loader !== afresh) {
+            loadedLater.add(className to loader)
+        }
         return try {
             val live = synchronized(candidates) { candidates.filter { !it.probe.done } }
             if (live.isEmpty()) return null
@@ -128,7 +141,9 @@ class ProbeCall(
     }
 
     private fun retransform(classNames: Set<String>): String? {
-        val loaded = loadedClasses().filter { it.name in classNames && instrumentation.isModifiableClass(it) }
+        val loaded = loadedClasses().filter {
+            it.name in classNames && it.classLoader !== afresh && instrumentation.isModifiableClass(it)
+        }
         if (loaded.isEmpty()) return null
         return try {
             instrumentation.retransformClasses(*loaded.toTypedArray())
