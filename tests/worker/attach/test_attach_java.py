@@ -78,6 +78,10 @@ def test_a_probe_in_a_java_apps_static_method_records_what_its_own_thread_saw(
     assert (seen.thread, seen.this, seen.at) == ("main", None, "counter.Main.report(Main.java:21)")
     assert [c.value for c in seen.captured] == [line.split()[0].removeprefix("count="), str(line.count(",") + 1)], seen
     attached.remove_probe(report.probe_id)
+    # A `when` is the probed line's own linked call in the app, with no Kotlin there either: it chooses the hits.
+    for when, hits in (("Main.counter > 0", ["counter.Main.report(Main.java:21)"]), ("Main.counter < 0", [])):
+        chosen = attached.eval("counter.Main.report()", probes=[Probe(at="counter.Main:21", when=when)]).result
+        assert isinstance(chosen, SuccessResult) and [hit.at for hit in chosen.probe_hits] == hits, chosen
     # The probe's code runs in the probed class's nest, whose loader has no Kotlin: Kotlin's library isn't there.
     kotlin = attached.eval(
         "counter.Main.report()", probes=[Probe(at="counter.Main:21", capture=["Main.NAMES.joinToString()"])]
