@@ -826,8 +826,8 @@ MUTATIONS = (
     Mutation(
         "a `when` that throws records no hit",
         "jvm-worker/runs-in-both/gradlerepl/both/ProbeCode.java",
-        "            ProbeHook.failed(thrown, site.id, owner, self, locals);\n",
-        "            return;\n",
+        "                ProbeHook.failed(thrown, site.id, owner, self, locals);\n",
+        "                return;\n",
         (
             "tests/worker/probes/test_probes.py::test_two_probes_a_throwing_capture_and_a_failing_snippet_keep_their_hits",
         ),
@@ -835,8 +835,8 @@ MUTATIONS = (
     Mutation(
         "a `when` that calls its probed method evaluates itself again there",
         "jvm-worker/runs-in-both/gradlerepl/both/ProbeCode.java",
-        "if (evaluating == me || site.probe.done) {",
-        "if (site.probe.done) {",
+        "        if (holder == me) {\n            return GRADLE_REPL_NOT_ENTERED;\n        }\n        if (holder == null) {",
+        "        if (true) {",
         ("tests/worker/probes/test_probes.py::test_when_chooses_the_hits_and_max_hits_ends_the_probe",),
     ),
     Mutation(
@@ -849,8 +849,22 @@ MUTATIONS = (
     Mutation(
         "a rerun's fresh test class can't reach the package-private code it calls",
         "jvm-worker/runs-in-worker/facade/gradlerepl/probes/RerunLoader.kt",
-        "            reaches = !publicIn(name, member, field)",
-        "            reaches = false",
+        "else !publicIn(name, member, field)",
+        "else false",
+        ("tests/worker/probes/test_probes.py::test_explain_reruns_the_test_afresh_unless_it_reaches_package_private",),
+    ),
+    Mutation(
+        "a probe records what another probe's `when` reaches",
+        "jvm-worker/runs-in-both/gradlerepl/both/ProbeHook.java",
+        "            if (insideAnotherPass(fromPass)) {",
+        "            if (false) {",
+        ("tests/worker/probes/test_probes.py::test_when_chooses_the_hits_and_max_hits_ends_the_probe",),
+    ),
+    Mutation(
+        "a rerun's fresh test class can't reach the package-private method it inherits",
+        "jvm-worker/runs-in-worker/facade/gradlerepl/probes/RerunLoader.kt",
+        "if (superName != null && inheritsPackagePrivate(superName, packagePath)) reaches = true",
+        "",
         ("tests/worker/probes/test_probes.py::test_explain_reruns_the_test_afresh_unless_it_reaches_package_private",),
     ),
     Mutation(

@@ -189,10 +189,39 @@ def test_when_chooses_the_hits_and_max_hits_ends_the_probe(shop: ProbedShop) -> 
     hits = shop.hits(code, Probe(at=f"Cart.kt:{line}", max_hits=1000))
     assert [_local(h, "subtotal") for h in hits] == ["100", "200", "300", "400", "500", "600"]
     # A `when` that calls the probed method reaches its own line again: there it isn't evaluated, so it doesn't
-    # recurse, and each call of the snippet's passes the line once.
+    # recurse (it counts its evaluations: one per call of the snippet's), and each call passes the line once.
     subtotal = _line(shop, "fun subtotalCents()")
-    hits = shop.hits(code, Probe(at=f"Cart.kt:{subtotal}", when="subtotalCents() >= 300", max_hits=1000))
+    counted = "shop.Shop.cartsOpened++ >= 0 && subtotalCents() >= 300"
+    hits = shop.hits(f"shop.Shop.cartsOpened = 0\n{code}", Probe(at=f"Cart.kt:{subtotal}", when=counted, max_hits=1000))
     assert [(h.hit, h.at) for h in hits] == [(n, f"shop.Cart.subtotalCents(Cart.kt:{subtotal})") for n in range(1, 5)]
+    assert shop.value("shop.Shop.cartsOpened") == "6"
+    # Nor does another probe's line record what a `when` reaches: the probe's own code is no pass of the program's.
+    hits = shop.hits(
+        code,
+        Probe(at=f"Cart.kt:{line}", when="subtotalCents() > 0", max_hits=1000),
+        Probe(at=f"Cart.kt:{subtotal}", max_hits=1000),
+    )
+    assert sorted(h.probe for h in hits) == [0] * 6 + [1] * 6, [(h.probe, h.stack[:3]) for h in hits]
+
+
+@jvm
+def test_a_when_reads_locals_of_every_primitive_type_as_the_line_holds_them(shop: ProbedShop) -> None:
+    """The probed line's call passes primitives as they are (two slots for a Double): each reads as its Kotlin type."""
+    (shop.root / "src/main/kotlin/shop/Scales.kt").write_text(
+        "package shop\n\nfun weigh(grams: Double): String {\n    val heavy: Boolean = grams > 1000.0\n"
+        "    val unit: Char = if (heavy) 'k' else 'g'\n    val small: Byte = 1\n    val mid: Short = 2\n"
+        '    val ratio: Float = 0.5f\n    return "$grams $unit $small $mid $ratio $heavy"\n}\n'
+    )
+    when = "heavy && unit == 'k' && small == 1.toByte() && mid == 2.toShort() && ratio == 0.5f && grams > 1000.0"
+    (hit,) = shop.hits("listOf(10.0, 2000.0).map { shop.weigh(it) }", Probe(at="Scales.kt:9", when=when))
+    assert [(local.name, local.value) for local in hit.locals] == [
+        ("grams", "2000.0"),
+        ("heavy", "true"),
+        ("unit", "k"),
+        ("small", "1"),
+        ("mid", "2"),
+        ("ratio", "0.5"),
+    ], hit.locals
 
 
 @jvm
@@ -388,9 +417,23 @@ def test_explain_reruns_the_test_afresh_unless_it_reaches_package_private(shop: 
     subprocess.run(["javac", "-g", "-d", str(main), str(java / "Ledger.java")], check=True)
     classpath = os.pathsep.join([junit, str(main)])
     subprocess.run(["javac", "-g", "-cp", classpath, "-d", str(tests), str(java / "LedgerTest.java")], check=True)
+    # A package-private method it inherits, called on itself: javac names the test class, not where the method is.
+    (java / "AuditBase.java").write_text(
+        "package shop;\n\npublic class AuditBase {\n    int base() {\n        return 1;\n    }\n}\n"
+    )
+    (java / "AuditTest.java").write_text(
+        "package shop;\n\nimport org.junit.jupiter.api.Assertions;\nimport org.junit.jupiter.api.Test;\n\n"
+        "public class AuditTest extends AuditBase {\n    static int runs = 0;\n\n    @Test\n    void audited() {\n"
+        "        runs += 1;\n        int seen = runs;\n        Assertions.assertEquals(100, base() + seen);\n    }\n}\n"
+    )
+    subprocess.run(
+        ["javac", "-g", "-cp", classpath, "-d", str(tests), str(java / "AuditBase.java"), str(java / "AuditTest.java")],
+        check=True,
+    )
     for test, at, seen in (
         ("shop.CountingTest", "shop.CountingTest.counts(CountingTest.kt:15)", "1"),
         ("shop.LedgerTest", "shop.LedgerTest.balanced(LedgerTest.java:13)", "2"),
+        ("shop.AuditTest", "shop.AuditTest.audited(AuditTest.java:13)", "2"),
     ):
         reply = shop.tests(test, explain_failures=True)
         assert isinstance(reply.result, TestRunResult) and reply.result.failed == 1, reply.result

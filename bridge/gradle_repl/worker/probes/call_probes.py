@@ -1,11 +1,12 @@
-"""Probes for one call of a session in its own JVM: set before the snippet or the tests run, taken out when they end,
-whatever happened (worker/repl/local_runner.py wraps each call in `LocalProbes.during`).
+"""Probes for one call of a session in its own JVM: set before the snippet or the tests run, recording nothing once
+they end, whatever happened (worker/repl/local_runner.py wraps each call in `LocalProbes.during`), and taken out of
+the classes once the call's reply is out (`after_reply`).
 
 Setting a probe: its `at` located among the project's sources (locations.py), the class files compiled from that
 source read from the session's class outputs for where the line starts in each method (gradlerepl.probes.
 ProbeClassFiles), its `when` and `capture` compiled for each of those places (expressions.py), then a class file
 transformer set through the session's agent (gradlerepl.probes.ProbeCall): the loaded classes are retransformed, the
-others get the probe when they load. Nothing stops a thread; a class goes back to its own bytes when the call ends.
+others get the probe when they load. Nothing stops a thread; a class goes back to its own bytes after the call's reply.
 """
 
 from __future__ import annotations
@@ -287,6 +288,8 @@ class LocalProbes(ProbeSessions):
     """Sets probes in this JVM — a call's, and the session's that outlive calls: the session's project classes, its
     compiler and its agent."""
 
+    _probe_call: JavaObject | None = None  # gradlerepl.probes.ProbeCall, once a reply has asked for it
+
     def _armed(
         self, probes: list[Probe], expires_seconds: float | None, afresh: JavaObject | None = None
     ) -> tuple[ArmedRun, list[str]]:
@@ -346,7 +349,9 @@ class LocalProbes(ProbeSessions):
     def after_reply(self) -> None:
         """The classes of the sets closed during the call go back to their own bytes now, after its reply: their
         retransform stops this JVM for tens of ms (ProbeCall.close). A next request waits for it."""
-        java_class("gradlerepl.probes.ProbeCall", loader=self._facade_loader).takeOutEnded()
+        if self._probe_call is None:
+            self._probe_call = java_class("gradlerepl.probes.ProbeCall", loader=self._facade_loader)
+        self._probe_call.takeOutEnded()
 
 
 def plan_probes(

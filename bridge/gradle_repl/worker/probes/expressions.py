@@ -216,12 +216,13 @@ def _site_class(
     # boxed only for a pass to record.
     source.add(
         f"    fun {passing}({_SELF}: kotlin.Any?{parameters}) {{\n"
-        "        if (!gradleReplEnter()) return\n"
+        "        val gradleReplEntered = gradleReplEnter()\n"
+        "        if (gradleReplEntered == GRADLE_REPL_NOT_ENTERED) return\n"
         "        var gradleReplHeld = false\n"
         "        var gradleReplThrown: kotlin.Throwable? = null\n"
         f"        try {{\n            gradleReplHeld = {reach}{_HOLDS}({arguments}){otherwise}\n"
         "        } catch (gradleReplError: kotlin.Throwable) {\n            gradleReplThrown = gradleReplError\n"
-        "        } finally {\n            gradleReplLeave()\n        }\n"
+        "        } finally {\n            gradleReplLeave(gradleReplEntered)\n        }\n"
         "        if (gradleReplHeld || gradleReplThrown != null) {\n"
         f"            gradleReplPassed(gradleReplHeld, gradleReplThrown, {_SELF}, kotlin.arrayOf<kotlin.Any?>({arguments}))\n"
         "        }\n    }"

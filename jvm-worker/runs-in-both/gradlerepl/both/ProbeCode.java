@@ -18,11 +18,17 @@ public abstract class ProbeCode {
     /** The name of the site class's {@code public void PASS(Object self, locals…)}. */
     public static final String PASS = "gradleReplPass";
 
+    /** How {@link #gradleReplEnter} let a pass evaluate its {@code when}, for {@link #gradleReplLeave}. */
+    protected static final int GRADLE_REPL_NOT_ENTERED = 0;
+    protected static final int GRADLE_REPL_BY_SITE = 1;
+    protected static final int GRADLE_REPL_BY_THREAD = 2;
+
     private ProbeRun.Site site;
     private Class<?> owner;
     // The thread evaluating this site's `when` now: a `when` that reaches its own line again (it calls the probed
-    // method) doesn't evaluate it there, so it can't recurse. A plain field, not a ThreadLocal, which costs more than a
-    // small probed method does; two threads at once may each evaluate once more, never endlessly.
+    // method) doesn't evaluate it there, so it can't recurse. A plain field read on every pass, not a ThreadLocal,
+    // which costs more than a small probed method does; while another thread holds it, the thread's own guard
+    // (ProbeHook's) stands in, so a race costs at most one evaluation more, never a recursion.
     private Thread evaluating;
 
     protected ProbeCode() {}
@@ -37,26 +43,49 @@ public abstract class ProbeCode {
 
     public abstract Object capture(int index, Object self, Object[] locals);
 
-    /** Whether this pass evaluates the {@code when}: the probe records still, and this thread isn't evaluating it already. */
-    protected final boolean gradleReplEnter() {
-        Thread me = Thread.currentThread();
-        if (evaluating == me || site.probe.done) {
-            return false;
+    /**
+     * Whether this pass evaluates the {@code when} ({@link #GRADLE_REPL_NOT_ENTERED} when not: its probe ended, or this thread is
+     * evaluating it already), and by which guard.
+     */
+    protected final int gradleReplEnter() {
+        if (site.probe.done) {
+            return GRADLE_REPL_NOT_ENTERED;
         }
-        evaluating = me;
-        return true;
+        Thread me = Thread.currentThread();
+        Thread holder = evaluating;
+        if (holder == me) {
+            return GRADLE_REPL_NOT_ENTERED;
+        }
+        if (holder == null) {
+            evaluating = me;
+            return GRADLE_REPL_BY_SITE;
+        }
+        return ProbeHook.enterThread() ? GRADLE_REPL_BY_THREAD : GRADLE_REPL_NOT_ENTERED;
     }
 
-    protected final void gradleReplLeave() {
-        evaluating = null;
+    protected final void gradleReplLeave(int entered) {
+        if (entered == GRADLE_REPL_BY_SITE) {
+            if (evaluating == Thread.currentThread()) {
+                evaluating = null;
+            }
+        } else if (entered == GRADLE_REPL_BY_THREAD) {
+            ProbeHook.leaveThread();
+        }
     }
 
-    /** What the {@code when} said: recorded when it {@code held} or threw (then {@code thrown}); {@code locals} boxed. */
+    /**
+     * What the {@code when} said: recorded when it {@code held} or threw (then {@code thrown}); {@code locals} boxed.
+     * Never throws into the probed code, but for a thread being stopped.
+     */
     protected final void gradleReplPassed(boolean held, Throwable thrown, Object self, Object[] locals) {
-        if (thrown != null) {
-            ProbeHook.failed(thrown, site.id, owner, self, locals);
-        } else if (held) {
-            ProbeHook.held(site.id, owner, self, locals);
+        try {
+            if (thrown != null) {
+                ProbeHook.failed(thrown, site.id, owner, self, locals);
+            } else if (held) {
+                ProbeHook.held(site.id, owner, self, locals, true);
+            }
+        } catch (Throwable failed) {
+            ProbeHook.rethrowIfStopped(failed);
         }
     }
 

@@ -31,6 +31,8 @@ public final class ProbeHook {
 
     private static volatile ProbeRun.Site[] sites = new ProbeRun.Site[64];
     private static final ThreadLocal<boolean[]> IN_PROBE = ThreadLocal.withInitial(() -> new boolean[1]);
+    // A walker that shows hidden classes' frames, or null where a security manager refuses one.
+    private static final StackWalker FRAMES = hiddenFrames();
     private static final MethodHandle HIT;
     private static final MethodHandle HELD;
 
@@ -47,9 +49,17 @@ public final class ProbeHook {
 
     private ProbeHook() {}
 
+    private static StackWalker hiddenFrames() {
+        try {
+            return StackWalker.getInstance(StackWalker.Option.SHOW_HIDDEN_FRAMES);
+        } catch (Throwable refused) {
+            return null;
+        }
+    }
+
     /** A pass of a probed line, {@code when} not evaluated yet: it is here, on every pass (the class file's old). */
     public static void hit(int site, Class<?> owner, Object self, Object[] locals) {
-        pass(site, owner, self, locals, true, null);
+        pass(site, owner, self, locals, true, null, false);
     }
 
     /**
@@ -68,7 +78,12 @@ public final class ProbeHook {
             return new ConstantCallSite(linked(active, caller, type));
         } catch (Throwable thrown) {
             rethrowIfStopped(thrown);
+        }
+        try {
             return new ConstantCallSite(recorder(HIT, site, owner, type));
+        } catch (Throwable thrown) {
+            rethrowIfStopped(thrown);
+            return new ConstantCallSite(MethodHandles.empty(type)); // a bootstrap that throws would fail the line
         }
     }
 
@@ -95,19 +110,28 @@ public final class ProbeHook {
         return bound.asCollector(Object[].class, type.parameterCount() - 1).asType(type);
     }
 
-    /** A pass whose {@code when} held (or a probe without one): recorded. */
+    /** A pass of a probe without a {@code when}: recorded. */
     static void held(int site, Class<?> owner, Object self, Object[] locals) {
-        pass(site, owner, self, locals, false, null);
+        pass(site, owner, self, locals, false, null, false);
     }
 
-    /** A pass whose {@code when} threw: recorded with what it threw. */
+    /** A pass whose {@code when} held, reported by the site's pass ({@code fromPass}: its frame is on the stack). */
+    static void held(int site, Class<?> owner, Object self, Object[] locals, boolean fromPass) {
+        pass(site, owner, self, locals, false, null, fromPass);
+    }
+
+    /** A pass whose {@code when} threw, reported by the site's pass: recorded with what it threw. */
     static void failed(Throwable thrown, int site, Class<?> owner, Object self, Object[] locals) {
         rethrowIfStopped(thrown);
-        pass(site, owner, self, locals, false, ProbeValues.thrown(thrown));
+        pass(site, owner, self, locals, false, thrown, true);
     }
 
-    /** A pass recorded under the thread's guard: its {@code when} evaluated here first, or {@code whenError}. */
-    private static void pass(int site, Class<?> owner, Object self, Object[] locals, boolean evaluate, String whenError) {
+    /**
+     * A pass recorded under the thread's guard: its {@code when} evaluated here first ({@code evaluate}), or what it
+     * threw. Nothing is recorded inside a probe's own code: a capture, or another site's {@code when}.
+     */
+    private static void pass(int site, Class<?> owner, Object self, Object[] locals, boolean evaluate, Throwable whenThrew,
+            boolean fromPass) {
         ProbeRun.Site active = live(site);
         if (active == null) {
             return;
@@ -118,10 +142,13 @@ public final class ProbeHook {
         }
         busy[0] = true;
         try {
+            if (insideAnotherPass(fromPass)) {
+                return;
+            }
             if (evaluate) {
                 active.hit(owner, self, locals);
             } else {
-                active.record(active.codeFor(owner), self, locals, whenError);
+                active.record(active.codeFor(owner), self, locals, whenThrew == null ? null : ProbeValues.thrown(whenThrew));
             }
         } catch (Throwable thrown) {
             rethrowIfStopped(thrown);
@@ -131,10 +158,37 @@ public final class ProbeHook {
     }
 
     /**
+     * Whether this pass runs inside another site's {@code when}: a site's pass evaluates it under a guard of its own
+     * (ProbeCode), not the thread's, so what it reaches is told by the pass's frame on the stack — looked for only
+     * where a hit would be recorded. Its frame is a hidden class's: {@link #FRAMES} shows them.
+     */
+    private static boolean insideAnotherPass(boolean fromPass) {
+        if (FRAMES == null) {
+            return false;
+        }
+        long passes = FRAMES.walk(frames -> frames.filter(f -> f.getMethodName().equals(ProbeCode.PASS)).limit(2).count());
+        return passes > (fromPass ? 1 : 0);
+    }
+
+    /** The thread's guard, for a site's pass while another thread holds the site's own (ProbeCode). */
+    static boolean enterThread() {
+        boolean[] busy = IN_PROBE.get();
+        if (busy[0]) {
+            return false;
+        }
+        busy[0] = true;
+        return true;
+    }
+
+    static void leaveThread() {
+        IN_PROBE.get()[0] = false;
+    }
+
+    /**
      * A probe never changes what the probed code does, whatever went wrong in it; but a thread being stopped (a test
      * past its timeout) is stopped, probe or not.
      */
-    private static void rethrowIfStopped(Throwable thrown) {
+    static void rethrowIfStopped(Throwable thrown) {
         if (thrown.getClass().getName().equals("java.lang.ThreadDeath")) {
             throw (Error) thrown;
         }

@@ -24,7 +24,8 @@ class ProbeCall(
 ) : ClassFileTransformer {
     /**
      * The probes as they run: their hits, notes and expiry. A probe past its maxHits records nothing more at once; a
-     * call's keeps its call in its classes until the call ends (close), a session's is taken out now. Retransforming
+     * call's keeps its call in its classes until they are taken out after the call's reply (close), a session's is
+     * taken out now. Retransforming
      * while the probed method runs leaves that run's frame without line numbers in stack traces ("Unknown Source"),
      * so a call's own code is never retransformed under it.
      */
@@ -78,8 +79,9 @@ class ProbeCall(
     /** Sets every probe: in the classes loaded now, and in those that load later. Null when set, else why not. */
     fun arm(): String? {
         if (!instrumentation.isRetransformClassesSupported) return "this JVM can't retransform classes"
-        // An earlier call's take-out runs first: never during this call, under code it runs.
-        takeOutEnded()
+        // A take-out under way ends first: never during this call, under code it runs. One still queued waits for this
+        // call's reply: a class this call probes too is retransformed here without the ended call's probe anyway.
+        RETRANSFORMER.submit {}.get()
         run.arm()
         instrumentation.addTransformer(this, true)
         val names = run.classNames().filterNot { afresh?.loadsAfresh(it) == true }.toSet()
@@ -177,11 +179,13 @@ class ProbeCall(
          */
         @JvmStatic
         fun takeOutEnded() {
+            var any = false
             while (true) {
                 val ended = ENDED.poll() ?: break
                 RETRANSFORMER.execute { ended.retransform(ended.run.classNames()) }
+                any = true
             }
-            RETRANSFORMER.submit {}.get()
+            if (any) RETRANSFORMER.submit {}.get()
         }
 
         // Where classes are retransformed when a probe ends on its own or a call's probes are taken out: one thread

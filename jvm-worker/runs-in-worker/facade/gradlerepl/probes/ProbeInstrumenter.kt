@@ -21,8 +21,8 @@ import org.jetbrains.org.objectweb.asm.tree.VarInsnNode
  * Puts one call to the hook (gradlerepl.both.ProbeHook, in an attached app the agent's build of it) where each site's
  * line starts: an `invokedynamic` the hook links (ProbeHook.site, the site's id its constant) with `this` (or null) and
  * the live locals as their slots hold them — nothing boxed or allocated on a pass whose `when` doesn't hold. A class
- * file older than Java 7 can't hold one: there the call is ProbeHook.hit with the site's id, the class, `this` and the
- * locals boxed in an array. Either call leaves the operand stack and the locals as it found them and has no branch,
+ * file older than Java 7 can't hold one, nor a method type more than 255 slots: there the call is ProbeHook.hit with
+ * the site's id, the class, `this` and the locals boxed in an array. Either call leaves the operand stack and the locals as it found them and has no branch,
  * so the method's stack map frames stay valid as they are: nothing is computed that would need a class loaded.
  */
 object ProbeInstrumenter {
@@ -31,8 +31,7 @@ object ProbeInstrumenter {
     private const val HIT = "(ILjava/lang/Class;Ljava/lang/Object;[Ljava/lang/Object;)V"
 
     /**
-     * The class's bytes with a call to [hook]'s `hit` at each of [sites] (keyed by site id), or null when none is in
-     * it.
+     * The class's bytes with a call to [hook] at each of [sites] (keyed by site id), or null when none is in it.
      */
     @JvmStatic
     fun instrument(bytes: ByteArray, sites: Map<Int, ProbeSite>, hook: String): ByteArray? {
@@ -46,7 +45,8 @@ object ProbeInstrumenter {
             val method = node.methods.firstOrNull { it.name == site.methodName && it.desc == site.methodDescriptor } ?: continue
             val instructions = read.getOrPut(method) { method.instructions.toArray() }
             if (site.ordinal >= instructions.size) continue
-            val call = if ((node.version and 0xFFFF) >= Opcodes.V1_7) linkedCall(id, site, hook) else hookCall(id, node.name, site, hook)
+            val linkable = (node.version and 0xFFFF) >= Opcodes.V1_7 && slots(site) <= MAX_LINKED_SLOTS
+            val call = if (linkable) linkedCall(id, site, hook) else hookCall(id, node.name, site, hook)
             method.instructions.insertBefore(instructions[site.ordinal], call)
             changed = true
         }
@@ -79,6 +79,12 @@ object ProbeInstrumenter {
         code.add(InvokeDynamicInsnNode("probe", passed.append(")V").toString(), bootstrap, id))
         return code
     }
+
+    // A method type takes at most 255 argument slots, a linked call's handle (bound, collecting) a few less.
+    private const val MAX_LINKED_SLOTS = 240
+
+    /** The argument slots a linked call at [site] takes: `this`, then each local (a long or a double takes two). */
+    private fun slots(site: ProbeSite): Int = 1 + site.locals.sumOf { Type.getType(it.descriptor).size }
 
     private fun hookCall(id: Int, owner: String, site: ProbeSite, hook: String): InsnList {
         val code = InsnList()

@@ -1,13 +1,18 @@
 package gradlerepl.probes
 
+import org.jetbrains.org.objectweb.asm.AnnotationVisitor
 import org.jetbrains.org.objectweb.asm.ClassReader
 import org.jetbrains.org.objectweb.asm.ClassVisitor
+import org.jetbrains.org.objectweb.asm.FieldVisitor
 import org.jetbrains.org.objectweb.asm.Handle
 import org.jetbrains.org.objectweb.asm.MethodVisitor
 import org.jetbrains.org.objectweb.asm.Opcodes
 import org.jetbrains.org.objectweb.asm.Type
 import java.io.File
 import java.lang.reflect.Modifier
+import java.security.CodeSigner
+import java.security.CodeSource
+import java.security.ProtectionDomain
 
 /**
  * A failed test's own classes loaded afresh for its explained rerun (run_project_tests' explainFailures): the probes
@@ -18,8 +23,9 @@ import java.lang.reflect.Modifier
  *
  * Only classes of the test outputs, and only where that changes nothing the test can tell: a class in another loader
  * is in another runtime package, so code that reaches a non-public class or member of its package (a Java test calling
- * a package-private method) would fail there — such a test is run again in the session's loader, its probes
- * retransformed in.
+ * a package-private method, or inheriting one) would fail there; and a test framework that keeps state by the test's
+ * own classes (a Spring context cached by its nested configuration, a Testcontainers container in a static field)
+ * would start it again. Such a test is run again in the session's loader, its probes retransformed in.
  */
 class RerunLoader private constructor(
     private val outers: Set<String>,
@@ -34,8 +40,21 @@ class RerunLoader private constructor(
         if (!loadsAfresh(name)) return super.loadClass(name, resolve)
         synchronized(getClassLoadingLock(name)) {
             findLoadedClass(name)?.let { return it }
-            val bytes = fileOf(directories, name)?.readBytes() ?: return super.loadClass(name, resolve)
-            return defineClass(name, bytes, 0, bytes.size)
+            val file = fileOf(directories, name) ?: return super.loadClass(name, resolve)
+            val bytes = file.readBytes()
+            return defineClass(name, bytes, 0, bytes.size, domain(file, name))
+        }
+    }
+
+    // Each class directory's protection domain, with its location as the session's loader gives it (a test that finds
+    // its files from its class's code source finds them in the rerun too).
+    private val domains = HashMap<File, ProtectionDomain>()
+
+    private fun domain(file: File, binaryName: String): ProtectionDomain {
+        var root = file
+        repeat(binaryName.count { it == '.' } + 1) { root = root.parentFile }
+        return synchronized(domains) {
+            domains.getOrPut(root) { ProtectionDomain(CodeSource(root.toURI().toURL(), null as Array<CodeSigner>?), null, this, null) }
         }
     }
 
@@ -58,6 +77,21 @@ class RerunLoader private constructor(
             }
             return if (reaches) null else loader
         }
+
+        /**
+         * Annotations by which a test class's own members become part of a test framework's state kept across runs,
+         * by package: a Spring test context's cache key holds a test's nested configuration classes and its
+         * `@DynamicPropertySource` methods, and a Testcontainers container lives in a test class's static field. With
+         * another Class for the test, the rerun would start a second context or container beside the first.
+         */
+        private val SHARED_BY_CLASS = listOf(
+            "org/springframework/test/context/DynamicPropertySource",
+            "org/springframework/context/annotation/",
+            "org/springframework/boot/test/context/TestConfiguration",
+            "org/springframework/test/context/ContextConfiguration",
+            "org/springframework/test/context/ContextHierarchy",
+            "org/testcontainers/",
+        )
 
         private fun fileOf(directories: List<File>, binaryName: String): File? =
             directories.map { File(it, binaryName.replace('.', '/') + ".class") }.firstOrNull { it.isFile }
@@ -85,17 +119,32 @@ class RerunLoader private constructor(
         fun reached(owner: String, member: String?, field: Boolean) {
             if (reaches || owner.startsWith("[") || owner.substringBeforeLast('/', "") != packagePath) return
             val name = owner.replace('/', '.')
-            if (loadsAfresh(name)) return
-            reaches = !publicIn(name, member, field)
+            reaches = if (loadsAfresh(name)) false else !publicIn(name, member, field)
         }
         ClassReader(bytes).accept(object : ClassVisitor(Opcodes.ASM9) {
             override fun visit(version: Int, access: Int, name: String, signature: String?, superName: String?, interfaces: Array<String>?) {
                 superName?.let { reached(it, null, false) }
                 interfaces?.forEach { reached(it, null, false) }
+                // What it inherits from its package's classes the session loads (`helper()` called on itself, a
+                // method it overrides there): javac names the class itself, so look where it comes from.
+                if (superName != null && inheritsPackagePrivate(superName, packagePath)) reaches = true
+            }
+
+            override fun visitAnnotation(descriptor: String, visible: Boolean) = annotated(descriptor)
+
+            override fun visitField(access: Int, name: String, descriptor: String, signature: String?, value: Any?): FieldVisitor =
+                object : FieldVisitor(Opcodes.ASM9) {
+                    override fun visitAnnotation(descriptor: String, visible: Boolean) = annotated(descriptor)
+                }
+
+            private fun annotated(descriptor: String): AnnotationVisitor? {
+                if (SHARED_BY_CLASS.any { descriptor.startsWith("L$it") }) reaches = true
+                return null
             }
 
             override fun visitMethod(access: Int, name: String, descriptor: String, signature: String?, exceptions: Array<String>?): MethodVisitor =
                 object : MethodVisitor(Opcodes.ASM9) {
+                    override fun visitAnnotation(descriptor: String, visible: Boolean) = annotated(descriptor)
                     override fun visitFieldInsn(opcode: Int, owner: String, name: String, descriptor: String) = reached(owner, name, true)
                     override fun visitMethodInsn(opcode: Int, owner: String, name: String, descriptor: String, isInterface: Boolean) =
                         reached(owner, name, false)
@@ -119,6 +168,21 @@ class RerunLoader private constructor(
                 }
         }, ClassReader.SKIP_DEBUG or ClassReader.SKIP_FRAMES)
         return reaches
+    }
+
+    /** Whether a superclass in [packagePath] that the session loads declares a member neither public nor private. */
+    private fun inheritsPackagePrivate(superName: String, packagePath: String): Boolean {
+        var type: Class<*>? = try {
+            Class.forName(superName.replace('/', '.'), false, parent)
+        } catch (e: Throwable) {
+            return superName.substringBeforeLast('/', "") == packagePath
+        }
+        while (type != null && type.packageName.replace('.', '/') == packagePath && !loadsAfresh(type.name)) {
+            val members = type.declaredMethods.map { it.modifiers } + type.declaredFields.map { it.modifiers }
+            if (members.any { !Modifier.isPublic(it) && !Modifier.isPrivate(it) }) return true
+            type = type.superclass
+        }
+        return false
     }
 
     /** Whether the class, and the member of that name where one is named (any of them, up its superclasses), is public. */
