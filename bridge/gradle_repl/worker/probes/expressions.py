@@ -53,7 +53,7 @@ _PRIMITIVES = {
     "F": "kotlin.Float",
     "D": "kotlin.Double",
 }
-# The site class's two methods the interface's calls reach, in the probed class's type when the site has `this`.
+# The site class's two methods ProbeCode's holds and capture reach, in the probed class's type when the site has `this`.
 _HOLDS, _CAPTURE = "gradleReplHolds", "gradleReplCapture"
 
 
@@ -210,7 +210,7 @@ def _site_class(
     )
     source.add(
         f"    override fun capture({_INDEX}: kotlin.Int, {_SELF}: kotlin.Any?, {_LOCALS}: kotlin.Array<kotlin.Any?>): "
-        f"kotlin.Any? =\n        {reach}{_CAPTURE}({_INDEX}, {_LOCALS})"
+        f"kotlin.Any? =\n        {reach}{_CAPTURE}({_INDEX}{''.join(f', {local.from_array}' for local in locals_)})"
     )
     # A pass of the probed line as its linked call reaches it (ProbeHook.site): the locals as their slots hold them,
     # boxed only for a pass to record.
@@ -235,10 +235,8 @@ def _site_class(
     if probe.when:
         found.append(_Expression(index, number, "when", file, start, condition.count("\n") + 1))
     source.add("        )\n    }")
-    source.add(
-        f"    private fun {receiver}{_CAPTURE}({_INDEX}: kotlin.Int, {_LOCALS}: kotlin.Array<kotlin.Any?>): kotlin.Any? {{"
-    )
-    source.add("\n".join(local.from_locals for local in locals_) or "        // no locals")
+    source.add(f"    private fun {receiver}{_CAPTURE}({_INDEX}: kotlin.Int{parameters}): kotlin.Any? {{")
+    source.add("\n".join(local.from_parameter for local in locals_) or "        // no locals")
     source.add(f"        return when ({_INDEX}) {{")
     for position, expression in enumerate(probe.capture):
         source.add(f"            {position} -> {{")
@@ -280,26 +278,19 @@ class _Local:
 
     @property
     def from_array(self) -> str:
-        """The argument `holds` passes for it, read from the boxed locals."""
+        """The argument `holds` and `capture` pass for it, read from the boxed locals."""
         cast = f"<{self._primitive}>" if self._primitive else ""
         return f"gradlerepl.both.ProbeCode.local{cast}({_LOCALS}, {self.position})"
 
     @property
     def from_parameter(self) -> str:
-        """Its declaration in the `when`'s method, from its parameter."""
+        """Its declaration in the `when`'s and the `capture`'s methods, from its parameter."""
         parameter = self.parameter_name
         if self._primitive == self.kotlin_type:
             return f"        val {self._variable}: {self.kotlin_type} = {parameter}"
         if self._primitive:
             return f"        val {self._variable}: {self.kotlin_type} = gradlerepl.both.ProbeCode.local({parameter})"
         return f"        val {self._variable} = gradlerepl.both.ProbeCode.local<{self.kotlin_type}>({parameter})"
-
-    @property
-    def from_locals(self) -> str:
-        """Its declaration in the `capture`'s method, from the boxed locals."""
-        if self._primitive:
-            return f"        val {self._variable}: {self.kotlin_type} = gradlerepl.both.ProbeCode.local({_LOCALS}, {self.position})"
-        return f"        val {self._variable} = gradlerepl.both.ProbeCode.local<{self.kotlin_type}>({_LOCALS}, {self.position})"
 
 
 def _this_type(site: JavaObject, loader: JavaObject, types: JavaObject) -> str:

@@ -75,7 +75,7 @@ public final class ProbeHook {
         }
         Class<?> owner = caller.lookupClass();
         try {
-            return new ConstantCallSite(linked(active, caller, type));
+            return new ConstantCallSite(linked(active, caller, owner, type));
         } catch (Throwable thrown) {
             rethrowIfStopped(thrown);
         }
@@ -87,9 +87,8 @@ public final class ProbeHook {
         }
     }
 
-    private static MethodHandle linked(ProbeRun.Site active, MethodHandles.Lookup caller, MethodType type)
+    private static MethodHandle linked(ProbeRun.Site active, MethodHandles.Lookup caller, Class<?> owner, MethodType type)
             throws ReflectiveOperationException {
-        Class<?> owner = caller.lookupClass();
         if (!active.probe.hasWhen) {
             return recorder(HELD, active.id, owner, type);
         }

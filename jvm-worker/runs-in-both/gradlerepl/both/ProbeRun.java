@@ -74,14 +74,9 @@ public final class ProbeRun {
             this.noLocalNames = noLocalNames;
         }
 
-        /** Records nothing more from now on, nor evaluates its {@code when}. Safe to call twice. */
-        public void end() {
-            done = true;
-        }
-
-        /** Ends it and asks the owner to take it out of its classes. */
+        /** Marks it done and asks the owner to take it out of its classes. */
         public void retire() {
-            end();
+            done = true;
             Set<String> classes = new LinkedHashSet<>();
             for (Site site : sites) {
                 classes.add(site.className);
@@ -269,7 +264,7 @@ public final class ProbeRun {
         }
         armed = false;
         for (Probe probe : probes) {
-            probe.end();
+            probe.done = true;
             for (Site site : probe.sites) {
                 ProbeHook.unregister(site);
             }

@@ -114,7 +114,7 @@ class ProbeCall(
         val candidates = sitesByClass[className ?: return null] ?: return null
         if (classBeingRedefined != null) {
             probedClasses.add(classBeingRedefined)
-        } else if (loader == null || loader !== afresh) {
+        } else if (afresh == null || loader !== afresh) {
             loadedLater.add(className to loader)
         }
         return try {
@@ -130,7 +130,7 @@ class ProbeCall(
                         "probe ${active.probe.index} was taken out of ${active.method}: an edit changed the " +
                             "method's locals at line ${active.probe.line}, which its `when` and `capture` were compiled for",
                     )
-                    active.probe.end()
+                    active.probe.done = true
                 } else {
                     placed[active.id] = found
                 }

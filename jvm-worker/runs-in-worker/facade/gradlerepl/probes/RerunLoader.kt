@@ -40,9 +40,9 @@ class RerunLoader private constructor(
         if (!loadsAfresh(name)) return super.loadClass(name, resolve)
         synchronized(getClassLoadingLock(name)) {
             findLoadedClass(name)?.let { return it }
-            val file = fileOf(directories, name) ?: return super.loadClass(name, resolve)
-            val bytes = file.readBytes()
-            return defineClass(name, bytes, 0, bytes.size, domain(file, name))
+            val directory = directoryOf(directories, name) ?: return super.loadClass(name, resolve)
+            val bytes = File(directory, classFile(name)).readBytes()
+            return defineClass(name, bytes, 0, bytes.size, domain(directory))
         }
     }
 
@@ -50,11 +50,9 @@ class RerunLoader private constructor(
     // its files from its class's code source finds them in the rerun too).
     private val domains = HashMap<File, ProtectionDomain>()
 
-    private fun domain(file: File, binaryName: String): ProtectionDomain {
-        var root = file
-        repeat(binaryName.count { it == '.' } + 1) { root = root.parentFile }
-        return synchronized(domains) {
-            domains.getOrPut(root) { ProtectionDomain(CodeSource(root.toURI().toURL(), null as Array<CodeSigner>?), null, this, null) }
+    private fun domain(directory: File): ProtectionDomain = synchronized(domains) {
+        domains.getOrPut(directory) {
+            ProtectionDomain(CodeSource(directory.toURI().toURL(), null as Array<CodeSigner>?), null, this, null)
         }
     }
 
@@ -67,7 +65,7 @@ class RerunLoader private constructor(
         @JvmStatic
         fun of(outers: Array<String>, testDirectories: Array<String>, parent: ClassLoader): RerunLoader? {
             val directories = testDirectories.map { File(it) }
-            val fresh = outers.filter { fileOf(directories, it) != null }.toSet()
+            val fresh = outers.filter { directoryOf(directories, it) != null }.toSet()
             if (outers.isEmpty() || outers[0] !in fresh) return null
             val loader = RerunLoader(fresh, directories, parent)
             val reaches = try {
@@ -93,8 +91,11 @@ class RerunLoader private constructor(
             "org/testcontainers/",
         )
 
-        private fun fileOf(directories: List<File>, binaryName: String): File? =
-            directories.map { File(it, binaryName.replace('.', '/') + ".class") }.firstOrNull { it.isFile }
+        /** The first of [directories] that holds the class file of [binaryName]. */
+        private fun directoryOf(directories: List<File>, binaryName: String): File? =
+            directories.firstOrNull { File(it, classFile(binaryName)).isFile }
+
+        private fun classFile(binaryName: String): String = binaryName.replace('.', '/') + ".class"
     }
 
     /** Whether a fresh class (or one nested in it) reaches a non-public class or member of its package's others. */
