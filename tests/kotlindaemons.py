@@ -14,15 +14,17 @@ dozen small projects and is stopped with the run. Measured on test_maven.py and 
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import psutil
+import pytest
 
 from gradle_repl.project.buildtools.kotlin_daemons import DAEMON_MAIN_CLASS, daemon_run_files
 from gradle_repl.stopping import stop_processes_now
 from support.shortjvm import SHORT_LIVED_JVM_FLAGS
 
-__all__ = ["daemon_options", "daemons_in", "stop_daemons"]
+__all__ = ["daemon_options", "daemons_apart", "daemons_in", "stop_daemons"]
 
 # A Kotlin daemon stops its compiles and exits on SIGTERM within a second or two; past this it gets SIGKILL.
 STOP_GRACE_SECONDS = 10.0
@@ -33,6 +35,13 @@ def daemon_options(run_files: Path) -> str:
     the short-lived JVM flags."""
     run_files.mkdir(parents=True, exist_ok=True)
     return f"-Dkotlin.daemon.options=runFilesPath={run_files} -Dkotlin.daemon.jvm.options={','.join(SHORT_LIVED_JVM_FLAGS)}"
+
+
+def daemons_apart(monkeypatch: pytest.MonkeyPatch, run_files: Path) -> None:
+    """The builds' Kotlin daemons in run_files, apart from the run's warm one (a later -D wins in the JVM). Where no
+    daemon runs there yet, a resolve compiles in process: a build on another Kotlin version, or from another local
+    repository, would otherwise start a daemon of its own beside the run's, for one compile (~3 CPU-s more)."""
+    monkeypatch.setenv("MAVEN_OPTS", f"{os.environ.get('MAVEN_OPTS', '')} {daemon_options(run_files)}")
 
 
 def daemons_in(run_files: Path) -> list[psutil.Process]:

@@ -15,6 +15,7 @@ from gradle_repl.frames import ErrorResult, Probe, SuccessResult
 from gradle_repl.project.plugin_support import snippet_class_warnings
 from gradle_repl.project.resolve import resolve_environment
 from gradle_repl.project.toolchain import PINNED_KOTLIN_VERSION, Coordinate, resolve_jars
+from kotlindaemons import daemons_apart
 from suiteversions import KOTLIN_WITH_FINAL_SNIPPET_MEMBERS, KOTLIN_WITHOUT_K2_REPL, OLDER_KOTLIN
 from support.paths import PROJECTS, SAMPLE_PROJECT, copy_project
 from support.workerclaims import (
@@ -36,7 +37,9 @@ def older_env(tmp_path_factory: pytest.TempPathFactory) -> ReplEnvironment:
     pom.write_text(
         pom.read_text().replace(f"<kotlin.version>{PINNED_KOTLIN_VERSION}<", f"<kotlin.version>{OLDER_KOTLIN}<")
     )
-    env = resolve_environment(project, build_tool="maven").environment
+    with pytest.MonkeyPatch.context() as monkeypatch:  # compiled in process: no daemon of this Kotlin for one build
+        daemons_apart(monkeypatch, project.parent / "daemons")
+        env = resolve_environment(project, build_tool="maven").environment
     assert env.kotlin_version == OLDER_KOTLIN
     assert all(OLDER_KOTLIN in Path(p).name for p in env.repl_host_classpath if "kotlin-compiler-embeddable" in p)
     return env
@@ -259,7 +262,7 @@ def test_the_local_snippet_class_warning_covers_every_kotlin_that_needs_it(
 
 
 def test_on_kotlin_2_3_0_a_spring_project_is_told_that_snippet_members_stay_final(
-    tmp_path_factory: pytest.TempPathFactory,
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Kotlin 2.3.0's REPL opens a snippet's class for all-open's `spring` preset (applied by the project's own
     kotlin-maven-plugin) but not its members: the session's first reply says so, and what it says is what the
@@ -271,6 +274,7 @@ def test_on_kotlin_2_3_0_a_spring_project_is_told_that_snippet_members_stay_fina
             f"<kotlin.version>{PINNED_KOTLIN_VERSION}<", f"<kotlin.version>{KOTLIN_WITH_FINAL_SNIPPET_MEMBERS}<"
         )
     )
+    daemons_apart(monkeypatch, project.parent / "daemons")  # its build compiles in process: no 2.3.0 daemon
     env = resolve_environment(project, build_tool="maven").environment
     assert env.kotlin_version == KOTLIN_WITH_FINAL_SNIPPET_MEMBERS == "2.3.0"
     assert "plugin:org.jetbrains.kotlin.allopen:preset=spring" in env.compiler_plugin_options

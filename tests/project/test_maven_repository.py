@@ -16,6 +16,7 @@ from gradle_repl.project.buildtools.maven_first_run import HELP_PLUGIN
 from gradle_repl.project.dependency_support import dependency_resolver_request
 from gradle_repl.project.maven_repository import empty_downloads, local_repository
 from gradle_repl.project.toolchain import PINNED_KOTLIN_VERSION, Coordinate, resolve_jars
+from kotlindaemons import daemons_apart
 from support.paths import SAMPLE_PROJECT, copy_project
 
 # What Maven 3.8 printed on a new machine after two of gradle-repl's Maven runs fetched one POM at once.
@@ -92,6 +93,8 @@ def _repository_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, first_r
     monkeypatch.setenv(
         "MAVEN_OPTS", f"{_without_repository(os.environ.get('MAVEN_OPTS', ''))} -Dmaven.repo.local={copy}"
     )
+    # The run's warm daemon was started from the machine's repository; one from this copy's jars would be one more.
+    daemons_apart(monkeypatch, tmp_path / "daemons")
     monkeypatch.setenv("MAVEN_ARGS", _without_repository(os.environ.get("MAVEN_ARGS", "")))
     cache = tmp_path / "cache"
     monkeypatch.setenv("GRADLE_REPL_CACHE_DIR", str(cache))

@@ -24,7 +24,7 @@ from gradle_repl.project.buildtools.maven_speed import (
 from gradle_repl.project.cache import EnvironmentCache
 from gradle_repl.project.process import ProgressCallback
 from gradle_repl.project.resolve import _resolve_locked, resolve_environment
-from kotlindaemons import daemon_options, daemons_in, stop_daemons
+from kotlindaemons import daemons_apart, daemons_in, stop_daemons
 from support.fakebuildtool import ScriptedTool
 from support.paths import SAMPLE_PROJECT, copy_project
 
@@ -251,7 +251,7 @@ def test_an_edits_compile_runs_in_an_idle_bounded_kotlin_daemon_and_writes_the_n
     root = copy_project(SAMPLE_PROJECT, tmp_path / "p")
     (root / _EDITED).write_text(_main_printing("before the edit"))
     run_files = tmp_path / "kotlin-daemons"  # this test's own, so the daemon found there is the one its compile used
-    monkeypatch.setenv("MAVEN_OPTS", f"{os.environ.get('MAVEN_OPTS', '')} {daemon_options(run_files)}")
+    daemons_apart(monkeypatch, run_files)
     try:
         first = resolve_environment(root, build_tool="maven").environment
         assert daemons_in(run_files) == []  # the full resolve compiles in process

@@ -21,7 +21,7 @@ from gradle_repl.project.buildtools.pom import KotlinSettings, kotlin_settings
 from gradle_repl.project.process import ProcessOutcome, run_streaming
 from gradle_repl.project.resolve import resolve_environment
 from gradle_repl.project.toolchain import find_mvn
-from kotlindaemons import daemon_options, daemons_in, stop_daemons
+from kotlindaemons import daemons_apart, daemons_in, stop_daemons
 from support.paths import PROJECTS, SAMPLE_PROJECT, build_classpath, copy_project
 from support.workers import SyncWorker
 
@@ -275,11 +275,6 @@ def test_only_main_loads_the_extension_and_without_javac_a_warning_says_what_tha
     assert "test-scope dependency" in warning and "no javac" in warning
 
 
-def _own_daemon_directory(monkeypatch: pytest.MonkeyPatch, run_files: Path) -> None:
-    """The builds' Kotlin daemons in run_files, apart from the run's warm one (a later -D wins in the JVM)."""
-    monkeypatch.setenv("MAVEN_OPTS", os.environ.get("MAVEN_OPTS", "") + " " + daemon_options(run_files))
-
-
 def test_without_a_warm_kotlin_daemon_a_kotlin_and_java_module_compiles_in_process_whole_and_leaves_none(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -290,7 +285,7 @@ def test_without_a_warm_kotlin_daemon_a_kotlin_and_java_module_compiles_in_proce
     'Handler'")."""
     command = maven_command(["mvn"], SAMPLE_PROJECT, SAMPLE_PROJECT, test=False)
     assert "-Dkotlin.compiler.daemon=false" in command and "-DincludeScope=runtime" in command
-    _own_daemon_directory(monkeypatch, tmp_path / "daemons")
+    daemons_apart(monkeypatch, tmp_path / "daemons")
     project = copy_project(PROJECTS / "maven-mixed", tmp_path / "mixed")
     env = resolve_environment(project, build_tool="maven").environment
     assert daemons_in(tmp_path / "daemons") == []
@@ -306,7 +301,7 @@ def test_a_resolve_compiles_in_the_kotlin_daemon_the_edit_loop_keeps_warm(
     project here; a build file's change or a new session alike) compiles in it: no second daemon, the daemon did the
     compile, and a Kotlin + Java module still builds whole (its Java classes too)."""
     run_files = tmp_path / "daemons"
-    _own_daemon_directory(monkeypatch, run_files)
+    daemons_apart(monkeypatch, run_files)
     commands: list[list[str]] = []
 
     def recorded(command: list[str], **options: Any) -> ProcessOutcome:
@@ -339,7 +334,7 @@ def test_a_warm_daemon_the_build_cant_reach_makes_it_build_again_in_process(
     daemon the build's client starts can't run (a JVM option it refuses): the build fails on the daemon, and the
     resolve builds again in process, with no message of it in the result."""
     run_files = tmp_path / "daemons"
-    _own_daemon_directory(monkeypatch, run_files)
+    daemons_apart(monkeypatch, run_files)
     refused = "-Dkotlin.daemon.jvm.options=-XX:+NoSuchOptionForThisTest -Dkotlin.daemon.startup.timeout=2000"
     monkeypatch.setenv("MAVEN_OPTS", f"{os.environ['MAVEN_OPTS']} {refused}")
     ours = [
