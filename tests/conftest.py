@@ -5,7 +5,6 @@ prefetch, module times, the reliability ledger, required skips) is a plugin of i
 from __future__ import annotations
 
 import os
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,11 +15,9 @@ import pytest
 
 from gradle_repl.environment import ReplEnvironment
 from gradle_repl.project.resolve import resolve_environment
-from gradle_repl.project.toolchain import find_mvn
 from kotlindaemons import daemon_options
 from support.mavenjvm import maven_opts
 from support.paths import (
-    APP_BUILD_TIMEOUT_SECONDS,
     COUNTER_APP,
     SAMPLE_PROJECT,
     kotlin_daemons_dir,
@@ -28,6 +25,7 @@ from support.paths import (
     run_cache_dir,
     run_state_dir,
 )
+from support.runningapp import built_app
 from support.workers import SyncWorker, running_worker
 
 pytest_plugins = ["suiteplugin"]
@@ -73,9 +71,9 @@ def sample_env() -> ReplEnvironment:
 
 
 @pytest.fixture(scope="module")
-def counter_classes() -> Path:
-    """The counter app compiled by Maven: its class directory."""
-    subprocess.run([find_mvn(), "-q", "-B", "compile"], cwd=COUNTER_APP, check=True, timeout=APP_BUILD_TIMEOUT_SECONDS)
+def counter_classes(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The counter app compiled by Maven (once per run): its class directory."""
+    built_app(COUNTER_APP, "compile", run_state_dir(tmp_path_factory))
     return COUNTER_APP / "target" / "classes"
 
 

@@ -40,7 +40,7 @@ from gradle_repl.worker.link.agent_options import agent_token_env
 from gradle_repl.worker.link.agent_wire import AgentConnection
 from gradle_repl.worker.link.app_classpath import fetch_app_classpath, fetched_classpath_dir
 from support.isolatedapp import NOBODY, IsolatedApp, isolated_app
-from support.paths import PROJECTS
+from support.paths import PROJECTS, run_state_dir
 from support.runningapp import packaged_app
 from support.sentences import is_a_sentence
 from support.toolcalls import server_params, text
@@ -59,10 +59,10 @@ def token() -> str:
 
 
 @pytest.fixture(scope="module")
-def app(token: str) -> Iterator[IsolatedApp]:
+def app(token: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[IsolatedApp]:
     if not (JDK25 / "bin" / "java").is_file():
         pytest.fail(f"no JDK 25 at {JDK25}: install temurin-25-jdk (README, On a fresh machine)")
-    jar = packaged_app(PROJECTS / "attach-java-spring-web", "hello-1.0.jar")
+    jar = packaged_app(PROJECTS / "attach-java-spring-web", "hello-1.0.jar", run_state_dir(tmp_path_factory))
     agent = build_agent_jar(str(JDK25))
     with isolated_app(JDK25 / "bin" / "java", jar, agent, token, ready="Tomcat started on port") as started:
         yield started

@@ -616,20 +616,6 @@ async def test_reset_with_replay_runs_the_sessions_snippets_again_and_says_how_m
     assert not still.is_error
 
 
-async def test_leaving_out_build_tool_keeps_a_maven_session_on_maven(shared: Client, tmp_path: Path) -> None:
-    """A project with both builds, resolved with Maven once: later calls without buildTool stay on Maven
-    (Gradle is never tried, the session keeps its state) even though its Gradle wrapper is there."""
-    project = copy_project(SAMPLE_PROJECT, tmp_path / "dual")
-    (project / "gradlew").write_text('#!/bin/sh\ntouch "$(dirname "$0")/../gradle-ran"\nexit 1\n')
-    (project / "gradlew").chmod(0o755)
-    arguments = {"projectRoot": str(project), "sessionId": "dual"}
-    first = await shared.call_tool("run_kotlin_snippet", {**arguments, "code": "val kept = 42", "buildTool": "maven"})
-    assert not first.is_error, text(first)
-    second = await shared.call_tool("run_kotlin_snippet", {**arguments, "code": "kept"})
-    assert not second.is_error and text(second).startswith("42") and "restarted" not in text(second)
-    assert not (tmp_path / "gradle-ran").exists()
-
-
 @jvm
 async def test_a_cancelled_call_stops_its_snippet_and_never_shifts_answers(shared: Client) -> None:
     """An MCP cancel (what clients send on their own timeout) interrupts the snippet like a timeout does:
@@ -696,8 +682,12 @@ async def test_changed_sources_restart_the_session_say_so_and_add_its_libraries_
     """A snippet must see current code; a change the JVM can't take in place (a function added) restarts the session,
     and the restart is announced, not silent. The first call's build shows life as progress while the environment
     resolves. The worker reports what its resolver added, so an annotation a line-based reading would miss (a trailing
-    comment, arguments over several lines) is added again in the new JVM; the session's state is not."""
+    comment, arguments over several lines) is added again in the new JVM; the session's state is not. The project has
+    both builds: resolved with Maven once, a call without buildTool stays on Maven (Gradle is never tried, the session
+    keeps its state) even though its Gradle wrapper is there."""
     project = str(copy_project(SAMPLE_PROJECT, tmp_path / "sample"))
+    (tmp_path / "sample/gradlew").write_text('#!/bin/sh\ntouch "$(dirname "$0")/../gradle-ran"\nexit 1\n')
+    (tmp_path / "sample/gradlew").chmod(0o755)
     messages: list[str] = []
 
     async def on_progress(progress: float, total: float | None, message: str | None) -> None:
@@ -712,6 +702,8 @@ async def test_changed_sources_restart_the_session_say_so_and_add_its_libraries_
         assert not first.is_error, text(first)
         assert any(m.startswith("resolving ") for m in messages), messages
         assert any("starting a JVM with Kotlin 2.3.21" in m for m in messages), messages
+        kept = await client.call_tool("run_kotlin_snippet", {"projectRoot": project, "code": "remembered"})
+        assert not kept.is_error and text(kept).startswith("1") and "restarted" not in text(kept), text(kept)
         books = tmp_path / "sample/src/main/kotlin/sample/Books.kt"
         books.write_text(
             books.read_text().replace("WordUtils.capitalizeFully(title)", 'WordUtils.capitalizeFully(title) + "!"')
@@ -728,6 +720,7 @@ async def test_changed_sources_restart_the_session_say_so_and_add_its_libraries_
     assert f'added again after the restart: {COLLECTIONS}; @file:DependsOn("{math}")]' in text(result), text(result)
     assert not libraries.is_error and text(libraries).startswith("2"), text(libraries)
     assert state.is_error and "Unresolved reference 'remembered'" in text(state), text(state)
+    assert not (tmp_path / "gradle-ran").exists()
 
 
 # --- The server process: lifelines and signals (a stand-in `mvn` where only the build matters) ----------------

@@ -11,6 +11,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Literal
 
 from filelock import FileLock
 
@@ -91,17 +92,24 @@ def running_app(
         process.wait()
 
 
-def packaged_app(project: Path, jar: str) -> Path:
-    """`mvn package` of a test app, its jar; one build at a time (two test modules on two workers may ask at once, and
-    a jar rewritten under a running app breaks it)."""
+def built_app(project: Path, goal: Literal["compile", "package"], run_state: Path) -> None:
+    """`mvn <goal>` of a test app in its own directory, once per run: the modules that start it (on either xdist
+    worker) share the build, one at a time under a lock (a build under a running app's classes or jar breaks it)."""
     (project / "target").mkdir(exist_ok=True)
-    with FileLock(project / "target" / ".package.lock"):
+    built = run_state / "built-apps" / f"{project.name}-{goal}"
+    with FileLock(project / "target" / ".build.lock"):
+        if built.exists():
+            return
         subprocess.run(
-            [find_mvn(), "-q", "-B", "package", "-DskipTests"],
-            cwd=project,
-            check=True,
-            timeout=APP_BUILD_TIMEOUT_SECONDS,
+            [find_mvn(), "-q", "-B", goal, "-DskipTests"], cwd=project, check=True, timeout=APP_BUILD_TIMEOUT_SECONDS
         )
+        built.parent.mkdir(exist_ok=True)
+        built.touch()
+
+
+def packaged_app(project: Path, jar: str, run_state: Path) -> Path:
+    """The jar `mvn package` makes of a test app, built once per run (built_app)."""
+    built_app(project, "package", run_state)
     return project / "target" / jar
 
 

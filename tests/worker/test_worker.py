@@ -297,11 +297,15 @@ def test_text_that_looks_like_a_frame_stays_text(sample_worker: SyncWorker) -> N
 
 
 def test_long_output_is_truncated_and_says_how_much(sample_env: ReplEnvironment) -> None:
-    """A per-snippet total, printed text split into frames within the frame limit; the result counts every byte cut."""
+    """A per-snippet total, printed text split into frames within the frame limit; the result counts every byte cut.
+    First, on this fresh worker: the K2 REPL puts shared state into the first snippet it compiles; a failed first one
+    of the user's must not poison the rest."""
     from gradle_repl.frames import WorkerOptions
 
     worker = SyncWorker(sample_env, WorkerOptions(heap_mb=512, output_limit_bytes=50_000, frame_limit_bytes=10_000))
     try:
+        assert worker.failed('val x: Int = "s"').error_kind == "compile"
+        assert worker.value('println("ok"); 5') == "5"
         reply = worker.eval('print("x".repeat(30_000))\nrepeat(100) { print("y".repeat(1000)) }\n"done"')
         assert isinstance(reply.result, SuccessResult), reply.result
         assert reply.result.value is not None and reply.result.value.data == "done"
@@ -323,16 +327,6 @@ def test_long_output_is_truncated_and_says_how_much(sample_env: ReplEnvironment)
         assert isinstance(garbage, SuccessResult), garbage
         assert garbage.value is not None and garbage.value.data.startswith("[image dropped: 20000 bytes of image/png")
         assert garbage.truncated_bytes == 20_000
-    finally:
-        worker.close()
-
-
-def test_first_snippet_failing_to_compile_leaves_the_session_usable(sample_env: ReplEnvironment) -> None:
-    """The K2 REPL puts shared state into the first compiled snippet; a failed first one must not poison the rest."""
-    worker = SyncWorker(sample_env)
-    try:
-        assert worker.failed('val x: Int = "s"').error_kind == "compile"
-        assert worker.value('println("ok"); 5') == "5"
     finally:
         worker.close()
 

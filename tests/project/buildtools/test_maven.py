@@ -117,17 +117,6 @@ def add_to_pom(project: Path, anchor: str, text: str) -> None:
     pom.write_text(source.replace(anchor, anchor + text, 1))
 
 
-def test_a_pom_without_xmlns_resolves(tmp_path: Path) -> None:
-    """Maven accepts a POM with no namespace; so does the resolver (effective POM, modules, plugin settings)."""
-    project = copy_project(SAMPLE_PROJECT, tmp_path / "plain")
-    pom = project / "pom.xml"
-    text = pom.read_text()
-    start, end = text.index("<project"), text.index(">", text.index("<project"))
-    pom.write_text(text[:start] + "<project" + text[end:])
-    env = resolve_environment(project, build_tool="maven").environment
-    assert env.jvm_target == "17" and env.compiler_plugin_classpath
-
-
 def test_a_module_naming_its_own_directory_is_no_recursion(tmp_path: Path) -> None:
     project = copy_project(MULTI, tmp_path / "multi")
     add_to_pom(project, "<modules>", "<module>.</module><module>./</module>")
@@ -156,8 +145,13 @@ def test_a_module_outside_the_root_is_found_built_and_watched(tmp_path: Path) ->
 
 def test_the_test_source_set_adds_test_classes_and_test_scope_dependencies(tmp_path: Path) -> None:
     """`main` sees neither; a copy, because the test build recompiles the main classes that other tests'
-    JVMs (perhaps in another xdist worker) are loading from sample-project itself."""
+    JVMs (perhaps in another xdist worker) are loading from sample-project itself. Its POM has no namespace, which
+    Maven accepts; so does the resolver (effective POM, modules, plugin settings)."""
     project = copy_project(SAMPLE_PROJECT, tmp_path / "scoped")
+    pom = project / "pom.xml"
+    text = pom.read_text()
+    start, end = text.index("<project"), text.index(">", text.index("<project"))
+    pom.write_text(text[:start] + "<project" + text[end:])
     add_to_pom(
         project,
         "<dependencies>",
@@ -165,6 +159,7 @@ def test_the_test_source_set_adds_test_classes_and_test_scope_dependencies(tmp_p
         "<scope>test</scope></dependency>",
     )
     main = resolve_environment(project, build_tool="maven").environment
+    assert main.jvm_target == "17" and main.compiler_plugin_classpath
     test = resolve_environment(project, source_set="test", build_tool="maven").environment
     # Surefire's order: test classes and resources first, so src/test/resources wins over main's of the same name.
     assert build_classpath(test.classpath)[:2] == [
@@ -275,23 +270,12 @@ def test_only_main_loads_the_extension_and_without_javac_a_warning_says_what_tha
     assert "test-scope dependency" in warning and "no javac" in warning
 
 
-def test_without_a_warm_kotlin_daemon_a_kotlin_and_java_module_compiles_in_process_whole_and_leaves_none(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """kotlin-maven-plugin 2.2.20+ would start a Kotlin daemon that outlives the build: where the edit loop keeps
-    none, a real resolve leaves none behind, not only passes the flag. The module is Kotlin calling its Java and back,
-    incremental compilation on in the POM, on kotlin-maven-plugin 2.2.20: `mvn compile` builds it, so the in-process
-    compile must too (that version's incremental compile in process missed the Java sources: "Unresolved reference
-    'Handler'")."""
+def test_without_a_warm_kotlin_daemon_a_build_compiles_in_process() -> None:
+    """kotlin-maven-plugin 2.2.20+ would start a Kotlin daemon that outlives the build: where the edit loop keeps none,
+    a resolve's build says so (that a real one then leaves none behind, and builds whole, is the first resolve of
+    test_a_resolve_compiles_in_the_kotlin_daemon_the_edit_loop_keeps_warm)."""
     command = maven_command(["mvn"], SAMPLE_PROJECT, SAMPLE_PROJECT, test=False)
     assert "-Dkotlin.compiler.daemon=false" in command and "-DincludeScope=runtime" in command
-    daemons_apart(monkeypatch, tmp_path / "daemons")
-    project = copy_project(PROJECTS / "maven-mixed", tmp_path / "mixed")
-    env = resolve_environment(project, build_tool="maven").environment
-    assert daemons_in(tmp_path / "daemons") == []
-    classes = project / "target/classes/mixed"
-    assert (classes / "Routes.class").is_file() and (classes / "Handler.class").is_file()
-    assert str(project / "target/classes") in env.classpath and env.kotlin_version == "2.2.20"
 
 
 def test_a_resolve_compiles_in_the_kotlin_daemon_the_edit_loop_keeps_warm(
@@ -311,7 +295,13 @@ def test_a_resolve_compiles_in_the_kotlin_daemon_the_edit_loop_keeps_warm(
     monkeypatch.setattr("gradle_repl.project.buildtools.maven.run_streaming", recorded)
     first = copy_project(PROJECTS / "maven-mixed", tmp_path / "first")
     try:
-        resolve_environment(first, build_tool="maven")
+        # Without a warm daemon, in process, and none left behind; the module (Kotlin calling its Java and back,
+        # incremental compilation on in the POM, kotlin-maven-plugin 2.2.20) builds whole, as `mvn compile` does (that
+        # version's incremental compile in process missed the Java sources: "Unresolved reference 'Handler'").
+        env = resolve_environment(first, build_tool="maven").environment
+        assert daemons_in(run_files) == []
+        assert {"Handler.class", "Routes.class"} <= {p.name for p in (first / "target/classes/mixed").glob("*.class")}
+        assert str(first / "target/classes") in env.classpath and env.kotlin_version == "2.2.20"
         assert MAVEN.recompile(first, project_path=":", source_set="main")
         [daemon] = daemons_in(run_files)
         assert kotlin_daemons.warm_daemon_running(run_files)

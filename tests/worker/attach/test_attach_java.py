@@ -16,7 +16,7 @@ import pytest
 from gradle_repl.frames import DEFAULT_OUTPUT_LIMIT_BYTES, Probe, StreamFrame, SuccessResult
 from gradle_repl.project.running_jvms import list_running_jvms
 from gradle_repl.worker.probes.hits import NO_KOTLIN_THERE
-from support.paths import PROJECTS
+from support.paths import PROJECTS, run_state_dir
 from support.runningapp import RunningApp, packaged_app, running_app
 from support.workers import SyncWorker, attached_to, running_worker
 
@@ -134,8 +134,8 @@ def _cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[st
 
 
 @pytest.fixture(scope="module")
-def hello_jar() -> Path:
-    return packaged_app(HELLO, "hello-1.0.jar")
+def hello_jar(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return packaged_app(HELLO, "hello-1.0.jar", run_state_dir(tmp_path_factory))
 
 
 @pytest.mark.parametrize("jdk", ["jdk17", "jdk25"])
