@@ -5,7 +5,9 @@ from __future__ import annotations
 import base64
 import io
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 from PIL import Image
@@ -13,7 +15,7 @@ from PIL import Image
 from gradle_repl.environment import ReplEnvironment
 from gradle_repl.frames import DisplayFrame, ErrorResult, SuccessResult
 from gradle_repl.settings import DEFAULTS
-from support.filerepository import file_repository
+from support.filerepository import FileRepository, file_repository
 from support.workerclaims import assert_serializers_through_the_class
 from support.workers import SyncWorker, running_worker
 
@@ -438,19 +440,37 @@ def test_a_declaration_whose_snippet_failed_is_named_when_used_not_a_null_pointe
     assert sample_worker.value('val failedVal = "again"\nfailedVal.length') == "5"
 
 
-def test_depends_on_finds_an_artifact_in_the_builds_own_repository(sample_env: ReplEnvironment, tmp_path: Path) -> None:
+class OtherBuild(NamedTuple):
+    repository: FileRepository
+    worker: SyncWorker
+
+
+@pytest.fixture(scope="module")
+def other_build(sample_env: ReplEnvironment, tmp_path_factory: pytest.TempPathFactory) -> Iterator[OtherBuild]:
+    """A session on sample-project as another build would give it: its only repository a file repository holding
+    the only copy of an artifact, and no compiler plugin applied. One JVM for the two tests that read it."""
+    with file_repository(
+        tmp_path_factory.mktemp("other-build"),
+        sample_env.java_home,
+        package="onlyhere",
+        greeting="from the build's repository",
+    ) as repo:
+        env = sample_env.model_copy(
+            update={"repositories": [repo.url], "compiler_plugin_classpath": [], "compiler_plugin_options": []}
+        )
+        with running_worker(env) as worker:
+            yield OtherBuild(repo, worker)
+
+
+def test_depends_on_finds_an_artifact_in_the_builds_own_repository(other_build: OtherBuild) -> None:
     """The build's repositories (here a file repository holding the only copy of an artifact) are searched
     without a @file:Repository line, as the build's own dependencies came from them."""
-    with file_repository(
-        tmp_path, sample_env.java_home, package="onlyhere", greeting="from the build's repository"
-    ) as repo:
-        # The build's only repository: Maven Central is still searched (for the project's own artifacts here).
-        env = sample_env.model_copy(update={"repositories": [repo.url]})
-        with running_worker(env) as worker:
-            assert (
-                worker.value(f'@file:DependsOn("{repo.coordinate}")\nonlyhere.Greeting.hello()')
-                == "from the build's repository"
-            )
+    # The build's only repository: Maven Central is still searched (for the project's own artifacts here).
+    repo, worker = other_build
+    assert (
+        worker.value(f'@file:DependsOn("{repo.coordinate}")\nonlyhere.Greeting.hello()')
+        == "from the build's repository"
+    )
 
 
 def test_the_worker_forces_no_full_collection_of_its_own(sample_worker: SyncWorker) -> None:
@@ -475,15 +495,14 @@ def test_the_worker_forces_no_full_collection_of_its_own(sample_worker: SyncWork
     assert sample_worker.value("forcedCollections.get()") == "0"
 
 
-def test_a_snippets_serializable_class_without_the_plugin_says_why(sample_env: ReplEnvironment) -> None:
+def test_a_snippets_serializable_class_without_the_plugin_says_why(other_build: OtherBuild) -> None:
     """A session whose compiler gets no serialization plugin (here: as if the build applied none): the class
     compiles, and the error a use of its serializer meets ends with why there is none."""
-    without = sample_env.model_copy(update={"compiler_plugin_classpath": [], "compiler_plugin_options": []})
-    with running_worker(without) as worker:
-        assert worker.eval("@kotlinx.serialization.Serializable data class Q(val y: String)").result.type == "success"
-        for use in ("Q.serializer()", 'kotlinx.serialization.json.Json.encodeToString(Q("z"))'):
-            failed = worker.eval(use).result
-            assert isinstance(failed, ErrorResult), failed
-            hint = failed.message.splitlines()[-1]
-            assert hint.startswith("hint: the kotlinx.serialization compiler plugin is not applied"), failed.message
-            assert "the build does not apply it" in hint, hint
+    worker = other_build.worker
+    assert worker.eval("@kotlinx.serialization.Serializable data class Q(val y: String)").result.type == "success"
+    for use in ("Q.serializer()", 'kotlinx.serialization.json.Json.encodeToString(Q("z"))'):
+        failed = worker.eval(use).result
+        assert isinstance(failed, ErrorResult), failed
+        hint = failed.message.splitlines()[-1]
+        assert hint.startswith("hint: the kotlinx.serialization compiler plugin is not applied"), failed.message
+        assert "the build does not apply it" in hint, hint

@@ -264,25 +264,24 @@ def test_a_snippet_printing_all_the_time_still_meets_its_timeout(attached: SyncW
 
 
 def test_a_snippet_cancelled_while_it_compiles_never_runs_and_later_snippets_find_its_classes_in_the_app(
-    shop: RunningApp,
+    attached: SyncWorker,
 ) -> None:
     """Cancelled while it compiles, the snippet never runs in the app; the REPL keeps it in its history all the same,
     so its classes are chained into the app's snippet loaders (a later snippet uses its class), a use of its val says
     it never ran, and describe reads what later snippets declared with its type."""
-    with running_worker(attached_to(shop.pid)) as worker:
-        worker.cancel_while_compiling(
-            f'{SLOW_TO_COMPILE}\ndata class Kept(val n: Int)\nval neverSet = "set"\nSystem.setProperty("gradle-repl.cancelled-ran", "yes")'
-        )
-        assert worker.value('System.getProperty("gradle-repl.cancelled-ran") ?: "never"') == "never"
-        assert worker.value("Kept(2).n") == "2"
-        used = worker.eval("neverSet.length").result
-        assert isinstance(used, ErrorResult) and used.error_kind == "runtime", used
-        assert used.message.startswith(
-            "'neverSet' was not initialised: the snippet that declared it was stopped while it compiled and never ran"
-        ), used.message
-        worker.eval("val keptLater = Kept(5)")
-        (declared,) = [d for d in worker.describe().declarations if d.name == "keptLater"]
-        assert declared.signature == "val keptLater: Kept" and declared.value == "Kept(n=5)", declared
+    attached.cancel_while_compiling(
+        f'{SLOW_TO_COMPILE}\ndata class Kept(val n: Int)\nval neverSet = "set"\nSystem.setProperty("gradle-repl.cancelled-ran", "yes")'
+    )
+    assert attached.value('System.getProperty("gradle-repl.cancelled-ran") ?: "never"') == "never"
+    assert attached.value("Kept(2).n") == "2"
+    used = attached.eval("neverSet.length").result
+    assert isinstance(used, ErrorResult) and used.error_kind == "runtime", used
+    assert used.message.startswith(
+        "'neverSet' was not initialised: the snippet that declared it was stopped while it compiled and never ran"
+    ), used.message
+    attached.eval("val keptLater = Kept(5)")
+    (declared,) = [d for d in attached.describe().declarations if d.name == "keptLater"]
+    assert declared.signature == "val keptLater: Kept" and declared.value == "Kept(n=5)", declared
 
 
 def test_a_timeout_that_ends_while_the_snippet_compiles_keeps_it_from_running_in_the_app(attached: SyncWorker) -> None:
