@@ -64,6 +64,20 @@ MUTATIONS = (
         ),
     ),
     Mutation(
+        "the REPL generates its own state object again (a HashMap whose every member each compile builds)",
+        "jvm-worker/runs-in-worker/facade/gradlerepl/repl/ReplDriver.kt",
+        "            replStateObjectFqName(SnippetInstances::class.java.name)\n",
+        "",
+        ("tests/worker/test_worker.py::test_state_persists_across_snippets",),
+    ),
+    Mutation(
+        "an attached app's first snippet comes without the state object's class",
+        "bridge/gradle_repl/worker/attach/warm_up.py",
+        "            shared=shared if number == 0 else {},",
+        "            shared={},",
+        ("tests/worker/attach/test_attach.py::test_the_cli_lists_the_app_and_evaluates_inside_it",),
+    ),
+    Mutation(
         "an app without Kotlin is not lent the snippets' Kotlin runtime",
         "bridge/gradle_repl/worker/attach/snippet_runtime.py",
         "    return [entry for entry in host_classpath if Path(entry).name.startswith(RUNTIME_JAR_PREFIXES)]",
@@ -336,7 +350,7 @@ MUTATIONS = (
         "bridge/gradle_repl/worker/boot.py",
         "        if isinstance(placement, Attached | AttachedOverTcp)\n",
         "        if False\n",
-        ("tests/worker/attach/test_attach.py::test_a_snippet_changes_the_apps_state_and_the_app_sees_it",),
+        ("tests/worker/attach/test_attach.py::test_the_cli_lists_the_app_and_evaluates_inside_it",),
     ),
     Mutation(
         "session JVM flags dropped",

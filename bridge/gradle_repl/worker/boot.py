@@ -45,6 +45,7 @@ from gradle_repl.worker.repl.project_tests import ProjectTestRunner
 from gradle_repl.worker.repl.session import ReplSession
 from gradle_repl.worker.results.outcomes import throwable_chain
 from gradle_repl.worker.results.report import format_throwable
+from gradle_repl.worker.results.safety import jstr
 from gradle_repl.worker.runner import SnippetRunner
 from gradle_repl.worker.snippet_names import WARM_UP_SNIPPETS, SnippetCounter
 
@@ -325,7 +326,8 @@ class _Attached:
         env = self._request.spec.environment
         connection = self._link.connect(env)
         mirror = SnippetMirror(snippet_loader)
-        warm_up_attached(snippets, connection, WARM_UP_SNIPPET, mirror)
+        shared = {jstr(name): bytes(data) for name, data in driver.stateObjectClassFiles().items()}
+        warm_up_attached(snippets, connection, WARM_UP_SNIPPET, mirror, shared)
         assert self._probe_classes is not None
         facade_loader, compile_classpath = self._probe_classes
         self.probes = AppProbes(
@@ -347,12 +349,9 @@ class _Attached:
 
 
 def _warm_up(snippets: SnippetCounter, output: ReplOutput) -> None:
-    """Runs the first snippets, which cannot fail (WARM_UP_SNIPPETS counts them).
-
-    The K2 REPL emits its shared state class into the first snippet it compiles; if a user's
-    first snippet failed to compile, every later one would fail with NoClassDefFoundError.
-    It also loads the compiler, so the user's first snippet comes back as fast as later ones.
-    """
+    """Runs the first snippets, which cannot fail (WARM_UP_SNIPPETS counts them): they load the compiler and run its
+    first compile, so the user's first snippet comes back as fast as later ones (and a spare worker has done it before
+    a session takes it)."""
     for _ in range(WARM_UP_SNIPPETS):
         _, running = snippets.start(WARM_UP_SNIPPET)
         running.join(0)  # Thread.join(0): wait until done

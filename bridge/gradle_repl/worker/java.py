@@ -137,6 +137,7 @@ class ReplDriver(Protocol):
     def addCompileRoots(
         self, paths: JavaObject
     ) -> None: ...  # String[]: class directories later snippets compile against
+    def stateObjectClassFiles(self) -> JavaObject: ...  # Map<String, byte[]>: the REPL's state object, by binary name
 
 
 class ReplOutput(Protocol):

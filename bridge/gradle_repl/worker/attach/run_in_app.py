@@ -59,10 +59,12 @@ def run_in_app(
     cancel: threading.Event | None = None,
     output: SnippetOutput | None = None,
     send: Send | None = None,
+    shared: dict[str, bytes] | None = None,
 ) -> Ran:
     """Sends the compiled snippet to the agent and waits for its one answer, forwarding what it prints and shows as
     it comes (frames fitted by `output`; without it, as during warm-up, they are dropped); at the deadline or on a
-    cancel, asks the agent to stop it and waits for its word on that."""
+    cancel, asks the agent to stop it and waits for its word on that. `shared`: class files the snippet's loader
+    defines besides its own (the first snippet's: the REPL's state object)."""
     result_field = script.getResultField()
     connection.evaluate(
         request_id,
@@ -71,7 +73,7 @@ def run_in_app(
         result_field=jstr(result_field.getFirst()) if result_field is not None else None,
         # Kotlin 2.3+ records the value's declared type; the agent boxes a value class's value by it (2.2: by the mangled body).
         result_type=jstr(result_field.getSecond().getTypeName()) if result_field is not None else None,
-        classes=snippet_classes(script),
+        classes={**snippet_classes(script), **(shared or {})},
     )
     stopped_at: float | None = None
     dropped = 0

@@ -1,5 +1,6 @@
 """The worker's warm-up snippets in an attached session: compiled here and run in the app, where the first snippet
-must run too (it carries what the REPL shares with every later one)."""
+must run too (it carries what the REPL shares with every later one: the REPL's state object's class, which the app
+defines in that snippet's loader, the parent of every later snippet's)."""
 
 from __future__ import annotations
 
@@ -22,10 +23,13 @@ from gradle_repl.worker.snippet_names import WARM_UP_SNIPPETS, SnippetCounter
 __all__ = ["warm_up_attached"]
 
 
-def warm_up_attached(snippets: SnippetCounter, connection: AgentConnection, code: str, mirror: SnippetMirror) -> None:
+def warm_up_attached(
+    snippets: SnippetCounter, connection: AgentConnection, code: str, mirror: SnippetMirror, shared: dict[str, bytes]
+) -> None:
     """The worker's warm-up snippets, compiled here and run in the target: the first snippet carries what the REPL
-    shares with every later one, so it must run there too (and be in the mirror describe reflects on)."""
-    for _ in range(WARM_UP_SNIPPETS):
+    shares with every later one (`shared`, the state object's class files), so it must run there too (and be in the
+    mirror describe reflects on)."""
+    for number in range(WARM_UP_SNIPPETS):
         _, running = snippets.compile_only(code)
         running.join(0)  # Thread.join(0): until compiled
         outcome = running.getOutcome()
@@ -42,6 +46,7 @@ def warm_up_attached(snippets: SnippetCounter, connection: AgentConnection, code
             outcome.compiledScript,
             output_limit=1_000,
             deadline=time.monotonic() + CONNECT_TIMEOUT_SECONDS,
+            shared=shared if number == 0 else {},
         )
         if not isinstance(ran.reply, (AgentUnit, AgentValue)):
             raise WorkerFailed(_warm_up_failure(ran.reply))

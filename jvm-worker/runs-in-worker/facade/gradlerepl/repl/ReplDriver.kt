@@ -10,6 +10,7 @@ import org.jetbrains.kotlin.scripting.compiler.plugin.impl.ScriptDiagnosticsMess
 import org.jetbrains.kotlin.scripting.compiler.plugin.services.FirReplHistoryProviderImpl
 import org.jetbrains.kotlin.scripting.compiler.plugin.services.firReplHistoryProvider
 import org.jetbrains.kotlin.scripting.compiler.plugin.services.isReplSnippetSource
+import org.jetbrains.kotlin.scripting.compiler.plugin.services.replStateObjectFqName
 import java.io.File
 import kotlin.coroutines.Continuation
 import kotlin.coroutines.EmptyCoroutineContext
@@ -95,6 +96,9 @@ class ReplDriver(
         repl {
             firReplHistoryProvider(history)
             isReplSnippetSource { _, _ -> true }
+            // Ours, not one the REPL generates into the first snippet: each compile looks up the state object's
+            // members, and the generated one has every member of HashMap (SnippetInstances says more).
+            replStateObjectFqName(SnippetInstances::class.java.name)
         }
     }
     private val state = K2ReplCompiler.createCompilationState(messages, Disposer.newDisposable(), compilationConfiguration, hostConfiguration)
@@ -113,6 +117,17 @@ class ReplDriver(
     // the project's output directories (read once) doesn't see. Snippets and checks compile against them from then on;
     // at run time the project's loader finds the classes in the output directories themselves.
     @Volatile private var addedRoots: List<File> = emptyList()
+
+    /**
+     * The REPL's state object's class file by binary name ([SnippetInstances]): an attached session's app defines it
+     * with its first snippet's classes, whose loader is the parent of every later snippet's.
+     */
+    fun stateObjectClassFiles(): Map<String, ByteArray> {
+        val type = SnippetInstances::class.java
+        val bytes = type.getResourceAsStream("${type.simpleName}.class")?.use { it.readBytes() }
+            ?: error("no class file of ${type.name} in the facade")
+        return mapOf(type.name to bytes)
+    }
 
     /** Adds class directories to what later snippets compile against. */
     fun addCompileRoots(paths: Array<String>) {
