@@ -185,13 +185,13 @@ def test_on_kotlin_2_2_snippet_classes_say_which_plugins_do_not_act_on_them(olde
 
 
 def test_a_val_whose_snippet_failed_is_named_when_used(older_worker: SyncWorker) -> None:
-    """On 2.2 the JDK words the null after the REPL's state map ("ReplState.get(Object).ctx" is null); the reply
-    names the val and its failed snippet instead, used directly or passed to a function."""
+    """On 2.2 the JDK words the null after the REPL's state object ("...SnippetInstances.get(String).ctx" is null); the
+    reply names the val and its failed snippet instead, used directly or passed to a function."""
     assert older_worker.failed('val ctx: String = error("boom")').error_kind == "runtime"
     used = older_worker.eval("ctx.length").result
     assert isinstance(used, ErrorResult), used
     assert used.message.startswith("'ctx' was not initialised: the snippet that declared it failed"), used.message
-    assert "NullPointerException" not in used.message and "ReplState" not in used.message
+    assert "NullPointerException" not in used.message and "SnippetInstances" not in used.message
     passed = older_worker.eval("fun textLength(s: String) = s.length\ntextLength(ctx)").result
     assert isinstance(passed, ErrorResult), passed
     assert passed.message.startswith("'ctx' was not initialised"), passed.message

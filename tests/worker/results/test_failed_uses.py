@@ -3,6 +3,8 @@ compiled, the line that threw — whatever the JDK or the REPL's layout made of 
 
 from __future__ import annotations
 
+import pytest
+
 from gradle_repl.worker.results.failed_uses import FailedSnippet, FailedUse, explain_use_of_failed
 from gradle_repl.worker.results.report import StackFrame, ThrowableInfo
 from gradle_repl.worker.snippet_names import snippet_file
@@ -26,9 +28,13 @@ def explain(chain: list[ThrowableInfo], code: str, number: int = 5) -> FailedUse
     return explain_use_of_failed(chain, code=code, number=number, uninitialised=UNINITIALISED, failed=FAILED)
 
 
-def test_kotlin_2_2s_wording_names_the_field() -> None:
-    """2.2 reads a val through the REPL's state map: the JDK names the field, which is a failed val."""
-    use = explain(npe('Cannot invoke "String.length()" because "ReplState.get(Object).ctx" is null'), "ctx.length")
+@pytest.mark.parametrize(
+    "read_through", ["gradlerepl.repl.SnippetInstances.get(String)", "ReplState.get(Object)"], ids=["ours", "generated"]
+)
+def test_kotlin_2_2s_wording_names_the_field(read_through: str) -> None:
+    """2.2 reads a val through the REPL's state object (the facade's, or one the REPL generates): the JDK names the
+    field, which is a failed val."""
+    use = explain(npe(f'Cannot invoke "String.length()" because "{read_through}.ctx" is null'), "ctx.length")
     assert use is not None and use.names == ("ctx",)
     assert use.message() == (
         "'ctx' was not initialised: the snippet that declared it failed (`val ctx: String = error(\"boom\")`). "

@@ -20,7 +20,7 @@ class SnippetMirror:
     def add(self, script: JavaObject) -> str:
         """Defines the compiled snippet's classes (from a KJvmCompiledScript) after the previous one's, and names its
         class (`_N_repl`). Every compiled snippet is added, whatever its run came to: later snippets' classes refer to
-        it, and the first one's to what the REPL shares with all of them."""
+        it."""
         self._newest = script.getCompiledModule().createClassLoader(self._newest)
         return jstr(script.getScriptClassFQName())
 

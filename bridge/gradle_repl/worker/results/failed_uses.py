@@ -2,7 +2,8 @@
 
 The K2 REPL keeps a failed snippet's declarations visible to later snippets. A val whose initialiser threw
 holds null (or 0) — using it throws a NullPointerException from the snippet's own code, worded by the JDK
-after the REPL's layout (`"ReplState.get(Object).ctx" is null` on Kotlin 2.2, `"_2_repl.getCtx()"` on 2.3,
+after the REPL's layout (`"...SnippetInstances.get(String).ctx" is null` on Kotlin 2.2, through the REPL's state
+object, `"ReplState.get(Object).ctx"` with the one it generates; `"_2_repl.getCtx()"` on 2.3,
 nothing at all on a JDK without helpful NPE messages). A snippet the compiler refused after recording its
 declarations has no class (NoClassDefFoundError `_3_repl$Point`) or no instance (Kotlin's `null cannot be
 cast to non-null type <root>._4_repl`). A snippet stopped while it compiled is in the REPL's history too, but never
@@ -157,7 +158,7 @@ def _missing_snippet_class(error: ThrowableInfo, failed: Mapping[int, FailedSnip
 
 
 def _named_null_member(message: str | None) -> str | None:
-    """The field or method a helpful NPE message says was null: `ctx` of `"ReplState.get(Object).ctx"`,
+    """The field or method a helpful NPE message says was null: `ctx` of `"SnippetInstances.get(String).ctx"`,
     `getCtx` of `"_2_repl.getCtx()"`; None when the message names none."""
     match = _NULL_MEMBER.search(message or "")
     if match is None:

@@ -17,6 +17,8 @@ object SnippetClassLoaders {
     // and what a probed project class calls where a probe's line starts (ProbeHook, ProbeCode).
     private val SHARED_PREFIXES = listOf("kotlin.", "gradlerepl.runtime.", "gradlerepl.both.")
     private val SHARED_RESOURCE_PREFIXES = listOf("kotlin/", "gradlerepl/runtime/", "META-INF/")
+    // The REPL's state object (ReplDriver): the facade's one instance for every snippet, never a copy from elsewhere.
+    private val SHARED_CLASSES = setOf(SnippetInstances::class.java.name)
 
     @JvmStatic
     fun create(projectClasspath: Array<String>, host: ClassLoader): ClassLoader =
@@ -25,7 +27,8 @@ object SnippetClassLoaders {
             HostApiOnly(host),
         )
 
-    private fun isShared(name: String) = SHARED_PREFIXES.any { name.startsWith(it) } && !name.startsWith("kotlinx.")
+    private fun isShared(name: String) =
+        name in SHARED_CLASSES || SHARED_PREFIXES.any { name.startsWith(it) } && !name.startsWith("kotlinx.")
 
     /** Parent of the project loader: the platform (JDK) classes, plus the shared host packages. */
     private class HostApiOnly(private val host: ClassLoader) : ClassLoader(getPlatformClassLoader()) {
