@@ -518,9 +518,20 @@ def test_the_cli_lists_the_app_and_evaluates_inside_it(shop: RunningApp) -> None
     assert listed.returncode == 0 and re.search(
         rf"^\s*{shop.pid}\s+Java \S+\s+shop\.ShopKt .*; attachable\)$", listed.stdout, re.MULTILINE
     ), listed.stdout
-    ran = _cli("eval", "--attach", str(shop.pid), "-e", "val n = shop.Inventory.items.size", "-e", "n * 10")
+    ran = _cli(
+        "eval",
+        "--attach",
+        str(shop.pid),
+        "-e",
+        "val n = shop.Inventory.items.size",
+        "-e",
+        "n * 10",
+        "-e",
+        "ProcessHandle.current().pid()",
+    )
     assert ran.returncode == 0, ran.stderr
     assert f"{10 * int(_cli_value(shop))}   // kotlin.Int" in ran.stdout, ran.stdout
+    assert f"{shop.pid}   // kotlin.Long" in ran.stdout, ran.stdout  # in the app's process, not beside it
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
