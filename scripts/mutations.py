@@ -53,6 +53,23 @@ class Mutation:
         return {self.path, *(test.partition("::")[0] for test in self.tests)}
 
 
+# The facade brings a snippet's classes into the session before it checks for a cancel, so a snippet stopped while it
+# compiled is the session's too; the mutation loads them only once the snippet is let run.
+STOPPED_SNIPPET_LOADER = (
+    "            val current = loaders.configurationFor(linked.get() as KJvmCompiledScript, evaluationConfiguration)\n"
+)
+STOPPED_SNIPPET_LOADED = (
+    STOPPED_SNIPPET_LOADER
+    + "            // Frameworks the snippet calls find its own classes through the thread's context loader too.\n"
+    "            sessionLoader.newest = loaders.newest ?: snippetLoader\n"
+    "            // Cancelled while compiling (the compiler can't be interrupted): it never runs, the session is intact. The\n"
+    "            // REPL's history keeps it, so later snippets compile against it: its classes are the session's, unrun.\n"
+    "            if (!running.beginEvaluation()) {\n"
+    "                outcome.cancelledBeforeEvaluation = true\n"
+    "                return outcome\n"
+    "            }\n"
+)
+
 MUTATIONS = (
     Mutation(
         "every snippet's module leaves the modules later snippets depend on, a class's too",
@@ -367,11 +384,27 @@ MUTATIONS = (
         ("tests/host/test_host.py::test_a_cancelled_call_never_hands_its_reply_to_the_next_one",),
     ),
     Mutation(
-        "a snippet stopped while it compiles is left out of its own JVM's loader chain",
+        "a snippet stopped while it compiles is left out of its own JVM's snippet classes",
         "jvm-worker/runs-in-worker/facade/gradlerepl/repl/ReplDriver.kt",
-        "                sessionLoader.newest = chainWithoutRunning(evaluator, linked, evaluationConfiguration)\n",
-        "",
+        STOPPED_SNIPPET_LOADED,
+        STOPPED_SNIPPET_LOADED.replace(STOPPED_SNIPPET_LOADER, "").replace(
+            "            }\n", "            }\n" + STOPPED_SNIPPET_LOADER
+        ),
         ("tests/worker/test_worker_output.py::test_a_snippet_stopped_while_compiling_never_runs",),
+    ),
+    Mutation(
+        "the evaluator makes each snippet's loader under the last snippet's again",
+        "jvm-worker/runs-in-worker/facade/gradlerepl/repl/SnippetLoaders.kt",
+        "        return configuration.with { set(ACTUAL_CLASS_LOADER, loader) }",
+        "        return configuration",
+        ("tests/worker/test_worker.py::test_snippet_loaders_stay_one_step_from_earlier_snippets",),
+    ),
+    Mutation(
+        "a snippet's classes are not added to what later snippets load from",
+        "jvm-worker/runs-in-worker/facade/gradlerepl/repl/SnippetLoaders.kt",
+        "            if (loaded != null) classes.putIfAbsent(name, loaded)\n",
+        "",
+        ("tests/worker/test_worker.py::test_state_persists_across_snippets",),
     ),
     Mutation(
         "a cancel read before its snippet begins is dropped",
@@ -518,7 +551,7 @@ MUTATIONS = (
     Mutation(
         "a value-class value is left to Kotlin 2.2's evaluator",
         "jvm-worker/runs-in-worker/facade/gradlerepl/repl/ReplDriver.kt",
-        "                    evaluateMangledBody(evaluator, linked, evaluationConfiguration, e) // Kotlin 2.2, a value-class value",
+        "                    evaluateMangledBody(linked, current, e) // Kotlin 2.2, a value-class value",
         "                    throw e",
         ("tests/endtoend/test_kotlin_versions.py::test_a_value_class_result_shows_as_the_program_would",),
     ),

@@ -31,6 +31,28 @@ def test_state_persists_across_snippets(sample_worker: SyncWorker) -> None:
     assert sample_worker.value('gradlerepl.repl.SnippetInstances.get("_1_repl") != null') == "true"
 
 
+def test_snippet_loaders_stay_one_step_from_earlier_snippets(
+    sample_worker: SyncWorker,
+) -> None:
+    """Each snippet's loader sits under one that answers every earlier snippet's classes (SnippetLoaders), not under
+    the last snippet's: as many loaders stand above a snippet's class five snippets later, so a class lookup costs no
+    more as a session grows. An earlier snippet's class is still the one class by its name and its file a resource."""
+    depth = "generateSequence(object {}.javaClass.classLoader) { it.parent }.count()"
+    sample_worker.eval("class Early(val n: Int)\nval early = Early(1)")
+    before = sample_worker.value(depth)
+    for number in range(5):
+        sample_worker.eval(f"val filler{number} = {number}")
+    assert sample_worker.value(depth) == before
+    newest = "object {}.javaClass.classLoader"
+    assert (
+        sample_worker.value(
+            f"early is Early && Class.forName(early.javaClass.name, false, {newest}) === Early::class.java"
+            f' && {newest}.getResource(early.javaClass.name.replace(".", "/") + ".class") != null'
+        )
+        == "true"
+    )
+
+
 def test_redefinition_replaces_val_and_fun(sample_worker: SyncWorker) -> None:
     """As in the Kotlin REPL, a later declaration of the same name wins."""
     sample_worker.eval('val who = "first"\nfun greet() = "hi $who"')

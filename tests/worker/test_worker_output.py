@@ -141,7 +141,7 @@ def test_a_snippet_stopped_while_compiling_never_runs(sample_worker: SyncWorker)
     Thirty functions take several times the 0.1 s timeout to compile on a quiet machine, yet well under the ~10 s the
     host waits for a compile after a stop on one loaded eight times over (a hundred took 10.2 s there at a load of 17
     on 2 cores and lost the session; three hundred took 10 s at a load of five times the cores).
-    The REPL keeps it in its history all the same: its classes join the session's loader chain (a later snippet makes
+    The REPL keeps it in its history all the same: its classes are the session's (a later snippet makes
     one of its class, and describe reads it), and a later use of its vals says it never ran."""
     reply = sample_worker.eval(f"{SLOW_TO_COMPILE}\n{STOPPED_SNIPPET}", timeout=0.1)
     assert isinstance(reply.result, ErrorResult), reply.result

@@ -20,6 +20,7 @@ import kotlin.script.experimental.host.ScriptingHostConfiguration
 import kotlin.script.experimental.host.toScriptSource
 import kotlin.script.experimental.jvm.defaultJvmScriptingHostConfiguration
 import kotlin.script.experimental.jvm.baseClassLoader
+import kotlin.script.experimental.jvm.impl.KJvmCompiledScript
 import kotlin.script.experimental.jvm.jvm
 import kotlin.script.experimental.jvm.updateClasspath
 
@@ -106,6 +107,7 @@ class ReplDriver(
     private val marks = CompilerMarks(state, history)
     private val modules = SnippetModuleChain(state, history)
     private val evaluator = K2ReplEvaluator()
+    private val loaders = SnippetLoaders()
     private val sessionLoader = SessionContextLoader(snippetLoader)
     // What snippets run with as the thread's context class loader; one a snippet sets stays for the next.
     @Volatile private var contextLoader: ClassLoader = sessionLoader
@@ -284,25 +286,26 @@ class ReplDriver(
             outcome.compileNanos = System.nanoTime() - compiling
             if (linked == null) return outcome
             outcome.compiled = true
+            val evaluating = System.nanoTime()
+            val current = loaders.configurationFor(linked.get() as KJvmCompiledScript, evaluationConfiguration)
+            // Frameworks the snippet calls find its own classes through the thread's context loader too.
+            sessionLoader.newest = loaders.newest ?: snippetLoader
             // Cancelled while compiling (the compiler can't be interrupted): it never runs, the session is intact. The
-            // REPL's history keeps it, so later snippets compile against it: its classes join the loader chain unrun.
+            // REPL's history keeps it, so later snippets compile against it: its classes are the session's, unrun.
             if (!running.beginEvaluation()) {
                 outcome.cancelledBeforeEvaluation = true
-                sessionLoader.newest = chainWithoutRunning(evaluator, linked, evaluationConfiguration)
                 return outcome
             }
-            val evaluating = System.nanoTime()
             val evaluated = withContextLoader {
                 try {
-                    runSuspend { evaluator.eval(linked, evaluationConfiguration) }
+                    runSuspend { evaluator.eval(linked, current) }
                 } catch (e: NullPointerException) {
-                    evaluateMangledBody(evaluator, linked, evaluationConfiguration, e) // Kotlin 2.2, a value-class value
+                    evaluateMangledBody(linked, current, e) // Kotlin 2.2, a value-class value
                 }
             }
             outcome.evaluateNanos = System.nanoTime() - evaluating
             outcome.diagnostics = outcome.diagnostics + evaluated.reports
             val result = evaluated.valueOrNull()?.get()?.result ?: return outcome
-            result.scriptClass?.java?.classLoader?.let { sessionLoader.newest = it }
             outcome.result = result
             if (result is ResultValue.Value) {
                 val rendering = System.nanoTime()
