@@ -400,6 +400,13 @@ MUTATIONS = (
         ("tests/worker/test_worker.py::test_snippet_loaders_stay_one_step_from_earlier_snippets",),
     ),
     Mutation(
+        "an attached session's snippet loaders chain under the last snippet's again",
+        "jvm-worker/runs-in-app/agent/gradlerepl/agent/AttachedSession.java",
+        "        snippets.add(loader);\n        return loader;\n",
+        "        snippets = snippets.over(loader);\n        return loader;\n",
+        ("tests/worker/attach/test_attach.py::test_the_sessions_declarations_live_on_and_use_the_apps_types",),
+    ),
+    Mutation(
         "a snippet's classes are not added to what later snippets load from",
         "jvm-worker/runs-in-worker/facade/gradlerepl/repl/SnippetLoaders.kt",
         "            if (loaded != null) classes.putIfAbsent(name, loaded)\n",

@@ -91,6 +91,19 @@ def test_the_sessions_declarations_live_on_and_use_the_apps_types(attached: Sync
     assert isinstance(reply.result, SuccessResult)
     assert reply.result.value is not None and reply.result.value.data == "9"
     assert reply.result.value_type == "kotlin.Int"
+    # Each snippet's loader sits under one that answers every earlier snippet's classes (SessionClasses), not under
+    # the last snippet's: as many loaders stand above a snippet's class three snippets later.
+    depth = "generateSequence(object {}.javaClass.classLoader) { it.parent }.count()"
+    before = attached.value(depth)
+    for number in range(3):
+        attached.eval(f"val filler{number} = {number}")
+    assert attached.value(depth) == before
+    assert (
+        attached.value(
+            "Class.forName(sale.javaClass.name, false, object {}.javaClass.classLoader) === Sale::class.java"
+        )
+        == "true"
+    )
 
 
 def test_what_a_snippet_prints_comes_back_and_never_reaches_the_apps_console(

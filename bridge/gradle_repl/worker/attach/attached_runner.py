@@ -225,7 +225,7 @@ class AttachedRunner:
         class_name = self._mirror.add(outcome.compiledScript)
         if stopped:
             # It never runs, but the REPL's history holds it: later snippets may name its classes, which the app's
-            # loader chain must then have (uninitialised, as in a session's own JVM), and its declarations, which say so.
+            # session's classes must then have (uninitialised, as in a session's own JVM), and its declarations, which say so.
             try:
                 self._connection.keep(
                     request.id, class_name=class_name, classes=snippet_classes(outcome.compiledScript)

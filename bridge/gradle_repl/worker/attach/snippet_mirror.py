@@ -11,8 +11,9 @@ __all__ = ["SnippetMirror"]
 
 
 class SnippetMirror:
-    """The compiled snippets' classes, each in a loader whose parent is the previous snippet's (as the agent chains
-    them in the app), the first one's the loader of the classpath snippets compile against."""
+    """The compiled snippets' classes, each in a loader whose parent is the previous snippet's, the first one's the
+    loader of the classpath snippets compile against. A chain, unlike the app's (SessionClasses.java): a describe
+    reflects on a few classes, where a snippet's run may load many."""
 
     def __init__(self, base_loader: JavaObject) -> None:
         self._newest = base_loader

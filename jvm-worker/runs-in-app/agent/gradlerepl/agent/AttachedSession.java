@@ -39,7 +39,8 @@ final class AttachedSession {
     private final OutputStream out;
     private final Closeable connection;
     private final ClassLoader appLoader;
-    private ClassLoader newest;
+    /** Every snippet's classes so far, above the application's: the parent of the next snippet's loader. */
+    private SessionClasses snippets;
     /** The Kotlin runtime this session brought to an app without one, or null. */
     private RuntimeLoader runtime;
     /** The app's class path as this session listed it for its worker. */
@@ -69,7 +70,7 @@ final class AttachedSession {
         this.out = out;
         this.connection = connection;
         this.appLoader = appLoader;
-        this.newest = appLoader;
+        this.snippets = new SessionClasses(appLoader);
     }
 
     /** A snippet on its own thread; its reply is sent once, by whoever finishes it first. */
@@ -145,7 +146,7 @@ final class AttachedSession {
             writer.shutdown();
             synchronized (this) {
                 instancesByClass.clear();
-                newest = appLoader;
+                snippets = new SessionClasses(appLoader);
                 runtime = null;
             }
             try {
@@ -162,7 +163,7 @@ final class AttachedSession {
         String className = message.text();
         String resultField = message.text();
         String resultType = message.text();
-        SnippetLoader loader = new SnippetLoader(className, classes(message), newest);
+        SnippetLoader loader = snippetLoader(className, classes(message));
         SnippetSink output = new SnippetSink(id, outputLimit, SnippetOutput.charset(), this::send, writer);
         Running[] self = new Running[1];
         Thread thread = new Thread(() -> {
@@ -184,6 +185,16 @@ final class AttachedSession {
         thread.start();
     }
 
+    /**
+     * A loader for a snippet's classes, which later snippets resolve through whatever its run comes to (the worker's
+     * REPL compiles them against its declarations from now on).
+     */
+    private synchronized SnippetLoader snippetLoader(String className, Map<String, byte[]> classes) {
+        SnippetLoader loader = new SnippetLoader(className, classes, snippets);
+        snippets.add(loader);
+        return loader;
+    }
+
     /** A snippet's classes: a count, then each class's binary name and bytes. */
     private static Map<String, byte[]> classes(Wire.In message) throws IOException {
         int count = message.count();
@@ -196,7 +207,7 @@ final class AttachedSession {
 
     /**
      * A snippet stopped while it compiled: it never runs, but the worker's REPL keeps it in its history, so later
-     * snippets may name its classes and declarations. Its loader joins the chain as a run's would; nothing of it is
+     * snippets may name its classes and declarations. Its classes join the session's as a run's do; nothing of it is
      * initialised and it has no instance, as in a session of gradle-repl's own JVM. No reply: the next message is
      * read only after this one.
      */
@@ -204,9 +215,7 @@ final class AttachedSession {
         message.number(); // the id of the stopped run: nothing answers it
         String className = message.text();
         Map<String, byte[]> classes = classes(message);
-        synchronized (this) {
-            newest = new SnippetLoader(className, classes, newest);
-        }
+        snippetLoader(className, classes);
     }
 
     /**
@@ -235,7 +244,7 @@ final class AttachedSession {
                 } catch (IOException e) {
                     return new Wire.Out('R').number(id).count(RUNTIME_FAILED).text("its jars don't read: " + e.getMessage());
                 }
-                newest = runtime;
+                snippets = snippets.over(runtime);
             }
         }
         return new Wire.Out('R').number(id).count(RUNTIME_LOADED).text(null);
@@ -249,8 +258,6 @@ final class AttachedSession {
         }
         Object instance = snippetClass.getField("INSTANCE").get(null);
         synchronized (this) {
-            // Later snippets resolve this one's declarations through its loader, whatever its run came to.
-            newest = loader;
             instancesByClass.put(className, instance);
         }
         Object returned;
@@ -288,7 +295,7 @@ final class AttachedSession {
         ClassLoader loader;
         synchronized (this) {
             byClass = new HashMap<>(instancesByClass);
-            loader = newest;
+            loader = snippets;
         }
         send(SnippetValues.read(message, byClass, loader));
     }

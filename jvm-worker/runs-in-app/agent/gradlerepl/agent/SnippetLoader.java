@@ -1,12 +1,15 @@
 package gradlerepl.agent;
 
 import java.util.Map;
+import java.util.Set;
 
 /**
- * The classes of one snippet, defined on first use. Its parent is the previous snippet's loader (the first one's is
- * the application's), as the K2 REPL chains its snippets' loaders: a snippet sees the application and every earlier
- * snippet, and nothing of it is visible to the application. Besides, it hands snippets the agent's display API
- * ({@link Display}) itself: the application's loaders may not delegate to the one that loaded the agent.
+ * The classes of one snippet, defined on first use. Its parent is the session's {@link SessionClasses}, which answers
+ * every earlier snippet's classes and then the application's: a snippet sees the application and every earlier
+ * snippet, and nothing of it is visible to the application. Its own classes it defines itself without asking the
+ * parent (their names are its snippet's, {@code _3_repl$Point}, and no one else's). Besides, it hands snippets the
+ * agent's display API ({@link Display}) itself: the application's loaders may not delegate to the one that loaded the
+ * agent.
  */
 final class SnippetLoader extends ClassLoader {
     static {
@@ -16,27 +19,33 @@ final class SnippetLoader extends ClassLoader {
     private final Map<String, byte[]> classes;
 
     /** @param classes by binary name ({@code _3_repl$Point}) */
-    SnippetLoader(String name, Map<String, byte[]> classes, ClassLoader parent) {
+    SnippetLoader(String name, Map<String, byte[]> classes, SessionClasses parent) {
         super(name, parent);
         this.classes = classes;
     }
 
+    /** The binary names of this snippet's classes. */
+    Set<String> classNames() {
+        return classes.keySet();
+    }
+
     @Override
     protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
-        return name.equals(Display.class.getName()) ? Display.class : super.loadClass(name, resolve);
+        if (name.equals(Display.class.getName())) {
+            return Display.class;
+        }
+        byte[] bytes = classes.get(name);
+        if (bytes == null) {
+            return super.loadClass(name, resolve);
+        }
+        synchronized (getClassLoadingLock(name)) {
+            Class<?> loaded = findLoadedClass(name);
+            return loaded != null ? loaded : defineClass(name, bytes, 0, bytes.length);
+        }
     }
 
     /** A class file of this snippet's, or null: what the shared evaluation rule reads a mangled body's value class from. */
     byte[] classFile(String name) {
         return classes.get(name);
-    }
-
-    @Override
-    protected Class<?> findClass(String name) throws ClassNotFoundException {
-        byte[] bytes = classes.get(name);
-        if (bytes == null) {
-            throw new ClassNotFoundException(name);
-        }
-        return defineClass(name, bytes, 0, bytes.length);
     }
 }

@@ -26,7 +26,7 @@ final class SnippetValues {
      * Answers one describe request.
      *
      * @param instances the session's snippet instances by snippet class name
-     * @param loader the context class loader the values' toString() runs with (the newest snippet's)
+     * @param loader the context class loader the values' toString() runs with (every snippet's classes: SessionClasses)
      */
     static Wire.Out read(Wire.In request, Map<String, Object> instances, ClassLoader loader) throws IOException {
         long id = request.number();

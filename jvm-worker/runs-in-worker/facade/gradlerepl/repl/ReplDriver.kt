@@ -85,7 +85,7 @@ class ReplDriver(
         }
     }
     private val evaluationConfiguration = ScriptEvaluationConfiguration {
-        // loadDependencies stays on: switching it off also drops the previous snippet's loader.
+        // loadDependencies stays on: switching it off also drops the earlier snippets' classes (SnippetLoaders).
         jvm { baseClassLoader(snippetLoader) }
     }
     // The K2 REPL reports syntax errors here and, in some versions, compiles on regardless; the
