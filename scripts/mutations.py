@@ -54,17 +54,10 @@ class Mutation:
 
 
 # The facade brings a snippet's classes into the session before it checks for a cancel, so a snippet stopped while it
-# compiled is the session's too; the mutation loads them only once the snippet is let run.
-STOPPED_SNIPPET_LOADER = (
-    "            val current = loaders.configurationFor(linked.get() as KJvmCompiledScript, evaluationConfiguration)\n"
-)
-STOPPED_SNIPPET_LOADED = (
-    STOPPED_SNIPPET_LOADER
-    + "            // Frameworks the snippet calls find its own classes through the thread's context loader too.\n"
-    "            sessionLoader.newest = loaders.newest ?: snippetLoader\n"
-    "            // Cancelled while compiling (the compiler can't be interrupted): it never runs, the session is intact. The\n"
-    "            // REPL's history keeps it, so later snippets compile against it: its classes are the session's, unrun.\n"
-    "            if (!running.beginEvaluation()) {\n"
+# compiled is the session's too; the mutation checks first and returns before they are brought in.
+STOPPED_SNIPPET_LOADED = "            var unkept: Throwable? = null\n"
+STOPPED_SNIPPET_UNLOADED = (
+    STOPPED_SNIPPET_LOADED + "            if (!running.beginEvaluation()) {\n"
     "                outcome.cancelledBeforeEvaluation = true\n"
     "                return outcome\n"
     "            }\n"
@@ -387,9 +380,7 @@ MUTATIONS = (
         "a snippet stopped while it compiles is left out of its own JVM's snippet classes",
         "jvm-worker/runs-in-worker/facade/gradlerepl/repl/ReplDriver.kt",
         STOPPED_SNIPPET_LOADED,
-        STOPPED_SNIPPET_LOADED.replace(STOPPED_SNIPPET_LOADER, "").replace(
-            "            }\n", "            }\n" + STOPPED_SNIPPET_LOADER
-        ),
+        STOPPED_SNIPPET_UNLOADED,
         ("tests/worker/test_worker_output.py::test_a_snippet_stopped_while_compiling_never_runs",),
     ),
     Mutation(
@@ -405,6 +396,13 @@ MUTATIONS = (
         "        snippets.add(loader);\n        return loader;\n",
         "        snippets = snippets.over(loader);\n        return loader;\n",
         ("tests/worker/attach/test_attach.py::test_the_sessions_declarations_live_on_and_use_the_apps_types",),
+    ),
+    Mutation(
+        "a snippet after a @file:DependsOn gets its loader under the snippets' classes without the library's",
+        "jvm-worker/runs-in-worker/facade/gradlerepl/repl/SnippetLoaders.kt",
+        "        if (above == null || parent !== above) top =",
+        "        if (above == null) top =",
+        ("tests/front/test_server.py::test_depends_on_adds_a_library_to_the_live_session",),
     ),
     Mutation(
         "a snippet's classes are not added to what later snippets load from",

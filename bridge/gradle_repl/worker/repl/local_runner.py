@@ -273,8 +273,8 @@ def _ran(outcome: SnippetOutcome) -> DeclaringSnippet:
 
 
 def _unless_unkept(outcome: SnippetOutcome, stopped: ErrorResult) -> ErrorResult:
-    """The answer for a snippet stopped before it ran, saying so when its classes could not join the session's loader
-    chain (ReplDriver's chainWithoutRunning): later snippets then compile against declarations they can't load."""
+    """The answer for a snippet stopped before it ran, saying so when its classes could not join the session's
+    (SnippetLoaders.configurationFor): later snippets then compile against declarations they can't load."""
     if outcome.internalError is None:
         return stopped
     why = jstr(outcome.internalError.toString())

@@ -287,13 +287,22 @@ class ReplDriver(
             if (linked == null) return outcome
             outcome.compiled = true
             val evaluating = System.nanoTime()
-            val current = loaders.configurationFor(linked.get() as KJvmCompiledScript, evaluationConfiguration)
+            var unkept: Throwable? = null
+            val current = try {
+                loaders.configurationFor(linked.get() as KJvmCompiledScript, evaluationConfiguration)
+            } catch (t: Throwable) {
+                // The evaluator's own way then, which reports what fails to load as the snippet's failure.
+                unkept = t
+                evaluationConfiguration
+            }
             // Frameworks the snippet calls find its own classes through the thread's context loader too.
             sessionLoader.newest = loaders.newest ?: snippetLoader
             // Cancelled while compiling (the compiler can't be interrupted): it never runs, the session is intact. The
-            // REPL's history keeps it, so later snippets compile against it: its classes are the session's, unrun.
+            // REPL's history keeps it, so later snippets compile against it: its classes are the session's, unrun
+            // (the worker says so when they could not be).
             if (!running.beginEvaluation()) {
                 outcome.cancelledBeforeEvaluation = true
+                outcome.internalError = unkept
                 return outcome
             }
             val evaluated = withContextLoader {

@@ -32,6 +32,8 @@ import kotlin.script.experimental.util.PropertiesCollection
  */
 internal class SnippetLoaders {
     private val classes = ConcurrentHashMap<String, Class<*>>()
+    // Why a snippet's class could not be defined (its supertype missing): a later snippet's use of it meets that again.
+    private val undefinable = ConcurrentHashMap<String, LinkageError>()
     private val resources = ConcurrentHashMap<String, List<ByteArray>>()
     // What the next snippet's loader is made under: null until the first snippet (then the evaluator's base loader).
     @Volatile private var top: SnippetClasses? = null
@@ -55,7 +57,7 @@ internal class SnippetLoaders {
         )
         // A library added by this snippet sits between its loader and the earlier snippets': later ones go under it.
         val parent = loader.parent
-        if (above == null || parent !== above) top = SnippetClasses(parent, classes, resources)
+        if (above == null || parent !== above) top = SnippetClasses(parent, classes, undefinable, resources.takeIf { above == null })
         add(compiled, loader)
         newest = loader
         return configuration.with { set(ACTUAL_CLASS_LOADER, loader) }
@@ -67,8 +69,12 @@ internal class SnippetLoaders {
         for (path in files.keys) {
             if (!path.endsWith(".class")) continue
             val name = path.removeSuffix(".class").replace('/', '.')
-            // A class that can't be defined (its supertype missing) is left to fail where it is used, as before.
-            val loaded = try { loader.loadClass(name) as Class<*>? } catch (e: LinkageError) { null } catch (e: ClassNotFoundException) { null }
+            val loaded = try {
+                loader.loadClass(name) as Class<*>?
+            } catch (e: LinkageError) {
+                undefinable.putIfAbsent(name, e)
+                null
+            }
             if (loaded != null) classes.putIfAbsent(name, loaded)
         }
         newestFiles = files
@@ -86,18 +92,23 @@ private val ACTUAL_CLASS_LOADER: PropertiesCollection.Key<ClassLoader> =
         .invoke(null, ScriptEvaluationConfiguration.jvm) as PropertiesCollection.Key<ClassLoader>
 
 /**
- * Every earlier snippet's classes and files by name, above the project's and the libraries' loaders. Answered from
- * the map before asking the parent: a snippet class is found at once, and nothing else is named like one.
+ * The session's snippet classes by name, before the parent's: a snippet class is found at once, and nothing else is
+ * named like one. The first of these loaders sits above the first snippet's libraries and every later one below the
+ * libraries a snippet added (`@file:DependsOn`); all answer from the same maps, so a loader made earlier finds a later
+ * snippet's classes too (as the session's context loader does). Only the first answers the snippets' files, which
+ * every later one reaches through it: a file is listed once.
  */
 private class SnippetClasses(
     parent: ClassLoader,
     private val classes: Map<String, Class<*>>,
-    private val files: Map<String, List<ByteArray>>,
+    private val undefinable: Map<String, LinkageError>,
+    private val files: Map<String, List<ByteArray>>?,
 ) : ClassLoader(parent) {
-    override fun loadClass(name: String, resolve: Boolean): Class<*> = classes[name] ?: super.loadClass(name, resolve)
+    override fun loadClass(name: String, resolve: Boolean): Class<*> =
+        classes[name] ?: undefinable[name]?.let { throw it } ?: super.loadClass(name, resolve)
 
-    override fun findResource(name: String): URL? = files[name]?.firstOrNull()?.let(BytesUrlUtils::createBytesUrl)
+    override fun findResource(name: String): URL? = files?.get(name)?.firstOrNull()?.let(BytesUrlUtils::createBytesUrl)
 
     override fun findResources(name: String): Enumeration<URL> =
-        Collections.enumeration(files[name].orEmpty().map(BytesUrlUtils::createBytesUrl))
+        Collections.enumeration(files?.get(name).orEmpty().map(BytesUrlUtils::createBytesUrl))
 }
