@@ -394,7 +394,7 @@ MUTATIONS = (
         "an attached session's snippet loaders chain under the last snippet's again",
         "jvm-worker/runs-in-app/agent/gradlerepl/agent/AttachedSession.java",
         "        snippets.add(loader);\n        return loader;\n",
-        "        snippets = snippets.over(loader);\n        return loader;\n",
+        "        snippets.add(loader);\n        snippets = snippets.over(loader);\n        return loader;\n",
         ("tests/worker/attach/test_attach.py::test_the_sessions_declarations_live_on_and_use_the_apps_types",),
     ),
     Mutation(
@@ -403,6 +403,18 @@ MUTATIONS = (
         "        if (above == null || parent !== above) top =",
         "        if (above == null) top =",
         ("tests/front/test_server.py::test_depends_on_adds_a_library_to_the_live_session",),
+    ),
+    Mutation(
+        "an attached snippet stopped while it compiles never joins the session's classes in the app",
+        "jvm-worker/runs-in-app/agent/gradlerepl/agent/AttachedSession.java",
+        "        Map<String, byte[]> classes = classes(message);\n        snippetLoader(className, classes);\n",
+        "        Map<String, byte[]> classes = classes(message);\n",
+        (
+            (
+                "tests/worker/attach/test_attach.py::"
+                "test_a_snippet_cancelled_while_it_compiles_never_runs_and_later_snippets_find_its_classes_in_the_app"
+            ),
+        ),
     ),
     Mutation(
         "a snippet's classes are not added to what later snippets load from",

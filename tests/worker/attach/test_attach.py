@@ -280,7 +280,7 @@ def test_a_snippet_cancelled_while_it_compiles_never_runs_and_later_snippets_fin
     attached: SyncWorker,
 ) -> None:
     """Cancelled while it compiles, the snippet never runs in the app; the REPL keeps it in its history all the same,
-    so its classes are chained into the app's snippet loaders (a later snippet uses its class), a use of its val says
+    so its classes join the session's in the app (a later snippet uses its class), a use of its val says
     it never ran, and describe reads what later snippets declared with its type."""
     attached.cancel_while_compiling(
         f'{SLOW_TO_COMPILE}\ndata class Kept(val n: Int)\nval neverSet = "set"\nSystem.setProperty("gradle-repl.cancelled-ran", "yes")'

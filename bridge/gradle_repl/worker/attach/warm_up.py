@@ -1,6 +1,6 @@
 """The worker's warm-up snippets in an attached session: compiled here and run in the app, where the first snippet
 must run too (it carries what the REPL shares with every later one: the REPL's state object's class, which the app
-defines in that snippet's loader, the parent of every later snippet's)."""
+defines in that snippet's loader and every later snippet finds through the session's classes, SessionClasses.java)."""
 
 from __future__ import annotations
 

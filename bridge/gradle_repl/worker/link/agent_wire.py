@@ -728,7 +728,7 @@ class AgentConnection:
         self._send(_Writer("F").number(request_id).count(entry).number(offset).count(length).frame())
 
     def keep(self, request_id: int, *, class_name: str, classes: dict[str, bytes]) -> None:
-        """Chains a snippet that will never run into the session's loaders in the app (it was stopped while it
+        """Brings a snippet that will never run into the session's classes in the app (it was stopped while it
         compiled, and the REPL keeps it in its history): later snippets find its classes; it has no instance."""
         self._send(_Writer("K").number(request_id).text(class_name).classes(classes).frame())
 

@@ -24,8 +24,8 @@ import java.util.concurrent.ScheduledExecutorService;
  * and instances are reachable from nothing else.
  *
  * <p>An app without Kotlin gets the Kotlin runtime its snippets were compiled for from the worker ({@code R}: the
- * jars' bytes, over the connection), in a loader of this session's between the app's loader and the first snippet's
- * ({@link RuntimeLoader}): the app's own loaders never see it. An app that has its own Kotlin keeps it. A worker
+ * jars' bytes, over the connection), in a loader of this session's between the app's loader and the snippets' classes
+ * ({@link RuntimeLoader}, the parent of {@link SessionClasses}): the app's own loaders never see it. An app that has its own Kotlin keeps it. A worker
  * elsewhere reads the app's class path over the connection too ({@code J}, {@code F}: {@link AppClassPath}).
  */
 final class AttachedSession {
@@ -220,7 +220,8 @@ final class AttachedSession {
 
     /**
      * The Kotlin runtime for snippets in an app without one: the jars' bytes, defined in a loader of this session's,
-     * the parent of its first snippet's. Answered with whether they were used.
+     * the parent of the session's snippet classes (it comes before the first snippet). Answered with whether they were
+     * used.
      */
     private Wire.Out runtime(Wire.In message) throws IOException {
         long id = message.number();

@@ -19,7 +19,7 @@ import java.util.jar.JarInputStream;
 /**
  * The Kotlin runtime a session's snippets run with in an app that has none, defined from the jars' bytes the worker
  * sent ({@code R}): no file of it is ever on the app's machine, so a container, another host or another user's
- * process gets it the same way. It sits between the app's loader and the session's first snippet's; the app's own
+ * process gets it the same way. It sits between the app's loader and the session's snippet classes; the app's own
  * loaders never see it, and it goes with the session.
  */
 final class RuntimeLoader extends ClassLoader {

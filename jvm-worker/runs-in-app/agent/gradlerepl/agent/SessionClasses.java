@@ -38,8 +38,16 @@ final class SessionClasses extends ClassLoader {
         }
     }
 
+    /** Whether this snippet is the one whose class the name means (the first to bring it). */
+    boolean owns(String name, SnippetLoader snippet) {
+        return owners.get(name) == snippet;
+    }
+
     @Override
     protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
+        if (name.equals(Display.class.getName())) {
+            return Display.class; // as a snippet's own loader hands it out: a describe's toString() may display
+        }
         SnippetLoader owner = owners.get(name);
         // The owner defines its own classes without asking this loader back.
         return owner != null ? owner.loadClass(name) : super.loadClass(name, resolve);
