@@ -8,6 +8,7 @@ import queue
 import signal
 import subprocess
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -20,6 +21,8 @@ from support.paths import APP_BUILD_TIMEOUT_SECONDS
 
 # A JVM app with a small classpath prints its first line within seconds; a loaded CI machine may take tens.
 READY_TIMEOUT_SECONDS = 120.0
+# How long an app asked to stop gets before it is killed: a JVM's shutdown (Spring's context closing) takes about a second.
+STOP_TIMEOUT_SECONDS = 10.0
 # How long the app may take to answer one line on its stdin.
 ANSWER_TIMEOUT_SECONDS = 30.0
 
@@ -69,7 +72,9 @@ def running_app(
     command: list[str], *, ready: str, cwd: str | None = None, env: dict[str, str] | None = None
 ) -> Iterator[RunningApp]:
     """The app started in a process group of its own (a launcher such as `mvn spring-boot:run` forks the app's JVM),
-    ready once a line contains `ready`; the whole group is killed however the block ends."""
+    ready once a line contains `ready`; the whole group is ended however the block ends: asked to stop first, so a
+    JVM something attached to removes its attach socket (/tmp/.java_pid<pid>; one left by a killed JVM makes the
+    next JVM with that pid refuse every attach), killed when it doesn't stop."""
     process = subprocess.Popen(
         command,
         stdin=subprocess.PIPE,
@@ -85,11 +90,27 @@ def running_app(
         app.ready_line, app.seen_before_ready = app.wait_for(ready, READY_TIMEOUT_SECONDS)
         yield app
     finally:
+        _stop_group(process)
         try:
-            os.killpg(process.pid, signal.SIGKILL)
+            os.killpg(process.pid, signal.SIGKILL)  # whatever of the group is left (a launcher's forked JVM)
         except ProcessLookupError:
             pass
         process.wait()
+
+
+def _stop_group(process: subprocess.Popen[str]) -> None:
+    """Asks the app's process group to stop and waits until every member has gone (a launcher such as Maven exits
+    before the JVM it forked has shut down), up to STOP_TIMEOUT_SECONDS."""
+    deadline = time.monotonic() + STOP_TIMEOUT_SECONDS
+    try:
+        os.killpg(process.pid, signal.SIGCONT)  # a test may have stopped it
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait(STOP_TIMEOUT_SECONDS)
+        while time.monotonic() < deadline:
+            os.killpg(process.pid, 0)  # ProcessLookupError once the group is empty
+            time.sleep(0.05)
+    except (ProcessLookupError, subprocess.TimeoutExpired):
+        pass
 
 
 def built_app(project: Path, goal: Literal["compile", "package"], run_state: Path) -> None:

@@ -765,6 +765,9 @@ def test_another_users_jvm_is_listed_as_not_attachable_and_refused_before_any_at
     pid = nobodys_jvm.pid
     why = "it runs as user nobody: gradle-repl attaches only to this user's JVMs"
     attach_listener = Path(f"/proc/{pid}/root/tmp/.java_pid{pid}")  # HotSpot's socket once something attached to it
+    # Nothing has attached to this new JVM yet: a socket there is an earlier process's of the same pid, killed before it
+    # could remove it (pids wrap at 32768 here, and /tmp keeps hundreds of such); it would read as an attach.
+    attach_listener.unlink(missing_ok=True)
 
     async def scenario() -> None:
         manager = SessionManager(limits=SessionLimits(spare_worker=False), resolver=resolve_environment)
