@@ -46,7 +46,9 @@ final class SessionClasses extends ClassLoader {
     @Override
     protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
         if (name.equals(Display.class.getName())) {
-            return Display.class; // as a snippet's own loader hands it out: a describe's toString() may display
+            // The agent's display API, for snippets and a describe's toString(): the application's loaders may not
+            // delegate to the one that loaded the agent.
+            return Display.class;
         }
         SnippetLoader owner = owners.get(name);
         // The owner defines its own classes without asking this loader back.

@@ -5,11 +5,10 @@ import java.util.Set;
 
 /**
  * The classes of one snippet, defined on first use. Its parent is the session's {@link SessionClasses}, which answers
- * every earlier snippet's classes and then the application's: a snippet sees the application and every earlier
- * snippet, and nothing of it is visible to the application. Its own classes it defines itself without asking the
- * parent (their names are its snippet's, {@code _3_repl$Point}), unless an earlier snippet brought that name first. Besides, it hands snippets the
- * agent's display API ({@link Display}) itself: the application's loaders may not delegate to the one that loaded the
- * agent.
+ * every earlier snippet's classes, the agent's display API and then the application's: a snippet sees the
+ * application and every earlier snippet, and nothing of it is visible to the application. Its own classes it defines
+ * itself without asking the parent (their names are its snippet's, {@code _3_repl$Point}), unless an earlier snippet
+ * brought that name first.
  */
 final class SnippetLoader extends ClassLoader {
     static {
@@ -31,9 +30,6 @@ final class SnippetLoader extends ClassLoader {
 
     @Override
     protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
-        if (name.equals(Display.class.getName())) {
-            return Display.class;
-        }
         byte[] bytes = classes.get(name);
         // A name an earlier snippet brought (a class sent again) means that snippet's class, as for everyone else.
         if (bytes == null || !((SessionClasses) getParent()).owns(name, this)) {

@@ -33,8 +33,8 @@ internal object MangledBodyDefect {
  * result field instead and never fails so. This does what the evaluator does — the class loader the evaluator was
  * given (SnippetLoaders), the snippet's INSTANCE, the body method (the mangled one). The value's type, which the JVM
  * erases to the underlying one (`long` for a Duration) and the snippet's metadata doesn't record, is the one whose
- * name the compiler hashed into the mangled name: the value is then shown boxed, as the program would show it. A snippet whose value class can't be named so
- * is left to fail as it did (the worker names the defect).
+ * name the compiler hashed into the mangled name: the value is then shown boxed, as the program would show it. A
+ * snippet whose value class can't be named so is left to fail as it did (the worker names the defect).
  *
  * @param current the snippet's configuration, which names its class loader (SnippetLoaders).
  * @param failure what the evaluator threw; thrown again when it is not this defect.
