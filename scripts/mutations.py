@@ -358,8 +358,8 @@ MUTATIONS = (
     Mutation(
         "the worker runs an attached session's snippets in its own JVM",
         "bridge/gradle_repl/worker/boot.py",
-        "        if isinstance(placement, Attached | AttachedOverTcp)\n",
-        "        if False\n",
+        "    if isinstance(placement, Attached | AttachedOverTcp):\n",
+        "    if False:\n",
         ("tests/worker/attach/test_attach.py::test_the_cli_lists_the_app_and_evaluates_inside_it",),
     ),
     Mutation(

@@ -65,6 +65,7 @@ UNTESTED = {
     "worker.attach.snippet_mirror",
     "worker.attach.spring_helpers",
     "worker.boot",
+    "worker.boot_attached",
     "worker.classes.class_update_agent",
     "worker.classes.edit_compiler",
     "worker.interruption",

@@ -4,7 +4,7 @@ Compose's renderComposable), the class-data archive, then a warm-up snippet; a t
 Where the snippets run is chosen here, once, from the session's placement (`SessionSpec.placement`), and each kind starts
 only what it uses: a session in its own JVM (_OwnJvm) gets the class-update agent, the project's class files read for
 in-place updates, output capture, the exit guard and the @file:DependsOn add-on, and runs its snippets with
-worker/repl/local_runner.py; a session attached to a running JVM (_Attached) gets the attach agent's display API,
+worker/repl/local_runner.py; a session attached to a running JVM (boot_attached.py's AttachedKind) gets the attach agent's display API,
 Spring's helpers and a connection to the agent, and runs its snippets with worker/attach/attached_runner.py.
 """
 
@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gradle_repl.environment import DEPENDS_ON_UNAVAILABLE, Attached, AttachedOverTcp, ReplEnvironment
 from gradle_repl.errors import WorkerFailed
@@ -22,18 +22,10 @@ from gradle_repl.frames import ReadyFrame, StartRequest
 from gradle_repl.worker import java
 from gradle_repl.worker.artifacts import classdata
 from gradle_repl.worker.artifacts.facade import build_dependency_addon, build_facade
-from gradle_repl.worker.attach.app_link import AppLink
-from gradle_repl.worker.attach.attached_runner import ATTACHED_LIBRARIES_UNAVAILABLE, AttachedRunner
-from gradle_repl.worker.attach.display_api import attached_display_api
-from gradle_repl.worker.attach.probe_channel import ProbeChannel
-from gradle_repl.worker.attach.snippet_mirror import SnippetMirror
-from gradle_repl.worker.attach.spring_helpers import spring_helpers
-from gradle_repl.worker.attach.warm_up import warm_up_attached
 from gradle_repl.worker.classes.class_update_agent import AgentJar, agent_jar
 from gradle_repl.worker.classes.class_updates import ClassUpdater
 from gradle_repl.worker.java import JavaException, JavaObject, ReplDriver, ReplOutput, java_class, shutdown_vm
 from gradle_repl.worker.jvm import start_jvm
-from gradle_repl.worker.probes.app_probes import AppProbes
 from gradle_repl.worker.probes.call_probes import LocalProbes
 from gradle_repl.worker.repl.companions import generated_companions
 from gradle_repl.worker.repl.completion import SessionCompletion
@@ -45,13 +37,14 @@ from gradle_repl.worker.repl.project_tests import ProjectTestRunner
 from gradle_repl.worker.repl.session import ReplSession
 from gradle_repl.worker.results.outcomes import throwable_chain
 from gradle_repl.worker.results.report import format_throwable
-from gradle_repl.worker.results.safety import jstr
 from gradle_repl.worker.runner import SnippetRunner
-from gradle_repl.worker.snippet_names import WARM_UP_SNIPPETS, SnippetCounter
+from gradle_repl.worker.snippet_names import WARM_UP_SNIPPET, WARM_UP_SNIPPETS, SnippetCounter
+
+if TYPE_CHECKING:
+    from gradle_repl.worker.boot_attached import AttachedKind
 
 __all__ = ["ClassDataUse", "boot"]
 
-WARM_UP_SNIPPET = "kotlin.Unit"
 _TRAINING_SNIPPETS = (
     "data class TrainingPoint(val x: Int, val y: Int = 0)",
     'listOf(TrainingPoint(1), TrainingPoint(2)).map { "${it.x}" }.joinToString()',
@@ -102,11 +95,14 @@ def boot(request: StartRequest) -> tuple[ReplSession, ReadyFrame, ClassDataUse]:
     started = time.monotonic()
     env = request.spec.environment
     placement = request.spec.placement
-    kind: _OwnJvm | _Attached = (
-        _Attached(request, AppLink(placement))
-        if isinstance(placement, Attached | AttachedOverTcp)
-        else _OwnJvm(request)
-    )
+    kind: _OwnJvm | AttachedKind
+    if isinstance(placement, Attached | AttachedOverTcp):
+        # Imported here: a session in its own JVM never loads the attach and probe modules (boot_attached.py says why).
+        from gradle_repl.worker.boot_attached import AttachedKind
+
+        kind = AttachedKind(request, placement)
+    else:
+        kind = _OwnJvm(request)
     class_data = ClassDataUse.for_request(request)
     if class_data.mapped is not None:
         classdata.mark_mapped(class_data.mapped)
@@ -283,69 +279,6 @@ class _OwnJvm:
     def train(self, snippets: SnippetCounter) -> None:
         assert self._output is not None
         _train(snippets, self._output)
-
-
-class _Attached:
-    """A session whose snippets run in a running JVM (its AppLink: by pid here, or over TCP), compiled here: no class updates (the app's classes are its own),
-    no output capture or exit guard (nothing runs here), no @file:DependsOn (the app's classpath is fixed)."""
-
-    libraries_unavailable = ATTACHED_LIBRARIES_UNAVAILABLE
-
-    def __init__(self, request: StartRequest, link: AppLink) -> None:
-        self._request = request
-        self._link = link
-        self._probe_classes: tuple[JavaObject, list[str]] | None = None  # the facade's loader, the compile classpath
-        self.probes: AppProbes | None = None  # made with the runner, on the agent's connection
-
-    def jvm_options(self) -> list[str]:
-        return []
-
-    def facade_addons(self, facade_jar: Path, annotations: list[str]) -> list[str]:
-        return []
-
-    def snippet_addons(self, compile_classpath: list[str]) -> tuple[list[str], list[str]]:
-        return [], []  # no test runner: an attached session's snippets run in the app, which has no test classes
-
-    def before_driver(
-        self, facade_loader: JavaObject, compile_classpath: list[str]
-    ) -> tuple[list[str], list[str], JavaObject]:
-        """What snippets compile against besides the app's classpath: Spring's helpers (compiled against, never loaded
-        here) and the agent's display calls, which run in the app."""
-        env = self._request.spec.environment
-        self._probe_classes = (facade_loader, compile_classpath)
-        spring = spring_helpers(compile_classpath, env.kotlin_version)
-        if spring.unavailable is not None:
-            print(f"[gradle-repl] {spring.unavailable}", file=sys.stderr, flush=True)
-        display_classpath, display_imports = attached_display_api(env.java_home)
-        return [*spring.classpath, *display_classpath], [*spring.imports, *display_imports], None
-
-    def runner(
-        self, driver: ReplDriver, snippet_loader: JavaObject, snippets: SnippetCounter, renderer: java.Renderer
-    ) -> tuple[SnippetRunner, str]:
-        """The runner, connected to the agent and after the warm-up ran there; and the app's Java version."""
-        env = self._request.spec.environment
-        connection = self._link.connect(env)
-        mirror = SnippetMirror(snippet_loader)
-        shared = {jstr(name): bytes(data) for name, data in driver.stateObjectClassFiles().items()}
-        warm_up_attached(snippets, connection, WARM_UP_SNIPPET, mirror, shared)
-        assert self._probe_classes is not None
-        facade_loader, compile_classpath = self._probe_classes
-        self.probes = AppProbes(
-            env, ProbeChannel(connection, self._link.name), facade_loader, snippet_loader, compile_classpath
-        )
-        runner = AttachedRunner(
-            self._request,
-            snippets,
-            renderer,
-            connection=connection,
-            link=self._link,
-            mirror=mirror,
-            probes=self.probes,
-        )
-        return runner, connection.hello.java_version
-
-    def train(self, snippets: SnippetCounter) -> None:
-        raise WorkerFailed("an attached session never trains a class-data archive")
 
 
 def _warm_up(snippets: SnippetCounter, output: ReplOutput) -> None:

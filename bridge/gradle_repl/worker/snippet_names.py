@@ -20,6 +20,7 @@ if TYPE_CHECKING:  # the Protocols only: the front ends read these names (throug
 
 __all__ = [
     "WARM_UP_SNIPPETS",
+    "WARM_UP_SNIPPET",
     "SNIPPET_CLASS",
     "SNIPPET_FILE",
     "snippet_body_method",
@@ -30,8 +31,9 @@ __all__ = [
     "repl_number",
 ]
 
-# The snippets the worker runs before the user's first: one warm-up (worker/boot.py says why).
+# The snippets the worker runs before the user's first: one warm-up (worker/boot.py says why), this one.
 WARM_UP_SNIPPETS = 1
+WARM_UP_SNIPPET = "kotlin.Unit"
 # The class the REPL compiles snippet N to, as a regular expression; N is its group "number".
 SNIPPET_CLASS = r"_(?P<number>\d+)_repl"
 # The source file name of snippet N (snippet_file), as a regular expression.

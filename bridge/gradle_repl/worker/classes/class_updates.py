@@ -19,8 +19,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-import psutil
-
 from gradle_repl.frames import UpdateResult
 from gradle_repl.worker.classes.class_files import initialiser_changed, read_class, refusal
 from gradle_repl.worker.classes.class_update_agent import AGENT_CLASS
@@ -181,6 +179,8 @@ def _copied(outputs: ClassOutputs, names: list[str], classpath: list[str]) -> st
 
 
 def _remove_dead_workers_copies() -> None:
+    import psutil  # here: an update that adds classes is rare, and psutil is ~30 ms of every worker's start
+
     for directory in Path(tempfile.gettempdir()).glob(f"{_ADDED_PREFIX}*-*"):
         pid = directory.name.removeprefix(_ADDED_PREFIX).split("-", 1)[0]
         if pid.isdigit() and not psutil.pid_exists(int(pid)):
