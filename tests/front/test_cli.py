@@ -13,6 +13,7 @@ from gradle_repl.front.cli import main
 from gradle_repl.front.remote import option_arguments
 from gradle_repl.host.manager import SessionManager
 from gradle_repl.options import SessionOptions
+from gradle_repl.paths import log_dir
 from gradle_repl.settings import DEFAULTS, Settings
 from support.fakeworker import FakeLauncher, fake_resolver
 from support.paths import SAMPLE_PROJECT
@@ -160,9 +161,13 @@ def test_eval_exits_1_when_a_snippet_fails() -> None:
 
 @jvm
 def test_demo_prints_each_snippet_and_its_real_result() -> None:
-    """README command (1)'s last step: a session through the MCP server over stdio."""
+    """README command (1)'s last step: a session through the MCP server over stdio, which runs with the caller's
+    environment (the run's log directory gets its worker's log; the SDK alone would hand it only HOME, PATH and a few)."""
+    logs = log_dir()
+    before = set(logs.glob("worker-*.log"))
     done = gradle_repl("demo")
     assert done.returncode == 0, done.stderr
+    assert set(logs.glob("worker-*.log")) - before, f"the demo's worker logged outside {logs}"
     out = done.stdout
     assert "tools run_kotlin_snippet" in out
     assert "[The Trial, Dubliners, The Waves]" in out

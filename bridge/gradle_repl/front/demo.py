@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -72,7 +73,11 @@ class _Narrator:
 async def run_demo() -> int:
     project = str(sample_project())
     # One session: a spare JVM for a next one would only compete with its snippets for the CPU, then be killed at exit.
-    server = StdioServerParameters(command=sys.executable, args=["-m", "gradle_repl", "serve", "--no-spare-worker"])
+    # With this process's environment: the SDK would pass only HOME, PATH and a few others, and the server would miss
+    # JAVA_HOME and the GRADLE_REPL_* directories (it would start from another cache than the one `serve` uses).
+    server = StdioServerParameters(
+        command=sys.executable, args=["-m", "gradle_repl", "serve", "--no-spare-worker"], env=dict(os.environ)
+    )
     async with Client(server, read_timeout_seconds=600) as client:
         tools = await client.list_tools()
         print(f"MCP server gradle-repl: tools {', '.join(t.name for t in tools.tools)}")
