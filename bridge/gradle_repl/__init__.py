@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from functools import cache
+from importlib import metadata
 
 __all__ = ["package_version"]
 
@@ -13,9 +14,6 @@ SOURCE_VERSION = "0+source"
 @cache
 def package_version() -> str:
     """gradle-repl's version as installed: pyproject.toml's, read from the package's metadata (written once there)."""
-    # Imported here: importlib.metadata costs every process that imports the package ~25 ms, and few ask.
-    from importlib import metadata
-
     try:
         return metadata.version("gradle-repl")
     except metadata.PackageNotFoundError:
