@@ -162,7 +162,8 @@ def test_eval_exits_1_when_a_snippet_fails() -> None:
 @jvm
 def test_demo_prints_each_snippet_and_its_real_result() -> None:
     """README command (1)'s last step: a session through the MCP server over stdio, which runs with the caller's
-    environment (the run's log directory gets its worker's log; the SDK alone would hand it only HOME, PATH and a few)."""
+    environment (the run's log directory gets its worker's log; the SDK alone would hand it only HOME, PATH and a
+    few)."""
     logs = log_dir()
     before = set(logs.glob("worker-*.log"))
     done = gradle_repl("demo")

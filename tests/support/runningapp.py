@@ -21,7 +21,8 @@ from support.paths import APP_BUILD_TIMEOUT_SECONDS
 
 # A JVM app with a small classpath prints its first line within seconds; a loaded CI machine may take tens.
 READY_TIMEOUT_SECONDS = 120.0
-# How long an app asked to stop gets before it is killed: a JVM's shutdown (Spring's context closing) takes about a second.
+# How long an app asked to stop gets before it is killed: a JVM's shutdown (Spring's context closing) takes about a
+# second.
 STOP_TIMEOUT_SECONDS = 10.0
 # How long the app may take to answer one line on its stdin.
 ANSWER_TIMEOUT_SECONDS = 30.0

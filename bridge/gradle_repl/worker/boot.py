@@ -4,8 +4,9 @@ Compose's renderComposable), the class-data archive, then a warm-up snippet; a t
 Where the snippets run is chosen here, once, from the session's placement (`SessionSpec.placement`), and each kind starts
 only what it uses: a session in its own JVM (_OwnJvm) gets the class-update agent, the project's class files read for
 in-place updates, output capture, the exit guard and the @file:DependsOn add-on, and runs its snippets with
-worker/repl/local_runner.py; a session attached to a running JVM (boot_attached.py's AttachedKind) gets the attach agent's display API,
-Spring's helpers and a connection to the agent, and runs its snippets with worker/attach/attached_runner.py.
+worker/repl/local_runner.py; a session attached to a running JVM (boot_attached.py's AttachedKind) gets the attach
+agent's display API, Spring's helpers and a connection to the agent, and runs its snippets with
+worker/attach/attached_runner.py.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""How boot.py starts a session attached to a running JVM: the attach agent's display API, Spring's helpers and a connection
-to the agent; its snippets run with worker/attach/attached_runner.py.
+"""How boot.py starts a session attached to a running JVM: the attach agent's display API, Spring's helpers and a
+connection to the agent; its snippets run with worker/attach/attached_runner.py.
 
 A module of its own, imported only when a session is attached: a session in its own JVM (most of them) then never
 imports the attach and probe modules, ~70 ms of every worker's start (bench/README.md, "A worker's start").
@@ -31,8 +31,9 @@ __all__ = ["AttachedKind"]
 
 
 class AttachedKind:
-    """A session whose snippets run in a running JVM (its AppLink: by pid here, or over TCP), compiled here: no class updates (the app's classes are its own),
-    no output capture or exit guard (nothing runs here), no @file:DependsOn (the app's classpath is fixed)."""
+    """A session whose snippets run in a running JVM (its AppLink: by pid here, or over TCP), compiled here: no class
+    updates (the app's classes are its own), no output capture or exit guard (nothing runs here), no @file:DependsOn
+    (the app's classpath is fixed)."""
 
     libraries_unavailable = ATTACHED_LIBRARIES_UNAVAILABLE
 

@@ -26,7 +26,8 @@ import java.util.concurrent.ScheduledExecutorService;
  * <p>An app without Kotlin gets the Kotlin runtime its snippets were compiled for from the worker ({@code R}: the
  * jars' bytes, over the connection), in a loader of this session's between the app's loader and the snippets' classes
  * ({@link RuntimeLoader}, the parent of {@link SessionClasses}): the app's own loaders never see it. An app that has
- * its own Kotlin keeps it. A worker elsewhere reads the app's class path over the connection too ({@code J}, {@code F}: {@link AppClassPath}).
+ * its own Kotlin keeps it. A worker elsewhere reads the app's class path over the connection too ({@code J},
+ * {@code F}: {@link AppClassPath}).
  */
 final class AttachedSession {
     /** A class every Kotlin program links to: whether the app has a Kotlin runtime of its own. */

@@ -7,7 +7,8 @@ import java.awt.image.BufferedImage;
  * The display API of an attached session's snippets: the same calls as a session's own ({@code display},
  * {@code markdown}, {@code html}, {@code image}), imported into every snippet by name. The snippets compile against
  * the agent's jar; at run time their loaders hand them this class ({@link SessionClasses}, every snippet loader's
- * parent), whatever the application's loaders see. What is shown goes to the session of the calling snippet's thread, after what it printed before.
+ * parent), whatever the application's loaders see. What is shown goes to the session of the calling snippet's
+ * thread, after what it printed before.
  * Java methods take no named or default arguments: {@code image(bytes, "image/jpeg")}, not {@code mime = ...}.
  */
 public final class Display {
