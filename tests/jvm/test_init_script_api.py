@@ -26,6 +26,7 @@ from gradle_repl.project.toolchain import (
     resolve_jars,
 )
 from gradle_repl.resources import init_script_path
+from support.compiledonce import Compiled, compiled_once
 from support.gradlemodels import as_compilable_kotlin
 from support.shortjvm import SHORT_LIVED_JVM_FLAGS
 from support.testtoolchain import fetch_test_toolchain
@@ -69,9 +70,9 @@ fun main(args: Array<String>) {
 
 
 @cache
-def _compiled(gradle_version: str, work: Path) -> tuple[subprocess.CompletedProcess[str], str]:
-    """The init script and the harness compiled against Gradle's API with -Werror, once per module run; and the
-    classpath the harness runs with."""
+def _compiled(gradle_version: str) -> tuple[Compiled, str]:
+    """The init script and the harness compiled against Gradle's API with -Werror, once per machine for the same
+    script, harness and versions (support/compiledonce.py); and the classpath the harness runs with."""
     toolchain = fetch_test_toolchain()
     jars = resolve_jars(
         {
@@ -86,57 +87,58 @@ def _compiled(gradle_version: str, work: Path) -> tuple[subprocess.CompletedProc
             ],
         }
     )
-    work.mkdir(parents=True, exist_ok=True)
-    source = work / "ReplEnvInit.kt"
-    source.write_text(as_compilable_kotlin(init_script_path().read_text()))
-    harness = work / "VersionTable.kt"
-    harness.write_text(_HARNESS)
+    script = as_compilable_kotlin(init_script_path().read_text())
     host = ":".join(toolchain.repl_host)
     api = ":".join(j for j in jars.by_request["gradle-api"] if j.endswith(".jar"))
-    out = work / "out"
-    done = subprocess.run(
-        [
-            "java",
-            *SHORT_LIVED_JVM_FLAGS,
-            "-cp",
-            host,
-            "org.jetbrains.kotlin.cli.jvm.K2JVMCompiler",
-            "-Werror",
-            "-no-stdlib",
-            "-no-reflect",
-            f"-Xplugin={jars.by_request['sam'][0]}",
-            "-P",
-            "plugin:org.jetbrains.kotlin.samWithReceiver:annotation=org.gradle.api.HasImplicitReceiver",
-            "-classpath",
-            f"{api}:{host}",
-            "-d",
-            str(out),
-            str(source),
-            str(harness),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    return done, f"{out}:{api}:{host}"
 
+    flags = [
+        "-Werror",
+        "-no-stdlib",
+        "-no-reflect",
+        f"-Xplugin={jars.by_request['sam'][0]}",
+        "-P",
+        "plugin:org.jetbrains.kotlin.samWithReceiver:annotation=org.gradle.api.HasImplicitReceiver",
+    ]
 
-@pytest.fixture(scope="module")
-def work(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("init-script-api")
+    def run_compiler(out: Path) -> subprocess.CompletedProcess[str]:
+        sources = out / "sources"
+        sources.mkdir()
+        (sources / "ReplEnvInit.kt").write_text(script)
+        (sources / "VersionTable.kt").write_text(_HARNESS)
+        return subprocess.run(
+            [
+                "java",
+                *SHORT_LIVED_JVM_FLAGS,
+                "-cp",
+                host,
+                "org.jetbrains.kotlin.cli.jvm.K2JVMCompiler",
+                *flags,
+                "-classpath",
+                f"{api}:{host}",
+                "-d",
+                str(out),
+                str(sources),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+
+    compiled = compiled_once("init-script-api", [script, _HARNESS, api, host, *flags], run_compiler)
+    return compiled, f"{compiled.classes}:{api}:{host}"
 
 
 @pytest.mark.parametrize("gradle_version", GRADLE_VERSIONS)
-def test_init_script_compiles_against_gradle_api(gradle_version: str, work: Path) -> None:
-    done, _ = _compiled(gradle_version, work / gradle_version)
-    assert done.returncode == 0, done.stdout + done.stderr
+def test_init_script_compiles_against_gradle_api(gradle_version: str) -> None:
+    compiled, _ = _compiled(gradle_version)
+    assert compiled.failure is None, compiled.failure
 
 
-def test_one_kotlin_version_table_gets_the_same_answers_from_python_and_the_init_script(work: Path) -> None:
+def test_one_kotlin_version_table_gets_the_same_answers_from_python_and_the_init_script() -> None:
     """Each version of the table has a usable K2 REPL by toolchain.py's comparison exactly when it has by the init
     script's (compiled, run on the JVM, given the minimum as gradle-repl passes it), and both say what the table says."""
-    done, classpath = _compiled(GRADLE_VERSIONS[-1], work / GRADLE_VERSIONS[-1])
-    assert done.returncode == 0, done.stdout + done.stderr
+    compiled, classpath = _compiled(GRADLE_VERSIONS[-1])
+    assert compiled.failure is None, compiled.failure
     versions = [version for version, _ in KOTLIN_VERSION_TABLE]
     minimum = kotlin_policy_properties()["gradle-repl.minimumKotlinVersion"]
     ran = subprocess.run(

@@ -10,7 +10,6 @@ Gradle user home (its dependency cache) persist in the test cache.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import subprocess
@@ -20,6 +19,7 @@ from pathlib import Path
 from gradle_repl.environment import ReplEnvironment, parse_markers
 from gradle_repl.project.toolchain import PINNED_KOTLIN_VERSION, Coordinate, kotlin_policy_properties, resolve_jars
 from gradle_repl.resources import init_script_path
+from support.compiledonce import compiled_once
 from support.paths import REPO, persistent_test_cache
 from support.shortjvm import SHORT_LIVED_JVM_FLAGS
 from support.testtoolchain import fetch_test_toolchain
@@ -125,56 +125,51 @@ def pair_jars(pair: Pair) -> dict[str, list[str]]:
 
 def _compile(pair: Pair, script: str, jars: dict[str, list[str]]) -> Path:
     """The harness plus this init script, compiled once per (script, harness, Gradle API) and cached."""
-    digest = hashlib.sha256((script + HARNESS.read_text() + pair.gradle + PINNED_KOTLIN_VERSION).encode()).hexdigest()[
-        :16
-    ]
-    out = persistent_test_cache() / "gradle-models" / f"{pair.gradle}-{digest}"
-    if (out / "GradleModelsKt.class").is_file():
-        return out
-    work = out.with_name(out.name + f".{os.getpid()}.tmp")
-    work.mkdir(parents=True, exist_ok=True)
-    source = work / "ReplEnvInit.kt"
-    source.write_text(as_compilable_kotlin(script))
     host = fetch_test_toolchain().repl_host
     api = [j for j in jars["gradle-api"] if j.endswith(".jar")]
-    done = subprocess.run(
-        # (test_init_script_api compiles the script alone with -Werror; -language-version 2.0 here warns.)
-        [
-            "java",
-            *SHORT_LIVED_JVM_FLAGS,
-            "-cp",
-            os.pathsep.join(host),
-            "org.jetbrains.kotlin.cli.jvm.K2JVMCompiler",
-            "-no-stdlib",
-            "-no-reflect",
-            # Gradle 8.11 embeds Kotlin 2.0; code for a newer stdlib would not run against its API.
-            "-language-version",
-            "2.0",
-            "-api-version",
-            "2.0",
-            "-jvm-target",
-            "11",
-            f"-Xplugin={jars['sam'][0]}",
-            "-P",
-            "plugin:org.jetbrains.kotlin.samWithReceiver:annotation=org.gradle.api.HasImplicitReceiver",
-            "-classpath",
-            os.pathsep.join([*api, *host]),
-            "-d",
-            str(work),
-            str(source),
-            str(HARNESS),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=RUN_TIMEOUT_SECONDS,
-    )
-    if done.returncode != 0:
-        raise AssertionError(f"the harness did not compile against Gradle {pair.gradle}:\n{done.stdout}{done.stderr}")
-    try:
-        os.replace(work, out)
-    except OSError:  # another run put it there first
-        pass
-    return out
+    flags = [
+        "-no-stdlib",
+        "-no-reflect",
+        # Gradle 8.11 embeds Kotlin 2.0; code for a newer stdlib would not run against its API.
+        "-language-version",
+        "2.0",
+        "-api-version",
+        "2.0",
+        "-jvm-target",
+        "11",
+        f"-Xplugin={jars['sam'][0]}",
+        "-P",
+        "plugin:org.jetbrains.kotlin.samWithReceiver:annotation=org.gradle.api.HasImplicitReceiver",
+        "-classpath",
+        os.pathsep.join([*api, *host]),
+    ]
+
+    def run_compiler(work: Path) -> subprocess.CompletedProcess[str]:
+        source = work / "ReplEnvInit.kt"
+        source.write_text(as_compilable_kotlin(script))
+        return subprocess.run(
+            # (test_init_script_api compiles the script alone with -Werror; -language-version 2.0 here warns.)
+            [
+                "java",
+                *SHORT_LIVED_JVM_FLAGS,
+                "-cp",
+                os.pathsep.join(host),
+                "org.jetbrains.kotlin.cli.jvm.K2JVMCompiler",
+                *flags,
+                "-d",
+                str(work),
+                str(source),
+                str(HARNESS),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=RUN_TIMEOUT_SECONDS,
+        )
+
+    compiled = compiled_once("gradle-models", [script, HARNESS.read_text(), *flags], run_compiler)
+    if compiled.failure is not None:
+        raise AssertionError(f"the harness did not compile against Gradle {pair.gradle}:\n{compiled.failure}")
+    return compiled.classes
 
 
 @dataclass(frozen=True)
