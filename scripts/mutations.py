@@ -81,6 +81,16 @@ MUTATIONS = (
         ("tests/worker/test_worker.py::test_state_persists_across_snippets",),
     ),
     Mutation(
+        "kotlinx-serialization's IR passes skip a snippet whose classes are nested in its snippet class",
+        "jvm-worker/runs-in-worker/facade/gradlerepl/repl/ClassOnlyIrPasses.kt",
+        "if (declaration.origin == IrDeclarationOrigin.SCRIPT_CLASS) visitElement(declaration) else found = true",
+        "if (declaration.origin != IrDeclarationOrigin.SCRIPT_CLASS) found = true",
+        (
+            "tests/worker/test_worker.py::test_serializable_class_declared_in_a_snippet",
+            "tests/endtoend/test_kotlin_versions.py::test_serializable_class_in_a_snippet",
+        ),
+    ),
+    Mutation(
         "an attached app's first snippet comes without the state object's class",
         "bridge/gradle_repl/worker/attach/warm_up.py",
         "            shared=shared if number == 0 else {},",

@@ -102,7 +102,10 @@ class ReplDriver(
             replStateObjectFqName(SnippetInstances::class.java.name)
         }
     }
-    private val state = K2ReplCompiler.createCompilationState(messages, Disposer.newDisposable(), compilationConfiguration, hostConfiguration)
+    private val disposable = Disposer.newDisposable()
+    private val state =
+        K2ReplCompiler.createCompilationState(messages, disposable, compilationConfiguration, hostConfiguration)
+            .also { ClassOnlyIrPasses.install(it, disposable) }
     private val compiler = K2ReplCompiler(state)
     private val marks = CompilerMarks(state, history)
     private val modules = SnippetModuleChain(state, history)
