@@ -19,7 +19,7 @@ from pathlib import Path
 from gradle_repl.environment import ReplEnvironment, parse_markers
 from gradle_repl.project.toolchain import PINNED_KOTLIN_VERSION, Coordinate, kotlin_policy_properties, resolve_jars
 from gradle_repl.resources import init_script_path
-from support.compiledonce import compiled_once
+from support.compiledonce import CompileFailed, compiled_once
 from support.paths import REPO, persistent_test_cache
 from support.shortjvm import SHORT_LIVED_JVM_FLAGS
 from support.testtoolchain import fetch_test_toolchain
@@ -144,11 +144,14 @@ def _compile(pair: Pair, script: str, jars: dict[str, list[str]]) -> Path:
         os.pathsep.join([*api, *host]),
     ]
 
+    source_text = as_compilable_kotlin(script)
+
     def run_compiler(work: Path) -> subprocess.CompletedProcess[str]:
         source = work / "ReplEnvInit.kt"
-        source.write_text(as_compilable_kotlin(script))
+        source.write_text(source_text)
         return subprocess.run(
-            # (test_init_script_api compiles the script alone with -Werror; -language-version 2.0 here warns.)
+            # (test_init_script_api compiles the script and its own harness with -Werror; -language-version 2.0
+            # here warns.)
             [
                 "java",
                 *SHORT_LIVED_JVM_FLAGS,
@@ -166,9 +169,9 @@ def _compile(pair: Pair, script: str, jars: dict[str, list[str]]) -> Path:
             timeout=RUN_TIMEOUT_SECONDS,
         )
 
-    compiled = compiled_once("gradle-models", [script, HARNESS.read_text(), *flags], run_compiler)
-    if compiled.failure is not None:
-        raise AssertionError(f"the harness did not compile against Gradle {pair.gradle}:\n{compiled.failure}")
+    compiled = compiled_once("gradle-models", [source_text, HARNESS.read_text(), *flags], run_compiler)
+    if isinstance(compiled, CompileFailed):
+        raise AssertionError(f"the harness did not compile against Gradle {pair.gradle}:\n{compiled.message}")
     return compiled.classes
 
 

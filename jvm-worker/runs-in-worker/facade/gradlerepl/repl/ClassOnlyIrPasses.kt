@@ -2,15 +2,15 @@ package gradlerepl.repl
 
 import org.jetbrains.kotlin.backend.common.extensions.IrGenerationExtension
 import org.jetbrains.kotlin.backend.common.extensions.IrPluginContext
-import org.jetbrains.kotlin.cli.jvm.compiler.VfsBasedProjectEnvironment
 import org.jetbrains.kotlin.com.intellij.openapi.Disposable
+import org.jetbrains.kotlin.com.intellij.openapi.extensions.impl.ExtensionPointImpl
+import org.jetbrains.kotlin.com.intellij.openapi.project.Project
 import org.jetbrains.kotlin.ir.IrElement
 import org.jetbrains.kotlin.ir.declarations.IrClass
 import org.jetbrains.kotlin.ir.declarations.IrDeclarationOrigin
 import org.jetbrains.kotlin.ir.declarations.IrModuleFragment
 import org.jetbrains.kotlin.ir.visitors.IrVisitorVoid
 import org.jetbrains.kotlin.ir.visitors.acceptChildrenVoid
-import org.jetbrains.kotlin.scripting.compiler.plugin.impl.K2ReplCompilationState
 
 /**
  * Compiler plugins' IR passes that lower classes and nothing else, run only for a snippet whose IR has a class.
@@ -24,9 +24,9 @@ import org.jetbrains.kotlin.scripting.compiler.plugin.impl.K2ReplCompilationStat
  * other parts — its FIR extensions, its `serializer<T>()` intrinsics (`getPlatformIntrinsicExtension`) — are its
  * own as before: the wrapper delegates every member but `generate`.
  *
- * The project's IR extensions are registered once, when the REPL's state is made; they are put back in their order
- * (the REPL's own, which turns the snippet into a class, first), the listed ones wrapped. Best effort, as
- * [SnippetModuleChain]: where this Kotlin lays the state out otherwise, the extensions stay as they are.
+ * The project's IR extensions are registered once, when the REPL's state is made. They are all taken out and put back
+ * in their order, the listed ones wrapped; where that can't be done (this Kotlin's extension point is another), they
+ * stay as they were, and the worker's log says so.
  */
 internal object ClassOnlyIrPasses {
     /** IR generation extensions whose `generate` only runs class lowering passes over the module's files. */
@@ -34,23 +34,43 @@ internal object ClassOnlyIrPasses {
         "org.jetbrains.kotlinx.serialization.compiler.extensions.SerializationLoweringExtension",
     )
 
-    /** Wraps the class-only passes among the state's IR extensions. */
-    fun install(state: K2ReplCompilationState, disposable: Disposable) {
+    /**
+     * Wraps the class-only passes among the IR extensions of the [project] (the compiler's, as ReplDriver reaches it
+     * by reflection: a failure to reach it leaves them as they are). [disposable] is the new registrations' parent. It
+     * is never disposed, nor is the project, whose disposal would look for the first registrations taken out here.
+     */
+    fun install(project: () -> Any, disposable: Disposable) {
         val point = try {
-            // An internal property of the state, reached by its JVM getter (as SnippetModuleChain reaches another).
-            val getter = state.javaClass.getMethod("getProjectEnvironment\$kotlin_scripting_compiler")
-            val environment = getter.invoke(state)
-            (environment as VfsBasedProjectEnvironment).project.extensionArea
-                .getExtensionPoint(IrGenerationExtension.extensionPointName)
+            (project() as Project).extensionArea.getExtensionPoint(IrGenerationExtension.extensionPointName)
+                as ExtensionPointImpl<IrGenerationExtension>
         } catch (e: Exception) {
-            return
+            return notInstalled(e)
+        } catch (e: LinkageError) {
+            return notInstalled(e)
         }
         val registered = point.extensionList.toList()
         if (registered.none { it.javaClass.name in CLASS_ONLY }) return
-        val replaced = registered.map { if (it.javaClass.name in CLASS_ONLY) OnlyWithClasses(it) else it }
-        // Unregistered by class and registered again in the same order: the point appends what is registered.
-        registered.map { it.javaClass }.distinct().forEach { point.unregisterExtension(it) }
-        replaced.forEach { point.registerExtension(it, disposable) }
+        val wrapped = registered.map { if (it.javaClass.name in CLASS_ONLY) OnlyWithClasses(it) else it }
+        try {
+            replaceAll(point, wrapped, disposable)
+        } catch (t: Throwable) {
+            replaceAll(point, registered, disposable)
+            notInstalled(t)
+        }
+    }
+
+    /** Every extension of the point taken out (by its registration, whatever its class), then [extensions] in order. */
+    private fun replaceAll(
+        point: ExtensionPointImpl<IrGenerationExtension>,
+        extensions: List<IrGenerationExtension>,
+        disposable: Disposable,
+    ) {
+        point.unregisterExtensions({ _, _ -> false }, false)
+        extensions.forEach { point.registerExtension(it, disposable) }
+    }
+
+    private fun notInstalled(why: Throwable) {
+        System.err.println("IR passes that lower only classes run for every snippet (extensions as they were): $why")
     }
 
     private class OnlyWithClasses(private val passes: IrGenerationExtension) : IrGenerationExtension by passes {
@@ -61,10 +81,10 @@ internal object ClassOnlyIrPasses {
 
     /**
      * Whether the module has a class of the snippet's code anywhere: nested, local, an object expression's. The
-     * snippet's own class (made by the REPL's lowering, which runs before the plugins': origin SCRIPT_CLASS) is looked
-     * into, not counted; where a Kotlin gives it another origin, it counts, and the plugin's passes run as before.
+     * snippet's own class (origin SCRIPT_CLASS when the plugins' passes run) is looked into, not counted; where a
+     * Kotlin gives it another origin, it counts, and the plugin's passes run as before.
      */
-    internal fun hasClass(moduleFragment: IrModuleFragment): Boolean {
+    private fun hasClass(moduleFragment: IrModuleFragment): Boolean {
         var found = false
         moduleFragment.acceptChildrenVoid(object : IrVisitorVoid() {
             override fun visitElement(element: IrElement) {

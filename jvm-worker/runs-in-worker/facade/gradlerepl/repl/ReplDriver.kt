@@ -105,10 +105,14 @@ class ReplDriver(
     private val disposable = Disposer.newDisposable()
     private val state =
         K2ReplCompiler.createCompilationState(messages, disposable, compilationConfiguration, hostConfiguration)
-            .also { ClassOnlyIrPasses.install(it, disposable) }
     private val compiler = K2ReplCompiler(state)
     private val marks = CompilerMarks(state, history)
     private val modules = SnippetModuleChain(state, history)
+
+    init {
+        ClassOnlyIrPasses.install(::compilerProject, disposable)
+    }
+
     private val evaluator = K2ReplEvaluator()
     private val loaders = SnippetLoaders()
     private val sessionLoader = SessionContextLoader(snippetLoader)
