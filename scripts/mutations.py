@@ -74,6 +74,15 @@ MUTATIONS = (
         ),
     ),
     Mutation(
+        "a kept snippet module hands later compilations none of its providers, its classes' too",
+        "jvm-worker/runs-in-worker/facade/gradlerepl/repl/SnippetModuleChain.kt",
+        "structured.sourceProviders.filter { it !is JavaSymbolProvider }",
+        "structured.sourceProviders.filter { false }",
+        (
+            "tests/endtoend/test_kotlin_versions.py::test_declarations_stay_reachable_around_snippets_that_declare_no_class",
+        ),
+    ),
+    Mutation(
         "the REPL generates its own state object again (a HashMap whose every member each compile builds)",
         "jvm-worker/runs-in-worker/facade/gradlerepl/repl/ReplDriver.kt",
         "            replStateObjectFqName(SnippetInstances::class.java.name)\n",

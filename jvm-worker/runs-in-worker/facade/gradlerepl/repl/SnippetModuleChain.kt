@@ -4,6 +4,9 @@ import org.jetbrains.kotlin.fir.FirModuleData
 import org.jetbrains.kotlin.fir.FirSourceModuleData
 import org.jetbrains.kotlin.fir.declarations.FirClassLikeDeclaration
 import org.jetbrains.kotlin.fir.declarations.utils.isReplSnippetDeclaration
+import org.jetbrains.kotlin.fir.java.JavaSymbolProvider
+import org.jetbrains.kotlin.fir.session.StructuredProviders
+import org.jetbrains.kotlin.fir.session.structuredProviders
 import org.jetbrains.kotlin.fir.symbols.SymbolInternals
 import org.jetbrains.kotlin.fir.symbols.impl.FirReplSnippetSymbol
 import org.jetbrains.kotlin.scripting.compiler.plugin.services.FirReplHistoryProviderImpl
@@ -34,6 +37,8 @@ internal fun replModules(state: K2ReplCompilationState): ReplModuleDataProvider 
  * call, an expression, a `val`, a `fun`: most of an agent's snippets) takes its module out of that list; its snippet
  * stays in the history, numbered as before. The same `1 + 1` then took 44 ms at snippet 100 and 40 ms at 800.
  *
+ * **A module that stays hands later compilations only the providers that can answer** ([dropJavaProviders]).
+ *
  * **And a session's snippet modules are kept from costing twice as much with every snippet on Kotlin 2.2–2.3.10.**
  *
  * The K2 REPL gives each snippet's module every earlier snippet's module as a friend
@@ -51,6 +56,9 @@ internal fun replModules(state: K2ReplCompilationState): ReplModuleDataProvider 
  * reflection: where this Kotlin lays the modules out otherwise, nothing is changed.
  */
 internal class SnippetModuleChain(private val state: K2ReplCompilationState, private val history: FirReplHistoryProviderImpl) {
+    private val sourceProviders: java.lang.reflect.Field? = runCatching {
+        StructuredProviders::class.java.getDeclaredField("sourceProviders").apply { isAccessible = true }
+    }.getOrNull()
     private val friends: java.lang.reflect.Field? =
         if (!walkRemembersNothing()) null
         else runCatching { FirSourceModuleData::class.java.getDeclaredField("friendDependencies").apply { isAccessible = true } }.getOrNull()
@@ -68,6 +76,7 @@ internal class SnippetModuleChain(private val state: K2ReplCompilationState, pri
     /** After a run's compilation, which began when the history held [before] modules. */
     fun afterCompilation(before: Int) {
         dropClassFree(before)
+        dropJavaProviders(before)
         chainFriends()
     }
 
@@ -81,6 +90,32 @@ internal class SnippetModuleChain(private val state: K2ReplCompilationState, pri
             val classFree = history.getSnippets().toList().takeLast(snippets.size)
                 .filter { it.moduleData in snippets && declaresClasses(it) == false }.map { it.moduleData }.toSet()
             added.removeAll(classFree)
+        } catch (e: Exception) {
+            // Only speed depends on it; the session's meaning doesn't.
+        } catch (e: LinkageError) {
+        }
+    }
+
+    /**
+     * A kept snippet module's Java provider leaves what later compilations ask. Each compilation's session asks every
+     * source provider of every kept snippet module for each class it looks up (`FirCachingCompositeSymbolProvider`
+     * walks them in turn) and for the names of each package it reads; a snippet's Java provider can never answer, as
+     * the REPL makes each snippet's session with an empty Java source scope (`compileImpl`:
+     * `AbstractProjectFileSearchScope.EMPTY`, 2.2.20 to 2.3.21: a snippet is Kotlin alone), yet it was half of what
+     * the kept modules cost a lookup. The module's own session keeps it. The plugins' provider stays although it
+     * names no package when it generated nothing top-level: it also answers the nested classes it generated
+     * (a `@Serializable` class's `Companion` and `$serializer`), by id.
+     */
+    private fun dropJavaProviders(before: Int) {
+        val field = sourceProviders ?: return
+        try {
+            val modules = replModules(state).moduleDataHistory
+            for (module in modules.subList(minOf(before, modules.size), modules.size)) {
+                if (module.dependencies.isEmpty()) continue // a library's module (the REPL's own test)
+                val structured = module.session.structuredProviders
+                val answering = structured.sourceProviders.filter { it !is JavaSymbolProvider }
+                if (answering.size != structured.sourceProviders.size) field.set(structured, answering)
+            }
         } catch (e: Exception) {
             // Only speed depends on it; the session's meaning doesn't.
         } catch (e: LinkageError) {
