@@ -199,10 +199,26 @@ MUTATIONS = (
     ),
     Mutation(
         "a snippet class's generated companion is not its companion",
-        "bridge/gradle_repl/worker/boot.py",
-        "    companion_hints = generated_companions(env, driver, facade_loader, str(facade_jar))",
-        "    companion_hints = []",
+        "jvm-worker/runs-in-worker/class-phases/gradlerepl/classphases/ClassPhases.kt",
+        "            GeneratedCompanions.set(session, declaration)\n",
+        "",
         ("tests/worker/test_worker.py::test_a_snippets_serializable_class_has_its_serializer_through_the_class",),
+    ),
+    Mutation(
+        "a sealed type declared in a snippet knows none of its inheritors",
+        "jvm-worker/runs-in-worker/class-phases/gradlerepl/classphases/SealedInheritors.kt",
+        "if (classId !in known) parent.setSealedClassInheritors(known + classId)",
+        "if (classId !in known) Unit",
+        ("tests/worker/test_worker.py::test_a_snippets_sealed_types_know_their_inheritors",),
+    ),
+    Mutation(
+        "a session without compiler plugins starts without the class-phases add-on",
+        "bridge/gradle_repl/worker/repl/class_phases.py",
+        "    try:\n        jar, _ = build_class_phases_addon(",
+        "    if not has_compiler_plugins(environment):\n        return []\n    try:\n        jar, _ = build_class_phases_addon(",
+        (
+            "tests/worker/repl/test_project_tests.py::test_a_sealed_hierarchy_declared_in_a_snippet_needs_no_compiler_plugin",
+        ),
     ),
     Mutation(
         "plugin options among a build's compiler arguments dropped",

@@ -20,7 +20,7 @@ __all__ = [
     "jvm_worker_compose_sources",
     "jvm_worker_junit_sources",
     "jvm_worker_completion_sources",
-    "jvm_worker_companions_sources",
+    "jvm_worker_class_phases_sources",
     "jvm_worker_class_updates_sources",
     "jvm_worker_attach_agent_sources",
     "jvm_worker_attached_spring_sources",
@@ -94,9 +94,10 @@ def jvm_worker_completion_sources() -> list[Path]:
     return _sources("jvm-worker", "runs-in-worker/completion", "*.kt")
 
 
-def jvm_worker_companions_sources() -> list[Path]:
-    """The facade's add-on that gives snippet classes the companions compiler plugins generate (reads the FIR too)."""
-    return _sources("jvm-worker", "runs-in-worker/companions", "*.kt")
+def jvm_worker_class_phases_sources() -> list[Path]:
+    """The facade's add-on that gives snippet classes what the compiler's whole-file passes skip in a snippet: a
+    plugin's generated companion, a sealed class's inheritors (reads the FIR too)."""
+    return _sources("jvm-worker", "runs-in-worker/class-phases", "*.kt")
 
 
 def jvm_worker_class_updates_sources() -> list[Path]:

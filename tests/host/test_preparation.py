@@ -76,7 +76,7 @@ def test_the_facade_and_add_ons_a_first_build_hands_over_are_compiled_before_a_s
     assert [p.name.split("-")[2] for p in jars_to_compile(handed)] == [
         sample_env.kotlin_version,
         "dependencies",
-        "companions",
+        "classphases",
     ]
     progress, workers = prepare_beside(handed)
     told = (
@@ -90,7 +90,7 @@ def test_the_facade_and_add_ons_a_first_build_hands_over_are_compiled_before_a_s
     assert list((tmp_path / "cache" / "facade").glob("class-updates-agent-*.jar")), "the class-update agent too"
     with running_worker(sample_env) as worker:
         assert not worker.process.ready.facade_compiled
-        # The companions add-on the preparation compiled is the session's: a generated companion is its class's.
+        # The class-phases add-on the preparation compiled is the session's: a generated companion is its class's.
         declared = "@kotlinx.serialization.Serializable data class P(val x: Int)"
         assert worker.value(f"{declared}\nP.serializer().descriptor.getElementName(0)") == "x"
     # Handed over again (a second project's first build on the same Kotlin): nothing to compile, no worker, no word.

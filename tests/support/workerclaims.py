@@ -103,6 +103,30 @@ def assert_serializers_through_the_class(worker: SyncWorker) -> None:
     assert worker.value("kotlinx.serialization.json.Json.encodeToString(Owned.serializer(), Owned.one())") == '{"n":1}'
 
 
+def assert_sealed_types_know_their_inheritors(worker: SyncWorker) -> None:
+    """A sealed class or interface declared in a snippet knows the snippet's classes that inherit it (the compiler's
+    pass that collects them walks a file's classes, never a snippet's): a `when` over it must name each one,
+    `sealedSubclasses` lists them, and kotlinx.serialization encodes and decodes through the sealed type."""
+    declared = (
+        "import kotlinx.serialization.*\nimport kotlinx.serialization.json.*\n"
+        '@Serializable sealed class Shape\n@Serializable @SerialName("sq") data class Square(val side: Int) : Shape()\n'
+        '@Serializable @SerialName("dot") object Dot : Shape()\n'
+        "sealed interface Reply { data class Ok(val n: Int) : Reply; sealed interface Failed : Reply; "
+        "data class Refused(val why: String) : Failed }"
+    )
+    assert (result := worker.eval(declared).result).type == "success", result
+    missing = worker.eval("fun area(s: Shape) = when (s) { is Square -> s.side * s.side }").result
+    assert isinstance(missing, ErrorResult) and missing.error_kind == "compile", missing
+    assert "'when' expression must be exhaustive" in missing.message and "Dot" in missing.message, missing.message
+    exhaustive = "fun code(r: Reply) = when (r) { is Reply.Ok -> r.n; is Reply.Refused -> -1 }\ncode(Reply.Ok(7))"
+    assert worker.value(exhaustive) == "7"
+    assert worker.value("Shape::class.sealedSubclasses.mapNotNull { it.simpleName }.sorted()") == "[Dot, Square]"
+    assert worker.value("Reply::class.sealedSubclasses.mapNotNull { it.simpleName }.sorted()") == "[Failed, Ok]"
+    encoded = "Json.encodeToString<List<Shape>>(listOf(Square(2), Dot))"
+    assert worker.value(encoded) == '[{"type":"sq","side":2},{"type":"dot"}]'
+    assert worker.value(f"Json.decodeFromString<List<Shape>>({encoded}).first()") == "Square(side=2)"
+
+
 # Thirty functions take a third of a second or more to compile even on a fast machine: long enough for a 0.1 s timeout
 # or a cancel to arrive mid-compile, short enough to end within the host's wait for a stopped compile under heavy load.
 SLOW_TO_COMPILE = "\n".join(f"fun generated{n}(x: Int) = listOf(x, {n}).map {{ it * 2 }}.sum()" for n in range(30))

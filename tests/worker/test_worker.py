@@ -16,7 +16,7 @@ from gradle_repl.environment import ReplEnvironment
 from gradle_repl.frames import DisplayFrame, ErrorResult, SuccessResult
 from gradle_repl.settings import DEFAULTS
 from support.filerepository import FileRepository, file_repository
-from support.workerclaims import assert_serializers_through_the_class
+from support.workerclaims import assert_sealed_types_know_their_inheritors, assert_serializers_through_the_class
 from support.workers import SyncWorker, running_worker
 
 pytestmark = pytest.mark.jvm
@@ -249,6 +249,12 @@ def test_a_snippets_serializable_class_has_its_serializer_through_the_class(samp
         == "kotlinx.serialization.KSerializer<QualifiedNote>"
     )
     assert "serializer" in [item.text for item in sample_worker.complete("ImportedNote.ser").items]
+
+
+def test_a_snippets_sealed_types_know_their_inheritors(sample_worker: SyncWorker) -> None:
+    """Exhaustive `when`, `sealedSubclasses` and kotlinx.serialization's polymorphism over a sealed class or interface
+    declared in a snippet, as in a source file (ARCHITECTURE.md, "Phases a snippet's classes miss")."""
+    assert_sealed_types_know_their_inheritors(sample_worker)
 
 
 def test_snippets_see_the_projects_library_versions(sample_worker: SyncWorker) -> None:

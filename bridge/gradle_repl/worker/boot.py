@@ -28,7 +28,7 @@ from gradle_repl.worker.classes.class_updates import ClassUpdater
 from gradle_repl.worker.java import JavaException, JavaObject, ReplDriver, ReplOutput, java_class, shutdown_vm
 from gradle_repl.worker.jvm import start_jvm
 from gradle_repl.worker.probes.call_probes import LocalProbes
-from gradle_repl.worker.repl.companions import generated_companions
+from gradle_repl.worker.repl.class_phases import class_phases
 from gradle_repl.worker.repl.completion import SessionCompletion
 from gradle_repl.worker.repl.compose_addon import compose_addon
 from gradle_repl.worker.repl.junit_addon import JunitAddon, junit_addon
@@ -138,7 +138,7 @@ def boot(request: StartRequest) -> tuple[ReplSession, ReadyFrame, ClassDataUse]:
         libraries,
         [*compose.imports, *addon_imports, *extra_imports],
     )
-    companion_hints = generated_companions(env, driver, facade_loader, str(facade_jar))
+    class_phase_hints = class_phases(env, driver, facade_loader, str(facade_jar))
     snippets = SnippetCounter(driver)
     runner, java_version = kind.runner(driver, snippet_loader, snippets, java.renderer(facade_loader))
     ready = ReadyFrame(
@@ -161,7 +161,7 @@ def boot(request: StartRequest) -> tuple[ReplSession, ReadyFrame, ClassDataUse]:
             p for p in [*compile_classpath, *compose.classpath] if p != str(facade_jar) and p not in annotations
         ],
     )
-    hints = [*filter(None, [serialization_hint(env)]), *compose_hints(env, compose.unavailable), *companion_hints]
+    hints = [*filter(None, [serialization_hint(env)]), *compose_hints(env, compose.unavailable), *class_phase_hints]
     assert kind.probes is not None  # made with the runner
     session = ReplSession(
         request,

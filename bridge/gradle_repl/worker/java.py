@@ -283,7 +283,7 @@ def repl_driver(
 
 
 def addon_loader(jar: Path, parent: JavaObject) -> JavaObject:
-    """A class loader over an add-on jar of the facade's (completion, generated companions), the facade's loader its parent."""
+    """A class loader over an add-on jar of the facade's (completion, class phases), the facade's loader its parent."""
     url = java_class("java.io.File")(str(jar)).toURI().toURL()
     return java_class("java.net.URLClassLoader")([url], parent)
 

@@ -14,8 +14,8 @@ from contextlib import suppress
 
 from gradle_repl.errors import WorkerFailed
 from gradle_repl.frames import ReadyFrame, StartRequest
-from gradle_repl.worker.artifacts.facade import build_companions_addon, build_dependency_addon, build_facade
-from gradle_repl.worker.artifacts.facade_jars import has_compiler_plugins, jars_to_compile
+from gradle_repl.worker.artifacts.facade import build_class_phases_addon, build_dependency_addon, build_facade
+from gradle_repl.worker.artifacts.facade_jars import jars_to_compile
 from gradle_repl.worker.classes.class_update_agent import agent_jar
 from gradle_repl.worker.jvm import start_jvm
 
@@ -56,6 +56,5 @@ def prepare(request: StartRequest) -> None:
     if env.dependency_resolver_classpath:
         with suppress(WorkerFailed):
             build_dependency_addon(env.kotlin_version, [*facade, *env.dependency_resolver_classpath])
-    if has_compiler_plugins(env):
-        with suppress(WorkerFailed):
-            build_companions_addon(env.kotlin_version, facade)
+    with suppress(WorkerFailed):
+        build_class_phases_addon(env.kotlin_version, facade)

@@ -253,6 +253,18 @@ def test_a_test_broken_again_then_renamed_is_known_by_its_new_name(shop: Project
 
 
 @jvm
+def test_a_sealed_hierarchy_declared_in_a_snippet_needs_no_compiler_plugin(shop: ProjectTests) -> None:
+    """The class-phases add-on is in every session, not only in those of a project with compiler plugins (this one has
+    none): a sealed interface declared in a snippet knows its inheritors, so a `when` that misses one is refused."""
+    declared = shop.snippet("sealed interface Lid\ndata class Cup(val ml: Int) : Lid\nobject Bare : Lid\n1")
+    assert isinstance(declared.result, SuccessResult), declared.result
+    missing = shop.snippet("fun ml(l: Lid) = when (l) { is Cup -> l.ml }")
+    assert isinstance(missing.result, ErrorResult), missing.result
+    assert "'when' expression must be exhaustive" in missing.result.message, missing.result.message
+    assert shop.value("Lid::class.sealedSubclasses.mapNotNull { it.simpleName }.sorted()") == "[Bare, Cup]"
+
+
+@jvm
 def test_a_new_test_source_file_resolves_in_the_test_session_after_its_compile(shop: ProjectTests) -> None:
     """A new file of test fixtures is compiled in the test session and its declarations resolve in the next snippet,
     the session's state kept."""

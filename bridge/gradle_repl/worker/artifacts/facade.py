@@ -16,7 +16,7 @@ from gradle_repl.paths import cache_dir
 from gradle_repl.resources import (
     jvm_worker_attached_spring_sources,
     jvm_worker_both_sources,
-    jvm_worker_companions_sources,
+    jvm_worker_class_phases_sources,
     jvm_worker_completion_sources,
     jvm_worker_compose_sources,
     jvm_worker_dependency_sources,
@@ -25,7 +25,7 @@ from gradle_repl.resources import (
 )
 from gradle_repl.worker.artifacts.facade_jars import (
     BOTH_RELEASE,
-    companions_addon_path,
+    class_phases_addon_path,
     completion_addon_path,
     dependency_addon_path,
     facade_jar_path,
@@ -39,7 +39,7 @@ __all__ = [
     "build_dependency_addon",
     "build_compose_addon",
     "build_completion_addon",
-    "build_companions_addon",
+    "build_class_phases_addon",
     "first_compile_error",
     "build_spring_addon",
     "build_junit_addon",
@@ -137,16 +137,16 @@ def build_completion_addon(kotlin_version: str, compile_classpath: list[str]) ->
     )
 
 
-def build_companions_addon(kotlin_version: str, compile_classpath: list[str]) -> tuple[Path, bool]:
-    """The add-on that makes a plugin's generated companion the companion of a snippet's class (compiled against the
-    facade and the compiler's FIR; a Kotlin whose FIR it doesn't fit is remembered, as for completion)."""
+def build_class_phases_addon(kotlin_version: str, compile_classpath: list[str]) -> tuple[Path, bool]:
+    """The add-on that gives a snippet's classes what the compiler's whole-file passes skip in a snippet (compiled
+    against the facade and the compiler's FIR; a Kotlin whose FIR it doesn't fit is remembered, as for completion)."""
     return _build(
-        companions_addon_path(kotlin_version),
-        jvm_worker_companions_sources(),
+        class_phases_addon_path(kotlin_version),
+        jvm_worker_class_phases_sources(),
         compile_classpath,
         kotlin_version,
-        "facade's generated-companions add-on",
-        ["-jvm-target", "1.8", "-module-name", "gradle-repl-jvm-worker-companions"],
+        "facade's class-phases add-on",
+        ["-jvm-target", "1.8", "-module-name", "gradle-repl-jvm-worker-class-phases"],
         remember_failure=True,
     )
 

@@ -12,7 +12,7 @@ from gradle_repl.environment import ReplEnvironment, is_plugin_jar
 from gradle_repl.paths import cache_dir
 from gradle_repl.resources import (
     jvm_worker_both_sources,
-    jvm_worker_companions_sources,
+    jvm_worker_class_phases_sources,
     jvm_worker_completion_sources,
     jvm_worker_dependency_sources,
     jvm_worker_sources,
@@ -23,7 +23,7 @@ __all__ = [
     "BOTH_RELEASE",
     "facade_jar_path",
     "dependency_addon_path",
-    "companions_addon_path",
+    "class_phases_addon_path",
     "completion_addon_path",
     "addon_path",
     "failure_note",
@@ -45,9 +45,9 @@ def dependency_addon_path(kotlin_version: str) -> Path:
     return addon_path("dependencies", jvm_worker_dependency_sources(), kotlin_version)
 
 
-def companions_addon_path(kotlin_version: str) -> Path:
-    """Where the generated-companions add-on for this Kotlin version is cached (and, beside it, why it did not compile)."""
-    return addon_path("companions", jvm_worker_companions_sources(), kotlin_version)
+def class_phases_addon_path(kotlin_version: str) -> Path:
+    """Where the class-phases add-on for this Kotlin version is cached (and, beside it, why it did not compile)."""
+    return addon_path("classphases", jvm_worker_class_phases_sources(), kotlin_version)
 
 
 def completion_addon_path(kotlin_version: str) -> Path:
@@ -70,19 +70,18 @@ def failure_note(jar: Path) -> Path:
 
 
 def has_compiler_plugins(environment: ReplEnvironment) -> bool:
-    """Whether a session of this environment compiles with compiler plugins, and so registers the generated-companions
-    add-on (worker/repl/companions.py)."""
+    """Whether a session of this environment compiles with compiler plugins, whose generated companions a session
+    without the class-phases add-on reaches through `.Companion` only (worker/repl/class_phases.py)."""
     return any(is_plugin_jar(jar) for jar in environment.compiler_plugin_classpath)
 
 
 def jars_to_compile(environment: ReplEnvironment) -> list[Path]:
     """The jars a session's worker of this environment compiles at its start that are not cached yet: the facade, the
-    @file:DependsOn add-on (with the resolver), the generated-companions add-on (with compiler plugins). An add-on
+    @file:DependsOn add-on (with the resolver), the class-phases add-on. An add-on
     whose failure is remembered counts as done: no start compiles it again."""
     version = environment.kotlin_version
     wanted = [facade_jar_path(version)]
     if environment.dependency_resolver_classpath:
         wanted.append(dependency_addon_path(version))
-    if has_compiler_plugins(environment):
-        wanted.append(companions_addon_path(version))
+    wanted.append(class_phases_addon_path(version))
     return [jar for jar in wanted if not (jar.is_file() or failure_note(jar).is_file())]

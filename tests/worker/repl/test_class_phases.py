@@ -1,4 +1,4 @@
-"""A session whose Kotlin the generated-companions add-on doesn't fit starts without it and says how around it."""
+"""A session whose Kotlin the class-phases add-on doesn't fit starts without it and says how around it."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 from gradle_repl.environment import ReplEnvironment
 from gradle_repl.frames import ErrorResult
-from gradle_repl.worker.artifacts.facade_jars import companions_addon_path
+from gradle_repl.worker.artifacts.facade_jars import class_phases_addon_path
 from support.paths import CONTENT_ADDRESSED_CACHES
 from support.workers import running_worker
 
@@ -32,11 +32,11 @@ def test_without_the_add_on_an_unresolved_serializer_says_to_go_through_companio
     for jar in (shared / "facade").glob("*.jar"):
         (cache / "facade" / jar.name).symlink_to(jar.resolve())
     monkeypatch.setenv("GRADLE_REPL_CACHE_DIR", str(cache))
-    addon = companions_addon_path(sample_env.kotlin_version)
+    addon = class_phases_addon_path(sample_env.kotlin_version)
     addon.unlink(missing_ok=True)
     addon.with_name(f"{addon.name}.failed").write_text(
-        "could not compile the jvm-worker facade's generated-companions add-on with Kotlin x:\n"
-        "GeneratedCompanions.kt:1:1: error: unresolved reference 'FirStatusTransformerExtension'."
+        "could not compile the jvm-worker facade's class-phases add-on with Kotlin x:\n"
+        "ClassPhases.kt:1:1: error: unresolved reference 'FirStatusTransformerExtension'."
     )
     with running_worker(sample_env) as worker:
         assert worker.eval("@kotlinx.serialization.Serializable data class Q(val a: Int)").result.type == "success"
