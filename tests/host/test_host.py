@@ -29,7 +29,7 @@ from gradle_repl.host.spawned import SpawnedWorkers
 from gradle_repl.options import SessionOptions
 from gradle_repl.settings import DEFAULTS, Settings
 from gradle_repl.target import SessionTarget
-from gradle_repl.worker.artifacts.facade_jars import facade_jar_path
+from gradle_repl.worker.artifacts.facade_jars import class_phases_addon_path, facade_jar_path
 from support.fakeworker import FakeLauncher, FakeResolved, fake_resolver
 from support.workers import wait_until
 
@@ -599,7 +599,8 @@ async def test_jars_handed_over_with_the_facade_compiled_or_after_exit_start_not
     facade = facade_jar_path(compiled.kotlin_version)
     facade.parent.mkdir(parents=True)
     facade.write_bytes(b"compiled")
-    # The facade is all a session of it would compile, and it is there: no worker, no word.
+    class_phases_addon_path(compiled.kotlin_version).write_bytes(b"compiled")
+    # The facade and the class phases are all a session of it would compile, and they are there: no worker, no word.
     handed_over(compiled.model_copy(update={"dependency_resolver_classpath": [], "compiler_plugin_classpath": []}))
     assert progress == []
     preparation.cancel()  # the server exits; a build that ends later still hands its jars over

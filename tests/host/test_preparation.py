@@ -67,12 +67,22 @@ def prepare_beside(environment: ReplEnvironment) -> tuple[list[str], list[tuple[
 
 
 @jvm
+def test_a_project_without_compiler_plugins_still_wants_the_class_phases_add_on(
+    sample_env: ReplEnvironment, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every session registers the class-phases add-on (a sealed type's inheritors need no plugin), so a first build
+    without compiler plugins or a resolver has it compiled beside the facade too."""
+    monkeypatch.setenv("GRADLE_REPL_CACHE_DIR", str(tmp_path / "cache"))
+    plain = sample_env.model_copy(update={"compiler_plugin_classpath": [], "dependency_resolver_classpath": []})
+    assert [p.name.split("-")[2] for p in jars_to_compile(plain)] == [sample_env.kotlin_version, "classphases"]
+
+
 def test_the_facade_and_add_ons_a_first_build_hands_over_are_compiled_before_a_session_starts(
     sample_env: ReplEnvironment, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("GRADLE_REPL_CACHE_DIR", str(tmp_path / "cache"))
     handed = handed_over(sample_env)
-    # sample-project has kotlinx-serialization's plugin and the resolver: the facade and both add-ons are wanted.
+    # sample-project has the resolver: the facade, the @file:DependsOn add-on and the class phases (every session's).
     assert [p.name.split("-")[2] for p in jars_to_compile(handed)] == [
         sample_env.kotlin_version,
         "dependencies",

@@ -120,11 +120,17 @@ def assert_sealed_types_know_their_inheritors(worker: SyncWorker) -> None:
     assert "'when' expression must be exhaustive" in missing.message and "Dot" in missing.message, missing.message
     exhaustive = "fun code(r: Reply) = when (r) { is Reply.Ok -> r.n; is Reply.Refused -> -1 }\ncode(Reply.Ok(7))"
     assert worker.value(exhaustive) == "7"
+    # Reply.Failed's own inheritor counts too: without it this `when` would be complete.
+    short = worker.eval("fun okOnly(r: Reply) = when (r) { is Reply.Ok -> r.n }").result
+    assert isinstance(short, ErrorResult) and "'when' expression must be exhaustive" in short.message, short
     assert worker.value("Shape::class.sealedSubclasses.mapNotNull { it.simpleName }.sorted()") == "[Dot, Square]"
     assert worker.value("Reply::class.sealedSubclasses.mapNotNull { it.simpleName }.sorted()") == "[Failed, Ok]"
     encoded = "Json.encodeToString<List<Shape>>(listOf(Square(2), Dot))"
     assert worker.value(encoded) == '[{"type":"sq","side":2},{"type":"dot"}]'
     assert worker.value(f"Json.decodeFromString<List<Shape>>({encoded}).first()") == "Square(side=2)"
+    # The same names again in a later snippet: that snippet's hierarchy, with its own inheritors.
+    again = "sealed class Shape\nclass Ring(val r: Int) : Shape()\nfun ringOnly(s: Shape) = when (s) { is Ring -> s.r }"
+    assert worker.value(f"{again}\nringOnly(Ring(4)) + Shape::class.sealedSubclasses.size") == "5"
 
 
 # Thirty functions take a third of a second or more to compile even on a fast machine: long enough for a 0.1 s timeout

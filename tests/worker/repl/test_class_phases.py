@@ -49,3 +49,14 @@ def test_without_the_add_on_an_unresolved_serializer_says_to_go_through_companio
             "unresolved reference 'FirStatusTransformerExtension'" in hint and "`Q.Companion.serializer()`" in hint
         ), hint
         assert worker.value("Q.Companion.serializer().descriptor.getElementName(0)") == "a"
+        sealed = (
+            "@kotlinx.serialization.Serializable sealed class Sh\n@kotlinx.serialization.Serializable class Sq : Sh()"
+        )
+        assert worker.eval(sealed).result.type == "success"
+        through = worker.eval("kotlinx.serialization.json.Json.encodeToString<Sh>(Sq())").result
+        assert isinstance(through, ErrorResult) and through.error_kind == "runtime", through
+        hint = through.message.splitlines()[-1]
+        assert hint.startswith("hint: in this session a sealed class or interface declared in a snippet knows none"), (
+            hint
+        )
+        assert "polymorphic(Shape::class)" in hint, hint

@@ -14,8 +14,8 @@ import org.jetbrains.kotlin.fir.extensions.FirStatusTransformerExtension
  *
  * The K2 REPL keeps a snippet's classes inside its `FirReplSnippet`. The compiler's passes that walk a file's
  * classes (`transformFile` → its declarations → `transformRegularClass`) return a snippet as it is, so its classes
- * miss what they set: the companion object a compiler plugin generated ([GeneratedCompanions]) and a sealed class's inheritors
- * ([SealedInheritors]). (Read in Kotlin 2.2.21 and 2.3.21.)
+ * miss what they set: the companion object a compiler plugin generated ([GeneratedCompanions]) and a sealed class's
+ * inheritors ([SealedInheritors]). (Read in Kotlin 2.2.21 and 2.3.21.)
  *
  * The status phase reaches every snippet class (all-open works there), after the phases that resolve supertypes and
  * match plugin annotations and before any body is resolved; there a status "transformer" that transforms nothing sets

@@ -24,13 +24,14 @@ import org.jetbrains.kotlin.fir.types.coneType
  * Each class met adds itself to every sealed supertype of the same snippet, as that processor adds it (a sealed type's
  * inheritors live in its own module, and each snippet is one: a class of a later snippet can't inherit it).
  *
- * Kotlin 2.3 on. On 2.2's REPL a snippet's classes are local classes (`<local>/Shape`), and the compiler finds a sealed
- * type's inheritors by id, which a local class has none of: the list set here is read and finds nothing, so a sealed
- * type of a snippet still has no inheritors there.
+ * Kotlin 2.3.20 on. Before it (2.2, 2.3.0, 2.3.10) the compiler sees a snippet's classes as local classes
+ * (`<local>/Shape`), and it finds a sealed type's inheritors by id, which a local class has none of: nothing is
+ * recorded there, and a sealed type of a snippet has no inheritors, as before.
  */
 internal object SealedInheritors {
     fun record(session: FirSession, regularClass: FirRegularClass) {
         val classId = regularClass.symbol.classId
+        if (classId.isLocal) return // a REPL before 2.3.20: the compiler can't look a local inheritor up (below)
         for (typeRef in regularClass.superTypeRefs) {
             val parent = typeRef.coneType.toRegularClassSymbol(session)?.fir ?: continue
             if (parent.modality != Modality.SEALED || parent.moduleData != session.moduleData) continue

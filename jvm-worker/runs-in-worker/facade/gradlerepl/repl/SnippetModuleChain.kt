@@ -102,12 +102,13 @@ internal class SnippetModuleChain(private val state: K2ReplCompilationState, pri
      * walks them in turn) and for the names of each package it reads; a snippet's Java provider can never answer, as
      * the REPL makes each snippet's session with an empty Java source scope (`compileImpl`:
      * `AbstractProjectFileSearchScope.EMPTY`, 2.2.20 to 2.3.21: a snippet is Kotlin alone), yet it was half of what
-     * the kept modules cost a lookup. The module's own session keeps it. The plugins' provider stays although it
+     * the kept modules cost a lookup. The module's own session is left as it is: its symbol providers were made from
+     * that list when it was created. The plugins' provider stays although it
      * names no package when it generated nothing top-level: it also answers the nested classes it generated
      * (a `@Serializable` class's `Companion` and `$serializer`), by id.
      */
     private fun dropJavaProviders(before: Int) {
-        val field = sourceProviders ?: return
+        val field = sourceProviders ?: return leaveJavaProviders("StructuredProviders has no sourceProviders here")
         try {
             val modules = replModules(state).moduleDataHistory
             for (module in modules.subList(minOf(before, modules.size), modules.size)) {
@@ -117,9 +118,19 @@ internal class SnippetModuleChain(private val state: K2ReplCompilationState, pri
                 if (answering.size != structured.sourceProviders.size) field.set(structured, answering)
             }
         } catch (e: Exception) {
-            // Only speed depends on it; the session's meaning doesn't.
+            leaveJavaProviders(e.toString()) // Only speed depends on it; the session's meaning doesn't.
         } catch (e: LinkageError) {
+            leaveJavaProviders(e.toString())
         }
+    }
+
+    private var saidWhyJavaProvidersStay = false
+
+    /** Says once, in the worker's log, why kept modules keep their Java providers (a later compile is slower). */
+    private fun leaveJavaProviders(why: String) {
+        if (saidWhyJavaProvidersStay) return
+        saidWhyJavaProvidersStay = true
+        System.err.println("kept snippet modules keep their Java providers: $why")
     }
 
     /**
