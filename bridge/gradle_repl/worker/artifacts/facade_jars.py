@@ -77,8 +77,8 @@ def has_compiler_plugins(environment: ReplEnvironment) -> bool:
 
 def jars_to_compile(environment: ReplEnvironment) -> list[Path]:
     """The jars a session's worker of this environment compiles at its start that are not cached yet: the facade, the
-    @file:DependsOn add-on (with the resolver), the class-phases add-on. An add-on
-    whose failure is remembered counts as done: no start compiles it again."""
+    @file:DependsOn add-on (with the resolver), the class-phases add-on (every session's). An add-on whose failure is
+    remembered counts as done: no start compiles it again."""
     version = environment.kotlin_version
     wanted = [facade_jar_path(version)]
     if environment.dependency_resolver_classpath:
