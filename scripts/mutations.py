@@ -65,6 +65,20 @@ STOPPED_SNIPPET_UNLOADED = (
 
 MUTATIONS = (
     Mutation(
+        "an idle worker's throwaway compile stays in the session",
+        "jvm-worker/runs-in-worker/facade/gradlerepl/repl/ReplDriver.kt",
+        "RunningSnippet().also { running -> running.launch { compileUntraced(code, sourceName) } }",
+        "RunningSnippet().also { running -> running.launch { compileToRunElsewhere(code, sourceName) } }",
+        ("tests/worker/repl/test_idle_warm_up.py::test_throwaway_compiles_leave_the_session_as_it_was",),
+    ),
+    Mutation(
+        "an idle worker finishes its warm-up before a request that came meanwhile",
+        "bridge/gradle_repl/worker/repl/idle_warm_up.py",
+        "            while self._left > 0 and pending.empty():",
+        "            while self._left > 0:",
+        ("tests/worker/repl/test_idle_warm_up.py",),
+    ),
+    Mutation(
         "every snippet's module leaves the modules later snippets depend on, a class's too",
         "jvm-worker/runs-in-worker/facade/gradlerepl/repl/SnippetModuleChain.kt",
         ".filter { it.moduleData in snippets && declaresClasses(it) == false }",

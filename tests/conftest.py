@@ -8,6 +8,11 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
+# Before gradle_repl is imported (its settings read it once, settings.IDLE_WARM_UP_ENV), and inherited by every server
+# and worker the suite starts: no idle worker compiles throwaway snippets to warm its JIT. Dozens of them at once would
+# take the CPU the tests run on; tests/worker/repl/test_idle_warm_up.py turns it on for its own worker.
+os.environ["GRADLE_REPL_IDLE_WARM_UP_COMPILES"] = "0"
+
 # anyio imports its subprocess module lazily, and pytest rewrites it (anyio is a pytest plugin) at
 # that moment; on CPython 3.11.7 a rewrite deep inside a running test can fail with "AST constructor
 # recursion depth mismatch" (CPython gh-106905). Importing it here, at collection, avoids that.

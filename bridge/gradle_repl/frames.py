@@ -114,6 +114,9 @@ class WorkerOptions(BaseModel):
     code_cache_mb: int = Field(
         default=DEFAULTS.code_cache_mb, ge=16, description="the JVM's code cache (-XX:ReservedCodeCacheSize)"
     )
+    idle_warm_up_compiles: int = Field(
+        default=DEFAULTS.idle_warm_up_compiles, ge=0, description="throwaway compiles to warm the compiler while idle"
+    )
 
 
 class StartRequest(BaseModel):
@@ -125,6 +128,7 @@ class StartRequest(BaseModel):
     class_data_sharing: bool = DEFAULTS.class_data_sharing
     full_jit: bool = DEFAULTS.full_jit
     code_cache_mb: int = DEFAULTS.code_cache_mb
+    idle_warm_up_compiles: int = DEFAULTS.idle_warm_up_compiles
     # A training worker writes the class-data archive once ready, then exits: it never runs snippets.
     train_class_data: bool = False
     # A preparing worker compiles the facade and its add-ons for the environment's Kotlin, sends 'ready' and exits: it

@@ -7,6 +7,7 @@ nothing else writes a default of its own.
 
 from __future__ import annotations
 
+import os
 from typing import Final
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -15,6 +16,7 @@ __all__ = [
     "Settings",
     "DEFAULTS",
     "TOKEN_ENV",
+    "IDLE_WARM_UP_ENV",
     "DEFAULT_SESSION_ID",
     "DEFAULT_PROJECT_PATH",
     "DEFAULT_SOURCE_SET",
@@ -33,6 +35,16 @@ DEFAULT_SOURCE_SET: Final = "main"
 TEST_SESSION_ID: Final = "tests"
 TEST_SOURCE_SET: Final = "test"
 DEFAULT_BUILD_TOOL: Final = "auto"
+
+# Overrides the default of Settings.idle_warm_up_compiles (a count; the test suite sets 0).
+IDLE_WARM_UP_ENV: Final = "GRADLE_REPL_IDLE_WARM_UP_COMPILES"
+
+
+def _count_from_environment(name: str, default: int) -> int:
+    """A non-negative count from the environment, else the default (a value that is no count is ignored)."""
+    value = os.environ.get(name, "").strip()
+    return int(value) if value.isdigit() else default
+
 
 # The variable that gives `serve --http` its bearer token. No worker JVM or build ever sees it: snippets and build
 # scripts are code the token guards against.
@@ -90,6 +102,15 @@ class Settings(BaseModel):
     # 240 MB is what a tiered JVM (and so the Kotlin Jupyter kernel) reserves; only what is used is committed.
     code_cache_mb: int = Field(
         default=240, ge=16, description="the worker JVM's code cache (-XX:ReservedCodeCacheSize)"
+    )
+    # An idle worker compiles typical snippets and takes them back, so its compiler's code is JIT-compiled before the
+    # user's next snippets need it (worker/repl/idle_warm_up.py): ~4.5 CPU-s once per worker, spent while it idles.
+    # GRADLE_REPL_IDLE_WARM_UP_COMPILES overrides the default: the test suite sets 0 (tests/conftest.py), where dozens
+    # of workers warming at once would take the CPU the tests run on.
+    idle_warm_up_compiles: int = Field(
+        default_factory=lambda: _count_from_environment(IDLE_WARM_UP_ENV, 100),
+        ge=0,
+        description="throwaway compiles an idle worker runs to warm its compiler (0: none)",
     )
 
     # --- sessions --------------------------------------------------------------------------------------------

@@ -95,6 +95,14 @@ def _worker_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="let the JVM's C2 compiler optimise too (for timing hot loops in snippets; starts are slower)",
     )
+    parser.add_argument(
+        "--idle-warm-up",
+        type=int,
+        default=DEFAULTS.idle_warm_up_compiles,
+        metavar="COMPILES",
+        help="throwaway compiles an idle session's JVM runs to warm its compiler "
+        f"(default {DEFAULTS.idle_warm_up_compiles}; 0: none)",
+    )
 
 
 def _session_option_arguments(parser: argparse.ArgumentParser) -> None:
@@ -211,6 +219,7 @@ def settings_for(args: argparse.Namespace, **overrides: object) -> Settings:
         "heap_mb": args.heap_mb,
         "class_data_sharing": not args.no_class_data_sharing,
         "full_jit": args.full_jit,
+        "idle_warm_up_compiles": args.idle_warm_up,
     }
     if args.command == "serve":
         flags.update(

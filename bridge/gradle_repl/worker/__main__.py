@@ -41,6 +41,7 @@ from gradle_repl.frames import (
     decode_request,
 )
 from gradle_repl.worker.channel import FrameChannel
+from gradle_repl.worker.repl.idle_warm_up import IdleWarmUp
 from gradle_repl.worker.results.output_frames import Send
 
 if TYPE_CHECKING:
@@ -245,8 +246,9 @@ def main() -> None:
             os._exit(1)
         os._exit(0)
     handlers = _handlers(session, edits)
+    idle = IdleWarmUp(session.throwaway_compile, start.idle_warm_up_compiles)
     while True:
-        line = requests.pending.get()
+        line = idle.next_request(requests.pending)
         try:
             request = decode_request(line)
         except ValidationError as error:

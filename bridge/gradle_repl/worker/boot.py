@@ -31,6 +31,7 @@ from gradle_repl.worker.probes.call_probes import LocalProbes
 from gradle_repl.worker.repl.class_phases import class_phases
 from gradle_repl.worker.repl.completion import SessionCompletion
 from gradle_repl.worker.repl.compose_addon import compose_addon
+from gradle_repl.worker.repl.idle_warm_up import TYPICAL_SNIPPETS
 from gradle_repl.worker.repl.junit_addon import JunitAddon, junit_addon
 from gradle_repl.worker.repl.local_runner import Facade, LocalRunner
 from gradle_repl.worker.repl.plugin_hints import compose_hints, serialization_hint
@@ -46,11 +47,6 @@ if TYPE_CHECKING:
 
 __all__ = ["ClassDataUse", "boot"]
 
-_TRAINING_SNIPPETS = (
-    "data class TrainingPoint(val x: Int, val y: Int = 0)",
-    'listOf(TrainingPoint(1), TrainingPoint(2)).map { "${it.x}" }.joinToString()',
-    "object TrainingObject { fun f(n: Int): Int = if (n < 2) n else f(n - 1) }\nrunCatching { TrainingObject.f(3) }",
-)
 _HOST_RUNTIME_JARS = ("kotlin-stdlib-", "kotlin-script-runtime-")
 # kotlin-scripting-dependencies-<version>.jar (not -maven-): DependsOn and Repository, shared with the host loader.
 _DEPENDENCY_ANNOTATIONS_JAR = re.compile(r"kotlin-scripting-dependencies-\d")
@@ -300,7 +296,7 @@ def _warm_up(snippets: SnippetCounter, output: ReplOutput) -> None:
 
 def _train(snippets: SnippetCounter, output: ReplOutput) -> None:
     """Compiles what typical snippets need (a class, a lambda, a template), so the archive holds it."""
-    for code in _TRAINING_SNIPPETS:
+    for code in TYPICAL_SNIPPETS:
         _, running = snippets.start(code)
         running.join(0)
     output.drain()

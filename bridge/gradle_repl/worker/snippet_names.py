@@ -100,6 +100,11 @@ class SnippetCounter:
         a check compiles what a run would and leaves the numbering as it was."""
         return self._driver.check(code, self.next_file())
 
+    def throwaway(self, code: str) -> RunningSnippet:
+        """The facade's RunningSnippet compiling `code` as a run would and taking it back (an idle worker's warm-up),
+        under the next snippet's name, which it does not take."""
+        return self._driver.warmUp(code, self.next_file())
+
     @property
     def taken(self) -> int:
         """How many snippet numbers runs have taken (failed snippets included: each is in the REPL's history)."""

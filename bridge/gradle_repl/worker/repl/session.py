@@ -124,6 +124,17 @@ class ReplSession:
             update={"declared": len(self._declarations), "libraries": None if lost else self._runner.libraries()}
         )
 
+    def throwaway_compile(self, code: str) -> str | None:
+        """Compiles `code` as a run would and takes it back (worker/repl/idle_warm_up.py); why it could not, or None."""
+        running = self._snippets.throwaway(code)
+        running.join(0)  # Thread.join(0): wait until done
+        outcome = running.getOutcome()
+        if outcome is None or outcome.internalError is not None:
+            return f"the compiler failed: {outcome.internalError if outcome is not None else 'no outcome'}"
+        if not outcome.compiled:
+            return "; ".join(str(d.getMessage()) for d in outcome.diagnostics) or "it did not compile"
+        return None
+
     def run_tests(
         self, request: TestRunRequest, progress: TestProgress, cancel: threading.Event
     ) -> TestRunResult | ErrorResult:
