@@ -67,8 +67,8 @@ MUTATIONS = (
     Mutation(
         "an idle worker's throwaway compile stays in the session",
         "jvm-worker/runs-in-worker/facade/gradlerepl/repl/ReplDriver.kt",
-        "RunningSnippet().also { running -> running.launch { compileUntraced(code, sourceName) } }",
-        "RunningSnippet().also { running -> running.launch { compileToRunElsewhere(code, sourceName) } }",
+        "                    compileUntraced(code, sourceName)\n                } catch (t: Throwable) {",
+        "                    compileToRunElsewhere(code, sourceName)\n                } catch (t: Throwable) {",
         ("tests/worker/repl/test_idle_warm_up.py::test_throwaway_compiles_leave_the_session_as_it_was",),
     ),
     Mutation(

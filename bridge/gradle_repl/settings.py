@@ -2,12 +2,14 @@
 
 The CLI's flags start from these values, the server and the terminal REPL pass them on, and the host reads
 them through `SessionLimits` and `WorkerOptions`. A front end changes a field with `model_copy(update=...)`;
-nothing else writes a default of its own.
+nothing else writes a default of its own. One default is read from the environment when this module is imported,
+`idle_warm_up_compiles` (IDLE_WARM_UP_ENV): the test suite turns it off for every process it starts.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 from typing import Final
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -41,9 +43,14 @@ IDLE_WARM_UP_ENV: Final = "GRADLE_REPL_IDLE_WARM_UP_COMPILES"
 
 
 def _count_from_environment(name: str, default: int) -> int:
-    """A non-negative count from the environment, else the default (a value that is no count is ignored)."""
+    """A non-negative count from the environment, else the default; a value that is no count is said on stderr."""
     value = os.environ.get(name, "").strip()
-    return int(value) if value.isdigit() else default
+    if not value:
+        return default
+    if value.isascii() and value.isdecimal():
+        return int(value)
+    print(f"gradle-repl: {name}={value!r} is no count (0 turns it off); using {default}", file=sys.stderr)
+    return default
 
 
 # The variable that gives `serve --http` its bearer token. No worker JVM or build ever sees it: snippets and build
@@ -104,7 +111,7 @@ class Settings(BaseModel):
         default=240, ge=16, description="the worker JVM's code cache (-XX:ReservedCodeCacheSize)"
     )
     # An idle worker compiles typical snippets and takes them back, so its compiler's code is JIT-compiled before the
-    # user's next snippets need it (worker/repl/idle_warm_up.py): ~4.5 CPU-s once per worker, spent while it idles.
+    # user's next snippets need it (worker/repl/idle_warm_up.py): ~6 CPU-s once per worker, spent while it idles.
     # GRADLE_REPL_IDLE_WARM_UP_COMPILES overrides the default: the test suite sets 0 (tests/conftest.py), where dozens
     # of workers warming at once would take the CPU the tests run on.
     idle_warm_up_compiles: int = Field(

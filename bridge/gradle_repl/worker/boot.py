@@ -295,7 +295,8 @@ def _warm_up(snippets: SnippetCounter, output: ReplOutput) -> None:
 
 
 def _train(snippets: SnippetCounter, output: ReplOutput) -> None:
-    """Compiles what typical snippets need (a class, a lambda, a template), so the archive holds it."""
+    """Compiles what typical snippets need (a data class, lambdas, templates, an object, runCatching, a range
+    pipeline: idle_warm_up.TYPICAL_SNIPPETS), so the archive holds it."""
     for code in TYPICAL_SNIPPETS:
         _, running = snippets.start(code)
         running.join(0)

@@ -128,7 +128,7 @@ class ReplDriver(Protocol):
 
     def start(self, code: str, sourceName: str) -> RunningSnippet: ...
     def check(self, code: str, sourceName: str) -> RunningSnippet: ...
-    def warmUp(self, code: str, sourceName: str) -> RunningSnippet: ...  # compiles as a run would, takes it back
+    def compileThrowaway(self, code: str, sourceName: str) -> RunningSnippet: ...  # as a run would, then taken back
     def compileOnly(
         self, code: str, sourceName: str
     ) -> RunningSnippet: ...  # compiles, runs nothing (attached sessions)

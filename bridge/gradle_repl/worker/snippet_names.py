@@ -103,7 +103,7 @@ class SnippetCounter:
     def throwaway(self, code: str) -> RunningSnippet:
         """The facade's RunningSnippet compiling `code` as a run would and taking it back (an idle worker's warm-up),
         under the next snippet's name, which it does not take."""
-        return self._driver.warmUp(code, self.next_file())
+        return self._driver.compileThrowaway(code, self.next_file())
 
     @property
     def taken(self) -> int:

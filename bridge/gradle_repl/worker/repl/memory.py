@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from gradle_repl.worker.java import java_class
 
-__all__ = ["HeapWatch", "WARN_FRACTION"]
+__all__ = ["HeapWatch", "WARN_FRACTION", "heap_nearly_full"]
 
 # Warn from this share of the heap live after a collection on, and again at each further step.
 WARN_FRACTION = 0.85
@@ -38,6 +38,12 @@ class HeapWatch:
             f"({live // 2**20} of {maximum // 2**20} MB); declarations and values kept by the session are what "
             "fills it. reset_kotlin_session frees it all, or start the server with a larger --heap-mb."
         )
+
+
+def heap_nearly_full() -> bool:
+    """Whether the heap live after the last collection is past WARN_FRACTION (what HeapWatch warns of)."""
+    live, maximum = _heap_bytes()
+    return maximum > 0 and live / maximum >= WARN_FRACTION
 
 
 def _heap_bytes() -> tuple[int, int]:

@@ -34,6 +34,7 @@ from gradle_repl.worker.repl.analysis import check_result
 from gradle_repl.worker.repl.completion import SessionCompletion
 from gradle_repl.worker.repl.declarations import Declarations
 from gradle_repl.worker.repl.failures import FailedSnippets
+from gradle_repl.worker.repl.memory import heap_nearly_full
 from gradle_repl.worker.repl.plugin_hints import Hint
 from gradle_repl.worker.results.outcomes import ExplainFailedUse
 from gradle_repl.worker.results.output_frames import Send
@@ -125,7 +126,10 @@ class ReplSession:
         )
 
     def throwaway_compile(self, code: str) -> str | None:
-        """Compiles `code` as a run would and takes it back (worker/repl/idle_warm_up.py); why it could not, or None."""
+        """Compiles `code` as a run would and takes it back (worker/repl/idle_warm_up.py); why it could not, or None.
+        Not on a nearly full heap, where the compile's garbage could push the session's own threads out of memory."""
+        if heap_nearly_full():
+            return "the session's heap is nearly full"
         running = self._snippets.throwaway(code)
         running.join(0)  # Thread.join(0): wait until done
         outcome = running.getOutcome()

@@ -218,14 +218,23 @@ class ReplDriver(
     /**
      * Compiles the code as a run would, JVM backend included, and takes the compilation back: nothing runs and the
      * session is as it was. An idle worker's throwaway compile, so that the compiler's own code is JIT-compiled before
-     * the user's next snippets need it (worker/repl/idle_warm_up.py).
+     * the user's next snippets need it (worker/repl/idle_warm_up.py). Whatever it throws is the outcome's.
      */
-    fun warmUp(code: String, sourceName: String): RunningSnippet =
-        RunningSnippet().also { running -> running.launch { compileUntraced(code, sourceName) } }
+    fun compileThrowaway(code: String, sourceName: String): RunningSnippet =
+        RunningSnippet().also { running ->
+            running.launch {
+                try {
+                    compileUntraced(code, sourceName)
+                } catch (t: Throwable) {
+                    SnippetOutcome().apply { internalError = t }
+                }
+            }
+        }
 
     /**
      * Compiles the code as [check] does and takes the compilation back, for an add-on that reads the compiler's
-     * analysis on the way (the completion add-on's FIR checker). Call it on [onCompilerThread].
+     * analysis on the way (the completion add-on's FIR checker), and for [compileThrowaway]. Call it on a thread with
+     * the compiler's stack ([onCompilerThread], a [RunningSnippet]'s).
      */
     fun compileUntraced(code: String, sourceName: String): SnippetOutcome {
         val outcome = SnippetOutcome()
