@@ -72,10 +72,10 @@ MUTATIONS = (
         ("tests/worker/repl/test_idle_warm_up.py::test_throwaway_compiles_leave_the_session_as_it_was",),
     ),
     Mutation(
-        "an idle worker finishes its warm-up before a request that came meanwhile",
+        "an idle worker compiles once more before a request that is waiting",
         "bridge/gradle_repl/worker/repl/idle_warm_up.py",
-        "            while self._left > 0 and pending.empty():",
-        "            while self._left > 0:",
+        "                return pending.get(timeout=pause)",
+        "                self._compile_next()\n                return pending.get(timeout=pause)",
         ("tests/worker/repl/test_idle_warm_up.py",),
     ),
     Mutation(
