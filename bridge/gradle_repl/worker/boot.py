@@ -37,8 +37,7 @@ from gradle_repl.worker.repl.local_runner import Facade, LocalRunner
 from gradle_repl.worker.repl.plugin_hints import compose_hints, serialization_hint
 from gradle_repl.worker.repl.project_tests import ProjectTestRunner
 from gradle_repl.worker.repl.session import ReplSession
-from gradle_repl.worker.results.outcomes import throwable_chain
-from gradle_repl.worker.results.report import format_throwable
+from gradle_repl.worker.results.outcomes import failure_details
 from gradle_repl.worker.runner import SnippetRunner
 from gradle_repl.worker.snippet_names import WARM_UP_SNIPPET, WARM_UP_SNIPPETS, SnippetCounter
 
@@ -287,10 +286,7 @@ def _warm_up(snippets: SnippetCounter, output: ReplOutput) -> None:
         running.join(0)  # Thread.join(0): wait until done
         outcome = running.getOutcome()
         if outcome is None or not outcome.compiled or outcome.result is None:
-            detail = [str(d.getMessage()) for d in outcome.diagnostics] if outcome is not None else []
-            if outcome is not None and outcome.internalError is not None:
-                detail.append("\n".join(format_throwable(throwable_chain(outcome.internalError))))
-            raise WorkerFailed(f"the Kotlin REPL failed its warm-up snippet: {detail}")
+            raise WorkerFailed(f"the Kotlin REPL failed its warm-up snippet: {failure_details(outcome)}")
     output.drain()
 
 

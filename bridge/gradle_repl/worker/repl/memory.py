@@ -24,9 +24,7 @@ class HeapWatch:
         # with JFR, bench/profile.py). The JVM runs a full collection itself before the heap runs out, and
         # its figure of what survived that one is what's read here.
         live, maximum = _heap_bytes()
-        if maximum <= 0:
-            return None
-        fraction = live / maximum
+        fraction = _live_fraction(live, maximum)
         if fraction < WARN_FRACTION:
             self._warned_at = 0.0
             return None
@@ -42,8 +40,12 @@ class HeapWatch:
 
 def heap_nearly_full() -> bool:
     """Whether the heap live after the last collection is past WARN_FRACTION (what HeapWatch warns of)."""
-    live, maximum = _heap_bytes()
-    return maximum > 0 and live / maximum >= WARN_FRACTION
+    return _live_fraction(*_heap_bytes()) >= WARN_FRACTION
+
+
+def _live_fraction(live: int, maximum: int) -> float:
+    """The share of the heap live; 0 when the JVM names no maximum."""
+    return live / maximum if maximum > 0 else 0.0
 
 
 def _heap_bytes() -> tuple[int, int]:

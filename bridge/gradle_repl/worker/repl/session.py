@@ -36,7 +36,7 @@ from gradle_repl.worker.repl.declarations import Declarations
 from gradle_repl.worker.repl.failures import FailedSnippets
 from gradle_repl.worker.repl.memory import heap_nearly_full
 from gradle_repl.worker.repl.plugin_hints import Hint
-from gradle_repl.worker.results.outcomes import ExplainFailedUse
+from gradle_repl.worker.results.outcomes import ExplainFailedUse, failure_details
 from gradle_repl.worker.results.output_frames import Send
 from gradle_repl.worker.runner import DeclaringSnippet, ProbeError, SessionProbes, SnippetRunner, TestProgress
 from gradle_repl.worker.snippet_names import SnippetCounter, users_number
@@ -133,11 +133,9 @@ class ReplSession:
         running = self._snippets.throwaway(code)
         running.join(0)  # Thread.join(0): wait until done
         outcome = running.getOutcome()
-        if outcome is None or outcome.internalError is not None:
-            return f"the compiler failed: {outcome.internalError if outcome is not None else 'no outcome'}"
-        if not outcome.compiled:
-            return "; ".join(str(d.getMessage()) for d in outcome.diagnostics) or "it did not compile"
-        return None
+        if outcome is not None and outcome.compiled and outcome.internalError is None:
+            return None
+        return "; ".join(failure_details(outcome)) or "it did not compile"
 
     def run_tests(
         self, request: TestRunRequest, progress: TestProgress, cancel: threading.Event

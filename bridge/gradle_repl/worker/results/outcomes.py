@@ -23,6 +23,7 @@ __all__ = [
     "ExplainFailedUse",
     "snippet_result",
     "throwable_chain",
+    "failure_details",
     "wire_diagnostic",
     "read_diagnostic",
     "REPORTED_SEVERITIES",
@@ -103,6 +104,16 @@ def snippet_result(
 
 def _not_evaluated() -> ErrorResult:
     return ErrorResult(error_kind="internal", message="the snippet was compiled but not evaluated")
+
+
+def failure_details(outcome: SnippetOutcome | None) -> list[str]:
+    """What a compile that produced nothing said: the compiler's messages, then the internal error's report."""
+    if outcome is None:
+        return []
+    details = [str(d.getMessage()) for d in outcome.diagnostics]
+    if outcome.internalError is not None:
+        details.append("\n".join(format_throwable(throwable_chain(outcome.internalError))))
+    return details
 
 
 def throwable_chain(throwable: JavaObject) -> list[ThrowableInfo]:
