@@ -104,6 +104,20 @@ MUTATIONS = (
         ("tests/worker/test_worker.py::test_state_persists_across_snippets",),
     ),
     Mutation(
+        "the history index leaves out the snippet compiled just before",
+        "jvm-worker/runs-in-worker/facade/gradlerepl/repl/SnippetHistoryIndex.kt",
+        "        return snippets.lastOrNull()?.let(::read)\n",
+        "        return null\n",
+        ("tests/worker/test_worker.py::test_earlier_snippets_reach_later_ones_through_the_history_index",),
+    ),
+    Mutation(
+        "the history index is never put in place of the REPL's walks",
+        "jvm-worker/runs-in-worker/facade/gradlerepl/repl/SnippetHistoryIndex.kt",
+        "            if (snippetClassMembersReadable()) replaceWalks(project() as Project, history, host)\n",
+        "            if (false) replaceWalks(project() as Project, history, host)\n",
+        ("tests/worker/test_worker.py::test_earlier_snippets_reach_later_ones_through_the_history_index",),
+    ),
+    Mutation(
         "kotlinx-serialization's IR passes skip a snippet whose classes are nested in its snippet class",
         "jvm-worker/runs-in-worker/facade/gradlerepl/repl/ClassOnlyIrPasses.kt",
         "if (declaration.origin == IrDeclarationOrigin.SCRIPT_CLASS) visitElement(declaration) else found = true",

@@ -1,5 +1,6 @@
 package gradlerepl.repl
 
+import gradlerepl.runtime.ReplOutput
 import org.jetbrains.kotlin.backend.common.extensions.IrGenerationExtension
 import org.jetbrains.kotlin.backend.common.extensions.IrPluginContext
 import org.jetbrains.kotlin.com.intellij.openapi.Disposable
@@ -70,7 +71,7 @@ internal object ClassOnlyIrPasses {
     }
 
     private fun notInstalled(why: Throwable) {
-        System.err.println("IR passes that lower only classes run for every snippet (extensions as they were): $why")
+        ReplOutput.toWorkerLog("IR passes that lower only classes run for every snippet (extensions as they were): $why")
     }
 
     private class OnlyWithClasses(private val passes: IrGenerationExtension) : IrGenerationExtension by passes {

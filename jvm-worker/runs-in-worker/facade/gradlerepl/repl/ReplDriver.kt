@@ -109,9 +109,16 @@ class ReplDriver(
     private val marks = CompilerMarks(state, history)
     private val modules = SnippetModuleChain(state, history)
 
+    // Whether compilations read earlier snippets from the index rather than walking the REPL's history.
+    private val historyIndexed: Boolean
+
     init {
         ClassOnlyIrPasses.install(::compilerProject, disposable)
+        historyIndexed = SnippetHistoryIndex.install(::compilerProject, history, hostConfiguration)
     }
+
+    /** Whether compilations read earlier snippets from [SnippetHistoryIndex] (tests read it). */
+    fun historyIndexed(): Boolean = historyIndexed
 
     private val evaluator = K2ReplEvaluator()
     private val loaders = SnippetLoaders()

@@ -1,5 +1,6 @@
 package gradlerepl.repl
 
+import gradlerepl.runtime.ReplOutput
 import org.jetbrains.kotlin.fir.FirModuleData
 import org.jetbrains.kotlin.fir.FirSourceModuleData
 import org.jetbrains.kotlin.fir.declarations.FirClassLikeDeclaration
@@ -130,7 +131,7 @@ internal class SnippetModuleChain(private val state: K2ReplCompilationState, pri
     private fun leaveJavaProviders(why: String) {
         if (saidWhyJavaProvidersStay) return
         saidWhyJavaProvidersStay = true
-        System.err.println("kept snippet modules keep their Java providers: $why")
+        ReplOutput.toWorkerLog("kept snippet modules keep their Java providers: $why")
     }
 
     /**
@@ -141,8 +142,7 @@ internal class SnippetModuleChain(private val state: K2ReplCompilationState, pri
     @OptIn(SymbolInternals::class)
     private fun declaresClasses(snippet: FirReplSnippetSymbol): Boolean? {
         val fir = snippet.fir
-        val members = fir.javaClass.methods.firstOrNull { it.name == "getSnippetClass" && it.parameterCount == 0 }
-            ?.invoke(fir)?.let { it.javaClass.getMethod("getDeclarations").invoke(it) as? List<*> }
+        val members = snippetClassMembers(fir)
             ?: fir.javaClass.methods.firstOrNull { it.name == "getBody" && it.parameterCount == 0 }
                 ?.invoke(fir)?.let { it.javaClass.getMethod("getStatements").invoke(it) as? List<*> }
             ?: return null

@@ -34,11 +34,19 @@ object ReplOutput {
     private var budget = Long.MAX_VALUE
     private var droppedBytes = 0L
 
+    // The JVM's own stderr, which the worker drains into its log; kept here before install() replaces System.err.
+    @Volatile private var workerLog: PrintStream = System.err
+
     @JvmStatic
     fun install() {
+        workerLog = System.err
         System.setOut(PrintStream(CaptureStream(ReplEventKind.STDOUT), true, "UTF-8"))
         System.setErr(PrintStream(CaptureStream(ReplEventKind.STDERR), true, "UTF-8"))
     }
+
+    /** A line for the worker's log, never part of a snippet's output (System.err is the snippets' once installed). */
+    @JvmStatic
+    fun toWorkerLog(line: String) = workerLog.println(line)
 
     /** Starts a snippet's output allowance; bytes past it are counted, not kept. */
     @JvmStatic
