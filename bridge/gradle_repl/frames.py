@@ -151,6 +151,10 @@ class ReadyFrame(BaseModel):
     facade_compiled: bool = Field(description="true when this start compiled the jvm-worker facade")
     startup_ms: int
     class_data_archive: str | None = Field(default=None, description="the class-data archive the JVM was told to map")
+    history_indexed: bool = Field(
+        default=False,
+        description="compilations read earlier snippets from the facade's index, not by walking the REPL's history",
+    )
 
 
 class StreamFrame(BaseModel):

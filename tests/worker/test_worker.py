@@ -36,28 +36,28 @@ def test_state_persists_across_snippets(sample_worker: SyncWorker) -> None:
 
 def test_earlier_snippets_reach_later_ones_through_the_history_index(sample_worker: SyncWorker) -> None:
     """Compilations read earlier snippets from the facade's index of the REPL's history (SnippetHistoryIndex), not by
-    walking it in each resolve phase: imports, overloads, a class declared again, a type alias, the snippet just before
-    reach later snippets; what a check or a failed run compiled and took back reaches none."""
-    log = sample_worker.process.log_path()
-    assert log is not None
-    sample_worker.eval("import java.util.concurrent.atomic.AtomicInteger")
-    sample_worker.eval('fun pick(x: Int) = "int"')
-    sample_worker.eval('fun pick(x: String) = "string"')
-    sample_worker.eval("class Shape(val n: Int)")
-    sample_worker.eval("class Shape(val label: String)\ntypealias Labels = List<String>")
+    walking it in each resolve phase: imports (of the snippet just before too), overloads, a class declared again, a
+    type alias, values reach later snippets; what a check or a failed run compiled and took back reaches none."""
+    assert sample_worker.process.ready.history_indexed
+    sample_worker.succeeded("import java.util.concurrent.atomic.AtomicInteger")
+    sample_worker.succeeded('fun pick(x: Int) = "int"')
+    sample_worker.succeeded('fun pick(x: String) = "string"')
+    sample_worker.succeeded("class Shape(val n: Int)")
+    sample_worker.succeeded("class Shape(val label: String)\ntypealias Labels = List<String>")
     assert sample_worker.value('val labels: Labels = listOf(Shape("a").label, pick(1), pick("s"))\nlabels') == (
         "[a, int, string]"
     )
-    sample_worker.eval("val counted = AtomicInteger(labels.size).incrementAndGet()")
+    sample_worker.succeeded("val counted = AtomicInteger(labels.size).incrementAndGet()")
     assert sample_worker.check("val checkedOnly = 1").diagnostics == []
     assert sample_worker.value("counted + 1") == "5"
     sample_worker.failed('val failedOnly = 1\nval wrong: Int = "s"')
     assert "Unresolved reference 'checkedOnly'" in sample_worker.failed("checkedOnly").message
     assert "'failedOnly' was never compiled" in sample_worker.failed("failedOnly").message
-    sample_worker.eval("val fresh = counted")
-    sample_worker.eval("val fresher = fresh + 1")
+    sample_worker.succeeded("import java.util.concurrent.atomic.AtomicLong")
+    assert sample_worker.value("AtomicLong(counted.toLong()).get()") == "4"
+    sample_worker.succeeded("val fresh = counted")
+    sample_worker.succeeded("val fresher = fresh + 1")
     assert sample_worker.value("fresh + fresher + counted") == "13"
-    assert "walks the REPL's whole history" not in log.read_text(errors="replace")
 
 
 def test_snippet_loaders_stay_one_step_from_earlier_snippets(

@@ -143,6 +143,7 @@ def boot(request: StartRequest) -> tuple[ReplSession, ReadyFrame, ClassDataUse]:
         facade_compiled=compiled,
         startup_ms=int((time.monotonic() - started) * 1000),
         class_data_archive=str(class_data.mapped) if class_data.mapped else None,
+        history_indexed=bool(driver.historyIndexed()),
     )
     if request.train_class_data:
         kind.train(snippets)

@@ -139,6 +139,7 @@ class ReplDriver(Protocol):
         self, paths: JavaObject
     ) -> None: ...  # String[]: class directories later snippets compile against
     def stateObjectClassFiles(self) -> JavaObject: ...  # Map<String, byte[]>: the REPL's state object, by binary name
+    def historyIndexed(self) -> bool: ...  # compilations read earlier snippets from SnippetHistoryIndex
 
 
 class ReplOutput(Protocol):

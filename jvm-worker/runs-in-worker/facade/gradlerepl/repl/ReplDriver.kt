@@ -117,7 +117,7 @@ class ReplDriver(
         historyIndexed = SnippetHistoryIndex.install(::compilerProject, history, hostConfiguration)
     }
 
-    /** Whether compilations read earlier snippets from [SnippetHistoryIndex] (tests read it). */
+    /** Whether compilations read earlier snippets from [SnippetHistoryIndex] (the worker's ready frame says). */
     fun historyIndexed(): Boolean = historyIndexed
 
     private val evaluator = K2ReplEvaluator()

@@ -3,6 +3,7 @@ package gradlerepl.repl
 import gradlerepl.runtime.ReplOutput
 import org.jetbrains.kotlin.KtSourceFile
 import org.jetbrains.kotlin.com.intellij.openapi.project.Project
+import org.jetbrains.kotlin.config.KotlinCompilerVersion
 import org.jetbrains.kotlin.fir.FirSession
 import org.jetbrains.kotlin.fir.declarations.FirDeclaration
 import org.jetbrains.kotlin.fir.declarations.FirImport
@@ -42,16 +43,18 @@ import kotlin.script.experimental.host.ScriptingHostConfiguration
  * at a session's 150th–450th snippet and 41 % at its 1,200th–1,500th (bench/README.md, "The REPL's history, read once
  * per snippet").
  *
- * This extension gives the same answers from an index. A snippet is read when it is no longer the history's newest
- * (a compilation puts its snippet there before it is done with it: the newest is read again on every call), and the
- * merged imports and maps are made again only when the history changed; the index follows the history as it is on
- * each call, so a snippet a check or a failed run took back leaves it too. As in the REPL's own, every snippet of the
- * history counts, the one being compiled too once it is there, and a later class or type alias of a name wins over an
- * earlier one. The snippets' defaults (the compilation configuration's default imports) still come from the REPL's
- * own extension, made over an empty history.
+ * This extension gives the same answers from an index: each snippet is read once it is no longer the history's
+ * newest, and the merged imports and maps are made again only when the history changed. As in the REPL's own, every
+ * snippet of the history counts, and a later class or type alias of a name wins over an earlier one. The defaults
+ * (the compilation configuration's default imports) still come from the REPL's own extension, made over an empty
+ * history. In 2.3.20–2.3.21 every call comes before the compiling snippet joins the history (`updateResolved` ends
+ * its body's resolution), so the newest is always a finished snippet and the history only grows between calls;
+ * reading the newest on each call and following a history that lost snippets (a check or a failed run takes its
+ * snippet back) keep the answers right should a compiler ask later than that.
  *
- * Only where a snippet's declarations are its snippet class's members (Kotlin 2.3.20 on: the REPL's extension reads
- * them the same way there); Kotlin 2.2 to 2.3.10 copy a snippet's properties for its state, and keep their own walk.
+ * Only where this was read against the REPL's own extension: Kotlin 2.3.20 to 2.3.2x, where a snippet's declarations
+ * are its snippet class's members. Kotlin 2.2 to 2.3.10 copy a snippet's properties for its state, and a later Kotlin
+ * may change the extension (KT-72975 itself): both keep the REPL's own walk.
  */
 internal object SnippetHistoryIndex {
     private const val REPL_REGISTRAR = "org.jetbrains.kotlin.scripting.compiler.plugin.FirReplCompilerExtensionRegistrar"
@@ -63,14 +66,14 @@ internal object SnippetHistoryIndex {
      */
     fun install(project: () -> Any, history: FirReplHistoryProvider, host: ScriptingHostConfiguration): Boolean {
         val why = try {
-            if (snippetClassMembersReadable()) replaceWalks(project() as Project, history, host)
-            else "this Kotlin keeps a snippet's declarations in its body"
+            if (readAgainstThisKotlin()) replaceWalks(project() as Project, history, host)
+            else "read against Kotlin 2.3.20 to 2.3.2x, this is ${KotlinCompilerVersion.VERSION}"
         } catch (e: Exception) {
             e.toString()
         } catch (e: LinkageError) {
             e.toString()
         }
-        why?.let { ReplOutput.toWorkerLog("each compilation walks the REPL's whole history in every resolve phase: $it") }
+        why?.let { ReplOutput.toWorkerLog("compilations read earlier snippets through the REPL's own history walk ($it)") }
         return why == null
     }
 
@@ -91,11 +94,20 @@ internal object SnippetHistoryIndex {
             @Suppress("UNCHECKED_CAST")
             (list as MutableList<FirExtension.Factory<FirExtension>>).replaceAll { indexed as FirExtension.Factory<FirExtension> }
         }
-        return null
+        // What the next compilation will read, read back: a Kotlin whose configure() hands out a copy keeps its walk.
+        val now = FirExtensionRegistrar.getInstances(project)
+            .filter { it.javaClass.name == REPL_REGISTRAR }
+            .flatMap { it.configure().extensions[FirReplSnippetResolveExtension::class].orEmpty() }
+        return if (now.isNotEmpty() && now.all { it === indexed }) null else "the registrar's factories did not change"
     }
 
-    private fun snippetClassMembersReadable(): Boolean =
-        FirReplSnippet::class.java.methods.any { it.name == "getSnippetClass" && it.parameterCount == 0 }
+    /** Kotlin 2.3.20 to 2.3.2x, and a snippet laid out as those lay it out (its declarations its class's members). */
+    private fun readAgainstThisKotlin(): Boolean {
+        val (major, minor, patch) = (KotlinCompilerVersion.VERSION.split('.', '-') + listOf("", "", ""))
+            .take(3).map { it.toIntOrNull() ?: -1 }
+        return major == 2 && minor == 3 && patch in 20..29 &&
+            FirReplSnippet::class.java.methods.any { it.name == "getSnippetClass" && it.parameterCount == 0 }
+    }
 }
 
 /**
@@ -158,32 +170,36 @@ private class Index(val history: FirReplHistoryProvider) {
     private var settledDeclarations = Declarations()
     // The settled declarations with the newest snippet's, for as long as neither changes (a compilation's phases ask
     // for the scope again and again).
-    private var withNewest: Triple<Declarations, Entry, Declarations>? = null
+    private var withNewest: WithNewest? = null
+
+    private class WithNewest(val settled: Declarations, val newest: Entry, val merged: Declarations)
 
     @Synchronized
     fun imports(): List<FirImport> {
-        val newest = sync() ?: return settledImports
+        val newest = syncedNewest() ?: return settledImports
         return if (newest.imports.isEmpty()) settledImports else settledImports + newest.imports
     }
 
     @Synchronized
     fun scope(useSiteSession: FirSession): FirScope {
-        val newest = sync()
+        val newest = syncedNewest()
         val declarations = if (newest == null || newest.declarations.isEmpty()) settledDeclarations else withNewest(newest)
         return FirReplHistoryScope(declarations.properties, declarations.functions, declarations.classLikes, useSiteSession)
     }
 
     private fun withNewest(newest: Entry): Declarations {
-        withNewest?.let { (base, entry, merged) ->
-            if (base === settledDeclarations && entry.snippet === newest.snippet && entry.declarations == newest.declarations) {
-                return merged
+        withNewest?.let {
+            if (it.settled === settledDeclarations && it.newest.snippet === newest.snippet &&
+                it.newest.declarations == newest.declarations
+            ) {
+                return it.merged
             }
         }
-        return settledDeclarations.plus(listOf(newest)).also { withNewest = Triple(settledDeclarations, newest, it) }
+        return settledDeclarations.plus(listOf(newest)).also { withNewest = WithNewest(settledDeclarations, newest, it) }
     }
 
     /** Brings the settled entries in line with the history; returns its newest snippet, read now. */
-    private fun sync(): Entry? {
+    private fun syncedNewest(): Entry? {
         val snippets = history.getSnippets().toList()
         val settledCount = maxOf(snippets.size - 1, 0)
         var same = 0

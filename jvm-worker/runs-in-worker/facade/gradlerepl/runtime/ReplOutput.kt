@@ -34,12 +34,12 @@ object ReplOutput {
     private var budget = Long.MAX_VALUE
     private var droppedBytes = 0L
 
-    // The JVM's own stderr, which the worker drains into its log; kept here before install() replaces System.err.
-    @Volatile private var workerLog: PrintStream = System.err
+    // The JVM's own stderr, which the worker drains into its log: kept as this object starts, which is before
+    // install() replaces System.err (a second install would otherwise keep the capture).
+    private val workerLog: PrintStream = System.err
 
     @JvmStatic
     fun install() {
-        workerLog = System.err
         System.setOut(PrintStream(CaptureStream(ReplEventKind.STDOUT), true, "UTF-8"))
         System.setErr(PrintStream(CaptureStream(ReplEventKind.STDERR), true, "UTF-8"))
     }
