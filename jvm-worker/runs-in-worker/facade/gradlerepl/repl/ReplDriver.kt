@@ -109,13 +109,12 @@ class ReplDriver(
     private val marks = CompilerMarks(state, history)
     private val modules = SnippetModuleChain(state, history)
 
-    // Whether compilations read earlier snippets from the index rather than walking the REPL's history.
-    private val historyIndexed: Boolean
-
     init {
         ClassOnlyIrPasses.install(::compilerProject, disposable)
-        historyIndexed = SnippetHistoryIndex.install(::compilerProject, history, hostConfiguration)
     }
+
+    // Whether compilations read earlier snippets from the index rather than walking the REPL's history.
+    private val historyIndexed = SnippetHistoryIndex.install(::compilerProject, history, hostConfiguration)
 
     /** Whether compilations read earlier snippets from [SnippetHistoryIndex] (the worker's ready frame says). */
     fun historyIndexed(): Boolean = historyIndexed

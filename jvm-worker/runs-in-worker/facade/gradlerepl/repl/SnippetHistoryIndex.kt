@@ -79,11 +79,7 @@ internal object SnippetHistoryIndex {
 
     /** Why the walks stay, or null once the index replaces them. */
     private fun replaceWalks(project: Project, history: FirReplHistoryProvider, host: ScriptingHostConfiguration): String? {
-        // The registrar's own list, as the compiler reads it for each compilation's session (configure() hands out
-        // the registrar's map of factories, not a copy).
-        val lists = FirExtensionRegistrar.getInstances(project)
-            .filter { it.javaClass.name == REPL_REGISTRAR }
-            .mapNotNull { it.configure().extensions[FirReplSnippetResolveExtension::class] }
+        val lists = resolveExtensionFactories(project)
         if (lists.isEmpty()) return "no $REPL_REGISTRAR is registered"
         val index = Index(history)
         val defaults = FirReplSnippetResolveExtensionImpl.getFactory(
@@ -95,11 +91,18 @@ internal object SnippetHistoryIndex {
             (list as MutableList<FirExtension.Factory<FirExtension>>).replaceAll { indexed as FirExtension.Factory<FirExtension> }
         }
         // What the next compilation will read, read back: a Kotlin whose configure() hands out a copy keeps its walk.
-        val now = FirExtensionRegistrar.getInstances(project)
-            .filter { it.javaClass.name == REPL_REGISTRAR }
-            .flatMap { it.configure().extensions[FirReplSnippetResolveExtension::class].orEmpty() }
+        val now = resolveExtensionFactories(project).flatten()
         return if (now.isNotEmpty() && now.all { it === indexed }) null else "the registrar's factories did not change"
     }
+
+    /**
+     * The REPL registrar's lists of snippet-resolve extension factories, as the compiler reads them for each
+     * compilation's session (configure() hands out the registrar's own map of factories, not a copy).
+     */
+    private fun resolveExtensionFactories(project: Project): List<List<FirExtension.Factory<FirExtension>>> =
+        FirExtensionRegistrar.getInstances(project)
+            .filter { it.javaClass.name == REPL_REGISTRAR }
+            .mapNotNull { it.configure().extensions[FirReplSnippetResolveExtension::class] }
 
     /** Kotlin 2.3.20 to 2.3.2x, and a snippet laid out as those lay it out (its declarations its class's members). */
     private fun readAgainstThisKotlin(): Boolean {
