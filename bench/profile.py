@@ -262,7 +262,7 @@ def budget_lines(name: str, measured: dict[str, Any]) -> list[str]:
     ]
     for label, values in parts:
         lines.append(f"    {label:<72}{p50_ms(values):7.1f} ms")
-        if label.startswith("compile"):
+        if label.startswith("compile") and measured["jfr_snippets"]:
             phases: Counter[str] = measured["phases"]
             total = sum(phases.values())
             for phase_name, count in phases.most_common():
@@ -275,6 +275,10 @@ def budget_lines(name: str, measured: dict[str, Any]) -> list[str]:
                 f"{JFR_PERIOD_MS} ms: {total * JFR_PERIOD_MS / (measured['jfr_snippets'] * floor_compile):.0%} of "
                 "its compile time; the rest ran outside Java code: the JVM's own, GC, JIT)"
             )
+    modules = [int(c["result"]["times"].get("depended_modules", -1)) for c in calls]
+    lines.append(
+        f"    (each compile depended on {min(modules)}–{max(modules)} modules: libraries', and snippets' kept for classes)"
+    )
     added = "(the parts' p50s added up)"
     lines.append(f"    {added:<72}{sum(p50_ms(values) for _, values in parts):7.1f} ms")
     return lines

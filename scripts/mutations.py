@@ -132,6 +132,42 @@ MUTATIONS = (
         ("tests/worker/test_worker.py::test_earlier_snippets_reach_later_ones_through_the_history_index",),
     ),
     Mutation(
+        "a class declared again keeps its earlier module in what later compiles depend on",
+        "jvm-worker/runs-in-worker/facade/gradlerepl/repl/SnippetModuleChain.kt",
+        "    private val shadowed = if (dropShadowedClasses) ShadowedClassModules() else null\n",
+        "    private val shadowed: ShadowedClassModules? = null\n",
+        (
+            "tests/endtoend/test_kotlin_versions.py::test_a_class_declared_again_leaves_what_later_compiles_depend_on_unless_something_still_reaches_it",
+        ),
+    ),
+    Mutation(
+        "an earlier class's module leaves although a value or function's signature mentions the class",
+        "jvm-worker/runs-in-worker/facade/gradlerepl/repl/ShadowedClassModules.kt",
+        "        for (info in infos) pending.addAll(info.callableMentions)\n",
+        "",
+        (
+            "tests/endtoend/test_kotlin_versions.py::test_a_class_declared_again_leaves_what_later_compiles_depend_on_unless_something_still_reaches_it",
+        ),
+    ),
+    Mutation(
+        "an earlier class's module leaves although a reachable class or type alias mentions the class",
+        "jvm-worker/runs-in-worker/facade/gradlerepl/repl/ShadowedClassModules.kt",
+        "            if (needed.add(owner)) pending.addAll(owner.classMentions)\n",
+        "            needed.add(owner)\n",
+        (
+            "tests/endtoend/test_kotlin_versions.py::test_a_class_declared_again_leaves_what_later_compiles_depend_on_unless_something_still_reaches_it",
+        ),
+    ),
+    Mutation(
+        "a nested class keeps no module: its id is not traced to the snippet class it is nested in",
+        "jvm-worker/runs-in-worker/facade/gradlerepl/repl/ShadowedClassModules.kt",
+        "            at = at.outerClassId\n",
+        "            at = null\n",
+        (
+            "tests/endtoend/test_kotlin_versions.py::test_a_class_declared_again_leaves_what_later_compiles_depend_on_unless_something_still_reaches_it",
+        ),
+    ),
+    Mutation(
         "kotlinx-serialization's IR passes skip a snippet whose classes are nested in its snippet class",
         "jvm-worker/runs-in-worker/facade/gradlerepl/repl/ClassOnlyIrPasses.kt",
         "if (declaration.origin == IrDeclarationOrigin.SCRIPT_CLASS) visitElement(declaration) else found = true",

@@ -301,6 +301,11 @@ class SnippetTimes(BaseModel):
     compile_ms: float
     evaluate_ms: float = Field(description="running the compiled snippet; 0 when it didn't compile")
     render_ms: float = Field(description="its value as text or an image; 0 when it has none")
+    depended_modules: int = Field(
+        default=-1,
+        description="the modules the compile depended on (libraries', and snippet modules kept for their classes), "
+        "each one more that every class lookup asks; -1 when the worker can't say",
+    )
 
 
 class SnippetResult(Result):

@@ -406,6 +406,53 @@ def test_declarations_stay_reachable_around_snippets_that_declare_no_class(
 
 
 @BOTH_REPLS
+def test_a_class_declared_again_leaves_what_later_compiles_depend_on_unless_something_still_reaches_it(
+    request: pytest.FixtureRequest, worker_fixture: str
+) -> None:
+    """Where the history index reads the REPL's history (2.3.20+), a class's snippet module leaves the modules later
+    compiles depend on once the class is declared again under its name and nothing reaches it (ShadowedClassModules),
+    so declaring a class again and again doesn't make every later compile slower. Whatever still mentions an earlier
+    class keeps it, and works as before: a value, a function's signature, a generic value, a type alias, a subclass, a
+    nested class's value. The older REPL keeps every module."""
+    worker: SyncWorker = request.getfixturevalue(worker_fixture)
+
+    def depended(code: str) -> int:
+        times = worker.succeeded(code).times
+        assert times is not None and times.depended_modules > 0, times
+        return times.depended_modules
+
+    indexed = worker.process.ready.history_indexed
+    start = depended("1")
+    for i in range(3):
+        worker.succeeded(f"data class Redone(val n: Int) {{ fun times{i}() = n * {i} }}")
+    assert depended("Redone(2).times2()") == (start + 1 if indexed else start + 3)
+
+    earlier = [
+        "data class ByValue(val a: Int)\nval byValue = ByValue(1)",
+        "data class BySignature(val a: Int)\nfun bySignature() = BySignature(2)",
+        "data class ByGeneric(val a: Int)\nval byGeneric = mapOf(3 to listOf(ByGeneric(3)))",
+        "data class ByAlias(val a: Int)",
+        "typealias AliasOfEarlier = ByAlias",  # a snippet of its own: only the class it mentions keeps ByAlias
+        "open class ByBase(val a: Int)",
+        "class BySubclass : ByBase(5)",
+        "class ByOuter { class Inner(val a: Int) }\nval byNested = ByOuter.Inner(6)",
+    ]
+    for code in earlier:
+        worker.succeeded(code)
+    for name in ["ByValue", "BySignature", "ByGeneric", "ByAlias", "ByBase", "ByOuter"]:
+        worker.succeeded(f'class {name}(val other: String = "declared again")')
+    assert (
+        worker.value(
+            "listOf(byValue.a, bySignature().a, byGeneric.getValue(3).single().a, AliasOfEarlier(4).a, BySubclass().a,"
+            " byNested.a)"
+        )
+        == "[1, 2, 3, 4, 5, 6]"
+    )
+    assert worker.value('listOf(ByValue().other, ByOuter("x").other, Redone(3).times2())') == "[declared again, x, 6]"
+    assert "times0" in worker.check("Redone(1).times0()").diagnostics[0].message
+
+
+@BOTH_REPLS
 def test_internal_declarations_are_used_by_later_snippets(request: pytest.FixtureRequest, worker_fixture: str) -> None:
     """The K2 REPL mangles an internal member with the snippet's own module and calls it with another (NoSuchMethodError
     `getV$main`), and 2.2 crashes on a top-level `internal fun`: snippets compile `internal` as public, which is what it

@@ -256,6 +256,7 @@ def _times(outcome: SnippetOutcome) -> SnippetTimes:
         compile_ms=int(outcome.compileNanos) / 1e6,
         evaluate_ms=int(outcome.evaluateNanos) / 1e6,
         render_ms=int(outcome.renderNanos) / 1e6,
+        depended_modules=int(outcome.dependedModules),
     )
 
 

@@ -48,6 +48,12 @@ class SnippetOutcome {
     @JvmField var compileNanos = 0L
     @JvmField var evaluateNanos = 0L
     @JvmField var renderNanos = 0L
+    /**
+     * How many modules a run's compilation depended on (the REPL's list: its libraries' and the snippet modules kept
+     * for their classes, SnippetModuleChain), each one more every class lookup asks; -1 where the REPL's list can't
+     * be read.
+     */
+    @JvmField var dependedModules = -1
 }
 
 /**
@@ -107,7 +113,6 @@ class ReplDriver(
         K2ReplCompiler.createCompilationState(messages, disposable, compilationConfiguration, hostConfiguration)
     private val compiler = K2ReplCompiler(state)
     private val marks = CompilerMarks(state, history)
-    private val modules = SnippetModuleChain(state, history)
 
     init {
         ClassOnlyIrPasses.install(::compilerProject, disposable)
@@ -115,6 +120,8 @@ class ReplDriver(
 
     // Whether compilations read earlier snippets from the index rather than walking the REPL's history.
     private val historyIndexed = SnippetHistoryIndex.install(::compilerProject, history, hostConfiguration)
+    // A shadowed class's module is let go where the index reads the history: its rule of which class a name means.
+    private val modules = SnippetModuleChain(state, history, dropShadowedClasses = historyIndexed)
 
     /** Whether compilations read earlier snippets from [SnippetHistoryIndex] (the worker's ready frame says). */
     fun historyIndexed(): Boolean = historyIndexed
@@ -298,6 +305,7 @@ class ReplDriver(
     /** A run's compilation, which stays in the session's history; what only the compilation needed is let go. */
     private fun compileRun(code: String, sourceName: String, outcome: SnippetOutcome): kotlin.script.experimental.util.LinkedSnippet<CompiledSnippet>? {
         val before = modules.count()
+        outcome.dependedModules = before ?: -1
         try {
             return compile(code, sourceName, compilationConfiguration, outcome)
         } finally {

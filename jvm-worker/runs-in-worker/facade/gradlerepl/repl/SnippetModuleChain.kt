@@ -38,6 +38,9 @@ internal fun replModules(state: K2ReplCompilationState): ReplModuleDataProvider 
  * call, an expression, a `val`, a `fun`: most of an agent's snippets) takes its module out of that list; its snippet
  * stays in the history, numbered as before. The same `1 + 1` then took 44 ms at snippet 100 and 40 ms at 800.
  *
+ * **A class's module leaves it too once nothing reaches the class** ([ShadowedClassModules]): each of its classes was
+ * declared again by name, and no signature later snippets reach mentions it.
+ *
  * **A module that stays hands later compilations only the providers that can answer** ([dropJavaProviders]).
  *
  * **And a session's snippet modules are kept from costing twice as much with every snippet on Kotlin 2.2–2.3.10.**
@@ -56,7 +59,12 @@ internal fun replModules(state: K2ReplCompilationState): ReplModuleDataProvider 
  * friends, so they see every earlier declaration as before. The walk then visits n(n-1)/2 modules. Best effort, by
  * reflection: where this Kotlin lays the modules out otherwise, nothing is changed.
  */
-internal class SnippetModuleChain(private val state: K2ReplCompilationState, private val history: FirReplHistoryProviderImpl) {
+internal class SnippetModuleChain(
+    private val state: K2ReplCompilationState,
+    private val history: FirReplHistoryProviderImpl,
+    dropShadowedClasses: Boolean,
+) {
+    private val shadowed = if (dropShadowedClasses) ShadowedClassModules() else null
     private val sourceProviders: java.lang.reflect.Field? = runCatching {
         StructuredProviders::class.java.getDeclaredField("sourceProviders").apply { isAccessible = true }
     }.getOrNull()
@@ -77,6 +85,7 @@ internal class SnippetModuleChain(private val state: K2ReplCompilationState, pri
     /** After a run's compilation, which began when the history held [before] modules. */
     fun afterCompilation(before: Int) {
         dropClassFree(before)
+        dropShadowed()
         dropJavaProviders(before)
         chainFriends()
     }
@@ -91,6 +100,16 @@ internal class SnippetModuleChain(private val state: K2ReplCompilationState, pri
             val classFree = history.getSnippets().toList().takeLast(snippets.size)
                 .filter { it.moduleData in snippets && declaresClasses(it) == false }.map { it.moduleData }.toSet()
             added.removeAll(classFree)
+        } catch (e: Exception) {
+            // Only speed depends on it; the session's meaning doesn't.
+        } catch (e: LinkageError) {
+        }
+    }
+
+    private fun dropShadowed() {
+        val shadowed = shadowed ?: return
+        try {
+            shadowed.update(replModules(state).moduleDataHistory, history.getSnippets().toList())
         } catch (e: Exception) {
             // Only speed depends on it; the session's meaning doesn't.
         } catch (e: LinkageError) {

@@ -1,0 +1,177 @@
+package gradlerepl.repl
+
+import org.jetbrains.kotlin.fir.FirElement
+import org.jetbrains.kotlin.fir.FirModuleData
+import org.jetbrains.kotlin.fir.declarations.FirCallableDeclaration
+import org.jetbrains.kotlin.fir.declarations.FirClassLikeDeclaration
+import org.jetbrains.kotlin.fir.declarations.FirFunction
+import org.jetbrains.kotlin.fir.declarations.utils.isReplSnippetDeclaration
+import org.jetbrains.kotlin.fir.expressions.FirAnnotation
+import org.jetbrains.kotlin.fir.expressions.FirExpression
+import org.jetbrains.kotlin.fir.expressions.FirResolvedQualifier
+import org.jetbrains.kotlin.fir.expressions.UnresolvedExpressionTypeAccess
+import org.jetbrains.kotlin.fir.symbols.SymbolInternals
+import org.jetbrains.kotlin.fir.symbols.impl.FirReplSnippetSymbol
+import org.jetbrains.kotlin.fir.types.ConeClassLikeType
+import org.jetbrains.kotlin.fir.types.ConeKotlinType
+import org.jetbrains.kotlin.fir.types.FirResolvedTypeRef
+import org.jetbrains.kotlin.fir.types.abbreviatedType
+import org.jetbrains.kotlin.fir.types.contains
+import org.jetbrains.kotlin.fir.visitors.FirVisitorVoid
+import org.jetbrains.kotlin.name.ClassId
+import org.jetbrains.kotlin.name.Name
+import java.util.IdentityHashMap
+
+/**
+ * Takes a snippet's module out of what later compilations depend on once none of its classes can be reached: each was
+ * declared again under its name by a later snippet, and nothing a later snippet can reach mentions it.
+ *
+ * A snippet that declares a class keeps its module in the REPL's list (`ReplModuleDataProvider.moduleDataHistory`),
+ * which every later compilation's session depends on, so every class lookup asks the module's providers
+ * ([SnippetModuleChain]). A session that declares the same class again and again — an agent iterating on a data class,
+ * a notebook cell run again — kept one more module per declaration: after 140 of the 30-line class a warm `1 + 1`
+ * compiled in 27 ms against 20 ms (bench/README.md, "What a kept snippet module costs every later compile").
+ *
+ * Later snippets reach a class by its name (the REPL's history scope: a later class or type alias of a name wins, as in
+ * [SnippetHistoryIndex]) or through a type that mentions it: an earlier value's or function's signature (a shadowed
+ * `val f: Foo` still holds the old `Foo`), another reachable class's supertypes and members, a type alias's expansion.
+ * So the module of a class is needed when its class is the newest of its name, when a callable of any snippet in the
+ * history mentions it in its signature (types, receiver, type parameters' bounds, annotations; an inline function's
+ * body too, which a later call inlines), or when a needed module's classes mention it anywhere. Every other class
+ * module leaves the list; one needed again (the history lost a snippet) goes back in its place. A snippet's own
+ * statements (its result's computation) and non-inline bodies count for nothing: later compilations never read them.
+ *
+ * Each snippet is read once (its FIR doesn't change after its compilation); each run's compilation then follows the
+ * mentions over what was read. Only where [SnippetHistoryIndex] was read against this Kotlin (2.3.20–2.3.2x): the
+ * rule "newest of its name" is that extension's, and the layout (declarations as the snippet class's members) too.
+ */
+internal class ShadowedClassModules {
+    private val read = IdentityHashMap<FirReplSnippetSymbol, ClassUse>()
+    // Modules taken out, to go back in should their classes be needed again.
+    private val parked = java.util.Collections.newSetFromMap(IdentityHashMap<FirModuleData, Boolean>())
+
+    /** After a run's compilation: [modules] is the REPL's list, [snippets] its history, oldest first. */
+    fun update(modules: MutableList<FirModuleData>, snippets: List<FirReplSnippetSymbol>) {
+        val infos = snippets.map { read.getOrPut(it) { readSnippet(it) } }
+        if (read.size > infos.size) {
+            val inHistory = java.util.Collections.newSetFromMap(IdentityHashMap<FirReplSnippetSymbol, Boolean>())
+            inHistory.addAll(snippets)
+            read.keys.retainAll(inHistory)
+        }
+        val owners = HashMap<ClassId, ClassUse>()
+        val newest = HashMap<Name, ClassId>()
+        for (info in infos) {
+            for ((name, id) in info.classLikes) {
+                owners[id] = info
+                newest[name] = id
+            }
+        }
+        if (owners.isEmpty()) return
+        val needed = java.util.Collections.newSetFromMap(IdentityHashMap<ClassUse, Boolean>())
+        val pending = ArrayDeque<ClassId>(newest.values)
+        for (info in infos) pending.addAll(info.callableMentions)
+        while (pending.isNotEmpty()) {
+            val owner = ownerOf(pending.removeLast(), owners) ?: continue
+            if (needed.add(owner)) pending.addAll(owner.classMentions)
+        }
+        val position = IdentityHashMap<FirModuleData, Int>()
+        infos.forEachIndexed { i, info -> position[info.module] = i }
+        for (info in infos) {
+            if (info.classLikes.isEmpty()) continue
+            if (info in needed) {
+                if (parked.remove(info.module)) putBack(modules, info.module, position)
+            } else if (modules.remove(info.module)) {
+                parked.add(info.module)
+            }
+        }
+    }
+
+    /** Before the first module of a later snippet, so the list keeps the history's order. */
+    private fun putBack(modules: MutableList<FirModuleData>, module: FirModuleData, position: Map<FirModuleData, Int>) {
+        val at = position.getValue(module)
+        val later = modules.indexOfFirst { (position[it] ?: -1) > at }
+        if (later < 0) modules.add(module) else modules.add(later, module)
+    }
+
+    /** The top-level class of a snippet that declares [id] or the class it is nested in, if any snippet does. */
+    private fun ownerOf(id: ClassId, owners: Map<ClassId, ClassUse>): ClassUse? {
+        var at: ClassId? = id
+        while (at != null) {
+            owners[at]?.let { return it }
+            at = at.outerClassId
+        }
+        return null
+    }
+}
+
+/**
+ * What one snippet declares and mentions: its class-likes by name, in order; the ids its callables' signatures
+ * mention; the ids its class-likes mention anywhere.
+ */
+private class ClassUse(
+    val module: FirModuleData,
+    val classLikes: List<Pair<Name, ClassId>>,
+    val callableMentions: Set<ClassId>,
+    val classMentions: Set<ClassId>,
+)
+
+@OptIn(SymbolInternals::class)
+private fun readSnippet(snippet: FirReplSnippetSymbol): ClassUse {
+    val members = snippetClassMembers(snippet.fir).orEmpty()
+    val classLikes = ArrayList<Pair<Name, ClassId>>()
+    val callables = Mentions(deep = false)
+    val classes = Mentions(deep = true)
+    for (member in members) {
+        when {
+            member is FirClassLikeDeclaration && member.isReplSnippetDeclaration == true -> {
+                classLikes += member.symbol.classId.shortClassName to member.symbol.classId
+                member.accept(classes)
+            }
+            member is FirCallableDeclaration -> member.accept(callables)
+        }
+    }
+    return ClassUse(snippet.moduleData, classLikes, callables.ids, classes.ids)
+}
+
+/**
+ * The class ids a declaration's types mention. Not [deep]: its signature only — an expression (a body, an initializer,
+ * a default value) is skipped unless it is an annotation or inside an inline function, whose body later calls inline.
+ * Every element comes through [visitElement] (FirVisitorVoid's default), so the rules hold whatever the element's kind.
+ * An expression's type is read as it is, null included: a failed snippet stays in the history, partly resolved.
+ */
+@OptIn(UnresolvedExpressionTypeAccess::class)
+private class Mentions(private var deep: Boolean) : FirVisitorVoid() {
+    val ids = HashSet<ClassId>()
+
+    override fun visitElement(element: FirElement) {
+        when {
+            element is FirResolvedTypeRef -> add(element.coneType)
+            element is FirAnnotation || (element is FirFunction && element.status.isInline) -> return deeply(element)
+            element is FirExpression -> {
+                if (!deep) return
+                element.coneTypeOrNull?.let(::add)
+                if (element is FirResolvedQualifier) element.classId?.let(ids::add)
+            }
+        }
+        element.acceptChildren(this)
+    }
+
+    private fun deeply(element: FirElement) {
+        val was = deep
+        deep = true
+        try {
+            if (element is FirExpression) element.coneTypeOrNull?.let(::add)
+            element.acceptChildren(this)
+        } finally {
+            deep = was
+        }
+    }
+
+    private fun add(type: ConeKotlinType) {
+        type.contains { part ->
+            (part as? ConeClassLikeType)?.lookupTag?.classId?.let(ids::add)
+            part.abbreviatedType?.let(::add)
+            false
+        }
+    }
+}
