@@ -159,6 +159,15 @@ MUTATIONS = (
         ),
     ),
     Mutation(
+        "an earlier class's module leaves although a function's contract names the class",
+        "jvm-worker/runs-in-worker/facade/gradlerepl/repl/ShadowedClassModules.kt",
+        "            element is FirContractElementDeclaration -> addTypesIn(element.effect, depth = 0)\n",
+        "",
+        (
+            "tests/endtoend/test_kotlin_versions.py::test_a_class_declared_again_leaves_what_later_compiles_depend_on_unless_something_still_reaches_it",
+        ),
+    ),
+    Mutation(
         "a nested class keeps no module: its id is not traced to the snippet class it is nested in",
         "jvm-worker/runs-in-worker/facade/gradlerepl/repl/ShadowedClassModules.kt",
         "            at = at.outerClassId\n",

@@ -413,7 +413,7 @@ def test_a_class_declared_again_leaves_what_later_compiles_depend_on_unless_some
     compiles depend on once the class is declared again under its name and nothing reaches it (ShadowedClassModules),
     so declaring a class again and again doesn't make every later compile slower. Whatever still mentions an earlier
     class keeps it, and works as before: a value, a function's signature, a generic value, a type alias, a subclass, a
-    nested class's value. The older REPL keeps every module."""
+    nested class's value, a function's contract. The older REPL keeps every module."""
     worker: SyncWorker = request.getfixturevalue(worker_fixture)
 
     def depended(code: str) -> int:
@@ -437,9 +437,17 @@ def test_a_class_declared_again_leaves_what_later_compiles_depend_on_unless_some
         "class BySubclass : ByBase(5)",
         "class ByOuter { class Inner(val a: Int) }\nval byNested = ByOuter.Inner(6)",
     ]
+    if indexed:  # 2.2's REPL allows no contract on a snippet's (local) function
+        earlier += [
+            "class ByContract(val a: Int)\nval byContract: Any = ByContract(7)",
+            (
+                "import kotlin.contracts.*\n@OptIn(ExperimentalContracts::class) fun isByContract(x: Any): Boolean {\n"
+                "    contract { returns(true) implies (x is ByContract) }\n    return x is ByContract\n}"
+            ),
+        ]
     for code in earlier:
         worker.succeeded(code)
-    for name in ["ByValue", "BySignature", "ByGeneric", "ByAlias", "ByBase", "ByOuter"]:
+    for name in ["ByValue", "BySignature", "ByGeneric", "ByAlias", "ByBase", "ByOuter", "ByContract"]:
         worker.succeeded(f'class {name}(val other: String = "declared again")')
     assert (
         worker.value(
@@ -448,6 +456,8 @@ def test_a_class_declared_again_leaves_what_later_compiles_depend_on_unless_some
         )
         == "[1, 2, 3, 4, 5, 6]"
     )
+    if indexed:  # the contract's smart cast still reads the earlier class
+        assert worker.value("if (isByContract(byContract)) byContract.a else -1") == "7"
     assert worker.value('listOf(ByValue().other, ByOuter("x").other, Redone(3).times2())') == "[declared again, x, 6]"
     assert "times0" in worker.check("Redone(1).times0()").diagnostics[0].message
 

@@ -1,7 +1,9 @@
 package gradlerepl.repl
 
+import org.jetbrains.kotlin.contracts.description.KtContractDescriptionElement
 import org.jetbrains.kotlin.fir.FirElement
 import org.jetbrains.kotlin.fir.FirModuleData
+import org.jetbrains.kotlin.fir.contracts.FirContractElementDeclaration
 import org.jetbrains.kotlin.fir.declarations.FirCallableDeclaration
 import org.jetbrains.kotlin.fir.declarations.FirClassLikeDeclaration
 import org.jetbrains.kotlin.fir.declarations.FirFunction
@@ -36,10 +38,12 @@ import java.util.IdentityHashMap
  * [SnippetHistoryIndex]) or through a type that mentions it: an earlier value's or function's signature (a shadowed
  * `val f: Foo` still holds the old `Foo`), another reachable class's supertypes and members, a type alias's expansion.
  * So the module of a class is needed when its class is the newest of its name, when a callable of any snippet in the
- * history mentions it in its signature (types, receiver, type parameters' bounds, annotations; an inline function's
- * body too, which a later call inlines), or when a needed module's classes mention it anywhere. Every other class
- * module leaves the list; one needed again (the history lost a snippet) goes back in its place. A snippet's own
- * statements (its result's computation) and non-inline bodies count for nothing: later compilations never read them.
+ * history mentions it in its signature (types, receiver, type parameters' bounds, annotations, its contract's effects;
+ * an inline function's body too, which a later call would inline), or when a needed module's classes mention it
+ * anywhere. Every other class module leaves the list. A snippet's own statements (its result's computation) and
+ * non-inline bodies count for nothing: later compilations never read them. Nothing a later snippet can name becomes
+ * reachable again (a run's snippet only adds to the history, and names what is reachable), so a module once out stays
+ * out; should the history ever lose a snippet, one needed again goes back in its place.
  *
  * Each snippet is read once (its FIR doesn't change after its compilation); each run's compilation then follows the
  * mentions over what was read. Only where [SnippetHistoryIndex] was read against this Kotlin (2.3.20–2.3.2x): the
@@ -57,6 +61,7 @@ internal class ShadowedClassModules {
             val inHistory = java.util.Collections.newSetFromMap(IdentityHashMap<FirReplSnippetSymbol, Boolean>())
             inHistory.addAll(snippets)
             read.keys.retainAll(inHistory)
+            parked.retainAll(infos.map { it.module }.toSet())
         }
         val owners = HashMap<ClassId, ClassUse>()
         val newest = HashMap<Name, ClassId>()
@@ -143,9 +148,17 @@ private fun readSnippet(snippet: FirReplSnippetSymbol): ClassUse {
 private class Mentions(private var deep: Boolean) : FirVisitorVoid() {
     val ids = HashSet<ClassId>()
 
+    private companion object {
+        // Far deeper than a contract's conditions nest; a bound on a walk by reflection.
+        const val MAX_CONTRACT_DEPTH = 32
+    }
+
     override fun visitElement(element: FirElement) {
         when {
             element is FirResolvedTypeRef -> add(element.coneType)
+            // A contract's effects are no FIR tree (their acceptChildren visits nothing), yet a caller's smart cast
+            // reads the types they name: `returns(true) implies (x is Foo)`.
+            element is FirContractElementDeclaration -> addTypesIn(element.effect, depth = 0)
             element is FirAnnotation || (element is FirFunction && element.status.isInline) -> return deeply(element)
             element is FirExpression -> {
                 if (!deep) return
@@ -164,6 +177,27 @@ private class Mentions(private var deep: Boolean) : FirVisitorVoid() {
             element.acceptChildren(this)
         } finally {
             deep = was
+        }
+    }
+
+    /**
+     * Every type a contract's element names, read field by field: the kinds of effect and condition differ between
+     * Kotlin versions (2.2 added some), and each keeps its types and sub-elements in fields.
+     */
+    private fun addTypesIn(element: KtContractDescriptionElement<*, *>, depth: Int) {
+        if (depth > MAX_CONTRACT_DEPTH) return
+        var type: Class<*>? = element.javaClass
+        while (type != null && type != Any::class.java) {
+            for (field in type.declaredFields) {
+                if (java.lang.reflect.Modifier.isStatic(field.modifiers)) continue
+                field.isAccessible = true
+                when (val value = field.get(element)) {
+                    is ConeKotlinType -> add(value)
+                    is KtContractDescriptionElement<*, *> -> addTypesIn(value, depth + 1)
+                    is Collection<*> -> value.filterIsInstance<KtContractDescriptionElement<*, *>>().forEach { addTypesIn(it, depth + 1) }
+                }
+            }
+            type = type.superclass
         }
     }
 

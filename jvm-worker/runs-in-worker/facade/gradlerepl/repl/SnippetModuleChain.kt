@@ -85,8 +85,9 @@ internal class SnippetModuleChain(
     /** After a run's compilation, which began when the history held [before] modules. */
     fun afterCompilation(before: Int) {
         dropClassFree(before)
-        dropShadowed()
         dropJavaProviders(before)
+        // Last: it takes out earlier modules, after which the list's index `before` no longer marks this compilation's.
+        dropShadowed()
         chainFriends()
     }
 
@@ -111,9 +112,19 @@ internal class SnippetModuleChain(
         try {
             shadowed.update(replModules(state).moduleDataHistory, history.getSnippets().toList())
         } catch (e: Exception) {
-            // Only speed depends on it; the session's meaning doesn't.
+            keepShadowed(e) // Only speed depends on it; the session's meaning doesn't.
         } catch (e: LinkageError) {
+            keepShadowed(e)
         }
+    }
+
+    private var saidWhyShadowedStay = false
+
+    /** Says once, in the worker's log, why a class declared again keeps its earlier module this time. */
+    private fun keepShadowed(why: Throwable) {
+        if (saidWhyShadowedStay) return
+        saidWhyShadowedStay = true
+        ReplOutput.toWorkerLog("a class declared again keeps its earlier snippet's module: $why")
     }
 
     /**
