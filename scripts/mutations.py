@@ -127,14 +127,14 @@ MUTATIONS = (
     Mutation(
         "the history index is never put in place of the REPL's walks",
         "jvm-worker/runs-in-worker/facade/gradlerepl/repl/SnippetHistoryIndex.kt",
-        "            if (readAgainstThisKotlin()) replaceWalks(project() as Project, history, host)\n",
-        "            if (false) replaceWalks(project() as Project, history, host)\n",
+        "            if (readAgainstThisKotlin()) replaceWalks(project() as Project, index, host)\n",
+        "            if (false) replaceWalks(project() as Project, index, host)\n",
         ("tests/worker/test_worker.py::test_earlier_snippets_reach_later_ones_through_the_history_index",),
     ),
     Mutation(
         "a class declared again keeps its earlier module in what later compiles depend on",
         "jvm-worker/runs-in-worker/facade/gradlerepl/repl/SnippetModuleChain.kt",
-        "    private val shadowed = if (dropShadowedClasses) ShadowedClassModules() else null\n",
+        "    private val shadowed = historyIndex?.let(::ShadowedClassModules)\n",
         "    private val shadowed: ShadowedClassModules? = null\n",
         (
             "tests/endtoend/test_kotlin_versions.py::test_a_class_declared_again_leaves_what_later_compiles_depend_on_unless_something_still_reaches_it",

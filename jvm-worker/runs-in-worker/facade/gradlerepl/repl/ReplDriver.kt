@@ -118,13 +118,13 @@ class ReplDriver(
         ClassOnlyIrPasses.install(::compilerProject, disposable)
     }
 
-    // Whether compilations read earlier snippets from the index rather than walking the REPL's history.
-    private val historyIndexed = SnippetHistoryIndex.install(::compilerProject, history, hostConfiguration)
-    // A shadowed class's module is let go where the index reads the history: its rule of which class a name means.
-    private val modules = SnippetModuleChain(state, history, dropShadowedClasses = historyIndexed)
+    // The index compilations read earlier snippets from, or null where they walk the REPL's history.
+    private val historyIndex = SnippetHistoryIndex.install(::compilerProject, history, hostConfiguration)
+    // A shadowed class's module is let go where the index reads the history: it says which class a name means.
+    private val modules = SnippetModuleChain(state, history, historyIndex)
 
     /** Whether compilations read earlier snippets from [SnippetHistoryIndex] (the worker's ready frame says). */
-    fun historyIndexed(): Boolean = historyIndexed
+    fun historyIndexed(): Boolean = historyIndex != null
 
     private val evaluator = K2ReplEvaluator()
     private val loaders = SnippetLoaders()

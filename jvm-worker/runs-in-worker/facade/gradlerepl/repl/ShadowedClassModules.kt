@@ -21,7 +21,6 @@ import org.jetbrains.kotlin.fir.types.abbreviatedType
 import org.jetbrains.kotlin.fir.types.contains
 import org.jetbrains.kotlin.fir.visitors.FirVisitorVoid
 import org.jetbrains.kotlin.name.ClassId
-import org.jetbrains.kotlin.name.Name
 import java.util.IdentityHashMap
 
 /**
@@ -46,10 +45,11 @@ import java.util.IdentityHashMap
  * out; should the history ever lose a snippet, one needed again goes back in its place.
  *
  * Each snippet is read once (its FIR doesn't change after its compilation); each run's compilation then follows the
- * mentions over what was read. Only where [SnippetHistoryIndex] was read against this Kotlin (2.3.20–2.3.2x): the
- * rule "newest of its name" is that extension's, and the layout (declarations as the snippet class's members) too.
+ * mentions over what was read. Only where [SnippetHistoryIndex] is in place (Kotlin 2.3.20–2.3.2x): which class a
+ * name means is the index's answer ([HistoryIndex.classLikesByName]), and the layout (declarations as the snippet
+ * class's members) is the one it was read against.
  */
-internal class ShadowedClassModules {
+internal class ShadowedClassModules(private val index: HistoryIndex) {
     private val read = IdentityHashMap<FirReplSnippetSymbol, ClassUse>()
     // Modules taken out, to go back in should their classes be needed again.
     private val parked = java.util.Collections.newSetFromMap(IdentityHashMap<FirModuleData, Boolean>())
@@ -64,16 +64,10 @@ internal class ShadowedClassModules {
             parked.retainAll(infos.map { it.module }.toSet())
         }
         val owners = HashMap<ClassId, ClassUse>()
-        val newest = HashMap<Name, ClassId>()
-        for (info in infos) {
-            for ((name, id) in info.classLikes) {
-                owners[id] = info
-                newest[name] = id
-            }
-        }
+        for (info in infos) info.classLikes.forEach { owners[it] = info }
         if (owners.isEmpty()) return
         val needed = java.util.Collections.newSetFromMap(IdentityHashMap<ClassUse, Boolean>())
-        val pending = ArrayDeque<ClassId>(newest.values)
+        val pending = ArrayDeque<ClassId>(index.classLikesByName().map { it.classId })
         for (info in infos) pending.addAll(info.callableMentions)
         while (pending.isNotEmpty()) {
             val owner = ownerOf(pending.removeLast(), owners) ?: continue
@@ -110,12 +104,12 @@ internal class ShadowedClassModules {
 }
 
 /**
- * What one snippet declares and mentions: its class-likes by name, in order; the ids its callables' signatures
+ * What one snippet declares and mentions: its class-likes; the ids its callables' signatures
  * mention; the ids its class-likes mention anywhere.
  */
 private class ClassUse(
     val module: FirModuleData,
-    val classLikes: List<Pair<Name, ClassId>>,
+    val classLikes: List<ClassId>,
     val callableMentions: Set<ClassId>,
     val classMentions: Set<ClassId>,
 )
@@ -123,13 +117,13 @@ private class ClassUse(
 @OptIn(SymbolInternals::class)
 private fun readSnippet(snippet: FirReplSnippetSymbol): ClassUse {
     val members = snippetClassMembers(snippet.fir).orEmpty()
-    val classLikes = ArrayList<Pair<Name, ClassId>>()
+    val classLikes = ArrayList<ClassId>()
     val callables = Mentions(deep = false)
     val classes = Mentions(deep = true)
     for (member in members) {
         when {
             member is FirClassLikeDeclaration && member.isReplSnippetDeclaration == true -> {
-                classLikes += member.symbol.classId.shortClassName to member.symbol.classId
+                classLikes += member.symbol.classId
                 member.accept(classes)
             }
             member is FirCallableDeclaration -> member.accept(callables)

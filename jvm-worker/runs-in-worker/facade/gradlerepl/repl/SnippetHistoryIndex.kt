@@ -62,11 +62,12 @@ internal object SnippetHistoryIndex {
     /**
      * Puts the index in place of the REPL's history walks in the compiler's [project] (reached by reflection, as
      * ReplDriver does); [history] is the REPL's, [host] the configuration the REPL's state was made with. Where it
-     * can't, the REPL keeps its own walks and the worker's log says why; returns whether the index is in place.
+     * can't, the REPL keeps its own walks and the worker's log says why; returns the index once it is in place.
      */
-    fun install(project: () -> Any, history: FirReplHistoryProvider, host: ScriptingHostConfiguration): Boolean {
+    fun install(project: () -> Any, history: FirReplHistoryProvider, host: ScriptingHostConfiguration): HistoryIndex? {
+        val index = HistoryIndex(history)
         val why = try {
-            if (readAgainstThisKotlin()) replaceWalks(project() as Project, history, host)
+            if (readAgainstThisKotlin()) replaceWalks(project() as Project, index, host)
             else "read against Kotlin 2.3.20 to 2.3.2x, this is ${KotlinCompilerVersion.VERSION}"
         } catch (e: Exception) {
             e.toString()
@@ -74,14 +75,13 @@ internal object SnippetHistoryIndex {
             e.toString()
         }
         why?.let { ReplOutput.toWorkerLog("compilations read earlier snippets through the REPL's own history walk ($it)") }
-        return why == null
+        return if (why == null) index else null
     }
 
     /** Why the walks stay, or null once the index replaces them. */
-    private fun replaceWalks(project: Project, history: FirReplHistoryProvider, host: ScriptingHostConfiguration): String? {
+    private fun replaceWalks(project: Project, index: HistoryIndex, host: ScriptingHostConfiguration): String? {
         val lists = resolveExtensionFactories(project)
         if (lists.isEmpty()) return "no $REPL_REGISTRAR is registered"
-        val index = Index(history)
         val defaults = FirReplSnippetResolveExtensionImpl.getFactory(
             ScriptingHostConfiguration(host) { repl { firReplHistoryProvider(FirReplHistoryProviderImpl()) } },
         )
@@ -124,7 +124,7 @@ internal fun snippetClassMembers(snippet: FirReplSnippet): List<*>? =
 private class Indexed(
     session: FirSession,
     private val defaults: FirReplSnippetResolveExtension,
-    private val index: Index,
+    private val index: HistoryIndex,
 ) : FirReplSnippetResolveExtension(session) {
     override fun getSnippetDefaultImports(sourceFile: KtSourceFile, snippet: FirReplSnippet): List<FirImport>? =
         defaults.getSnippetDefaultImports(sourceFile, snippet)?.let { it + index.imports() }
@@ -166,7 +166,8 @@ private class Declarations(
     }
 }
 
-private class Index(val history: FirReplHistoryProvider) {
+/** The history's imports and declarations, each snippet read once (see [SnippetHistoryIndex]). */
+internal class HistoryIndex(val history: FirReplHistoryProvider) {
     // Every snippet of the history but its newest, in its order, each read once.
     private val settled = ArrayList<Entry>()
     private var settledImports: List<FirImport> = emptyList()
@@ -185,9 +186,17 @@ private class Index(val history: FirReplHistoryProvider) {
 
     @Synchronized
     fun scope(useSiteSession: FirSession): FirScope {
-        val newest = syncedNewest()
-        val declarations = if (newest == null || newest.declarations.isEmpty()) settledDeclarations else withNewest(newest)
+        val declarations = declarations()
         return FirReplHistoryScope(declarations.properties, declarations.functions, declarations.classLikes, useSiteSession)
+    }
+
+    /** The class or type alias each name means to the next snippet: of the snippets declaring one, the latest's. */
+    @Synchronized
+    fun classLikesByName(): Collection<FirClassLikeSymbol<*>> = declarations().classLikes.values
+
+    private fun declarations(): Declarations {
+        val newest = syncedNewest()
+        return if (newest == null || newest.declarations.isEmpty()) settledDeclarations else withNewest(newest)
     }
 
     private fun withNewest(newest: Entry): Declarations {

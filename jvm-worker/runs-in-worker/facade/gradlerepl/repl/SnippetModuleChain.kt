@@ -62,9 +62,9 @@ internal fun replModules(state: K2ReplCompilationState): ReplModuleDataProvider 
 internal class SnippetModuleChain(
     private val state: K2ReplCompilationState,
     private val history: FirReplHistoryProviderImpl,
-    dropShadowedClasses: Boolean,
+    historyIndex: HistoryIndex?,
 ) {
-    private val shadowed = if (dropShadowedClasses) ShadowedClassModules() else null
+    private val shadowed = historyIndex?.let(::ShadowedClassModules)
     private val sourceProviders: java.lang.reflect.Field? = runCatching {
         StructuredProviders::class.java.getDeclaredField("sourceProviders").apply { isAccessible = true }
     }.getOrNull()
