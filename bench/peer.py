@@ -93,10 +93,11 @@ def rotated(sides: tuple[str, ...], by: int) -> list[str]:
 
 
 async def our_first_result(env: ReplEnvironment) -> float:
-    """A worker launched (class-data archive, no spare) to its first `1 + 1`, as bench/run.py measures it."""
+    """A worker launched (class-data archive, no spare) to its first `1 + 1`, as bench/run.py measures it: as the
+    server launches one a call waits for, without the warm-up snippet (StartRequest.warm_up)."""
     started = time.monotonic()
     worker = await WorkerHandle.launch(
-        SessionSpec(environment=env), WorkerOptions(class_data_sharing=True), label="bench-peer-start"
+        SessionSpec(environment=env), WorkerOptions(class_data_sharing=True), label="bench-peer-start", warm_up=False
     )
     try:
         assert (await worker.request(TRIVIAL, timeout_seconds=120)).result.type == "success"

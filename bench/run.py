@@ -281,8 +281,9 @@ async def ensure_class_data(env: ReplEnvironment) -> None:
 
 
 async def worker_start_seconds(env: ReplEnvironment, runs: int) -> tuple[dict[bool, float], float]:
-    """Spawn to 'ready' (JVM, compiler, warm-up snippet), with and without the class-data archive, alternating;
-    and with the archive, spawn to the first result of `1 + 1` (what a new session costs without a spare worker)."""
+    """Spawn to 'ready' (JVM, compiler), with and without the class-data archive, alternating; and with the archive,
+    spawn to the first result of `1 + 1` (what a new session costs without a spare worker). Launched as the server
+    launches a worker a call waits for: no warm-up snippet before 'ready' (StartRequest.warm_up)."""
     await ensure_class_data(env)
     times: dict[bool, list[float]] = {True: [], False: []}
     first_results = []
@@ -290,7 +291,10 @@ async def worker_start_seconds(env: ReplEnvironment, runs: int) -> tuple[dict[bo
         for sharing in (True, False):
             started = time.monotonic()
             worker = await WorkerHandle.launch(
-                SessionSpec(environment=env), WorkerOptions(class_data_sharing=sharing), label="bench-start"
+                SessionSpec(environment=env),
+                WorkerOptions(class_data_sharing=sharing),
+                label="bench-start",
+                warm_up=False,
             )
             times[sharing].append(time.monotonic() - started)
             if sharing:

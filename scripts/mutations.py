@@ -1116,6 +1116,27 @@ MUTATIONS = (
         "                    return false\n",
         ("tests/worker/probes/test_probes.py::test_a_probe_on_a_class_not_loaded_yet_applies_when_it_loads",),
     ),
+    Mutation(
+        "a worker started without the warm-up counts loading the compiler against its first snippet's timeout",
+        "bridge/gradle_repl/worker/repl/local_runner.py",
+        "            if first_compile_until is not None and not running.getEvaluating():\n",
+        "            if False:\n",
+        ("tests/front/test_server.py::test_the_servers_flags_reach_the_worker_jvm",),
+    ),
+    Mutation(
+        "a worker started without the warm-up gives its warm-up's number to the users' first snippet",
+        "bridge/gradle_repl/worker/boot.py",
+        "            snippets.skip_warm_up()\n",
+        "            pass\n",
+        ("tests/front/test_server.py::test_the_servers_flags_reach_the_worker_jvm",),
+    ),
+    Mutation(
+        "the spare starts beside the first call's snippet, which loads the compiler",
+        "bridge/gradle_repl/host/manager.py",
+        "            session.background_due = spec\n",
+        "            self._spare.refill(spec.plain())\n",
+        ("tests/host/test_host.py::test_the_spare_starts_once_the_call_that_started_a_session_is_answered",),
+    ),
 )
 
 

@@ -134,6 +134,10 @@ class StartRequest(BaseModel):
     # A preparing worker compiles the facade and its add-ons for the environment's Kotlin, sends 'ready' and exits: it
     # runs no snippets (host/preparation.py starts one while a first build still runs).
     prepare_only: bool = False
+    # Whether the worker compiles the warm-up snippet before 'ready' (worker/boot.py), so its first snippet answers as
+    # fast as later ones. A worker a call waits for skips it: that call's snippet loads the compiler instead, once,
+    # and its compile doesn't count against its timeout (deadlines.FIRST_COMPILE_SECONDS).
+    warm_up: bool = True
 
 
 class CancelRequest(BaseModel):

@@ -282,13 +282,26 @@ async def test_a_new_session_takes_the_warmed_spare() -> None:
     launcher = FakeLauncher()
     m = manager(launcher, spare_worker=True)
     await run(m, "1", "first")
-    assert len(launcher.spawned) == 2, "a spare starts after the first session"
+    await wait_until(lambda: len(launcher.spawned) == 2, "a spare started after the first call")
     spare = launcher.spawned[1]
     await run(m, "2", "second")
     second = next(s for s in m.list() if s.session_id == "second")
     assert second.worker_pid == spare.pid
     await m.close_all()
     assert launcher.live() == []
+
+
+async def test_the_spare_starts_once_the_call_that_started_a_session_is_answered() -> None:
+    """The call's snippet is its worker's first compile, which loads the compiler (no warm-up in a worker a call waits
+    for): a spare's JVM starting beside it on the same cores would make that answer later."""
+    launcher = FakeLauncher()
+    m = manager(launcher, spare_worker=True)
+    call = asyncio.ensure_future(run(m, "sleep 0.3:done", "first"))
+    await until_state(m, "running", "first")
+    assert len(launcher.spawned) == 1, "no spare while the first call runs"
+    assert await call == "done"
+    await wait_until(lambda: len(launcher.spawned) == 2, "a spare started after the first call")
+    await m.close_all()
 
 
 async def test_a_changed_environment_restarts_the_session_and_says_so() -> None:
@@ -534,8 +547,8 @@ async def test_session_options_apply_from_the_first_call_and_a_change_restarts_t
     options restart it with a notice of kind options; the spare never serves a session with options."""
     launcher = FakeLauncher()
     m = manager(launcher, spare_worker=True)
-    await run(m, "1", "plain")  # a plain session starts, and a spare after it
-    assert len(launcher.spawned) == 2
+    await run(m, "1", "plain")  # a plain session starts, and a spare after its call
+    await wait_until(lambda: len(launcher.spawned) == 2, "a spare started after the first call")
     chosen = SessionOptions(env={"MODE": "a"}, opt_in=("kotlin.ExperimentalUnsignedTypes",))
     first = await m.run_snippet(SessionTarget("/p", session_id="s"), code="1", options=chosen)
     assert len(launcher.spawned) == 3 and launcher.spawned[1].returncode is None, "the spare is not taken"

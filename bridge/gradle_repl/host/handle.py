@@ -62,7 +62,7 @@ from gradle_repl.host.launcher import SubprocessLauncher, WorkerLauncher, Worker
 from gradle_repl.host.logs import tail
 from gradle_repl.host.notices import Notice
 from gradle_repl.stopping import ShutdownPath, stop_worker
-from gradle_repl.worker.deadlines import STOPPED_ANSWER_SECONDS
+from gradle_repl.worker.deadlines import FIRST_COMPILE_SECONDS, STOPPED_ANSWER_SECONDS
 
 __all__ = [
     "WorkerHandle",
@@ -148,9 +148,11 @@ class Analysis:
 
 
 class WorkerHandle:
-    def __init__(self, transport: WorkerTransport, ready: ReadyFrame) -> None:
+    def __init__(self, transport: WorkerTransport, ready: ReadyFrame, *, first_compile_pending: bool = False) -> None:
         self._transport = transport
         self.ready = ready
+        # Started without the warm-up: its first snippet loads the compiler, which its timeout doesn't count.
+        self._first_compile_pending = first_compile_pending
         self.started = time.monotonic()
         self.shutdown_path: ShutdownPath | None = None
         # Why the worker's state is gone when no reply could say so (a cancelled call's snippet).
@@ -199,11 +201,12 @@ class WorkerHandle:
         keep_logs: set[Path] | None = None,
         on_spawn: Callable[[WorkerTransport], None] | None = None,
         role: WorkerRole = "session",
+        warm_up: bool = True,
     ) -> WorkerHandle:
         """Spawns a worker for the spec and waits until it is ready; on_spawn sees it the moment it exists.
 
         A class-data worker writes the class-data archive after 'ready' and exits; a preparing one has compiled the
-        facade by 'ready', and exits."""
+        facade by 'ready', and exits. `warm_up=False` is for a worker a call waits for (StartRequest.warm_up)."""
         transport = await (launcher or SubprocessLauncher()).spawn(
             spec, label=label, keep_logs=keep_logs or set(), role=role
         )
@@ -213,6 +216,7 @@ class WorkerHandle:
             spec=spec,
             train_class_data=role == "class-data",
             prepare_only=role == "prepare",
+            warm_up=warm_up,
             **options.model_dump(),
         )
         return await cls.start(transport, request)
@@ -249,7 +253,7 @@ class WorkerHandle:
         if not isinstance(frame, ReadyFrame):
             await _discard(transport)
             raise WorkerFailed(f"the worker sent {frame.event!r} before 'ready'")
-        return cls(transport, frame)
+        return cls(transport, frame, first_compile_pending=not request.warm_up)
 
     async def request(
         self,
@@ -263,12 +267,15 @@ class WorkerHandle:
         """Runs one snippet; the reply carries `notices`, what the caller must tell besides. If the caller is
         cancelled, the snippet is cancelled too and the worker is still read up to its result (or stopped)
         before another request can start."""
+        # The worker's first run compiles on a cold compiler and counts its timeout from then (worker LocalRunner).
+        first_compile, self._first_compile_pending = self._first_compile_pending, False
         frames, result = await self._ask(
             lambda request_id: EvalRequest(
                 id=request_id, code=code, timeout_ms=int(timeout_seconds * 1000), probes=list(probes)
             ),
             timeout_seconds,
             on_frame,
+            compile_allowance_seconds=FIRST_COMPILE_SECONDS if first_compile else 0.0,
         )
         return Reply(frames, result, tuple(notices))
 
@@ -363,6 +370,8 @@ class WorkerHandle:
         timeout_seconds: float,
         on_frame: OnFrame | None,
         on_test: OnTestProgress | None = None,
+        *,
+        compile_allowance_seconds: float = 0.0,
     ) -> tuple[tuple[StreamFrame | DisplayFrame, ...], AnswerT | ErrorResult]:
         """Sends the request `make` builds with the next id, and reads the frames up to its answer: its declared kind
         or an error (_exchange checks it, or ends the worker); the one way every request goes."""
@@ -374,7 +383,9 @@ class WorkerHandle:
             self._lock.release()
             raise
         cancel = asyncio.Event()
-        exchange = asyncio.create_task(self._exchange(request, timeout_seconds, on_frame, cancel, on_test))
+        exchange = asyncio.create_task(
+            self._exchange(request, timeout_seconds, on_frame, cancel, on_test, compile_allowance_seconds)
+        )
         exchange.add_done_callback(lambda _: self._lock.release())
         try:
             frames, result = await asyncio.shield(exchange)
@@ -390,6 +401,7 @@ class WorkerHandle:
         on_frame: OnFrame | None,
         cancel: asyncio.Event,
         on_test: OnTestProgress | None = None,
+        compile_allowance_seconds: float = 0.0,
     ) -> _Exchanged:
         frames: list[StreamFrame | DisplayFrame] = []
         request_id = request.id
@@ -399,7 +411,7 @@ class WorkerHandle:
             await self._transport.write(encode(request))
         except ConnectionError:
             return (), await self._ended_result(system_exit=False)
-        deadline = time.monotonic() + timeout_seconds + RESULT_MARGIN_SECONDS
+        deadline = time.monotonic() + timeout_seconds + RESULT_MARGIN_SECONDS + compile_allowance_seconds
         reading: asyncio.Task[bytes] | None = None
         cancelled = asyncio.create_task(cancel.wait())
         cancel_sent = False

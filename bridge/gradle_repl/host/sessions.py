@@ -70,6 +70,9 @@ class Session:
     # A session attached to a running JVM: the environment read from that JVM and its placement (Attached), given once
     # by SessionManager.attach and standing for a resolve until the session closes or is evicted, with the session.
     attached: SessionSpec | None = None
+    # A worker of its own JVM started for this session's current call: the spare and the class-data trainer for its
+    # spec start once that call is answered (SessionManager._start_background).
+    background_due: SessionSpec | None = None
 
     @property
     def attached_pid(self) -> int | None:

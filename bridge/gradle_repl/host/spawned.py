@@ -26,7 +26,9 @@ class SpawnedWorkers:
         # The loop keeps only weak references to tasks: a stop nobody awaits is held here until it is done.
         self._stopping: set[asyncio.Future[None]] = set()
 
-    async def launch(self, spec: SessionSpec, *, label: str, role: WorkerRole = "session") -> WorkerHandle:
+    async def launch(
+        self, spec: SessionSpec, *, label: str, role: WorkerRole = "session", warm_up: bool = True
+    ) -> WorkerHandle:
         """A started worker; tracked from spawn on, so a launch cut short is still stopped at exit."""
         keep = {t.log_path for t in self._spawned if t.log_path is not None}
         return await WorkerHandle.launch(
@@ -37,6 +39,7 @@ class SpawnedWorkers:
             keep_logs=keep,
             on_spawn=self._spawned.add,
             role=role,
+            warm_up=warm_up,
         )
 
     def forget(self, worker: WorkerHandle) -> None:

@@ -247,7 +247,7 @@ class _OwnJvm:
     def runner(
         self, driver: ReplDriver, snippet_loader: JavaObject, snippets: SnippetCounter, renderer: java.Renderer
     ) -> tuple[SnippetRunner, str]:
-        """The runner, after the warm-up; and the JVM's Java version."""
+        """The runner, after the warm-up unless the start skips it (StartRequest.warm_up); and the JVM's Java version."""
         assert self._output is not None and self._exit_guard is not None and self._probe_classes is not None
         env = self._request.spec.environment
         # Read before any project class loads (neither the driver nor the warm-up loads one): the bytes the JVM will run.
@@ -257,7 +257,10 @@ class _OwnJvm:
             unavailable=self._agent.unavailable,
             add_compile_root=lambda root: driver.addCompileRoots(java.string_array([root])),
         )
-        _warm_up(snippets, self._output)
+        if self._request.warm_up:
+            _warm_up(snippets, self._output)
+        else:
+            snippets.skip_warm_up()
         tests = ProjectTestRunner(
             env, snippet_loader, unavailable=None if self._junit.jar is not None else self._junit.unavailable
         )

@@ -85,6 +85,10 @@ class SnippetCounter:
         self._driver = driver
         self._last = 0
 
+    def skip_warm_up(self) -> None:
+        """Leaves the warm-up's numbers untaken, for a worker that runs no warm-up: users' numbers stay the same."""
+        self._last = max(self._last, WARM_UP_SNIPPETS)
+
     def start(self, code: str) -> tuple[int, RunningSnippet]:
         """The snippet's REPL number, and the facade's RunningSnippet running it."""
         self._last += 1

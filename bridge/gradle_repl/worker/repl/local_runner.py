@@ -22,6 +22,7 @@ from gradle_repl.frames import (
     UpdateResult,
 )
 from gradle_repl.settings import DEFAULTS
+from gradle_repl.worker.deadlines import FIRST_COMPILE_SECONDS
 from gradle_repl.worker.interruption import stop_snippet
 from gradle_repl.worker.java import ExitGuard, JavaObject, Renderer, ReplDriver, ReplOutput, SnippetOutcome, java_class
 from gradle_repl.worker.repl.failure_frames import explained_frames, frame_probes, rerun_selector
@@ -78,6 +79,8 @@ class LocalRunner:
         self._classes = classes
         self._heap = HeapWatch()
         self.exit_code: int | None = None
+        # Without the boot's warm-up, the session's first run compiles on a compiler nothing has compiled with yet.
+        self._first_compile_pending = not request.warm_up
 
     def run(
         self, request: EvalRequest, send: Send, cancel: threading.Event, records: SnippetRecords
@@ -206,9 +209,15 @@ class LocalRunner:
         records: SnippetRecords,
     ) -> SuccessResult | ErrorResult:
         number, running = self._snippets.start(request.code)
-        deadline = time.monotonic() + request.timeout_ms / 1000
+        started, timeout = time.monotonic(), request.timeout_ms / 1000
+        deadline = started + timeout
+        # Loading the compiler is the worker's start, not the snippet's time: the timeout counts from its compile's end.
+        first_compile_until = started + FIRST_COMPILE_SECONDS if self._first_compile_pending else None
+        self._first_compile_pending = False
         while not running.join(POLL_INTERVAL_MS):
             self._forward(output, send)
+            if first_compile_until is not None and not running.getEvaluating():
+                deadline = min(time.monotonic(), first_compile_until) + timeout
             if cancel.is_set() or time.monotonic() > deadline:
                 stopped = stop_snippet(
                     running, request_id=request.id, timeout_ms=request.timeout_ms, cancelled=cancel.is_set()
