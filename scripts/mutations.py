@@ -1137,6 +1137,43 @@ MUTATIONS = (
         "            self._spare.refill(spec.plain())\n",
         ("tests/host/test_host.py::test_the_spare_starts_once_the_call_that_started_a_session_is_answered",),
     ),
+    Mutation(
+        "the host kills a worker whose first eval is still loading the compiler at the plain deadline",
+        "bridge/gradle_repl/host/handle.py",
+        "            on_frame,\n            compile_allowance_seconds=self._compile_allowance(),\n",
+        "            on_frame,\n",
+        ("tests/host/test_host.py::test_a_worker_that_stops_answering_is_killed_at_the_deadline",),
+    ),
+    Mutation(
+        "the host keeps waiting the first compile's allowance after an eval compiled",
+        "bridge/gradle_repl/host/handle.py",
+        "        if result.times is not None:  # it compiled: the compiler is loaded\n            self._first_compile_pending = False\n",
+        "",
+        ("tests/host/test_host.py::test_a_worker_that_stops_answering_is_killed_at_the_deadline",),
+    ),
+    Mutation(
+        "a check that loads the compiler gets only the plain deadline",
+        "bridge/gradle_repl/host/handle.py",
+        "            lambda request_id: CheckRequest(id=request_id, code=code),\n            timeout_seconds,\n            None,\n            compile_allowance_seconds=self._compile_allowance(),\n",
+        "            lambda request_id: CheckRequest(id=request_id, code=code),\n            timeout_seconds,\n            None,\n",
+        ("tests/host/test_host.py::test_a_check_before_any_eval_may_take_the_first_compiles_allowance",),
+    ),
+    Mutation(
+        "a session opened ahead of its first snippet starts without the warm-up",
+        "bridge/gradle_repl/host/manager.py",
+        "        async with self._entered(target, progress, options, warm_up=True) as (_, _, notices):\n",
+        "        async with self._entered(target, progress, options) as (_, _, notices):\n",
+        (
+            "tests/host/test_host.py::test_a_worker_a_call_waits_for_skips_the_warm_up_and_one_opened_ahead_or_spare_keeps_it",
+        ),
+    ),
+    Mutation(
+        "the spare starts after close_all when a call it ended was a session's first",
+        "bridge/gradle_repl/host/manager.py",
+        "        if due is None or session.closed or self._closing:\n",
+        "        if due is None:\n",
+        ("tests/host/test_host.py::test_close_all_during_a_sessions_first_call_starts_no_spare",),
+    ),
 )
 
 

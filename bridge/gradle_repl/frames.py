@@ -159,6 +159,11 @@ class ReadyFrame(BaseModel):
         default=False,
         description="compilations read earlier snippets from the facade's index, not by walking the REPL's history",
     )
+    first_compile_pending: bool = Field(
+        default=False,
+        description="it ran no warm-up (StartRequest.warm_up): its first compile loads the compiler, and an eval's "
+        "timeout counts from that compile's end (deadlines.FIRST_COMPILE_SECONDS)",
+    )
 
 
 class StreamFrame(BaseModel):

@@ -402,12 +402,12 @@ async def test_the_servers_flags_reach_the_worker_jvm() -> None:
     that runs the snippets (the JVM's own view of its heap and arguments), not only to the parsed settings.
 
     The session's worker starts for the waiting call without the warm-up snippet, so that call's snippet loads the
-    compiler (without the class-data archive: well over the 0.2 s it is given), which its timeout doesn't count; the
+    compiler (without the class-data archive: well over the 0.5 s it is given), which its timeout doesn't count; the
     timeout still stops what runs, and users still count snippets from their own first."""
     flags = ("--heap-mb", "700", "--full-jit", "--no-class-data-sharing", "--timeout", "2")
     async with Client(server_params(*flags), read_timeout_seconds=300) as client:
         heap = await run(
-            client, "Runtime.getRuntime().maxMemory() / (1024 * 1024)", sessionId="flags", timeoutSeconds=0.2
+            client, "Runtime.getRuntime().maxMemory() / (1024 * 1024)", sessionId="flags", timeoutSeconds=0.5
         )
         arguments = await run(
             client, "java.lang.management.ManagementFactory.getRuntimeMXBean().inputArguments", sessionId="flags"

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import random
+import time
 from collections.abc import Awaitable
 from pathlib import Path
 from typing import Any
@@ -121,12 +122,32 @@ async def test_a_broken_frame_stops_the_worker_and_the_next_call_is_answered_by_
 
 
 async def test_a_worker_that_stops_answering_is_killed_at_the_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The host waits a snippet's timeout and a margin for its answer, then kills the worker. A worker started without
+    the warm-up (as a session's is when a call waits for it) gets FIRST_COMPILE_SECONDS more, until an eval's answer
+    shows it compiled: that compile loaded the compiler, which the worker doesn't count against the timeout."""
     monkeypatch.setattr(handle, "RESULT_MARGIN_SECONDS", 0.05)
+    monkeypatch.setattr(handle, "FIRST_COMPILE_SECONDS", 0.4)
     launcher = FakeLauncher()
     m = manager(launcher)
+    started = time.monotonic()
     assert (await run(m, "hang", timeout_seconds=0.05)).startswith("timeout: ")
+    assert time.monotonic() - started >= 0.05 + 0.05 + 0.4, "the first compile's allowance was not waited"
     assert launcher.spawned[0].returncode is not None
-    assert await run(m, "fresh") == "fresh"
+    assert await run(m, "fresh") == "fresh"  # a new worker, without the warm-up: this eval compiled
+    monkeypatch.setattr(handle, "FIRST_COMPILE_SECONDS", 600.0)
+    # Without the allowance the host gives up after 0.1 s; with it, only after 600 s.
+    assert (await asyncio.wait_for(run(m, "hang", timeout_seconds=0.05), 60)).startswith("timeout: ")
+    await m.close_all()
+
+
+async def test_a_check_before_any_eval_may_take_the_first_compiles_allowance(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A session's first request may be a check (or a completion): its compile then loads the compiler, which can't
+    be interrupted, so the host waits FIRST_COMPILE_SECONDS more for it, as for a first eval."""
+    monkeypatch.setattr(handle, "RESULT_MARGIN_SECONDS", 0.05)
+    monkeypatch.setattr(handle, "FIRST_COMPILE_SECONDS", 30.0)
+    m = manager(FakeLauncher(), default_timeout_seconds=0.05)
+    analysis = await m.check_snippet(SessionTarget("/p", session_id="s"), code="compiling 0.3")
+    assert isinstance(analysis.result, CheckResult), analysis.result
     await m.close_all()
 
 
@@ -304,6 +325,35 @@ async def test_the_spare_starts_once_the_call_that_started_a_session_is_answered
     await m.close_all()
 
 
+async def test_a_worker_a_call_waits_for_skips_the_warm_up_and_one_opened_ahead_or_spare_keeps_it() -> None:
+    """A call's snippet is its new worker's first compile (no warm-up before it); a session opened before any snippet
+    (the terminal REPL's) and the spare warm up while nobody waits."""
+    launcher = FakeLauncher()
+    m = manager(launcher, spare_worker=True)
+    assert await run(m, "1", "called") == "1"
+    await wait_until(lambda: len(launcher.spawned) == 2, "the spare")
+    assert [t.warm_up for t in launcher.spawned] == [False, True]
+    await m.close_all()
+    opened = FakeLauncher()
+    m = manager(opened)
+    await m.open_session(SessionTarget("/p", session_id="opened"))
+    assert [t.warm_up for t in opened.spawned] == [True]
+    await m.close_all()
+
+
+async def test_close_all_during_a_sessions_first_call_starts_no_spare() -> None:
+    """The spare a session's start leaves due starts when its call ends; a call that close_all ended starts none."""
+    launcher = FakeLauncher()
+    m = manager(launcher, spare_worker=True)
+    call = asyncio.ensure_future(run(m, "sleep 5:late", "first"))
+    await until_state(m, "running", "first")
+    await m.close_all()
+    await asyncio.gather(call, return_exceptions=True)
+    for _ in range(10):  # a spare's launch would have spawned within the loop's next steps (FakeLauncher.spawn)
+        await asyncio.sleep(0)
+    assert len(launcher.spawned) == 1 and launcher.live() == []
+
+
 async def test_a_changed_environment_restarts_the_session_and_says_so() -> None:
     launcher = FakeLauncher()
     m = manager(launcher)
@@ -397,6 +447,7 @@ async def test_twenty_interleavings_of_cancel_timeout_close_and_reset_keep_every
     the listing matches the live workers, and nothing is left after close_all."""
     monkeypatch.setattr(handle, "CANCEL_ANSWER_SECONDS", 0.1)
     monkeypatch.setattr(handle, "RESULT_MARGIN_SECONDS", 0.05)
+    monkeypatch.setattr(handle, "FIRST_COMPILE_SECONDS", 0.05)  # a timeout may be a fresh worker's first eval
     launcher = FakeLauncher(start_delay=0.01)
     m = manager(launcher, max_sessions=3)
     rng = random.Random(11)

@@ -56,6 +56,7 @@ from gradle_repl.frames import (
     ExitingFrame,
     ReadyFrame,
     SessionDescription,
+    SnippetTimes,
     StartRequest,
     StreamFrame,
     SuccessResult,
@@ -107,6 +108,9 @@ class FakeTransport:
         self._cancelled: set[int] = set()
         self._cancel_arrived = asyncio.Event()
         self._exited = asyncio.Event()
+        self._first_compile_pending = False
+        # Whether its start asked for the warm-up snippet (StartRequest.warm_up); None until the start request came.
+        self.warm_up: bool | None = None
         # Answers describe requests as if they were snippets (a broken worker).
         self.describe_as_snippet = False
         # Why an update request is refused (the JVM can't redefine the classes); None: updated in place.
@@ -178,6 +182,9 @@ class FakeTransport:
                 self.timeouts_ms.append(request.timeout_ms)
                 self._evals.put_nowait(request)
             elif isinstance(request, StartRequest):
+                # As the real worker: a start without the warm-up says its first compile is still to come.
+                self.warm_up = request.warm_up
+                self._first_compile_pending = not request.warm_up
                 self._evals.put_nowait(EvalRequest(id=-1, code="__start__"))
             elif isinstance(request, CheckRequest):
                 self.checks_seen.append(request.code)
@@ -199,7 +206,14 @@ class FakeTransport:
             self._exit(1)
             return
         self._send(
-            ReadyFrame(pid=self.pid, kotlin_version="2.3.21", java_version="17", facade_compiled=False, startup_ms=1)
+            ReadyFrame(
+                pid=self.pid,
+                kotlin_version="2.3.21",
+                java_version="17",
+                facade_compiled=False,
+                startup_ms=1,
+                first_compile_pending=self._first_compile_pending,
+            )
         )
         while True:
             request = await self._evals.get()
@@ -291,7 +305,9 @@ class FakeTransport:
     def _value(self, rid: int, value: str, **fields: object) -> None:
         # More of SuccessResult's fields by name; the model validates them.
         text = DisplayFrame(kind="text", mime="text/plain", data=value)
-        self._send(SuccessResult(id=rid, value=text, value_type="kotlin.String", **fields))  # type: ignore[arg-type]
+        # Compiled and run in the worker's JVM, as the real worker's results say with their times.
+        times = SnippetTimes(compile_ms=1.0, evaluate_ms=0.1, render_ms=0.1)
+        self._send(SuccessResult(id=rid, value=text, value_type="kotlin.String", times=times, **fields))  # type: ignore[arg-type]
 
 
 _CHECK = "__check__"

@@ -148,11 +148,12 @@ class Analysis:
 
 
 class WorkerHandle:
-    def __init__(self, transport: WorkerTransport, ready: ReadyFrame, *, first_compile_pending: bool = False) -> None:
+    def __init__(self, transport: WorkerTransport, ready: ReadyFrame) -> None:
         self._transport = transport
         self.ready = ready
-        # Started without the warm-up: its first snippet loads the compiler, which its timeout doesn't count.
-        self._first_compile_pending = first_compile_pending
+        # Started without the warm-up: until an eval answers with its compile's times, the next compile may load the
+        # compiler, which an eval's timeout doesn't count (the worker's LocalRunner); the host waits that much longer.
+        self._first_compile_pending = ready.first_compile_pending
         self.started = time.monotonic()
         self.shutdown_path: ShutdownPath | None = None
         # Why the worker's state is gone when no reply could say so (a cancelled call's snippet).
@@ -253,7 +254,7 @@ class WorkerHandle:
         if not isinstance(frame, ReadyFrame):
             await _discard(transport)
             raise WorkerFailed(f"the worker sent {frame.event!r} before 'ready'")
-        return cls(transport, frame, first_compile_pending=not request.warm_up)
+        return cls(transport, frame)
 
     async def request(
         self,
@@ -267,17 +268,21 @@ class WorkerHandle:
         """Runs one snippet; the reply carries `notices`, what the caller must tell besides. If the caller is
         cancelled, the snippet is cancelled too and the worker is still read up to its result (or stopped)
         before another request can start."""
-        # The worker's first run compiles on a cold compiler and counts its timeout from then (worker LocalRunner).
-        first_compile, self._first_compile_pending = self._first_compile_pending, False
         frames, result = await self._ask(
             lambda request_id: EvalRequest(
                 id=request_id, code=code, timeout_ms=int(timeout_seconds * 1000), probes=list(probes)
             ),
             timeout_seconds,
             on_frame,
-            compile_allowance_seconds=FIRST_COMPILE_SECONDS if first_compile else 0.0,
+            compile_allowance_seconds=self._compile_allowance(),
         )
+        if result.times is not None:  # it compiled: the compiler is loaded
+            self._first_compile_pending = False
         return Reply(frames, result, tuple(notices))
+
+    def _compile_allowance(self) -> float:
+        """How much longer than a request's timeout its answer may take because its compile may load the compiler."""
+        return FIRST_COMPILE_SECONDS if self._first_compile_pending else 0.0
 
     async def run_tests(
         self,
@@ -351,7 +356,12 @@ class WorkerHandle:
     async def check(self, code: str, *, timeout_seconds: float, notices: Sequence[Notice] = ()) -> Analysis:
         """What compiling `code` as the next snippet reports; nothing runs and the session is left as it was.
         The compile can't be stopped midway: a cancelled check is read to its end and its answer dropped."""
-        _, result = await self._ask(lambda request_id: CheckRequest(id=request_id, code=code), timeout_seconds, None)
+        _, result = await self._ask(
+            lambda request_id: CheckRequest(id=request_id, code=code),
+            timeout_seconds,
+            None,
+            compile_allowance_seconds=self._compile_allowance(),
+        )
         return Analysis(result, tuple(notices))
 
     async def complete(
@@ -360,7 +370,10 @@ class WorkerHandle:
         """What may be written at `cursor` in `code`, in the session's state; nothing runs or changes. Cancelled, it
         is read to its end as a check is."""
         _, result = await self._ask(
-            lambda request_id: CompleteRequest(id=request_id, code=code, cursor=cursor), timeout_seconds, None
+            lambda request_id: CompleteRequest(id=request_id, code=code, cursor=cursor),
+            timeout_seconds,
+            None,
+            compile_allowance_seconds=self._compile_allowance(),
         )
         return Analysis(result, tuple(notices))
 

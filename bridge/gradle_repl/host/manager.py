@@ -11,6 +11,7 @@ close, eviction, cancellation and server exit can't leak one.
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -75,6 +76,8 @@ __all__ = [
     "BuildToolChoice",
     "Progress",
 ]
+
+_log = logging.getLogger(__name__)
 
 # Larger snippets are almost certainly a mistake (a pasted file or binary); the compiler would
 # spend minutes on them.
@@ -151,6 +154,8 @@ class SessionManager:
         self._training = ClassDataTraining(self._workers, enabled=self.limits.train_class_data)
         self._preparation = WorkerPreparation(self._workers)
         self._resolve_pool = ThreadPoolExecutor(RESOLVE_THREADS, thread_name_prefix="resolve")
+        # Set by close_all: a call it ends starts no spare or trainer after it.
+        self._closing = False
 
     @classmethod
     def from_settings(
@@ -320,7 +325,12 @@ class SessionManager:
 
     @asynccontextmanager
     async def _entered(
-        self, target: SessionTarget, progress: Progress | None, options: SessionOptions | None = None
+        self,
+        target: SessionTarget,
+        progress: Progress | None,
+        options: SessionOptions | None = None,
+        *,
+        warm_up: bool = False,
     ) -> AsyncIterator[tuple[Session, WorkerHandle, list[Notice]]]:
         """The project resolved, the session's lock held and its worker up (with the options given, else the
         session's own): the session, its worker and the notices owed to the caller."""
@@ -350,23 +360,29 @@ class SessionManager:
                 placement=attached.placement if attached is not None else OwnJvm(),
             )
             try:
-                worker = await self._worker_for(session, spec, notices, progress)
+                worker = await self._worker_for(session, spec, notices, progress, warm_up=warm_up)
                 yield session, worker, notices
             finally:
                 self._start_background(session)
 
     def _start_background(self, session: Session) -> None:
-        """The spare and the class-data trainer a start of this session's worker left due (_start_worker)."""
+        """The spare and the class-data trainer a start of this session's worker left due (_start_worker); none once
+        the session or the manager is closing. Never raises: it runs after the call's own answer."""
         due, session.background_due = session.background_due, None
-        if due is not None:
-            self._spare.refill(due.plain())
+        if due is None or session.closed or self._closing:
+            return
+        self._spare.refill(due.plain())
+        try:
             self._training.start_if_missing(due.environment)
+        except OSError as error:  # the archive's directory: the next session's start tries again
+            _log.warning("the class-data trainer could not start: %s", error)
 
     async def open_session(
         self, target: SessionTarget, *, progress: Progress | None = None, options: SessionOptions | None = None
     ) -> tuple[Notice, ...]:
-        """Resolves the project and starts the session's JVM before its first snippet; returns what the user must know."""
-        async with self._entered(target, progress, options) as (_, _, notices):
+        """Resolves the project and starts the session's JVM before its first snippet; returns what the user must know.
+        Nothing waits on that JVM yet, so it compiles the warm-up snippet before it is ready, as a spare does."""
+        async with self._entered(target, progress, options, warm_up=True) as (_, _, notices):
             return tuple(notices)
 
     async def attach(
@@ -478,7 +494,13 @@ class SessionManager:
         return environment.build_tool if same_project else target.build_tool
 
     async def _worker_for(
-        self, session: Session, spec: SessionSpec, notices: list[Notice], progress: Progress | None
+        self,
+        session: Session,
+        spec: SessionSpec,
+        notices: list[Notice],
+        progress: Progress | None,
+        *,
+        warm_up: bool = False,
     ) -> WorkerHandle:
         """The session's worker for this spec: its current one, or a new one (saying why)."""
         worker = session.worker
@@ -527,7 +549,7 @@ class SessionManager:
             await worker.stop()
         # What the build's environment can't give snippets is said once per JVM, where the agent reads it.
         notices.extend(Notice(kind="environment", text=f"[{warning}]") for warning in spec.environment.warnings)
-        worker = await self._start_worker(session, spec, progress)
+        worker = await self._start_worker(session, spec, progress, warm_up=warm_up)
         if libraries:
             await self._add_libraries_again(session, worker, libraries, notices)
         if replaying:
@@ -553,7 +575,11 @@ class SessionManager:
                 Notice(kind="libraries", text=f"[the libraries this session added could not be added again: {why}]")
             )
 
-    async def _start_worker(self, session: Session, spec: SessionSpec, progress: Progress | None) -> WorkerHandle:
+    async def _start_worker(
+        self, session: Session, spec: SessionSpec, progress: Progress | None, *, warm_up: bool = False
+    ) -> WorkerHandle:
+        """A worker for the session: the spare when it fits, else a new one. A new one skips the warm-up snippet when a
+        call waits for it (warm_up false): the call's snippet is its first compile."""
         # Room is made and this start counted in one step: two starts at once can't both see room.
         victim = self._eviction.claim_room(keep=session.session_id)
         session.starting = spec
@@ -565,10 +591,9 @@ class SessionManager:
             if worker is None:
                 if progress:
                     progress(f"starting a JVM with Kotlin {kotlin} for session {session.session_id!r}")
-                # A call waits for this worker: in its own JVM, the call's snippet is the first compile, with no warm-up
-                # before it (a spare has one; an attached session's start always warms up against the app).
+                # An attached session's start always warms up against the app.
                 own_jvm = isinstance(spec.placement, OwnJvm)
-                worker = await self._workers.launch(spec, label=session.session_id, warm_up=not own_jvm)
+                worker = await self._workers.launch(spec, label=session.session_id, warm_up=warm_up or not own_jvm)
         finally:
             session.starting = None
         if session.closed:
@@ -693,6 +718,7 @@ class SessionManager:
         return self._workers.pids()
 
     async def close_all(self) -> None:
+        self._closing = True
         self._eviction.stop_idle_watch()
         spare = self._spare.cancel()
         self._training.cancel()

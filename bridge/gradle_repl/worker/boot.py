@@ -144,6 +144,7 @@ def boot(request: StartRequest) -> tuple[ReplSession, ReadyFrame, ClassDataUse]:
         startup_ms=int((time.monotonic() - started) * 1000),
         class_data_archive=str(class_data.mapped) if class_data.mapped else None,
         history_indexed=bool(driver.historyIndexed()),
+        first_compile_pending=not request.warm_up and isinstance(kind, _OwnJvm),
     )
     if request.train_class_data:
         kind.train(snippets)
@@ -261,6 +262,8 @@ class _OwnJvm:
             _warm_up(snippets, self._output)
         else:
             snippets.skip_warm_up()
+            # What the JVM and the compiler's set-up printed (a JDK's warnings) is no snippet's output.
+            self._output.drain()
         tests = ProjectTestRunner(
             env, snippet_loader, unavailable=None if self._junit.jar is not None else self._junit.unavailable
         )
