@@ -136,7 +136,8 @@ class StartRequest(BaseModel):
     prepare_only: bool = False
     # Whether the worker compiles the warm-up snippet before 'ready' (worker/boot.py), so its first snippet answers as
     # fast as later ones. A worker a call waits for skips it: that call's snippet loads the compiler instead, once,
-    # and its compile doesn't count against its timeout (deadlines.FIRST_COMPILE_SECONDS).
+    # and its compile doesn't count against its timeout (deadlines.FIRST_COMPILE_SECONDS). An attached session's start
+    # warms up against the app whatever this says; its 'ready' tells the host which it did (first_compile_pending).
     warm_up: bool = True
 
 

@@ -591,9 +591,7 @@ class SessionManager:
             if worker is None:
                 if progress:
                     progress(f"starting a JVM with Kotlin {kotlin} for session {session.session_id!r}")
-                # An attached session's start always warms up against the app.
-                own_jvm = isinstance(spec.placement, OwnJvm)
-                worker = await self._workers.launch(spec, label=session.session_id, warm_up=warm_up or not own_jvm)
+                worker = await self._workers.launch(spec, label=session.session_id, warm_up=warm_up)
         finally:
             session.starting = None
         if session.closed:
